@@ -1,0 +1,76 @@
+/**
+ * The contract between the daemon and the in-page script. The script is bundled by esbuild (scripts/build-injected.ts)
+ * into injected/generated/source.ts and runs in an isolated world named `browserd` in every frame, so the page can
+ * neither see nor tamper with it. It installs `globalThis.__browserd: InjectedApi`.
+ *
+ * Every function takes plain JSON and returns plain JSON (it is called through Runtime.evaluate with
+ * returnByValue). Refs are `eN` in the top document and `fK:eN` inside same-origin frame K (frames numbered in
+ * document order by the top document's script). A ref is cached on its element and reused while the element
+ * lives; resolve() accepts only refs present in the latest snapshot (or handed out by query/find_text since).
+ * One visibility predicate (injected/visibility.ts) serves snapshot, readText, findText, query, extract, html.
+ */
+
+export type RefError = { error: 'stale_ref' | 'not_found'; message: string };
+
+export interface SnapshotOptions { includeHidden?: boolean; markNewSince?: boolean }
+export interface SnapshotResult {
+  url: string;
+  title: string;
+  /** Indented lines: `- role "name" [ref=e3] value="..." [checked]`; new elements since the previous snapshot start with `*`. */
+  text: string;
+  refCount: number;
+  /** Iframes that could not be entered (cross-origin), listed so the agent knows they exist. */
+  skippedFrames: { url: string }[];
+}
+
+export interface PointResult {
+  ok: boolean;
+  /** Centre of the element's visible box, in top-level viewport CSS pixels (frames' offsets added). */
+  x?: number; y?: number;
+  reason?: 'covered' | 'disabled' | 'not_visible' | 'stale_ref' | 'outside_viewport';
+  /** A short description of the covering element, when covered. */
+  coveredBy?: string;
+  message?: string;
+}
+
+export interface FillResult { ok: boolean; kind?: 'text' | 'select' | 'checkbox' | 'radio' | 'contenteditable'; message?: string }
+
+export interface ElementInfo {
+  tag: string; role: string; name: string; text: string; type?: string; href?: string; disabled: boolean;
+  formAction?: string; formMethod?: string;
+  /** Names/types/autocomplete of the fields of the element's form (for the sensitive-action classifier). */
+  formFields: { name: string; type: string; autocomplete: string; label: string }[];
+  /** h1-h3 texts of the page, for the classifier. */
+  headings: string[];
+  isEditable: boolean;
+}
+
+export interface QueryOptions {
+  css?: string; xpath?: string; text?: string; regex?: string; flags?: string;
+  attr?: string[]; limit?: number; scope?: string; includeHidden?: boolean;
+}
+export interface QueryMatch { ref: string; tag: string; text: string; attrs: Record<string, string | null>; locator: string }
+export interface QueryResult { matches: QueryMatch[]; total: number; error?: string }
+
+export interface FindTextMatch { ref: string; text: string; context: string }
+
+export interface InjectedApi {
+  version: string;
+  snapshot(opts: SnapshotOptions): SnapshotResult;
+  /** Scrolls the element into view if needed and tells where a real pointer would hit it, or why it cannot. */
+  pointFor(ref: string): PointResult;
+  /** Element click (dom mode): works on covered elements. */
+  clickDom(ref: string): { ok: boolean; message?: string };
+  focus(ref: string): { ok: boolean; message?: string };
+  /** Sets text / select option (by text or value) / checkbox "true"|"false", firing input and change events. */
+  fill(ref: string, value: string): FillResult;
+  elementInfo(ref: string): ElementInfo | RefError;
+  /** The visible text of the page (or of the element), one block per line, hidden text out unless asked. */
+  readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string };
+  findText(opts: { text: string; limit?: number; includeHidden?: boolean }): { matches: FindTextMatch[] };
+  query(opts: QueryOptions): QueryResult;
+  /** True once the visible text contains `text` (case-insensitive) or `selector` matches a visible element. */
+  check(opts: { text?: string; selector?: string; gone?: boolean }): boolean;
+  /** The document as HTML with everything a person cannot see removed (unless includeHidden), for Markdown conversion. */
+  visibleHtml(opts: { includeHidden?: boolean }): { html: string; url: string; title: string };
+}

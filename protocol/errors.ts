@@ -1,0 +1,75 @@
+/**
+ * The closed set of error codes. One table maps each code to its HTTP status; the REST layer, the MCP layer,
+ * openapi.yaml and the README all read it from here (test/contract keeps them in step).
+ */
+export const ERROR_CODES = {
+  validation_error: { status: 400, summary: 'The arguments are not what the tool or route accepts.' },
+  unauthorized: { status: 401, summary: 'The bearer token is missing, wrong or was replaced.' },
+  forbidden: { status: 403, summary: 'The caller may not use this route or origin.' },
+  not_found: { status: 404, summary: 'No such tab, tool, file or record for this user.' },
+  refused: { status: 403, summary: 'The action is not allowed here (read tab, covered element, policy).' },
+  site_read_only: { status: 403, summary: "The user's host policy makes this site read-only." },
+  blocked: { status: 403, summary: 'The address is blocked (host policy, allowedDomains, private network).' },
+  stale_ref: { status: 409, summary: 'The ref is not in the latest snapshot of the page.' },
+  action_failed: { status: 422, summary: 'The action ran and failed in the page.' },
+  navigation_failed: { status: 502, summary: 'The page did not load.' },
+  timeout: { status: 504, summary: 'The operation did not finish in time.' },
+  browser_capacity: { status: 503, summary: 'The host already runs all the browsers it may run at once.' },
+  browser_crashed: { status: 503, summary: "The user's browser stopped; it restarts on the next call." },
+  shutting_down: { status: 503, summary: 'The daemon is stopping.' },
+  not_configured: { status: 501, summary: 'The feature needs configuration the admin has not set.' },
+  internal_error: { status: 500, summary: 'An unexpected error in the daemon.' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  /** What the caller should do next, written for a model. */
+  next?: string;
+  details?: Record<string, unknown>;
+}
+
+export class BrowserdError extends Error {
+  readonly code: ErrorCode;
+  readonly next?: string;
+  readonly details?: Record<string, unknown>;
+  /** Seconds for a Retry-After header (browser_capacity). */
+  readonly retryAfterS?: number;
+
+  constructor(code: ErrorCode, message: string, opts: { next?: string; details?: Record<string, unknown>; retryAfterS?: number } = {}) {
+    super(message);
+    this.name = 'BrowserdError';
+    this.code = code;
+    this.next = opts.next;
+    this.details = opts.details;
+    this.retryAfterS = opts.retryAfterS;
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+
+  toBody(): ErrorBody {
+    const body: ErrorBody = { code: this.code, message: this.message };
+    if (this.next) body.next = this.next;
+    if (this.details) body.details = this.details;
+    return body;
+  }
+}
+
+export function isBrowserdError(e: unknown): e is BrowserdError {
+  return e instanceof BrowserdError;
+}
+
+/** Any thrown value as a BrowserdError; unknown errors become internal_error without leaking stack traces. */
+export function toBrowserdError(e: unknown): BrowserdError {
+  if (e instanceof BrowserdError) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  return new BrowserdError('internal_error', message, { next: 'Retry once; if it repeats, report it to the admin with the time of the call.' });
+}
+
+export const fail = (code: ErrorCode, message: string, next?: string, details?: Record<string, unknown>): never => {
+  throw new BrowserdError(code, message, { next, details });
+};
