@@ -64,6 +64,8 @@ export interface InjectedApi {
   focus(ref: string): { ok: boolean; message?: string };
   /** Sets text / select option (by text or value) / checkbox "true"|"false", firing input and change events. */
   fill(ref: string, value: string): FillResult;
+  /** The element's border box in page (document) CSS pixels after scrolling it into view, for element screenshots. */
+  rectFor(ref: string): { x: number; y: number; width: number; height: number } | RefError;
   elementInfo(ref: string): ElementInfo | RefError;
   /** The visible text of the page (or of the element), one block per line, hidden text out unless asked. */
   readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string };

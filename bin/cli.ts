@@ -1,0 +1,91 @@
+/** browserd CLI: thin — parse arguments, call daemon/ or storage/, print. */
+import { parseArgs } from './args.js';
+import { loadConfig, defaultDataDir } from '../daemon/config.js';
+import { openDb } from '../storage/db.js';
+import { UserStore } from '../storage/users.js';
+import { AuditStore } from '../storage/audit.js';
+import { USER_NAME } from '../protocol/ids.js';
+import { runDoctor } from './doctor.js';
+
+const USAGE = `browserd — one real, persistent Chromium per user, for AI agents (MCP) and programs (REST)
+
+Usage:
+  browserd serve [--listen HOST:PORT] [--data DIR] [--max-browsers N] [--headful]
+      Env: BROWSERD_LISTEN, BROWSERD_DATA, BROWSERD_CHROME, BROWSERD_MAX_BROWSERS, BROWSERD_ALLOW_PRIVATE_NETWORK=1
+      On a data dir with no users, creates a first user (BROWSERD_FIRST_USER, default "me") and prints its token.
+  browserd user add NAME        create a user; its token is the last line printed
+  browserd user token NAME      replace a user's token (the old one stops working)
+  browserd user list
+  browserd admin key            replace and print the admin key (for /v1/admin/*)
+  browserd audit [--user NAME] [--limit N]
+  browserd doctor [--listen HOST:PORT] [--data DIR]
+`;
+
+function die(msg: string): never {
+  process.stderr.write(`browserd: ${msg}\n`);
+  process.exit(2);
+}
+
+async function withStore<T>(flags: Record<string, string | boolean>, fn: (users: UserStore, audit: AuditStore) => Promise<T>): Promise<T> {
+  const db = openDb(String(flags.data ?? process.env.BROWSERD_DATA ?? defaultDataDir()));
+  try {
+    return await fn(new UserStore(db), new AuditStore(db));
+  } finally {
+    await db.close();
+  }
+}
+
+async function main() {
+  const { positionals, flags } = parseArgs(process.argv.slice(2), ['headful', 'allow-private-network', 'help']);
+  const [cmd, sub, name] = positionals;
+  if (!cmd || flags.help || cmd === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  switch (cmd) {
+    case 'serve':
+      return (await import('./serve.js')).serve(flags);
+    case 'user': {
+      if (sub === 'list') {
+        const list = await withStore(flags, async (u) => u.list());
+        for (const u of list) console.log(`${u.name}\tcreated ${u.createdAt}\tapprovals ${u.approvals ? 'on' : 'off'}`);
+        if (!list.length) console.log('no users; add one with `browserd user add NAME`');
+        return;
+      }
+      if (sub !== 'add' && sub !== 'token') die(`unknown 'user ${sub ?? ''}'; use add, token or list`);
+      if (!name || !USER_NAME.test(name)) die('a user name is 1-64 lowercase letters, digits, ".", "_" or "-"');
+      const token = await withStore(flags, async (u) => {
+        try {
+          return sub === 'add' ? (await u.add(name)).token : await u.replaceToken(name);
+        } catch (e) {
+          die((e as Error).message);
+        }
+      });
+      console.log(sub === 'add' ? `Created user ${name}. Its token (shown once; keep it like a password):` : `Replaced the token of ${name}; the old one no longer works. New token:`);
+      console.log(token);
+      return;
+    }
+    case 'admin': {
+      if (sub !== 'key') die("use 'browserd admin key'");
+      const key = await withStore(flags, (u) => u.replaceAdminKey());
+      console.log('New admin key (for /v1/admin/*; the old one no longer works):');
+      console.log(key);
+      return;
+    }
+    case 'audit': {
+      const limit = Number(flags.limit ?? 50);
+      const entries = await withStore(flags, async (_u, a) => (flags.user ? a.page(String(flags.user), { limit }).entries : a.all(limit)));
+      for (const e of entries) console.log(JSON.stringify(e));
+      return;
+    }
+    case 'doctor': {
+      const cfg = loadConfig(flags);
+      const ok = await runDoctor(cfg);
+      process.exit(ok ? 0 : 1);
+    }
+    default:
+      die(`unknown command "${cmd}"; run 'browserd help'`);
+  }
+}
+
+await main();

@@ -1,0 +1,52 @@
+/** Real input events through CDP: pointer clicks, key presses, text. */
+import type { Tab } from './tab.js';
+import { MODIFIER_BITS, resolveKey, type KeyDef } from './keys.js';
+
+export async function mouseClick(tab: Tab, x: number, y: number, opts: { button?: 'left' | 'right' | 'middle'; clickCount?: number } = {}) {
+  const button = opts.button ?? 'left';
+  const clickCount = opts.clickCount ?? 1;
+  await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
+  await tab.send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button, clickCount });
+  await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button, clickCount });
+}
+
+export async function mouseMove(tab: Tab, x: number, y: number) {
+  await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
+}
+
+function modifierMask(mods: string[]) {
+  return mods.reduce((m, k) => m | (MODIFIER_BITS[k] ?? 0), 0);
+}
+
+export async function pressKey(tab: Tab, key: KeyDef, modifiers: string[] = []) {
+  let mask = 0;
+  for (const m of modifiers) {
+    mask |= MODIFIER_BITS[m];
+    const d = resolveKey(m)!;
+    await tab.send('Input.dispatchKeyEvent', { type: 'rawKeyDown', key: d.key, code: d.code, windowsVirtualKeyCode: d.keyCode, modifiers: mask, location: d.location });
+  }
+  // Text is produced only without Control/Alt/Meta (a chord like Control+A is a command, not typing).
+  const typesText = !!key.text && !(mask & (MODIFIER_BITS.Control | MODIFIER_BITS.Alt | MODIFIER_BITS.Meta));
+  const text = typesText ? (mask & MODIFIER_BITS.Shift && key.text!.length === 1 ? key.text!.toUpperCase() : key.text) : undefined;
+  await tab.send('Input.dispatchKeyEvent', { type: typesText ? 'keyDown' : 'rawKeyDown', key: key.key, code: key.code, windowsVirtualKeyCode: key.keyCode, text, unmodifiedText: text, modifiers: mask, location: key.location });
+  await tab.send('Input.dispatchKeyEvent', { type: 'keyUp', key: key.key, code: key.code, windowsVirtualKeyCode: key.keyCode, modifiers: mask, location: key.location });
+  for (const m of [...modifiers].reverse()) {
+    mask &= ~MODIFIER_BITS[m];
+    const d = resolveKey(m)!;
+    await tab.send('Input.dispatchKeyEvent', { type: 'keyUp', key: d.key, code: d.code, windowsVirtualKeyCode: d.keyCode, modifiers: mask, location: d.location });
+  }
+}
+
+export { modifierMask };
+
+/** Types text into the focused element: insertText for speed, or key by key when the page listens to keys. */
+export async function typeText(tab: Tab, text: string, slowly = false) {
+  if (!slowly) {
+    await tab.send('Input.insertText', { text });
+    return;
+  }
+  for (const ch of text) {
+    const k = ch === '\n' ? resolveKey('Enter')! : resolveKey(ch)!;
+    await pressKey(tab, k);
+  }
+}

@@ -1,0 +1,316 @@
+/**
+ * One user's Chromium (or one named profile's): the process, its CDP connection, its contexts and its tab
+ * table. Tabs are persisted in LMDB so their ids come back after a daemon or browser restart.
+ */
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { launchChromium, type LaunchedChromium } from './launcher.js';
+import { CdpConnection, DisposableStore } from '../cdp/connection.js';
+import { Tab } from './tab.js';
+import type { TabRecord, TabStore } from '../../storage/tabs.js';
+import { formatTabId } from '../../protocol/ids.js';
+import { BrowserdError } from '../../protocol/errors.js';
+
+export interface InstanceOptions {
+  user: string;
+  profile?: string;
+  dataDir: string;
+  chrome: string;
+  headless: boolean;
+  proxyPort?: number;
+  chromeArgs: string[];
+  tabs: TabStore;
+  log: Logger;
+  /** Called when the process dies on its own, so the pool can free the slot. */
+  onExit: (inst: BrowserInstance) => void;
+}
+
+export interface OpenTabOptions {
+  url?: string;
+  mode: 'read' | 'act';
+  allowedDomains?: string[];
+  context?: string;
+  visible?: boolean;
+}
+
+export class BrowserInstance {
+  private chromium?: LaunchedChromium;
+  conn?: CdpConnection;
+  readonly tabs = new Map<string, Tab>();
+  /** context name -> browserContextId */
+  readonly contexts = new Map<string, string>();
+  private attached = new Map<string, { sessionId: string; waiting: boolean; openerId?: string; type: string }>();
+  private attachWaiters = new Map<string, (a: { sessionId: string; waiting: boolean }) => void>();
+  private disposables = new DisposableStore();
+  private ownTargets = new Set<string>();
+  startedAt?: Date;
+  version?: string;
+  alive = false;
+
+  constructor(readonly opts: InstanceOptions) {}
+
+  get key() {
+    return instanceKey(this.opts.user, this.opts.profile);
+  }
+  get pid() {
+    return this.chromium?.process.pid;
+  }
+  get cdpPort() {
+    return this.chromium?.cdpPort;
+  }
+
+  profileDir(): string {
+    const base = join(this.opts.dataDir, 'profiles', this.opts.user);
+    return this.opts.profile ? join(base, 'named', this.opts.profile) : join(base, 'default');
+  }
+
+  async start(): Promise<void> {
+    const t0 = Date.now();
+    this.chromium = await launchChromium({
+      executable: this.opts.chrome,
+      userDataDir: this.profileDir(),
+      headless: this.opts.headless,
+      proxyPort: this.opts.proxyPort,
+      extra: this.opts.chromeArgs,
+    });
+    this.chromium.exited.then(({ code, signal }) => {
+      if (!this.alive) return;
+      this.opts.log.warn({ user: this.opts.user, profile: this.opts.profile, code, signal }, 'chromium exited; it restarts on the next call');
+      this.markDead();
+    });
+    const conn = await CdpConnection.connect(this.chromium.wsUrl, this.chromium.recentStderr);
+    this.conn = conn;
+    conn.onClose(() => this.markDead());
+    this.alive = true;
+    this.version = (await conn.send('Browser.getVersion')).product;
+    this.disposables.add(conn.on('Target.attachedToTarget', '', (p) => this.onAttached(p)));
+    this.disposables.add(conn.on('Target.detachedFromTarget', '', (p) => this.onDetached(p.targetId)));
+    await conn.send('Target.setDiscoverTargets', { discover: true });
+    // Every page is attached paused, so read-mode rules are in place before its first request (popups too).
+    await conn.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+    await this.reopenTabs();
+    this.startedAt = new Date();
+    this.opts.log.info({ user: this.opts.user, profile: this.opts.profile, ms: Date.now() - t0, pid: this.pid }, 'browser started');
+  }
+
+  private markDead() {
+    if (!this.alive) return;
+    this.alive = false;
+    for (const t of this.tabs.values()) t.dispose();
+    this.tabs.clear();
+    this.contexts.clear();
+    this.disposables.dispose();
+    this.opts.onExit(this);
+  }
+
+  private onAttached(p: { sessionId: string; targetInfo: { targetId: string; type: string; openerId?: string; url: string }; waitingForDebugger: boolean }) {
+    const { targetId, type, openerId } = p.targetInfo;
+    if (type !== 'page') {
+      void this.conn!.sendMayFail('Runtime.runIfWaitingForDebugger', {}, p.sessionId);
+      return;
+    }
+    const a = { sessionId: p.sessionId, waiting: p.waitingForDebugger, openerId, type };
+    this.attached.set(targetId, a);
+    const waiter = this.attachWaiters.get(targetId);
+    if (waiter) {
+      this.attachWaiters.delete(targetId);
+      waiter(a);
+      return;
+    }
+    const opener = openerId ? [...this.tabs.values()].find((t) => t.targetId === openerId) : undefined;
+    if (opener) void this.adoptPopup(opener, targetId, a).catch((e) => this.opts.log.warn({ err: String(e) }, 'popup adoption failed'));
+    else if (!this.ownTargets.has(targetId)) void this.conn!.sendMayFail('Runtime.runIfWaitingForDebugger', {}, p.sessionId);
+  }
+
+  private onDetached(targetId: string | undefined) {
+    if (!targetId) return;
+    this.attached.delete(targetId);
+    for (const t of this.tabs.values()) {
+      if (t.targetId === targetId && !t.closed) {
+        // Closed by the page (window.close) or crashed away: forget the live object, keep the record so the
+        // tab id can be reopened at its last URL by the next call.
+        t.dispose();
+        this.tabs.delete(t.id);
+      }
+    }
+  }
+
+  private waitAttached(targetId: string): Promise<{ sessionId: string; waiting: boolean }> {
+    const a = this.attached.get(targetId);
+    if (a) return Promise.resolve(a);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.attachWaiters.delete(targetId);
+        reject(new BrowserdError('internal_error', 'the new tab did not attach in time', { next: 'Try again.' }));
+      }, 10000);
+      this.attachWaiters.set(targetId, (a) => {
+        clearTimeout(timer);
+        resolve(a);
+      });
+    });
+  }
+
+  /** A popup inherits its opener's mode and allowedDomains, and gets an id of its own. */
+  private async adoptPopup(opener: Tab, targetId: string, a: { sessionId: string; waiting: boolean }) {
+    const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
+    const rec: TabRecord = {
+      id: formatTabId(n, this.opts.profile),
+      user: this.opts.user,
+      url: 'about:blank',
+      mode: opener.record.mode,
+      allowedDomains: opener.record.allowedDomains,
+      context: opener.record.context,
+      profile: this.opts.profile,
+      opener: opener.id,
+      createdAt: new Date().toISOString(),
+    };
+    const tab = this.makeTab(rec, targetId, a.sessionId);
+    this.tabs.set(rec.id, tab);
+    await tab.setup(a.waiting);
+    opener.logEvent('popup', { detail: `opened tab ${rec.id}` });
+    await this.opts.tabs.put(rec);
+  }
+
+  private makeTab(rec: TabRecord, targetId: string, sessionId: string): Tab {
+    return new Tab(this.conn!, rec, targetId, sessionId, (t) => {
+      if (!t.closed) void this.opts.tabs.put(t.record, false);
+    });
+  }
+
+  private async contextId(name?: string): Promise<string | undefined> {
+    if (!name) return undefined;
+    let id = this.contexts.get(name);
+    if (!id) {
+      id = (await this.conn!.send('Target.createBrowserContext', { disposeOnDetach: false })).browserContextId;
+      this.contexts.set(name, id);
+    }
+    return id;
+  }
+
+  /** Creates a target for a record, attaches it paused, installs the rules, then navigates. */
+  private async materialise(rec: TabRecord, opts: { visible?: boolean } = {}): Promise<Tab> {
+    const conn = this.conn!;
+    const browserContextId = await this.contextId(rec.context);
+    const { targetId } = await conn.send('Target.createTarget', { url: 'about:blank', browserContextId, background: opts.visible === false });
+    this.ownTargets.add(targetId);
+    const a = await this.waitAttached(targetId);
+    const tab = this.makeTab(rec, targetId, a.sessionId);
+    await tab.setup(a.waiting);
+    if (opts.visible !== false) await conn.sendMayFail('Target.activateTarget', { targetId });
+    return tab;
+  }
+
+  /** Opens a new tab; if the first load fails nothing is left behind (no target, no record). */
+  async openTab(o: OpenTabOptions): Promise<Tab> {
+    this.assertAlive();
+    const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
+    const rec: TabRecord = {
+      id: formatTabId(n, this.opts.profile),
+      user: this.opts.user,
+      url: o.url ?? 'about:blank',
+      mode: o.mode,
+      allowedDomains: o.allowedDomains?.length ? o.allowedDomains : undefined,
+      context: o.context,
+      profile: this.opts.profile,
+      createdAt: new Date().toISOString(),
+    };
+    const tab = await this.materialise(rec, { visible: o.visible });
+    try {
+      if (o.url) await tab.navigate(o.url);
+    } catch (e) {
+      await tab.close();
+      throw e;
+    }
+    this.tabs.set(rec.id, tab);
+    rec.url = tab.url;
+    await this.opts.tabs.put(rec);
+    return tab;
+  }
+
+  /** Reopens every persisted tab of this user/profile at its last URL, with the same id. */
+  private async reopenTabs() {
+    const records = this.opts.tabs.list(this.opts.user).filter((r) => (r.profile ?? undefined) === this.opts.profile);
+    await Promise.all(records.map((r) => this.reopen(r)));
+  }
+
+  private async reopen(rec: TabRecord): Promise<Tab | undefined> {
+    try {
+      const tab = await this.materialise(rec, { visible: false });
+      this.tabs.set(rec.id, tab);
+      if (rec.url && rec.url !== 'about:blank') await tab.navigate(rec.url).catch(() => undefined);
+      return tab;
+    } catch (e) {
+      this.opts.log.warn({ user: this.opts.user, tab: rec.id, err: String(e) }, 'could not reopen tab');
+      return undefined;
+    }
+  }
+
+  /** The live tab for an id; a tab whose page crashed or closed is reopened at its last URL. */
+  async getTab(id: string): Promise<Tab> {
+    this.assertAlive();
+    let tab = this.tabs.get(id);
+    if (tab && tab.crashed) {
+      await tab.close();
+      this.tabs.delete(id);
+      tab = undefined;
+    }
+    if (tab) return tab;
+    const rec = this.opts.tabs.get(this.opts.user, id);
+    if (!rec || (rec.profile ?? undefined) !== this.opts.profile) {
+      throw new BrowserdError('not_found', `no tab ${id}`, { next: 'List your tabs with browser_tabs, or open one with browser_open.' });
+    }
+    const reopened = await this.reopen(rec);
+    if (!reopened) throw new BrowserdError('action_failed', `tab ${id} could not be reopened`, { next: 'Close it with browser_close_tab and open a new one.' });
+    return reopened;
+  }
+
+  async closeTab(id: string): Promise<void> {
+    const tab = this.tabs.get(id);
+    this.tabs.delete(id);
+    if (tab) await tab.close();
+    await this.opts.tabs.remove(this.opts.user, id);
+  }
+
+  /** Ends a context: its tabs, cookies and storage. */
+  async closeContext(name: string): Promise<string[]> {
+    const closed: string[] = [];
+    for (const rec of this.opts.tabs.list(this.opts.user)) {
+      if (rec.context === name && (rec.profile ?? undefined) === this.opts.profile) {
+        await this.closeTab(rec.id);
+        closed.push(rec.id);
+      }
+    }
+    const id = this.contexts.get(name);
+    if (id) {
+      this.contexts.delete(name);
+      await this.conn!.sendMayFail('Target.disposeBrowserContext', { browserContextId: id });
+    }
+    return closed;
+  }
+
+  private assertAlive() {
+    if (!this.alive || !this.conn || this.conn.closed) {
+      throw new BrowserdError('browser_crashed', "the user's browser stopped", { next: 'Call again: it restarts with your tabs.' });
+    }
+  }
+
+  /** Closes gracefully: Browser.close lets Chromium flush cookies to the profile. */
+  async close(): Promise<void> {
+    const wasAlive = this.alive;
+    this.alive = false;
+    for (const t of this.tabs.values()) t.dispose();
+    this.disposables.dispose();
+    if (wasAlive && this.conn) await this.conn.sendMayFail('Browser.close', {}, undefined, 3000);
+    await this.conn?.close();
+    await this.chromium?.close();
+  }
+
+  /** Kill without ceremony (tests of crash recovery use the pid instead). */
+  kill() {
+    this.chromium?.process.kill('SIGKILL');
+  }
+}
+
+export function instanceKey(user: string, profile?: string) {
+  return profile ? `${user}/${profile}` : user;
+}

@@ -1,0 +1,295 @@
+/**
+ * One tab: its CDP session, the isolated world where the injected script lives, read-mode write blocking,
+ * dialogs, navigation and settling. Tools reach the page only through a Tab.
+ */
+import type { CdpConnection } from '../cdp/connection.js';
+import { CdpError, DisposableStore } from '../cdp/connection.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import type { TabRecord } from '../../storage/tabs.js';
+import type { InjectedApi } from '../../injected/api.js';
+import { injectedSource } from './injected-source.js';
+import { Ring, type LogEntry, type NetworkEntry, type LogKind } from './tab-log.js';
+import { allowedByDomains } from '../policy/url-rules.js';
+
+const WORLD = 'browserd';
+/** Methods a read tab may send: they do not change anything on a well-behaved site. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export interface TabHost {
+  conn: CdpConnection;
+  /** Called when a tab's page opens a popup that became a tab of its own. */
+  log: { warn(obj: object, msg?: string): void };
+}
+
+export class Tab {
+  readonly record: TabRecord;
+  readonly targetId: string;
+  sessionId: string;
+  readonly writeLog = new Ring<LogEntry>(500);
+  readonly network = new Ring<NetworkEntry>(1000);
+  private disposables = new DisposableStore();
+  private worldContext?: number;
+  private mainFrameId?: string;
+  private confirmNext = false;
+  crashed = false;
+  closed = false;
+  /** Child sessions (iframes, workers) attached under this tab, governed by the same mode. */
+  private childSessions = new Set<string>();
+  private requestMeta = new Map<string, { url: string; method: string; type: string }>();
+
+  constructor(
+    private conn: CdpConnection,
+    record: TabRecord,
+    targetId: string,
+    sessionId: string,
+    private onUrlChange: (tab: Tab) => void,
+  ) {
+    this.record = record;
+    this.targetId = targetId;
+    this.sessionId = sessionId;
+  }
+
+  get id() {
+    return this.record.id;
+  }
+  get mode() {
+    return this.record.mode;
+  }
+  get url() {
+    return this.record.url;
+  }
+
+  /** Enables domains, installs the injected script and the mode's network rules, then lets the page run. */
+  async setup(waitingForDebugger: boolean): Promise<void> {
+    const s = this.sessionId;
+    const c = this.conn;
+    this.listen();
+    const steps: Promise<unknown>[] = [
+      c.send('Page.enable', {}, s),
+      c.send('Page.setLifecycleEventsEnabled', { enabled: true }, s),
+      c.send('Runtime.enable', {}, s),
+      c.send('Network.enable', {}, s),
+      c.send('Page.addScriptToEvaluateOnNewDocument', { source: injectedSource(), worldName: WORLD, runImmediately: true }, s),
+      // Children (iframes in other processes, workers) are attached paused so the same rules hold there.
+      c.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, s),
+    ];
+    if (this.record.mode === 'read') {
+      steps.push(c.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, s));
+      // WebSockets are not seen by Fetch: block them outright in read tabs. Service workers could fetch on
+      // the page's behalf outside this session: bypass them.
+      steps.push(c.send('Network.setBlockedURLs', { urls: ['ws://*', 'wss://*'] }, s));
+      steps.push(c.send('Network.setBypassServiceWorker', { bypass: true }, s));
+    } else if (this.record.allowedDomains?.length) {
+      steps.push(c.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Request' }] }, s));
+    }
+    if (this.record.viewport) steps.push(this.applyViewport(this.record.viewport));
+    await Promise.all(steps);
+    const tree = await c.send('Page.getFrameTree', {}, s);
+    this.mainFrameId = tree.frameTree.frame.id;
+    if (waitingForDebugger) await c.sendMayFail('Runtime.runIfWaitingForDebugger', {}, s);
+  }
+
+  applyViewport(v: { width: number; height: number; deviceScaleFactor?: number }) {
+    return this.conn.send('Emulation.setDeviceMetricsOverride', { width: v.width, height: v.height, deviceScaleFactor: v.deviceScaleFactor ?? 1, mobile: false }, this.sessionId);
+  }
+
+  logEvent(kind: LogKind, e: Omit<LogEntry, 'at' | 'kind'>) {
+    this.writeLog.push({ at: new Date().toISOString(), kind, ...e });
+  }
+
+  private listen() {
+    const c = this.conn;
+    const s = this.sessionId;
+    const d = this.disposables;
+    d.add(c.on('Runtime.executionContextCreated', s, ({ context }) => {
+      if (context.name === WORLD && context.auxData?.frameId === this.mainFrameId) this.worldContext = context.id;
+    }));
+    d.add(c.on('Runtime.executionContextDestroyed', s, ({ executionContextId }) => {
+      if (executionContextId === this.worldContext) this.worldContext = undefined;
+    }));
+    d.add(c.on('Runtime.executionContextsCleared', s, () => (this.worldContext = undefined)));
+    d.add(c.on('Page.frameNavigated', s, ({ frame }) => {
+      if (frame.parentId) return;
+      this.mainFrameId = frame.id;
+      this.worldContext = undefined;
+      if (frame.url && frame.url !== this.record.url) {
+        this.record.url = frame.url;
+        this.onUrlChange(this);
+      }
+    }));
+    d.add(c.on('Page.navigatedWithinDocument', s, ({ frameId, url }) => {
+      if (frameId === this.mainFrameId && url !== this.record.url) {
+        this.record.url = url;
+        this.onUrlChange(this);
+      }
+    }));
+    d.add(c.on('Page.javascriptDialogOpening', s, (p) => {
+      // alert() has only OK; confirm()/prompt()/beforeunload are answered NO unless the agent allowed the next one.
+      const accept = p.type === 'alert' ? true : this.confirmNext;
+      if (p.type !== 'alert') this.confirmNext = false;
+      this.logEvent('dialog', { detail: `${p.type}: ${p.message.slice(0, 200)} -> ${accept ? 'accepted' : 'dismissed'}` });
+      void c.sendMayFail('Page.handleJavaScriptDialog', { accept, promptText: accept ? p.defaultPrompt ?? '' : undefined }, s);
+    }));
+    d.add(c.on('Inspector.targetCrashed', s, () => {
+      this.crashed = true;
+      this.logEvent('crash', { detail: 'the page crashed; it is reloaded on the next call' });
+    }));
+    d.add(c.on('Fetch.requestPaused', s, (p) => this.onRequestPaused(p, s)));
+    d.add(c.on('Network.requestWillBeSent', s, (p) => {
+      this.requestMeta.set(p.requestId, { url: p.request.url, method: p.request.method, type: (p.type ?? 'Other').toLowerCase() });
+      if (this.record.mode === 'act' && !SAFE_METHODS.has(p.request.method)) this.logEvent('write_sent', { method: p.request.method, url: p.request.url });
+    }));
+    d.add(c.on('Network.responseReceived', s, (p) => {
+      const meta = this.requestMeta.get(p.requestId);
+      this.network.push({ at: new Date().toISOString(), url: p.response.url, method: meta?.method ?? 'GET', status: p.response.status, type: p.type.toLowerCase(), mimeType: p.response.mimeType });
+      if (p.response.status >= 400) this.logEvent('http_error', { method: meta?.method, url: p.response.url, status: p.response.status });
+    }));
+    d.add(c.on('Network.loadingFailed', s, (p) => {
+      const meta = this.requestMeta.get(p.requestId);
+      this.requestMeta.delete(p.requestId);
+      if (meta) this.network.push({ at: new Date().toISOString(), url: meta.url, method: meta.method, status: 0, type: p.type.toLowerCase(), failed: p.blockedReason ? `blocked:${p.blockedReason}` : p.errorText });
+    }));
+    d.add(c.on('Network.loadingFinished', s, (p) => this.requestMeta.delete(p.requestId)));
+    d.add(c.on('Runtime.exceptionThrown', s, (p) => this.logEvent('console_error', { detail: (p.exceptionDetails.exception?.description ?? p.exceptionDetails.text).slice(0, 300) })));
+    d.add(c.on('Runtime.consoleAPICalled', s, (p) => {
+      if (p.type === 'error') this.logEvent('console_error', { detail: p.args.map((a) => a.value ?? a.description ?? '').join(' ').slice(0, 300) });
+    }));
+    d.add(c.on('Target.attachedToTarget', s, (p) => void this.adoptChild(p.sessionId, p.targetInfo.type, p.waitingForDebugger)));
+  }
+
+  /** Iframes in other processes and workers get the same write rules as the tab, before they run. */
+  private async adoptChild(child: string, type: string, waiting: boolean) {
+    const c = this.conn;
+    this.childSessions.add(child);
+    const dispose = c.on('Fetch.requestPaused', child, (p) => this.onRequestPaused(p, child));
+    this.disposables.add(dispose);
+    if (this.record.mode === 'read') {
+      await c.sendMayFail('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, child);
+      if (type === 'iframe') await c.sendMayFail('Network.setBlockedURLs', { urls: ['ws://*', 'wss://*'] }, child);
+    }
+    if (type === 'iframe') await c.sendMayFail('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, child);
+    if (waiting) await c.sendMayFail('Runtime.runIfWaitingForDebugger', {}, child);
+  }
+
+  private onRequestPaused(p: { requestId: string; request: { url: string; method: string }; resourceType: string }, session: string) {
+    const c = this.conn;
+    const { method, url } = p.request;
+    const fail = () => void c.sendMayFail('Fetch.failRequest', { requestId: p.requestId, errorReason: 'BlockedByClient' }, session);
+    if (this.record.mode === 'read' && !SAFE_METHODS.has(method)) {
+      this.logEvent('write_blocked', { method, url, detail: `${p.resourceType} request blocked: read tab` });
+      return fail();
+    }
+    if (p.resourceType === 'Document' && this.record.allowedDomains?.length && /^https?:/.test(url) && !allowedByDomains(url, this.record.allowedDomains)) {
+      this.logEvent('navigation_blocked', { method, url, detail: `outside allowedDomains (${this.record.allowedDomains.join(', ')})` });
+      return fail();
+    }
+    void c.sendMayFail('Fetch.continueRequest', { requestId: p.requestId }, session);
+  }
+
+  allowNextConfirm() {
+    this.confirmNext = true;
+  }
+
+  send: CdpConnection['send'] = (method, params, _session, timeout) => this.conn.send(method, params, this.sessionId, timeout);
+
+  // ------------------------------------------------------------------ the injected script
+
+  private async worldId(): Promise<number> {
+    if (this.worldContext !== undefined) return this.worldContext;
+    if (!this.mainFrameId) {
+      const tree = await this.conn.send('Page.getFrameTree', {}, this.sessionId);
+      this.mainFrameId = tree.frameTree.frame.id;
+    }
+    const { executionContextId } = await this.conn.send('Page.createIsolatedWorld', { frameId: this.mainFrameId, worldName: WORLD, grantUniveralAccess: false }, this.sessionId);
+    this.worldContext = executionContextId;
+    return executionContextId;
+  }
+
+  /** Calls a function of the injected API in the main frame's isolated world and returns its JSON result. */
+  async call<K extends keyof InjectedApi>(fn: K, ...args: InjectedApi[K] extends (...a: infer A) => any ? A : never): Promise<InjectedApi[K] extends (...a: any) => infer R ? Awaited<R> : never> {
+    const expr = `globalThis.__browserd ? __browserd.${String(fn)}(...${JSON.stringify(args)}) : '__browserd_missing__'`;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const contextId = await this.worldId();
+      let r;
+      try {
+        r = await this.conn.send('Runtime.evaluate', { expression: expr, contextId, returnByValue: true, awaitPromise: true }, this.sessionId);
+      } catch (e) {
+        // The world went away under us (navigation): make a new one and try again.
+        if (e instanceof CdpError && /context/i.test(e.message)) {
+          this.worldContext = undefined;
+          continue;
+        }
+        throw e;
+      }
+      if (r.exceptionDetails) {
+        throw new BrowserdError('action_failed', `in-page script failed: ${r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text}`, {
+          next: 'Take a new browser_snapshot and try again.',
+        });
+      }
+      if (r.result.value === '__browserd_missing__') {
+        await this.conn.send('Runtime.evaluate', { expression: injectedSource(), contextId }, this.sessionId);
+        continue;
+      }
+      return r.result.value;
+    }
+    throw new BrowserdError('action_failed', 'the page kept navigating while the in-page script was called', { next: 'Wait for the page to settle (browser_wait) and try again.' });
+  }
+
+  // ------------------------------------------------------------------ navigation
+
+  /** Navigates and waits for the page to settle. Throws navigation_failed when the page does not load. */
+  async navigate(url: string, timeoutMs = 30000): Promise<void> {
+    const loaded = this.waitForLoad(timeoutMs);
+    const r = await this.conn.send('Page.navigate', { url }, this.sessionId, timeoutMs);
+    if (r.errorText) {
+      loaded.catch(() => undefined);
+      const blocked = /BLOCKED_BY_CLIENT/.test(r.errorText) ? this.writeLog.all().slice(-1)[0] : undefined;
+      if (blocked?.kind === 'navigation_blocked') throw new BrowserdError('blocked', `navigation to ${url} is outside this tab's allowedDomains`, { next: 'Open a tab without allowedDomains, or with this domain in them.' });
+      throw new BrowserdError('navigation_failed', `${url} did not load: ${r.errorText}`, { next: 'Check the address; if the site is down, try again later.' });
+    }
+    if (!r.loaderId) {
+      // Same-document navigation (fragment): nothing to wait for.
+      loaded.catch(() => undefined);
+      return;
+    }
+    await loaded.catch(() => undefined);
+    await this.settle();
+  }
+
+  /** Resolves at the main frame's next load event (or rejects on timeout). */
+  waitForLoad(timeoutMs = 30000): Promise<unknown> {
+    return this.conn.waitFor('Page.loadEventFired', this.sessionId, () => true, timeoutMs);
+  }
+
+  /** Waits briefly for network quiet after load, so a snapshot sees what scripts rendered. Bounded. */
+  async settle(maxMs = 1500): Promise<void> {
+    await this.conn.waitFor('Page.lifecycleEvent', this.sessionId, (p) => p.name === 'networkAlmostIdle' && p.frameId === this.mainFrameId, maxMs).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.disposables.dispose();
+    await this.conn.sendMayFail('Target.closeTarget', { targetId: this.targetId });
+  }
+
+  dispose() {
+    this.closed = true;
+    this.disposables.dispose();
+  }
+}
+
+/**
+ * After a click or key press: if the page starts navigating within a short window, wait for the new page to
+ * load and settle; otherwise give in-flight requests a moment so their outcome (and any blocked write) is seen.
+ */
+export async function afterAction(tab: Tab, windowMs = 400): Promise<void> {
+  const conn = (tab as any).conn as CdpConnection;
+  const started = await conn
+    .waitFor('Page.frameStartedLoading', tab.sessionId, () => true, windowMs)
+    .then(() => true)
+    .catch(() => false);
+  if (started) {
+    await tab.waitForLoad(15000).catch(() => undefined);
+    await tab.settle(1000);
+  }
+}

@@ -1,0 +1,21 @@
+/** Everything a running daemon holds, passed explicitly (no globals) so tests can run several daemons. */
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Db } from '../storage/db.js';
+import type { UserStore } from '../storage/users.js';
+import type { TabStore } from '../storage/tabs.js';
+import type { AuditStore } from '../storage/audit.js';
+import type { BrowserPool } from './browser/pool.js';
+
+export interface DaemonEnv {
+  cfg: Config;
+  db: Db;
+  users: UserStore;
+  tabs: TabStore;
+  audit: AuditStore;
+  pool: BrowserPool;
+  log: Logger;
+  /** Ports pages may never reach: the daemon's own and every CDP port. */
+  deniedPorts(): Set<number>;
+  startedAt: Date;
+}

@@ -1,0 +1,79 @@
+/**
+ * Starting and stopping a daemon: storage, egress guard, browser pool, HTTP. Used by `browserd serve` and by
+ * tests (several daemons can run in one process: nothing here is global).
+ */
+import pino, { type Logger } from 'pino';
+import { readFileSync } from 'node:fs';
+import { openDb } from '../storage/db.js';
+import { UserStore } from '../storage/users.js';
+import { TabStore } from '../storage/tabs.js';
+import { AuditStore } from '../storage/audit.js';
+import { BrowserPool } from './browser/pool.js';
+import { startApp, type AppHandle } from './server/app.js';
+import { startEgressProxy } from './policy/egress-proxy.js';
+import type { Config } from './config.js';
+import type { DaemonEnv } from './env.js';
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+export interface Daemon {
+  env: DaemonEnv;
+  app: AppHandle;
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(cfg: Config, log: Logger = pino({ level: process.env.BROWSERD_LOG_LEVEL ?? 'info' })): Promise<Daemon> {
+  const db = openDb(cfg.dataDir);
+  const users = new UserStore(db);
+  const tabs = new TabStore(db);
+  const audit = new AuditStore(db);
+  let appPort = 0;
+  let pool!: BrowserPool;
+  const deniedPorts = () => new Set([appPort, ...pool.cdpPorts()].filter(Boolean));
+  const proxy = await startEgressProxy({
+    allowPrivateNetwork: cfg.allowPrivateNetwork,
+    deniedPorts,
+    onBlocked: (info) => log.info({ ...info }, 'egress blocked'),
+  });
+  pool = new BrowserPool(cfg, tabs, log, () => proxy.port);
+  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, log, deniedPorts, startedAt: new Date() };
+  let app: AppHandle;
+  try {
+    app = await startApp(env, VERSION);
+  } catch (e) {
+    await proxy.close();
+    await db.close();
+    throw e;
+  }
+  appPort = app.port;
+  const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
+  log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: cfg.maxBrowsers }, 'browserd listening');
+  let stopping: Promise<void> | undefined;
+  return {
+    env,
+    app,
+    port: app.port,
+    url,
+    stop() {
+      // Stop accepting (503 while closing), close browsers gracefully (cookies flushed), then the store.
+      stopping ??= (async () => {
+        app.closing = true;
+        const bound = new Promise((r) => setTimeout(r, cfg.shutdownGraceMs).unref());
+        await Promise.race([
+          (async () => {
+            await app.mcp.closeAll();
+            await pool.closeAll();
+          })(),
+          bound,
+        ]);
+        app.close();
+        await proxy.close().catch(() => undefined);
+        await db.close().catch(() => undefined);
+        log.info('browserd stopped');
+      })();
+      return stopping;
+    },
+  };
+}

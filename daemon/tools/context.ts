@@ -1,0 +1,69 @@
+/**
+ * What a tool handler may touch: the caller, its browser and tabs (resolved, locked and started here), the
+ * daemon's services. Tabs resolved through the context are locked for the rest of the call.
+ */
+import type { DaemonEnv } from '../env.js';
+import type { UserRecord } from '../../storage/users.js';
+import type { BrowserInstance } from '../browser/instance.js';
+import type { Tab } from '../browser/tab.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { parseTabId } from '../../protocol/ids.js';
+import { KeyedLock } from './lock.js';
+
+const tabLocks = new KeyedLock();
+
+export class ToolContext {
+  private releases: (() => void)[] = [];
+  /** Tabs this call touched, for the audit entry and for write-log reporting. */
+  readonly touched: Tab[] = [];
+  /** Each touched tab's write-log position when the call reached it: what came after is this call's doing. */
+  readonly logMarks = new Map<Tab, number>();
+
+  constructor(
+    readonly env: DaemonEnv,
+    readonly user: UserRecord,
+    readonly signal: AbortSignal,
+    readonly via: 'mcp' | 'rest' | 'cli' | 'internal',
+  ) {}
+
+  /** The user's browser (or a named profile's), started if needed. */
+  browser(profile?: string): Promise<BrowserInstance> {
+    return this.env.pool.get(this.user.id, profile);
+  }
+
+  /** Resolves a tab id (default: the user's most recent / focused tab), locks it for this call. */
+  async tab(id?: string): Promise<Tab> {
+    const tabId = id ?? this.defaultTabId();
+    if (!tabId) throw new BrowserdError('not_found', 'there is no open tab', { next: 'Open one with browser_open.' });
+    const parsed = parseTabId(tabId);
+    if (!parsed) throw new BrowserdError('validation_error', `"${tabId}" is not a tab id (t1, t2, or <profile>/t1)`, { next: 'List your tabs with browser_tabs.' });
+    if (!this.env.tabs.get(this.user.id, tabId)) {
+      throw new BrowserdError('not_found', `no tab ${tabId}`, { next: 'List your tabs with browser_tabs, or open one with browser_open.' });
+    }
+    const release = await tabLocks.acquire(`${this.user.id}:${tabId}`, this.signal);
+    this.releases.push(release);
+    const inst = await this.browser(parsed.profile);
+    const tab = await inst.getTab(tabId);
+    this.touch(tab);
+    return tab;
+  }
+
+  /** Records a tab as part of this call (tools that open tabs call it for the new tab). */
+  touch(tab: Tab) {
+    if (!this.logMarks.has(tab)) {
+      this.touched.push(tab);
+      this.logMarks.set(tab, tab.writeLog.count);
+    }
+  }
+
+  defaultTabId(): string | undefined {
+    const d = this.env.tabs.getDefault(this.user.id);
+    if (d && this.env.tabs.get(this.user.id, d)) return d;
+    const all = this.env.tabs.list(this.user.id);
+    return all.at(-1)?.id;
+  }
+
+  release() {
+    for (const r of this.releases.splice(0).reverse()) r();
+  }
+}

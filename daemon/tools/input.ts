@@ -1,0 +1,160 @@
+/** Interaction tools: click, type, fill, press. */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, RefParam, TabParam } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { afterAction, type Tab } from '../browser/tab.js';
+import { mouseClick, pressKey, typeText } from '../browser/input.js';
+import { parseChord } from '../browser/keys.js';
+import { gateAction } from '../policy/gate.js';
+import type { ToolContext } from './context.js';
+
+/** Resolves a ref to a clickable point or refuses with the reason (covered, disabled, hidden, stale). */
+export async function pointForRef(tab: Tab, ref: string): Promise<{ x: number; y: number }> {
+  const p = await tab.call('pointFor', ref);
+  if (p.ok && p.x !== undefined && p.y !== undefined) return { x: p.x, y: p.y };
+  switch (p.reason) {
+    case 'stale_ref':
+      throw new BrowserdError('stale_ref', p.message ?? `ref ${ref} is not in the current page`, { next: 'Take a new browser_snapshot and use a ref from it.' });
+    case 'covered':
+      throw new BrowserdError('refused', `${ref} is covered by ${p.coveredBy ?? 'another element'}, so a real click would not reach it`, {
+        next: 'Close what covers it (a dialog or banner), or use mode "dom" to click the element directly.',
+      });
+    case 'disabled':
+      throw new BrowserdError('refused', `${ref} is disabled`, { next: 'Fill what the form needs first, then take a new browser_snapshot.' });
+    default:
+      throw new BrowserdError('refused', p.message ?? `${ref} cannot be clicked (${p.reason})`, { next: 'Scroll or take a new browser_snapshot.' });
+  }
+}
+
+export function refError(ref: string, r: { ok: boolean; message?: string }): never {
+  if (/stale|not in the current page/i.test(r.message ?? '')) throw new BrowserdError('stale_ref', r.message!, { next: 'Take a new browser_snapshot and use a ref from it.' });
+  throw new BrowserdError('action_failed', r.message ?? `the action on ${ref} failed`, { next: 'Take a new browser_snapshot to see the page as it is.' });
+}
+
+async function focusRef(tab: Tab, ref: string) {
+  const r = await tab.call('focus', ref);
+  if (!r.ok) refError(ref, r);
+}
+
+function report(out: { set(k: string, v: unknown): unknown; text(s: string): unknown }, tab: Tab, what: string) {
+  out.set('tab', tab.id);
+  out.set('url', tab.url);
+  out.text(`${what} Tab ${tab.id} is at ${tab.url}.`);
+}
+
+export async function clickRef(ctx: ToolContext, tab: Tab, ref: string, mode: 'mouse' | 'dom', out: Parameters<typeof report>[0]) {
+  if (!(await gateAction(ctx, tab, { action: 'click', ref }, out as any))) return false;
+  if (mode === 'dom') {
+    const r = await tab.call('clickDom', ref);
+    if (!r.ok) refError(ref, r);
+  } else {
+    const { x, y } = await pointForRef(tab, ref);
+    await mouseClick(tab, x, y);
+  }
+  return true;
+}
+
+export const inputTools = [
+  defineTool({
+    name: 'browser_click',
+    title: 'Click',
+    description:
+      'Clicks an element by ref, or a point by x/y (CSS pixels from the viewport top-left). mode "mouse" (default) sends real pointer events and is refused when the element is covered or disabled; mode "dom" clicks the element directly (refs only) and works on covered elements.',
+    input: params({
+      ref: Type.Optional(RefParam()),
+      x: Type.Optional(Type.Number({ description: 'Viewport x in CSS pixels (with y, instead of ref).', minimum: 0, maximum: 100000 })),
+      y: Type.Optional(Type.Number({ description: 'Viewport y in CSS pixels (with x, instead of ref).', minimum: 0, maximum: 100000 })),
+      mode: Type.Optional(Type.Union([Type.Literal('mouse'), Type.Literal('dom')], { description: 'mouse (default) or dom.', default: 'mouse' })),
+      button: Type.Optional(Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')], { description: 'Mouse button. Default left.' })),
+      doubleClick: Type.Optional(Type.Boolean({ description: 'Double-click. Default false.' })),
+      tab: TabParam,
+    }),
+    effect: 'write',
+    async handle(ctx, args, out) {
+      const hasPoint = args.x !== undefined || args.y !== undefined;
+      if (!!args.ref === hasPoint) throw new BrowserdError('validation_error', 'browser_click takes a ref, or x and y', { next: 'Pass ref from browser_snapshot, or both x and y.' });
+      if (hasPoint && (args.x === undefined || args.y === undefined)) throw new BrowserdError('validation_error', 'x and y go together', { next: 'Pass both x and y.' });
+      if (hasPoint && args.mode === 'dom') throw new BrowserdError('validation_error', 'mode "dom" needs a ref', { next: 'Pass a ref, or use mode "mouse" with x/y.' });
+      const tab = await ctx.tab(args.tab);
+      if (args.ref) {
+        if (args.mode !== 'dom' && (args.button || args.doubleClick)) {
+          if (!(await gateAction(ctx, tab, { action: 'click', ref: args.ref }, out))) return;
+          const { x, y } = await pointForRef(tab, args.ref);
+          await mouseClick(tab, x, y, { button: args.button, clickCount: args.doubleClick ? 2 : 1 });
+        } else if (!(await clickRef(ctx, tab, args.ref, args.mode ?? 'mouse', out))) return;
+      } else {
+        if (!(await gateAction(ctx, tab, { action: 'click', point: { x: args.x!, y: args.y! } }, out))) return;
+        await mouseClick(tab, args.x!, args.y!, { button: args.button, clickCount: args.doubleClick ? 2 : 1 });
+      }
+      await afterAction(tab);
+      report(out, tab, `Clicked ${args.ref ?? `(${args.x}, ${args.y})`}.`);
+    },
+  }),
+  defineTool({
+    name: 'browser_type',
+    title: 'Type text',
+    description: 'Types text into an element (ref) or the focused element, as a person would. submit: press Enter afterwards.',
+    input: params({
+      text: Type.String({ description: 'Text to type. Never a secret: use browser_fill_secret for those.', maxLength: 100000 }),
+      ref: Type.Optional(RefParam('Element to type into (focused first). Default: the element with focus.')),
+      clear: Type.Optional(Type.Boolean({ description: 'Clear the field first. Default false.' })),
+      submit: Type.Optional(Type.Boolean({ description: 'Press Enter after typing. Default false.' })),
+      slowly: Type.Optional(Type.Boolean({ description: 'One key event per character, for pages that react to each key. Default false.' })),
+      tab: TabParam,
+    }),
+    effect: 'write',
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      if (args.ref) {
+        await focusRef(tab, args.ref);
+        if (args.clear) {
+          const r = await tab.call('fill', args.ref, '');
+          if (!r.ok) refError(args.ref, r);
+        }
+      }
+      await typeText(tab, args.text, args.slowly);
+      if (args.submit) {
+        if (!(await gateAction(ctx, tab, { action: 'press_enter', ref: args.ref }, out))) return;
+        await pressKey(tab, parseChordOrThrow('Enter').key);
+        await afterAction(tab);
+      }
+      report(out, tab, `Typed ${args.text.length} characters${args.submit ? ' and pressed Enter' : ''}.`);
+    },
+  }),
+  defineTool({
+    name: 'browser_fill',
+    title: 'Fill a field',
+    description: 'Sets a field: text for inputs and text areas, option text or value for a select, "true"/"false" for a checkbox or radio. Never a secret.',
+    input: params({ ref: RefParam(), value: Type.String({ description: 'The value (see description).', maxLength: 100000 }), tab: TabParam }),
+    effect: 'write',
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      if (!(await gateAction(ctx, tab, { action: 'fill', ref: args.ref }, out))) return;
+      const r = await tab.call('fill', args.ref, args.value);
+      if (!r.ok) refError(args.ref, r);
+      report(out, tab, `Filled ${args.ref} (${r.kind}).`);
+    },
+  }),
+  defineTool({
+    name: 'browser_press',
+    title: 'Press a key',
+    description: 'Presses a key or chord on the focused element: Enter, Escape, Tab, Backspace, ArrowDown, PageDown, a single character, or a chord such as Control+A. Enter counts as a submit.',
+    input: params({ key: Type.String({ description: 'Key name or chord joined by +.', minLength: 1, maxLength: 64 }), tab: TabParam }),
+    effect: 'write',
+    async handle(ctx, args, out) {
+      const chord = parseChordOrThrow(args.key);
+      const tab = await ctx.tab(args.tab);
+      if (chord.key.key === 'Enter' && !(await gateAction(ctx, tab, { action: 'press_enter' }, out))) return;
+      await pressKey(tab, chord.key, chord.modifiers);
+      await afterAction(tab);
+      report(out, tab, `Pressed ${args.key}.`);
+    },
+  }),
+];
+
+function parseChordOrThrow(key: string) {
+  const c = parseChord(key);
+  if ('error' in c) throw new BrowserdError('validation_error', c.error, { next: 'Use a key name such as Enter, Escape, Tab, ArrowDown, a single character, or a chord like Control+A.' });
+  return c;
+}

@@ -1,0 +1,94 @@
+/** Navigation tools: navigate, history, wait. */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, TabParam } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
+import type { Tab } from '../browser/tab.js';
+
+async function pageTitle(tab: Tab): Promise<string> {
+  return String((await tab.send('Runtime.evaluate', { expression: 'document.title', returnByValue: true }).catch(() => undefined))?.result.value ?? '');
+}
+
+export const navigationTools = [
+  defineTool({
+    name: 'browser_navigate',
+    title: 'Go to a URL',
+    description: 'Loads a URL in a tab and waits for the page to settle. "example.com" means https://example.com.',
+    input: params({ url: Type.String({ description: 'The address to load.', minLength: 1, maxLength: 8192 }), tab: TabParam }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      const url = normaliseUserUrl(args.url);
+      const checked = checkAgentUrl(url);
+      if (!checked.ok) throw new BrowserdError(checked.code as any, checked.message, { next: 'Use an http(s) address.' });
+      const tab = await ctx.tab(args.tab);
+      await tab.navigate(url);
+      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${tab.url}.`);
+      const title = await pageTitle(tab);
+      if (title) out.page(`title of ${tab.id}`, title);
+    },
+  }),
+  defineTool({
+    name: 'browser_history',
+    title: 'Back, forward or reload',
+    description: 'Goes back or forward in the tab history, or reloads, and waits for the page to settle.',
+    input: params({ action: Type.Union([Type.Literal('back'), Type.Literal('forward'), Type.Literal('reload')], { description: 'back, forward or reload.' }), tab: TabParam }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      if (args.action === 'reload') {
+        const loaded = tab.waitForLoad();
+        await tab.send('Page.reload', {});
+        await loaded.catch(() => undefined);
+      } else {
+        const h = await tab.send('Page.getNavigationHistory', {});
+        const idx = h.currentIndex + (args.action === 'back' ? -1 : 1);
+        const entry = h.entries[idx];
+        if (!entry) throw new BrowserdError('action_failed', `there is no page to go ${args.action} to`, { next: 'Use browser_navigate instead.' });
+        const loaded = tab.waitForLoad(15000);
+        await tab.send('Page.navigateToHistoryEntry', { entryId: entry.id });
+        // A same-document entry fires no load event: wait for either, bounded.
+        await Promise.race([loaded, new Promise((r) => setTimeout(r, 3000))]).catch(() => undefined);
+      }
+      await tab.settle();
+      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${tab.url}.`);
+    },
+  }),
+  defineTool({
+    name: 'browser_wait',
+    title: 'Wait for text, an element or time',
+    description: 'Waits until visible text appears (or disappears with gone), until a CSS selector matches a visible element, or for a time.',
+    input: params({
+      text: Type.Optional(Type.String({ description: 'Wait until this text is visible (case-insensitive).', minLength: 1, maxLength: 1000 })),
+      selector: Type.Optional(Type.String({ description: 'Wait until this CSS selector matches a visible element.', minLength: 1, maxLength: 1000 })),
+      gone: Type.Optional(Type.Boolean({ description: 'Wait until the text or selector is NOT visible any more. Default false.' })),
+      timeMs: Type.Optional(Type.Integer({ description: 'Just wait this long (ms), 1-60000.', minimum: 1, maximum: 60000 })),
+      timeoutMs: Type.Optional(Type.Integer({ description: 'Give up after this long (ms), 100-60000. Default 10000.', minimum: 100, maximum: 60000, default: 10000 })),
+      tab: TabParam,
+    }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      const given = [args.text, args.selector, args.timeMs].filter((v) => v !== undefined).length;
+      if (given !== 1) throw new BrowserdError('validation_error', 'browser_wait takes exactly one of text, selector or timeMs', { next: 'Pass one of them.' });
+      const tab = await ctx.tab(args.tab);
+      if (args.timeMs !== undefined) {
+        await new Promise((r) => setTimeout(r, args.timeMs));
+        out.text(`Waited ${args.timeMs} ms.`);
+        return;
+      }
+      const deadline = Date.now() + (args.timeoutMs ?? 10000);
+      const what = args.text !== undefined ? `text "${args.text}"` : `selector ${args.selector}`;
+      for (;;) {
+        if (ctx.signal.aborted) throw new BrowserdError('timeout', 'cancelled', { next: 'Retry.' });
+        const ok = await tab.call('check', { text: args.text, selector: args.selector, gone: args.gone }).catch((e) => {
+          if (e instanceof BrowserdError && /selector/i.test(e.message)) throw new BrowserdError('validation_error', `bad CSS selector: ${args.selector}`, { next: 'Fix the selector.' });
+          return false;
+        });
+        if (ok) break;
+        if (Date.now() > deadline) throw new BrowserdError('timeout', `${what} did not ${args.gone ? 'go away' : 'appear'} within ${args.timeoutMs ?? 10000} ms`, { next: 'Take a browser_snapshot to see the page, or wait longer.' });
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      out.set('tab', tab.id).text(`${what} ${args.gone ? 'is gone' : 'is visible'} in ${tab.id}.`);
+    },
+  }),
+];

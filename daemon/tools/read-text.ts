@@ -1,0 +1,31 @@
+/** Reading text: the visible text of a tab or one element. */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { IncludeHiddenParam, params, RefParam, TabParam } from '../../protocol/params.js';
+
+const MAX_DEFAULT = 50000;
+
+export const readTools = [
+  defineTool({
+    name: 'browser_read_text',
+    title: 'Read visible text',
+    description: 'The visible text of the page (or of one element), in reading order, fenced as untrusted. Hidden text is left out unless includeHidden.',
+    input: params({
+      tab: TabParam,
+      ref: Type.Optional(RefParam('Only the text of this element.')),
+      includeHidden: IncludeHiddenParam,
+      maxChars: Type.Optional(Type.Integer({ description: 'Cut after this many characters (1-200000). Default 50000.', minimum: 1, maximum: 200000 })),
+    }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      const r = await tab.call('readText', { includeHidden: args.includeHidden, ref: args.ref });
+      const max = args.maxChars ?? MAX_DEFAULT;
+      const cut = r.text.length > max;
+      const text = cut ? r.text.slice(0, max) : r.text;
+      out.set('tab', tab.id).set('url', r.url).set('chars', r.text.length).set('truncated', cut);
+      out.text(`Text of ${tab.id} at ${r.url}${cut ? ` (cut at ${max} of ${r.text.length} characters)` : ''}:`);
+      out.page(`text of ${tab.id}`, `title: ${r.title}\n${text}`);
+    },
+  }),
+];

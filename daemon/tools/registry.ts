@@ -1,0 +1,36 @@
+/** Every tool, gathered from the group files. A new tool goes in its group's file and is listed here once. */
+import type { ToolDef } from './define.js';
+import { tabTools } from './tabs.js';
+import { navigationTools } from './navigate.js';
+import { snapshotTools } from './snapshot.js';
+import { inputTools } from './input.js';
+import { readTools } from './read-text.js';
+import { statusTools } from './status.js';
+
+const ALL: ToolDef<any>[] = [...tabTools, ...navigationTools, ...snapshotTools, ...inputTools, ...readTools, ...statusTools];
+
+const byName = new Map(ALL.map((t) => [t.name, t]));
+if (byName.size !== ALL.length) throw new Error('two tools share a name');
+
+export function getTool(name: string): ToolDef<any> | undefined {
+  return byName.get(name);
+}
+
+export function allTools(): ToolDef<any>[] {
+  return ALL;
+}
+
+export function toolNames(): string[] {
+  return ALL.map((t) => t.name);
+}
+
+/** MCP annotations from the effect class. */
+export function annotationsFor(t: ToolDef<any>) {
+  return {
+    title: t.title,
+    readOnlyHint: t.effect === 'read',
+    destructiveHint: t.effect === 'sensitive',
+    idempotentHint: t.effect === 'read',
+    openWorldHint: t.openWorld !== false,
+  };
+}

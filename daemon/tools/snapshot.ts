@@ -1,0 +1,73 @@
+/** Seeing the page: snapshot with refs, screenshot. */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { IncludeHiddenParam, params, RefParam, TabParam } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import type { Tab } from '../browser/tab.js';
+import type { ResponseBuilder } from './response.js';
+
+/** Writes a snapshot of the tab into the response (also used by tools that return one after acting). */
+export async function writeSnapshot(tab: Tab, out: ResponseBuilder, opts: { includeHidden?: boolean; markNewSince?: boolean } = {}) {
+  const snap = await tab.call('snapshot', { includeHidden: opts.includeHidden, markNewSince: opts.markNewSince });
+  out.set('tab', tab.id).set('url', snap.url).set('refCount', snap.refCount);
+  out.text(`Snapshot of ${tab.id} (${tab.mode} tab) at ${snap.url}. Use refs (e.g. e3) with browser_click, browser_fill, browser_type.${opts.markNewSince ? ' Lines marked * are new.' : ''}`);
+  out.page(`snapshot of ${tab.id}`, `title: ${snap.title}\n${snap.text}`);
+  if (snap.skippedFrames.length) out.text(`Cross-origin frames not read: ${snap.skippedFrames.length}.`);
+  return snap;
+}
+
+export const snapshotTools = [
+  defineTool({
+    name: 'browser_snapshot',
+    title: 'Snapshot the page',
+    description:
+      'The page as a compact outline (role, name, value, state) with refs eN for interactive elements (fK:eN inside frames); open shadow roots and same-origin frames included; text a person cannot see is left out unless includeHidden.',
+    input: params({ tab: TabParam, includeHidden: IncludeHiddenParam }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      await writeSnapshot(tab, out, { includeHidden: args.includeHidden });
+    },
+  }),
+  defineTool({
+    name: 'browser_screenshot',
+    title: 'Screenshot',
+    description: 'An image of the viewport, the full page, or one element (ref).',
+    input: params({
+      tab: TabParam,
+      fullPage: Type.Optional(Type.Boolean({ description: 'The whole scrollable page. Default false.' })),
+      ref: Type.Optional(RefParam('Only this element.')),
+      format: Type.Optional(Type.Union([Type.Literal('png'), Type.Literal('jpeg')], { description: 'png (default) or jpeg.' })),
+      quality: Type.Optional(Type.Integer({ description: 'JPEG quality 1-100. Default 80.', minimum: 1, maximum: 100 })),
+    }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      if (args.ref && args.fullPage) throw new BrowserdError('validation_error', 'give ref or fullPage, not both', { next: 'Pick one.' });
+      const tab = await ctx.tab(args.tab);
+      const format = args.format ?? 'png';
+      let clip: { x: number; y: number; width: number; height: number; scale: number } | undefined;
+      if (args.ref) {
+        const r = await tab.call('rectFor', args.ref);
+        if ('error' in r) throw new BrowserdError('stale_ref', r.message, { next: 'Take a new browser_snapshot.' });
+        if (r.width < 1 || r.height < 1) throw new BrowserdError('action_failed', `${args.ref} has no visible size`, { next: 'Screenshot the page instead.' });
+        clip = { x: r.x, y: r.y, width: r.width, height: r.height, scale: 1 };
+      }
+      const shot = await tab.send('Page.captureScreenshot', {
+        format,
+        quality: format === 'jpeg' ? args.quality ?? 80 : undefined,
+        captureBeyondViewport: !!args.fullPage,
+        ...(args.fullPage ? { clip: await fullPageClip(tab) } : {}),
+        ...(clip ? { clip } : {}),
+      });
+      out.set('tab', tab.id).set('url', tab.url);
+      out.image(shot.data, `image/${format}`);
+      out.text(`Screenshot of ${tab.id}${args.fullPage ? ' (full page)' : ''}.`);
+    },
+  }),
+];
+
+async function fullPageClip(tab: Tab) {
+  const m = await tab.send('Page.getLayoutMetrics', {});
+  const s = m.cssContentSize;
+  return { x: 0, y: 0, width: Math.ceil(s.width), height: Math.min(Math.ceil(s.height), 16384), scale: 1 };
+}

@@ -1,0 +1,38 @@
+/** browser_status: who the caller is, their policy, their browser. */
+import { defineTool } from './define.js';
+import { params } from '../../protocol/params.js';
+
+export const statusTools = [
+  defineTool({
+    name: 'browser_status',
+    title: 'Status',
+    description: "The caller's user, policy (approvals, take-over), browser state (running, version, tabs) and limits.",
+    input: params({}),
+    effect: 'read',
+    needsBrowser: false,
+    openWorld: false,
+    async handle(ctx, _args, out) {
+      const inst = ctx.env.pool.peek(ctx.user.id);
+      const tabs = ctx.env.tabs.list(ctx.user.id);
+      const status = {
+        user: ctx.user.id,
+        policy: { approvals: ctx.user.approvals, takeover: ctx.user.takeover, hostRules: ctx.env.db.policies.get(ctx.user.id) ?? [] },
+        browser: inst
+          ? { state: 'running', version: inst.version, startedAt: inst.startedAt?.toISOString(), openTabs: inst.tabs.size }
+          : { state: 'stopped', note: 'starts on the next call that needs it' },
+        tabs: tabs.length,
+        defaultTab: ctx.defaultTabId() ?? null,
+        limits: { maxBrowsersOnHost: ctx.env.cfg.maxBrowsers },
+      };
+      out.set('status', status);
+      out.text(
+        [
+          `User: ${status.user}`,
+          `Approvals: ${status.policy.approvals ? 'on (sensitive actions return needsApproval)' : 'off'}`,
+          `Browser: ${inst ? `running (${inst.version}), ${inst.tabs.size} tabs live` : 'stopped (starts on the next call that needs it)'}`,
+          `Tabs: ${tabs.length}${status.defaultTab ? `, default ${status.defaultTab}` : ''}`,
+        ].join('\n'),
+      );
+    },
+  }),
+];

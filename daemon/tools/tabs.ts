@@ -1,0 +1,114 @@
+/** Tab tools: open, list, close, focus. */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, TabParam } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
+import { NAME } from '../../protocol/ids.js';
+import type { ToolContext } from './context.js';
+import type { ResponseBuilder } from './response.js';
+import type { TabRecord } from '../../storage/tabs.js';
+
+export const OpenInput = params({
+  url: Type.Optional(Type.String({ description: 'First address. "example.com" means https://example.com. Without it the tab is blank.', maxLength: 8192 })),
+  mode: Type.Optional(Type.Union([Type.Literal('read'), Type.Literal('act')], { description: 'read (default): the tab cannot change anything on a site (network writes are aborted, sensitive actions refused). act: may make changes, under the host policy.', default: 'read' })),
+  visible: Type.Optional(Type.Boolean({ description: 'Bring the tab to the front. Default true.', default: true })),
+  allowedDomains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { description: 'Where the tab and its popups may navigate; sub-domains included.', maxItems: 50 })),
+  live: Type.Optional(Type.Union([Type.Literal('interactive'), Type.Literal('view'), Type.Literal('none')], { description: 'Live link kind. Default interactive.', default: 'interactive' })),
+  context: Type.Optional(Type.String({ description: 'Open in a separate isolated context of this name (own cookies and storage, like an incognito window); created on first use.', pattern: NAME.source })),
+  profile: Type.Optional(Type.String({ description: "Open in the user's named profile (own persistent cookies and logins); the tab id comes back as <profile>/<id>.", pattern: NAME.source })),
+});
+
+/** Shared by browser_open and POST /v1/tabs. */
+export async function openTab(ctx: ToolContext, args: { url?: string; mode?: 'read' | 'act'; visible?: boolean; allowedDomains?: string[]; context?: string; profile?: string }, out: ResponseBuilder) {
+  let url: string | undefined;
+  if (args.url !== undefined) {
+    url = normaliseUserUrl(args.url);
+    const checked = checkAgentUrl(url);
+    if (!checked.ok) throw new BrowserdError(checked.code as any, checked.message, { next: 'Use an http(s) address.' });
+  }
+  if (args.context && args.profile) throw new BrowserdError('validation_error', 'give context or profile, not both', { next: 'A context is an incognito-like space inside a profile; pick one.' });
+  const inst = await ctx.browser(args.profile);
+  const tab = await inst.openTab({ url, mode: args.mode ?? 'read', allowedDomains: args.allowedDomains, context: args.context, visible: args.visible });
+  ctx.touch(tab);
+  await ctx.env.tabs.setDefault(ctx.user.id, tab.id);
+  const title = (await tab.send('Runtime.evaluate', { expression: 'document.title', returnByValue: true }).catch(() => undefined))?.result.value ?? '';
+  out.set('tab', tab.id).set('url', tab.url).set('mode', tab.mode);
+  if (tab.record.context) out.set('context', tab.record.context);
+  if (tab.record.profile) out.set('profile', tab.record.profile);
+  if (tab.record.allowedDomains) out.set('allowedDomains', tab.record.allowedDomains);
+  out.text(`Opened tab ${tab.id} (${tab.mode} mode${tab.record.context ? `, context ${tab.record.context}` : ''}) at ${tab.url}.`);
+  if (title) out.page(`title of ${tab.id}`, String(title));
+  out.text('Next: browser_snapshot to see the page with element refs.');
+}
+
+export function describeTab(r: TabRecord, isDefault: boolean) {
+  return {
+    id: r.id,
+    url: r.url,
+    mode: r.mode,
+    ...(r.context ? { context: r.context } : {}),
+    ...(r.profile ? { profile: r.profile } : {}),
+    ...(r.allowedDomains ? { allowedDomains: r.allowedDomains } : {}),
+    ...(r.opener ? { opener: r.opener } : {}),
+    default: isDefault,
+  };
+}
+
+export const tabTools = [
+  defineTool({
+    name: 'browser_open',
+    title: 'Open a tab',
+    description: 'Opens a new tab of its own (never reuses one). If the first page fails to load, no tab is left behind. Returns the tab id; later calls default to it.',
+    input: OpenInput,
+    effect: 'read',
+    handle: (ctx, args, out) => openTab(ctx, args, out),
+  }),
+  defineTool({
+    name: 'browser_tabs',
+    title: 'List tabs',
+    description: "Lists the user's tabs with id, URL, mode and context. Tab ids survive restarts.",
+    input: params({}),
+    effect: 'read',
+    needsBrowser: false,
+    openWorld: false,
+    async handle(ctx, _args, out) {
+      const def = ctx.defaultTabId();
+      const tabs = ctx.env.tabs.list(ctx.user.id).map((r) => describeTab(r, r.id === def));
+      out.set('tabs', tabs);
+      if (!tabs.length) out.text('No tabs are open. Open one with browser_open.');
+      else out.page('tab list', tabs.map((t) => `${t.id}${t.default ? ' (default)' : ''} [${t.mode}${t.context ? `, context ${t.context}` : ''}] ${t.url}`).join('\n'));
+    },
+  }),
+  defineTool({
+    name: 'browser_close_tab',
+    title: 'Close a tab',
+    description: 'Closes a tab for good (its id is not reused). Ending an MCP connection never closes tabs; only this does.',
+    input: params({ tab: TabParam }),
+    effect: 'write',
+    openWorld: false,
+    async handle(ctx, args, out) {
+      const id = args.tab ?? ctx.defaultTabId();
+      if (!id || !ctx.env.tabs.get(ctx.user.id, id)) throw new BrowserdError('not_found', `no tab ${id ?? ''}`.trim(), { next: 'List your tabs with browser_tabs.' });
+      const rec = ctx.env.tabs.get(ctx.user.id, id)!;
+      const inst = ctx.env.pool.peek(ctx.user.id, rec.profile);
+      if (inst) await inst.closeTab(id);
+      else await ctx.env.tabs.remove(ctx.user.id, id);
+      if (ctx.env.tabs.getDefault(ctx.user.id) === id) await ctx.env.tabs.setDefault(ctx.user.id, undefined);
+      out.set('closed', id).text(`Closed tab ${id}.`);
+    },
+  }),
+  defineTool({
+    name: 'browser_focus_tab',
+    title: 'Focus a tab',
+    description: 'Makes a tab the default for later calls and brings it to the front.',
+    input: params({ tab: Type.String({ description: 'Tab id to focus.', pattern: TabParam.pattern }) }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      await tab.send('Page.bringToFront', {}).catch(() => undefined);
+      await ctx.env.tabs.setDefault(ctx.user.id, tab.id);
+      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is now the default.`);
+    },
+  }),
+];

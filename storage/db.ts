@@ -1,0 +1,58 @@
+/**
+ * The one LMDB environment under the data dir, with a schema version. Every record kind has its own named
+ * database and its own small typed store module beside this file. storage/ imports nothing from daemon/.
+ */
+import { open, type RootDatabase, type Database } from 'lmdb';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const SCHEMA_VERSION = 1;
+
+export interface Db {
+  root: RootDatabase;
+  meta: Database<any, string>;
+  users: Database<any, string>;
+  tokens: Database<any, string>;
+  tabs: Database<any, string>;
+  audit: Database<any, string>;
+  policies: Database<any, string>;
+  close(): Promise<void>;
+  /** Resolves once every write so far is on disk: await it before acknowledging a write that must survive a crash. */
+  flushed(): Promise<void>;
+}
+
+export function openDb(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const root = open({ path: join(dataDir, 'browserd.lmdb'), compression: false, maxDbs: 32 });
+  const sub = (name: string) => root.openDB<any, string>({ name });
+  const db: Db = {
+    root,
+    meta: sub('meta'),
+    users: sub('users'),
+    tokens: sub('tokens'),
+    tabs: sub('tabs'),
+    audit: sub('audit'),
+    policies: sub('policies'),
+    async close() {
+      await root.close();
+    },
+    async flushed() {
+      // lmdb-js resolves put() when the write is visible, not durable (overlappingSync); `flushed` is durable.
+      await (root as any).flushed;
+    },
+  };
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Db) {
+  const v = db.meta.get('schemaVersion') as number | undefined;
+  if (v === undefined) {
+    db.meta.putSync('schemaVersion', SCHEMA_VERSION);
+    return;
+  }
+  if (v > SCHEMA_VERSION) {
+    throw new Error(`the data dir was written by a newer browserd (schema ${v} > ${SCHEMA_VERSION}); upgrade browserd`);
+  }
+  // Migrations from older versions go here, one step per version.
+}

@@ -1,0 +1,65 @@
+/** Tab records: ids that survive daemon and browser restarts, with what a tab needs to be reopened. */
+import type { Db } from './db.js';
+
+export interface TabRecord {
+  id: string;
+  user: string;
+  url: string;
+  mode: 'read' | 'act';
+  allowedDomains?: string[];
+  context?: string;
+  profile?: string;
+  /** The tab that opened this one (popups). */
+  opener?: string;
+  createdAt: string;
+  /** Viewport set by browser_viewport; persists for the tab. */
+  viewport?: { width: number; height: number; deviceScaleFactor?: number };
+}
+
+export class TabStore {
+  constructor(private db: Db) {}
+
+  private key(user: string, id: string) {
+    return `${user}\u0000${id}`;
+  }
+
+  list(user: string): TabRecord[] {
+    const out: TabRecord[] = [];
+    for (const { value } of this.db.tabs.getRange({ start: `${user}\u0000`, end: `${user}\u0001` })) out.push(value as TabRecord);
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id, 'en', { numeric: true }));
+  }
+
+  get(user: string, id: string): TabRecord | undefined {
+    return this.db.tabs.get(this.key(user, id));
+  }
+
+  /** Allocates the next tab number for a user (and profile): ids are never reused. */
+  async nextNumber(user: string, profile?: string): Promise<number> {
+    const k = `counter\u0000${user}\u0000${profile ?? ''}`;
+    let n = 0;
+    await this.db.meta.transaction(() => {
+      n = ((this.db.meta.get(k) as number | undefined) ?? 0) + 1;
+      this.db.meta.put(k, n);
+    });
+    return n;
+  }
+
+  async put(rec: TabRecord, durable = true): Promise<void> {
+    await this.db.tabs.put(this.key(rec.user, rec.id), rec);
+    if (durable) await this.db.flushed();
+  }
+
+  async remove(user: string, id: string): Promise<void> {
+    await this.db.tabs.remove(this.key(user, id));
+    await this.db.flushed();
+  }
+
+  getDefault(user: string): string | undefined {
+    return this.db.meta.get(`defaultTab\u0000${user}`);
+  }
+
+  async setDefault(user: string, id: string | undefined): Promise<void> {
+    if (id) await this.db.meta.put(`defaultTab\u0000${user}`, id);
+    else await this.db.meta.remove(`defaultTab\u0000${user}`);
+  }
+}

@@ -1,0 +1,103 @@
+/** Users and their tokens. Only token hashes are stored; lookups compare in constant time. */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from './db.js';
+
+export interface UserRecord {
+  id: string;
+  name: string;
+  createdAt: string;
+  /** Settings an admin sets per user. */
+  approvals: boolean;
+  takeover: boolean;
+}
+
+const TOKEN_PREFIX = 'bd_';
+const ADMIN_PREFIX = 'bda_';
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function newToken(prefix = TOKEN_PREFIX): string {
+  return prefix + randomBytes(24).toString('base64url');
+}
+
+export class UserStore {
+  constructor(private db: Db) {}
+
+  get(name: string): UserRecord | undefined {
+    return this.db.users.get(name);
+  }
+
+  list(): UserRecord[] {
+    return [...this.db.users.getRange({})].map((e) => e.value as UserRecord);
+  }
+
+  /** Creates a user and returns its token (shown once). Throws if the name is taken. */
+  async add(name: string): Promise<{ user: UserRecord; token: string }> {
+    if (this.db.users.get(name)) throw new Error(`user ${name} already exists; use 'browserd user token ${name}' to replace its token`);
+    const user: UserRecord = { id: name, name, createdAt: new Date().toISOString(), approvals: false, takeover: true };
+    const token = newToken();
+    await this.db.root.transaction(() => {
+      this.db.users.put(name, user);
+      this.db.tokens.put(hashToken(token), { user: name, hash: hashToken(token), createdAt: user.createdAt });
+      this.db.tokens.put(`user:${name}`, hashToken(token));
+    });
+    await this.db.flushed();
+    return { user, token };
+  }
+
+  /** Replaces a user's token: the old one stops working at once. */
+  async replaceToken(name: string): Promise<string> {
+    if (!this.db.users.get(name)) throw new Error(`no user ${name}; add it with 'browserd user add ${name}'`);
+    const token = newToken();
+    const old = this.db.tokens.get(`user:${name}`) as string | undefined;
+    await this.db.root.transaction(() => {
+      if (old) this.db.tokens.remove(old);
+      this.db.tokens.put(hashToken(token), { user: name, hash: hashToken(token), createdAt: new Date().toISOString() });
+      this.db.tokens.put(`user:${name}`, hashToken(token));
+    });
+    await this.db.flushed();
+    return token;
+  }
+
+  async update(name: string, patch: Partial<Pick<UserRecord, 'approvals' | 'takeover'>>): Promise<UserRecord> {
+    const u = this.get(name);
+    if (!u) throw new Error(`no user ${name}`);
+    const next = { ...u, ...patch };
+    await this.db.users.put(name, next);
+    await this.db.flushed();
+    return next;
+  }
+
+  /** The user a bearer token belongs to, or undefined. The hash is the key; the stored hash is compared in constant time. */
+  authenticate(token: string | undefined): UserRecord | undefined {
+    if (!token || !token.startsWith(TOKEN_PREFIX)) return undefined;
+    const h = hashToken(token);
+    const rec = this.db.tokens.get(h) as { user: string; hash: string } | undefined;
+    if (!rec) return undefined;
+    if (!timingSafeEqual(Buffer.from(rec.hash, 'hex'), Buffer.from(h, 'hex'))) return undefined;
+    return this.get(rec.user);
+  }
+
+  // ---- the admin key: one per host, distinct in form and store from user tokens ----
+
+  async ensureAdminKey(): Promise<string | undefined> {
+    if (this.db.meta.get('adminKeyHash')) return undefined;
+    return this.replaceAdminKey();
+  }
+
+  async replaceAdminKey(): Promise<string> {
+    const key = newToken(ADMIN_PREFIX);
+    await this.db.meta.put('adminKeyHash', hashToken(key));
+    await this.db.flushed();
+    return key;
+  }
+
+  isAdminKey(key: string | undefined): boolean {
+    if (!key || !key.startsWith(ADMIN_PREFIX)) return false;
+    const stored = this.db.meta.get('adminKeyHash') as string | undefined;
+    if (!stored) return false;
+    return timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(hashToken(key), 'hex'));
+  }
+}
