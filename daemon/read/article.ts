@@ -8,7 +8,7 @@
 // isProbablyReaderable and then Readability run.
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { Readability, isProbablyReaderable } from '@mozilla/readability';
-import { type HDocument, type HElement, byTag, findAll, textContent } from './html-tree.js';
+import { type HDocument, type HElement, eachElement, textContent } from './html-tree.js';
 
 // Copied from Readability-readerable.js (0.6.0) so both checks agree.
 const UNLIKELY =
@@ -19,11 +19,14 @@ const MIN_SCORE = 20;
 
 /** isProbablyReaderable's heuristic on an htmlparser2 tree (same defaults). */
 export function looksReaderable(doc: HDocument): boolean {
-  const nodes = new Set(findAll(doc, byTag('p', 'pre', 'article')));
-  for (const br of findAll(doc, byTag('br'))) {
-    const p = br.parent;
-    if (p && p.type !== 'root' && p.name === 'div') nodes.add(p);
-  }
+  // querySelectorAll("p, pre, article") plus the parents of "div > br", in one pass.
+  const nodes = new Set<HElement>();
+  const brDivs: HElement[] = [];
+  eachElement(doc, (el) => {
+    if (el.name === 'p' || el.name === 'pre' || el.name === 'article') nodes.add(el);
+    else if (el.name === 'br' && el.parent?.type !== 'root' && el.parent?.name === 'div') brDivs.push(el.parent);
+  });
+  for (const d of brDivs) nodes.add(d);
   let score = 0;
   for (const node of nodes) {
     if (!visible(node)) continue;

@@ -114,7 +114,8 @@ function isLayout(table: HElement, cells: HElement[][]): boolean {
   if (count <= 1) return true;
   const oneColumn = cells.every((r) => r.reduce((n, c) => n + span(c, 'colspan', MAX_COLSPAN), 0) <= 1);
   if (oneColumn && !cells.some((r) => r.some(isTh))) return true;
-  return cells.some((r) => r.some((c) => findFirst(c, byTag('table')) !== undefined));
+  // A table holding tables is scaffolding for them (one pass over the table, not one per cell).
+  return findFirst(table, byTag('table')) !== undefined;
 }
 
 function span(cell: HElement, attr: string, max: number): number {
@@ -147,8 +148,9 @@ function layOut(cells: HElement[][], text: (c: HElement) => string): string[][] 
 }
 
 function cellText(host: TableHost, cell: HElement): string {
-  const lines = host
-    .inlineOf(cell.children)
+  const raw = host.inlineOf(cell.children);
+  if (!raw.includes('\n')) return escapePipes(raw.replace(/\s+/g, ' ').trim()); // the common one-line cell
+  const lines = raw
     .split('\n')
     .map((l) => l.replace(/\s+/g, ' ').trim())
     .filter(Boolean);
