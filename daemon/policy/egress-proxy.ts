@@ -1,0 +1,288 @@
+/**
+ * The private-network guard, enforced where the connection is made.
+ *
+ * Why a proxy and not a URL check: Chromium resolves names itself, so a check before navigation misses DNS
+ * rebinding, redirects, window.open, iframes and every sub-resource. Instead every browser is started with
+ * `--proxy-server=http://127.0.0.1:PORT --proxy-bypass-list=<-loopback>` (the `<-loopback>` entry stops
+ * Chromium's implicit "loopback goes direct" rule), so all of its traffic arrives here. For each request we
+ * resolve the name ourselves, check EVERY address it resolves to, and connect to the address we checked:
+ * a second lookup could answer differently (rebinding), so there is none. Anything we cannot vet is refused.
+ *
+ * Why our own and not a proxy library: the libraries we looked at resolve and connect by host name inside
+ * their own code, with no hook to hand them a pre-checked address; node:http + node:net do the job in a page.
+ *
+ * Redirects are not followed here: the response goes back to the browser as it is, and the browser's next
+ * hop comes through the proxy again and is checked again.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import { promises as dns } from 'node:dns';
+import { classifyAddress, isBlockedAddress, parseHostAsIp } from './address.js';
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+export interface BlockedInfo {
+  host: string;
+  port: number;
+  /** The address that was refused, or undefined when the name did not resolve or the request was malformed. */
+  address?: string;
+  reason: string;
+}
+
+export interface EgressProxyOptions {
+  /** BROWSERD_ALLOW_PRIVATE_NETWORK=1: loopback, private and link-local ranges become reachable. */
+  allowPrivateNetwork: boolean;
+  /**
+   * Ports no page may reach on this machine even when private networks are allowed: the daemon's own listen
+   * port and every Chromium CDP port. A function, because browsers come and go while the proxy runs.
+   */
+  deniedPorts: () => Set<number>;
+  onBlocked?(info: BlockedInfo): void;
+  /** Name resolution; injectable so tests can map a name to loopback without DNS. Default: dns.lookup all. */
+  lookup?: (host: string) => Promise<ResolvedAddress[]>;
+  /** Milliseconds to wait for the upstream TCP connection. */
+  connectTimeoutMs?: number;
+}
+
+export interface EgressProxy {
+  port: number;
+  close(): Promise<void>;
+}
+
+// `verbatim` keeps the resolver's own order: chrome-remote-interface changes Node's default order process-wide.
+const defaultLookup = async (host: string): Promise<ResolvedAddress[]> => dns.lookup(host, { all: true, verbatim: true });
+
+// Hop-by-hop headers (RFC 9110 7.6.1) plus the proxy-only ones: they describe this hop, not the next one.
+// Proxy-Authorization in particular must never reach the origin.
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate',
+  'te', 'trailer', 'transfer-encoding', 'upgrade',
+]);
+
+/** Raw headers without hop-by-hop ones and without any header the Connection header names. */
+function endToEndHeaders(raw: string[]): string[] {
+  const named = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.toLowerCase() === 'connection') {
+      for (const token of raw[i + 1]!.split(',')) named.add(token.trim().toLowerCase());
+    }
+  }
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (!HOP_BY_HOP.has(name) && !named.has(name)) out.push(raw[i]!, raw[i + 1]!);
+  }
+  return out;
+}
+
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly info: BlockedInfo,
+  ) {
+    super(info.reason);
+  }
+}
+
+/** Addresses of this machine's interfaces: a denied port is denied on them too, not only on 127.0.0.1. */
+function localAddresses(): Set<string> {
+  const set = new Set<string>();
+  for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) set.add(a.address.toLowerCase());
+  return set;
+}
+
+export async function startEgressProxy(opts: EgressProxyOptions): Promise<EgressProxy> {
+  const lookup = opts.lookup ?? defaultLookup;
+  const allow = opts.allowPrivateNetwork ? { loopback: true, private: true } : {};
+  const connectTimeoutMs = opts.connectTimeoutMs ?? 30_000;
+  const sockets = new Set<net.Socket>();
+  let ownPort = 0;
+
+  /** Resolves and vets a target; returns every address, all of them checked, or throws a Refusal. */
+  async function vet(host: string, port: number): Promise<string[]> {
+    const refuse = (status: number, reason: string, address?: string): never => {
+      throw new Refusal(status, { host, port, address, reason });
+    };
+    if (!host || !Number.isInteger(port) || port < 1 || port > 65535) refuse(400, 'malformed target');
+    const literal = parseHostAsIp(host);
+    let addresses: string[];
+    if (literal) addresses = [literal];
+    else {
+      try {
+        addresses = (await lookup(host)).map((a) => a.address);
+      } catch {
+        addresses = [];
+      }
+      if (addresses.length === 0) refuse(502, 'name did not resolve');
+    }
+    // The proxy's own port is reserved too: a page must not loop requests through it.
+    const reservedPort = port === ownPort || opts.deniedPorts().has(port);
+    const local = reservedPort ? localAddresses() : undefined;
+    for (const address of addresses) {
+      const cls = classifyAddress(address);
+      if (isBlockedAddress(address, allow)) refuse(403, `${cls} address`, address);
+      if (local && (cls === 'loopback' || cls === 'unspecified' || local.has(address.toLowerCase()))) {
+        refuse(403, 'port reserved for the daemon and its browsers', address);
+      }
+    }
+    return addresses;
+  }
+
+  /** Connects to the first checked address that answers. Never resolves anything. */
+  function connect(addresses: string[], port: number): Promise<net.Socket> {
+    return new Promise((resolve, reject) => {
+      let i = 0;
+      const next = (lastError?: Error) => {
+        const address = addresses[i++];
+        if (address === undefined) return reject(lastError ?? new Error('no address'));
+        const socket = net.connect({ host: address, port });
+        sockets.add(socket);
+        socket.once('close', () => sockets.delete(socket));
+        socket.setTimeout(connectTimeoutMs, () => socket.destroy(new Error('connect timeout')));
+        socket.once('error', (err) => {
+          socket.destroy();
+          next(err);
+        });
+        socket.once('connect', () => {
+          socket.removeAllListeners('error');
+          socket.setTimeout(0);
+          resolve(socket);
+        });
+      };
+      next();
+    });
+  }
+
+  function report(info: BlockedInfo) {
+    try {
+      opts.onBlocked?.(info);
+    } catch {
+      // A failing observer must not turn a refusal into a crash.
+    }
+  }
+
+  // Plain http:// requests arrive in absolute form: "GET http://host:port/path HTTP/1.1".
+  async function onRequest(req: http.IncomingMessage, res: http.ServerResponse) {
+    const reply = (status: number, text: string) => {
+      if (res.headersSent) return void res.destroy();
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    };
+    let target: URL;
+    try {
+      target = new URL(req.url ?? '');
+    } catch {
+      return reply(400, 'browserd egress proxy: absolute http:// URL required\n');
+    }
+    if (target.protocol !== 'http:') return reply(400, `browserd egress proxy: ${target.protocol} is not proxied as a plain request\n`);
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    const port = target.port ? Number(target.port) : 80;
+    let addresses: string[];
+    try {
+      addresses = await vet(host, port);
+    } catch (e) {
+      if (!(e instanceof Refusal)) throw e;
+      report(e.info);
+      return reply(e.status, `browserd: blocked ${host}:${port} (${e.info.reason})\n`);
+    }
+    let socket: net.Socket;
+    try {
+      socket = await connect(addresses, port);
+    } catch (e) {
+      return reply(502, `browserd: could not connect to ${host}:${port}\n`);
+    }
+    const upstream = http.request({
+      method: req.method,
+      path: target.pathname + target.search,
+      headers: endToEndHeaders(req.rawHeaders) as unknown as http.OutgoingHttpHeaders,
+      // Host stays as the browser sent it (a virtual host), while the socket goes to the checked address.
+      setHost: false,
+      // No agent: with createConnection and no agent, Node uses exactly this socket (agent: false would not).
+      createConnection: () => socket,
+    });
+    upstream.on('response', (up) => {
+      res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEndHeaders(up.rawHeaders));
+      up.pipe(res);
+      up.on('error', () => res.destroy());
+    });
+    upstream.on('error', () => reply(502, `browserd: upstream ${host}:${port} failed\n`));
+    res.on('close', () => upstream.destroy());
+    req.pipe(upstream);
+  }
+
+  // https:// and ws(s):// arrive as "CONNECT host:port"; after the check the bytes are relayed untouched.
+  async function onConnect(req: http.IncomingMessage, client: net.Socket, head: Buffer) {
+    sockets.add(client);
+    client.once('close', () => sockets.delete(client));
+    client.on('error', () => client.destroy());
+    const m = /^(?:\[([^\]]+)\]|([^:\[\]]+)):(\d{1,5})$/.exec(req.url ?? '');
+    const host = m ? (m[1] ?? m[2]!) : '';
+    const port = m ? Number(m[3]) : 0;
+    const refuse = (status: number, text: string) => {
+      const phrase = http.STATUS_CODES[status] ?? 'Error';
+      client.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+    };
+    let addresses: string[];
+    try {
+      addresses = await vet(host, port);
+    } catch (e) {
+      if (!(e instanceof Refusal)) throw e;
+      report(e.info);
+      return refuse(e.status, `browserd: blocked ${req.url} (${e.info.reason})\n`);
+    }
+    let upstream: net.Socket;
+    try {
+      upstream = await connect(addresses, port);
+    } catch {
+      return refuse(502, `browserd: could not connect to ${req.url}\n`);
+    }
+    if (client.destroyed) return void upstream.destroy();
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+  }
+
+  const server = http.createServer();
+  server.on('request', (req, res) => {
+    onRequest(req, res).catch(() => res.destroy());
+  });
+  server.on('connect', (req, socket: net.Socket, head) => {
+    onConnect(req, socket, head).catch(() => socket.destroy());
+  });
+  // Chromium tunnels WebSockets with CONNECT; an Upgrade in absolute form is nothing we need to carry.
+  server.on('upgrade', (_req, socket: net.Socket) => {
+    socket.end('HTTP/1.1 501 Not Implemented\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+  });
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // Loopback only: the proxy is for this host's browsers, never for the network.
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  ownPort = (server.address() as net.AddressInfo).port;
+
+  return {
+    port: ownPort,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}
