@@ -9,8 +9,9 @@
 //   berries -> berry) but not from -ss/-us/-is words (process, status, analysis).
 
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/u;
-const CJK_SPLIT = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+)/u;
+// ー (the katakana long-vowel mark) is Script=Common but part of katakana words.
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc]+/u;
+const CJK_SPLIT = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc]+)/u;
 const LATIN = /^[a-z]+$/;
 
 const STOPWORDS = new Set(

@@ -104,3 +104,45 @@ export function bigTableHtml(rows: number): string {
 <table><thead><tr><th>ID</th><th>Name</th><th>Link</th><th>Price</th><th>Status</th></tr></thead>
 <tbody>${body.join('\n')}</tbody></table></body></html>`;
 }
+
+/** A manual in Markdown, as htmlToMarkdown would give it; section 3 is about descaling. */
+export const GUIDE_MD = `# Espresso Machine Guide
+
+Thank you for buying the Model E espresso machine. This guide covers unpacking, daily use, descaling, troubleshooting and the warranty. Keep it with the machine.
+
+## 1. Unpacking
+
+Remove the machine from the box and take off all packing tape. Place it on a flat, dry surface away from the edge of the counter. Keep the box for transport.
+
+- Machine body
+- Portafilter with two baskets
+- Tamper and measuring spoon
+
+## 2. Daily use
+
+Fill the water tank with fresh cold water. Switch the machine on and wait until the ready light stops blinking; this takes about 30 seconds.
+
+Grind about 18 grams of coffee, tamp it evenly and lock the portafilter in place. Press the single or double cup button. For milk drinks, purge the steam wand, then froth the milk until the jug feels hot to the touch.
+
+## 3. Descaling
+
+Limescale builds up inside the boiler and pipes, especially with hard water. Scale slows the flow, lowers the brewing temperature and finally blocks the machine.
+
+Descale with a citric acid solution: dissolve 30 grams of citric acid in one litre of water, pour it into the tank and start the descaling cycle by holding both cup buttons for five seconds. Rinse with two full tanks of clean water afterwards.
+
+### Descaling schedule
+
+| Water hardness | Descale every |
+| --- | --- |
+| Soft | 3 months |
+| Medium | 2 months |
+| Hard | 1 month |
+
+## 4. Troubleshooting
+
+If no water comes out, check that the tank is seated correctly. If the coffee runs too fast, grind finer; if it runs too slowly, grind coarser or tamp more lightly.
+
+## 5. Warranty
+
+The machine is covered for two years from the date of purchase. Keep your receipt. The warranty does not cover damage caused by limescale when the machine was not descaled as described.
+`;
