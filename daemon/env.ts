@@ -6,6 +6,9 @@ import type { UserStore } from '../storage/users.js';
 import type { TabStore } from '../storage/tabs.js';
 import type { AuditStore } from '../storage/audit.js';
 import type { BrowserPool } from './browser/pool.js';
+import type { FileStore } from '../storage/files.js';
+import type { ProfileStore } from '../storage/profiles.js';
+import type { SearchBackend } from './search/backends.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -14,6 +17,10 @@ export interface DaemonEnv {
   tabs: TabStore;
   audit: AuditStore;
   pool: BrowserPool;
+  files: FileStore;
+  profiles: ProfileStore;
+  /** The web search backend (from the environment at start; tests set a loopback one). */
+  search?: SearchBackend;
   log: Logger;
   /** Ports pages may never reach: the daemon's own and every CDP port. */
   deniedPorts(): Set<number>;

@@ -8,9 +8,13 @@ import { openDb } from '../storage/db.js';
 import { UserStore } from '../storage/users.js';
 import { TabStore } from '../storage/tabs.js';
 import { AuditStore } from '../storage/audit.js';
+import { FileStore } from '../storage/files.js';
+import { ProfileStore } from '../storage/profiles.js';
+import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
 import { startApp, type AppHandle } from './server/app.js';
 import { startEgressProxy } from './policy/egress-proxy.js';
+import { lookupWithRules, parseResolverRules } from './browser/resolver-rules.js';
 import type { Config } from './config.js';
 import type { DaemonEnv } from './env.js';
 
@@ -35,10 +39,11 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   const proxy = await startEgressProxy({
     allowPrivateNetwork: cfg.allowPrivateNetwork,
     deniedPorts,
+    lookup: lookupWithRules(parseResolverRules(cfg.chromeArgs)),
     onBlocked: (info) => log.info({ ...info }, 'egress blocked'),
   });
   pool = new BrowserPool(cfg, tabs, log, () => proxy.port);
-  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, log, deniedPorts, startedAt: new Date() };
+  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), search: backendFromEnv(), log, deniedPorts, startedAt: new Date() };
   let app: AppHandle;
   try {
     app = await startApp(env, VERSION);

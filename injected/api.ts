@@ -66,6 +66,12 @@ export interface InjectedApi {
   fill(ref: string, value: string): FillResult;
   /** The element's border box in page (document) CSS pixels after scrolling it into view, for element screenshots. */
   rectFor(ref: string): { x: number; y: number; width: number; height: number } | RefError;
+  /** The element itself (called with returnByValue false, to get a CDP object id, e.g. for file inputs). */
+  elementFor(ref: string): Element | RefError;
+  /** Selects options of a <select> (multiple allowed) by visible text or value; fires input and change. */
+  selectOptions(ref: string, values: string[]): FillResult & { selected?: string[] };
+  /** The scroll state of the page or of the element (for browser_scroll). */
+  scrollState(ref?: string): { x: number; y: number; maxX: number; maxY: number } | RefError;
   elementInfo(ref: string): ElementInfo | RefError;
   /** The visible text of the page (or of the element), one block per line, hidden text out unless asked. */
   readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string };

@@ -293,3 +293,13 @@ export async function afterAction(tab: Tab, windowMs = 400): Promise<void> {
     await tab.settle(1000);
   }
 }
+
+/** A CDP object id for the element behind a ref (for DOM.setFileInputFiles and the like). */
+export async function elementObjectId(tab: Tab, ref: string): Promise<string> {
+  const check = await tab.call('elementInfo', ref);
+  if ('error' in check) throw new BrowserdError('stale_ref', check.message, { next: 'Take a new browser_snapshot.' });
+  const ctxId = await (tab as any).worldId();
+  const r = await tab.send('Runtime.evaluate', { expression: `__browserd.elementFor(${JSON.stringify(ref)})`, contextId: ctxId, returnByValue: false });
+  if (!r.result.objectId || r.result.subtype !== 'node') throw new BrowserdError('stale_ref', `ref ${ref} is not in the current page`, { next: 'Take a new browser_snapshot.' });
+  return r.result.objectId;
+}

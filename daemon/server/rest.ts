@@ -5,7 +5,8 @@ import { callTool } from '../tools/dispatch.js';
 import { allTools } from '../tools/registry.js';
 import { toJsonSchema } from '../tools/schema.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { readJson, sendError, sendJson, type Req } from './http.js';
+import { readJson, send, sendError, sendJson, type Req } from './http.js';
+import { listProfiles } from '../tools/spaces.js';
 
 type Handler = (r: Req, user: UserRecord, params: string[]) => Promise<void>;
 
@@ -38,6 +39,19 @@ export function restRoutes(env: DaemonEnv): { method: string; pattern: RegExp; h
         sendJson(r, 200, { ok: true, tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, effect: t.effect, inputSchema: toJsonSchema(t.input) })) }),
     },
     { method: 'POST', pattern: /^\/v1\/tools\/([a-z_]+)$/, handler: async (r, user, [name]) => runTool(env, r, user, name, await readJson(r)) },
+    { method: 'GET', pattern: /^\/v1\/profiles$/, handler: async (r, user) => sendJson(r, 200, { ok: true, profiles: listProfiles(env, user.id) }) },
+    { method: 'GET', pattern: /^\/v1\/files$/, handler: async (r, user) => sendJson(r, 200, { ok: true, files: env.files.list(user.id).map((f) => ({ ...f, url: `/v1/files/${encodeURIComponent(f.name)}` })) }) },
+    {
+      method: 'GET',
+      pattern: /^\/v1\/files\/([^/]+)$/,
+      handler: async (r, user, [raw]) => {
+        const name = decodeURIComponent(raw);
+        const info = env.files.info(user.id, name);
+        const data = info && env.files.read(user.id, name);
+        if (!info || !data) throw new BrowserdError('not_found', `no file ${name}`, { next: 'List your files with GET /v1/files.' });
+        send(r, 200, data, { 'Content-Type': info.mimeType, 'Content-Disposition': `attachment; filename="${name.replace(/"/g, '')}"`, 'X-Content-Type-Options': 'nosniff' });
+      },
+    },
     {
       method: 'GET',
       pattern: /^\/v1\/audit$/,

@@ -6,8 +6,14 @@ import { snapshotTools } from './snapshot.js';
 import { inputTools } from './input.js';
 import { readTools } from './read-text.js';
 import { statusTools } from './status.js';
+import { pageTools } from './page.js';
+import { diagnosticsTools } from './diagnostics.js';
+import { spacesTools } from './spaces.js';
+import { searchTools } from './search.js';
+import { pointerTools } from './pointer.js';
+import { formTools } from './forms.js';
 
-const ALL: ToolDef<any>[] = [...tabTools, ...navigationTools, ...snapshotTools, ...inputTools, ...readTools, ...statusTools];
+const ALL: ToolDef<any>[] = [...tabTools, ...navigationTools, ...snapshotTools, ...inputTools, ...readTools, ...statusTools, ...pageTools, ...diagnosticsTools, ...spacesTools, ...searchTools, ...pointerTools, ...formTools];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));
 if (byName.size !== ALL.length) throw new Error('two tools share a name');

@@ -1,0 +1,94 @@
+/** Form tools: fill_form (many fields in order, never submits), select_options, upload. */
+import { Type } from '@sinclair/typebox';
+import { basename } from 'node:path';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { defineTool } from './define.js';
+import { params, RefParam, TabParam } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { REF } from '../../protocol/ids.js';
+import { elementObjectId } from '../browser/tab.js';
+import { gateAction } from '../policy/gate.js';
+import { refError } from './input.js';
+
+export const UPLOAD_MAX_BYTES = 15 * 1024 * 1024;
+
+export const formTools = [
+  defineTool({
+    name: 'browser_fill_form',
+    title: 'Fill a form',
+    description: 'Fills several fields in order with browser_fill rules (text; option text or value; "true"/"false" for checkboxes). Reports which were filled and which failed. Never submits.',
+    input: params({
+      fields: Type.Record(Type.String({ pattern: REF.source }), Type.String({ maxLength: 100000 }), { description: 'ref -> value, filled in the given order.', minProperties: 1, maxProperties: 200 }),
+      tab: TabParam,
+    }),
+    effect: 'write',
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      const filled: string[] = [];
+      const failed: { ref: string; reason: string }[] = [];
+      for (const [ref, value] of Object.entries(args.fields)) {
+        if (!(await gateAction(ctx, tab, { action: 'fill', ref }, out))) return;
+        const r = await tab.call('fill', ref, value).catch((e: Error) => ({ ok: false, message: e.message }));
+        if (r.ok) filled.push(ref);
+        else failed.push({ ref, reason: r.message ?? 'failed' });
+      }
+      out.set('tab', tab.id).set('filled', filled).set('failed', failed);
+      out.text(`Filled ${filled.length} of ${filled.length + failed.length} field(s)${filled.length ? `: ${filled.join(', ')}` : ''}. Nothing was submitted.`);
+      if (failed.length) out.page('fields that failed', failed.map((f) => `${f.ref}: ${f.reason}`).join('\n'));
+    },
+  }),
+  defineTool({
+    name: 'browser_select_options',
+    title: 'Select options',
+    description: 'Selects one or more options of a <select> by visible text or value (several for a multiple select); the others are unselected.',
+    input: params({ ref: RefParam(), values: Type.Array(Type.String({ maxLength: 1000 }), { description: 'Option texts or values.', minItems: 1, maxItems: 500 }), tab: TabParam }),
+    effect: 'write',
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      if (!(await gateAction(ctx, tab, { action: 'fill', ref: args.ref }, out))) return;
+      const r = await tab.call('selectOptions', args.ref, args.values);
+      if (!r.ok) refError(args.ref, r);
+      out.set('tab', tab.id).set('selected', r.selected ?? []).text(`Selected in ${args.ref}:`);
+      out.page(`selected options of ${args.ref}`, (r.selected ?? []).join('\n'));
+    },
+  }),
+  defineTool({
+    name: 'browser_upload',
+    title: 'Upload a file',
+    description: "Puts a file into a file input (ref): a file from the user's files by name, or one given inline as base64 with a name. The page's own upload then sends it (an act tab is needed for the page to POST it).",
+    input: params({
+      ref: RefParam('The <input type=file> (or its label).'),
+      file: Type.Optional(Type.String({ description: "Name of a file in the user's files (GET /v1/files).", maxLength: 200 })),
+      name: Type.Optional(Type.String({ description: 'File name for inline content.', pattern: '^[A-Za-z0-9_][A-Za-z0-9 ._-]{0,199}$' })),
+      base64: Type.Optional(Type.String({ description: 'Inline file content, base64 (up to 15 MB).', maxLength: Math.ceil((UPLOAD_MAX_BYTES * 4) / 3) + 4 })),
+      tab: TabParam,
+    }),
+    effect: 'write',
+    async handle(ctx, args, out) {
+      if (!!args.file === !!args.base64) throw new BrowserdError('validation_error', 'give file, or base64 with name', { next: 'Pass one source.' });
+      if (args.base64 && !args.name) throw new BrowserdError('validation_error', 'inline content needs a name', { next: 'Pass name, e.g. "report.csv".' });
+      let path: string;
+      if (args.file) {
+        const p = ctx.env.files.path(ctx.user.id, args.file);
+        if (!p || !ctx.env.files.info(ctx.user.id, args.file)) throw new BrowserdError('not_found', `no file ${args.file} in your files`, { next: 'List them with GET /v1/files, or pass base64 and name.' });
+        path = p;
+      } else {
+        const data = Buffer.from(args.base64!, 'base64');
+        if (data.length > UPLOAD_MAX_BYTES) throw new BrowserdError('validation_error', 'the file is larger than 15 MB', { next: 'Upload a smaller file.' });
+        // Kept in the user's own upload area: Chromium reads the file from disk when the page sends it.
+        const dir = join(ctx.env.cfg.dataDir, 'uploads', ctx.user.id);
+        mkdirSync(dir, { recursive: true });
+        path = join(dir, basename(args.name!));
+        writeFileSync(path, data);
+      }
+      const tab = await ctx.tab(args.tab);
+      const info = await tab.call('elementInfo', args.ref);
+      if ('error' in info) throw new BrowserdError('stale_ref', info.message, { next: 'Take a new browser_snapshot.' });
+      if (!(info.tag === 'input' && info.type === 'file')) throw new BrowserdError('action_failed', `${args.ref} is a ${info.tag}${info.type ? `[type=${info.type}]` : ''}, not a file input`, { next: 'Use the ref of the <input type=file>; browser_query{css:"input[type=file]", includeHidden:true} finds hidden ones.' });
+      const objectId = await elementObjectId(tab, args.ref);
+      await tab.send('DOM.setFileInputFiles', { files: [path], objectId });
+      out.set('tab', tab.id).set('file', basename(path)).text(`Put ${basename(path)} into ${args.ref}. Submit the form to send it.`);
+    },
+  }),
+];

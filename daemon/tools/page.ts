@@ -1,0 +1,114 @@
+/** Whole-page tools: evaluate, viewport, allow_confirm, pdf. */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, TabParam } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { gateAction } from '../policy/gate.js';
+
+export const EVALUATE_MAX_CHARS = 12000;
+
+const PAPER: Record<string, { w: number; h: number }> = {
+  a4: { w: 8.27, h: 11.69 }, letter: { w: 8.5, h: 11 }, legal: { w: 8.5, h: 14 }, a3: { w: 11.69, h: 16.54 }, a5: { w: 5.83, h: 8.27 }, tabloid: { w: 11, h: 17 },
+};
+
+export const pageTools = [
+  defineTool({
+    name: 'browser_evaluate',
+    title: 'Run JavaScript',
+    description:
+      'Runs a JavaScript expression or IIFE in the page and returns its value: a string as it is, anything else as JSON, cut at 12,000 characters; a promise is awaited. A thrown error is action_failed. In a read tab page network writes stay blocked. Sensitive: refused on a read-only site, needs approval when approvals are on.',
+    input: params({ js: Type.String({ description: 'Expression or IIFE returning a JSON-serialisable value.', minLength: 1, maxLength: 100000 }), tab: TabParam }),
+    effect: 'sensitive',
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      if (!(await gateAction(ctx, tab, { action: 'evaluate' }, out))) return;
+      const r = await tab.send('Runtime.evaluate', { expression: args.js, returnByValue: true, awaitPromise: true, userGesture: true, replMode: true, timeout: 30000 });
+      if (r.exceptionDetails) {
+        const msg = r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text;
+        throw new BrowserdError('action_failed', `the script threw: ${msg}`, { next: 'Fix the script; take a browser_snapshot to see the page.' });
+      }
+      const v = r.result.value;
+      let text = r.result.type === 'undefined' ? 'undefined' : typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+      const cut = text.length > EVALUATE_MAX_CHARS;
+      if (cut) text = text.slice(0, EVALUATE_MAX_CHARS);
+      out.set('tab', tab.id).set('truncated', cut).set('type', r.result.type);
+      out.text(`Result of the script in ${tab.id}${cut ? ` (cut at ${EVALUATE_MAX_CHARS} characters)` : ''}:`);
+      out.page(`script result in ${tab.id}`, text);
+    },
+  }),
+  defineTool({
+    name: 'browser_viewport',
+    title: 'Set the viewport',
+    description: 'Sets the tab\'s viewport size and device scale factor; kept for the tab (also after restarts).',
+    input: params({
+      width: Type.Integer({ description: 'CSS pixels, 200-3840.', minimum: 200, maximum: 3840 }),
+      height: Type.Integer({ description: 'CSS pixels, 200-2160.', minimum: 200, maximum: 2160 }),
+      deviceScaleFactor: Type.Optional(Type.Number({ description: 'Device pixel ratio, 0.5-4. Default 1.', minimum: 0.5, maximum: 4 })),
+      tab: TabParam,
+    }),
+    effect: 'read',
+    openWorld: false,
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      const v = { width: args.width, height: args.height, deviceScaleFactor: args.deviceScaleFactor ?? 1 };
+      await tab.applyViewport(v);
+      tab.record.viewport = v;
+      await ctx.env.tabs.put(tab.record);
+      out.set('tab', tab.id).set('viewport', v).text(`Viewport of ${tab.id} is ${v.width}x${v.height} at scale ${v.deviceScaleFactor}.`);
+    },
+  }),
+  defineTool({
+    name: 'browser_allow_confirm',
+    title: 'Allow the next confirm',
+    description: 'Answers YES to the next confirm()/prompt() dialog only (dialogs are answered NO by default). Call it just before the click that opens the dialog. Refused on a read-only site.',
+    input: params({ tab: TabParam }),
+    effect: 'sensitive',
+    openWorld: false,
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      if (!(await gateAction(ctx, tab, { action: 'allow_confirm' }, out))) return;
+      tab.allowNextConfirm();
+      out.set('tab', tab.id).text(`The next confirm()/prompt() in ${tab.id} will be answered YES; later ones NO again.`);
+    },
+  }),
+  defineTool({
+    name: 'browser_pdf',
+    title: 'Save as PDF',
+    description: "Prints the page to a PDF stored in the user's files; returns its name and how to fetch it (not the bytes). Works in read tabs.",
+    input: params({
+      paper: Type.Optional(Type.Union(['a4', 'letter', 'legal', 'a3', 'a5', 'tabloid'].map((p) => Type.Literal(p)), { description: 'Paper size. Default a4.' })),
+      landscape: Type.Optional(Type.Boolean({ description: 'Default false.' })),
+      background: Type.Optional(Type.Boolean({ description: 'Print background graphics. Default true.' })),
+      scale: Type.Optional(Type.Number({ description: '0.1-2. Default 1.', minimum: 0.1, maximum: 2 })),
+      marginMm: Type.Optional(Type.Number({ description: 'Margin on every side in mm, 0-100. Default 10.', minimum: 0, maximum: 100 })),
+      pageRanges: Type.Optional(Type.String({ description: 'Pages to print, e.g. "1-3, 5". Default all.', pattern: '^\\s*\\d+(\\s*-\\s*\\d+)?(\\s*,\\s*\\d+(\\s*-\\s*\\d+)?)*\\s*$' })),
+      name: Type.Optional(Type.String({ description: 'File name ending in .pdf. Default built from host and time.', pattern: '^[A-Za-z0-9_][A-Za-z0-9 ._-]{0,195}\\.pdf$' })),
+      tab: TabParam,
+    }),
+    effect: 'read',
+    openWorld: false,
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      const paper = PAPER[args.paper ?? 'a4'];
+      const m = (args.marginMm ?? 10) / 25.4;
+      const r = await tab.send('Page.printToPDF', {
+        landscape: !!args.landscape,
+        printBackground: args.background ?? true,
+        scale: args.scale ?? 1,
+        paperWidth: paper.w,
+        paperHeight: paper.h,
+        marginTop: m, marginBottom: m, marginLeft: m, marginRight: m,
+        pageRanges: args.pageRanges ?? '',
+      }).catch((e) => {
+        throw new BrowserdError('validation_error', `the PDF could not be made: ${e.message}`, { next: 'Check pageRanges against the page count.' });
+      });
+      let host = 'page';
+      try { host = new URL(tab.url).hostname || 'page'; } catch { /* about:blank */ }
+      const name = args.name ?? `${host.replace(/[^A-Za-z0-9.-]/g, '_')}-${new Date().toISOString().replace(/[:.]/g, '-')}.pdf`;
+      const info = ctx.env.files.write(ctx.user.id, name, Buffer.from(r.data, 'base64'));
+      const url = `/v1/files/${encodeURIComponent(name)}`;
+      out.set('tab', tab.id).set('file', { ...info, url });
+      out.text(`Saved ${name} (${info.size} bytes). Fetch it with GET ${url} and your bearer token.`);
+    },
+  }),
+];

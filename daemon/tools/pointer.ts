@@ -1,0 +1,141 @@
+/** Pointer tools: hover, drag, scroll. Real input events, refs resolved to points by the in-page script. */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, RefParam, TabParam } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { afterAction, type Tab } from '../browser/tab.js';
+import { mouseMove } from '../browser/input.js';
+import { pointForRef } from './input.js';
+import { writeSnapshot } from './snapshot.js';
+import { gateAction } from '../policy/gate.js';
+
+async function viewportSize(tab: Tab) {
+  const m = await tab.send('Page.getLayoutMetrics', {});
+  return { width: m.cssLayoutViewport.clientWidth, height: m.cssLayoutViewport.clientHeight };
+}
+
+async function inViewport(tab: Tab, x: number, y: number, which: string) {
+  const v = await viewportSize(tab);
+  if (x < 0 || y < 0 || x >= v.width || y >= v.height) {
+    throw new BrowserdError('validation_error', `the ${which} point (${x}, ${y}) is outside the viewport (${v.width}x${v.height})`, { next: 'Scroll so both ends are visible, or use refs.' });
+  }
+}
+
+function stateOf(r: { x: number; y: number; maxX: number; maxY: number } | { error: string; message: string }) {
+  if ('error' in r) throw new BrowserdError('stale_ref', r.message, { next: 'Take a new browser_snapshot.' });
+  return r;
+}
+
+export const pointerTools = [
+  defineTool({
+    name: 'browser_hover',
+    title: 'Hover',
+    description: 'Moves the pointer over an element and returns a snapshot in which elements that appeared (menus, tooltips) are marked *.',
+    input: params({ ref: RefParam(), tab: TabParam }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      // A snapshot first, so "new" means new since just before the hover.
+      await tab.call('snapshot', {});
+      const { x, y } = await pointForRef(tab, args.ref);
+      await mouseMove(tab, x, y);
+      await afterAction(tab, 250);
+      out.text(`Hovering over ${args.ref}.`);
+      await writeSnapshot(tab, out, { markNewSince: true });
+    },
+  }),
+  defineTool({
+    name: 'browser_drag',
+    title: 'Drag',
+    description: 'Drags from one element or point to another with real pointer events in `steps` moves (1-100, default 16). Both ends must be in the viewport. A sensitive drop needs an act tab.',
+    input: params({
+      fromRef: Type.Optional(RefParam('Element to drag from.')),
+      fromX: Type.Optional(Type.Number({ description: 'Start x (CSS px, viewport).', minimum: 0 })),
+      fromY: Type.Optional(Type.Number({ description: 'Start y (CSS px, viewport).', minimum: 0 })),
+      toRef: Type.Optional(RefParam('Element to drop on.')),
+      toX: Type.Optional(Type.Number({ description: 'End x (CSS px, viewport).', minimum: 0 })),
+      toY: Type.Optional(Type.Number({ description: 'End y (CSS px, viewport).', minimum: 0 })),
+      steps: Type.Optional(Type.Integer({ description: 'Intermediate pointer moves, 1-100. Default 16.', minimum: 1, maximum: 100 })),
+      tab: TabParam,
+    }),
+    effect: 'write',
+    async handle(ctx, args, out) {
+      const fromPoint = args.fromX !== undefined || args.fromY !== undefined;
+      const toPoint = args.toX !== undefined || args.toY !== undefined;
+      if (!!args.fromRef === fromPoint || (fromPoint && (args.fromX === undefined || args.fromY === undefined))) throw new BrowserdError('validation_error', 'give fromRef, or fromX and fromY', { next: 'Pass one start.' });
+      if (!!args.toRef === toPoint || (toPoint && (args.toX === undefined || args.toY === undefined))) throw new BrowserdError('validation_error', 'give toRef, or toX and toY', { next: 'Pass one end.' });
+      const tab = await ctx.tab(args.tab);
+      if (!(await gateAction(ctx, tab, { action: 'drag', ref: args.toRef }, out))) return;
+      const from = args.fromRef ? await pointForRef(tab, args.fromRef) : { x: args.fromX!, y: args.fromY! };
+      // Resolving the target may scroll; resolve the start again afterwards so both points are current.
+      const to = args.toRef ? await pointForRef(tab, args.toRef) : { x: args.toX!, y: args.toY! };
+      const start = args.fromRef ? await pointForRef(tab, args.fromRef) : from;
+      await inViewport(tab, start.x, start.y, 'start');
+      await inViewport(tab, to.x, to.y, 'end');
+      const steps = args.steps ?? 16;
+      await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: start.x, y: start.y });
+      await tab.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: start.x, y: start.y, button: 'left', buttons: 1, clickCount: 1 });
+      for (let i = 1; i <= steps; i++) {
+        const x = start.x + ((to.x - start.x) * i) / steps;
+        const y = start.y + ((to.y - start.y) * i) / steps;
+        await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'left', buttons: 1 });
+      }
+      await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1 });
+      await afterAction(tab);
+      out.set('tab', tab.id).text(`Dragged from (${Math.round(start.x)}, ${Math.round(start.y)}) to (${Math.round(to.x)}, ${Math.round(to.y)}) in ${steps} steps.`);
+    },
+  }),
+  defineTool({
+    name: 'browser_scroll',
+    title: 'Scroll',
+    description: 'Scrolls the page or an element (ref) by an amount, to an element (toRef), or to the top or end. Real wheel events, so lazy content loads as for a person.',
+    input: params({
+      ref: Type.Optional(RefParam('Scroll inside this element instead of the page.')),
+      direction: Type.Optional(Type.Union(['down', 'up', 'left', 'right'].map((d) => Type.Literal(d)), { description: 'Default down.' })),
+      amount: Type.Optional(Type.Integer({ description: 'CSS pixels, 1-100000. Default: one viewport.', minimum: 1, maximum: 100000 })),
+      toRef: Type.Optional(RefParam('Scroll until this element is in view.')),
+      to: Type.Optional(Type.Union([Type.Literal('top'), Type.Literal('end')], { description: 'Scroll to the top or to the end (repeats while content keeps loading, bounded).' })),
+      tab: TabParam,
+    }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      if (args.toRef && (args.to || args.amount || args.direction)) throw new BrowserdError('validation_error', 'toRef goes alone', { next: 'Pass toRef, or direction/amount, or to.' });
+      const tab = await ctx.tab(args.tab);
+      if (args.toRef) {
+        await pointForRef(tab, args.toRef).catch((e) => {
+          if (e instanceof BrowserdError && e.code === 'refused' && /covered/.test(e.message)) return undefined; // in view, just covered
+          throw e;
+        });
+        const s = stateOf(await tab.call('scrollState'));
+        out.set('tab', tab.id).set('scroll', s).text(`${args.toRef} is in view; page scrolled to y=${Math.round(s.y)}.`);
+        return;
+      }
+      const v = await viewportSize(tab);
+      const at = args.ref ? await pointForRef(tab, args.ref).catch(() => ({ x: v.width / 2, y: v.height / 2 })) : { x: v.width / 2, y: v.height / 2 };
+      const wheel = async (dx: number, dy: number) => {
+        await tab.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x: at.x, y: at.y, deltaX: dx, deltaY: dy });
+      };
+      if (args.to) {
+        let last = stateOf(await tab.call('scrollState', args.ref));
+        for (let i = 0; i < 50; i++) {
+          await wheel(0, args.to === 'end' ? Math.max(v.height, last.maxY - last.y) : -Math.max(v.height, last.y));
+          await afterAction(tab, 150);
+          const now = stateOf(await tab.call('scrollState', args.ref));
+          const done = args.to === 'end' ? now.y >= now.maxY - 1 && now.maxY === last.maxY : now.y <= 0;
+          last = now;
+          if (done) break;
+        }
+        out.set('tab', tab.id).set('scroll', last).text(`Scrolled ${args.ref ?? 'the page'} to the ${args.to} (y=${Math.round(last.y)} of ${Math.round(last.maxY)}).`);
+        return;
+      }
+      const dir = args.direction ?? 'down';
+      const amount = args.amount ?? (dir === 'left' || dir === 'right' ? v.width : v.height);
+      const dx = dir === 'right' ? amount : dir === 'left' ? -amount : 0;
+      const dy = dir === 'down' ? amount : dir === 'up' ? -amount : 0;
+      await wheel(dx, dy);
+      await afterAction(tab, 150);
+      const s = stateOf(await tab.call('scrollState', args.ref));
+      out.set('tab', tab.id).set('scroll', s).text(`Scrolled ${args.ref ?? 'the page'} ${dir} by ${amount}px; now at x=${Math.round(s.x)}, y=${Math.round(s.y)} of ${Math.round(s.maxY)}.`);
+    },
+  }),
+];

@@ -1,0 +1,28 @@
+/** browser_search: web search through the backend the admin configured. */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+
+export const searchTools = [
+  defineTool({
+    name: 'browser_search',
+    title: 'Search the web',
+    description: 'Searches the web through the search backend the admin configured (SearXNG or a search API). Returns title, URL and snippet per result; open one with browser_open or read many with browser_read{urls}.',
+    input: params({
+      query: Type.String({ description: 'What to search for.', minLength: 1, maxLength: 500 }),
+      limit: Type.Optional(Type.Integer({ description: 'Results, 1-50. Default 10.', minimum: 1, maximum: 50 })),
+      language: Type.Optional(Type.String({ description: 'Language code such as en or de.', pattern: '^[a-z]{2}(-[A-Z]{2})?$' })),
+    }),
+    effect: 'read',
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const backend = ctx.env.search;
+      if (!backend) throw new BrowserdError('not_configured', 'no search backend is configured on this host', { next: 'Ask the admin to set BROWSERD_SEARXNG_URL or BROWSERD_BRAVE_API_KEY; meanwhile open a search page with browser_open.' });
+      const results = await backend.search(args.query, { limit: args.limit ?? 10, language: args.language, signal: ctx.signal });
+      out.set('backend', backend.name).set('results', results);
+      out.text(`${results.length} result(s) from ${backend.name}.`);
+      if (results.length) out.page('search results', results.map((r, i) => `${i + 1}. ${r.title}\n   ${r.url}\n   ${r.snippet}`).join('\n'));
+    },
+  }),
+];

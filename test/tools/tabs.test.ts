@@ -1,0 +1,79 @@
+/** Tabs: ids, default tab, focus, close, no tab left behind, URL normalisation, isolation between users, capacity. */
+import t from 'tap';
+import { startTestDaemon, call, type TestDaemon } from '../fixtures/daemon.js';
+import { startSite, html, type FixtureSite } from '../fixtures/site.js';
+
+let d: TestDaemon;
+let site: FixtureSite;
+let alice: string;
+let bob: string;
+
+t.before(async () => {
+  site = await startSite();
+  d = await startTestDaemon();
+  alice = await d.addUser('alice');
+  bob = await d.addUser('bob');
+  site.route('/a', html('<h1>Page A</h1>', '', 'A'));
+  site.route('/b', html('<h1>Page B</h1>', '', 'B'));
+});
+t.teardown(async () => {
+  await d.stop();
+  await site.close();
+});
+
+t.test('ids count up, the newest or focused tab is the default, close removes for good', async (t) => {
+  const c = await d.mcp(alice);
+  const a = await call(c, 'browser_open', { url: `${site.url}/a` });
+  const b = await call(c, 'browser_open', { url: `${site.url}/b`, mode: 'act' });
+  const ta = /Opened tab (t\d+)/.exec(a.text)![1];
+  const tb = /Opened tab (t\d+)/.exec(b.text)![1];
+  t.equal(Number(tb.slice(1)), Number(ta.slice(1)) + 1);
+  t.match((await call(c, 'browser_read_text')).text, /Page B/, 'default is the newest tab');
+  await call(c, 'browser_focus_tab', { tab: ta });
+  t.match((await call(c, 'browser_read_text')).text, /Page A/, 'default is the focused tab');
+  const list = await call(c, 'browser_tabs');
+  t.match(list.text, new RegExp(`${ta} \\(default\\) \\[read\\]`));
+  t.match(list.text, new RegExp(`${tb} \\[act\\]`));
+  await call(c, 'browser_close_tab', { tab: tb });
+  t.notMatch((await call(c, 'browser_tabs')).text, new RegExp(`${tb}\\b`));
+  const gone = await call(c, 'browser_read_text', { tab: tb });
+  t.ok(gone.isError);
+  t.match(gone.text, /not_found/);
+  const c2 = await d.mcp(alice);
+  t.match((await call(c2, 'browser_tabs')).text, new RegExp(ta), 'a new connection sees the same tabs');
+});
+
+t.test('a first load that fails leaves no tab behind; example.com means https', async (t) => {
+  const c = await d.mcp(alice);
+  const before = (await d.rest(alice, 'GET', '/v1/tabs')).json.tabs.length;
+  const r = await call(c, 'browser_open', { url: 'http://127.0.0.1:1/' });
+  t.ok(r.isError);
+  t.match(r.text, /navigation_failed/);
+  // No DNS on this machine: the name fails to resolve, and the error names the URL that was asked for.
+  const https = await call(c, 'browser_open', { url: 'example.invalid' });
+  t.ok(https.isError);
+  t.match(https.text, /https:\/\/example\.invalid\//);
+  t.equal((await d.rest(alice, 'GET', '/v1/tabs')).json.tabs.length, before, 'no tab left behind');
+  const targets = d.daemon.env.pool.peek('alice')!.tabs.size;
+  t.equal(targets, before, 'no live target left behind either');
+  const file = await call(c, 'browser_open', { url: 'file:///etc/passwd' });
+  t.ok(file.isError);
+});
+
+t.test('user B cannot list, read or act on user A\'s tabs', async (t) => {
+  const a = await d.mcp(alice);
+  const b = await d.mcp(bob);
+  const opened = await call(a, 'browser_open', { url: `${site.url}/a` });
+  const ta = /Opened tab (t\d+)/.exec(opened.text)![1];
+  const listB = await call(b, 'browser_tabs');
+  t.notMatch(listB.text, /\/a\b/, "bob's list does not show alice's tab");
+  const readB = await call(b, 'browser_read_text', { tab: ta });
+  t.ok(readB.isError);
+  t.notMatch(readB.text, /Page A/);
+  const clickB = await call(b, 'browser_click', { tab: ta, x: 5, y: 5 });
+  t.ok(clickB.isError);
+  const closeB = await d.rest(bob, 'DELETE', `/v1/tabs/${ta}`);
+  t.equal(closeB.status, 404);
+  t.match((await call(a, 'browser_read_text', { tab: ta })).text, /Page A/, "alice's tab is untouched");
+  t.not(d.daemon.env.pool.peek('alice')!.pid, d.daemon.env.pool.peek('bob')?.pid, 'separate browsers');
+});
