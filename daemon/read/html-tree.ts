@@ -58,31 +58,13 @@ export function textContent(n: HNode | HDocument): string {
   return out;
 }
 
-/** Depth-first, document-order search; `stopAt` prunes subtrees that cannot hold a match. */
-export function findAll(
-  root: HParent,
-  pred: (el: HElement) => boolean,
-  stopAt?: (el: HElement) => boolean,
-): HElement[] {
-  const out: HElement[] = [];
-  const stack: HNode[] = [...root.children].reverse();
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (!isElement(n)) continue;
-    if (pred(n)) out.push(n);
-    if (stopAt?.(n)) continue;
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
-  }
-  return out;
-}
-
+/** The first element below `root`, in document order, that matches. */
 export function findFirst(root: HParent, pred: (el: HElement) => boolean): HElement | undefined {
-  const stack: HNode[] = [...root.children].reverse();
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (!isElement(n)) continue;
-    if (pred(n)) return n;
-    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
+  for (const c of root.children) {
+    if (!isElement(c)) continue;
+    if (pred(c)) return c;
+    const found = findFirst(c, pred);
+    if (found) return found;
   }
   return undefined;
 }

@@ -91,10 +91,18 @@ t.test('a product listing is walked, not Readability-ed', async (t) => {
 
 t.test('a 2,000-row table page', async (t) => {
   const html = bigTableHtml(2000);
-  const started = performance.now();
+  // Timing is logged, not asserted (goal < 200 ms): the first call includes JIT warm-up,
+  // the second is what a long-running daemon sees.
+  let started = performance.now();
   const r = htmlToMarkdown(html, 'https://data.example.com/inventory');
-  const ms = performance.now() - started;
-  t.comment(`htmlToMarkdown on a 2,000-row table (${html.length} chars of HTML): ${ms.toFixed(1)} ms`);
+  const cold = performance.now() - started;
+  started = performance.now();
+  htmlToMarkdown(html, 'https://data.example.com/inventory');
+  const warm = performance.now() - started;
+  t.comment(
+    `htmlToMarkdown on a 2,000-row table (${html.length} chars of HTML): ` +
+      `${cold.toFixed(1)} ms first call, ${warm.toFixed(1)} ms second call`,
+  );
   t.equal(r.usedReadability, false);
   t.equal(r.links, 2000);
   const lines = r.markdown.split('\n');
