@@ -6,6 +6,8 @@ import { UserStore } from '../storage/users.js';
 import { AuditStore } from '../storage/audit.js';
 import { USER_NAME } from '../protocol/ids.js';
 import { runDoctor } from './doctor.js';
+import { PolicyStore } from '../storage/policies.js';
+import { validateHostRules, type HostAccess } from '../daemon/policy/host-policy.js';
 
 const USAGE = `browserd — one real, persistent Chromium per user, for AI agents (MCP) and programs (REST)
 
@@ -17,6 +19,10 @@ Usage:
   browserd user token NAME      replace a user's token (the old one stops working)
   browserd user list
   browserd admin key            replace and print the admin key (for /v1/admin/*)
+  browserd user approvals NAME on|off   sensitive actions then return needsApproval (default off)
+  browserd policy list USER
+  browserd policy set USER PATTERN read_only|blocked|allowed   (PATTERN: example.com, *.example.com or *)
+  browserd policy remove USER PATTERN
   browserd audit [--user NAME] [--limit N]
   browserd doctor [--listen HOST:PORT] [--data DIR]
 `;
@@ -52,6 +58,19 @@ async function main() {
         if (!list.length) console.log('no users; add one with `browserd user add NAME`');
         return;
       }
+      if (sub === 'approvals') {
+        const v = positionals[3];
+        if (!name || (v !== 'on' && v !== 'off')) die('use: browserd user approvals NAME on|off');
+        await withStore(flags, async (u) => {
+          try {
+            await u.update(name, { approvals: v === 'on' });
+          } catch (e) {
+            die((e as Error).message);
+          }
+        });
+        console.log(`Approvals for ${name} are ${v}.`);
+        return;
+      }
       if (sub !== 'add' && sub !== 'token') die(`unknown 'user ${sub ?? ''}'; use add, token or list`);
       if (!name || !USER_NAME.test(name)) die('a user name is 1-64 lowercase letters, digits, ".", "_" or "-"');
       const token = await withStore(flags, async (u) => {
@@ -63,6 +82,31 @@ async function main() {
       });
       console.log(sub === 'add' ? `Created user ${name}. Its token (shown once; keep it like a password):` : `Replaced the token of ${name}; the old one no longer works. New token:`);
       console.log(token);
+      return;
+    }
+    case 'policy': {
+      const [, , user, pattern, access] = positionals;
+      if (!user) die('use: browserd policy list|set|remove USER ...');
+      const db = openDb(String(flags.data ?? process.env.BROWSERD_DATA ?? defaultDataDir()));
+      try {
+        if (!new UserStore(db).get(user)) die(`no user ${user}`);
+        const store = new PolicyStore(db);
+        if (sub === 'list') {
+          const rules = store.rules(user);
+          for (const r of rules) console.log(`${r.pattern}\t${r.access}`);
+          if (!rules.length) console.log('no host rules: each tab\'s mode decides');
+        } else if (sub === 'set') {
+          const problems = validateHostRules([{ pattern, access }]);
+          if (problems.length) die(problems.join('; '));
+          await store.upsert(user, { pattern: pattern!, access: access as HostAccess });
+          console.log(`${pattern} is ${access} for ${user}.`);
+        } else if (sub === 'remove') {
+          if (!pattern) die('use: browserd policy remove USER PATTERN');
+          console.log((await store.remove(user, pattern)) ? `Removed ${pattern} for ${user}.` : `No rule for ${pattern}.`);
+        } else die(`unknown 'policy ${sub}'; use list, set or remove`);
+      } finally {
+        await db.close();
+      }
       return;
     }
     case 'admin': {

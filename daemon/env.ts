@@ -8,6 +8,7 @@ import type { AuditStore } from '../storage/audit.js';
 import type { BrowserPool } from './browser/pool.js';
 import type { FileStore } from '../storage/files.js';
 import type { ProfileStore } from '../storage/profiles.js';
+import type { PolicyStore } from '../storage/policies.js';
 import type { SearchBackend } from './search/backends.js';
 
 export interface DaemonEnv {
@@ -19,6 +20,7 @@ export interface DaemonEnv {
   pool: BrowserPool;
   files: FileStore;
   profiles: ProfileStore;
+  policies: PolicyStore;
   /** The web search backend (from the environment at start; tests set a loopback one). */
   search?: SearchBackend;
   log: Logger;

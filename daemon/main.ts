@@ -10,6 +10,8 @@ import { TabStore } from '../storage/tabs.js';
 import { AuditStore } from '../storage/audit.js';
 import { FileStore } from '../storage/files.js';
 import { ProfileStore } from '../storage/profiles.js';
+import { PolicyStore } from '../storage/policies.js';
+import { evaluateHostPolicy } from './policy/host-policy.js';
 import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
 import { startApp, type AppHandle } from './server/app.js';
@@ -42,8 +44,9 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     lookup: lookupWithRules(parseResolverRules(cfg.chromeArgs)),
     onBlocked: (info) => log.info({ ...info }, 'egress blocked'),
   });
-  pool = new BrowserPool(cfg, tabs, log, () => proxy.port);
-  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), search: backendFromEnv(), log, deniedPorts, startedAt: new Date() };
+  const policies = new PolicyStore(db);
+  pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url));
+  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), policies, search: backendFromEnv(), log, deniedPorts, startedAt: new Date() };
   let app: AppHandle;
   try {
     app = await startApp(env, VERSION);

@@ -54,6 +54,22 @@ export interface QueryResult { matches: QueryMatch[]; total: number; error?: str
 
 export interface FindTextMatch { ref: string; text: string; context: string }
 
+export interface SimilarItem { ref: string; locator: string; text: string; fields: Record<string, string> }
+export interface SimilarResult { items: SimilarItem[]; total: number; itemLocator: string; error?: string }
+
+export type ExtractKind = 'tables' | 'links' | 'meta' | 'form' | 'images';
+export interface ExtractOptions { kind: ExtractKind; scope?: string; limit?: number; includeHidden?: boolean }
+/** kind-specific rows; see extract.ts in injected/ for each shape. */
+export interface ExtractResult {
+  kind: ExtractKind;
+  /** tables: {caption?, headers: string[], rows: string[][], locator}[]; links: {text, href, rel?}[]; meta: {name, content}[];
+   *  form: {form, locator, action, method, fields: {name, type, label, value (passwords '••••'), options?, required, ref?}[]}[];
+   *  images: {src, alt, width, height, source: 'img'|'background', link?, context}[] */
+  items: unknown[];
+  total: number;
+  error?: string;
+}
+
 export interface InjectedApi {
   version: string;
   snapshot(opts: SnapshotOptions): SnapshotResult;
@@ -77,6 +93,9 @@ export interface InjectedApi {
   readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string };
   findText(opts: { text: string; limit?: number; includeHidden?: boolean }): { matches: FindTextMatch[] };
   query(opts: QueryOptions): QueryResult;
+  /** Every element like the given one (same repeated-item pattern: siblings/cousins sharing tag+class structure), each with fields (title, link, price, image...). */
+  similar(opts: { ref: string; limit?: number; includeHidden?: boolean }): SimilarResult;
+  extract(opts: ExtractOptions): ExtractResult;
   /** True once the visible text contains `text` (case-insensitive) or `selector` matches a visible element. */
   check(opts: { text?: string; selector?: string; gone?: boolean }): boolean;
   /** The document as HTML with everything a person cannot see removed (unless includeHidden), for Markdown conversion. */

@@ -10,6 +10,7 @@ import { Tab } from './tab.js';
 import type { TabRecord, TabStore } from '../../storage/tabs.js';
 import { formatTabId } from '../../protocol/ids.js';
 import { BrowserdError } from '../../protocol/errors.js';
+import type { HostAccess } from '../policy/host-policy.js';
 
 export interface InstanceOptions {
   user: string;
@@ -21,6 +22,8 @@ export interface InstanceOptions {
   chromeArgs: string[];
   tabs: TabStore;
   log: Logger;
+  /** The user's host policy for a URL (read_only, blocked, allowed or default). */
+  hostAccess?: (url: string) => HostAccess | 'default';
   /** Called when the process dies on its own, so the pool can free the slot. */
   onExit: (inst: BrowserInstance) => void;
 }
@@ -43,6 +46,7 @@ export class BrowserInstance {
   private attachWaiters = new Map<string, (a: { sessionId: string; waiting: boolean }) => void>();
   private disposables = new DisposableStore();
   private ownTargets = new Set<string>();
+  private scratchSeq = 0;
   startedAt?: Date;
   version?: string;
   alive = false;
@@ -171,10 +175,10 @@ export class BrowserInstance {
     await this.opts.tabs.put(rec);
   }
 
-  private makeTab(rec: TabRecord, targetId: string, sessionId: string): Tab {
+  private makeTab(rec: TabRecord, targetId: string, sessionId: string, persist = true): Tab {
     return new Tab(this.conn!, rec, targetId, sessionId, (t) => {
-      if (!t.closed) void this.opts.tabs.put(t.record, false);
-    });
+      if (persist && !t.closed) void this.opts.tabs.put(t.record, false);
+    }, this.opts.hostAccess);
   }
 
   private async contextId(name?: string): Promise<string | undefined> {
@@ -188,13 +192,13 @@ export class BrowserInstance {
   }
 
   /** Creates a target for a record, attaches it paused, installs the rules, then navigates. */
-  private async materialise(rec: TabRecord, opts: { visible?: boolean } = {}): Promise<Tab> {
+  private async materialise(rec: TabRecord, opts: { visible?: boolean; persist?: boolean } = {}): Promise<Tab> {
     const conn = this.conn!;
     const browserContextId = await this.contextId(rec.context);
     const { targetId } = await conn.send('Target.createTarget', { url: 'about:blank', browserContextId, background: opts.visible === false });
     this.ownTargets.add(targetId);
     const a = await this.waitAttached(targetId);
-    const tab = this.makeTab(rec, targetId, a.sessionId);
+    const tab = this.makeTab(rec, targetId, a.sessionId, opts.persist ?? true);
     await tab.setup(a.waiting);
     if (opts.visible !== false) await conn.sendMayFail('Target.activateTarget', { targetId });
     return tab;
@@ -225,6 +229,16 @@ export class BrowserInstance {
     rec.url = tab.url;
     await this.opts.tabs.put(rec);
     return tab;
+  }
+
+  /**
+   * A read-mode tab that is not one of the user's tabs (no id, not persisted), for reading many URLs on the
+   * user's own profile. The caller closes it.
+   */
+  async scratchTab(): Promise<Tab> {
+    this.assertAlive();
+    const rec: TabRecord = { id: `scratch-${++this.scratchSeq}`, user: this.opts.user, url: 'about:blank', mode: 'read', profile: this.opts.profile, createdAt: new Date().toISOString() };
+    return this.materialise(rec, { visible: false, persist: false });
   }
 
   /** Reopens every persisted tab of this user/profile at its last URL, with the same id. */

@@ -7,6 +7,7 @@ import { BrowserInstance, instanceKey } from './instance.js';
 import type { TabStore } from '../../storage/tabs.js';
 import type { Config } from '../config.js';
 import { BrowserdError } from '../../protocol/errors.js';
+import type { HostAccess } from '../policy/host-policy.js';
 
 export class BrowserPool {
   private instances = new Map<string, BrowserInstance>();
@@ -18,6 +19,7 @@ export class BrowserPool {
     private tabs: TabStore,
     private log: Logger,
     private proxyPort: () => number | undefined,
+    private hostAccess: (user: string, url: string) => HostAccess | 'default' = () => 'default',
   ) {}
 
   get count() {
@@ -63,6 +65,7 @@ export class BrowserPool {
       chromeArgs: this.cfg.chromeArgs,
       tabs: this.tabs,
       log: this.log,
+      hostAccess: (url) => this.hostAccess(user, url),
       onExit: (i) => {
         if (this.instances.get(i.key) === i) this.instances.delete(i.key);
       },

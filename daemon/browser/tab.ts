@@ -10,6 +10,7 @@ import type { InjectedApi } from '../../injected/api.js';
 import { injectedSource } from './injected-source.js';
 import { Ring, type LogEntry, type NetworkEntry, type LogKind } from './tab-log.js';
 import { allowedByDomains } from '../policy/url-rules.js';
+import type { HostAccess } from '../policy/host-policy.js';
 
 const WORLD = 'browserd';
 /** Methods a read tab may send: they do not change anything on a well-behaved site. */
@@ -43,6 +44,8 @@ export class Tab {
     targetId: string,
     sessionId: string,
     private onUrlChange: (tab: Tab) => void,
+    /** The user's host policy for a URL: read_only sites refuse writes whatever the tab's mode. */
+    private hostAccess: (url: string) => HostAccess | 'default' = () => 'default',
   ) {
     this.record = record;
     this.targetId = targetId;
@@ -73,14 +76,14 @@ export class Tab {
       // Children (iframes in other processes, workers) are attached paused so the same rules hold there.
       c.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, s),
     ];
+    // Every request is seen: read tabs abort writes, read-only sites refuse writes in act tabs too, and
+    // allowedDomains and blocked hosts stop navigations (redirect hops and popups included).
+    steps.push(c.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, s));
     if (this.record.mode === 'read') {
-      steps.push(c.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, s));
       // WebSockets are not seen by Fetch: block them outright in read tabs. Service workers could fetch on
       // the page's behalf outside this session: bypass them.
       steps.push(c.send('Network.setBlockedURLs', { urls: ['ws://*', 'wss://*'] }, s));
       steps.push(c.send('Network.setBypassServiceWorker', { bypass: true }, s));
-    } else if (this.record.allowedDomains?.length) {
-      steps.push(c.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Request' }] }, s));
     }
     if (this.record.viewport) steps.push(this.applyViewport(this.record.viewport));
     await Promise.all(steps);
@@ -163,8 +166,8 @@ export class Tab {
     this.childSessions.add(child);
     const dispose = c.on('Fetch.requestPaused', child, (p) => this.onRequestPaused(p, child));
     this.disposables.add(dispose);
+    await c.sendMayFail('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, child);
     if (this.record.mode === 'read') {
-      await c.sendMayFail('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, child);
       if (type === 'iframe') await c.sendMayFail('Network.setBlockedURLs', { urls: ['ws://*', 'wss://*'] }, child);
     }
     if (type === 'iframe') await c.sendMayFail('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, child);
@@ -175,8 +178,18 @@ export class Tab {
     const c = this.conn;
     const { method, url } = p.request;
     const fail = () => void c.sendMayFail('Fetch.failRequest', { requestId: p.requestId, errorReason: 'BlockedByClient' }, session);
-    if (this.record.mode === 'read' && !SAFE_METHODS.has(method)) {
-      this.logEvent('write_blocked', { method, url, detail: `${p.resourceType} request blocked: read tab` });
+    if (!SAFE_METHODS.has(method)) {
+      if (this.record.mode === 'read') {
+        this.logEvent('write_blocked', { method, url, detail: `${p.resourceType} request blocked: read tab` });
+        return fail();
+      }
+      if (this.hostAccess(url) === 'read_only' || this.hostAccess(this.record.url) === 'read_only') {
+        this.logEvent('write_blocked', { method, url, detail: `${p.resourceType} request blocked: the site is read-only by the user's policy` });
+        return fail();
+      }
+    }
+    if (p.resourceType === 'Document' && /^https?:/.test(url) && this.hostAccess(url) === 'blocked') {
+      this.logEvent('navigation_blocked', { method, url, detail: "the site is blocked by the user's policy" });
       return fail();
     }
     if (p.resourceType === 'Document' && this.record.allowedDomains?.length && /^https?:/.test(url) && !allowedByDomains(url, this.record.allowedDomains)) {

@@ -25,7 +25,7 @@ export function restRoutes(env: DaemonEnv): { method: string; pattern: RegExp; h
         sendJson(r, 200, {
           ok: true,
           user: user.id,
-          policy: { approvals: user.approvals, takeover: user.takeover, hostRules: env.db.policies.get(user.id) ?? [] },
+          policy: { approvals: user.approvals, takeover: user.takeover, hostRules: env.policies.rules(user.id) },
           limits: { maxBrowsersOnHost: env.cfg.maxBrowsers, readUrls: 50, queryLimit: 500, evaluateChars: 12000 },
         }),
     },

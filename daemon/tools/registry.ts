@@ -12,8 +12,11 @@ import { spacesTools } from './spaces.js';
 import { searchTools } from './search.js';
 import { pointerTools } from './pointer.js';
 import { formTools } from './forms.js';
+import { queryTools } from './query.js';
+import { extractTools } from './extract.js';
+import { readPageTools } from './read.js';
 
-const ALL: ToolDef<any>[] = [...tabTools, ...navigationTools, ...snapshotTools, ...inputTools, ...readTools, ...statusTools, ...pageTools, ...diagnosticsTools, ...spacesTools, ...searchTools, ...pointerTools, ...formTools];
+const ALL: ToolDef<any>[] = [...tabTools, ...navigationTools, ...snapshotTools, ...inputTools, ...readTools, ...statusTools, ...pageTools, ...diagnosticsTools, ...spacesTools, ...searchTools, ...pointerTools, ...formTools, ...queryTools, ...extractTools, ...readPageTools];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));
 if (byName.size !== ALL.length) throw new Error('two tools share a name');

@@ -16,7 +16,7 @@ export const statusTools = [
       const tabs = ctx.env.tabs.list(ctx.user.id);
       const status = {
         user: ctx.user.id,
-        policy: { approvals: ctx.user.approvals, takeover: ctx.user.takeover, hostRules: ctx.env.db.policies.get(ctx.user.id) ?? [] },
+        policy: { approvals: ctx.user.approvals, takeover: ctx.user.takeover, hostRules: ctx.env.policies.rules(ctx.user.id) },
         browser: inst
           ? { state: 'running', version: inst.version, startedAt: inst.startedAt?.toISOString(), openTabs: inst.tabs.size }
           : { state: 'stopped', note: 'starts on the next call that needs it' },

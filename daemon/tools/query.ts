@@ -1,0 +1,91 @@
+/** Finding things on the page: find_text, query (css/xpath/text/regex), similar (repeated items). */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { IncludeHiddenParam, params, RefParam, TabParam } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+
+export const QUERY_MAX_LIMIT = 500;
+export const QUERY_MAX_ATTR = 20;
+
+export const queryTools = [
+  defineTool({
+    name: 'browser_find_text',
+    title: 'Find text',
+    description: 'Finds visible text (case-insensitive, also across inline elements, in open shadow roots and frames), scrolls the first match into view and returns a ref per match. No match is an empty list, not an error.',
+    input: params({
+      text: Type.String({ description: 'Text to find.', minLength: 1, maxLength: 1000 }),
+      limit: Type.Optional(Type.Integer({ description: '1-100. Default 20.', minimum: 1, maximum: 100 })),
+      includeHidden: IncludeHiddenParam,
+      tab: TabParam,
+    }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      const r = await tab.call('findText', { text: args.text, limit: args.limit ?? 20, includeHidden: args.includeHidden });
+      out.set('tab', tab.id).set('matches', r.matches);
+      out.text(`${r.matches.length} match(es) for the text in ${tab.id}${r.matches.length ? '; the first is scrolled into view' : ''}.`);
+      if (r.matches.length) out.page(`matches in ${tab.id}`, r.matches.map((m) => `[ref=${m.ref}] ${m.context}`).join('\n'));
+    },
+  }),
+  defineTool({
+    name: 'browser_query',
+    title: 'Query elements',
+    description:
+      'Exact element search: exactly one of css, xpath, text (case-insensitive, whitespace collapsed, deepest elements) or regex (JavaScript syntax, no slashes; flags i, m, s, u). Each match has a ref, tag, text, the asked attributes and a stable CSS locator. Hidden elements are left out unless includeHidden.',
+    input: params({
+      css: Type.Optional(Type.String({ description: 'CSS selector.', minLength: 1, maxLength: 2000 })),
+      xpath: Type.Optional(Type.String({ description: 'XPath expression.', minLength: 1, maxLength: 2000 })),
+      text: Type.Optional(Type.String({ description: 'Text the element contains.', minLength: 1, maxLength: 1000 })),
+      regex: Type.Optional(Type.String({ description: 'Regular expression over element text (no slashes).', minLength: 1, maxLength: 1000 })),
+      flags: Type.Optional(Type.String({ description: 'Regex flags: any of i, m, s, u.', pattern: '^(?!.*(.).*\\1)[imsu]{0,4}$' })),
+      attr: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { description: 'Attributes to return per match (at most 20).', maxItems: QUERY_MAX_ATTR })),
+      limit: Type.Optional(Type.Integer({ description: '1-500. Default 50; the result says when there were more.', minimum: 1, maximum: QUERY_MAX_LIMIT })),
+      scope: Type.Optional(Type.String({ description: 'CSS selector of the element to search within.', minLength: 1, maxLength: 2000 })),
+      includeHidden: IncludeHiddenParam,
+      tab: TabParam,
+    }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      const given = ['css', 'xpath', 'text', 'regex'].filter((k) => (args as any)[k] !== undefined);
+      if (given.length !== 1) throw new BrowserdError('validation_error', `browser_query takes exactly one of css, xpath, text, regex (got ${given.length ? given.join(', ') : 'none'})`, { next: 'Pass one of them.' });
+      if (args.flags !== undefined && !args.regex) throw new BrowserdError('validation_error', 'flags go with regex only', { next: 'Drop flags or use regex.' });
+      if (args.regex) {
+        try {
+          new RegExp(args.regex, args.flags);
+        } catch (e) {
+          throw new BrowserdError('validation_error', `bad regex: ${(e as Error).message}`, { next: 'Fix the expression (JavaScript syntax, no slashes).' });
+        }
+      }
+      const tab = await ctx.tab(args.tab);
+      const limit = args.limit ?? 50;
+      const r = await tab.call('query', { css: args.css, xpath: args.xpath, text: args.text, regex: args.regex, flags: args.flags, attr: args.attr, limit, scope: args.scope, includeHidden: args.includeHidden });
+      if (r.error) throw new BrowserdError('validation_error', r.error, { next: 'Fix the selector or expression.' });
+      out.set('tab', tab.id).set('matches', r.matches).set('total', r.total).set('more', r.total > r.matches.length);
+      out.text(`${r.total} match(es) in ${tab.id}${r.total > r.matches.length ? `; showing the first ${r.matches.length} (raise limit, up to ${QUERY_MAX_LIMIT}, or narrow with scope)` : ''}.`);
+      if (r.matches.length) {
+        out.page(
+          `query matches in ${tab.id}`,
+          r.matches.map((m) => `[ref=${m.ref}] <${m.tag}> ${m.locator} :: ${m.text}${Object.keys(m.attrs).length ? ` ${JSON.stringify(m.attrs)}` : ''}`).join('\n'),
+        );
+      }
+    },
+  }),
+  defineTool({
+    name: 'browser_similar',
+    title: 'Similar elements',
+    description: 'Every element like the given one (the repeated item of a list, grid or card listing), each with its fields (title, link, price, image and other labelled parts) and a locator for the item pattern.',
+    input: params({ ref: RefParam('An element inside one item (a card, a row).'), limit: Type.Optional(Type.Integer({ description: '1-500. Default 100.', minimum: 1, maximum: 500 })), includeHidden: IncludeHiddenParam, tab: TabParam }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      const r = await tab.call('similar', { ref: args.ref, limit: args.limit ?? 100, includeHidden: args.includeHidden });
+      if (r.error) {
+        if (/stale|not in the current page/i.test(r.error)) throw new BrowserdError('stale_ref', r.error, { next: 'Take a new browser_snapshot.' });
+        throw new BrowserdError('action_failed', r.error, { next: 'Pick an element inside one repeated item.' });
+      }
+      out.set('tab', tab.id).set('items', r.items).set('total', r.total).set('itemLocator', r.itemLocator);
+      out.text(`${r.total} similar item(s) (${r.itemLocator})${r.total > r.items.length ? `, showing ${r.items.length}` : ''}.`);
+      out.page(`similar items in ${tab.id}`, r.items.map((it, i) => `${i + 1}. [ref=${it.ref}] ${Object.entries(it.fields).map(([k, v]) => `${k}: ${v}`).join(' | ') || it.text}`).join('\n'));
+    },
+  }),
+];

@@ -1,0 +1,107 @@
+/**
+ * browser_read: clean Markdown of the main content of a tab or of up to 50 URLs (answered in order, read in
+ * read-mode scratch tabs on the user's own profile), optionally cut to the passages that best match a query.
+ */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { IncludeHiddenParam, params, TabParam } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
+import { htmlToMarkdown, bestPassages } from '../read/index.js';
+import type { Tab } from '../browser/tab.js';
+import type { ToolContext } from './context.js';
+
+export const READ_MAX_URLS = 50;
+/** Scratch tabs read in parallel: enough to hide latency, few enough for a 2-core host. */
+const READ_CONCURRENCY = 4;
+
+export interface PageReading {
+  url: string;
+  ok: boolean;
+  title?: string;
+  markdown?: string;
+  passages?: { text: string; headingPath: string[]; score: number; start: number; end: number }[];
+  error?: string;
+}
+
+async function readTab(tab: Tab, opts: { includeHidden?: boolean; query?: string; topK?: number; maxChars: number }): Promise<PageReading> {
+  const { html, url } = await tab.call('visibleHtml', { includeHidden: opts.includeHidden });
+  const md = htmlToMarkdown(html, url, { maxChars: opts.query ? undefined : opts.maxChars });
+  const reading: PageReading = { url, ok: true, title: md.title, markdown: md.markdown };
+  if (opts.query) {
+    reading.passages = bestPassages(md.markdown, opts.query, opts.topK ?? 5).map((p) => ({ text: p.passage.text, headingPath: p.passage.headingPath, score: Number(p.score.toFixed(3)), start: p.passage.start, end: p.passage.end }));
+    reading.markdown = undefined;
+  }
+  return reading;
+}
+
+async function readUrls(ctx: ToolContext, urls: string[], opts: Parameters<typeof readTab>[1]): Promise<PageReading[]> {
+  const inst = await ctx.browser();
+  const results: PageReading[] = new Array(urls.length);
+  let next = 0;
+  const worker = async () => {
+    const tab = await inst.scratchTab();
+    try {
+      while (next < urls.length && !ctx.signal.aborted) {
+        const i = next++;
+        try {
+          await tab.navigate(urls[i]);
+          results[i] = await readTab(tab, opts);
+        } catch (e) {
+          results[i] = { url: urls[i], ok: false, error: e instanceof BrowserdError ? `${e.code}: ${e.message}` : String(e) };
+        }
+      }
+    } finally {
+      await tab.close();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, urls.length) }, worker));
+  return results;
+}
+
+export const readPageTools = [
+  defineTool({
+    name: 'browser_read',
+    title: 'Read as Markdown',
+    description:
+      "Clean Markdown of the main content (headings, lists, tables, links kept) of a tab, or of up to 50 urls (answered in order, read in read-only tabs on the user's own profile). query keeps only the passages that best match (BM25, no model). Hidden text is left out unless includeHidden.",
+    input: params({
+      tab: TabParam,
+      urls: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 8192 }), { description: 'Up to 50 addresses to read instead of a tab.', minItems: 1, maxItems: READ_MAX_URLS })),
+      query: Type.Optional(Type.String({ description: 'Keep only the passages most relevant to this (BM25, no model).', minLength: 1, maxLength: 1000 })),
+      topK: Type.Optional(Type.Integer({ description: 'Passages per page with query, 1-50. Default 5.', minimum: 1, maximum: 50 })),
+      maxChars: Type.Optional(Type.Integer({ description: 'Markdown characters per page, 100-200000. Default 20000.', minimum: 100, maximum: 200000 })),
+      includeHidden: IncludeHiddenParam,
+    }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      if (args.tab && args.urls) throw new BrowserdError('validation_error', 'give tab or urls, not both', { next: 'Read a tab, or a list of addresses.' });
+      const opts = { includeHidden: args.includeHidden, query: args.query, topK: args.topK, maxChars: args.maxChars ?? 20000 };
+      let readings: PageReading[];
+      if (args.urls) {
+        const urls = args.urls.map((u) => {
+          const n = normaliseUserUrl(u);
+          const c = checkAgentUrl(n);
+          if (!c.ok) throw new BrowserdError('validation_error', `${u}: ${c.message}`, { next: 'Pass http(s) addresses only.' });
+          return n;
+        });
+        readings = await readUrls(ctx, urls, opts);
+      } else {
+        const tab = await ctx.tab(args.tab);
+        readings = [await readTab(tab, opts)];
+        out.set('tab', tab.id);
+      }
+      out.set('pages', readings);
+      out.text(`Read ${readings.filter((r) => r.ok).length} of ${readings.length} page(s)${args.query ? `, best passages for the query` : ''}:`);
+      readings.forEach((r, i) => {
+        if (!r.ok) {
+          out.text(`${i + 1}. ${r.url} — failed: ${r.error}`);
+          return;
+        }
+        const body = r.passages ? r.passages.map((p) => `${p.headingPath.length ? `§ ${p.headingPath.join(' › ')}\n` : ''}${p.text}`).join('\n\n---\n\n') : r.markdown!;
+        out.text(`${i + 1}. ${r.url}`);
+        out.page(`page ${i + 1}: ${r.url}`, `# ${r.title ?? ''}\n\n${body}`);
+      });
+    },
+  }),
+];
