@@ -8,6 +8,21 @@
  * document order by the top document's script). A ref is cached on its element and reused while the element
  * lives; resolve() accepts only refs present in the latest snapshot (or handed out by query/find_text since).
  * One visibility predicate (injected/visibility.ts) serves snapshot, readText, findText, query, extract, html.
+ *
+ * Hidden (left out of every read unless includeHidden): display:none, visibility hidden/collapse, opacity 0 on
+ * the element or an ancestor, the `hidden` attribute, closed <details> content, zero-size boxes that clip
+ * their overflow (sr-only), clip: rect(0 0 0 0), clip-path inset(50%)/circle(0), scale(0), boxes entirely
+ * outside the document's scrollable area (left:-9999px) or outside an overflow:hidden ancestor, font-size 0,
+ * transparent text, text-indent image replacement, text the colour of its effective background, comments,
+ * <template>, script/style. Below the fold is visible (a person can scroll there). aria-hidden="true" content
+ * is visible text for reads and query, but left out of the accessibility snapshot.
+ *
+ * Selectors taken by query (css, scope) and check (selector) match across open shadow roots and same-origin
+ * frames; ` >>> ` chains scopes (`my-app >>> button.save`, `iframe#pay >>> input[name="card"]`), and
+ * QueryMatch.locator uses that form for elements inside shadow roots or frames.
+ *
+ * Additions beyond the first contract (all optional): FillResult.reason/options, the `reason` of clickDom and
+ * focus results, readText's error/message for a bad ref, findText's total.
  */
 
 export type RefError = { error: 'stale_ref' | 'not_found'; message: string };
@@ -33,7 +48,14 @@ export interface PointResult {
   message?: string;
 }
 
-export interface FillResult { ok: boolean; kind?: 'text' | 'select' | 'checkbox' | 'radio' | 'contenteditable'; message?: string }
+export interface FillResult {
+  ok: boolean; kind?: 'text' | 'select' | 'checkbox' | 'radio' | 'contenteditable'; message?: string;
+  /** Why it failed: a stale ref, a disabled or read-only field, an element that takes no value (file inputs
+   *  say to use browser_upload), no option matching (select), or a value the input type rejects. */
+  reason?: 'stale_ref' | 'disabled' | 'readonly' | 'not_fillable' | 'no_option' | 'bad_value';
+  /** With reason no_option: the select's option texts (at most 20). */
+  options?: string[];
+}
 
 export interface ElementInfo {
   tag: string; role: string; name: string; text: string; type?: string; href?: string; disabled: boolean;
@@ -75,9 +97,9 @@ export interface InjectedApi {
   snapshot(opts: SnapshotOptions): SnapshotResult;
   /** Scrolls the element into view if needed and tells where a real pointer would hit it, or why it cannot. */
   pointFor(ref: string): PointResult;
-  /** Element click (dom mode): works on covered elements. */
-  clickDom(ref: string): { ok: boolean; message?: string };
-  focus(ref: string): { ok: boolean; message?: string };
+  /** Element click (dom mode): works on covered elements. Fires pointer/mouse down and up, focus, then click(). */
+  clickDom(ref: string): { ok: boolean; message?: string; reason?: 'stale_ref' | 'disabled' };
+  focus(ref: string): { ok: boolean; message?: string; reason?: 'stale_ref' };
   /** Sets text / select option (by text or value) / checkbox "true"|"false", firing input and change events. */
   fill(ref: string, value: string): FillResult;
   /** The element's border box in page (document) CSS pixels after scrolling it into view, for element screenshots. */
@@ -90,8 +112,9 @@ export interface InjectedApi {
   scrollState(ref?: string): { x: number; y: number; maxX: number; maxY: number } | RefError;
   elementInfo(ref: string): ElementInfo | RefError;
   /** The visible text of the page (or of the element), one block per line, hidden text out unless asked. */
-  readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string };
-  findText(opts: { text: string; limit?: number; includeHidden?: boolean }): { matches: FindTextMatch[] };
+  readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string; error?: RefError['error']; message?: string };
+  /** `total` counts every match (up to 10,000), not only the `limit` returned. */
+  findText(opts: { text: string; limit?: number; includeHidden?: boolean }): { matches: FindTextMatch[]; total?: number };
   query(opts: QueryOptions): QueryResult;
   /** Every element like the given one (same repeated-item pattern: siblings/cousins sharing tag+class structure), each with fields (title, link, price, image...). */
   similar(opts: { ref: string; limit?: number; includeHidden?: boolean }): SimilarResult;

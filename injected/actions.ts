@@ -1,0 +1,426 @@
+/**
+ * What the daemon needs to act on a ref: where a real pointer would land (pointFor), a DOM click that works on
+ * covered elements (clickDom), focus, and fill.
+ *
+ * pointFor: not_visible (the visibility predicate says hidden; a hidden native checkbox/radio/file input
+ * with a visible <label> is pointed at through its label), disabled (:disabled or aria-disabled="true"),
+ * then scrolls the element to the centre when it is not fully in the viewport, takes the centre of the
+ * visible part of its first non-empty client box (frame offsets, borders and padding added), and hit-tests
+ * that point from the top document down through open shadow roots and same-origin frames. ok when the hit is
+ * the element or inside it, or the element's label, or inside the label the element sits in; covered
+ * otherwise, with the covering element described as `div#overlay.modal "Accept cookies"`.
+ */
+import type { FillResult, PointResult } from './api.js';
+import type { Box } from './ctx.js';
+import { Ctx } from './ctx.js';
+import { collapse, cut, deepActiveElement, flatContains, flatParentAcrossFrames, frameDocument, frameElementOf, isFrame } from './dom.js';
+import { isRefError, resolve } from './refs.js';
+import { contentText, isDisabled } from './roles.js';
+import { isVisible, visualProxy } from './visibility.js';
+
+// ------------------------------------------------------------------ geometry
+
+/** Offset from a document's client coordinates to the top viewport's, and the part of it that shows. */
+export function toTop(doc: Document): { dx: number; dy: number; clip: Box } {
+  let dx = 0;
+  let dy = 0;
+  let d = doc;
+  const w = d.defaultView!;
+  let clip: Box = { l: 0, t: 0, r: w.innerWidth, b: w.innerHeight };
+  while (d !== document) {
+    const fe = frameElementOf(d);
+    if (!fe) break;
+    const r = fe.getBoundingClientRect();
+    const s = fe.ownerDocument.defaultView!.getComputedStyle(fe);
+    const ox = r.left + fe.clientLeft + (parseFloat(s.paddingLeft) || 0);
+    const oy = r.top + fe.clientTop + (parseFloat(s.paddingTop) || 0);
+    dx += ox;
+    dy += oy;
+    clip = { l: clip.l + ox, t: clip.t + oy, r: clip.r + ox, b: clip.b + oy };
+    d = fe.ownerDocument;
+    const pw = d.defaultView!;
+    clip = intersect(clip, { l: 0, t: 0, r: pw.innerWidth, b: pw.innerHeight });
+  }
+  return { dx, dy, clip };
+}
+
+function intersect(a: Box, b: Box): Box {
+  return { l: Math.max(a.l, b.l), t: Math.max(a.t, b.t), r: Math.min(a.r, b.r), b: Math.min(a.b, b.b) };
+}
+
+function empty(b: Box): boolean {
+  return b.r - b.l < 1 || b.b - b.t < 1;
+}
+
+/** The element's first non-empty box in top-viewport coordinates, and the part of it that shows. */
+function topBox(el: Element): { box: Box; visible: Box } | null {
+  const rects = Array.from(el.getClientRects());
+  const r = rects.find((x) => x.width > 0 && x.height > 0) ?? el.getBoundingClientRect();
+  if (r.width <= 0 && r.height <= 0) return null;
+  const { dx, dy, clip } = toTop(el.ownerDocument);
+  const box = { l: r.left + dx, t: r.top + dy, r: r.right + dx, b: r.bottom + dy };
+  return { box, visible: intersect(box, clip) };
+}
+
+function fullyIn(b: { box: Box; visible: Box }): boolean {
+  return b.visible.l <= b.box.l && b.visible.t <= b.box.t && b.visible.r >= b.box.r && b.visible.b >= b.box.b;
+}
+
+export function scrollIntoViewIfNeeded(el: Element) {
+  const b = topBox(el);
+  if (b && fullyIn(b)) return;
+  // 'instant': a page's `scroll-behavior: smooth` would leave the element mid-flight when we measure it.
+  el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
+}
+
+/** The element under a top-viewport point, through open shadow roots and same-origin frames. */
+export function hitTest(x: number, y: number): Element | null {
+  let doc: Document = document;
+  let hit: Element | null = null;
+  for (let guard = 0; guard < 32; guard++) {
+    hit = doc.elementFromPoint(x, y);
+    if (!hit) return null;
+    while (hit.shadowRoot) {
+      const inner: Element | null = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    if (!isFrame(hit)) return hit;
+    const d = frameDocument(hit);
+    if (!d) return hit;
+    const r = hit.getBoundingClientRect();
+    const s = doc.defaultView!.getComputedStyle(hit);
+    x -= r.left + hit.clientLeft + (parseFloat(s.paddingLeft) || 0);
+    y -= r.top + hit.clientTop + (parseFloat(s.paddingTop) || 0);
+    doc = d;
+  }
+  return hit;
+}
+
+/** `div#overlay.modal "Accept cookies"`: the outermost ancestor of the hit that does not contain the target. */
+export function describeCover(hit: Element, target: Element, c: Ctx): string {
+  let e = hit;
+  for (let p = flatParentAcrossFrames(e); p && p.localName !== 'body' && p.localName !== 'html' && !flatContains(p, target); p = flatParentAcrossFrames(p)) e = p;
+  return describe(e, c);
+}
+
+export function describe(e: Element, c: Ctx): string {
+  let s = e.localName;
+  const id = e.getAttribute('id');
+  if (id) s += `#${id}`;
+  for (const cl of Array.from(e.classList).slice(0, 2)) s += `.${cl}`;
+  const text = cut(collapse(contentText(e, c, 120)), 40);
+  return text ? `${s} ${JSON.stringify(text)}` : s;
+}
+
+function hitsTarget(hit: Element, target: Element, el: Element): boolean {
+  if (flatContains(target, hit) || flatContains(el, hit)) return true;
+  const label = hit.closest('label') as HTMLLabelElement | null;
+  if (label && label.control === el) return true;
+  const own = el.closest('label');
+  return !!own && flatContains(own, hit);
+}
+
+// ------------------------------------------------------------------ API
+
+export function pointFor(ref: string): PointResult {
+  const r = resolve(ref);
+  if (isRefError(r)) return { ok: false, reason: 'stale_ref', message: r.message };
+  const el = r.el;
+  const c = new Ctx(false);
+  let target = el;
+  if (el.localName === 'option' || el.localName === 'optgroup') {
+    return { ok: false, reason: 'not_visible', message: 'an <option> has no box of its own: use browser_fill or browser_select_options on its <select>' };
+  }
+  if (!isVisible(el, c)) {
+    const proxy = visualProxy(el, c);
+    if (!proxy) return { ok: false, reason: 'not_visible', message: `ref ${ref} is not visible on the page` };
+    target = proxy;
+  }
+  if (isDisabled(el)) return { ok: false, reason: 'disabled', message: `ref ${ref} is disabled` };
+  let b = topBox(target);
+  if (!b || !fullyIn(b)) {
+    target.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
+    b = topBox(target);
+  }
+  if (!b || empty(b.visible)) return { ok: false, reason: 'outside_viewport', message: `ref ${ref} cannot be brought into the viewport` };
+  const x = (b.visible.l + b.visible.r) / 2;
+  const y = (b.visible.t + b.visible.b) / 2;
+  const hit = hitTest(x, y);
+  if (!hit) return { ok: false, reason: 'outside_viewport', x, y, message: `nothing is at ref ${ref}'s position` };
+  if (hitsTarget(hit, target, el)) return { ok: true, x, y };
+  const coveredBy = describeCover(hit, target, c);
+  return { ok: false, reason: 'covered', x, y, coveredBy, message: `ref ${ref} is covered by ${coveredBy}` };
+}
+
+function eventInit(el: Element): MouseEventInit {
+  const r = el.getBoundingClientRect();
+  const clientX = r.left + r.width / 2;
+  const clientY = r.top + r.height / 2;
+  return { bubbles: true, cancelable: true, composed: true, clientX, clientY, button: 0, view: el.ownerDocument.defaultView };
+}
+
+export function clickDom(ref: string): { ok: boolean; message?: string; reason?: 'stale_ref' | 'disabled' } {
+  const r = resolve(ref);
+  if (isRefError(r)) return { ok: false, reason: 'stale_ref', message: r.message };
+  const el = r.el;
+  let nativeDisabled = false;
+  try {
+    nativeDisabled = el.matches(':disabled');
+  } catch {
+    /* not a form element */
+  }
+  if (nativeDisabled) return { ok: false, reason: 'disabled', message: `ref ${ref} is disabled` };
+  const c = new Ctx(false);
+  if (isVisible(el, c)) scrollIntoViewIfNeeded(el);
+  const win = el.ownerDocument.defaultView as (Window & typeof globalThis) | null;
+  const P = (win?.PointerEvent ?? PointerEvent) as typeof PointerEvent;
+  const M = (win?.MouseEvent ?? MouseEvent) as typeof MouseEvent;
+  const init = eventInit(el);
+  const pinit = { ...init, pointerId: 1, pointerType: 'mouse', isPrimary: true } as PointerEventInit;
+  el.dispatchEvent(new P('pointerover', pinit));
+  el.dispatchEvent(new M('mouseover', init));
+  el.dispatchEvent(new P('pointerdown', { ...pinit, buttons: 1 }));
+  el.dispatchEvent(new M('mousedown', { ...init, buttons: 1 }));
+  if (typeof (el as HTMLElement).focus === 'function') (el as HTMLElement).focus({ preventScroll: true });
+  el.dispatchEvent(new P('pointerup', pinit));
+  el.dispatchEvent(new M('mouseup', init));
+  if (typeof (el as HTMLElement).click === 'function') (el as HTMLElement).click();
+  else el.dispatchEvent(new M('click', { ...init, detail: 1 }));
+  return { ok: true };
+}
+
+export function focus(ref: string): { ok: boolean; message?: string; reason?: 'stale_ref' } {
+  const r = resolve(ref);
+  if (isRefError(r)) return { ok: false, reason: 'stale_ref', message: r.message };
+  const el = r.el as HTMLElement;
+  if (typeof el.focus !== 'function') return { ok: false, message: `ref ${ref} cannot take focus` };
+  el.focus();
+  const active = deepActiveElement();
+  if (active === el || (active && flatContains(el, active))) return { ok: true };
+  return { ok: false, message: `ref ${ref} (<${el.localName}>) is not focusable` };
+}
+
+// ------------------------------------------------------------------ fill
+
+const TRUE = new Set(['true', 'on', 'yes', '1', 'checked']);
+const FALSE = new Set(['false', 'off', 'no', '0', 'unchecked']);
+const TEXT_LIKE = new Set(['', 'text', 'email', 'password', 'search', 'tel', 'url', 'number', 'date', 'datetime-local', 'month', 'week', 'time', 'color', 'range']);
+
+/** The value setter of the element's own prototype chain (frameworks track the instance property). */
+function setNativeValue(el: HTMLInputElement | HTMLTextAreaElement, value: string) {
+  let proto: object | null = Object.getPrototypeOf(el);
+  while (proto) {
+    const d = Object.getOwnPropertyDescriptor(proto, 'value');
+    if (d?.set) {
+      d.set.call(el, value);
+      return;
+    }
+    proto = Object.getPrototypeOf(proto);
+  }
+  el.value = value;
+}
+
+export function fire(el: Element, type: 'input' | 'change', data?: string) {
+  const win = el.ownerDocument.defaultView as (Window & typeof globalThis) | null;
+  const ev = type === 'input'
+    ? new (win?.InputEvent ?? InputEvent)('input', { bubbles: true, composed: true, inputType: 'insertText', data: data ?? null })
+    : new (win?.Event ?? Event)('change', { bubbles: true });
+  el.dispatchEvent(ev);
+}
+
+function expectedFormat(type: string): string {
+  switch (type) {
+    case 'date': return 'YYYY-MM-DD';
+    case 'datetime-local': return 'YYYY-MM-DDThh:mm';
+    case 'month': return 'YYYY-MM';
+    case 'week': return 'YYYY-Www';
+    case 'time': return 'hh:mm';
+    case 'number': case 'range': return 'a number';
+    case 'color': return '#rrggbb';
+    case 'email': return 'an e-mail address';
+    default: return 'a valid value';
+  }
+}
+
+function fillCheck(el: HTMLInputElement | HTMLElement, value: string, kind: 'checkbox' | 'radio', ref: string): FillResult {
+  const v = value.trim().toLowerCase();
+  if (!TRUE.has(v) && !FALSE.has(v)) return { ok: false, kind, reason: 'bad_value', message: `a ${kind} takes "true" or "false", not ${JSON.stringify(value)}` };
+  const want = TRUE.has(v);
+  const native = el.localName === 'input';
+  const isOn = () => (native ? (el as HTMLInputElement).checked : el.getAttribute('aria-checked') === 'true');
+  if (isOn() === want) return { ok: true, kind };
+  el.click();
+  if (isOn() !== want && native) {
+    // A radio cannot be unchecked by a click; a handler may have cancelled the click.
+    (el as HTMLInputElement).checked = want;
+    fire(el, 'input');
+    fire(el, 'change');
+  }
+  return isOn() === want ? { ok: true, kind } : { ok: false, kind, message: `ref ${ref} did not change (the page may prevent it)` };
+}
+
+function fillSelect(sel: HTMLSelectElement, value: string, ref: string): FillResult {
+  const opts = Array.from(sel.options);
+  const want = collapse(value).toLowerCase();
+  const opt =
+    opts.find((o) => collapse(o.label || o.text).toLowerCase() === want) ??
+    opts.find((o) => o.value === value) ??
+    opts.find((o) => o.value.toLowerCase() === want);
+  if (!opt) {
+    const options = opts.slice(0, 20).map((o) => collapse(o.label || o.text));
+    return {
+      ok: false, kind: 'select', reason: 'no_option', options,
+      message: `no option of ref ${ref} matches ${JSON.stringify(value)}; options: ${options.map((o) => JSON.stringify(o)).join(', ')}${opts.length > 20 ? `, … (${opts.length} in all)` : ''}`,
+    };
+  }
+  if (opt.disabled) return { ok: false, kind: 'select', reason: 'disabled', message: `option ${JSON.stringify(opt.text)} is disabled` };
+  sel.focus();
+  if (sel.multiple) for (const o of opts) o.selected = o === opt;
+  else sel.value = opt.value;
+  opt.selected = true;
+  fire(sel, 'input');
+  fire(sel, 'change');
+  return { ok: true, kind: 'select' };
+}
+
+function fillEditable(el: HTMLElement, value: string): FillResult {
+  el.focus();
+  const doc = el.ownerDocument;
+  const sel = doc.getSelection();
+  sel?.selectAllChildren(el);
+  let done = false;
+  try {
+    done = value ? doc.execCommand('insertText', false, value) : doc.execCommand('delete', false);
+  } catch {
+    done = false;
+  }
+  if (!done || collapse(el.innerText) !== collapse(value)) {
+    el.textContent = value;
+    fire(el, 'input', value);
+  }
+  return { ok: true, kind: 'contenteditable' };
+}
+
+export function fill(ref: string, value: string): FillResult {
+  const r = resolve(ref);
+  if (isRefError(r)) return { ok: false, reason: 'stale_ref', message: r.message };
+  let el = r.el as HTMLElement;
+  value = String(value ?? '');
+  const tag = el.localName;
+  if (isDisabled(el)) return { ok: false, reason: 'disabled', message: `ref ${ref} is disabled` };
+  if (tag === 'select') return fillSelect(el as HTMLSelectElement, value, ref);
+  if (tag === 'input') {
+    const inp = el as HTMLInputElement;
+    const type = inp.type;
+    if (type === 'checkbox' || type === 'radio') return fillCheck(inp, value, type, ref);
+    if (type === 'file') return { ok: false, reason: 'not_fillable', message: `ref ${ref} is a file input: use browser_upload` };
+    if (!TEXT_LIKE.has(type)) return { ok: false, reason: 'not_fillable', message: `ref ${ref} is an <input type=${type}>: click it instead` };
+  }
+  const role = el.getAttribute('role');
+  if (tag !== 'input' && tag !== 'textarea' && !el.isContentEditable) {
+    if (role === 'checkbox' || role === 'switch' || role === 'radio' || role === 'menuitemcheckbox') return fillCheck(el, value, role === 'radio' ? 'radio' : 'checkbox', ref);
+    // ARIA comboboxes and custom fields wrap the real input.
+    const inner = el.querySelector('input:not([type=hidden]),textarea,[contenteditable=""],[contenteditable=true]') as HTMLElement | null;
+    if (!inner) return { ok: false, reason: 'not_fillable', message: `ref ${ref} (<${tag}>) cannot be filled; use browser_click or browser_type` };
+    el = inner;
+  }
+  if (el.isContentEditable && el.localName !== 'input' && el.localName !== 'textarea') return fillEditable(el, value);
+  const field = el as HTMLInputElement | HTMLTextAreaElement;
+  if (field.readOnly) return { ok: false, kind: 'text', reason: 'readonly', message: `ref ${ref} is read-only` };
+  field.focus();
+  setNativeValue(field, value);
+  fire(field, 'input', value);
+  fire(field, 'change');
+  const type = field.localName === 'input' ? (field as HTMLInputElement).type : 'textarea';
+  const got = field.value;
+  const same = type === 'email' || type === 'url' ? got.trim() === value.trim() : type === 'color' ? got.toLowerCase() === value.toLowerCase() : got === value;
+  if (!same && type !== 'number' && type !== 'range') {
+    if (type === 'textarea' || type === 'text' || type === 'search' || type === 'password' || type === 'tel') {
+      // A page handler rewrote the value (masking, formatting): that is the page's business.
+      return { ok: true, kind: 'text', message: type === 'password' ? 'the page changed the value' : `the page changed the value to ${JSON.stringify(cut(got, 100))}` };
+    }
+    return { ok: false, kind: 'text', reason: 'bad_value', message: `the <input type=${type}> did not accept ${JSON.stringify(value)}: it expects ${expectedFormat(type)}` };
+  }
+  if ((type === 'number' || type === 'range') && got === '' && value !== '') {
+    return { ok: false, kind: 'text', reason: 'bad_value', message: `the <input type=${type}> did not accept ${JSON.stringify(value)}: it expects ${expectedFormat(type)}` };
+  }
+  return { ok: true, kind: 'text' };
+}
+
+// ------------------------------------------------------------------ select, geometry, scrolling
+
+/** Selects options by visible text (case-insensitive) or value; the others are unselected. */
+export function selectOptions(ref: string, values: string[]): FillResult & { selected?: string[] } {
+  const r = resolve(ref);
+  if (isRefError(r)) return { ok: false, reason: 'stale_ref', message: r.message };
+  const sel = r.el as HTMLSelectElement;
+  if (sel.localName !== 'select') return { ok: false, reason: 'not_fillable', message: `ref ${ref} is a <${sel.localName}>, not a <select>: use browser_fill or browser_click` };
+  if (isDisabled(sel)) return { ok: false, kind: 'select', reason: 'disabled', message: `ref ${ref} is disabled` };
+  values = (Array.isArray(values) ? values : [values]).map(String);
+  if (!values.length) return { ok: false, kind: 'select', reason: 'bad_value', message: 'give at least one option' };
+  if (!sel.multiple && values.length > 1) return { ok: false, kind: 'select', reason: 'bad_value', message: `ref ${ref} takes one option (it is not a multiple select)` };
+  const opts = Array.from(sel.options);
+  const chosen = new Set<HTMLOptionElement>();
+  for (const v of values) {
+    const want = collapse(v).toLowerCase();
+    const o = opts.find((x) => collapse(x.label || x.text).toLowerCase() === want) ?? opts.find((x) => x.value === v) ?? opts.find((x) => x.value.toLowerCase() === want);
+    if (!o) {
+      const options = opts.slice(0, 20).map((x) => collapse(x.label || x.text));
+      return { ok: false, kind: 'select', reason: 'no_option', options, message: `no option of ref ${ref} matches ${JSON.stringify(v)}; options: ${options.map((x) => JSON.stringify(x)).join(', ')}${opts.length > 20 ? `, … (${opts.length} in all)` : ''}` };
+    }
+    if (o.disabled) return { ok: false, kind: 'select', reason: 'disabled', message: `option ${JSON.stringify(o.text)} is disabled` };
+    chosen.add(o);
+  }
+  sel.focus();
+  if (sel.multiple) for (const o of opts) o.selected = chosen.has(o);
+  else sel.value = Array.from(chosen)[0].value;
+  fire(sel, 'input');
+  fire(sel, 'change');
+  return { ok: true, kind: 'select', selected: Array.from(sel.selectedOptions).map((o) => collapse(o.label || o.text)) };
+}
+
+/** The element's border box in top-document page coordinates (scroll offset included), after scrolling it into view. */
+export function rectFor(ref: string): { x: number; y: number; width: number; height: number } | import('./api.js').RefError {
+  const r = resolve(ref);
+  if (isRefError(r)) return r;
+  const el = r.el;
+  if (isVisible(el, new Ctx(false))) scrollIntoViewIfNeeded(el);
+  const b = el.getBoundingClientRect();
+  const { dx, dy } = toTop(el.ownerDocument);
+  return { x: b.left + dx + window.scrollX, y: b.top + dy + window.scrollY, width: b.width, height: b.height };
+}
+
+/** The element behind a ref itself (for callers that ask for an object id, returnByValue false). */
+export function elementFor(ref: string): Element | import('./api.js').RefError {
+  const r = resolve(ref);
+  return isRefError(r) ? r : r.el;
+}
+
+function scrollable(el: Element, c: Ctx): boolean {
+  const s = c.style(el);
+  const canY = (s.overflowY === 'auto' || s.overflowY === 'scroll') && el.scrollHeight > el.clientHeight + 1;
+  const canX = (s.overflowX === 'auto' || s.overflowX === 'scroll') && el.scrollWidth > el.clientWidth + 1;
+  return canY || canX;
+}
+
+/**
+ * Scroll position and limits of the page, or of the scroll container a wheel over the element moves (the
+ * element itself or its nearest scrollable ancestor; the page when there is none).
+ */
+export function scrollState(ref?: string): { x: number; y: number; maxX: number; maxY: number } | import('./api.js').RefError {
+  let doc: Document = document;
+  if (ref) {
+    const r = resolve(ref);
+    if (isRefError(r)) return r;
+    const c = new Ctx(false);
+    for (let e: Element | null = r.el; e; e = e.parentElement) {
+      if (e === e.ownerDocument.documentElement || e === e.ownerDocument.body) break;
+      if (scrollable(e, c)) return { x: e.scrollLeft, y: e.scrollTop, maxX: Math.max(0, e.scrollWidth - e.clientWidth), maxY: Math.max(0, e.scrollHeight - e.clientHeight) };
+    }
+    doc = r.el.ownerDocument;
+  }
+  const w = doc.defaultView!;
+  const se = doc.scrollingElement ?? doc.documentElement;
+  return { x: w.scrollX, y: w.scrollY, maxX: Math.max(0, se.scrollWidth - w.innerWidth), maxY: Math.max(0, se.scrollHeight - w.innerHeight) };
+}

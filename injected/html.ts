@@ -1,0 +1,138 @@
+/**
+ * visibleHtml: the document as HTML with everything a person cannot see left out, for Markdown conversion.
+ * Built by walking the flat tree (no clone): hidden subtrees and hidden text are skipped, as are script,
+ * style, noscript, template, comments and <svg> drawings; open shadow roots are inlined in place of the
+ * host's light children (slots replaced by what they show) and same-origin frames' bodies are inlined in a
+ * <div data-frame-src>; cross-origin frames stay as <iframe src>. URLs (href, src, action, poster, ...) are
+ * absolute; style, event handlers, srcset and data-* attributes are dropped; form fields carry their current
+ * value (never a password's). <head> keeps the title, meta name/property tags and the canonical link.
+ * includeHidden keeps hidden elements, text, comments and template content.
+ */
+import { Ctx } from './ctx.js';
+import { absoluteUrl, collapse, flatChildren, frameDocument, isElement, isFrame, isText } from './dom.js';
+import { state, textHidden } from './visibility.js';
+
+const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const SKIP = new Set(['script', 'style', 'noscript', 'link', 'meta', 'base', 'title', 'head', 'param']);
+const URL_ATTRS = new Set(['href', 'src', 'action', 'formaction', 'poster', 'cite', 'data', 'background']);
+
+function escText(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function escAttr(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+}
+
+class HtmlWriter {
+  out: string[] = [];
+  constructor(readonly c: Ctx) {}
+
+  attrs(el: Element): string {
+    let s = '';
+    const tag = el.localName;
+    for (const a of Array.from(el.attributes)) {
+      const n = a.name.toLowerCase();
+      if (n === 'style' || n.startsWith('on') || n === 'srcset' || n.startsWith('data-') || n === 'value' || n === 'checked' || n === 'selected') continue;
+      let v = a.value;
+      if (URL_ATTRS.has(n)) {
+        if (/^\s*javascript:/i.test(v)) continue;
+        v = absoluteUrl(v, el.baseURI) ?? v;
+      }
+      s += ` ${a.name}="${escAttr(v)}"`;
+    }
+    if (tag === 'img' && (el as HTMLImageElement).currentSrc && !el.hasAttribute('src')) s += ` src="${escAttr((el as HTMLImageElement).currentSrc)}"`;
+    if (tag === 'input') {
+      const inp = el as HTMLInputElement;
+      if (inp.type === 'checkbox' || inp.type === 'radio') {
+        if (inp.checked) s += ' checked';
+      } else if (inp.type !== 'password' && inp.type !== 'file' && inp.value) s += ` value="${escAttr(inp.value)}"`;
+    }
+    if (tag === 'option' && (el as HTMLOptionElement).selected) s += ' selected';
+    return s;
+  }
+
+  children(parent: Node) {
+    const owner = isElement(parent) ? parent : null;
+    let hiddenText: boolean | undefined;
+    for (const ch of Array.from(flatChildren(parent))) {
+      if (isText(ch)) {
+        if (owner) {
+          if (hiddenText === undefined) hiddenText = !this.c.includeHidden && textHidden(owner, this.c);
+          if (hiddenText) continue;
+        }
+        this.out.push(escText(ch.data));
+      } else if (isElement(ch)) {
+        this.element(ch);
+      } else if (ch.nodeType === 8 && this.c.includeHidden) {
+        this.out.push(`<!--${(ch as Comment).data.replace(/--/g, '- -')}-->`);
+      }
+    }
+  }
+
+  element(el: Element) {
+    const c = this.c;
+    const tag = el.localName;
+    if (SKIP.has(tag)) return;
+    if (tag === 'template') {
+      if (c.includeHidden) {
+        this.out.push('<template>');
+        this.children((el as HTMLTemplateElement).content);
+        this.out.push('</template>');
+      }
+      return;
+    }
+    const isSelectPart = tag === 'option' || tag === 'optgroup';
+    if (!c.includeHidden && !isSelectPart && state(el, c).hidden) return;
+    if (tag === 'svg') {
+      const label = el.getAttribute('aria-label') || el.querySelector(':scope > title')?.textContent;
+      if (label) this.out.push(`<svg aria-label="${escAttr(collapse(label))}"></svg>`);
+      return;
+    }
+    if (isFrame(el)) {
+      const d = frameDocument(el);
+      const src = (el as HTMLIFrameElement).src || el.getAttribute('src') || 'about:blank';
+      if (d?.body) {
+        this.out.push(`<div data-frame-src="${escAttr(src)}">`);
+        if (c.includeHidden || !state(d.body, c).hidden) this.children(d.body);
+        this.out.push('</div>');
+      } else {
+        this.out.push(`<iframe src="${escAttr(src)}"></iframe>`);
+      }
+      return;
+    }
+    const name = el.namespaceURI === 'http://www.w3.org/1999/xhtml' ? tag : el.tagName;
+    this.out.push(`<${name}${this.attrs(el)}>`);
+    if (VOID.has(tag)) return;
+    if (tag === 'textarea') this.out.push(escText((el as HTMLTextAreaElement).value));
+    else this.children(el);
+    this.out.push(`</${name}>`);
+  }
+}
+
+function headHtml(doc: Document): string {
+  const parts = [`<title>${escText(doc.title)}</title>`];
+  for (const m of Array.from(doc.querySelectorAll('head meta[name], head meta[property]'))) {
+    const key = m.hasAttribute('name') ? 'name' : 'property';
+    parts.push(`<meta ${key}="${escAttr(m.getAttribute(key) ?? '')}" content="${escAttr(m.getAttribute('content') ?? '')}">`);
+  }
+  const canon = doc.querySelector('head link[rel=canonical]');
+  if (canon?.getAttribute('href')) parts.push(`<link rel="canonical" href="${escAttr(absoluteUrl(canon.getAttribute('href'), doc.baseURI) ?? '')}">`);
+  return `<head>${parts.join('')}</head>`;
+}
+
+export function visibleHtml(opts: { includeHidden?: boolean }): { html: string; url: string; title: string } {
+  const c = new Ctx(!!opts.includeHidden);
+  const w = new HtmlWriter(c);
+  const html = document.documentElement;
+  const lang = html?.getAttribute('lang');
+  w.out.push(`<!DOCTYPE html><html${lang ? ` lang="${escAttr(lang)}"` : ''}>`, headHtml(document));
+  const body = document.body;
+  if (body) {
+    w.out.push(`<body${w.attrs(body)}>`);
+    if (c.includeHidden || !state(body, c).hidden) w.children(body);
+    w.out.push('</body>');
+  }
+  w.out.push('</html>');
+  return { html: w.out.join(''), url: location.href, title: document.title };
+}

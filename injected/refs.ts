@@ -1,0 +1,97 @@
+/**
+ * Element refs. `eN` in the top document, `fK:eN` in same-origin frame K (frames numbered 1, 2, ... in the
+ * order this script first meets them, which is document order on the first snapshot; a frame keeps its
+ * number while its <iframe> element lives). A ref is cached on its element (WeakMap) and reused while the
+ * element lives; numbers are never reused within a document. resolve() accepts only refs of the latest
+ * snapshot or handed out by query/findText since then.
+ */
+import type { RefError } from './api.js';
+import { frameElementOf } from './dom.js';
+
+const refOfElement = new WeakMap<Element, string>();
+const elementOfRef = new Map<string, WeakRef<Element>>();
+const lastNumber = new Map<number, number>();
+const frameIndexOfElement = new WeakMap<Element, number>();
+let frameCount = 0;
+
+/** Refs resolve() accepts. */
+let valid = new Set<string>();
+/** Elements that had a line in the previous snapshot (for `*` marks). */
+let previousOwners: WeakSet<Element> | null = null;
+
+export const REF_RE = /^(?:f([1-9][0-9]{0,4}):)?e([1-9][0-9]{0,8})$/;
+
+/** The frame number of a same-origin <iframe> element, assigned on first sight. */
+export function frameIndexOfFrameElement(iframe: Element): number {
+  let k = frameIndexOfElement.get(iframe);
+  if (k === undefined) {
+    k = ++frameCount;
+    frameIndexOfElement.set(iframe, k);
+  }
+  return k;
+}
+
+/** 0 for this script's own document, K for a frame inside it. */
+export function frameIndexOfDocument(doc: Document): number {
+  if (doc === document) return 0;
+  const fe = frameElementOf(doc);
+  return fe ? frameIndexOfFrameElement(fe) : 0;
+}
+
+/** The element's ref, assigning the next number of its document when it has none. Not yet resolvable. */
+export function refFor(el: Element): string {
+  let ref = refOfElement.get(el);
+  if (ref) return ref;
+  const k = frameIndexOfDocument(el.ownerDocument);
+  const n = (lastNumber.get(k) ?? 0) + 1;
+  lastNumber.set(k, n);
+  ref = k ? `f${k}:e${n}` : `e${n}`;
+  refOfElement.set(el, ref);
+  elementOfRef.set(ref, new WeakRef(el));
+  return ref;
+}
+
+/** A ref handed out by query/findText: valid until the next snapshot. */
+export function grant(el: Element): string {
+  const ref = refFor(el);
+  valid.add(ref);
+  return ref;
+}
+
+export interface SnapshotRefs {
+  refs: Set<string>;
+  owners: WeakSet<Element>;
+}
+
+/** Whether an element had a line in the previous snapshot; undefined when there was none. */
+export function wasShown(el: Element): boolean | undefined {
+  return previousOwners ? previousOwners.has(el) : undefined;
+}
+
+/** Ends a snapshot: its refs become the valid set and its elements the "previous" ones. */
+export function commitSnapshot(s: SnapshotRefs) {
+  valid = s.refs;
+  previousOwners = s.owners;
+  for (const [ref, w] of elementOfRef) if (!w.deref()) elementOfRef.delete(ref);
+}
+
+export function staleMessage(ref: string): string {
+  return `ref ${ref} is not in the current page; take a new browser_snapshot`;
+}
+
+export function resolve(ref: unknown): { el: Element } | RefError {
+  if (typeof ref !== 'string' || !REF_RE.test(ref)) {
+    return { error: 'not_found', message: `${JSON.stringify(ref)} is not a ref; refs look like e12 or f1:e3 (from browser_snapshot, browser_query or browser_find_text)` };
+  }
+  if (!valid.has(ref)) return { error: 'stale_ref', message: staleMessage(ref) };
+  const el = elementOfRef.get(ref)?.deref();
+  // An element of a frame that navigated away is still "connected" to its old document: check the window too.
+  if (!el || !el.isConnected || !el.ownerDocument.defaultView) return { error: 'stale_ref', message: staleMessage(ref) };
+  const fe = el.ownerDocument === document ? null : frameElementOf(el.ownerDocument);
+  if (el.ownerDocument !== document && (!fe || !fe.isConnected)) return { error: 'stale_ref', message: staleMessage(ref) };
+  return { el };
+}
+
+export function isRefError(x: unknown): x is RefError {
+  return !!x && typeof x === 'object' && 'error' in x && ((x as RefError).error === 'stale_ref' || (x as RefError).error === 'not_found');
+}

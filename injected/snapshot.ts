@@ -1,0 +1,443 @@
+/**
+ * The compact snapshot: one line per meaningful node, 2-space indentation for structure.
+ *
+ *   - heading "Products" [level=2]
+ *   - link "Next page" [ref=e12]
+ *   - textbox "Email" [ref=e4] value="a@b.c"
+ *   - checkbox "Remember me" [ref=e5] [checked]
+ *   - combobox "Size" [ref=e9] value="M" options="S|M|L"
+ *   - table "Prices":
+ *     - row: Name | Price | link "Edit" [ref=e20]
+ *   - text: Free shipping on orders over $50
+ *   - iframe "https://other.example/x" (cross-origin)
+ *
+ * Rules that keep it small (token size matters): refs only on interactive elements; wrappers without a role
+ * print nothing (their children move up); the name of a name-from-content element (link, button, heading,
+ * ...) replaces its content; a list item with one child prints just that child; table rows print on one line
+ * with cells joined by " | "; text lines are cut at TEXT_MAX with "…"; a <label> of a shown control prints
+ * nothing (its text is the control's name). aria-hidden="true" subtrees are left out (they are not in the
+ * accessibility tree), unless includeHidden. With markNewSince, a line whose element had no line in the
+ * previous snapshot starts with `*` (after its indentation): `  *- menuitem "Sign out" [ref=e31]`.
+ */
+import type { SnapshotOptions, SnapshotResult } from './api.js';
+import { Ctx } from './ctx.js';
+import { collapse, cut, flatChildren, frameDocument, isElement, isFrame, isText, NEVER_TEXT } from './dom.js';
+import { commitSnapshot, frameIndexOfFrameElement, refFor, wasShown } from './refs.js';
+import { accessibleName, contentText, isInteractive, NAME_FROM_CONTENT, roleOf, statesOf } from './roles.js';
+import { state, textHidden, visualProxy } from './visibility.js';
+
+export const TEXT_MAX = 200;
+const VALUE_MAX = 100;
+const CELL_MAX = 80;
+
+interface TextItem { k: 't'; s: string; o: Element | null }
+interface LineItem {
+  k: 'l';
+  role: string;
+  name: string;
+  ref?: string;
+  props: string[];
+  value?: string;
+  extra?: string;
+  children: Item[];
+  o: Element | null;
+  /** Pre-rendered content (table rows). */
+  inline?: string;
+}
+interface BreakItem { k: 'b' }
+type Item = TextItem | LineItem | BreakItem;
+const BRK: BreakItem = { k: 'b' };
+
+/** Roles that print a line even without a ref (when they have a name or content). */
+const STRUCTURAL = new Set([
+  'heading', 'list', 'listitem', 'navigation', 'main', 'banner', 'contentinfo', 'complementary', 'region', 'search',
+  'form', 'dialog', 'alertdialog', 'alert', 'article', 'group', 'tablist', 'tabpanel', 'menu', 'menubar', 'listbox',
+  'radiogroup', 'tree', 'toolbar', 'tooltip', 'img', 'progressbar', 'meter', 'status', 'log', 'marquee', 'timer', 'option',
+]);
+/** Structural roles printed only when named (otherwise they are just wrappers). */
+const ONLY_NAMED = new Set(['form', 'group', 'region', 'status', 'log', 'img']);
+const TABLE_ROLES = new Set(['table', 'grid', 'treegrid']);
+const CELL_ROLES = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
+/** Roles whose element has no children worth printing. */
+const LEAF_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'slider', 'spinbutton', 'progressbar', 'meter', 'img', 'scrollbar', 'separator']);
+const BLOCKISH = (display: string) => display !== 'inline' && display !== 'contents' && !display.startsWith('inline') && display !== '';
+
+function hasRef(it: Item): boolean {
+  return it.k === 'l' && (!!it.ref || it.children.some(hasRef));
+}
+
+export function snapshot(opts: SnapshotOptions): SnapshotResult {
+  const s = new Snapshotter(new Ctx(!!opts.includeHidden), !!opts.markNewSince);
+  const items: Item[] = [];
+  const root = document.body ?? document.documentElement;
+  if (root) s.walkChildren(root, items);
+  const lines: string[] = [];
+  s.render(items, 0, lines);
+  commitSnapshot({ refs: s.refs, owners: s.owners });
+  return { url: location.href, title: document.title, text: lines.join('\n'), refCount: s.refs.size, skippedFrames: s.skipped };
+}
+
+class Snapshotter {
+  refs = new Set<string>();
+  owners = new WeakSet<Element>();
+  skipped: { url: string }[] = [];
+  private suppressText = 0;
+
+  constructor(readonly c: Ctx, readonly markNew: boolean) {}
+
+  walkChildren(parent: Node, out: Item[]) {
+    const owner = isElement(parent) ? parent : null;
+    let ownTextHidden: boolean | undefined;
+    for (const ch of Array.from(flatChildren(parent))) {
+      if (isText(ch)) {
+        if (this.suppressText) continue;
+        if (owner) {
+          if (ownTextHidden === undefined) ownTextHidden = !this.c.includeHidden && textHidden(owner, this.c);
+          if (ownTextHidden) continue;
+        }
+        out.push({ k: 't', s: ch.data.replace(/\s+/g, ' '), o: owner });
+      } else if (isElement(ch)) {
+        this.walkElement(ch, out);
+      } else if (ch.nodeType === 8 && this.c.includeHidden && (ch as Comment).data.trim()) {
+        out.push(BRK, { k: 't', s: `<!-- ${collapse((ch as Comment).data)} -->`, o: owner }, BRK);
+      }
+    }
+  }
+
+  private walkElement(el: Element, out: Item[]) {
+    const c = this.c;
+    const tag = el.localName;
+    if (NEVER_TEXT.has(tag)) return;
+    if (tag === 'template') {
+      if (c.includeHidden) {
+        out.push(BRK);
+        this.walkChildren((el as HTMLTemplateElement).content, out);
+        out.push(BRK);
+      }
+      return;
+    }
+    if (!c.includeHidden && state(el, c).hidden) {
+      // A hidden native checkbox/radio/file input styled through its visible <label>: the person uses it.
+      if (tag === 'input' && visualProxy(el, c)) out.push(this.controlLine(el, roleOf(el), true));
+      return;
+    }
+    if (!c.includeHidden && el.getAttribute('aria-hidden') === 'true') return;
+    if (tag === 'br') {
+      out.push(BRK);
+      return;
+    }
+    if (isFrame(el)) return this.frame(el, out);
+    const role = roleOf(el);
+    if (tag === 'label' && this.labelsShownControl(el as HTMLLabelElement)) {
+      // Its text is the control's name: print the rest (links in the label) only.
+      this.suppressText++;
+      out.push(BRK);
+      this.walkChildren(el, out);
+      out.push(BRK);
+      this.suppressText--;
+      return;
+    }
+    if (TABLE_ROLES.has(role) && !this.isLayoutTable(el)) return this.table(el, role, out);
+    if (role === 'row') {
+      const r = this.rowLine(el);
+      if (r) out.push(r);
+      return;
+    }
+    if (isInteractive(el, role, c)) {
+      out.push(this.controlLine(el, role, false));
+      return;
+    }
+    if (STRUCTURAL.has(role)) {
+      const line = this.structuralLine(el, role);
+      if (line) out.push(line);
+      return;
+    }
+    const block = BLOCKISH(c.style(el).display);
+    if (block) out.push(BRK);
+    this.walkChildren(el, out);
+    if (block) out.push(BRK);
+  }
+
+  private labelsShownControl(label: HTMLLabelElement): boolean {
+    const ctl = label.control;
+    if (!ctl) return false;
+    if (this.c.includeHidden || !state(ctl, this.c).hidden) return true;
+    return !!visualProxy(ctl, this.c);
+  }
+
+  private newRef(el: Element): string {
+    const ref = refFor(el);
+    this.refs.add(ref);
+    return ref;
+  }
+
+  /** A line with a ref. */
+  private controlLine(el: Element, role: string, leaf: boolean): LineItem {
+    const c = this.c;
+    const tag = el.localName;
+    if (!NAME_FROM_CONTENT.has(role) && !STRUCTURAL.has(role) && !isNativeOrInteractiveRole(el, role)) role = 'clickable';
+    if (tag === 'input' && (el as HTMLInputElement).type === 'file') role = 'button';
+    const line: LineItem = { k: 'l', role, name: accessibleName(el, role, c), ref: this.newRef(el), props: statesOf(el, role), children: [], o: el };
+    const v = valueOf(el, role, c);
+    if (v !== undefined) line.value = v;
+    if (tag === 'select') line.extra = optionsList(el as HTMLSelectElement);
+    const isLeaf = leaf || tag === 'input' || tag === 'select' || tag === 'textarea' || (el as HTMLElement).isContentEditable ||
+      (LEAF_ROLES.has(role) && !(role === 'combobox' && el.querySelector('input,textarea,[role=textbox]')));
+    if (!isLeaf) {
+      const kids: Item[] = [];
+      this.walkChildren(el, kids);
+      // The name already says what the content says: keep only nested controls.
+      line.children = NAME_FROM_CONTENT.has(role) || tag === 'summary' ? kids.filter(hasRef) : kids;
+    }
+    return line;
+  }
+
+  private structuralLine(el: Element, role: string): LineItem | null {
+    const c = this.c;
+    const line: LineItem = { k: 'l', role, name: '', props: statesOf(el, role), children: [], o: el };
+    if (role === 'heading' || role === 'tooltip' || role === 'option') {
+      line.name = accessibleName(el, role, c);
+      const kids: Item[] = [];
+      this.walkChildren(el, kids);
+      line.children = kids.filter(hasRef);
+      return line.name || line.children.length ? line : null;
+    }
+    line.name = role === 'listitem' || role === 'list' ? ariaName(el) : accessibleName(el, role, c);
+    if (role === 'img') return line.name ? line : null;
+    if (role === 'progressbar' || role === 'meter') {
+      const v = valueOf(el, role, c);
+      if (v !== undefined) line.value = v;
+      return line;
+    }
+    this.walkChildren(el, line.children);
+    if (ONLY_NAMED.has(role) && !line.name) {
+      // An unnamed form/group is only a wrapper.
+      return { k: 'l', role: '', name: '', props: [], children: [BRK, ...line.children, BRK], o: el };
+    }
+    return line;
+  }
+
+  private frame(el: Element, out: Item[]) {
+    const doc = frameDocument(el);
+    const src = (el as HTMLIFrameElement).src || el.getAttribute('src') || 'about:blank';
+    if (doc) {
+      frameIndexOfFrameElement(el);
+      const kids: Item[] = [];
+      if (doc.body && (this.c.includeHidden || !state(doc.body, this.c).hidden)) this.walkChildren(doc.body, kids);
+      if (!kids.length) return;
+      const name = el.getAttribute('title') || el.getAttribute('name') || (src === 'about:blank' ? '' : src);
+      out.push({ k: 'l', role: 'iframe', name: cut(name, VALUE_MAX), props: [], children: kids, o: el });
+    } else {
+      this.skipped.push({ url: src });
+      out.push({ k: 'l', role: 'iframe', name: cut(src, 300), props: [], extra: '(cross-origin)', children: [], o: el });
+    }
+  }
+
+  // ---------------------------------------------------------------- tables
+
+  private isLayoutTable(el: Element): boolean {
+    if (el.localName !== 'table') return false;
+    if (el.querySelector('table')) return true;
+    const rows = (el as HTMLTableElement).rows;
+    return rows.length <= 1 && (rows[0]?.cells.length ?? 0) <= 1;
+  }
+
+  private table(el: Element, role: string, out: Item[]) {
+    const line: LineItem = { k: 'l', role, name: accessibleName(el, role, this.c), props: [], children: [], o: el };
+    const rows: Element[] = [];
+    this.collectRows(el, rows);
+    for (const row of rows) {
+      const r = this.rowLine(row);
+      if (r) line.children.push(r);
+    }
+    if (line.children.length || line.name) out.push(line);
+  }
+
+  private collectRows(node: Node, rows: Element[]) {
+    for (const ch of Array.from(flatChildren(node))) {
+      if (!isElement(ch)) continue;
+      if (!this.c.includeHidden && state(ch, this.c).hidden) continue;
+      if (ch.localName === 'caption' || NEVER_TEXT.has(ch.localName)) continue;
+      const r = roleOf(ch);
+      if (r === 'row') rows.push(ch);
+      else if (!TABLE_ROLES.has(r)) this.collectRows(ch, rows);
+    }
+  }
+
+  private collectCells(node: Node, cells: Element[]) {
+    for (const ch of Array.from(flatChildren(node))) {
+      if (!isElement(ch)) continue;
+      if (!this.c.includeHidden && state(ch, this.c).hidden) continue;
+      const r = roleOf(ch);
+      if (CELL_ROLES.has(r)) cells.push(ch);
+      else if (r === 'generic' || r === 'none') this.collectCells(ch, cells);
+    }
+  }
+
+  private rowLine(row: Element): LineItem | null {
+    const c = this.c;
+    const cells: Element[] = [];
+    this.collectCells(row, cells);
+    const parts = (cells.length ? cells : [row]).map((cell) => {
+      const role = roleOf(cell);
+      if (cell !== row && isInteractive(cell, role, c)) return lineHead(this.controlLine(cell, role, true));
+      const items: Item[] = [];
+      this.walkChildren(cell, items);
+      return this.flattenInline(items);
+    });
+    const line: LineItem = { k: 'l', role: 'row', name: '', props: statesOf(row, 'row'), children: [], o: row, inline: parts.join(' | ') };
+    if (isInteractive(row, 'row', c)) line.ref = this.newRef(row);
+    if (!line.ref && !parts.some((p) => p)) return null;
+    return line;
+  }
+
+  /** A cell's content on one line: text cut to CELL_MAX, controls as `link "Edit" [ref=e3]`. */
+  private flattenInline(items: Item[]): string {
+    const parts: string[] = [];
+    for (const it of normalize(items)) {
+      if (it.k === 't') parts.push(cut(it.s, CELL_MAX));
+      else if (it.k === 'l') {
+        if (it.ref || it.role === 'img' || it.role === 'iframe') {
+          const kids = this.flattenInline(it.children);
+          parts.push(lineHead(it) + (it.inline ? ` ${it.inline}` : '') + (kids ? ` ${kids}` : ''));
+        } else if (it.role === 'heading' || it.role === 'option' || it.role === 'tooltip') {
+          parts.push(cut(it.name, CELL_MAX));
+          const kids = this.flattenInline(it.children);
+          if (kids) parts.push(kids);
+        } else {
+          const kids = it.inline ?? this.flattenInline(it.children);
+          if (kids) parts.push(kids);
+        }
+      }
+    }
+    return parts.join(' ');
+  }
+
+  // ---------------------------------------------------------------- output
+
+  private mark(o: Element | null): string {
+    if (!o) return '';
+    this.owners.add(o);
+    return this.markNew && wasShown(o) === false ? '*' : '';
+  }
+
+  render(items: Item[], depth: number, out: string[]) {
+    const indent = '  '.repeat(depth);
+    for (const it of normalize(items)) {
+      if (it.k === 't') {
+        out.push(`${indent}${this.mark(it.o)}- text: ${cut(it.s, TEXT_MAX)}`);
+        continue;
+      }
+      const kids = normalize(it.children);
+      if (it.role === '' || (it.role === 'listitem' && kids.length <= 1 && !it.props.length)) {
+        // Unnamed wrappers and one-child list items: the children stand in their place.
+        this.mark(it.o);
+        this.render(kids, depth, out);
+        continue;
+      }
+      if (!kids.length && it.inline === undefined && !it.ref && !it.name && !it.extra && it.value === undefined && (STRUCTURAL.has(it.role) || TABLE_ROLES.has(it.role))) continue;
+      const lead = `${indent}${this.mark(it.o)}- `;
+      if (it.inline !== undefined) out.push(`${lead}${lineHead(it)}: ${it.inline}`);
+      else if (!kids.length) out.push(`${lead}${lineHead(it)}`);
+      else if (kids.length === 1 && kids[0].k === 't') {
+        this.mark(kids[0].o);
+        out.push(`${lead}${lineHead(it)}: ${cut(kids[0].s, TEXT_MAX)}`);
+      } else if (kids.length === 1 && kids[0].k === 'l' && !normalize(kids[0].children).length && kids[0].inline === undefined && !it.ref && it.role === 'heading') {
+        // `- heading [level=2]: link "Title" [ref=e3]` rather than two lines saying "Title" twice.
+        const k = kids[0];
+        this.mark(k.o);
+        out.push(`${lead}${lineHead(it.name === k.name ? { ...it, name: '' } : it)}: ${lineHead(k)}`);
+      } else {
+        out.push(`${lead}${lineHead(it)}:`);
+        this.render(kids, depth + 1, out);
+      }
+    }
+  }
+}
+
+function ariaName(el: Element): string {
+  const al = el.getAttribute('aria-label');
+  return al ? cut(collapse(al), 100) : '';
+}
+
+function isNativeOrInteractiveRole(el: Element, role: string): boolean {
+  const tag = el.localName;
+  if (tag === 'a' || tag === 'button' || tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'summary' || tag === 'area') return true;
+  if ((el as HTMLElement).isContentEditable) return true;
+  return role !== 'generic' && role !== 'none' && role !== 'paragraph' && role !== 'blockquote' && role !== 'code' &&
+    role !== 'term' && role !== 'definition' && role !== 'caption' && role !== 'figure' && role !== 'strong' && role !== 'emphasis';
+}
+
+function lineHead(it: LineItem): string {
+  let s = it.role;
+  if (it.name) s += ` ${JSON.stringify(it.name)}`;
+  if (it.ref) s += ` [ref=${it.ref}]`;
+  for (const p of it.props) s += ` [${p}]`;
+  if (it.value !== undefined) s += ` value=${JSON.stringify(cut(it.value, VALUE_MAX))}`;
+  if (it.extra) s += ` ${it.extra}`;
+  return s;
+}
+
+/** Merges adjacent text, drops breaks and empty text. */
+function normalize(items: Item[]): (TextItem | LineItem)[] {
+  const out: (TextItem | LineItem)[] = [];
+  let pending: TextItem | null = null;
+  const flush = () => {
+    if (pending) {
+      const s = collapse(pending.s);
+      if (s) out.push({ k: 't', s, o: pending.o });
+      pending = null;
+    }
+  };
+  for (const it of items) {
+    if (it.k === 'b') flush();
+    else if (it.k === 't') {
+      if (pending) pending.s += it.s;
+      else pending = { k: 't', s: it.s, o: it.o };
+    } else {
+      flush();
+      out.push(it);
+    }
+  }
+  flush();
+  return out;
+}
+
+function valueOf(el: Element, role: string, c: Ctx): string | undefined {
+  const tag = el.localName;
+  if (tag === 'input') {
+    const inp = el as HTMLInputElement;
+    switch (inp.type) {
+      case 'checkbox': case 'radio': case 'button': case 'submit': case 'reset': case 'image': case 'hidden':
+        return undefined;
+      case 'file':
+        return inp.files && inp.files.length ? Array.from(inp.files).map((f) => f.name).join(', ') : undefined;
+      case 'password':
+        // Never put a secret into the model's context; say only that there is one.
+        return inp.value ? '••••' : undefined;
+    }
+    return inp.value ? inp.value : undefined;
+  }
+  if (tag === 'textarea') return (el as HTMLTextAreaElement).value || undefined;
+  if (tag === 'select') {
+    const sel = Array.from((el as HTMLSelectElement).selectedOptions).map((o) => collapse(o.label || o.text));
+    return sel.length ? sel.join(', ') : undefined;
+  }
+  if (tag === 'progress' || tag === 'meter') return String((el as HTMLProgressElement).value);
+  const vt = el.getAttribute('aria-valuetext') ?? el.getAttribute('aria-valuenow');
+  if (vt !== null && (role === 'slider' || role === 'spinbutton' || role === 'progressbar' || role === 'meter' || role === 'scrollbar')) return vt;
+  if ((el as HTMLElement).isContentEditable || ((role === 'textbox' || role === 'searchbox' || role === 'combobox') && !el.querySelector('input,textarea'))) {
+    const t = contentText(el, c, VALUE_MAX * 2);
+    return t || undefined;
+  }
+  return undefined;
+}
+
+/** Short option lists are worth their tokens: the agent can pick without another call. */
+function optionsList(sel: HTMLSelectElement): string | undefined {
+  const opts = Array.from(sel.options);
+  if (!opts.length || opts.length > 10) return opts.length > 10 ? `options=${opts.length}` : undefined;
+  const texts = opts.map((o) => collapse(o.label || o.text));
+  const s = texts.join('|');
+  return s.length <= 150 ? `options=${JSON.stringify(s)}` : `options=${opts.length}`;
+}
