@@ -110,6 +110,8 @@ export interface InjectedApi {
   selectOptions(ref: string, values: string[]): FillResult & { selected?: string[] };
   /** The scroll state of the page or of the element (for browser_scroll). */
   scrollState(ref?: string): { x: number; y: number; maxX: number; maxY: number } | RefError;
+  /** elementInfo of the focused element (where Enter goes), or an error when nothing is focused. */
+  focusedInfo(): ElementInfo | RefError;
   elementInfo(ref: string): ElementInfo | RefError;
   /** The visible text of the page (or of the element), one block per line, hidden text out unless asked. */
   readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string; error?: RefError['error']; message?: string };

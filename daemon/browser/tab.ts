@@ -11,6 +11,7 @@ import { injectedSource } from './injected-source.js';
 import { Ring, type LogEntry, type NetworkEntry, type LogKind } from './tab-log.js';
 import { allowedByDomains } from '../policy/url-rules.js';
 import type { HostAccess } from '../policy/host-policy.js';
+import { EGRESS_HEADER } from '../policy/egress-proxy.js';
 
 const WORLD = 'browserd';
 /** Methods a read tab may send: they do not change anything on a well-behaved site. */
@@ -37,6 +38,8 @@ export class Tab {
   /** Child sessions (iframes, workers) attached under this tab, governed by the same mode. */
   private childSessions = new Set<string>();
   private requestMeta = new Map<string, { url: string; method: string; type: string }>();
+  /** The egress guard's verdict on the main document just loaded, if the guard answered instead of the site. */
+  private documentEgress?: { url: string; verdict: string };
 
   constructor(
     private conn: CdpConnection,
@@ -146,6 +149,11 @@ export class Tab {
       const meta = this.requestMeta.get(p.requestId);
       this.network.push({ at: new Date().toISOString(), url: p.response.url, method: meta?.method ?? 'GET', status: p.response.status, type: p.type.toLowerCase(), mimeType: p.response.mimeType });
       if (p.response.status >= 400) this.logEvent('http_error', { method: meta?.method, url: p.response.url, status: p.response.status });
+      if (p.type === 'Document' && p.frameId === this.mainFrameId) {
+        const verdict = Object.entries(p.response.headers).find(([k]) => k.toLowerCase() === EGRESS_HEADER)?.[1];
+        this.documentEgress = verdict ? { url: p.response.url, verdict: String(verdict) } : undefined;
+        if (verdict === 'blocked') this.logEvent('navigation_blocked', { url: p.response.url, detail: 'private network address (egress guard)' });
+      }
     }));
     d.add(c.on('Network.loadingFailed', s, (p) => {
       const meta = this.requestMeta.get(p.requestId);
@@ -253,11 +261,14 @@ export class Tab {
   /** Navigates and waits for the page to settle. Throws navigation_failed when the page does not load. */
   async navigate(url: string, timeoutMs = 30000): Promise<void> {
     const loaded = this.waitForLoad(timeoutMs);
+    this.documentEgress = undefined;
     const r = await this.conn.send('Page.navigate', { url }, this.sessionId, timeoutMs);
     if (r.errorText) {
       loaded.catch(() => undefined);
       const blocked = /BLOCKED_BY_CLIENT/.test(r.errorText) ? this.writeLog.all().slice(-1)[0] : undefined;
-      if (blocked?.kind === 'navigation_blocked') throw new BrowserdError('blocked', `navigation to ${url} is outside this tab's allowedDomains`, { next: 'Open a tab without allowedDomains, or with this domain in them.' });
+      if (blocked?.kind === 'navigation_blocked') {
+        throw new BrowserdError('blocked', `navigation to ${url} was blocked: ${blocked.detail}`, { next: 'Report this to the user; do not try another way. allowedDomains are set when a tab is opened.' });
+      }
       throw new BrowserdError('navigation_failed', `${url} did not load: ${r.errorText}`, { next: 'Check the address; if the site is down, try again later.' });
     }
     if (!r.loaderId) {
@@ -267,6 +278,17 @@ export class Tab {
     }
     await loaded.catch(() => undefined);
     await this.settle();
+    this.assertNotRefusedByGuard(url);
+  }
+
+  /** When the egress guard answered instead of the site, the page did not load: say so. */
+  assertNotRefusedByGuard(url: string) {
+    const e = this.documentEgress;
+    if (!e) return;
+    if (e.verdict === 'blocked') {
+      throw new BrowserdError('blocked', `${url} points at a loopback, private or link-local address, which pages may not reach`, { next: 'Use a public address; an admin can allow private networks for development.' });
+    }
+    throw new BrowserdError('navigation_failed', `${url} did not load: the host could not be reached`, { next: 'Check the address; if the site is down, try again later.' });
   }
 
   /** Resolves at the main frame's next load event (or rejects on timeout). */

@@ -48,6 +48,9 @@ export interface EgressProxyOptions {
   connectTimeoutMs?: number;
 }
 
+/** Header on the proxy's own answers to plain http requests: `blocked` or `unreachable`. */
+export const EGRESS_HEADER = 'x-browserd-egress';
+
 export interface EgressProxy {
   port: number;
   close(): Promise<void>;
@@ -169,7 +172,8 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
   async function onRequest(req: http.IncomingMessage, res: http.ServerResponse) {
     const reply = (status: number, text: string) => {
       if (res.headersSent) return void res.destroy();
-      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+      // Marks the proxy's own answers, so a tab can tell "the guard refused" from a site's own 403/502.
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), [EGRESS_HEADER]: status === 403 ? 'blocked' : 'unreachable' });
       res.end(text);
     };
     let target: URL;
