@@ -15,6 +15,10 @@ export interface VisState {
   clip: Box;
   /** The same for absolutely positioned descendants (they escape clipping up to their containing block). */
   absClip: Box;
+  /** Children are hidden (closed <details> but its summary, content-visibility:hidden), with the reason. */
+  hideChildren?: string;
+  /** Computed display, kept so walkers do not read it again. */
+  display?: string;
 }
 
 const EMPTY_STYLE = {} as CSSStyleDeclaration;
@@ -24,7 +28,7 @@ export class Ctx {
   readonly rects = new Map<Element, DOMRect>();
   readonly states = new Map<Element, VisState>();
   readonly textHidden = new Map<Element, boolean>();
-  /** Label elements whose text is the name of a control that is shown on its own line. */
+  readonly backdrops = new Map<Element, unknown>();
   constructor(readonly includeHidden = false) {}
 
   style(el: Element): CSSStyleDeclaration {

@@ -8,7 +8,7 @@ import { clickDom, elementFor, fill, focus, pointFor, rectFor, scrollState, sele
 import { extract } from './extract.js';
 import { findText } from './find.js';
 import { visibleHtml } from './html.js';
-import { elementInfo } from './info.js';
+import { elementInfo, focusedInfo } from './info.js';
 import { check, query } from './query.js';
 import { similar } from './similar.js';
 import { snapshot } from './snapshot.js';
@@ -25,6 +25,7 @@ const api: InjectedApi = {
   elementFor,
   selectOptions,
   scrollState,
+  focusedInfo,
   elementInfo,
   readText,
   findText,

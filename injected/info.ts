@@ -6,7 +6,7 @@
  */
 import type { ElementInfo, RefError } from './api.js';
 import { Ctx } from './ctx.js';
-import { absoluteUrl, collapse, cut } from './dom.js';
+import { absoluteUrl, collapse, cut, deepActiveElement } from './dom.js';
 import { isRefError, resolve } from './refs.js';
 import { accessibleName, contentText, isDisabled, roleOf } from './roles.js';
 import { elementText } from './text.js';
@@ -36,7 +36,17 @@ function fieldsOf(container: Element | HTMLFormElement, c: Ctx): ElementInfo['fo
 export function elementInfo(ref: string): ElementInfo | RefError {
   const r = resolve(ref);
   if (isRefError(r)) return r;
-  const el = r.el;
+  return infoOf(r.el);
+}
+
+/** elementInfo of the element that has focus (through shadow roots and frames): where Enter goes. */
+export function focusedInfo(): ElementInfo | RefError {
+  const el = deepActiveElement();
+  if (!el || el === document.body || el === document.documentElement) return { error: 'not_found', message: 'no element has focus' };
+  return infoOf(el);
+}
+
+function infoOf(el: Element): ElementInfo {
   const c = new Ctx(false);
   const tag = el.localName;
   const role = roleOf(el);

@@ -24,7 +24,7 @@ import { Ctx } from './ctx.js';
 import { collapse, cut, flatChildren, frameDocument, isElement, isFrame, isText, NEVER_TEXT } from './dom.js';
 import { commitSnapshot, frameIndexOfFrameElement, refFor, wasShown } from './refs.js';
 import { accessibleName, contentText, isInteractive, NAME_FROM_CONTENT, roleOf, statesOf } from './roles.js';
-import { state, textHidden, visualProxy } from './visibility.js';
+import { displayOf, state, textHidden, visualProxy } from './visibility.js';
 
 export const TEXT_MAX = 200;
 const VALUE_MAX = 100;
@@ -60,7 +60,7 @@ const TABLE_ROLES = new Set(['table', 'grid', 'treegrid']);
 const CELL_ROLES = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
 /** Roles whose element has no children worth printing. */
 const LEAF_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'slider', 'spinbutton', 'progressbar', 'meter', 'img', 'scrollbar', 'separator']);
-const BLOCKISH = (display: string) => display !== 'inline' && display !== 'contents' && !display.startsWith('inline') && display !== '';
+const BLOCKISH = (display: string | undefined) => !!display && display !== 'inline' && display !== 'contents' && !display.startsWith('inline') && display !== '';
 
 function hasRef(it: Item): boolean {
   return it.k === 'l' && (!!it.ref || it.children.some(hasRef));
@@ -152,7 +152,7 @@ class Snapshotter {
       if (line) out.push(line);
       return;
     }
-    const block = BLOCKISH(c.style(el).display);
+    const block = BLOCKISH(displayOf(el, c));
     if (block) out.push(BRK);
     this.walkChildren(el, out);
     if (block) out.push(BRK);

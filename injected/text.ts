@@ -7,7 +7,7 @@
 import { Ctx } from './ctx.js';
 import { isRefError, resolve } from './refs.js';
 import { collapse, flatChildren, frameDocument, isElement, isFrame, isText, NEVER_TEXT, OPAQUE_CONTROLS } from './dom.js';
-import { state, textHidden } from './visibility.js';
+import { displayOf, state, textHidden } from './visibility.js';
 
 export interface Seg { node: Text | null; start: number; end: number }
 export interface Block { text: string; segs: Seg[] }
@@ -32,7 +32,11 @@ export class TextCollector {
     if (mode === 'collapse') s = s.replace(/\s+/g, ' ');
     else if (mode === 'pre-line') s = s.replace(/[ \t\u00a0]+/g, ' ').replace(/\r\n?/g, '\n');
     else s = s.replace(/\r\n?/g, '\n').replace(/\u00a0/g, ' ');
-    if (mode === 'collapse' && s.startsWith(' ') && (this.text === '' || /[ \n]$/.test(this.text))) s = s.slice(1);
+    if (mode === 'collapse' && s.charCodeAt(0) === 32) {
+      // (A regex anchored at $ would scan the whole growing string: quadratic on big pages.)
+      const last = this.text.charCodeAt(this.text.length - 1);
+      if (!this.text || last === 32 || last === 10) s = s.slice(1);
+    }
     if (!s) return;
     this.segs.push({ node, start: this.text.length, end: this.text.length + s.length });
     this.text += s;
@@ -42,7 +46,9 @@ export class TextCollector {
     if (this.cellDepth > 0) return this.add(null, ' ', 'collapse');
     if (this.single) {
       if (this.text && !this.text.endsWith('\n')) {
-        this.text = this.text.replace(/ +$/, '');
+        let end = this.text.length;
+        while (end > 0 && this.text.charCodeAt(end - 1) === 32) end--;
+        if (end < this.text.length) this.text = this.text.slice(0, end);
         this.text += '\n';
       }
       return;
@@ -154,7 +160,7 @@ export function walkText(root: Node, c: Ctx, col: TextCollector, opts: WalkOpts,
         col.brk();
       }
     } else if (!OPAQUE_CONTROLS.has(tag)) {
-      const display = c.style(ch).display || 'inline';
+      const display = displayOf(ch, c) || 'inline';
       if (display === 'table-row') {
         col.enterRow();
         walkText(ch, c, col, opts, span);

@@ -67,6 +67,7 @@ function px(v: string, dim: number): number {
 
 /** clip: rect(t, r, b, l) leaving at most a pixel. */
 function clipRectEmpty(clip: string): boolean {
+  if (!clip || clip === 'auto') return false;
   const m = /^rect\(([^)]*)\)$/.exec(clip.trim());
   if (!m) return false;
   const v = m[1].split(/[\s,]+/).filter(Boolean);
@@ -145,36 +146,34 @@ function computeState(el: Element, c: Ctx): VisState {
   const parent = flatParent(el);
   const ps = parent ? state(parent, c) : rootState(doc, c);
   if (ps.hidden) return ps;
+  if (ps.hideChildren && !(el.localName === 'summary' && parent!.querySelector(':scope > summary') === el)) return hide(ps.hideChildren);
+  // Style reads are the cost of a walk (each one serialises a value): read what decides first, and the rest
+  // only when it can matter.
   const s = c.style(el);
-  if (!s.display) {
-    // Not rendered at all (no window, e.g. template content).
-    return hide('not rendered');
-  }
-  if (s.display === 'none') return hide('display:none');
+  const display = s.display;
+  if (!display) return hide('not rendered'); // no window (template content)
+  if (display === 'none') return hide('display:none');
   if (el.namespaceURI === 'http://www.w3.org/1999/xhtml' && el.hasAttribute('hidden')) return hide('hidden attribute');
-  if (parent) {
-    if (parent.localName === 'details' && !(parent as HTMLDetailsElement).open && !(el.localName === 'summary' && parent.querySelector(':scope > summary') === el)) {
-      return hide('closed details');
-    }
-    if (c.style(parent).contentVisibility === 'hidden') return hide('content-visibility:hidden');
-  }
   if (parseFloat(s.opacity) <= 0.01) return hide('opacity:0');
-
   const pos = s.position;
   const base = pos === 'fixed' ? viewportBox(doc) : pos === 'absolute' ? ps.absClip : ps.clip;
   const isRoot = el === doc.documentElement || el === doc.body;
   let clip = base;
-  if (s.display !== 'contents' && !isRoot) {
+  // Plain inline boxes in flow (b, em, span, a) cannot be sized, clipped or placed apart from their line:
+  // skip the box checks for them, the most common elements of all.
+  if (display !== 'contents' && !isRoot && !(display === 'inline' && pos === 'static')) {
     const r = c.rect(el);
-    if ((pos === 'absolute' || pos === 'fixed') && s.clip && s.clip !== 'auto' && clipRectEmpty(s.clip)) return hide('clip');
-    if (s.clipPath && s.clipPath !== 'none' && clipPathEmpty(s.clipPath, r)) return hide('clip-path');
-    const inline = INLINE_DISPLAYS.has(s.display);
+    if ((pos === 'absolute' || pos === 'fixed') && clipRectEmpty(s.clip)) return hide('clip');
+    const cp = s.clipPath;
+    if (cp && cp !== 'none' && clipPathEmpty(cp, r)) return hide('clip-path');
+    const inline = INLINE_DISPLAYS.has(display);
+    // overflow-x visible implies overflow-y visible (one non-visible axis turns the other into auto).
     const ox = inline ? 'visible' : s.overflowX;
-    const oy = inline ? 'visible' : s.overflowY;
+    const oy = ox === 'visible' ? 'visible' : s.overflowY;
     if ((ox !== 'visible' && r.width <= 1) || (oy !== 'visible' && r.height <= 1)) return hide('zero size');
     const area = r.width * r.height;
     if (area > 0 && outside(r, base)) return hide('outside the area a person can scroll to or see');
-    if (area === 0 && s.transform !== 'none' && (el as HTMLElement).offsetWidth > 0 && (el as HTMLElement).offsetHeight > 0) return hide('scaled to nothing');
+    if (area === 0 && (el as HTMLElement).offsetWidth > 0 && (el as HTMLElement).offsetHeight > 0 && s.transform !== 'none') return hide('scaled to nothing');
     if (ox !== 'visible' || oy !== 'visible') {
       const rtl = s.direction === 'rtl';
       const [l, rr] = axisRange(el, r, ox, base, true, rtl);
@@ -182,8 +181,16 @@ function computeState(el: Element, c: Ctx): VisState {
       clip = { l, t, r: rr, b };
     }
   }
-  const positioned = pos !== 'static' || (s.transform && s.transform !== 'none');
-  return { hidden: false, clip, absClip: positioned ? clip : ps.absClip };
+  const st: VisState = { hidden: false, clip, absClip: pos !== 'static' ? clip : ps.absClip, display };
+  if (el.localName === 'details' && !(el as HTMLDetailsElement).open) st.hideChildren = 'closed details';
+  else if (s.contentVisibility === 'hidden') st.hideChildren = 'content-visibility:hidden';
+  return st;
+}
+
+/** The computed display of a shown element (read once per call). */
+export function displayOf(el: Element, c: Ctx): string {
+  const st = state(el, c);
+  return st.display ?? c.style(el).display ?? '';
 }
 
 /** True when el's subtree is left out of reads (never, with includeHidden). */
@@ -195,8 +202,21 @@ export function skipSubtree(el: Element, c: Ctx): boolean {
 
 export interface Rgba { r: number; g: number; b: number; a: number }
 
+const colorCache = new Map<string, Rgba | null>();
+
+/** rgb()/rgba()/color(srgb ...) as computed styles print them; null for other colour spaces. Cached by string. */
 export function parseColor(v: string | undefined | null): Rgba | null {
   if (!v) return null;
+  let r = colorCache.get(v);
+  if (r === undefined) {
+    r = parseColorUncached(v);
+    if (colorCache.size > 500) colorCache.clear();
+    colorCache.set(v, r);
+  }
+  return r;
+}
+
+function parseColorUncached(v: string): Rgba | null {
   v = v.trim();
   if (v === 'transparent') return { r: 0, g: 0, b: 0, a: 0 };
   let m = /^rgba?\(([^)]*)\)$/.exec(v);
@@ -230,26 +250,30 @@ function sameColor(a: Rgba, b: Rgba): boolean {
 const WHITE: Rgba = { r: 255, g: 255, b: 255, a: 1 };
 const MEDIA = new Set(['img', 'video', 'canvas', 'picture', 'svg', 'iframe', 'embed', 'object', 'input', 'select', 'textarea', 'button']);
 
-/** The colour behind el's content, walking up to the first opaque background; null when an image is involved. */
-function backdrop(el: Element, c: Ctx): { color: Rgba; source: Element | null } | null {
-  const layers: Rgba[] = [];
-  let source: Element | null = null;
-  for (let e: Element | null = el; e; e = flatParentAcrossFrames(e)) {
-    const s = c.style(e);
-    if (s.backgroundImage && s.backgroundImage !== 'none') return null;
-    if (e !== el && MEDIA.has(e.localName)) return null;
+type Backdrop = { color: Rgba; source: Element | null } | null;
+
+/**
+ * The colour behind el's content: its own background composited over its parent's backdrop, up to the first
+ * opaque background (or white, the canvas). null when a background image is on the way: we cannot tell.
+ * Memoised per element per call, so a page costs one step per element, not one walk per text.
+ */
+function backdrop(el: Element, c: Ctx): Backdrop {
+  if (c.backdrops.has(el)) return c.backdrops.get(el) as Backdrop;
+  const s = c.style(el);
+  let v: Backdrop;
+  const img = s.backgroundImage;
+  if (img && img !== 'none') v = null;
+  else {
     const bc = parseColor(s.backgroundColor);
-    if (bc && bc.a > 0) {
-      layers.push(bc);
-      if (bc.a >= 0.99) {
-        source = e;
-        break;
-      }
+    if (bc && bc.a >= 0.99) v = { color: bc, source: el };
+    else {
+      const p = flatParentAcrossFrames(el);
+      const under: Backdrop = p ? backdrop(p, c) : { color: WHITE, source: null };
+      v = under && bc && bc.a > 0 ? { color: over(bc, under.color), source: under.source } : under;
     }
   }
-  let color = WHITE;
-  for (let i = layers.length - 1; i >= 0; i--) color = over(layers[i], color);
-  return { color, source };
+  c.backdrops.set(el, v);
+  return v;
 }
 
 function paintsSomething(e: Element, c: Ctx, text: Rgba): boolean | null {
@@ -263,7 +287,7 @@ function paintsSomething(e: Element, c: Ctx, text: Rgba): boolean | null {
 }
 
 /** Confirms that what is painted behind el's text really is the text colour. */
-function confirmSameColor(el: Element, text: Rgba, bd: { color: Rgba; source: Element | null }, c: Ctx): boolean {
+function confirmSameColor(el: Element, text: Rgba, bd: NonNullable<Backdrop>, c: Ctx): boolean {
   const win = el.ownerDocument.defaultView;
   if (!win) return true;
   let rect: DOMRect | null = null;
@@ -325,7 +349,7 @@ function computeTextHidden(el: Element, c: Ctx): boolean {
   if (!s.display) return true;
   if (s.visibility !== 'visible') return true;
   if (parseFloat(s.fontSize) < 1) return true;
-  const fill = parseColor(s.getPropertyValue('-webkit-text-fill-color')) ?? parseColor(s.color);
+  const fill = parseColor(s.webkitTextFillColor) ?? parseColor(s.color);
   if (fill && fill.a <= 0.02) {
     // Gradient text: transparent fill over background-clip:text shows the background through the glyphs.
     const clip = s.getPropertyValue('-webkit-background-clip') || s.backgroundClip;

@@ -14,7 +14,7 @@ export const INJECTED_ENTRY = resolve(root, 'injected/index.ts');
 export const INJECTED_OUT = resolve(root, 'injected/generated/source.ts');
 
 /** Bundles the in-page script and returns its source (without writing anything). */
-export async function bundleInjected(): Promise<string> {
+export async function bundleInjected(opts: { minify?: boolean } = {}): Promise<string> {
   const r = await build({
     entryPoints: [INJECTED_ENTRY],
     bundle: true,
@@ -22,7 +22,7 @@ export async function bundleInjected(): Promise<string> {
     format: 'iife',
     platform: 'browser',
     target: 'chrome120',
-    minify: true,
+    minify: opts.minify ?? true,
     legalComments: 'none',
     charset: 'utf8',
     logLevel: 'silent',

@@ -1,0 +1,117 @@
+/** The one visibility predicate: each way of hiding text is left out of every read and brought back by includeHidden. */
+import t from 'tap';
+import { startHarness, type Harness, type Page } from './harness.js';
+
+let h: Harness;
+let p: Page;
+
+/** Each case hides the word SECRET-<name>; VISIBLE-<name> marks look-alikes a person does see. */
+const CASES: Record<string, string> = {
+  'display-none': '<p style="display:none">SECRET-display-none</p>',
+  'visibility-hidden': '<p style="visibility:hidden">SECRET-visibility-hidden</p>',
+  'visibility-collapse': '<p style="visibility:collapse">SECRET-visibility-collapse</p>',
+  'opacity-zero': '<p style="opacity:0">SECRET-opacity-zero</p>',
+  'opacity-ancestor': '<div style="opacity:0"><div><span>SECRET-opacity-ancestor</span></div></div>',
+  'hidden-attribute': '<p hidden>SECRET-hidden-attribute</p>',
+  'zero-size': '<div style="width:0;height:0;overflow:hidden">SECRET-zero-size</div>',
+  'sr-only': '<span style="position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0">SECRET-sr-only</span>',
+  clipped: '<p style="position:absolute;clip:rect(0,0,0,0)">SECRET-clipped</p>',
+  'clip-path-inset': '<p style="clip-path:inset(50%)">SECRET-clip-path-inset</p>',
+  'clip-path-circle': '<p style="clip-path:circle(0)">SECRET-clip-path-circle</p>',
+  'off-screen-left': '<p style="position:absolute;left:-9999px">SECRET-off-screen-left</p>',
+  'off-screen-top': '<p style="position:absolute;top:-5000px">SECRET-off-screen-top</p>',
+  'off-screen-transform': '<p style="transform:translateX(-10000px)">SECRET-off-screen-transform</p>',
+  'clipped-away': '<div style="width:200px;height:40px;overflow:hidden;position:relative"><p style="position:absolute;left:600px;top:0">SECRET-clipped-away</p></div>',
+  'white-on-white': '<p style="color:#fff;background:#fff">SECRET-white-on-white</p>',
+  'same-as-ancestor-bg': '<div style="background:#123456"><div><p style="color:#123457">SECRET-same-as-ancestor-bg</p></div></div>',
+  'near-white-on-body': '<p style="color:#fdfdfd">SECRET-near-white-on-body</p>',
+  'transparent-text': '<p style="color:transparent">SECRET-transparent-text</p>',
+  'font-size-zero': '<p style="font-size:0">SECRET-font-size-zero</p>',
+  'text-indent': '<h2 style="text-indent:-9999px;overflow:hidden">SECRET-text-indent</h2>',
+  'scale-zero': '<p style="transform:scale(0)">SECRET-scale-zero</p>',
+  'closed-details': '<details><summary>Open me</summary><p>SECRET-closed-details</p></details>',
+  'in-hidden-frame': '<iframe style="display:none" srcdoc="<p>SECRET-in-hidden-frame</p>"></iframe>',
+};
+
+/** Hidden-looking cases that a person does see: they must stay in every read. */
+const VISIBLE: Record<string, string> = {
+  'below-the-fold': '<div style="height:3000px"></div><p>VISIBLE-below-the-fold</p>',
+  'white-on-dark': '<div style="background:#000"><p style="color:#fff">VISIBLE-white-on-dark</p></div>',
+  'white-on-image': '<div style="position:relative;height:80px"><img src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7" style="position:absolute;inset:0;width:100%;height:80px"><p style="position:relative;color:#fff">VISIBLE-white-on-image</p></div>',
+  'white-on-gradient': '<div style="background:linear-gradient(#000,#333)"><p style="color:#fff">VISIBLE-white-on-gradient</p></div>',
+  'visible-child-of-hidden': '<div style="visibility:hidden"><p style="visibility:visible">VISIBLE-visible-child-of-hidden</p></div>',
+  'aria-hidden-text': '<p aria-hidden="true">VISIBLE-aria-hidden-text</p>',
+  'scrolled-container': '<div style="height:60px;overflow:auto"><div style="height:400px"></div><p>VISIBLE-scrolled-container</p></div>',
+  'zero-height-overflowing': '<div style="height:0"><p>VISIBLE-zero-height-overflowing</p></div>',
+  'open-details': '<details open><summary>Open</summary><p>VISIBLE-open-details</p></details>',
+};
+
+const NEVER = '<template><p>SECRET-template</p></template><!-- SECRET-comment --><script>var x = "SECRET-script"</script><style>.x::after{content:"SECRET-style"}</style>';
+
+t.before(async () => {
+  h = await startHarness(t);
+  h.route('/hidden', `<p>Visible words</p>${Object.values(CASES).join('\n')}\n${NEVER}\n${Object.values(VISIBLE).join('\n')}`);
+  p = await h.open('/hidden');
+});
+
+t.test('readText leaves out every hidden case and keeps the visible look-alikes', async (t) => {
+  const plain = (await p.call('readText', {})).text;
+  t.match(plain, /Visible words/);
+  for (const c of Object.keys(CASES)) t.notMatch(plain, `SECRET-${c}`, `left out: ${c}`);
+  for (const c of Object.keys(VISIBLE)) t.match(plain, `VISIBLE-${c}`, `kept: ${c}`);
+  for (const c of ['template', 'comment', 'script', 'style']) t.notMatch(plain, `SECRET-${c}`, `left out: ${c}`);
+  const all = (await p.call('readText', { includeHidden: true })).text;
+  for (const c of Object.keys(CASES)) t.match(all, `SECRET-${c}`, `includeHidden brings back ${c}`);
+  t.match(all, /SECRET-template/, 'includeHidden reads template content');
+  t.match(all, /SECRET-comment/, 'includeHidden reads comments');
+  t.notMatch(all, /SECRET-script|SECRET-style/, 'never script or style source');
+});
+
+t.test('snapshot leaves out the same cases (and aria-hidden), includeHidden brings them back', async (t) => {
+  const plain = (await p.call('snapshot', {})).text;
+  t.match(plain, /Visible words/);
+  for (const c of Object.keys(CASES)) t.notMatch(plain, `SECRET-${c}`, `left out: ${c}`);
+  for (const c of Object.keys(VISIBLE).filter((c) => c !== 'aria-hidden-text')) t.match(plain, `VISIBLE-${c}`, `kept: ${c}`);
+  t.notMatch(plain, /VISIBLE-aria-hidden-text/, 'aria-hidden is not in the accessibility snapshot');
+  const all = (await p.call('snapshot', { includeHidden: true })).text;
+  for (const c of Object.keys(CASES)) t.match(all, `SECRET-${c}`, `includeHidden brings back ${c}`);
+  t.match(all, /VISIBLE-aria-hidden-text/);
+});
+
+t.test('findText, query and check use the same predicate', async (t) => {
+  for (const c of ['display-none', 'white-on-white', 'off-screen-left', 'sr-only', 'clipped-away']) {
+    t.same((await p.call('findText', { text: `SECRET-${c}` })).matches, [], `findText skips ${c}`);
+    t.equal((await p.call('findText', { text: `SECRET-${c}`, includeHidden: true })).matches.length, 1, `findText includeHidden finds ${c}`);
+    t.equal((await p.call('query', { text: `SECRET-${c}` })).total, 0, `query text skips ${c}`);
+    t.equal((await p.call('query', { text: `SECRET-${c}`, includeHidden: true })).total, 1, `query text includeHidden finds ${c}`);
+    t.equal(await p.call('check', { text: `SECRET-${c}` }), false, `check does not see ${c}`);
+  }
+  t.equal((await p.call('findText', { text: 'VISIBLE-below-the-fold' })).matches.length, 1, 'below the fold is found');
+  t.equal(await p.call('check', { text: 'visible-white-on-dark' }), true);
+  t.equal(await p.call('check', { text: 'SECRET-display-none', gone: true }), true, 'gone: true holds while it is hidden');
+  const css = await p.call('query', { css: 'p' });
+  t.notOk(css.matches.some((m) => /SECRET/.test(m.text)), 'css matches are visible elements only');
+  t.ok(css.matches.some((m) => /VISIBLE-below-the-fold/.test(m.text)));
+  const cssAll = await p.call('query', { css: 'p', includeHidden: true, limit: 500 });
+  t.ok(cssAll.total > css.total, 'includeHidden brings the hidden ones back');
+});
+
+t.test('visibleHtml drops hidden subtrees, hidden text, scripts, templates and comments', async (t) => {
+  const { html } = await p.call('visibleHtml', {});
+  t.match(html, /Visible words/);
+  for (const c of [...Object.keys(CASES), 'template', 'comment', 'script', 'style']) t.notMatch(html, `SECRET-${c}`, `left out: ${c}`);
+  for (const c of Object.keys(VISIBLE)) t.match(html, `VISIBLE-${c}`, `kept: ${c}`);
+  const all = (await p.call('visibleHtml', { includeHidden: true })).html;
+  for (const c of Object.keys(CASES)) t.match(all, `SECRET-${c}`, `includeHidden brings back ${c}`);
+});
+
+t.test('a style cache per call: a big page reads quickly', async (t) => {
+  const rows = Array.from({ length: 3000 }, (_, i) => `<div class="r"><span style="color:#333">row ${i}</span> <b>x</b></div>`).join('');
+  h.route('/big', `<div style="background:#fff">${rows}</div>`);
+  await p.goto('/big');
+  const t0 = Date.now();
+  const r = await p.call('readText', {});
+  const ms = Date.now() - t0;
+  t.match(r.text, /row 2999 x/);
+  t.comment(`readText of 3,000 rows: ${ms} ms`);
+});
