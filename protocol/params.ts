@@ -14,3 +14,8 @@ export function params<P extends TProperties>(props: P, description?: string): T
 }
 
 export type { TSchema };
+
+/** A string that is one of fixed values, as a plain JSON Schema enum (clearer for models and for messages than anyOf). */
+export function StringEnum<const T extends string>(values: readonly T[], opts: { description: string; default?: T }) {
+  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...opts });
+}

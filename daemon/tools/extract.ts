@@ -1,7 +1,7 @@
 /** browser_extract: tables, links, meta, forms and images as data. */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
-import { IncludeHiddenParam, params, TabParam } from '../../protocol/params.js';
+import { IncludeHiddenParam, params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 
 export const EXTRACT_MAX_LIMIT = 5000;
@@ -28,7 +28,7 @@ export const extractTools = [
     description:
       'Structured data from the page: tables (header + rows, cell for cell), links, meta, form (fields with labels and values; passwords masked), images (src, alt, width, height, source img|background, link, context). scope narrows to a CSS selector.',
     input: params({
-      kind: Type.Optional(Type.Union(['tables', 'links', 'meta', 'form', 'images'].map((k) => Type.Literal(k)), { description: 'Default tables.' })),
+      kind: Type.Optional(StringEnum(['tables', 'links', 'meta', 'form', 'images'] as const, { description: 'Default tables.' })),
       scope: Type.Optional(Type.String({ description: 'CSS selector to extract within.', minLength: 1, maxLength: 2000 })),
       limit: Type.Optional(Type.Integer({ description: 'Items (rows for tables), 1-5000. Default 500.', minimum: 1, maximum: EXTRACT_MAX_LIMIT })),
       includeHidden: IncludeHiddenParam,

@@ -1,7 +1,7 @@
 /** Interaction tools: click, type, fill, press. */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
-import { params, RefParam, TabParam } from '../../protocol/params.js';
+import { params, RefParam, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { afterAction, type Tab } from '../browser/tab.js';
 import { mouseClick, pressKey, typeText } from '../browser/input.js';
@@ -65,8 +65,8 @@ export const inputTools = [
       ref: Type.Optional(RefParam()),
       x: Type.Optional(Type.Number({ description: 'Viewport x in CSS pixels (with y, instead of ref).', minimum: 0, maximum: 100000 })),
       y: Type.Optional(Type.Number({ description: 'Viewport y in CSS pixels (with x, instead of ref).', minimum: 0, maximum: 100000 })),
-      mode: Type.Optional(Type.Union([Type.Literal('mouse'), Type.Literal('dom')], { description: 'mouse (default) or dom.', default: 'mouse' })),
-      button: Type.Optional(Type.Union([Type.Literal('left'), Type.Literal('right'), Type.Literal('middle')], { description: 'Mouse button. Default left.' })),
+      mode: Type.Optional(StringEnum(['mouse', 'dom'], { description: 'mouse (default) or dom.', default: 'mouse' })),
+      button: Type.Optional(StringEnum(['left', 'right', 'middle'], { description: 'Mouse button. Default left.' })),
       doubleClick: Type.Optional(Type.Boolean({ description: 'Double-click. Default false.' })),
       tab: TabParam,
     }),

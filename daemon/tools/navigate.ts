@@ -1,7 +1,7 @@
 /** Navigation tools: navigate, history, wait. */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
-import { params, TabParam } from '../../protocol/params.js';
+import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
 import type { Tab } from '../browser/tab.js';
@@ -32,7 +32,7 @@ export const navigationTools = [
     name: 'browser_history',
     title: 'Back, forward or reload',
     description: 'Goes back or forward in the tab history, or reloads, and waits for the page to settle.',
-    input: params({ action: Type.Union([Type.Literal('back'), Type.Literal('forward'), Type.Literal('reload')], { description: 'back, forward or reload.' }), tab: TabParam }),
+    input: params({ action: StringEnum(['back', 'forward', 'reload'], { description: 'back, forward or reload.' }), tab: TabParam }),
     effect: 'read',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);

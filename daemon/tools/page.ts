@@ -1,7 +1,7 @@
 /** Whole-page tools: evaluate, viewport, allow_confirm, pdf. */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
-import { params, TabParam } from '../../protocol/params.js';
+import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { gateAction } from '../policy/gate.js';
 
@@ -76,7 +76,7 @@ export const pageTools = [
     title: 'Save as PDF',
     description: "Prints the page to a PDF stored in the user's files; returns its name and how to fetch it (not the bytes). Works in read tabs.",
     input: params({
-      paper: Type.Optional(Type.Union(['a4', 'letter', 'legal', 'a3', 'a5', 'tabloid'].map((p) => Type.Literal(p)), { description: 'Paper size. Default a4.' })),
+      paper: Type.Optional(StringEnum(['a4', 'letter', 'legal', 'a3', 'a5', 'tabloid'] as const, { description: 'Paper size. Default a4.' })),
       landscape: Type.Optional(Type.Boolean({ description: 'Default false.' })),
       background: Type.Optional(Type.Boolean({ description: 'Print background graphics. Default true.' })),
       scale: Type.Optional(Type.Number({ description: '0.1-2. Default 1.', minimum: 0.1, maximum: 2 })),

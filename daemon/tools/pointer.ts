@@ -1,7 +1,7 @@
 /** Pointer tools: hover, drag, scroll. Real input events, refs resolved to points by the in-page script. */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
-import { params, RefParam, TabParam } from '../../protocol/params.js';
+import { params, RefParam, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { afterAction, type Tab } from '../browser/tab.js';
 import { mouseMove } from '../browser/input.js';
@@ -91,10 +91,10 @@ export const pointerTools = [
     description: 'Scrolls the page or an element (ref) by an amount, to an element (toRef), or to the top or end. Real wheel events, so lazy content loads as for a person.',
     input: params({
       ref: Type.Optional(RefParam('Scroll inside this element instead of the page.')),
-      direction: Type.Optional(Type.Union(['down', 'up', 'left', 'right'].map((d) => Type.Literal(d)), { description: 'Default down.' })),
+      direction: Type.Optional(StringEnum(['down', 'up', 'left', 'right'] as const, { description: 'Default down.' })),
       amount: Type.Optional(Type.Integer({ description: 'CSS pixels, 1-100000. Default: one viewport.', minimum: 1, maximum: 100000 })),
       toRef: Type.Optional(RefParam('Scroll until this element is in view.')),
-      to: Type.Optional(Type.Union([Type.Literal('top'), Type.Literal('end')], { description: 'Scroll to the top or to the end (repeats while content keeps loading, bounded).' })),
+      to: Type.Optional(StringEnum(['top', 'end'], { description: 'Scroll to the top or to the end (repeats while content keeps loading, bounded).' })),
       tab: TabParam,
     }),
     effect: 'read',

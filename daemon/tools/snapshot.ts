@@ -1,7 +1,7 @@
 /** Seeing the page: snapshot with refs, screenshot. */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
-import { IncludeHiddenParam, params, RefParam, TabParam } from '../../protocol/params.js';
+import { IncludeHiddenParam, params, RefParam, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { Tab } from '../browser/tab.js';
 import type { ResponseBuilder } from './response.js';
@@ -37,7 +37,7 @@ export const snapshotTools = [
       tab: TabParam,
       fullPage: Type.Optional(Type.Boolean({ description: 'The whole scrollable page. Default false.' })),
       ref: Type.Optional(RefParam('Only this element.')),
-      format: Type.Optional(Type.Union([Type.Literal('png'), Type.Literal('jpeg')], { description: 'png (default) or jpeg.' })),
+      format: Type.Optional(StringEnum(['png', 'jpeg'], { description: 'png (default) or jpeg.' })),
       quality: Type.Optional(Type.Integer({ description: 'JPEG quality 1-100. Default 80.', minimum: 1, maximum: 100 })),
     }),
     effect: 'read',

@@ -1,7 +1,7 @@
 /** Browsing spaces: contexts (incognito-like, gone with the browser) and the workspace view of everything open. */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
-import { params } from '../../protocol/params.js';
+import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { NAME } from '../../protocol/ids.js';
 import { describeTab } from './tabs.js';
@@ -21,7 +21,7 @@ export const spacesTools = [
     title: 'Contexts',
     description: 'Lists the isolated contexts (made by browser_open{context}) with their tab counts, or closes one: close ends the context with its tabs, cookies and storage.',
     input: params({
-      action: Type.Optional(Type.Union([Type.Literal('list'), Type.Literal('close')], { description: 'list (default) or close.' })),
+      action: Type.Optional(StringEnum(['list', 'close'], { description: 'list (default) or close.' })),
       name: Type.Optional(Type.String({ description: 'The context to close (close only).', pattern: NAME.source })),
     }),
     effect: 'write',

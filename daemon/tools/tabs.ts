@@ -1,7 +1,7 @@
 /** Tab tools: open, list, close, focus. */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
-import { params, TabParam } from '../../protocol/params.js';
+import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
 import { NAME } from '../../protocol/ids.js';
@@ -11,10 +11,10 @@ import type { TabRecord } from '../../storage/tabs.js';
 
 export const OpenInput = params({
   url: Type.Optional(Type.String({ description: 'First address. "example.com" means https://example.com. Without it the tab is blank.', maxLength: 8192 })),
-  mode: Type.Optional(Type.Union([Type.Literal('read'), Type.Literal('act')], { description: 'read (default): the tab cannot change anything on a site (network writes are aborted, sensitive actions refused). act: may make changes, under the host policy.', default: 'read' })),
+  mode: Type.Optional(StringEnum(['read', 'act'], { description: 'read (default): the tab cannot change anything on a site (network writes are aborted, sensitive actions refused). act: may make changes, under the host policy.', default: 'read' })),
   visible: Type.Optional(Type.Boolean({ description: 'Bring the tab to the front. Default true.', default: true })),
   allowedDomains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { description: 'Where the tab and its popups may navigate; sub-domains included.', maxItems: 50 })),
-  live: Type.Optional(Type.Union([Type.Literal('interactive'), Type.Literal('view'), Type.Literal('none')], { description: 'Live link kind. Default interactive.', default: 'interactive' })),
+  live: Type.Optional(StringEnum(['interactive', 'view', 'none'], { description: 'Live link kind. Default interactive.', default: 'interactive' })),
   context: Type.Optional(Type.String({ description: 'Open in a separate isolated context of this name (own cookies and storage, like an incognito window); created on first use.', pattern: NAME.source })),
   profile: Type.Optional(Type.String({ description: "Open in the user's named profile (own persistent cookies and logins); the tab id comes back as <profile>/<id>.", pattern: NAME.source })),
 });
