@@ -285,7 +285,7 @@ class Snapshotter {
       this.walkChildren(cell, items);
       return this.flattenInline(items);
     });
-    const line: LineItem = { k: 'l', role: 'row', name: '', props: statesOf(row, 'row'), children: [], o: row, inline: parts.join(' | ') };
+    const line: LineItem = { k: 'l', role: 'row', name: '', props: statesOf(row, 'row'), children: [], o: row, inline: parts.join(' | ').trimEnd() };
     if (isInteractive(row, 'row', c)) line.ref = this.newRef(row);
     if (!line.ref && !parts.some((p) => p)) return null;
     return line;
