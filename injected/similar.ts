@@ -15,7 +15,9 @@ import { grant, isRefError, resolve } from './refs.js';
 import { elementText } from './text.js';
 import { isVisible } from './visibility.js';
 
-const PRICE = /(?:[$€£¥₹]\s?\d[\d.,\s]*\d|\d[\d.,]*\s?(?:€|EUR|USD|GBP|\$|£|kr|zł|CHF))/;
+/** A currency amount: symbol first ($36.00), else amount first (36,00 €). */
+const PRICE_PREFIX = /[$€£¥₹]\s?\d(?:[\d.,]*\d)?/;
+const PRICE_SUFFIX = /\d(?:[\d.,]*\d)?\s?(?:€|EUR|USD|GBP|£|kr|zł|CHF)(?![A-Za-z])/;
 const MAX_FIELDS = 12;
 const CELL = new Set(['td', 'th']);
 const CELL_ROLES = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
@@ -62,8 +64,15 @@ function fieldsOf(item: Element, c: Ctx): Record<string, string> {
     f.image = img.currentSrc || absoluteUrl(img.getAttribute('src'), img.baseURI) || '';
     if (img.alt) f.imageAlt = cut(collapse(img.alt), 200);
   }
-  const text = elementText(item, c);
-  const price = PRICE.exec(text);
+  // A price in its own element first (adjacent inline text can run into it), else anywhere in the item.
+  const findPrice = (t: string) => PRICE_PREFIX.exec(t) ?? PRICE_SUFFIX.exec(t);
+  let price: RegExpExecArray | null = null;
+  for (const e of Array.from(item.querySelectorAll('*'))) {
+    if (e.children.length || !visible(e)) continue;
+    price = findPrice(elementText(e, c));
+    if (price) break;
+  }
+  price = price ?? findPrice(elementText(item, c));
   if (price) f.price = collapse(price[0]);
   for (const e of Array.from(item.querySelectorAll('[class]'))) {
     if (Object.keys(f).length >= MAX_FIELDS) break;
