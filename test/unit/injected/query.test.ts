@@ -127,7 +127,7 @@ t.test('similar finds every card of a listing with fields', async (t) => {
   const snap = (await l.call('snapshot', {})).text;
   const ref = /link "Product 5" \[ref=(e\d+)\]/.exec(snap)![1];
   const r = await l.call('similar', { ref });
-  t.notOk(r.error, r.error);
+  t.notOk(r.error, r.error ?? "no error");
   t.equal(r.total, 12, 'all twelve cards (one has an extra class), not the hidden one');
   t.same(r.items[0].fields.title, 'Product 1');
   t.equal(r.items[11].fields.price, '$36.00');
