@@ -118,8 +118,9 @@ export class Tab {
       if (frame.parentId) return;
       this.mainFrameId = frame.id;
       this.worldContext = undefined;
-      if (frame.url && frame.url !== this.record.url) {
-        this.record.url = frame.url;
+      const url = frame.url + (frame.urlFragment ?? '');
+      if (frame.url && url !== this.record.url) {
+        this.record.url = url;
         this.onUrlChange(this);
       }
     }));

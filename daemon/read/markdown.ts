@@ -83,16 +83,17 @@ function contentRoot(doc: HDocument): HDocument | HElement {
 }
 
 /**
- * Readability drops the <h1> that repeats the title. The page's own headings
- * are part of what we promise, so put it back when it is gone.
+ * Readability drops the <h1> that repeats the title, or demotes an article's <h1> to <h2>. The page's own
+ * headings are part of what we promise, so put it back at level 1.
  */
 function restoreTitleHeading(blocks: Block[], title: string, h1s: string[]): void {
   const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
   const t = norm(title);
-  const h1 = h1s.find((h) => t && (norm(h) === t || t.includes(norm(h)) || norm(h).includes(t)));
+  const h1 = h1s.find((h) => t && (norm(h) === t || t.includes(norm(h)) || norm(h).includes(t))) ?? (h1s.length === 1 ? h1s[0] : undefined);
   if (!h1) return;
-  const present = blocks.some((b) => b.kind === 'heading' && norm(b.text.replace(/^#+ /, '')).includes(norm(h1)));
+  const present = blocks.find((b) => b.kind === 'heading' && norm(b.text.replace(/^#+ /, '')) === norm(h1));
   if (!present) blocks.unshift({ kind: 'heading', text: '# ' + h1 });
+  else if (!blocks.some((b) => b.kind === 'heading' && b.text.startsWith('# '))) present.text = '# ' + h1;
 }
 
 /** Links in already-cut Markdown: every link or image has one "](", every image one "![". */

@@ -28,7 +28,16 @@ export const formTools = [
       const filled: string[] = [];
       const failed: { ref: string; reason: string }[] = [];
       for (const [ref, value] of Object.entries(args.fields)) {
-        if (!(await gateAction(ctx, tab, { action: 'fill', ref }, out))) return;
+        // A policy refusal stops the whole form; a field that cannot be filled is reported and the rest go on.
+        const allowed = await gateAction(ctx, tab, { action: 'fill', ref }, out).catch((e) => {
+          if (e instanceof BrowserdError && (e.code === 'stale_ref' || e.code === 'action_failed')) return e;
+          throw e;
+        });
+        if (allowed === false) return;
+        if (allowed instanceof BrowserdError) {
+          failed.push({ ref, reason: allowed.message });
+          continue;
+        }
         const r = await tab.call('fill', ref, value).catch((e: Error) => ({ ok: false, message: e.message }));
         if (r.ok) filled.push(ref);
         else failed.push({ ref, reason: r.message ?? 'failed' });

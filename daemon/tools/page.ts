@@ -22,7 +22,7 @@ export const pageTools = [
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       if (!(await gateAction(ctx, tab, { action: 'evaluate' }, out))) return;
-      const r = await tab.send('Runtime.evaluate', { expression: args.js, returnByValue: true, awaitPromise: true, userGesture: true, replMode: true, timeout: 30000 });
+      const r = await tab.send('Runtime.evaluate', { expression: args.js, returnByValue: true, awaitPromise: true, userGesture: true, timeout: 30000 });
       if (r.exceptionDetails) {
         const msg = r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text;
         throw new BrowserdError('action_failed', `the script threw: ${msg}`, { next: 'Fix the script; take a browser_snapshot to see the page.' });

@@ -63,8 +63,8 @@ t.test('hover shows new elements marked *', async (t) => {
 
 t.test('drag moves the item into the zone', async (t) => {
   await call(client, 'browser_navigate', { url: `${site.url}/drag` });
-  const snap = (await call(client, 'browser_snapshot')).text;
-  const r = await call(client, 'browser_drag', { fromX: 50, fromY: 120, toRef: refOf(snap, /region "Drop zone"/) });
+  const zone = (await rest('browser_query', { css: '#zone' })).json.matches[0].ref;
+  const r = await call(client, 'browser_drag', { fromX: 50, fromY: 120, toRef: zone });
   t.notOk(r.isError, r.text);
   t.match((await call(client, 'browser_read_text')).text, /dropped in zone/);
   const out = await call(client, 'browser_drag', { fromX: 50, fromY: 120, toX: 5000, toY: 10 });
@@ -93,6 +93,7 @@ t.test('fill_form fills in order and reports failures; select_options; upload re
   const first = refOf(snap, /textbox "First"/);
   const last = refOf(snap, /textbox "Last"/);
   const r = await rest('browser_fill_form', { fields: { [first]: 'Ada', [last]: 'Lovelace', e999: 'x' } });
+  t.equal(r.status, 200, JSON.stringify(r.json));
   t.same(r.json.filled, [first, last]);
   t.equal(r.json.failed[0].ref, 'e999');
   const vals = await rest('browser_evaluate', { js: `[document.forms.f.first.value, document.forms.f.last.value]` });

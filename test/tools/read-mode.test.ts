@@ -12,7 +12,7 @@ t.before(async () => {
   site = await startSite();
   d = await startTestDaemon();
   client = await d.mcp(await d.addUser('alice'));
-  site.route('/form', html(`<form method="post" action="/submit"><input name="q" value="x"><button>Send form</button></form>`));
+  site.route('/form', html(`<form method="post" action="/submit"><input name="q" value="x"><button>Go</button></form>`));
   site.route('/submit', (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(html('<h1>Thanks</h1>')); });
   site.route('/api', (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
   site.route('/fetcher', html(`
@@ -32,7 +32,7 @@ t.test('in a read tab a form POST never reaches the server and is reported', asy
   t.match(open.text, /read mode/);
   const snap = (await call(client, 'browser_snapshot')).text;
   const before = site.writes().length;
-  const r = await call(client, 'browser_click', { ref: refOf(snap, /button "Send form"/) });
+  const r = await call(client, 'browser_click', { ref: refOf(snap, /button "Go"/) });
   t.match(r.text, /Blocked in t\d+ \(read tab\): POST .*\/submit/);
   t.equal(site.writes().length, before, 'no write reached the fixture server');
   const log = r.raw;
@@ -63,7 +63,7 @@ t.test('an act tab sends the same writes', async (t) => {
   t.equal(got.path, '/api');
   await call(client, 'browser_navigate', { url: `${site.url}/form` });
   const form = (await call(client, 'browser_snapshot')).text;
-  await call(client, 'browser_click', { ref: refOf(form, /button "Send form"/) });
+  await call(client, 'browser_click', { ref: refOf(form, /button "Go"/) });
   const posted = await site.waitFor((r) => r.method === 'POST' && r.path === '/submit');
   t.equal(posted.body, 'q=x');
   t.match((await call(client, 'browser_read_text')).text, /Thanks/);

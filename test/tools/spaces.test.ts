@@ -49,6 +49,8 @@ t.test("a named profile has tab ids <profile>/tN, its own cookies, and they surv
   t.match(p.json.tab, /^work\/t\d+$/);
   const profiles = await d.rest(token, 'GET', '/v1/profiles');
   t.same(profiles.json.profiles.map((x: any) => x.name), ['work']);
+  t.equal(await cookieIn(p.json.tab), 'who=work');
+  // The tab now shows /show, so a reopen cannot set the cookie again: only the profile on disk can bring it back.
   await d.restart();
   t.equal(await cookieIn(p.json.tab), 'who=work', 'the profile kept its cookie across a restart');
   const ws = await rest('browser_workspaces', {});
