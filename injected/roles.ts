@@ -136,7 +136,7 @@ const INTERACTIVE_INSIDE = 'a[href],button,input:not([type=hidden]),select,texta
 /** Whether the element gets a ref in the snapshot. */
 export function isInteractive(el: Element, role: string, c: Ctx): boolean {
   const tag = el.localName;
-  if (tag === 'a' || tag === 'area') return el.hasAttribute('href') || INTERACTIVE_ROLES.has(role) || isFocusable(el);
+  if ((tag === 'a' || tag === 'area') && el.hasAttribute('href')) return true;
   if (tag === 'button' || tag === 'select' || tag === 'textarea') return true;
   if (tag === 'input') return (el as HTMLInputElement).type !== 'hidden';
   if (tag === 'summary') return !!el.parentElement && el.parentElement.localName === 'details';

@@ -14,7 +14,8 @@
  * Rules that keep it small (token size matters): refs only on interactive elements; wrappers without a role
  * print nothing (their children move up); the name of a name-from-content element (link, button, heading,
  * ...) replaces its content; a list item with one child prints just that child; table rows print on one line
- * with cells joined by " | "; text lines are cut at TEXT_MAX with "…"; a <label> of a shown control prints
+ * with cells joined by " | "; a block (paragraph) prints at most TEXT_MAX characters of text in all, however
+ * many links split it, then "…" (its links still print); a <label> of a shown control prints
  * nothing (its text is the control's name). aria-hidden="true" subtrees are left out (they are not in the
  * accessibility tree), unless includeHidden. With markNewSince, a line whose element had no line in the
  * previous snapshot starts with `*` (after its indentation): `  *- menuitem "Sign out" [ref=e31]`.
@@ -26,7 +27,7 @@ import { commitSnapshot, frameIndexOfFrameElement, refFor, wasShown } from './re
 import { accessibleName, contentText, isInteractive, NAME_FROM_CONTENT, roleOf, statesOf } from './roles.js';
 import { displayOf, state, textHidden, visualProxy } from './visibility.js';
 
-export const TEXT_MAX = 200;
+export const TEXT_MAX = 160;
 const VALUE_MAX = 100;
 const CELL_MAX = 80;
 
@@ -70,7 +71,7 @@ export function snapshot(opts: SnapshotOptions): SnapshotResult {
   const s = new Snapshotter(new Ctx(!!opts.includeHidden), !!opts.markNewSince);
   const items: Item[] = [];
   const root = document.body ?? document.documentElement;
-  if (root) s.walkChildren(root, items);
+  if (root) s.walkRoot(root, items);
   const lines: string[] = [];
   s.render(items, 0, lines);
   commitSnapshot({ refs: s.refs, owners: s.owners });
@@ -84,6 +85,12 @@ class Snapshotter {
   private suppressText = 0;
 
   constructor(readonly c: Ctx, readonly markNew: boolean) {}
+
+  /** A document's body: its content, or one textbox when the whole body is editable (rich-text editors). */
+  walkRoot(body: Element, out: Item[]) {
+    if ((body as HTMLElement).isContentEditable && body.localName === 'body') out.push(this.controlLine(body, 'textbox', true));
+    else this.walkChildren(body, out);
+  }
 
   walkChildren(parent: Node, out: Item[]) {
     const owner = isElement(parent) ? parent : null;
@@ -223,7 +230,7 @@ class Snapshotter {
     if (doc) {
       frameIndexOfFrameElement(el);
       const kids: Item[] = [];
-      if (doc.body && (this.c.includeHidden || !state(doc.body, this.c).hidden)) this.walkChildren(doc.body, kids);
+      if (doc.body && (this.c.includeHidden || !state(doc.body, this.c).hidden)) this.walkRoot(doc.body, kids);
       if (!kids.length) return;
       const name = el.getAttribute('title') || el.getAttribute('name') || (src === 'about:blank' ? '' : src);
       out.push({ k: 'l', role: 'iframe', name: cut(name, VALUE_MAX), props: [], children: kids, o: el });
@@ -321,9 +328,9 @@ class Snapshotter {
     return this.markNew && wasShown(o) === false ? '*' : '';
   }
 
-  render(items: Item[], depth: number, out: string[]) {
+  render(items: Item[], depth: number, out: string[], normalized = false) {
     const indent = '  '.repeat(depth);
-    for (const it of normalize(items)) {
+    for (const it of normalized ? (items as (TextItem | LineItem)[]) : normalize(items)) {
       if (it.k === 't') {
         out.push(`${indent}${this.mark(it.o)}- text: ${cut(it.s, TEXT_MAX)}`);
         continue;
@@ -332,7 +339,7 @@ class Snapshotter {
       if (it.role === '' || (it.role === 'listitem' && kids.length <= 1 && !it.props.length)) {
         // Unnamed wrappers and one-child list items: the children stand in their place.
         this.mark(it.o);
-        this.render(kids, depth, out);
+        this.render(kids, depth, out, true);
         continue;
       }
       if (!kids.length && it.inline === undefined && !it.ref && !it.name && !it.extra && it.value === undefined && (STRUCTURAL.has(it.role) || TABLE_ROLES.has(it.role))) continue;
@@ -349,7 +356,7 @@ class Snapshotter {
         out.push(`${lead}${lineHead(it.name === k.name ? { ...it, name: '' } : it)}: ${lineHead(k)}`);
       } else {
         out.push(`${lead}${lineHead(it)}:`);
-        this.render(kids, depth + 1, out);
+        this.render(kids, depth + 1, out, true);
       }
     }
   }
@@ -378,22 +385,42 @@ function lineHead(it: LineItem): string {
   return s;
 }
 
-/** Merges adjacent text, drops breaks and empty text. */
+/**
+ * Merges adjacent text, drops breaks and empty text. Text is budgeted per block (between breaks): a paragraph
+ * prints at most TEXT_MAX characters of text however many links split it, then "…"; its links still print.
+ */
 function normalize(items: Item[]): (TextItem | LineItem)[] {
   const out: (TextItem | LineItem)[] = [];
   let pending: TextItem | null = null;
+  let used = 0;
+  let lastText: TextItem | null = null;
   const flush = () => {
-    if (pending) {
-      const s = collapse(pending.s);
-      if (s) out.push({ k: 't', s, o: pending.o });
-      pending = null;
+    if (!pending) return;
+    let s = collapse(pending.s);
+    pending = null;
+    if (!s) return;
+    const left = TEXT_MAX - used;
+    if (left < 20) {
+      if (lastText && !lastText.s.endsWith('…')) lastText.s += '…';
+      return;
     }
+    s = cut(s, left);
+    used += s.length;
+    lastText = { k: 't', s, o: (pendingOwner as Element | null) };
+    out.push(lastText);
   };
+  let pendingOwner: Element | null = null;
   for (const it of items) {
-    if (it.k === 'b') flush();
-    else if (it.k === 't') {
-      if (pending) pending.s += it.s;
-      else pending = { k: 't', s: it.s, o: it.o };
+    if (it.k === 'b') {
+      flush();
+      used = 0;
+      lastText = null;
+    } else if (it.k === 't') {
+      if (pending) (pending as TextItem).s += it.s;
+      else {
+        pending = { k: 't', s: it.s, o: it.o };
+        pendingOwner = it.o;
+      }
     } else {
       flush();
       out.push(it);

@@ -69,11 +69,26 @@ t.test('line format: roles, names, refs, states, values; wrappers collapsed', as
   t.match(text, /^- banner:\n  - navigation "Main":\n    - list:\n      - link "Home" \[ref=e\d+\]\n      - link "Shop" \[ref=e\d+\]$/m, 'one-child list items print the child');
   t.notMatch(text, /- text: Email$/m, 'a label of a shown control is its name, not a text line');
   const long = /- text: (long text.*)$/m.exec(text)![1];
-  t.ok(long.length <= 201 && long.endsWith('…'), 'long text cut with …');
+  t.ok(long.length <= 161 && long.endsWith('…'), 'long text cut with …');
   t.notMatch(text, /generic|div|wrap/, 'no line for wrappers');
   t.equal(s.refCount, (text.match(/\[ref=/g) ?? []).length);
   t.same(s.skippedFrames, []);
   t.equal(s.url, `${h.url}/form`);
+  await p.close();
+});
+
+t.test('blocks stay apart inside landmarks; text is budgeted per block, links always print', async (t) => {
+  h.route('/blocks', `<main><p>One <a href="/x">a link</a> end.</p><p>Two</p>
+    <p>${'word '.repeat(30)}<a href="/1">first</a>${'more '.repeat(40)}<a href="/2">second</a>${'tail '.repeat(20)}</p></main>`);
+  const p = await h.open('/blocks');
+  const s = (await p.call('snapshot', {})).text;
+  t.match(s, /^  - text: end\.\n  - text: Two$/m, 'two paragraphs, two lines');
+  const block = s.slice(s.indexOf('- text: word'));
+  t.match(block, /link "first" \[ref=e\d+\]/);
+  t.match(block, /link "second" \[ref=e\d+\]/, 'a link after the text budget still prints');
+  t.notMatch(block, /tail/, 'text past the budget is left out');
+  const textChars = [...block.matchAll(/- text: (.*)$/gm)].reduce((n, m) => n + m[1].length, 0);
+  t.ok(textChars <= 161, `${textChars} characters of text for the block`);
   await p.close();
 });
 
