@@ -89,9 +89,14 @@ class HtmlWriter {
       if (label) this.out.push(`<svg aria-label="${escAttr(collapse(label))}"></svg>`);
       return;
     }
+    if (tag === 'slot') {
+      // Only what the slot shows, not the slot itself.
+      this.children(el);
+      return;
+    }
     if (isFrame(el)) {
       const d = frameDocument(el);
-      const src = (el as HTMLIFrameElement).src || el.getAttribute('src') || 'about:blank';
+      const src = d?.URL || (el as HTMLIFrameElement).src || 'about:blank';
       if (d?.body) {
         this.out.push(`<div data-frame-src="${escAttr(src)}">`);
         if (c.includeHidden || !state(d.body, c).hidden) this.children(d.body);

@@ -175,3 +175,26 @@ t.test('extract: tables cell for cell, links, meta, form with password masked, i
   t.match((await x.call('extract', { kind: 'tables', scope: '.none' })).error, /matches no visible element/);
   await x.close();
 });
+
+t.test('visibleHtml: absolute URLs, shadow roots and same-origin frames inline, current form values', async (t) => {
+  h.route('/html', `<h1 class="t" style="color:red" onclick="x()">Title</h1><a href="/rel/a?b=1">rel</a><img src="pic.png" alt="Pic" srcset="a.png 1x">
+    <div id="host"></div><iframe srcdoc="<p>framed text</p>"></iframe><iframe src="OTHER"></iframe>
+    <input name="q" value="typed"><input type="password" value="hunter2"><select><option>a</option><option selected>b</option></select>
+    <script>document.getElementById('host').attachShadow({mode:'open'}).innerHTML='<p>shadow <slot></slot></p>'; document.getElementById('host').innerHTML='<b>slotted</b>'</script>`.replace('OTHER', `${h.otherUrl}/x`));
+  const x = await h.open('/html');
+  await x.evalMain(`document.querySelector('[name=q]').value = 'changed'`);
+  const r = await x.call('visibleHtml', {});
+  t.equal(r.url, `${h.url}/html`);
+  t.match(r.html, /^<!DOCTYPE html><html><head><title>t<\/title>/);
+  t.match(r.html, /<h1 class="t">Title<\/h1>/, 'style and handlers dropped');
+  t.match(r.html, new RegExp(`<a href="${h.url}/rel/a\\?b=1">rel</a>`), 'absolute href');
+  t.match(r.html, new RegExp(`<img src="${h.url}/pic.png" alt="Pic">`), 'absolute src, no srcset');
+  t.match(r.html, /<div id="host"><p>shadow <b>slotted<\/b><\/p><\/div>/, 'shadow root inline, slot filled');
+  t.match(r.html, /<div data-frame-src="about:srcdoc"><p>framed text<\/p><\/div>/, 'same-origin frame inline');
+  t.match(r.html, new RegExp(`<iframe src="${h.otherUrl}/x"></iframe>`), 'cross-origin frame kept as a link');
+  t.match(r.html, /<input name="q" value="changed">/, 'the current value');
+  t.notMatch(r.html, /hunter2/, 'never a password');
+  t.match(r.html, /<option selected="">b<\/option>|<option selected>b<\/option>/);
+  t.notMatch(r.html, /<script/);
+  await x.close();
+});
