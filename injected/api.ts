@@ -21,6 +21,10 @@
  * frames; ` >>> ` chains scopes (`my-app >>> button.save`, `iframe#pay >>> input[name="card"]`), and
  * QueryMatch.locator uses that form for elements inside shadow roots or frames.
  *
+ * Frames: the top document's script enters same-origin frames itself (refs `fK:eN`, K given in the order it
+ * first meets each <iframe>, kept while that element lives). A cross-origin frame is not entered; its own
+ * `browserd` world, if called, numbers refs `eN` within its document.
+ *
  * Additions beyond the first contract (all optional): FillResult.reason/options, the `reason` of clickDom and
  * focus results, readText's error/message for a bad ref, findText's total.
  */
@@ -31,7 +35,12 @@ export interface SnapshotOptions { includeHidden?: boolean; markNewSince?: boole
 export interface SnapshotResult {
   url: string;
   title: string;
-  /** Indented lines: `- role "name" [ref=e3] value="..." [checked]`; new elements since the previous snapshot start with `*`. */
+  /**
+   * Indented lines (2 spaces per level): `- role "name" [ref=e3] [checked] value="..."`, `- text: ...`,
+   * table rows as `- row: cell | cell | link "Edit" [ref=e9]`, `- iframe "url" (cross-origin)`. With
+   * markNewSince, a line whose element had no line in the previous snapshot has `*` before its dash:
+   * `  *- link "Shoes" [ref=e14]`. Format details in injected/snapshot.ts.
+   */
   text: string;
   refCount: number;
   /** Iframes that could not be entered (cross-origin), listed so the agent knows they exist. */

@@ -196,7 +196,13 @@ export function contentText(el: Element, c: Ctx, max = NAME_MAX * 3): string {
         if (inp.type === 'button' || inp.type === 'submit' || inp.type === 'reset') out.push(' ', inp.value, ' ');
         continue;
       }
-      if (tag === 'select' || tag === 'textarea' || tag === 'svg' || tag === 'iframe') continue;
+      if (tag === 'svg') {
+        // Icon buttons: the icon's own label is the name.
+        const label = ch.getAttribute('aria-label') || ch.querySelector(':scope > title')?.textContent;
+        if (label && ch.getAttribute('aria-hidden') !== 'true') out.push(' ', label, ' ');
+        continue;
+      }
+      if (tag === 'select' || tag === 'textarea' || tag === 'iframe') continue;
       const al = ch.getAttribute('aria-label');
       if (al && al.trim() && (ch.getAttribute('role') || tag === 'button' || tag === 'a')) {
         out.push(' ', al, ' ');
