@@ -92,10 +92,6 @@ export function commonAncestor(nodes: Node[]): Element | null {
   return chain[best] ?? null;
 }
 
-export function winOf(n: Node): Window & typeof globalThis {
-  return ((n.ownerDocument ?? (n as Document)).defaultView ?? window) as Window & typeof globalThis;
-}
-
 /** The element with focus, descending into shadow roots and same-origin frames. */
 export function deepActiveElement(doc: Document = document): Element | null {
   let a: Element | null = doc.activeElement;

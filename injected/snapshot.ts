@@ -159,10 +159,13 @@ class Snapshotter {
       if (line) out.push(line);
       return;
     }
-    const block = BLOCKISH(displayOf(el, c));
-    if (block) out.push(BRK);
+    const display = displayOf(el, c);
+    const block = BLOCKISH(display);
+    // Boxes side by side (inline-block badges, inline-flex chips) keep their words apart.
+    const sep: Item | null = block ? BRK : display.startsWith('inline-') ? { k: 't', s: ' ', o: null } : null;
+    if (sep) out.push(sep);
     this.walkChildren(el, out);
-    if (block) out.push(BRK);
+    if (sep) out.push(sep);
   }
 
   private labelsShownControl(label: HTMLLabelElement): boolean {
@@ -336,7 +339,7 @@ class Snapshotter {
         continue;
       }
       const kids = normalize(it.children);
-      if (it.role === '' || (it.role === 'listitem' && kids.length <= 1 && !it.props.length)) {
+      if (it.role === '' || (it.role === 'listitem' && kids.length <= 1 && !it.props.length && !it.ref)) {
         // Unnamed wrappers and one-child list items: the children stand in their place.
         this.mark(it.o);
         this.render(kids, depth, out, true);
@@ -416,8 +419,10 @@ function normalize(items: Item[]): (TextItem | LineItem)[] {
       used = 0;
       lastText = null;
     } else if (it.k === 't') {
-      if (pending) (pending as TextItem).s += it.s;
-      else {
+      if (pending) {
+        (pending as TextItem).s += it.s;
+        pendingOwner = pendingOwner ?? it.o;
+      } else {
         pending = { k: 't', s: it.s, o: it.o };
         pendingOwner = it.o;
       }

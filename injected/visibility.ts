@@ -193,11 +193,6 @@ export function displayOf(el: Element, c: Ctx): string {
   return st.display ?? c.style(el).display ?? '';
 }
 
-/** True when el's subtree is left out of reads (never, with includeHidden). */
-export function skipSubtree(el: Element, c: Ctx): boolean {
-  return !c.includeHidden && state(el, c).hidden;
-}
-
 // ------------------------------------------------------------------ colours
 
 export interface Rgba { r: number; g: number; b: number; a: number }
@@ -365,18 +360,6 @@ function computeTextHidden(el: Element, c: Ctx): boolean {
     }
   }
   return false;
-}
-
-/** The element whose style governs a text node (its parent, or the host for text right in a shadow root). */
-export function textOwner(t: Node): Element | null {
-  return flatParent(t);
-}
-
-/** Whether a text node's text is shown (not counting includeHidden). */
-export function textNodeVisible(t: Text, c: Ctx): boolean {
-  const p = textOwner(t);
-  if (!p) return false;
-  return !state(p, c).hidden && !textHidden(p, c);
 }
 
 // ------------------------------------------------------------------ elements
