@@ -49,6 +49,13 @@ t.before(async () => {
       let seen = '';
       document.querySelector('[name=name]').addEventListener('input', (e) => { seen = e.target.value; });
       window.__seen = () => seen;
+      // React's value tracker: an own 'value' property on the node records every value set through it, and
+      // onChange fires only when an input event finds the node's real value different from the recorded one.
+      const card = document.querySelector('[name=cc]');
+      const native = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value');
+      let tracked = card.value;
+      Object.defineProperty(card, 'value', { configurable: true, get() { return native.get.call(this); }, set(v) { tracked = String(v); native.set.call(this, v); } });
+      card.addEventListener('input', () => { if (card.value !== tracked) { tracked = card.value; window.__reactOnChange = card.value; } });
     </script>`);
   h.route('/scroll', `<div id="box" style="height:100px;overflow:auto"><div style="height:1000px"><span id="in">inside</span></div></div><div style="height:3000px">tall</div>`);
 });
@@ -101,6 +108,8 @@ t.test('fill: text, select, checkbox, radio, date, contenteditable change the pa
   t.same(await p.call('fill', refOf(s, /textbox "Name"/), 'Ada Lovelace'), { ok: true, kind: 'text' });
   t.equal(await p.evalMain(`document.querySelector('[name=name]').value`), 'Ada Lovelace');
   t.equal(await p.evalMain('__seen()'), 'Ada Lovelace', 'page listeners saw the input event');
+  t.same(await p.call('fill', refOf(s, /textbox "Card number"/), '4111 1111'), { ok: true, kind: 'text' });
+  t.equal(await p.evalMain('window.__reactOnChange'), '4111 1111', 'a React-style value tracker sees the change');
   t.same(await p.call('fill', refOf(s, /combobox "Country"/), 'germany'), { ok: true, kind: 'select' }, 'option by visible text, any case');
   t.equal(await p.evalMain(`document.querySelector('[name=country]').value`), 'de');
   t.same(await p.call('fill', refOf(s, /combobox "Country"/), 'it'), { ok: true, kind: 'select' }, 'option by value');
