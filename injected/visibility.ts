@@ -40,7 +40,12 @@ function documentBox(doc: Document, c: Ctx): Box {
   if (!win || !se) return HUGE;
   const l = -win.scrollX;
   const t = -win.scrollY;
-  const w = Math.max(se.scrollWidth, win.innerWidth);
+  // A page whose viewport clips horizontally (overflow-x hidden on <html>, or on <body> when <html> leaves it
+  // visible) cannot be scrolled sideways by a person: off-canvas menus parked to the right are out of reach.
+  // Vertically we keep the whole scroll height even when a modal locks scrolling for a moment.
+  const rootOx = c.style(doc.documentElement).overflowX;
+  const ox = rootOx === 'visible' && doc.body ? c.style(doc.body).overflowX : rootOx;
+  const w = ox === 'hidden' || ox === 'clip' ? win.innerWidth : Math.max(se.scrollWidth, win.innerWidth);
   const h = Math.max(se.scrollHeight, win.innerHeight);
   const rtl = c.style(doc.documentElement).direction === 'rtl';
   // Right-to-left documents scroll towards negative x.

@@ -105,6 +105,19 @@ t.test('visibleHtml drops hidden subtrees, hidden text, scripts, templates and c
   for (const c of Object.keys(CASES)) t.match(all, `SECRET-${c}`, `includeHidden brings back ${c}`);
 });
 
+t.test('an off-canvas menu parked right of a page that cannot scroll sideways is hidden', async (t) => {
+  h.route('/offcanvas', `<style>body{overflow-x:hidden;margin:0}</style><p>Page text</p>
+    <nav style="position:absolute;top:0;left:100%;width:300px">SECRET-offcanvas</nav>
+    <div style="width:3000px">VISIBLE-wide</div>`);
+  const o = await h.open('/offcanvas');
+  const text = (await o.call('readText', {})).text;
+  t.match(text, /Page text/);
+  t.match(text, /VISIBLE-wide/);
+  t.notMatch(text, /SECRET-offcanvas/);
+  t.match((await o.call('readText', { includeHidden: true })).text, /SECRET-offcanvas/);
+  await o.close();
+});
+
 t.test('a style cache per call: a big page reads quickly', async (t) => {
   const rows = Array.from({ length: 3000 }, (_, i) => `<div class="r"><span style="color:#333">row ${i}</span> <b>x</b></div>`).join('');
   h.route('/big', `<div style="background:#fff">${rows}</div>`);
