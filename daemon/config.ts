@@ -13,6 +13,8 @@ export interface Config {
   capacityRetryAfterS: number;
   /** Pages may reach loopback/private addresses (development and tests only). */
   allowPrivateNetwork: boolean;
+  /** address:port pairs pages may reach although private (BROWSERD_ALLOW_TARGETS, comma-separated). */
+  allowTargets: string[];
   /** Extra Chromium switches (tests: --host-resolver-rules). */
   chromeArgs: string[];
   /** Bound on a graceful shutdown before the process exits anyway. */
@@ -54,8 +56,9 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     maxBrowsers,
     capacityRetryAfterS: 30,
     allowPrivateNetwork: flags['allow-private-network'] === true || env.BROWSERD_ALLOW_PRIVATE_NETWORK === '1',
+    allowTargets: (env.BROWSERD_ALLOW_TARGETS ?? '').split(',').map((x) => x.trim()).filter(Boolean),
     chromeArgs: env.BROWSERD_CHROME_ARGS ? env.BROWSERD_CHROME_ARGS.split(/\s+/).filter(Boolean) : [],
-    shutdownGraceMs: 10000,
+    shutdownGraceMs: 20000,
     searxngUrl: env.BROWSERD_SEARXNG_URL,
     publicUrl: env.BROWSERD_PUBLIC_URL,
   };

@@ -40,6 +40,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   const deniedPorts = () => new Set([appPort, ...pool.cdpPorts()].filter(Boolean));
   const proxy = await startEgressProxy({
     allowPrivateNetwork: cfg.allowPrivateNetwork,
+    allowTargets: new Set(cfg.allowTargets),
     deniedPorts,
     lookup: lookupWithRules(parseResolverRules(cfg.chromeArgs)),
     onBlocked: (info) => log.info({ ...info }, 'egress blocked'),

@@ -314,9 +314,10 @@ export class BrowserInstance {
     this.alive = false;
     for (const t of this.tabs.values()) t.dispose();
     this.disposables.dispose();
-    if (wasAlive && this.conn) await this.conn.sendMayFail('Browser.close', {}, undefined, 3000);
+    const graceful = wasAlive && this.conn ? (await this.conn.sendMayFail('Browser.close', {}, undefined, 5000)) !== undefined : false;
     await this.conn?.close();
-    await this.chromium?.close();
+    // After a Browser.close that was answered, give Chromium time to finish writing the profile on its own.
+    await this.chromium?.close(graceful ? 8000 : 1000);
   }
 
   /** Kill without ceremony (tests of crash recovery use the pid instead). */

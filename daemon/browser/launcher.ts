@@ -70,14 +70,21 @@ export async function launchChromium(opts: SwitchOptions & { executable?: string
     cdpPort,
     exited,
     recentStderr: () => lines.slice(-10).join('\n'),
+    /**
+     * Waits for an exit already under way (after Browser.close Chromium is still writing cookies and session
+     * state), then asks with SIGTERM, then insists with SIGKILL: a profile must not be cut off mid-write.
+     */
     close(graceMs = 5000) {
       if (closing) return closing;
       closing = (async () => {
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        child.kill('SIGTERM');
-        const t = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        const done = () => child.exitCode !== null || child.signalCode !== null;
+        if (done()) return;
+        const timedOut = (ms: number) => new Promise<boolean>((r) => setTimeout(() => r(true), ms).unref());
+        if (await Promise.race([exited.then(() => false), timedOut(graceMs)])) {
+          child.kill('SIGTERM');
+          if (await Promise.race([exited.then(() => false), timedOut(graceMs)])) child.kill('SIGKILL');
+        }
         await exited;
-        clearTimeout(t);
       })();
       return closing;
     },

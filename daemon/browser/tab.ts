@@ -12,6 +12,7 @@ import { Ring, type LogEntry, type NetworkEntry, type LogKind } from './tab-log.
 import { allowedByDomains } from '../policy/url-rules.js';
 import type { HostAccess } from '../policy/host-policy.js';
 import { EGRESS_HEADER } from '../policy/egress-proxy.js';
+import { READ_TAB_GUARD } from './read-guard.js';
 
 const WORLD = 'browserd';
 /** Methods a read tab may send: they do not change anything on a well-behaved site. */
@@ -83,9 +84,9 @@ export class Tab {
     // allowedDomains and blocked hosts stop navigations (redirect hops and popups included).
     steps.push(c.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, s));
     if (this.record.mode === 'read') {
-      // WebSockets are not seen by Fetch: block them outright in read tabs. Service workers could fetch on
-      // the page's behalf outside this session: bypass them.
-      steps.push(c.send('Network.setBlockedURLs', { urls: ['ws://*', 'wss://*'] }, s));
+      // WebSockets are not seen by Fetch: remove them from every realm (read-guard.ts). Service workers could
+      // fetch on the page's behalf outside this session: bypass them.
+      steps.push(c.send('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD, runImmediately: true }, s));
       steps.push(c.send('Network.setBypassServiceWorker', { bypass: true }, s));
     }
     if (this.record.viewport) steps.push(this.applyViewport(this.record.viewport));
@@ -177,9 +178,11 @@ export class Tab {
     this.disposables.add(dispose);
     await c.sendMayFail('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, child);
     if (this.record.mode === 'read') {
-      if (type === 'iframe') await c.sendMayFail('Network.setBlockedURLs', { urls: ['ws://*', 'wss://*'] }, child);
+      if (type === 'iframe') await c.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD, runImmediately: true }, child);
+      else await c.sendMayFail('Runtime.evaluate', { expression: READ_TAB_GUARD }, child);
     }
-    if (type === 'iframe') await c.sendMayFail('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, child);
+    // Nested frames and workers started by workers get the same treatment.
+    await c.sendMayFail('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, child);
     if (waiting) await c.sendMayFail('Runtime.runIfWaitingForDebugger', {}, child);
   }
 

@@ -42,6 +42,11 @@ export interface EgressProxyOptions {
    */
   deniedPorts: () => Set<number>;
   onBlocked?(info: BlockedInfo): void;
+  /**
+   * Exact address:port pairs the admin allows although they are private (BROWSERD_ALLOW_TARGETS, e.g. an
+   * intranet app "10.0.0.5:443" or "[::1]:3000"). Never overrides the denied ports.
+   */
+  allowTargets?: ReadonlySet<string>;
   /** Name resolution; injectable so tests can map a name to loopback without DNS. Default: dns.lookup all. */
   lookup?: (host: string) => Promise<ResolvedAddress[]>;
   /** Milliseconds to wait for the upstream TCP connection. */
@@ -114,6 +119,8 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     const literal = parseHostAsIp(host);
     let addresses: string[];
     if (literal) addresses = [literal];
+    // RFC 6761: localhost names are loopback whatever a resolver says (Chromium treats them so too).
+    else if (/^(.+\.)?localhost\.?$/i.test(host)) addresses = ['127.0.0.1', '::1'];
     else {
       try {
         addresses = (await lookup(host)).map((a) => a.address);
@@ -127,7 +134,8 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     const local = reservedPort ? localAddresses() : undefined;
     for (const address of addresses) {
       const cls = classifyAddress(address);
-      if (isBlockedAddress(address, allow)) refuse(403, `${cls} address`, address);
+      const pair = address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+      if (isBlockedAddress(address, allow) && !opts.allowTargets?.has(pair)) refuse(403, `${cls} address`, address);
       if (local && (cls === 'loopback' || cls === 'unspecified' || local.has(address.toLowerCase()))) {
         refuse(403, 'port reserved for the daemon and its browsers', address);
       }
