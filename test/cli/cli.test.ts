@@ -1,0 +1,74 @@
+/** The browserd command as a user runs it: serve (first user, token, MCP URL, SIGTERM), user, admin, doctor. */
+import t from 'tap';
+import { spawn, execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const bin = new URL('../../bin/browserd.js', import.meta.url).pathname;
+const data = mkdtempSync(join(tmpdir(), 'browserd-cli-'));
+t.teardown(() => rmSync(data, { recursive: true, force: true }));
+
+const cli = (...args: string[]) => run(process.execPath, [bin, ...args, '--data', data], { encoding: 'utf8' });
+
+t.test('serve on an empty data dir creates a first user, prints its token and the MCP URL, and stops on SIGTERM', async (t) => {
+  const child = spawn(process.execPath, [bin, 'serve', '--listen', '127.0.0.1:0', '--data', data], { env: { ...process.env, BROWSERD_FIRST_USER: 'owner', BROWSERD_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  const ready = new Promise<void>((resolve) => child.stdout.on('data', (c: string) => { out += c; if (/\(MCP http/.test(out)) resolve(); }));
+  await ready;
+  const mcp = /MCP URL: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out)?.[1];
+  t.ok(mcp, out);
+  const token = /^(bd_\S+)$/m.exec(out)?.[1];
+  t.ok(token, 'the token is printed on a line of its own');
+  const base = mcp!.replace(/\/mcp$/, '');
+  const me = await fetch(`${base}/v1/me`, { headers: { Authorization: `Bearer ${token}` } });
+  t.equal(((await me.json()) as any).user, 'owner');
+  const started = Date.now();
+  child.kill('SIGTERM');
+  const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  t.equal(code, 0);
+  t.ok(Date.now() - started < 30000, 'exits within the bound');
+});
+
+t.test('user add prints the token last; user token replaces it; user list lists', async (t) => {
+  const add = await cli('user', 'add', 'alice');
+  const lines = add.stdout.trim().split('\n');
+  t.match(lines.at(-1), /^bd_[A-Za-z0-9_-]{20,}$/);
+  const again = await cli('user', 'add', 'alice').catch((e) => e);
+  t.equal(again.code, 2, 'a taken name is an error');
+  t.match(again.stderr, /already exists/);
+  const replaced = await cli('user', 'token', 'alice');
+  const newToken = replaced.stdout.trim().split('\n').at(-1);
+  t.not(newToken, lines.at(-1));
+  const list = await cli('user', 'list');
+  t.match(list.stdout, /^alice\t/m);
+  t.match(list.stdout, /^owner\t/m);
+  const bad = await cli('user', 'add', 'Bad Name').catch((e) => e);
+  t.equal(bad.code, 2);
+});
+
+t.test('policy and approvals commands validate and store', async (t) => {
+  t.match((await cli('policy', 'set', 'alice', 'bank.example', 'read_only')).stdout, /read_only/);
+  t.match((await cli('policy', 'list', 'alice')).stdout, /bank\.example\tread_only/);
+  const bad = await cli('policy', 'set', 'alice', 'bank.example', 'sometimes').catch((e) => e);
+  t.equal(bad.code, 2);
+  t.match((await cli('policy', 'remove', 'alice', 'bank.example')).stdout, /Removed/);
+  t.match((await cli('user', 'approvals', 'alice', 'on')).stdout, /on/);
+  t.match((await cli('user', 'list')).stdout, /alice\t.*approvals on/);
+});
+
+t.test('doctor checks chromium, the data dir, LMDB and the port, each with a verdict', async (t) => {
+  const r = await run(process.execPath, [bin, 'doctor', '--data', data, '--listen', '127.0.0.1:1'], { encoding: 'utf8' }).catch((e) => e);
+  const out = r.stdout as string;
+  t.match(out, /^ok {3}chromium found: .*Chromium \d+/m);
+  t.match(out, /^ok {3}chromium starts headless/m);
+  t.match(out, /^ok {3}data dir writable/m);
+  t.match(out, /^ok {3}LMDB opens: \d+ user/m);
+  t.match(out, /running daemon: none running/);
+  const missing = await run(process.execPath, [bin, 'doctor', '--data', data], { encoding: 'utf8', env: { ...process.env, BROWSERD_CHROME: '/nonexistent/chromium' } }).catch((e) => e);
+  t.equal(missing.code, 1);
+  t.match(missing.stdout, /FAIL chromium found: .*missing\n\s+fix: apt-get install chromium/);
+});
