@@ -77,7 +77,16 @@ t.test('tools/list: a described JSON Schema and annotations per tool', async (t)
     t.ok(tool.description && tool.description.length > 20, `${tool.name} is described`);
     for (const [k, v] of Object.entries(tool.inputSchema.properties ?? {})) t.ok((v as any).description, `${tool.name}.${k} is described`);
     t.type(tool.annotations?.readOnlyHint, 'boolean');
+    t.type(tool.annotations?.destructiveHint, 'boolean');
+    t.type(tool.annotations?.openWorldHint, 'boolean');
   }
+  const byName = new Map(tools.map((x) => [x.name, x]));
+  // Annotations follow the effect class: reading tools are read-only, sensitive ones destructive.
+  t.equal(byName.get('browser_snapshot')!.annotations!.readOnlyHint, true);
+  t.equal(byName.get('browser_click')!.annotations!.readOnlyHint, false);
+  t.equal(byName.get('browser_click')!.annotations!.destructiveHint, false);
+  t.equal(byName.get('browser_evaluate')!.annotations!.destructiveHint, true);
+  t.equal(byName.get('browser_tabs')!.annotations!.openWorldHint, false);
 });
 
 t.test('unknown tools and bad arguments are validation errors that say what is accepted', async (t) => {
