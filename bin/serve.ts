@@ -42,6 +42,8 @@ export async function serve(flags: Record<string, string | boolean>) {
     await d.stop();
     process.exit(0);
   };
+  // One user's bad page or request must never take everyone's daemon down: a stray rejection is logged, not fatal.
+  process.on('unhandledRejection', (reason) => d.env.log.error({ err: reason instanceof Error ? reason.stack : String(reason) }, 'unhandled rejection'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 }

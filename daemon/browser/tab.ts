@@ -264,6 +264,7 @@ export class Tab {
 
   /** Navigates and waits for the page to settle. Throws navigation_failed when the page does not load. */
   async navigate(url: string, timeoutMs = 30000): Promise<void> {
+    const started = Date.now();
     const loaded = this.waitForLoad(timeoutMs);
     this.documentEgress = undefined;
     const r = await this.conn.send('Page.navigate', { url }, this.sessionId, timeoutMs);
@@ -281,7 +282,7 @@ export class Tab {
       return;
     }
     await loaded.catch(() => undefined);
-    await this.settle();
+    await this.settle(Math.min(1500, Math.max(0, timeoutMs - (Date.now() - started))));
     this.assertNotRefusedByGuard(url);
   }
 
@@ -295,9 +296,14 @@ export class Tab {
     throw new BrowserdError('navigation_failed', `${url} did not load: the host could not be reached`, { next: 'Check the address; if the site is down, try again later.' });
   }
 
-  /** Resolves at the main frame's next load event (or rejects on timeout). */
+  /**
+   * Resolves at the main frame's next load event, or rejects on timeout. A rejection nobody awaits (the
+   * navigation itself failed first) is marked handled here: it must never surface as an unhandled rejection.
+   */
   waitForLoad(timeoutMs = 30000): Promise<unknown> {
-    return this.conn.waitFor('Page.loadEventFired', this.sessionId, () => true, timeoutMs);
+    const p = this.conn.waitFor('Page.loadEventFired', this.sessionId, () => true, timeoutMs);
+    p.catch(() => undefined);
+    return p;
   }
 
   /** Waits briefly for network quiet after load, so a snapshot sees what scripts rendered. Bounded. */

@@ -3,6 +3,7 @@
  * Page-level policy (read tabs, sensitive actions, host policy) is applied by the handlers through policy/gate.
  */
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
+import { CdpError } from '../cdp/connection.js';
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { ToolContext } from './context.js';
@@ -36,7 +37,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
     reportWrites(ctx, out);
     outcome = { ok: true, out };
   } catch (e) {
-    outcome = { ok: false, error: toBrowserdError(e) };
+    outcome = { ok: false, error: fromCdp(e) ?? toBrowserdError(e) };
     if (outcome.error.code === 'internal_error') env.log.error({ user: user.id, tool: name, err: e instanceof Error ? e.stack : String(e) }, 'tool failed');
   } finally {
     ctx.release();
@@ -55,6 +56,14 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
     })
     .catch((e) => env.log.error({ err: String(e) }, 'audit write failed'));
   return outcome;
+}
+
+/** CDP failures in words a caller can act on: a slow page is a timeout, a vanished browser restarts. */
+function fromCdp(e: unknown): BrowserdError | undefined {
+  if (!(e instanceof CdpError)) return undefined;
+  if (e.kind === 'timeout') return new BrowserdError('timeout', `the page did not answer in time (${e.method})`, { next: 'The page may be slow or stuck: try again, or browser_navigate elsewhere.' });
+  if (e.kind === 'closed') return new BrowserdError('browser_crashed', "the user's browser or this tab went away during the call", { next: 'Call again: the browser restarts with your tabs.' });
+  return undefined;
 }
 
 function profileOf(args: Record<string, unknown>): string | undefined {

@@ -15,14 +15,18 @@ export const navigationTools = [
     name: 'browser_navigate',
     title: 'Go to a URL',
     description: 'Loads a URL in a tab and waits for the page to settle. "example.com" means https://example.com.',
-    input: params({ url: Type.String({ description: 'The address to load.', minLength: 1, maxLength: 8192 }), tab: TabParam }),
+    input: params({
+      url: Type.String({ description: 'The address to load.', minLength: 1, maxLength: 8192 }),
+      timeoutMs: Type.Optional(Type.Integer({ description: 'Give up after this long (ms), 1000-120000. Default 30000.', minimum: 1000, maximum: 120000 })),
+      tab: TabParam,
+    }),
     effect: 'read',
     async handle(ctx, args, out) {
       const url = normaliseUserUrl(args.url);
       const checked = checkAgentUrl(url);
       if (!checked.ok) throw new BrowserdError(checked.code as any, checked.message, { next: 'Use an http(s) address.' });
       const tab = await ctx.tab(args.tab);
-      await tab.navigate(url);
+      await tab.navigate(url, args.timeoutMs);
       out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${tab.url}.`);
       const title = await pageTitle(tab);
       if (title) out.page(`title of ${tab.id}`, title);

@@ -15,6 +15,7 @@ t.before(async () => {
   bob = await d.addUser('bob');
   site.route('/a', html('<h1>Page A</h1>', '', 'A'));
   site.route('/b', html('<h1>Page B</h1>', '', 'B'));
+  site.route('/hang', () => undefined);
 });
 t.teardown(async () => {
   await d.stop();
@@ -76,4 +77,21 @@ t.test('user B cannot list, read or act on user A\'s tabs', async (t) => {
   t.equal(closeB.status, 404);
   t.match((await call(a, 'browser_read_text', { tab: ta })).text, /Page A/, "alice's tab is untouched");
   t.not(d.daemon.env.pool.peek('alice')!.pid, d.daemon.env.pool.peek('bob')?.pid, 'separate browsers');
+});
+
+t.test("a page that never answers times out for its user and slows no one else", async (t) => {
+  const a = await d.mcp(alice);
+  const b = await d.mcp(bob);
+  await call(a, 'browser_open', { url: `${site.url}/a` });
+  await call(b, 'browser_open', { url: `${site.url}/b` });
+  const slow = call(a, 'browser_navigate', { url: `${site.url}/hang`, timeoutMs: 3000 });
+  const started = Date.now();
+  const fast = await call(b, 'browser_read_text');
+  t.match(fast.text, /Page B/);
+  t.ok(Date.now() - started < 3000, "bob's call did not wait for alice's page");
+  const r = await slow;
+  t.ok(r.isError);
+  t.match(r.text, /timeout/);
+  t.equal((await d.rest(alice, 'GET', '/health')).json.ok, true, 'the daemon is fine');
+  t.match((await call(a, 'browser_navigate', { url: `${site.url}/a` })).text, /\/a/, 'the tab works again');
 });
