@@ -211,6 +211,12 @@ export class Tab {
     void c.sendMayFail('Fetch.continueRequest', { requestId: p.requestId }, session);
   }
 
+  /** The page's title (page text: callers fence it). */
+  async title(): Promise<string> {
+    const r = await this.conn.sendMayFail('Runtime.evaluate', { expression: 'document.title', returnByValue: true }, this.sessionId);
+    return String(r?.result.value ?? '');
+  }
+
   allowNextConfirm() {
     this.confirmNext = true;
   }

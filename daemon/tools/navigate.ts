@@ -4,11 +4,6 @@ import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
-import type { Tab } from '../browser/tab.js';
-
-async function pageTitle(tab: Tab): Promise<string> {
-  return String((await tab.send('Runtime.evaluate', { expression: 'document.title', returnByValue: true }).catch(() => undefined))?.result.value ?? '');
-}
 
 export const navigationTools = [
   defineTool({
@@ -28,7 +23,7 @@ export const navigationTools = [
       const tab = await ctx.tab(args.tab);
       await tab.navigate(url, args.timeoutMs);
       out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${tab.url}.`);
-      const title = await pageTitle(tab);
+      const title = await tab.title();
       if (title) out.page(`title of ${tab.id}`, title);
     },
   }),

@@ -32,13 +32,13 @@ export async function openTab(ctx: ToolContext, args: { url?: string; mode?: 're
   const tab = await inst.openTab({ url, mode: args.mode ?? 'read', allowedDomains: args.allowedDomains, context: args.context, visible: args.visible });
   ctx.touch(tab);
   await ctx.env.tabs.setDefault(ctx.user.id, tab.id);
-  const title = (await tab.send('Runtime.evaluate', { expression: 'document.title', returnByValue: true }).catch(() => undefined))?.result.value ?? '';
+  const title = await tab.title();
   out.set('tab', tab.id).set('url', tab.url).set('mode', tab.mode);
   if (tab.record.context) out.set('context', tab.record.context);
   if (tab.record.profile) out.set('profile', tab.record.profile);
   if (tab.record.allowedDomains) out.set('allowedDomains', tab.record.allowedDomains);
   out.text(`Opened tab ${tab.id} (${tab.mode} mode${tab.record.context ? `, context ${tab.record.context}` : ''}) at ${tab.url}.`);
-  if (title) out.page(`title of ${tab.id}`, String(title));
+  if (title) out.page(`title of ${tab.id}`, title);
   out.text('Next: browser_snapshot to see the page with element refs.');
 }
 
