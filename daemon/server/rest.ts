@@ -10,6 +10,15 @@ import { listProfiles } from '../tools/spaces.js';
 
 type Handler = (r: Req, user: UserRecord, params: string[]) => Promise<void>;
 
+/** A path segment as text; a malformed %-escape is the caller's error, not ours. */
+function segment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new BrowserdError('validation_error', `"${raw}" is not a valid URL path segment`, { next: 'Percent-encode the name correctly.' });
+  }
+}
+
 async function runTool(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
   const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest' });
   if (!result.ok) return sendError(r, result.error);
@@ -31,7 +40,7 @@ export function restRoutes(env: DaemonEnv): { method: string; pattern: RegExp; h
     },
     { method: 'GET', pattern: /^\/v1\/tabs$/, handler: (r, user) => runTool(env, r, user, 'browser_tabs', {}) },
     { method: 'POST', pattern: /^\/v1\/tabs$/, handler: async (r, user) => runTool(env, r, user, 'browser_open', await readJson(r), 201) },
-    { method: 'DELETE', pattern: /^\/v1\/tabs\/([^/]+)$/, handler: (r, user, [id]) => runTool(env, r, user, 'browser_close_tab', { tab: decodeURIComponent(id) }) },
+    { method: 'DELETE', pattern: /^\/v1\/tabs\/([^/]+)$/, handler: (r, user, [id]) => runTool(env, r, user, 'browser_close_tab', { tab: segment(id) }) },
     {
       method: 'GET',
       pattern: /^\/v1\/tools$/,
@@ -45,7 +54,7 @@ export function restRoutes(env: DaemonEnv): { method: string; pattern: RegExp; h
       method: 'GET',
       pattern: /^\/v1\/files\/([^/]+)$/,
       handler: async (r, user, [raw]) => {
-        const name = decodeURIComponent(raw);
+        const name = segment(raw);
         const info = env.files.info(user.id, name);
         const data = info && env.files.read(user.id, name);
         if (!info || !data) throw new BrowserdError('not_found', `no file ${name}`, { next: 'List your files with GET /v1/files.' });

@@ -78,6 +78,18 @@ t.test('read tab: form POST navigation, beacon, WebSocket send and fetch POST ne
   t.ok(log.some((e: any) => e.kind === 'write_blocked' && /beacon/.test(e.url)), 'the beacon is in the log');
 });
 
+t.test('in a read tab Enter on a payment page is refused, and nothing is sent', async (t) => {
+  const tab = (await rest(alice, 'browser_open', { url: `http://a.test:${site.port}/pay` })).json.tab;
+  const snap = (await call(await d.mcp(alice), 'browser_snapshot', { tab })).text;
+  await rest(alice, 'browser_click', { tab, ref: refOf(snap, /textbox "Card number"/) });
+  const enter = await rest(alice, 'browser_press', { tab, key: 'Enter' });
+  t.equal(enter.json.error?.code, 'refused');
+  t.match(enter.json.error.message, /payment.*read tab/);
+  const click = await rest(alice, 'browser_click', { tab, ref: refOf(snap, /button "Pay now"/) });
+  t.equal(click.json.error?.code, 'refused');
+  t.same(site.writes(), []);
+});
+
 t.test('a read-only site refuses click-to-submit, Enter, evaluate and fill of a payment form in an act tab', async (t) => {
   await d.daemon.env.policies.upsert('alice', { pattern: 'a.test', access: 'read_only' });
   const tab = (await rest(alice, 'browser_open', { url: `http://a.test:${site.port}/pay`, mode: 'act' })).json.tab;

@@ -40,8 +40,10 @@ t.test('ids count up, the newest or focused tab is the default, close removes fo
   const gone = await call(c, 'browser_read_text', { tab: tb });
   t.ok(gone.isError);
   t.match(gone.text, /not_found/);
+  await c.close();
   const c2 = await d.mcp(alice);
-  t.match((await call(c2, 'browser_tabs')).text, new RegExp(ta), 'a new connection sees the same tabs');
+  t.match((await call(c2, 'browser_tabs')).text, new RegExp(ta), 'ending the connection closed no tab');
+  t.match((await call(c2, 'browser_read_text', { tab: ta })).text, /Page A/, 'and the tab is still live');
 });
 
 t.test('a first load that fails leaves no tab behind; example.com means https', async (t) => {
