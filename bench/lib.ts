@@ -1,0 +1,234 @@
+/**
+ * What every benchmark shares: statistics, tables, the machine, a raw Chromium started exactly as the daemon
+ * starts its own (same launcher, same switches, same CDP connection class), and Playwright MCP on Debian's
+ * chromium. Benchmarks print; they never assert a time.
+ */
+import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { cpus, totalmem, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { launchChromium, chromePath, type LaunchedChromium } from '../daemon/browser/launcher.js';
+import { CdpConnection } from '../daemon/cdp/connection.js';
+import { INJECTED_SOURCE } from '../injected/generated/source.js';
+
+/** The same host mapping the test daemon gives its Chromium: loopback names only, every other name fails. */
+const RAW_WORLD = 'browserd-bench';
+
+export const RESOLVER_RULES = '--host-resolver-rules=MAP *.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1';
+
+// ------------------------------------------------------------------ numbers
+
+export function quantile(xs: number[], q: number): number {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+}
+export const median = (xs: number[]) => quantile(xs, 0.5);
+export const p90 = (xs: number[]) => quantile(xs, 0.9);
+
+export function ms(x: number, digits = 1): string {
+  return Number.isFinite(x) ? `${x.toFixed(digits)} ms` : 'n/a';
+}
+
+export function now(): number {
+  return performance.now();
+}
+
+/** Times an async function in milliseconds. */
+export async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const t0 = now();
+  const value = await fn();
+  return { ms: now() - t0, value };
+}
+
+// ------------------------------------------------------------------ output
+
+/** Prints a titled table with right-aligned numeric-looking cells. */
+export function printTable(title: string, headers: string[], rows: (string | number)[][], notes: string[] = []): void {
+  const cells = rows.map((r) => r.map((c) => String(c)));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
+  const numeric = (s: string) => /^[-+~≈]?[\d.,]+( ?(ms|s|x|%|chars|pages\/s))?$/.test(s) || s === 'n/a';
+  const fmt = (r: string[]) => r.map((c, i) => (numeric(c) && i > 0 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
+  console.log(`\n## ${title}\n`);
+  console.log(fmt(headers));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of cells) console.log(fmt(r));
+  for (const n of notes) console.log(`  ${n}`);
+}
+
+export function chromiumVersion(): string {
+  try {
+    // Debian's wrapper script prints a shell warning on stderr on some hosts; only stdout matters.
+    return execFileSync(chromePath(), ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch (e) {
+    return `unknown (${e instanceof Error ? e.message : e})`;
+  }
+}
+
+export function packageVersion(name: string): string {
+  try {
+    const require = createRequire(import.meta.url);
+    return JSON.parse(readFileSync(require.resolve(`${name}/package.json`), 'utf8')).version;
+  } catch {
+    return 'not installed';
+  }
+}
+
+export function machineLines(): string[] {
+  const c = cpus();
+  return [
+    `cpu: ${c[0]?.model ?? 'unknown'} (${c.length} cores)`,
+    `memory: ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    `node: ${process.version}`,
+    `chromium: ${chromiumVersion()}`,
+    `@playwright/mcp: ${packageVersion('@playwright/mcp')}, @crawlee/cheerio: ${packageVersion('@crawlee/cheerio')}`,
+  ];
+}
+
+// ------------------------------------------------------------------ raw Chromium over CDP
+
+export interface RawPage {
+  targetId: string;
+  sessionId: string;
+  mainFrameId?: string;
+  /** The isolated world holding __browserd in the current document. */
+  worldId?: number;
+}
+
+export interface RawBrowser {
+  chromium: LaunchedChromium;
+  conn: CdpConnection;
+  userDataDir: string;
+  /** A new page target, attached with a flattened session, Page and Runtime enabled. */
+  newPage(): Promise<RawPage>;
+  /** Navigates and waits for the main frame's load event. */
+  navigate(p: RawPage, url: string): Promise<void>;
+  /** Makes an isolated world in the main frame and evaluates the injected source there (a fallback). */
+  installInjected(p: RawPage): Promise<number>;
+  /** Evaluates an expression in the page's isolated world, returning the value. */
+  evalInWorld<T = unknown>(p: RawPage, expression: string): Promise<T>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts Chromium with the daemon's own launcher and switches (daemon/browser/switches.ts) and the test daemon's
+ * resolver rules. No egress proxy: the raw side has no daemon, so nothing to route through.
+ */
+export async function launchRawBrowser(): Promise<RawBrowser> {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'browserd-bench-raw-'));
+  const chromium = await launchChromium({ userDataDir, headless: true, extra: [RESOLVER_RULES] });
+  const conn = await CdpConnection.connect(chromium.wsUrl, chromium.recentStderr);
+  const rb: RawBrowser = {
+    chromium,
+    conn,
+    userDataDir,
+    async newPage() {
+      const { targetId } = await conn.send('Target.createTarget', { url: 'about:blank' });
+      // In front, as the daemon's materialise() leaves a visible tab.
+      await conn.sendMayFail('Target.activateTarget', { targetId });
+      const { sessionId } = await conn.send('Target.attachToTarget', { targetId, flatten: true });
+      const page: RawPage = { targetId, sessionId };
+      // The injected script in its own world in every new document, as the daemon's Tab.setup installs it;
+      // the world's context id is picked up from Runtime.executionContextCreated.
+      conn.on('Runtime.executionContextCreated', sessionId, ({ context }) => {
+        if (context.name === RAW_WORLD && context.auxData?.frameId === page.mainFrameId) page.worldId = context.id;
+      });
+      conn.on('Page.frameNavigated', sessionId, ({ frame }) => {
+        if (!frame.parentId) page.mainFrameId = frame.id;
+      });
+      await Promise.all([
+        conn.send('Page.enable', {}, sessionId),
+        conn.send('Page.setLifecycleEventsEnabled', { enabled: true }, sessionId),
+        conn.send('Runtime.enable', {}, sessionId),
+        conn.send('Page.addScriptToEvaluateOnNewDocument', { source: INJECTED_SOURCE, worldName: RAW_WORLD, runImmediately: true }, sessionId),
+      ]);
+      page.mainFrameId = (await conn.send('Page.getFrameTree', {}, sessionId)).frameTree.frame.id;
+      return page;
+    },
+    async navigate(p, url) {
+      const loaded = conn.waitFor('Page.loadEventFired', p.sessionId, () => true, 30000);
+      p.worldId = undefined;
+      const r = await conn.send('Page.navigate', { url }, p.sessionId);
+      if (r.errorText) {
+        loaded.catch(() => undefined);
+        throw new Error(`${url}: ${r.errorText}`);
+      }
+      await loaded;
+    },
+    async installInjected(p) {
+      const tree = await conn.send('Page.getFrameTree', {}, p.sessionId);
+      const { executionContextId } = await conn.send('Page.createIsolatedWorld', { frameId: tree.frameTree.frame.id, worldName: RAW_WORLD, grantUniveralAccess: false }, p.sessionId);
+      const r = await conn.send('Runtime.evaluate', { expression: INJECTED_SOURCE, contextId: executionContextId }, p.sessionId);
+      if (r.exceptionDetails) throw new Error(`injected source failed: ${r.exceptionDetails.text}`);
+      p.worldId = executionContextId;
+      return executionContextId;
+    },
+    async evalInWorld<T>(p: RawPage, expression: string) {
+      const contextId = p.worldId ?? (await rb.installInjected(p));
+      const r = await conn.send('Runtime.evaluate', { expression, contextId, returnByValue: true, awaitPromise: true }, p.sessionId);
+      if (r.exceptionDetails) throw new Error(`evaluate failed: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+      return r.result.value as T;
+    },
+    async close() {
+      const answered = await conn.sendMayFail('Browser.close', {}, undefined, 5000);
+      await conn.close();
+      await chromium.close(answered ? 5000 : 500);
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+  return rb;
+}
+
+// ------------------------------------------------------------------ Playwright MCP
+
+export interface PlaywrightMcp {
+  client: Client;
+  close(): Promise<void>;
+}
+
+/**
+ * Playwright MCP as a stdio MCP server driving Debian's chromium (never a downloaded browser). Its working
+ * directory and output dir are a temp dir: it writes snapshot and console files there, not into the repo.
+ */
+export async function startPlaywrightMcp(): Promise<PlaywrightMcp> {
+  const require = createRequire(import.meta.url);
+  const cli = join(require.resolve('@playwright/mcp/package.json'), '..', 'cli.js');
+  const dir = mkdtempSync(join(tmpdir(), 'browserd-bench-pw-'));
+  const args = [cli, '--executable-path', chromePath(), '--headless', '--isolated', '--output-dir', join(dir, 'out'), '--viewport-size', '1280x900'];
+  // As root Chromium's sandbox cannot start (the daemon's launcher adds the same switch).
+  if (typeof process.getuid === 'function' && process.getuid() === 0) args.push('--no-sandbox');
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = '1';
+  const transport = new StdioClientTransport({ command: process.execPath, args, cwd: dir, env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  const client = new Client({ name: 'browserd-bench', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`Playwright MCP did not start: ${e instanceof Error ? e.message : e}; stderr: ${stderr}`);
+  }
+  return {
+    client,
+    async close() {
+      await client.callTool({ name: 'browser_close', arguments: {} }).catch(() => undefined);
+      await client.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The text of an MCP tool result (all text parts joined). */
+export function mcpText(r: any): string {
+  return (r?.content ?? []).filter((c: any) => c.type === 'text').map((c: any) => c.text).join('\n');
+}

@@ -1,0 +1,140 @@
+/**
+ * Tool-call overhead: browser_snapshot and browser_click through /mcp (MCP SDK client, Streamable HTTP) vs the
+ * same page work as raw CDP calls from one script on a Chromium started with the daemon's own launcher.
+ *   raw snapshot: Runtime.evaluate of __browserd.snapshot({}) (the same injected script) in an isolated world;
+ *   raw click:    Input.dispatchMouseEvent mousePressed + mouseReleased at the button's centre.
+ * Both sides click the same counter button; the counters are read back to check every click landed.
+ */
+import { startTestDaemon } from '../test/fixtures/daemon.js';
+import { startBenchSite } from './pages.js';
+import { launchRawBrowser, median, p90, ms, now, printTable, mcpText } from './lib.js';
+
+const N = 100;
+const WARMUP = 5;
+
+/** The fixed wait browser_click spends watching for a navigation (afterAction in daemon/browser/tab.ts). */
+const CLICK_NAV_WINDOW_MS = 400;
+
+export async function run(): Promise<void> {
+  const site = await startBenchSite();
+  const url = site.url('/counter');
+  const rows: string[][] = [];
+  const notes: string[] = [];
+  try {
+    // ---------------------------------------------------------------- raw CDP
+    const raw = await launchRawBrowser();
+    const rawSnap: number[] = [];
+    const rawClick: number[] = [];
+    let rawCount = -1;
+    try {
+      const p = await raw.newPage();
+      await raw.navigate(p, url);
+      const snapExpr = `__browserd.snapshot({})`;
+      for (let i = 0; i < WARMUP + N; i++) {
+        const t0 = now();
+        const s = await raw.evalInWorld<{ text: string }>(p, snapExpr);
+        const dt = now() - t0;
+        if (!s.text.includes('Add one')) throw new Error('raw snapshot does not show the button');
+        if (i >= WARMUP) rawSnap.push(dt);
+      }
+      const c = await raw.evalInWorld<{ x: number; y: number }>(p, `(() => { const r = document.querySelector('#add').getBoundingClientRect(); return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()`);
+      for (let i = 0; i < WARMUP + N; i++) {
+        const t0 = now();
+        await raw.conn.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: c.x, y: c.y, button: 'left', clickCount: 1 }, p.sessionId);
+        await raw.conn.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: c.x, y: c.y, button: 'left', clickCount: 1 }, p.sessionId);
+        const dt = now() - t0;
+        if (i >= WARMUP) rawClick.push(dt);
+      }
+      rawCount = Number((await raw.evalInWorld<string>(p, `document.getElementById('n').textContent`)).split(' ')[1]);
+    } finally {
+      await raw.close();
+    }
+
+    // ---------------------------------------------------------------- through the daemon (MCP)
+    const d = await startTestDaemon();
+    const mcpSnap: number[] = [];
+    const mcpClick: number[] = [];
+    let mcpCount = -1;
+    const mcpTabs: number[] = [];
+    const restSnap: number[] = [];
+    const auditOnly: number[] = [];
+    try {
+      const token = await d.addUser('bench');
+      const client = await d.mcp(token);
+      const open = await client.callTool({ name: 'browser_open', arguments: { url, mode: 'act' } });
+      if (open.isError) throw new Error(`browser_open failed: ${mcpText(open)}`);
+      const tab = /Opened tab (\S+)/.exec(mcpText(open))?.[1] ?? 't1';
+      let ref = '';
+      for (let i = 0; i < WARMUP + N; i++) {
+        const t0 = now();
+        const r = await client.callTool({ name: 'browser_snapshot', arguments: { tab } });
+        const dt = now() - t0;
+        const text = mcpText(r);
+        if (r.isError) throw new Error(`browser_snapshot failed: ${text}`);
+        ref = /button "Add one" \[ref=(e\d+)\]/.exec(text)?.[1] ?? ref;
+        if (i >= WARMUP) mcpSnap.push(dt);
+      }
+      if (!ref) throw new Error('no ref for the counter button in our snapshot');
+      for (let i = 0; i < WARMUP + N; i++) {
+        const t0 = now();
+        const r = await client.callTool({ name: 'browser_click', arguments: { tab, ref } });
+        const dt = now() - t0;
+        if (r.isError) throw new Error(`browser_click failed: ${mcpText(r)}`);
+        if (i >= WARMUP) mcpClick.push(dt);
+      }
+      const snap = mcpText(await client.callTool({ name: 'browser_snapshot', arguments: { tab } }));
+      mcpCount = Number(/count (\d+)/.exec(snap)?.[1] ?? -1);
+      // Where the overhead lives: a call with no page work (transport + dispatch + audit), the same snapshot
+      // over REST (no MCP framing), and the durable audit append every call awaits before it answers.
+      for (let i = 0; i < WARMUP + N; i++) {
+        const t0 = now();
+        const r = await client.callTool({ name: 'browser_tabs', arguments: {} });
+        const dt = now() - t0;
+        if (r.isError) throw new Error(`browser_tabs failed: ${mcpText(r)}`);
+        if (i >= WARMUP) mcpTabs.push(dt);
+      }
+      for (let i = 0; i < WARMUP + N; i++) {
+        const t0 = now();
+        const r = await d.rest(token, 'POST', '/v1/tools/browser_snapshot', { tab });
+        const dt = now() - t0;
+        if (r.status !== 200) throw new Error(`REST browser_snapshot: ${r.status} ${JSON.stringify(r.json)}`);
+        if (i >= WARMUP) restSnap.push(dt);
+      }
+      for (let i = 0; i < WARMUP + N; i++) {
+        const t0 = now();
+        await d.daemon.env.audit.append({ at: new Date().toISOString(), user: 'bench', tool: 'bench_audit_probe', via: 'internal', args: {}, outcome: 'ok', ms: 0 });
+        const dt = now() - t0;
+        if (i >= WARMUP) auditOnly.push(dt);
+      }
+    } finally {
+      await d.stop();
+    }
+
+    const row = (name: string, viaMcp: number[], viaRaw: number[], extra?: number) => {
+      const over = median(viaMcp) - median(viaRaw);
+      rows.push([name, ms(median(viaMcp)), ms(p90(viaMcp)), ms(median(viaRaw)), ms(p90(viaRaw)), ms(over), extra !== undefined ? ms(over - extra) : '—']);
+    };
+    row('browser_snapshot via MCP', mcpSnap, rawSnap);
+    row('browser_click via MCP', mcpClick, rawClick, CLICK_NAV_WINDOW_MS);
+    rows.push(['browser_snapshot via REST', ms(median(restSnap)), ms(p90(restSnap)), ms(median(rawSnap)), ms(p90(rawSnap)), ms(median(restSnap) - median(rawSnap)), '—']);
+    rows.push(['browser_tabs via MCP (no page work)', ms(median(mcpTabs)), ms(p90(mcpTabs)), '—', '—', ms(median(mcpTabs)), '—']);
+    rows.push(['audit append alone (awaits LMDB flushed)', ms(median(auditOnly)), ms(p90(auditOnly)), '—', '—', ms(median(auditOnly)), '—']);
+    notes.push(`N=${N} calls each after ${WARMUP} warm-up calls; one MCP session, one tab; goal: median overhead under 5 ms per call.`);
+    notes.push(`clicks that landed: MCP ${mcpCount} of ${WARMUP + N}, raw ${rawCount} of ${WARMUP + N} (counter read back from the page).`);
+    notes.push(
+      `browser_click waits a fixed ${CLICK_NAV_WINDOW_MS} ms after every click for a navigation to start (afterAction(tab) in daemon/browser/tab.ts,`,
+      `  windowMs=400, a timeout on Page.frameStartedLoading), so a click that does not navigate can never answer in under ${CLICK_NAV_WINDOW_MS} ms;`,
+      `  the last column subtracts that wait. The rest of the click overhead: elementInfo (sensitive-action gate) + pointFor evaluates, a mouseMoved, audit write.`,
+    );
+  } finally {
+    await site.close();
+  }
+  printTable(
+    'Tool-call overhead: through /mcp vs raw CDP (same Chromium switches, same injected script)',
+    ['call', 'daemon median', 'daemon p90', 'raw median', 'raw p90', 'overhead (median)', 'overhead less fixed wait'],
+    rows,
+    notes,
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();

@@ -1,0 +1,226 @@
+/**
+ * The benchmark pages, served on loopback by the test fixture site. Deterministic (a seeded generator), so
+ * every run and every contender sees the same bytes.
+ */
+import { startSite, html, type FixtureSite } from '../test/fixtures/site.js';
+
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = (
+  'browser agent page network request session profile cookie render layout script element button form field ' +
+  'value table row column header link anchor image caption article section heading paragraph list item order ' +
+  'market price product review shipping delivery account payment invoice report search result query index ' +
+  'storage memory cache server client daemon protocol message token stream socket buffer channel thread ' +
+  'river mountain valley forest garden harbour village station bridge tower library museum theatre market ' +
+  'quickly slowly carefully often rarely always never usually simply clearly nearly mostly fairly ' +
+  'the a of and to in on for with from by at as is was are were be been has have had will would can could'
+).split(/\s+/);
+
+function words(r: () => number, n: number): string {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(WORDS[Math.floor(r() * WORDS.length)]);
+  return out.join(' ');
+}
+function sentence(r: () => number, n = 8 + Math.floor(r() * 12)): string {
+  const s = words(r, n);
+  return s[0].toUpperCase() + s.slice(1) + '.';
+}
+function title(r: () => number, n = 3): string {
+  return words(r, n).replace(/\b\w/g, (c) => c.toUpperCase());
+}
+function esc(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** Links with an href, buttons, and form controls a person can use (hidden inputs excluded). */
+export function countInteractive(pageHtml: string): number {
+  const body = pageHtml.replace(/<script[\s\S]*?<\/script>/gi, '');
+  const links = body.match(/<a\s[^>]*\bhref=/gi)?.length ?? 0;
+  const buttons = body.match(/<button\b/gi)?.length ?? 0;
+  const inputs = (body.match(/<input\b[^>]*>/gi) ?? []).filter((t) => !/type="hidden"/i.test(t)).length;
+  const others = body.match(/<(select|textarea)\b/gi)?.length ?? 0;
+  return links + buttons + inputs + others;
+}
+
+const SITE_NAV = `<header><nav><a href="/">Home</a> <a href="/shop">Shop</a> <a href="/blog">Blog</a> <a href="/about">About</a> <a href="/help">Help</a></nav></header>`;
+const SITE_FOOTER = `<footer><p>© 2026 Bench Ltd. <a href="/terms">Terms</a> · <a href="/privacy">Privacy</a> · <a href="/contact">Contact</a></p></footer>`;
+const STYLE = `<style>body{font-family:sans-serif;max-width:1100px;margin:auto} .grid{display:grid;grid-template-columns:repeat(4,1fr);gap:12px} .card{border:1px solid #ccc;padding:8px} td,th{border-bottom:1px solid #eee;padding:2px 6px}</style>`;
+
+export function counterPage(): string {
+  return html(
+    `<h1>Counter</h1><p id="n">count 0</p>
+     <button id="add" style="width:160px;height:48px" onclick="const p=document.getElementById('n'); p.textContent='count '+(+p.textContent.split(' ')[1]+1)">Add one</button>`,
+    '',
+    'Counter',
+  );
+}
+
+export function formPage(): string {
+  return html(
+    `${SITE_NAV}<main><h1>Create your account</h1>
+    <form action="/signup" method="post">
+      <label>Full name <input name="name" autocomplete="name" required></label><br>
+      <label>Email <input type="email" name="email" autocomplete="email" required></label><br>
+      <label>Password <input type="password" name="password" autocomplete="new-password" required></label><br>
+      <label>Country <select name="country"><option>France</option><option>Germany</option><option>Spain</option><option>United Kingdom</option><option>United States</option></select></label><br>
+      <fieldset><legend>Plan</legend>
+        <label><input type="radio" name="plan" value="free" checked> Free</label>
+        <label><input type="radio" name="plan" value="pro"> Pro</label>
+        <label><input type="radio" name="plan" value="team"> Team</label>
+      </fieldset>
+      <label>About you <textarea name="about" rows="3"></textarea></label><br>
+      <label><input type="checkbox" name="news"> Send me the newsletter</label><br>
+      <input type="hidden" name="csrf" value="abc123">
+      <button type="submit">Create account</button> <button type="reset">Clear</button>
+    </form>
+    <p>Already have an account? <a href="/login">Sign in</a>. Read the <a href="/terms">terms</a>.</p></main>${SITE_FOOTER}`,
+    STYLE,
+    'Sign up',
+  );
+}
+
+export function productsPage(): string {
+  const r = rng(40);
+  const cards: string[] = [];
+  for (let i = 1; i <= 40; i++) {
+    const name = title(r, 3);
+    const price = (5 + r() * 195).toFixed(2);
+    const stars = (3 + r() * 2).toFixed(1);
+    cards.push(`<div class="card">
+      <a href="/product/${i}"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="160" height="120" alt="${esc(name)}"></a>
+      <h3><a href="/product/${i}">${esc(name)}</a></h3>
+      <p class="price">$${price}</p><p class="rating">${stars} out of 5 stars (${Math.floor(r() * 900) + 3} reviews)</p>
+      <p>${esc(sentence(r, 12))}</p>
+      <button type="button" data-id="${i}">Add to cart</button>
+    </div>`);
+  }
+  return html(
+    `${SITE_NAV}<main><h1>Products</h1>
+    <form role="search" action="/search"><label>Search <input type="search" name="q"></label> <button>Go</button></form>
+    <p>Sort by <select><option>Relevance</option><option>Price</option><option>Rating</option></select></p>
+    <div class="grid">${cards.join('\n')}</div>
+    <nav aria-label="pages"><a href="?p=1">1</a> <a href="?p=2">2</a> <a href="?p=3">3</a> <a href="?p=2">Next</a></nav></main>${SITE_FOOTER}`,
+    STYLE,
+    'Products',
+  );
+}
+
+export function tablePage(rows = 2000): string {
+  const r = rng(2000);
+  const cities = ['Paris', 'Berlin', 'Madrid', 'London', 'Rome', 'Vienna', 'Oslo', 'Lisbon', 'Prague', 'Dublin'];
+  const body: string[] = [];
+  for (let i = 1; i <= rows; i++) {
+    const first = title(r, 1);
+    const last = title(r, 1);
+    body.push(
+      `<tr><td><a href="/customer/${i}">C-${String(i).padStart(5, '0')}</a></td><td>${first} ${last}</td><td>${first.toLowerCase()}.${last.toLowerCase()}${i}@example.test</td><td>${cities[Math.floor(r() * cities.length)]}</td><td>${(r() * 10000).toFixed(2)}</td></tr>`,
+    );
+  }
+  return html(
+    `${SITE_NAV}<main><h1>Customers</h1><p>${rows} customers, newest first.</p>
+    <table id="customers"><caption>Customers</caption><thead><tr><th>Id</th><th>Name</th><th>Email</th><th>City</th><th>Balance</th></tr></thead>
+    <tbody>${body.join('\n')}</tbody></table></main>${SITE_FOOTER}`,
+    STYLE,
+    'Customers',
+  );
+}
+
+/** A long article: headings, paragraphs with inline links, lists, a quote. ~`targetWords` words of text. */
+export function articlePage(seed = 5000, targetWords = 5000, name = 'A long article'): string {
+  const r = rng(seed);
+  const parts: string[] = [`<h1>${esc(name)}</h1><p class="byline">By Bench Writer · 12 min read</p>`];
+  let count = 0;
+  let link = 0;
+  let section = 0;
+  while (count < targetWords) {
+    section++;
+    parts.push(`<h2 id="s${section}">${esc(title(r, 4))}</h2>`);
+    for (let sub = 0; sub < 2 && count < targetWords; sub++) {
+      if (sub) parts.push(`<h3>${esc(title(r, 3))}</h3>`);
+      for (let p = 0; p < 3; p++) {
+        const sentences: string[] = [];
+        for (let s = 0; s < 4; s++) {
+          const text = sentence(r);
+          count += text.split(' ').length;
+          if (r() < 0.35) {
+            const [a, b] = [text.split(' ').slice(0, 4).join(' '), text.split(' ').slice(4).join(' ')];
+            sentences.push(`${esc(a)} <a href="/ref/${++link}">${esc(b.split(' ').slice(0, 2).join(' '))}</a> ${esc(b.split(' ').slice(2).join(' '))}`);
+          } else sentences.push(esc(text));
+        }
+        parts.push(`<p>${sentences.join(' ')}</p>`);
+      }
+      if (r() < 0.6) {
+        const tag = r() < 0.5 ? 'ul' : 'ol';
+        const items: string[] = [];
+        for (let k = 0; k < 4; k++) {
+          const text = words(r, 6);
+          count += 6;
+          items.push(`<li>${k === 0 ? `<a href="/ref/${++link}">${esc(text)}</a>` : esc(text)}</li>`);
+        }
+        parts.push(`<${tag}>${items.join('')}</${tag}>`);
+      }
+    }
+    if (section % 4 === 0) {
+      const q = sentence(r, 20);
+      count += 20;
+      parts.push(`<blockquote>${esc(q)}</blockquote>`);
+    }
+  }
+  const toc = Array.from({ length: section }, (_, i) => `<li><a href="#s${i + 1}">Section ${i + 1}</a></li>`).join('');
+  return html(
+    `${SITE_NAV}<div style="display:flex"><aside style="width:200px"><h2>Contents</h2><ol>${toc}</ol></aside><main><article>${parts.join('\n')}</article></main></div>${SITE_FOOTER}`,
+    STYLE,
+    name,
+  );
+}
+
+/** The fifty pages browser_read reads: short articles (~600 words) with headings, a list, a table, links. */
+export function readPage(i: number): string {
+  const r = rng(9000 + i);
+  const rows = Array.from({ length: 6 }, (_, k) => `<tr><td>${esc(title(r, 2))}</td><td>${k * 7 + i}</td><td>${(r() * 100).toFixed(1)}%</td></tr>`).join('');
+  const body = articlePage(10000 + i, 600, `Read page ${i + 1}: ${title(r, 3)}`).replace(
+    '</article>',
+    `<h2>Figures</h2><table><thead><tr><th>Name</th><th>Count</th><th>Share</th></tr></thead><tbody>${rows}</tbody></table></article>`,
+  );
+  return body;
+}
+
+export const READ_PAGES = 50;
+
+export interface BenchSite {
+  site: FixtureSite;
+  url(path: string): string;
+  /** Interactive elements (links, buttons, inputs) in each page's HTML, by path. */
+  interactive: Map<string, number>;
+  close(): Promise<void>;
+}
+
+export async function startBenchSite(): Promise<BenchSite> {
+  const site = await startSite();
+  const interactive = new Map<string, number>();
+  const add = (path: string, body: string) => {
+    site.route(path, body);
+    interactive.set(path, countInteractive(body));
+  };
+  add('/counter', counterPage());
+  add('/form', formPage());
+  add('/products', productsPage());
+  add('/table', tablePage());
+  add('/article', articlePage());
+  for (let i = 0; i < READ_PAGES; i++) add(`/read/${i}`, readPage(i));
+  // Browsers ask for it; a 204 keeps 404s out of both sides' consoles and logs.
+  site.route('/favicon.ico', (_req, res) => {
+    res.writeHead(204);
+    res.end();
+  });
+  return { site, url: (p) => `${site.url}${p}`, interactive, close: () => site.close() };
+}

@@ -1,0 +1,48 @@
+/**
+ * `npm run bench`: every benchmark in sequence, each printing its own table, after a note of the machine.
+ * `--only NAME` (overhead, snapshot-size, cold-start, read, query) runs one. Benchmarks print numbers and never
+ * assert times; the exit code is non-zero only when a benchmark could not run at all.
+ */
+import { machineLines, now } from './lib.js';
+
+const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
+  overhead: () => import('./overhead.js'),
+  'snapshot-size': () => import('./snapshot-size.js'),
+  'cold-start': () => import('./cold-start.js'),
+  read: () => import('./read.js'),
+  query: () => import('./query.js'),
+};
+
+function parseOnly(argv: string[]): string[] {
+  const i = argv.indexOf('--only');
+  if (i < 0) return Object.keys(BENCHMARKS);
+  const names = (argv[i + 1] ?? '').split(',').filter(Boolean);
+  const unknown = names.filter((n) => !(n in BENCHMARKS));
+  if (!names.length || unknown.length) {
+    console.error(`--only takes one of: ${Object.keys(BENCHMARKS).join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+    process.exit(2);
+  }
+  return names;
+}
+
+const names = parseOnly(process.argv.slice(2));
+console.log('# browserd benchmarks\n');
+for (const line of machineLines()) console.log(line);
+console.log(`date: ${new Date().toISOString()}`);
+
+const failed: string[] = [];
+const t0 = now();
+for (const name of names) {
+  const started = now();
+  try {
+    const mod = await BENCHMARKS[name]();
+    await mod.run();
+    console.log(`  (${name}: ${((now() - started) / 1000).toFixed(1)} s)`);
+  } catch (e) {
+    failed.push(name);
+    console.log(`\n## ${name}: FAILED TO RUN\n  ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+  }
+}
+console.log(`\nall done in ${((now() - t0) / 1000).toFixed(1)} s${failed.length ? `; could not run: ${failed.join(', ')}` : ''}`);
+// Open handles (a Chromium pipe, a keep-alive socket) must not keep `npm run bench` waiting.
+process.exit(failed.length ? 1 : 0);
