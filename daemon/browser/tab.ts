@@ -39,6 +39,12 @@ export class Tab {
   /** Child sessions (iframes, workers) attached under this tab, governed by the same mode. */
   private childSessions = new Set<string>();
   private requestMeta = new Map<string, { url: string; method: string; type: string }>();
+  /** Requests of this tab still in flight (for settling on network quiet). */
+  private inflight = new Set<string>();
+  private lastNetworkActivity = 0;
+  /** Counts main-frame navigations requested / loads stopped, so an action can see what it started. */
+  private navRequested = 0;
+  private loadsStopped = 0;
   /** The egress guard's verdict on the main document just loaded, if the guard answered instead of the site. */
   private documentEgress?: { url: string; verdict: string };
 
@@ -143,7 +149,20 @@ export class Tab {
       this.logEvent('crash', { detail: 'the page crashed; it is reloaded on the next call' });
     }));
     d.add(c.on('Fetch.requestPaused', s, (p) => this.onRequestPaused(p, s)));
+    d.add(c.on('Page.frameRequestedNavigation', s, (p) => {
+      // Only navigations of this tab's own page: a link to a new tab or a download loads nothing here.
+      if (p.frameId === this.mainFrameId && p.disposition === 'currentTab' && !/^(javascript|about):/.test(p.url)) this.navRequested++;
+    }));
+    d.add(c.on('Page.frameStartedLoading', s, (p) => {
+      if (p.frameId === this.mainFrameId) this.navRequested++;
+    }));
+    d.add(c.on('Page.frameStoppedLoading', s, (p) => {
+      if (p.frameId === this.mainFrameId) this.loadsStopped++;
+    }));
     d.add(c.on('Network.requestWillBeSent', s, (p) => {
+      // Long-lived streams never finish: they must not hold a settle open.
+      if (p.type !== 'EventSource') this.inflight.add(p.requestId);
+      this.lastNetworkActivity = Date.now();
       this.requestMeta.set(p.requestId, { url: p.request.url, method: p.request.method, type: (p.type ?? 'Other').toLowerCase() });
       if (this.record.mode === 'act' && !SAFE_METHODS.has(p.request.method)) this.logEvent('write_sent', { method: p.request.method, url: p.request.url });
     }));
@@ -158,11 +177,15 @@ export class Tab {
       }
     }));
     d.add(c.on('Network.loadingFailed', s, (p) => {
+      this.requestDone(p.requestId);
       const meta = this.requestMeta.get(p.requestId);
       this.requestMeta.delete(p.requestId);
       if (meta) this.network.push({ at: new Date().toISOString(), url: meta.url, method: meta.method, status: 0, type: p.type.toLowerCase(), failed: p.blockedReason ? `blocked:${p.blockedReason}` : p.errorText });
     }));
-    d.add(c.on('Network.loadingFinished', s, (p) => this.requestMeta.delete(p.requestId)));
+    d.add(c.on('Network.loadingFinished', s, (p) => {
+      this.requestDone(p.requestId);
+      this.requestMeta.delete(p.requestId);
+    }));
     d.add(c.on('Runtime.exceptionThrown', s, (p) => this.logEvent('console_error', { detail: (p.exceptionDetails.exception?.description ?? p.exceptionDetails.text).slice(0, 300) })));
     d.add(c.on('Runtime.consoleAPICalled', s, (p) => {
       if (p.type === 'error') this.logEvent('console_error', { detail: p.args.map((a) => a.value ?? a.description ?? '').join(' ').slice(0, 300) });
@@ -215,6 +238,24 @@ export class Tab {
   async title(): Promise<string> {
     const r = await this.conn.sendMayFail('Runtime.evaluate', { expression: 'document.title', returnByValue: true }, this.sessionId);
     return String(r?.result.value ?? '');
+  }
+
+  private requestDone(id: string) {
+    this.inflight.delete(id);
+    this.lastNetworkActivity = Date.now();
+  }
+
+  /** Marks the state before an input action; afterAction() compares against it. */
+  mark(): { nav: number; loads: number } {
+    return { nav: this.navRequested, loads: this.loadsStopped };
+  }
+
+  navigationSince(m: { nav: number }): boolean {
+    return this.navRequested !== m.nav;
+  }
+
+  loadStoppedSince(m: { loads: number }): boolean {
+    return this.loadsStopped !== m.loads;
   }
 
   allowNextConfirm() {
@@ -312,9 +353,17 @@ export class Tab {
     return p;
   }
 
-  /** Waits briefly for network quiet after load, so a snapshot sees what scripts rendered. Bounded. */
-  async settle(maxMs = 1500): Promise<void> {
-    await this.conn.waitFor('Page.lifecycleEvent', this.sessionId, (p) => p.name === 'networkAlmostIdle' && p.frameId === this.mainFrameId, maxMs).catch(() => undefined);
+  /**
+   * Waits for network quiet (nothing in flight for quietMs), so a snapshot sees what scripts fetched and
+   * rendered and a blocked write is in the log before the tool answers. Bounded by maxMs: a page that polls
+   * forever costs at most that.
+   */
+  async settle(maxMs = 1500, quietMs = 80): Promise<void> {
+    const deadline = Date.now() + maxMs;
+    while (Date.now() < deadline && !this.closed) {
+      if (this.inflight.size === 0 && Date.now() - this.lastNetworkActivity >= quietMs) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 
   async close(): Promise<void> {
@@ -330,18 +379,20 @@ export class Tab {
 }
 
 /**
- * After a click or key press: if the page starts navigating within a short window, wait for the new page to
- * load and settle; otherwise give in-flight requests a moment so their outcome (and any blocked write) is seen.
+ * After a click or key press (marked with tab.mark() before it): input events are acknowledged once the page
+ * has handled them, so a navigation they start is already requested, give or take a task. Wait a short window
+ * for one; if it came, wait until the main frame stops loading (loaded, or refused), then for network quiet;
+ * otherwise just for network quiet, so fetches the handler started (and any write a read tab blocked) are done.
  */
-export async function afterAction(tab: Tab, windowMs = 400): Promise<void> {
-  const conn = (tab as any).conn as CdpConnection;
-  const started = await conn
-    .waitFor('Page.frameStartedLoading', tab.sessionId, () => true, windowMs)
-    .then(() => true)
-    .catch(() => false);
-  if (started) {
-    await tab.waitForLoad(15000).catch(() => undefined);
+export async function afterAction(tab: Tab, mark: { nav: number; loads: number }, windowMs = 50): Promise<void> {
+  const until = Date.now() + windowMs;
+  while (!tab.navigationSince(mark) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  if (tab.navigationSince(mark)) {
+    const loadDeadline = Date.now() + 15000;
+    while (!tab.loadStoppedSince(mark) && Date.now() < loadDeadline && !tab.closed) await new Promise((r) => setTimeout(r, 20));
     await tab.settle(1000);
+  } else {
+    await tab.settle(500);
   }
 }
 

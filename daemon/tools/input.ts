@@ -77,6 +77,7 @@ export const inputTools = [
       if (hasPoint && (args.x === undefined || args.y === undefined)) throw new BrowserdError('validation_error', 'x and y go together', { next: 'Pass both x and y.' });
       if (hasPoint && args.mode === 'dom') throw new BrowserdError('validation_error', 'mode "dom" needs a ref', { next: 'Pass a ref, or use mode "mouse" with x/y.' });
       const tab = await ctx.tab(args.tab);
+      const mark = tab.mark();
       if (args.ref) {
         if (args.mode !== 'dom' && (args.button || args.doubleClick)) {
           if (!(await gateAction(ctx, tab, { action: 'click', ref: args.ref }, out))) return;
@@ -87,7 +88,7 @@ export const inputTools = [
         if (!(await gateAction(ctx, tab, { action: 'click', point: { x: args.x!, y: args.y! } }, out))) return;
         await mouseClick(tab, args.x!, args.y!, { button: args.button, clickCount: args.doubleClick ? 2 : 1 });
       }
-      await afterAction(tab);
+      await afterAction(tab, mark);
       report(out, tab, `Clicked ${args.ref ?? `(${args.x}, ${args.y})`}.`);
     },
   }),
@@ -106,6 +107,7 @@ export const inputTools = [
     effect: 'write',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
+      const mark = tab.mark();
       if (args.ref) {
         await focusRef(tab, args.ref);
         if (args.clear) {
@@ -117,7 +119,7 @@ export const inputTools = [
       if (args.submit) {
         if (!(await gateAction(ctx, tab, { action: 'press_enter', ref: args.ref }, out))) return;
         await pressKey(tab, parseChordOrThrow('Enter').key);
-        await afterAction(tab);
+        await afterAction(tab, mark);
       }
       report(out, tab, `Typed ${args.text.length} characters${args.submit ? ' and pressed Enter' : ''}.`);
     },
@@ -145,9 +147,10 @@ export const inputTools = [
     async handle(ctx, args, out) {
       const chord = parseChordOrThrow(args.key);
       const tab = await ctx.tab(args.tab);
+      const mark = tab.mark();
       if (chord.key.key === 'Enter' && !(await gateAction(ctx, tab, { action: 'press_enter' }, out))) return;
       await pressKey(tab, chord.key, chord.modifiers);
-      await afterAction(tab);
+      await afterAction(tab, mark);
       report(out, tab, `Pressed ${args.key}.`);
     },
   }),

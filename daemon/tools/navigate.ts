@@ -4,6 +4,7 @@ import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
+import { afterAction } from '../browser/tab.js';
 
 export const navigationTools = [
   defineTool({
@@ -44,10 +45,10 @@ export const navigationTools = [
         const idx = h.currentIndex + (args.action === 'back' ? -1 : 1);
         const entry = h.entries[idx];
         if (!entry) throw new BrowserdError('action_failed', `there is no page to go ${args.action} to`, { next: 'Use browser_navigate instead.' });
-        const loaded = tab.waitForLoad(15000);
+        const mark = tab.mark();
         await tab.send('Page.navigateToHistoryEntry', { entryId: entry.id });
-        // A same-document entry fires no load event: wait for either, bounded.
-        await Promise.race([loaded, new Promise((r) => setTimeout(r, 3000))]).catch(() => undefined);
+        // A same-document entry starts no load: afterAction then only waits for network quiet.
+        await afterAction(tab, mark, 200);
       }
       await tab.settle();
       out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${tab.url}.`);

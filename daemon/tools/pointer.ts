@@ -35,11 +35,12 @@ export const pointerTools = [
     effect: 'read',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
+      const mark = tab.mark();
       // A snapshot first, so "new" means new since just before the hover.
       await tab.call('snapshot', {});
       const { x, y } = await pointForRef(tab, args.ref);
       await mouseMove(tab, x, y);
-      await afterAction(tab, 250);
+      await afterAction(tab, mark, 100);
       out.text(`Hovering over ${args.ref}.`);
       await writeSnapshot(tab, out, { markNewSince: true });
     },
@@ -65,6 +66,7 @@ export const pointerTools = [
       if (!!args.fromRef === fromPoint || (fromPoint && (args.fromX === undefined || args.fromY === undefined))) throw new BrowserdError('validation_error', 'give fromRef, or fromX and fromY', { next: 'Pass one start.' });
       if (!!args.toRef === toPoint || (toPoint && (args.toX === undefined || args.toY === undefined))) throw new BrowserdError('validation_error', 'give toRef, or toX and toY', { next: 'Pass one end.' });
       const tab = await ctx.tab(args.tab);
+      const mark = tab.mark();
       if (!(await gateAction(ctx, tab, { action: 'drag', ref: args.toRef }, out))) return;
       const from = args.fromRef ? await pointForRef(tab, args.fromRef) : { x: args.fromX!, y: args.fromY! };
       // Resolving the target may scroll; resolve the start again afterwards so both points are current.
@@ -81,7 +83,7 @@ export const pointerTools = [
         await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'left', buttons: 1 });
       }
       await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1 });
-      await afterAction(tab);
+      await afterAction(tab, mark);
       out.set('tab', tab.id).text(`Dragged from (${Math.round(start.x)}, ${Math.round(start.y)}) to (${Math.round(to.x)}, ${Math.round(to.y)}) in ${steps} steps.`);
     },
   }),
@@ -101,6 +103,7 @@ export const pointerTools = [
     async handle(ctx, args, out) {
       if (args.toRef && (args.to || args.amount || args.direction)) throw new BrowserdError('validation_error', 'toRef goes alone', { next: 'Pass toRef, or direction/amount, or to.' });
       const tab = await ctx.tab(args.tab);
+      const mark = tab.mark();
       if (args.toRef) {
         await pointForRef(tab, args.toRef).catch((e) => {
           if (e instanceof BrowserdError && e.code === 'refused' && /covered/.test(e.message)) return undefined; // in view, just covered
@@ -118,8 +121,9 @@ export const pointerTools = [
       if (args.to) {
         let last = stateOf(await tab.call('scrollState', args.ref));
         for (let i = 0; i < 50; i++) {
+          const step = tab.mark();
           await wheel(0, args.to === 'end' ? Math.max(v.height, last.maxY - last.y) : -Math.max(v.height, last.y));
-          await afterAction(tab, 150);
+          await afterAction(tab, step);
           const now = stateOf(await tab.call('scrollState', args.ref));
           const done = args.to === 'end' ? now.y >= now.maxY - 1 && now.maxY === last.maxY : now.y <= 0;
           last = now;
@@ -133,7 +137,7 @@ export const pointerTools = [
       const dx = dir === 'right' ? amount : dir === 'left' ? -amount : 0;
       const dy = dir === 'down' ? amount : dir === 'up' ? -amount : 0;
       await wheel(dx, dy);
-      await afterAction(tab, 150);
+      await afterAction(tab, mark);
       const s = stateOf(await tab.call('scrollState', args.ref));
       out.set('tab', tab.id).set('scroll', s).text(`Scrolled ${args.ref ?? 'the page'} ${dir} by ${amount}px; now at x=${Math.round(s.x)}, y=${Math.round(s.y)} of ${Math.round(s.maxY)}.`);
     },
