@@ -379,12 +379,15 @@ export class Tab {
 }
 
 /**
- * After a click or key press (marked with tab.mark() before it): input events are acknowledged once the page
- * has handled them, so a navigation they start is already requested, give or take a task. Wait a short window
- * for one; if it came, wait until the main frame stops loading (loaded, or refused), then for network quiet;
- * otherwise just for network quiet, so fetches the handler started (and any write a read tab blocked) are done.
+ * After a click or key press (marked with tab.mark() before it). One round trip to the page first: the page
+ * reports a navigation or a fetch its handlers started on the same channel, before it answers, so afterwards
+ * we know whether the action started a navigation, without guessing with a timer. If it did, wait until the
+ * main frame stops loading (loaded, or refused), then for network quiet; otherwise just for network quiet, so
+ * requests the handler started (and any write a read tab blocked) are finished and logged. `windowMs` adds a
+ * wait for navigations a page starts a little later (history traversal is answered before it starts).
  */
-export async function afterAction(tab: Tab, mark: { nav: number; loads: number }, windowMs = 50): Promise<void> {
+export async function afterAction(tab: Tab, mark: { nav: number; loads: number }, windowMs = 0): Promise<void> {
+  await tab.send('Runtime.evaluate', { expression: '0' }).catch(() => undefined);
   const until = Date.now() + windowMs;
   while (!tab.navigationSince(mark) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
   if (tab.navigationSince(mark)) {

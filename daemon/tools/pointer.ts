@@ -40,7 +40,7 @@ export const pointerTools = [
       await tab.call('snapshot', {});
       const { x, y } = await pointForRef(tab, args.ref);
       await mouseMove(tab, x, y);
-      await afterAction(tab, mark, 100);
+      await afterAction(tab, mark);
       out.text(`Hovering over ${args.ref}.`);
       await writeSnapshot(tab, out, { markNewSince: true });
     },
