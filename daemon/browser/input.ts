@@ -5,9 +5,13 @@ import { MODIFIER_BITS, resolveKey, type KeyDef } from './keys.js';
 export async function mouseClick(tab: Tab, x: number, y: number, opts: { button?: 'left' | 'right' | 'middle'; clickCount?: number } = {}) {
   const button = opts.button ?? 'left';
   const clickCount = opts.clickCount ?? 1;
-  await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
+  // The move is sent, not awaited: its ack waits for the next animation frame (~11 ms), and input events are
+  // handled in order anyway, so the press still comes after the pointer has moved (hover effects included).
+  const moved = tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
+  moved.catch(() => undefined);
   await tab.send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button, clickCount });
   await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button, clickCount });
+  await moved;
 }
 
 export async function mouseMove(tab: Tab, x: number, y: number) {
