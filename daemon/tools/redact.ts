@@ -15,7 +15,7 @@ export function redactArgs(tool: string, args: unknown): unknown {
   for (const [k, v] of Object.entries(args as Record<string, unknown>)) {
     if (SECRET_KEYS.test(k)) out[k] = '[redacted]';
     // File contents are neither useful in an audit log nor small: keep their size only.
-    else if (k === 'base64' && typeof v === 'string') out[k] = `[${Math.floor((v.length * 3) / 4)} bytes]`;
+    else if (k === 'base64' && typeof v === 'string') out[k] = `[${Buffer.byteLength(v, 'base64')} bytes]`;
     else if (TEXT_TOOLS[tool]?.includes(k) && typeof v === 'string') out[k] = `[${v.length} chars]`;
     else if (k === 'fields' && tool === 'browser_fill_form' && v && typeof v === 'object') {
       out[k] = Object.fromEntries(Object.entries(v).map(([ref, val]) => [ref, typeof val === 'string' ? `[${val.length} chars]` : '[redacted]']));
