@@ -83,3 +83,14 @@ t.test('unknown routes and methods get clear JSON errors', async (t) => {
   t.equal(badJson.status, 400);
   t.equal(((await badJson.json()) as any).error.code, 'validation_error');
 });
+
+t.test('while closing, requests get 503 shutting_down and health says not ok', async (t) => {
+  d.daemon.app.closing = true;
+  t.teardown(() => void (d.daemon.app.closing = false));
+  const me = await d.rest(token, 'GET', '/v1/me');
+  t.equal(me.status, 503);
+  t.equal(me.json.error.code, 'shutting_down');
+  const health = await d.rest(undefined, 'GET', '/health');
+  t.equal(health.status, 503);
+  t.equal(health.json.ok, false);
+});
