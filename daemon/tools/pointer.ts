@@ -115,8 +115,17 @@ export const pointerTools = [
       }
       const v = await viewportSize(tab);
       const at = args.ref ? await pointForRef(tab, args.ref).catch(() => ({ x: v.width / 2, y: v.height / 2 })) : { x: v.width / 2, y: v.height / 2 };
+      // A wheel event is acknowledged before the compositor has applied the scroll: wait until the position
+      // moves (or cannot: already at the edge), bounded, so the position we report is the real one.
       const wheel = async (dx: number, dy: number) => {
+        const before = stateOf(await tab.call('scrollState', args.ref));
         await tab.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x: at.x, y: at.y, deltaX: dx, deltaY: dy });
+        const atEdge = (dy > 0 && before.y >= before.maxY - 1) || (dy < 0 && before.y <= 0) || (dx > 0 && before.x >= before.maxX - 1) || (dx < 0 && before.x <= 0);
+        for (let i = 0; i < 50 && !atEdge; i++) {
+          const now = stateOf(await tab.call('scrollState', args.ref));
+          if (now.x !== before.x || now.y !== before.y) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
       };
       if (args.to) {
         let last = stateOf(await tab.call('scrollState', args.ref));
