@@ -1,9 +1,11 @@
 /** find_text, query, similar, extract, read: what a person sees, exactly, and nothing hidden. */
 import t from 'tap';
-import { startTestDaemon, call, refOf, type TestDaemon } from '../fixtures/daemon.js';
-import { startSite, html, type FixtureSite } from '../fixtures/site.js';
+import { call, refOf, type TestDaemon } from '../fixtures/daemon.js';
+import { startStack, type Stack } from '../fixtures/stack.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { html, type FixtureSite } from '../fixtures/site.js';
 
+let stack: Stack;
 let d: TestDaemon;
 let site: FixtureSite;
 let client: Client;
@@ -14,10 +16,8 @@ const cards = Array.from({ length: 12 }, (_, i) => `
   <h3 class="title">Product ${i + 1}</h3><span class="price">$${(i + 1) * 3}.00</span><button>Add to cart</button></div>`).join('');
 
 t.before(async () => {
-  site = await startSite();
-  d = await startTestDaemon();
-  token = await d.addUser('alice');
-  client = await d.mcp(token);
+  stack = await startStack();
+  ({ d, site, client, token } = stack);
   site.route('/listing', html(`<h1>Shop</h1><div class="grid">${cards}</div><p style="display:none" class="card">Hidden card</p>`));
   site.route('/text', html(`
     <p id="greet"><b>Hel</b>lo wor<i>ld</i> and more</p>
@@ -39,10 +39,7 @@ t.before(async () => {
     <ul><li>Step one</li><li>Step two</li></ul><p>See <a href="/more">more tips</a>.</p></article>`, '', 'Kettle'));
   for (let i = 1; i <= 50; i++) site.route(`/n/${i}`, html(`<article><h1>Page ${i}</h1><p>${`Content of page number ${i}. `.repeat(20)}</p>${i === 37 ? '<h2>Penguins</h2><p>Emperor penguins huddle in the cold Antarctic winter.</p>' : ''}</article>`, '', `Page ${i}`));
 });
-t.teardown(async () => {
-  await d.stop();
-  await site.close();
-});
+t.teardown(() => stack.stop());
 
 t.test('find_text across inline elements and shadow roots, hidden left out, no match is empty', async (t) => {
   await call(client, 'browser_open', { url: `${site.url}/text` });

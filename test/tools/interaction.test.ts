@@ -4,22 +4,22 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestDaemon, call, refOf, type TestDaemon } from '../fixtures/daemon.js';
-import { startSite, html, type FixtureSite } from '../fixtures/site.js';
+import { call, refOf, type TestDaemon } from '../fixtures/daemon.js';
+import { startStack, type Stack } from '../fixtures/stack.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { html, type FixtureSite } from '../fixtures/site.js';
 
+let stack: Stack;
 let d: TestDaemon;
 let site: FixtureSite;
 let client: Client;
 let token: string;
 
-const rest = (name: string, args: Record<string, unknown>) => d.rest(token, 'POST', `/v1/tools/${name}`, args);
+const rest = (name: string, args: Record<string, unknown>) => stack.rest(name, args);
 
 t.before(async () => {
-  site = await startSite();
-  d = await startTestDaemon();
-  token = await d.addUser('alice');
-  client = await d.mcp(token);
+  stack = await startStack();
+  ({ d, site, client, token } = stack);
   site.route('/hover', html(`<style>#menu{display:none}#wrap:hover #menu{display:block}</style>
     <div id="wrap"><button>Products</button><ul id="menu"><li><a href="/shoes">Shoes</a></li><li><a href="/hats">Hats</a></li></ul></div>`));
   site.route('/drag', html(`<div id="item" draggable="false" style="position:absolute;left:20px;top:100px;width:60px;height:40px;background:#39f">Item</div>
@@ -47,10 +47,7 @@ t.before(async () => {
   site.route('/popup-page', html('<h1>I am a popup</h1>', '', 'Popup'));
   site.route('/err', html('<h1>err</h1><script>console.error("boom from page"); fetch("/missing-thing")</script>'));
 });
-t.teardown(async () => {
-  await d.stop();
-  await site.close();
-});
+t.teardown(() => stack.stop());
 
 t.test('hover shows new elements marked *', async (t) => {
   await call(client, 'browser_open', { url: `${site.url}/hover`, mode: 'act' });

@@ -1,19 +1,19 @@
 /** Page tools end to end over MCP against real Chromium: refs, clicks, frames, shadow roots, hidden text, fences. */
 import t from 'tap';
-import { startTestDaemon, call, refOf, type TestDaemon } from '../fixtures/daemon.js';
-import { startSite, html, type FixtureSite } from '../fixtures/site.js';
+import { call, refOf, type TestDaemon } from '../fixtures/daemon.js';
+import { startStack, type Stack } from '../fixtures/stack.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { html, type FixtureSite } from '../fixtures/site.js';
 
+let stack: Stack;
 let d: TestDaemon;
 let site: FixtureSite;
 let client: Client;
 let token: string;
 
 t.before(async () => {
-  site = await startSite();
-  d = await startTestDaemon();
-  token = await d.addUser('alice');
-  client = await d.mcp(token);
+  stack = await startStack();
+  ({ d, site, client, token } = stack);
   site.route('/counter', html(`<h1>Counter</h1><p id="n">count 0</p><button onclick="let p=document.getElementById('n'); p.textContent='count '+(+p.textContent.split(' ')[1]+1)">Add one</button>`));
   site.route('/covered', html(`
     <button id="b" onclick="document.title='clicked'; document.getElementById('out').textContent='button was clicked'">Press me</button>
@@ -52,10 +52,7 @@ t.before(async () => {
   site.route('/page2', html('<h1>Second page</h1>', '', 'Page Two'));
   site.route('/page1', html('<h1>First page</h1><a href="/page2">to page two</a>', '', 'Page One'));
 });
-t.teardown(async () => {
-  await d.stop();
-  await site.close();
-});
+t.teardown(() => stack.stop());
 
 t.test('snapshot refs and a click that changes the page', async (t) => {
   const open = await call(client, 'browser_open', { url: `${site.url}/counter` });

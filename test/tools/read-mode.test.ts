@@ -1,17 +1,19 @@
 /** Read tabs really cannot write: form posts and fetch/XHR/beacon writes never reach the server; act tabs send them. */
 import t from 'tap';
-import { startTestDaemon, call, refOf, type TestDaemon } from '../fixtures/daemon.js';
-import { startSite, html, type FixtureSite } from '../fixtures/site.js';
+import { call, refOf, type TestDaemon } from '../fixtures/daemon.js';
+import { startStack, type Stack } from '../fixtures/stack.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { html, type FixtureSite } from '../fixtures/site.js';
 
+let stack: Stack;
 let d: TestDaemon;
 let site: FixtureSite;
 let client: Client;
+let token: string;
 
 t.before(async () => {
-  site = await startSite();
-  d = await startTestDaemon();
-  client = await d.mcp(await d.addUser('alice'));
+  stack = await startStack();
+  ({ d, site, client, token } = stack);
   site.route('/form', html(`<form method="post" action="/submit"><input name="q" value="x"><button>Go</button></form>`));
   site.route('/submit', (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(html('<h1>Thanks</h1>')); });
   site.route('/api', (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });
@@ -22,10 +24,7 @@ t.before(async () => {
     <button onclick="fetch('/api').then(()=>document.getElementById('r').textContent='get ok')">Fetch get</button>
     <p id="r">idle</p>`));
 });
-t.teardown(async () => {
-  await d.stop();
-  await site.close();
-});
+t.teardown(() => stack.stop());
 
 t.test('in a read tab a form POST never reaches the server and is reported', async (t) => {
   const open = await call(client, 'browser_open', { url: `${site.url}/form` });

@@ -2,26 +2,26 @@
 import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestDaemon, call, type TestDaemon } from '../fixtures/daemon.js';
-import { startSite, html, type FixtureSite } from '../fixtures/site.js';
+import { call, type TestDaemon } from '../fixtures/daemon.js';
+import { startStack, type Stack } from '../fixtures/stack.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { html, type FixtureSite } from '../fixtures/site.js';
 import { searxng } from '../../daemon/search/backends.js';
 
+let stack: Stack;
 let d: TestDaemon;
 let site: FixtureSite;
+let client: Client;
 let token: string;
-const rest = (name: string, args: Record<string, unknown>) => d.rest(token, 'POST', `/v1/tools/${name}`, args);
+const rest = (name: string, args: Record<string, unknown>) => stack.rest(name, args);
 
 t.before(async () => {
-  site = await startSite();
-  d = await startTestDaemon();
-  token = await d.addUser('alice');
+  stack = await startStack();
+  ({ d, site, client, token } = stack);
   site.route('/set', html('<script>document.cookie="who=" + (location.hash.slice(1) || "x") + "; max-age=86400; path=/"</script><p>set</p>'));
   site.route('/show', html('<p id="c"></p><script>document.getElementById("c").textContent="cookie=["+document.cookie+"]"</script>'));
 });
-t.teardown(async () => {
-  await d.stop();
-  await site.close();
-});
+t.teardown(() => stack.stop());
 
 const cookieIn = async (tab: string) => {
   await rest('browser_navigate', { tab, url: `${site.url}/show` });
