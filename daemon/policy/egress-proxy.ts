@@ -143,6 +143,18 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     return addresses;
   }
 
+  /** vet() for a request handler: a refusal is reported and answered with `refuse`, and undefined returned. */
+  async function vetOrRefuse(host: string, port: number, refuse: (status: number, text: string) => void): Promise<string[] | undefined> {
+    try {
+      return await vet(host, port);
+    } catch (e) {
+      if (!(e instanceof Refusal)) throw e;
+      report(e.info);
+      refuse(e.status, `browserd: blocked ${host}:${port} (${e.info.reason})\n`);
+      return undefined;
+    }
+  }
+
   /** Connects to the first checked address that answers. Never resolves anything. */
   function connect(addresses: string[], port: number): Promise<net.Socket> {
     return new Promise((resolve, reject) => {
@@ -193,14 +205,8 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     if (target.protocol !== 'http:') return reply(400, `browserd egress proxy: ${target.protocol} is not proxied as a plain request\n`);
     const host = target.hostname.replace(/^\[|\]$/g, '');
     const port = target.port ? Number(target.port) : 80;
-    let addresses: string[];
-    try {
-      addresses = await vet(host, port);
-    } catch (e) {
-      if (!(e instanceof Refusal)) throw e;
-      report(e.info);
-      return reply(e.status, `browserd: blocked ${host}:${port} (${e.info.reason})\n`);
-    }
+    const addresses = await vetOrRefuse(host, port, reply);
+    if (!addresses) return;
     let socket: net.Socket;
     try {
       socket = await connect(addresses, port);
@@ -238,14 +244,8 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
       const phrase = http.STATUS_CODES[status] ?? 'Error';
       client.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
     };
-    let addresses: string[];
-    try {
-      addresses = await vet(host, port);
-    } catch (e) {
-      if (!(e instanceof Refusal)) throw e;
-      report(e.info);
-      return refuse(e.status, `browserd: blocked ${req.url} (${e.info.reason})\n`);
-    }
+    const addresses = await vetOrRefuse(host, port, refuse);
+    if (!addresses) return;
     let upstream: net.Socket;
     try {
       upstream = await connect(addresses, port);
