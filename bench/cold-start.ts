@@ -93,7 +93,7 @@ export async function run(): Promise<void> {
   notes.push(`${REPS} repetitions each; page: the ~5,000-word article on the loopback fixture site.`);
   notes.push(
     `Chromium launch + CDP connect add about ${(median(firstOpen) - median(secondOpen)).toFixed(0)} ms (first minus second browser_open). Every browser_open also waits,`,
-    '  after the load event, for networkAlmostIdle (Tab.settle, at most 1500 ms; about 1 s on these static pages): most of the second row.',
+    '  after the load event, until the tab has had no request in flight for 80 ms (Tab.settle).',
   );
   notes.push('restart rows are measured from the call that starts the new daemon (after the old one has stopped); the MCP connect (initialize) is inside them.');
   printTable(

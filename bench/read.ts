@@ -3,9 +3,8 @@
  *  - by a raw-CDP loop on a Chromium started with the daemon's launcher: navigate, wait for load, evaluate
  *    __browserd.visibleHtml (the same injected script) and run htmlToMarkdown (daemon/read) on it;
  *  - by crawlee's CheerioCrawler over plain http, with the same htmlToMarkdown on the fetched HTML.
- * The raw loop runs at the daemon's concurrency (4 scratch tabs, READ_CONCURRENCY in daemon/tools/read.ts),
- * one tab at a time, and once more with the daemon's post-load settle (networkAlmostIdle, at most 1500 ms) so
- * the gap can be read off the table.
+ * The raw loop runs at the daemon's concurrency (4 scratch tabs, READ_CONCURRENCY in daemon/tools/read.ts)
+ * and one tab at a time.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,30 +20,20 @@ const RUNS = 2;
 const DAEMON_CONCURRENCY = 4;
 /** daemon/tools/read.ts: maxChars default per page. */
 const MAX_CHARS = 20000;
-/** daemon/browser/tab.ts Tab.settle default bound. */
-const SETTLE_MS = 1500;
+interface Outcome { seconds: number; ok: number; chars: number; mdMs?: number }
 
-interface Outcome { seconds: number; ok: number; chars: number; mdMs?: number; settleMs?: number }
-
-async function rawRead(raw: RawBrowser, urls: string[], concurrency: number, settleMs?: number): Promise<Outcome> {
+async function rawRead(raw: RawBrowser, urls: string[], concurrency: number): Promise<Outcome> {
   const t0 = now();
   let next = 0;
   let ok = 0;
   let chars = 0;
   let mdMs = 0;
-  let settleTotal = 0;
   const worker = async () => {
     const p = await raw.newPage();
     try {
       while (next < urls.length) {
         const url = urls[next++];
         await raw.navigate(p, url);
-        if (settleMs) {
-          // The daemon's Tab.settle after load: networkAlmostIdle of the main frame, bounded.
-          const t = now();
-          await raw.conn.waitFor('Page.lifecycleEvent', p.sessionId, (e) => e.name === 'networkAlmostIdle' && e.frameId === p.mainFrameId, settleMs).catch(() => undefined);
-          settleTotal += now() - t;
-        }
         const { html, url: at } = await raw.evalInWorld<{ html: string; url: string }>(p, '__browserd.visibleHtml({})');
         const t = now();
         const md = htmlToMarkdown(html, at, { maxChars: MAX_CHARS });
@@ -57,7 +46,7 @@ async function rawRead(raw: RawBrowser, urls: string[], concurrency: number, set
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, urls.length) }, worker));
-  return { seconds: (now() - t0) / 1000, ok, chars, mdMs, settleMs: settleTotal };
+  return { seconds: (now() - t0) / 1000, ok, chars, mdMs };
 }
 
 async function crawleeRead(urls: string[]): Promise<Outcome | string> {
@@ -131,14 +120,13 @@ export async function run(): Promise<void> {
       const raw = await launchRawBrowser();
       try {
         await rawRead(raw, urls.slice(0, 4), DAEMON_CONCURRENCY);
-        const variants: [string, number, number | undefined, number][] = [
-          [`raw CDP loop, ${DAEMON_CONCURRENCY} tabs (the daemon's concurrency)`, DAEMON_CONCURRENCY, undefined, RUNS],
-          ['raw CDP loop, 1 tab', 1, undefined, 1],
-          [`raw CDP loop, ${DAEMON_CONCURRENCY} tabs + the daemon's settle wait`, DAEMON_CONCURRENCY, SETTLE_MS, 1],
+        const variants: [string, number, number][] = [
+          [`raw CDP loop, ${DAEMON_CONCURRENCY} tabs (the daemon's concurrency)`, DAEMON_CONCURRENCY, RUNS],
+          ['raw CDP loop, 1 tab', 1, 1],
         ];
-        for (const [name, conc, settle, n] of variants) {
+        for (const [name, conc, n] of variants) {
           const runs: Outcome[] = [];
-          for (let i = 0; i < n; i++) runs.push(await rawRead(raw, urls, conc, settle));
+          for (let i = 0; i < n; i++) runs.push(await rawRead(raw, urls, conc));
           results.push({ name, runs });
         }
       } finally {
@@ -173,13 +161,11 @@ export async function run(): Promise<void> {
     return [r.name, `${med.toFixed(1)} pages/s`, `${median(r.runs.map((o) => o.seconds)).toFixed(2)} s`, `${last.ok}/${READ_PAGES}`, String(last.chars), r === ours ? '1.00x' : `${(med / oursPps).toFixed(2)}x`];
   });
   const rawPps = median(rawRef.runs.map(pps));
-  const settled = results[3]?.runs[0];
   notes.unshift(
-    `${READ_PAGES} loopback pages (~600 words, headings, a list, a table, links); median of ${RUNS} runs after a warm-up (1 run for the last two raw rows); pages counted when their Markdown has > 100 chars.`,
+    `${READ_PAGES} loopback pages (~600 words, headings, a list, a table, links); median of ${RUNS} runs after a warm-up (1 run for the 1-tab raw row); pages counted when their Markdown has > 100 chars.`,
     `browserd time per page / raw-CDP loop (${DAEMON_CONCURRENCY} tabs) time per page: ${(rawPps / oursPps).toFixed(2)}x (goal: at most 1.2x).`,
-    'Why: browser_read navigates each scratch tab with Tab.navigate, which after the load event waits for networkAlmostIdle (Tab.settle in',
-    `  daemon/browser/tab.ts, at most ${SETTLE_MS} ms). On these static pages that wait alone took ${settled?.settleMs ? (settled.settleMs / READ_PAGES).toFixed(0) : 'n/a'} ms a page in the raw loop that copies it`,
-    '  (third raw row), which then reads as slowly as browser_read. The daemon also routes every request through Fetch interception and its egress proxy.',
+    'browser_read also waits after each load until the tab has had no request in flight for 80 ms (Tab.settle), and every request passes',
+    '  Fetch interception (read mode) and the egress proxy (private-network guard); the raw loop does neither.',
     `htmlToMarkdown runs on the one Node thread: ${median(rawRef.runs.map((o) => (o.mdMs ?? 0) / READ_PAGES)).toFixed(0)} ms a page in the raw loop, which caps what 4 raw tabs gain over 1.`,
     'Every reader produced the same Markdown (same total chars): the same work, fetched differently. Crawlee fetches over http without a browser (no scripts run, no visibility rules).',
   );
