@@ -333,9 +333,21 @@ class Snapshotter {
 
   render(items: Item[], depth: number, out: string[], normalized = false) {
     const indent = '  '.repeat(depth);
-    for (const it of normalized ? (items as (TextItem | LineItem)[]) : normalize(items)) {
+    const list = normalized ? (items as (TextItem | LineItem)[]) : normalize(items);
+    for (let i = 0; i < list.length; i++) {
+      const it = list[i];
       if (it.k === 't') {
-        out.push(`${indent}${this.mark(it.o)}- text: ${cut(it.s, TEXT_MAX)}`);
+        // Adjacent text blocks share one line: a card's price, rating and blurb cost one "- text:" prefix,
+        // not three (the snapshot is the result a model reads most).
+        let marks = this.mark(it.o);
+        const parts = [cut(it.s, TEXT_MAX)];
+        while (i + 1 < list.length && list[i + 1].k === 't') {
+          const next = list[++i] as TextItem;
+          const m = this.mark(next.o);
+          marks = marks || m;
+          parts.push(cut(next.s, TEXT_MAX));
+        }
+        out.push(`${indent}${marks}- text: ${parts.join(' · ')}`);
         continue;
       }
       const kids = normalize(it.children);

@@ -10,7 +10,8 @@ import type { ResponseBuilder } from './response.js';
 export async function writeSnapshot(tab: Tab, out: ResponseBuilder, opts: { includeHidden?: boolean; markNewSince?: boolean } = {}) {
   const snap = await tab.call('snapshot', { includeHidden: opts.includeHidden, markNewSince: opts.markNewSince });
   out.set('tab', tab.id).set('url', snap.url).set('refCount', snap.refCount);
-  out.text(`Snapshot of ${tab.id} (${tab.mode} tab) at ${snap.url}. Use refs (e.g. e3) with browser_click, browser_fill, browser_type.${opts.markNewSince ? ' Lines marked * are new.' : ''}`);
+  // One short line: the snapshot is the most frequent result, and every character of it is paid for by the model.
+  out.text(`${tab.id} (${tab.mode}) ${snap.url}${opts.markNewSince ? ' — lines marked * are new' : ''}`);
   out.page(`snapshot of ${tab.id}`, `title: ${snap.title}\n${snap.text}`);
   if (snap.skippedFrames.length) out.text(`Cross-origin frames not read: ${snap.skippedFrames.length}.`);
   return snap;
