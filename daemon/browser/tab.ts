@@ -18,12 +18,6 @@ const WORLD = 'browserd';
 /** Methods a read tab may send: they do not change anything on a well-behaved site. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export interface TabHost {
-  conn: CdpConnection;
-  /** Called when a tab's page opens a popup that became a tab of its own. */
-  log: { warn(obj: object, msg?: string): void };
-}
-
 export class Tab {
   readonly record: TabRecord;
   readonly targetId: string;

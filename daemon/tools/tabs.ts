@@ -19,8 +19,8 @@ export const OpenInput = params({
   profile: Type.Optional(Type.String({ description: "Open in the user's named profile (own persistent cookies and logins); the tab id comes back as <profile>/<id>.", pattern: NAME.source })),
 });
 
-/** Shared by browser_open and POST /v1/tabs. */
-export async function openTab(ctx: ToolContext, args: { url?: string; mode?: 'read' | 'act'; visible?: boolean; allowedDomains?: string[]; context?: string; profile?: string }, out: ResponseBuilder) {
+/** browser_open (POST /v1/tabs reaches it through the same dispatch). */
+async function openTab(ctx: ToolContext, args: { url?: string; mode?: 'read' | 'act'; visible?: boolean; allowedDomains?: string[]; context?: string; profile?: string }, out: ResponseBuilder) {
   let url: string | undefined;
   if (args.url !== undefined) {
     url = normaliseUserUrl(args.url);

@@ -1,19 +1,17 @@
 /** Read tabs really cannot write: form posts and fetch/XHR/beacon writes never reach the server; act tabs send them. */
 import t from 'tap';
-import { call, refOf, type TestDaemon } from '../fixtures/daemon.js';
+import { call, refOf } from '../fixtures/daemon.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { html, type FixtureSite } from '../fixtures/site.js';
 
 let stack: Stack;
-let d: TestDaemon;
 let site: FixtureSite;
 let client: Client;
-let token: string;
 
 t.before(async () => {
   stack = await startStack();
-  ({ d, site, client, token } = stack);
+  ({ site, client } = stack);
   site.route('/form', html(`<form method="post" action="/submit"><input name="q" value="x"><button>Go</button></form>`));
   site.route('/submit', (_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(html('<h1>Thanks</h1>')); });
   site.route('/api', (_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"ok":true}'); });

@@ -2,22 +2,20 @@
 import t from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { call, type TestDaemon } from '../fixtures/daemon.js';
+import type { TestDaemon } from '../fixtures/daemon.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { html, type FixtureSite } from '../fixtures/site.js';
 import { searxng } from '../../daemon/search/backends.js';
 
 let stack: Stack;
 let d: TestDaemon;
 let site: FixtureSite;
-let client: Client;
 let token: string;
 const rest = (name: string, args: Record<string, unknown>) => stack.rest(name, args);
 
 t.before(async () => {
   stack = await startStack();
-  ({ d, site, client, token } = stack);
+  ({ d, site, token } = stack);
   site.route('/set', html('<script>document.cookie="who=" + (location.hash.slice(1) || "x") + "; max-age=86400; path=/"</script><p>set</p>'));
   site.route('/show', html('<p id="c"></p><script>document.getElementById("c").textContent="cookie=["+document.cookie+"]"</script>'));
 });

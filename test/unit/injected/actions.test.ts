@@ -1,6 +1,6 @@
 /** pointFor, clickDom, focus, fill, selectOptions, elementInfo, rectFor, scrollState: checked against page state. */
 import t from 'tap';
-import { startHarness, type Harness, type Page } from './harness.js';
+import { startHarness, type Harness } from './harness.js';
 
 let h: Harness;
 
