@@ -64,7 +64,7 @@ t.test('doctor checks chromium, the data dir, LMDB and the port, each with a ver
   const r = await run(process.execPath, [bin, 'doctor', '--data', data, '--listen', '127.0.0.1:1'], { encoding: 'utf8' }).catch((e) => e);
   const out = r.stdout as string;
   t.match(out, /^ok {3}chromium found: .*Chromium \d+/m);
-  t.match(out, /^ok {3}chromium starts headless/m);
+  t.match(out, /^ok {3}chromium starts headless/m, out);
   t.match(out, /^ok {3}data dir writable/m);
   t.match(out, /^ok {3}LMDB opens: \d+ user/m);
   t.match(out, /running daemon: none running/);
