@@ -23,6 +23,18 @@ export interface Config {
   searxngUrl?: string;
   /** Public base URL used in links we print (defaults to http://host:port). */
   publicUrl?: string;
+  /** Browsers one user may run at once, the default profile and named profiles together. */
+  maxBrowsersPerUser: number;
+  /** Open tabs one user may have, over all profiles. */
+  maxTabsPerUser: number;
+  /** MCP sessions one user may hold; opening one more ends the one idle the longest. */
+  maxMcpSessionsPerUser: number;
+  /** A browser with no tool call for this long is shut down; its tabs come back when it restarts. */
+  browserIdleMs: number;
+  /** Host names the daemon answers to besides loopback literals (BROWSERD_ALLOWED_HOSTS). */
+  allowedHosts: string[];
+  /** Browser origins that may call the daemon (BROWSERD_ALLOWED_ORIGINS). */
+  allowedOrigins: string[];
 }
 
 /** One browser per ~600 MB of memory, at least 1: a typical profile with a few tabs stays under that. */
@@ -42,11 +54,39 @@ export function defaultDataDir(): string {
   return process.env.BROWSERD_DATA || join(homedir(), '.local', 'share', 'browserd');
 }
 
+function wholeNumber(flag: string, raw: string | boolean | undefined, fallback: number, min: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} takes a whole number >= ${min}, not "${raw}"`);
+  return n;
+}
+
+const list = (s: string | boolean | undefined) => (typeof s === 'string' ? s.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean) : []);
+
+export function isLoopbackListen(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
 export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const listen = parseListen(String(flags.listen ?? env.BROWSERD_LISTEN ?? '127.0.0.1:8787'));
   const max = flags['max-browsers'] ?? env.BROWSERD_MAX_BROWSERS;
   const maxBrowsers = max === undefined ? defaultMaxBrowsers() : Number(max);
   if (!Number.isInteger(maxBrowsers) || maxBrowsers < 1) throw new Error(`--max-browsers takes a whole number >= 1, not "${max}"`);
+  const publicUrl = env.BROWSERD_PUBLIC_URL;
+  let publicHost: string | undefined;
+  if (publicUrl) {
+    try {
+      publicHost = new URL(publicUrl).hostname.toLowerCase();
+    } catch {
+      throw new Error(`BROWSERD_PUBLIC_URL must be a URL, not "${publicUrl}"`);
+    }
+  }
+  const allowedHosts = [...list(flags['allowed-hosts'] ?? env.BROWSERD_ALLOWED_HOSTS), ...(publicHost ? [publicHost] : [])];
+  // Off loopback, a Host check cannot fall back on "any loopback literal": the names must be given.
+  if (!isLoopbackListen(listen.host) && allowedHosts.length === 0) {
+    throw new Error(`listening on ${listen.host} needs the host names clients use: set BROWSERD_ALLOWED_HOSTS (or --allowed-hosts) or BROWSERD_PUBLIC_URL`);
+  }
+  const idleS = wholeNumber('browser-idle-s', flags['browser-idle-s'] ?? env.BROWSERD_BROWSER_IDLE_S, 30 * 60, 0);
   return {
     host: listen.host,
     port: listen.port,
@@ -60,6 +100,12 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     chromeArgs: env.BROWSERD_CHROME_ARGS ? env.BROWSERD_CHROME_ARGS.split(/\s+/).filter(Boolean) : [],
     shutdownGraceMs: 20000,
     searxngUrl: env.BROWSERD_SEARXNG_URL,
-    publicUrl: env.BROWSERD_PUBLIC_URL,
+    publicUrl,
+    maxBrowsersPerUser: wholeNumber('max-browsers-per-user', flags['max-browsers-per-user'] ?? env.BROWSERD_MAX_BROWSERS_PER_USER, 4, 1),
+    maxTabsPerUser: wholeNumber('max-tabs-per-user', flags['max-tabs-per-user'] ?? env.BROWSERD_MAX_TABS_PER_USER, 100, 1),
+    maxMcpSessionsPerUser: wholeNumber('max-mcp-sessions-per-user', flags['max-mcp-sessions-per-user'] ?? env.BROWSERD_MAX_MCP_SESSIONS_PER_USER, 32, 1),
+    browserIdleMs: idleS * 1000,
+    allowedHosts,
+    allowedOrigins: [...list(flags['allowed-origins'] ?? env.BROWSERD_ALLOWED_ORIGINS), ...(publicUrl ? [new URL(publicUrl).origin] : [])],
   };
 }

@@ -3,6 +3,7 @@ import { allTools } from '../daemon/tools/registry.js';
 import { toJsonSchema } from '../daemon/tools/schema.js';
 import { ERROR_CODES } from '../protocol/errors.js';
 import { VERSION } from '../daemon/main.js';
+import { ROUTES, routeKey } from '../daemon/server/routes.js';
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
 
@@ -15,41 +16,65 @@ const toolResult = {
 };
 
 function stdErrors(extra: number[] = []) {
-  const out: Record<string, unknown> = { '400': errorResponse('validation_error'), '401': errorResponse('unauthorized'), '503': errorResponse('browser_capacity (with Retry-After) or shutting_down') };
+  const out: Record<string, unknown> = { '400': errorResponse('validation_error'), '401': errorResponse('unauthorized'), '405': errorResponse('validation_error: the method is not served on this path (see Allow)'), '503': errorResponse('browser_capacity (with Retry-After) or shutting_down') };
   for (const s of extra) out[String(s)] = errorResponse(Object.entries(ERROR_CODES).filter(([, v]) => v.status === s).map(([k]) => k).join(' | '));
   return out;
 }
 
-export function openapiDocument() {
-  const paths: Record<string, unknown> = {
-    '/health': { get: { summary: 'Liveness', security: [], responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, version: { type: 'string' }, uptimeS: { type: 'integer' }, browsers: { type: 'integer' } }, required: ['ok'] } } } }, '503': { description: 'closing' } } } },
-    '/mcp': { post: { summary: 'MCP Streamable HTTP endpoint (JSON-RPC 2.0); protocol 2025-03-26 and later', requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { '200': { description: 'JSON-RPC response' }, ...stdErrors([403, 404]) } }, get: { summary: 'MCP server-to-client stream', responses: { '200': { description: 'text/event-stream' } } }, delete: { summary: 'End an MCP session', responses: { '200': { description: 'closed' } } } },
-    '/v1/me': { get: { summary: "The caller's user id, policy and limits", responses: { '200': { description: 'me', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, user: { type: 'string' }, policy: { type: 'object' }, limits: { type: 'object' } }, required: ['ok', 'user', 'policy', 'limits'] } } } }, ...stdErrors() } } },
-    '/v1/tabs': {
-      get: { summary: 'List tabs (as browser_tabs)', responses: { '200': { description: 'tabs', content: { 'application/json': { schema: toolResult } } }, ...stdErrors() } },
-      post: { summary: 'Open a tab (as browser_open); the answer carries the tab id', requestBody: { content: { 'application/json': { schema: toJsonSchema(allTools().find((t) => t.name === 'browser_open')!.input) } } }, responses: { '201': { description: 'opened', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([403, 502]) } },
-    },
-    '/v1/tabs/{id}': { delete: { summary: 'Close a tab (as browser_close_tab)', parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'closed', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([404]) } } },
-    '/v1/tools': { get: { summary: 'Every tool with its input schema', responses: { '200': { description: 'tools' }, ...stdErrors() } } },
-    '/v1/audit': { get: { summary: "The caller's own audit entries, newest first", parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } }, { name: 'cursor', in: 'query', schema: { type: 'string' } }], responses: { '200': { description: 'entries' }, ...stdErrors() } } },
-    '/v1/admin/users': {
-      get: { summary: 'List users (admin key)', responses: { '200': { description: 'users' }, ...stdErrors([403]) } },
-      post: { summary: 'Create a user (admin key); answers its token once', requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } } }, responses: { '201': { description: 'created' }, ...stdErrors([403]) } },
-    },
-    '/v1/admin/audit': { get: { summary: "Every user's audit entries (admin key)", responses: { '200': { description: 'entries' }, ...stdErrors([403]) } } },
+const pathParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
+const plainOk = (description: string) => ({ '200': { description, content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: true } } } } });
+
+/** What a route answers, beyond its summary in the route table; keyed by `METHOD /path`. */
+function operationDetails(): Record<string, Record<string, unknown>> {
+  return {
+    'GET /health': { security: [], responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, version: { type: 'string' }, uptimeS: { type: 'integer' }, browsers: { type: 'integer' } }, required: ['ok'] } } } }, '503': { description: 'closing' } } },
+    'POST /mcp': { requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { '200': { description: 'JSON-RPC response' }, ...stdErrors([403, 404]) } },
+    'GET /mcp': { responses: { '200': { description: 'text/event-stream' }, ...stdErrors([404]) } },
+    'DELETE /mcp': { responses: { '200': { description: 'closed' }, ...stdErrors([404]) } },
+    'GET /v1/me': { responses: { '200': { description: 'me', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, user: { type: 'string' }, policy: { type: 'object' }, limits: { type: 'object' } }, required: ['ok', 'user', 'policy', 'limits'] } } } }, ...stdErrors() } },
+    'GET /v1/tabs': { responses: { '200': { description: 'tabs', content: { 'application/json': { schema: toolResult } } }, ...stdErrors() } },
+    'POST /v1/tabs': { requestBody: { content: { 'application/json': { schema: toJsonSchema(allTools().find((t) => t.name === 'browser_open')!.input) } } }, responses: { '201': { description: 'opened', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([403, 502]) } },
+    'DELETE /v1/tabs/{id}': { parameters: [pathParam('id')], responses: { '200': { description: 'closed', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([404]) } },
+    'GET /v1/tools': { responses: { '200': { description: 'tools' }, ...stdErrors() } },
+    'GET /v1/profiles': { responses: { ...plainOk('profiles: name, running, tab count'), ...stdErrors() } },
+    'GET /v1/files': { responses: { ...plainOk('files: name, size, mimeType, modifiedAt, url'), ...stdErrors() } },
+    'GET /v1/files/{name}': { parameters: [pathParam('name')], responses: { '200': { description: 'the file, as an attachment', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...stdErrors([404]) } },
+    'GET /v1/audit': { parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } }, { name: 'cursor', in: 'query', description: 'Opaque, from the previous page, valid for the caller only; anything else is validation_error.', schema: { type: 'string' } }], responses: { ...plainOk('entries, and a cursor when there are more'), ...stdErrors() } },
+    'GET /v1/admin/users': { responses: { '200': { description: 'users' }, ...stdErrors([403]) } },
+    'POST /v1/admin/users': { requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } } }, responses: { '201': { description: 'created' }, ...stdErrors([403]) } },
+    'GET /v1/admin/audit': { parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 10000 } }], responses: { '200': { description: 'entries' }, ...stdErrors([403]) } },
   };
-  for (const t of allTools()) {
-    paths[`/v1/tools/${t.name}`] = {
-      post: {
-        operationId: t.name,
-        summary: t.title,
-        description: t.description,
-        'x-effect': t.effect,
-        requestBody: { required: false, content: { 'application/json': { schema: toJsonSchema(t.input) } } },
-        responses: { '200': { description: 'result', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([403, 404, 409, 422, 502, 504]) },
-      },
-    };
+}
+
+function toolOperation(t: ReturnType<typeof allTools>[number]) {
+  return {
+    operationId: t.name,
+    summary: t.title,
+    description: t.description,
+    'x-effect': t.effect,
+    requestBody: { required: false, content: { 'application/json': { schema: toJsonSchema(t.input) } } },
+    responses: { '200': { description: 'result', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([403, 404, 409, 422, 502, 504]) },
+  };
+}
+
+/** The OpenAPI paths, from the one route table: `/v1/tools/{name}` is written out once per tool. */
+export function openapiPaths(): Record<string, Record<string, unknown>> {
+  const details = operationDetails();
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) {
+    if (route.path === '/v1/tools/{name}') {
+      for (const t of allTools()) paths[`/v1/tools/${t.name}`] = { post: toolOperation(t) };
+      continue;
+    }
+    const detail = details[routeKey(route)];
+    if (!detail) throw new Error(`scripts/docs.ts has no details for ${routeKey(route)}`);
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = { summary: route.summary, ...detail };
   }
+  return paths;
+}
+
+export function openapiDocument() {
+  const paths = openapiPaths();
   return {
     openapi: '3.1.0',
     info: { title: 'browserd', version: VERSION, description: 'One real, persistent Chromium per user. Every tool at POST /v1/tools/{name}, through the same dispatch as MCP.' },

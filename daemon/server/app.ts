@@ -1,10 +1,11 @@
-/** The uWS app: /health, /v1/*, /mcp. Auth, Host/Origin checks and the closing state live here, once. */
+/** The uWS app: every route of routes.ts. Auth, Host/Origin checks and the closing state live here, once. */
 import uWS from 'uWebSockets.js';
 import type { DaemonEnv } from '../env.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { bearer, captureReq, sendError, sendJson, type Req } from './http.js';
 import { checkHostAndOrigin, type OriginPolicy } from './origin.js';
-import { adminRoutes, restRoutes } from './rest.js';
+import { restHandlers } from './rest.js';
+import { matchRoute, ROUTES, routeKey } from './routes.js';
 import { McpGateway } from './mcp.js';
 
 export interface AppHandle {
@@ -17,50 +18,43 @@ export interface AppHandle {
 export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
   const app = uWS.App();
   const mcp = new McpGateway(env, version);
-  const rest = restRoutes(env);
-  const admin = adminRoutes(env);
-  const originPolicy: OriginPolicy = {
-    listenHost: env.cfg.host,
-    port: env.cfg.port,
-    extraHosts: [...(process.env.BROWSERD_ALLOWED_HOSTS ?? '').split(',').filter(Boolean), ...(env.cfg.publicUrl ? [new URL(env.cfg.publicUrl).hostname] : [])],
-    extraOrigins: [...(process.env.BROWSERD_ALLOWED_ORIGINS ?? '').split(',').filter(Boolean), ...(env.cfg.publicUrl ? [new URL(env.cfg.publicUrl).origin] : [])],
-  };
+  const originPolicy: OriginPolicy = { listenHost: env.cfg.host, port: env.cfg.port, extraHosts: env.cfg.allowedHosts, extraOrigins: env.cfg.allowedOrigins };
   const handle: AppHandle = { port: 0, closing: false, mcp, close: () => undefined };
+  const health = (r: Req) =>
+    sendJson(r, handle.closing ? 503 : 200, { ok: !handle.closing, version, uptimeS: Math.round((Date.now() - env.startedAt.getTime()) / 1000), browsers: env.pool.count });
+  const handlers = restHandlers(env, health);
+  // Every route has its handler and every handler its route: checked at start, not found at the first request.
+  for (const route of ROUTES) if (route.path !== '/mcp' && !handlers[routeKey(route)]) throw new Error(`no handler for ${routeKey(route)}`);
+  for (const key of Object.keys(handlers)) if (!ROUTES.some((x) => routeKey(x) === key)) throw new Error(`handler ${key} has no route`);
 
   async function route(r: Req) {
-    if (r.path === '/health' && r.method === 'GET') {
-      return sendJson(r, handle.closing ? 503 : 200, { ok: !handle.closing, version, uptimeS: Math.round((Date.now() - env.startedAt.getTime()) / 1000), browsers: env.pool.count });
-    }
+    const { route, params, allowed } = matchRoute(r.method, r.path);
+    if (route?.path === '/health') return health(r);
     if (handle.closing) return sendError(r, new BrowserdError('shutting_down', 'the daemon is stopping', { next: 'Retry in a few seconds.' }));
-    const isApi = r.path === '/mcp' || r.path.startsWith('/v1/');
-    if (!isApi) return sendError(r, new BrowserdError('not_found', `no route ${r.method} ${r.path}`, { next: 'See api/openapi.yaml; the MCP endpoint is /mcp.' }));
+    if (!allowed.length) return sendError(r, new BrowserdError('not_found', `no route ${r.method} ${r.path}`, { next: 'See api/openapi.yaml; the MCP endpoint is /mcp.' }));
     const originProblem = checkHostAndOrigin(originPolicy, r.headers);
     if (originProblem) return sendError(r, new BrowserdError('forbidden', originProblem, { next: 'Call from a program or an allowed origin (BROWSERD_ALLOWED_ORIGINS).' }));
+    if (!route) {
+      return sendError(r, new BrowserdError('validation_error', `${r.method} is not allowed on ${r.path}`, { next: `Use ${allowed.join(', ')}; see api/openapi.yaml.` }), { status: 405, headers: { Allow: allowed.join(', ') } });
+    }
+    // Two Authorization headers could be read differently by a proxy in front and by us: refuse rather than pick one.
+    if (r.repeated.includes('authorization')) {
+      return sendError(r, new BrowserdError('unauthorized', 'more than one Authorization header', { next: 'Send exactly one header: Authorization: Bearer <token>.' }));
+    }
     const token = bearer(r);
-    if (r.path.startsWith('/v1/admin/')) {
+    if (route.auth === 'admin') {
       if (!env.users.isAdminKey(token)) {
-        if (env.users.authenticate(token)) return sendError(r, new BrowserdError('forbidden', 'this route needs the admin key, not a user token', { next: 'Use the admin key printed by `browserd admin key`.' }));
+        if (env.users.authenticate(token)) return sendError(r, new BrowserdError('forbidden', 'this route needs the admin key, not a user token', { next: 'Use the admin key from the admin key file (`browserd admin key` replaces it).' }));
         return sendError(r, new BrowserdError('unauthorized', 'missing or wrong admin key', { next: 'Send Authorization: Bearer <admin key>.' }));
       }
-      const match = admin.find((x) => x.method === r.method && x.pattern.test(r.path));
-      if (!match) return sendError(r, new BrowserdError('not_found', `no route ${r.method} ${r.path}`, { next: 'See api/openapi.yaml.' }));
-      return match.handler(r);
+      return handlers[routeKey(route)](r, undefined, params);
     }
     const user = env.users.authenticate(token);
     if (!user) {
       return sendError(r, new BrowserdError('unauthorized', token ? 'the token is wrong or was replaced' : 'missing bearer token', { next: 'Send Authorization: Bearer <your token>; an admin can issue one with `browserd user token NAME`.' }));
     }
-    if (r.path === '/mcp') {
-      if (!['POST', 'GET', 'DELETE'].includes(r.method)) return sendJson(r, 405, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed' } }, { Allow: 'GET, POST, DELETE' });
-      return mcp.handle(r, user);
-    }
-    for (const x of rest) {
-      const m = x.pattern.exec(r.path);
-      if (m && x.method === r.method) return x.handler(r, user, m.slice(1));
-    }
-    const pathKnown = rest.some((x) => x.pattern.test(r.path));
-    if (pathKnown) return sendError(r, new BrowserdError('validation_error', `${r.method} is not allowed on ${r.path}`, { next: 'See api/openapi.yaml for the methods of this path.' }));
-    return sendError(r, new BrowserdError('not_found', `no route ${r.method} ${r.path}`, { next: 'See api/openapi.yaml.' }));
+    if (route.path === '/mcp') return mcp.handle(r, user);
+    return handlers[routeKey(route)](r, user, params);
   }
 
   app.any('/*', (res, req) => {

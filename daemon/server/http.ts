@@ -14,13 +14,19 @@ export interface Req {
   aborted: boolean;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** Names of headers sent more than once (a second Authorization is refused, not silently picked). */
+  repeated: string[];
 }
 
 export const MAX_BODY = 16 * 1024 * 1024;
 
 export function captureReq(res: HttpResponse, req: HttpRequest): Req {
   const headers: Record<string, string> = {};
-  req.forEach((k, v) => (headers[k] = v));
+  const repeated: string[] = [];
+  req.forEach((k, v) => {
+    if (k in headers) repeated.push(k);
+    headers[k] = v;
+  });
   const ac = new AbortController();
   const r: Req = {
     method: req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase(),
@@ -30,6 +36,7 @@ export function captureReq(res: HttpResponse, req: HttpRequest): Req {
     res,
     aborted: false,
     signal: ac.signal,
+    repeated,
   };
   r.method = r.method.toUpperCase();
   res.onAborted(() => {
@@ -59,19 +66,51 @@ export function readBody(r: Req, max = MAX_BODY): Promise<Buffer> {
   });
 }
 
-export async function readJson(r: Req): Promise<unknown> {
-  const buf = await readBody(r);
-  if (!buf.length) return {};
+/** Deeper than any tool's arguments need; deep enough bodies would overflow the stack of whatever walks them. */
+export const MAX_JSON_DEPTH = 64;
+
+/** The deepest nesting of arrays and objects in JSON text, counted without parsing (strings skipped). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
+export class TooDeepError extends BrowserdError {
+  constructor() {
+    super('validation_error', `the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`, { next: `Send arguments nested at most ${MAX_JSON_DEPTH} levels deep.` });
+  }
+}
+
+/** JSON.parse with the depth bounded first, so nothing downstream (validation, redaction, audit) recurses without end. */
+export function parseJsonBounded(text: string): unknown {
+  if (jsonDepth(text) > MAX_JSON_DEPTH) throw new TooDeepError();
   try {
-    return JSON.parse(buf.toString('utf8'));
+    return JSON.parse(text);
   } catch {
     throw new BrowserdError('validation_error', 'the request body is not valid JSON', { next: 'Send a JSON object with Content-Type: application/json.' });
   }
 }
 
+export async function readJson(r: Req): Promise<unknown> {
+  const buf = await readBody(r);
+  if (!buf.length) return {};
+  return parseJsonBounded(buf.toString('utf8'));
+}
+
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
-  404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 422: 'Unprocessable Entity',
+  404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 422: 'Unprocessable Entity', 431: 'Request Header Fields Too Large',
   500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
@@ -92,11 +131,12 @@ export function sendJson(r: Req, status: number, obj: unknown, headers: Record<s
   send(r, status, JSON.stringify(obj), { 'Content-Type': 'application/json', ...headers });
 }
 
-export function sendError(r: Req, e: BrowserdError) {
-  const headers: Record<string, string> = {};
+/** An error from the one table; `status` overrides the table's only where HTTP itself names the case (405). */
+export function sendError(r: Req, e: BrowserdError, opts: { status?: number; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...opts.headers };
   if (e.retryAfterS) headers['Retry-After'] = String(e.retryAfterS);
   if (e.code === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer';
-  sendJson(r, ERROR_CODES[e.code].status, { ok: false, error: e.toBody() }, headers);
+  sendJson(r, opts.status ?? ERROR_CODES[e.code].status, { ok: false, error: e.toBody() }, headers);
 }
 
 export function bearer(r: Req): string | undefined {

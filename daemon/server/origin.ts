@@ -13,27 +13,26 @@ export interface OriginPolicy {
   extraOrigins: string[];
 }
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-function hostName(hostHeader: string): string {
+/** The name part of a Host header, lowercased, IPv6 brackets removed. */
+export function hostName(hostHeader: string): string {
   const h = hostHeader.trim().toLowerCase();
-  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  if (h.startsWith('[')) return h.slice(1, h.indexOf(']'));
   return h.split(':')[0];
 }
 
-function isLoopbackBind(host: string) {
-  return host === '127.0.0.1' || host === 'localhost' || host === '::1' || host.startsWith('127.');
+/**
+ * A Host a DNS-rebinding page cannot forge: `localhost` or an IP literal (a rebinding attack needs a name that
+ * resolves to us, and the browser sends that name). `127.0.0.1.rebind.example` is a name, not a literal.
+ */
+function isLiteralOrLocalhost(name: string): boolean {
+  return name === 'localhost' || isIP(name) !== 0;
 }
 
 export function checkHostAndOrigin(p: OriginPolicy, headers: Record<string, string>): string | undefined {
   const host = headers['host'];
-  if (host) {
+  if (host !== undefined) {
     const name = hostName(host);
-    const allowed =
-      p.extraHosts.includes(name) ||
-      (isLoopbackBind(p.listenHost) ? LOOPBACK_NAMES.has(name) || name.startsWith('127.') : true) ||
-      (!isLoopbackBind(p.listenHost) && isIP(name.replace(/^\[|\]$/g, '')) !== 0);
-    if (!allowed) return `Host "${host}" is not one this daemon answers to`;
+    if (!isLiteralOrLocalhost(name) && !p.extraHosts.includes(name)) return `Host "${host}" is not one this daemon answers to`;
   }
   const origin = headers['origin'];
   if (origin && origin !== 'null') {

@@ -1,14 +1,17 @@
 /** REST under /v1: the same dispatch as MCP, JSON in and out, status codes from the one error table. */
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
+import { InvalidCursorError } from '../../storage/audit.js';
 import { callTool } from '../tools/dispatch.js';
 import { allTools } from '../tools/registry.js';
 import { toJsonSchema } from '../tools/schema.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { readJson, send, sendError, sendJson, type Req } from './http.js';
+import { readJson, send, sendError, sendJson, TooDeepError, type Req } from './http.js';
 import { listProfiles } from '../tools/spaces.js';
+import type { RouteSpec } from './routes.js';
 
-type Handler = (r: Req, user: UserRecord, params: string[]) => Promise<void>;
+/** `user` is the caller for user routes; admin and open routes get none. */
+export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
 
 /** A path segment as text; a malformed %-escape is the caller's error, not ours. */
 function segment(raw: string): string {
@@ -25,71 +28,88 @@ async function runTool(env: DaemonEnv, r: Req, user: UserRecord, name: string, a
   sendJson(r, okStatus, { ...result.out.renderJson(), tool: name });
 }
 
-export function restRoutes(env: DaemonEnv): { method: string; pattern: RegExp; handler: Handler }[] {
-  return [
-    {
-      method: 'GET',
-      pattern: /^\/v1\/me$/,
-      handler: async (r, user) =>
-        sendJson(r, 200, {
-          ok: true,
-          user: user.id,
-          policy: { approvals: user.approvals, takeover: user.takeover, hostRules: env.policies.rules(user.id) },
-          limits: { maxBrowsersOnHost: env.cfg.maxBrowsers, readUrls: 50, queryLimit: 500, evaluateChars: 12000 },
-        }),
-    },
-    { method: 'GET', pattern: /^\/v1\/tabs$/, handler: (r, user) => runTool(env, r, user, 'browser_tabs', {}) },
-    { method: 'POST', pattern: /^\/v1\/tabs$/, handler: async (r, user) => runTool(env, r, user, 'browser_open', await readJson(r), 201) },
-    { method: 'DELETE', pattern: /^\/v1\/tabs\/([^/]+)$/, handler: (r, user, [id]) => runTool(env, r, user, 'browser_close_tab', { tab: segment(id) }) },
-    {
-      method: 'GET',
-      pattern: /^\/v1\/tools$/,
-      handler: async (r) =>
-        sendJson(r, 200, { ok: true, tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, effect: t.effect, inputSchema: toJsonSchema(t.input) })) }),
-    },
-    { method: 'POST', pattern: /^\/v1\/tools\/([a-z_]+)$/, handler: async (r, user, [name]) => runTool(env, r, user, name, await readJson(r)) },
-    { method: 'GET', pattern: /^\/v1\/profiles$/, handler: async (r, user) => sendJson(r, 200, { ok: true, profiles: listProfiles(env, user.id) }) },
-    { method: 'GET', pattern: /^\/v1\/files$/, handler: async (r, user) => sendJson(r, 200, { ok: true, files: env.files.list(user.id).map((f) => ({ ...f, url: `/v1/files/${encodeURIComponent(f.name)}` })) }) },
-    {
-      method: 'GET',
-      pattern: /^\/v1\/files\/([^/]+)$/,
-      handler: async (r, user, [raw]) => {
-        const name = segment(raw);
-        const info = env.files.info(user.id, name);
-        const data = info && env.files.read(user.id, name);
-        if (!info || !data) throw new BrowserdError('not_found', `no file ${name}`, { next: 'List your files with GET /v1/files.' });
-        send(r, 200, data, { 'Content-Type': info.mimeType, 'Content-Disposition': `attachment; filename="${name.replace(/"/g, '')}"`, 'X-Content-Type-Options': 'nosniff' });
-      },
-    },
-    {
-      method: 'GET',
-      pattern: /^\/v1\/audit$/,
-      handler: async (r, user) => {
-        const limit = Number(r.query.get('limit') ?? 50);
-        if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new BrowserdError('validation_error', 'limit must be a whole number from 1 to 500', { next: 'Pass ?limit=50.' });
-        const page = env.audit.page(user.id, { limit, before: r.query.get('cursor') ?? undefined });
-        sendJson(r, 200, { ok: true, entries: page.entries, ...(page.next ? { cursor: page.next } : {}) });
-      },
-    },
-  ];
+/** Reads a tool call's JSON body; a body too deep to walk never reaches the dispatch, but the refusal is audited. */
+async function toolBody(env: DaemonEnv, r: Req, user: UserRecord, tool: string): Promise<unknown> {
+  try {
+    return await readJson(r);
+  } catch (e) {
+    if (e instanceof TooDeepError) {
+      await env.audit
+        .append({ at: new Date().toISOString(), user: user.id, tool, via: 'rest', args: '[body nested too deep]', outcome: e.code, ms: 0 })
+        .catch((err) => env.log.error({ err: String(err) }, 'audit write failed'));
+    }
+    throw e;
+  }
 }
 
-export function adminRoutes(env: DaemonEnv): { method: string; pattern: RegExp; handler: (r: Req) => Promise<void> }[] {
-  return [
-    { method: 'GET', pattern: /^\/v1\/admin\/users$/, handler: async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }) },
-    {
-      method: 'POST',
-      pattern: /^\/v1\/admin\/users$/,
-      handler: async (r) => {
-        const body = (await readJson(r)) as { name?: unknown };
-        if (typeof body.name !== 'string' || !/^[a-z0-9][a-z0-9_.-]{0,63}$/.test(body.name)) {
-          throw new BrowserdError('validation_error', 'name must be 1-64 lowercase letters, digits, ".", "_" or "-"', { next: 'Send {"name": "alice"}.' });
-        }
-        if (env.users.get(body.name)) throw new BrowserdError('validation_error', `user ${body.name} exists`, { next: 'Pick another name.' });
-        const { user, token } = await env.users.add(body.name);
-        sendJson(r, 201, { ok: true, user, token });
-      },
+/** The handler of every route in ROUTES except /mcp (app.ts hands that to the MCP gateway), by routeKey. */
+export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<string, Handler> {
+  const me = (u: UserRecord | undefined) => u!;
+  return {
+    'GET /health': async (r) => health(r),
+    'GET /v1/me': async (r, u) =>
+      sendJson(r, 200, {
+        ok: true,
+        user: me(u).id,
+        policy: { approvals: me(u).approvals, takeover: me(u).takeover, hostRules: env.policies.rules(me(u).id) },
+        limits: {
+          maxBrowsersOnHost: env.cfg.maxBrowsers,
+          browsersPerUser: env.cfg.maxBrowsersPerUser,
+          tabsPerUser: env.cfg.maxTabsPerUser,
+          mcpSessionsPerUser: env.cfg.maxMcpSessionsPerUser,
+          browserIdleS: Math.round(env.cfg.browserIdleMs / 1000),
+          readUrls: 50,
+          queryLimit: 500,
+          evaluateChars: 12000,
+        },
+      }),
+    'GET /v1/tabs': (r, u) => runTool(env, r, me(u), 'browser_tabs', {}),
+    'POST /v1/tabs': async (r, u) => runTool(env, r, me(u), 'browser_open', await toolBody(env, r, me(u), 'browser_open'), 201),
+    'DELETE /v1/tabs/{id}': (r, u, [id]) => runTool(env, r, me(u), 'browser_close_tab', { tab: segment(id) }),
+    'GET /v1/tools': async (r) =>
+      sendJson(r, 200, { ok: true, tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, effect: t.effect, inputSchema: toJsonSchema(t.input) })) }),
+    'POST /v1/tools/{name}': async (r, u, [raw]) => {
+      const name = segment(raw);
+      return runTool(env, r, me(u), name, await toolBody(env, r, me(u), name));
     },
-    { method: 'GET', pattern: /^\/v1\/admin\/audit$/, handler: async (r) => sendJson(r, 200, { ok: true, entries: env.audit.all(Number(r.query.get('limit') ?? 100)) }) },
-  ];
+    'GET /v1/profiles': async (r, u) => sendJson(r, 200, { ok: true, profiles: listProfiles(env, me(u).id) }),
+    'GET /v1/files': async (r, u) => sendJson(r, 200, { ok: true, files: env.files.list(me(u).id).map((f) => ({ ...f, url: `/v1/files/${encodeURIComponent(f.name)}` })) }),
+    'GET /v1/files/{name}': async (r, u, [raw]) => {
+      const name = segment(raw);
+      const info = env.files.info(me(u).id, name);
+      const data = info && env.files.read(me(u).id, name);
+      if (!info || !data) throw new BrowserdError('not_found', `no file ${name}`, { next: 'List your files with GET /v1/files.' });
+      send(r, 200, data, { 'Content-Type': info.mimeType, 'Content-Disposition': `attachment; filename="${name.replace(/"/g, '')}"`, 'X-Content-Type-Options': 'nosniff' });
+    },
+    'GET /v1/audit': async (r, u) => {
+      const limit = Number(r.query.get('limit') ?? 50);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new BrowserdError('validation_error', 'limit must be a whole number from 1 to 500', { next: 'Pass ?limit=50.' });
+      let page;
+      try {
+        page = env.audit.page(me(u).id, { limit, cursor: r.query.get('cursor') ?? undefined });
+      } catch (e) {
+        if (e instanceof InvalidCursorError) throw new BrowserdError('validation_error', 'the cursor is not one this server gave you', { next: 'Pass the cursor from your previous page unchanged, or omit it for the newest entries.' });
+        throw e;
+      }
+      sendJson(r, 200, { ok: true, entries: page.entries, ...(page.next ? { cursor: page.next } : {}) });
+    },
+    'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
+    'POST /v1/admin/users': async (r) => {
+      const body = (await readJson(r)) as { name?: unknown } | null;
+      if (typeof body?.name !== 'string' || !/^[a-z0-9][a-z0-9_.-]{0,63}$/.test(body.name)) {
+        throw new BrowserdError('validation_error', 'name must be 1-64 lowercase letters, digits, ".", "_" or "-"', { next: 'Send {"name": "alice"}.' });
+      }
+      if (env.users.get(body.name)) throw new BrowserdError('validation_error', `user ${body.name} exists`, { next: 'Pick another name.' });
+      const { user, token } = await env.users.add(body.name);
+      sendJson(r, 201, { ok: true, user, token });
+    },
+    'GET /v1/admin/audit': async (r) => {
+      const limit = Number(r.query.get('limit') ?? 100);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 10000) throw new BrowserdError('validation_error', 'limit must be a whole number from 1 to 10000', { next: 'Pass ?limit=100.' });
+      sendJson(r, 200, { ok: true, entries: env.audit.all(limit) });
+    },
+  };
 }
+
+/** Routes whose handler lives elsewhere (the MCP gateway). */
+export const GATEWAY_ROUTES = (r: RouteSpec) => r.path === '/mcp';

@@ -35,6 +35,8 @@ t.test('/v1/me names the caller, its policy and limits', async (t) => {
   t.equal(r.json.user, 'alice');
   t.equal(r.json.policy.approvals, false);
   t.ok(r.json.limits.maxBrowsersOnHost >= 1);
+  t.equal(r.json.limits.tabsPerUser, 100);
+  t.equal(r.json.limits.mcpSessionsPerUser, 32);
 });
 
 t.test('a replaced token stops working at once; the new one works', async (t) => {
@@ -77,7 +79,7 @@ t.test('unknown routes and methods get clear JSON errors', async (t) => {
   t.equal(r.status, 404);
   t.equal(r.json.error.code, 'not_found');
   const m = await d.rest(token, 'PUT', '/v1/tabs', {});
-  t.equal(m.status, 400);
+  t.equal(m.status, 405);
   t.equal(m.json.error.code, 'validation_error');
   const badJson = await fetch(`${d.url}/v1/tools/browser_tabs`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: '{nope' });
   t.equal(badJson.status, 400);

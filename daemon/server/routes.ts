@@ -1,0 +1,62 @@
+/**
+ * Every HTTP route the daemon serves, in one table: the router in app.ts dispatches from it and
+ * scripts/docs.ts writes api/openapi.yaml from it, so a route cannot be served without being documented.
+ */
+export type RouteAuth = 'none' | 'user' | 'admin';
+export type RouteMethod = 'GET' | 'POST' | 'DELETE';
+
+export interface RouteSpec {
+  method: RouteMethod;
+  /** OpenAPI-style path: `{param}` matches one path segment. */
+  path: string;
+  auth: RouteAuth;
+  summary: string;
+}
+
+export const ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/health', auth: 'none', summary: 'Liveness' },
+  { method: 'POST', path: '/mcp', auth: 'user', summary: 'MCP Streamable HTTP endpoint (JSON-RPC 2.0); protocol 2025-03-26 and later' },
+  { method: 'GET', path: '/mcp', auth: 'user', summary: 'MCP server-to-client stream' },
+  { method: 'DELETE', path: '/mcp', auth: 'user', summary: 'End an MCP session' },
+  { method: 'GET', path: '/v1/me', auth: 'user', summary: "The caller's user id, policy and limits" },
+  { method: 'GET', path: '/v1/tabs', auth: 'user', summary: 'List tabs (as browser_tabs)' },
+  { method: 'POST', path: '/v1/tabs', auth: 'user', summary: 'Open a tab (as browser_open); the answer carries the tab id' },
+  { method: 'DELETE', path: '/v1/tabs/{id}', auth: 'user', summary: 'Close a tab (as browser_close_tab)' },
+  { method: 'GET', path: '/v1/tools', auth: 'user', summary: 'Every tool with its input schema' },
+  { method: 'POST', path: '/v1/tools/{name}', auth: 'user', summary: 'Call a tool (documented once per tool below)' },
+  { method: 'GET', path: '/v1/profiles', auth: 'user', summary: "The caller's browser profiles: the default one and named ones" },
+  { method: 'GET', path: '/v1/files', auth: 'user', summary: "The caller's files (PDFs, screenshots, downloads), newest first" },
+  { method: 'GET', path: '/v1/files/{name}', auth: 'user', summary: 'Download one of the caller\'s files' },
+  { method: 'GET', path: '/v1/audit', auth: 'user', summary: "The caller's own audit entries, newest first; pass the returned cursor for the next page" },
+  { method: 'GET', path: '/v1/admin/users', auth: 'admin', summary: 'List users (admin key)' },
+  { method: 'POST', path: '/v1/admin/users', auth: 'admin', summary: 'Create a user (admin key); answers its token once' },
+  { method: 'GET', path: '/v1/admin/audit', auth: 'admin', summary: "Every user's audit entries (admin key)" },
+];
+
+export const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;
+
+/** The regular expression of a route path; each `{param}` captures one segment, in order. */
+export function routePattern(path: string): RegExp {
+  const src = path.split('/').map((seg) => (/^\{[a-z]+\}$/.test(seg) ? '([^/]+)' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+  return new RegExp(`^${src}$`);
+}
+
+export interface RouteMatch {
+  route?: RouteSpec;
+  params: string[];
+  /** Methods served on this path (for 405 and its Allow header); empty when the path is unknown. */
+  allowed: RouteMethod[];
+}
+
+const compiled = ROUTES.map((r) => ({ r, re: routePattern(r.path) }));
+
+export function matchRoute(method: string, path: string): RouteMatch {
+  const allowed: RouteMethod[] = [];
+  for (const { r, re } of compiled) {
+    const m = re.exec(path);
+    if (!m) continue;
+    allowed.push(r.method);
+    if (r.method === method) return { route: r, params: m.slice(1), allowed };
+  }
+  return { params: [], allowed };
+}
