@@ -1,26 +1,106 @@
-/** Arguments as they may be stored in the audit log: typed text into password-like fields, secrets and tokens out. */
+/**
+ * Arguments as they may be stored in the audit log. An allow-list: an argument is kept only when it is named
+ * here as safe. URLs lose credentials and secret-looking query values; what a user types, the keys pressed and
+ * the code evaluated are kept by length and hash only; anything not named is replaced by its type. Only the
+ * known shapes are walked (never an arbitrary depth), so a body nested 10,000 deep costs nothing here.
+ */
+import { createHash } from 'node:crypto';
 
-const SECRET_KEYS = /pass(word)?|secret|token|otp|totp|code|cvv|cvc|card|iban|pin|api[_-]?key|authorization|cookie/i;
+/** Longest kept string: an audit line is a record, not a copy of the request. */
+const MAX_KEPT = 300;
+const MAX_ITEMS = 50;
 
-/** Tools whose free text may carry what a user typed: kept by length only. */
-const TEXT_TOOLS: Record<string, string[]> = {
-  browser_type: ['text'],
-  browser_fill: ['value'],
-  browser_evaluate: [],
-};
+/** Scalars that say how a tool ran, never what a user wrote: ids, refs, modes, sizes, switches. */
+const SAFE = new Set([
+  'action', 'amount', 'attr', 'background', 'button', 'clear', 'context', 'css', 'deviceScaleFactor', 'direction', 'doubleClick',
+  'failedOnly', 'file', 'filter', 'flags', 'format', 'fromRef', 'fromX', 'fromY', 'fullPage', 'gone', 'height', 'includeHidden', 'kind',
+  'landscape', 'language', 'limit', 'live', 'marginMm', 'maxChars', 'mode', 'name', 'pageRanges', 'paper', 'profile', 'quality', 'ref',
+  'regex', 'scale', 'scope', 'selector', 'slowly', 'steps', 'submit', 'tab', 'timeMs', 'timeoutMs', 'to', 'toRef', 'toX', 'toY', 'topK',
+  'type', 'visible', 'width', 'x', 'xpath', 'y', 'allowedDomains',
+]);
 
-export function redactArgs(tool: string, args: unknown): unknown {
-  if (!args || typeof args !== 'object') return args;
+/** Arguments that are URLs: kept without credentials and secret values. */
+const URLS = new Set(['url', 'urls']);
+
+/** Free text a user or agent supplies (typed text, filled values, code, search queries): length and hash only. */
+const TEXT = new Set(['text', 'value', 'js', 'query', 'values']);
+
+/** Query parameter names whose values are secrets often enough that none is kept. */
+const SECRET_PARAM = /pass|pwd|secret|token|auth|key|sig|session|sid|code|otp|jwt|cred|ticket|nonce|state|saml|bearer|cookie/i;
+
+/** Key names browser_press may send that reveal nothing typed: named keys and chords. */
+const NAMED_KEY = /^(?:(?:Control|Shift|Alt|Meta)\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|Home|End|PageUp|PageDown|Insert|Arrow(?:Up|Down|Left|Right)|F\d{1,2}|Control|Shift|Alt|Meta)$/;
+/** A shortcut such as Control+A: with Control, Alt or Meta held a character is a command, not text typed. */
+const SHORTCUT = /^(?:(?:Control|Shift|Alt|Meta)\+)*(?:Control|Alt|Meta)\+(?:(?:Control|Shift|Alt|Meta)\+)*[A-Za-z0-9]$/;
+
+export function fingerprint(s: string): string {
+  return `[${s.length} chars sha256:${createHash('sha256').update(s).digest('hex').slice(0, 12)}]`;
+}
+
+function clip(s: string): string {
+  return s.length > MAX_KEPT ? `${s.slice(0, MAX_KEPT)}…[${s.length} chars]` : s;
+}
+
+function typeOf(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+}
+
+/** A URL without user:password, secret-looking query values or a fragment carrying parameters (OAuth tokens). */
+export function redactUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return fingerprint(raw);
+  }
+  if (u.username || u.password) {
+    u.username = u.password ? 'redacted' : u.username ? 'redacted' : '';
+    u.password = '';
+  }
+  for (const k of [...new Set(u.searchParams.keys())]) if (SECRET_PARAM.test(k)) u.searchParams.set(k, 'redacted');
+  if (u.hash.includes('=')) u.hash = '#redacted';
+  return clip(u.toString());
+}
+
+function keepScalar(v: unknown): unknown {
+  if (typeof v === 'string') return clip(v);
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return v;
+  if (Array.isArray(v)) return v.slice(0, MAX_ITEMS).map((x) => (typeof x === 'string' ? clip(x) : typeof x === 'number' || typeof x === 'boolean' ? x : `[${typeOf(x)}]`));
+  return `[${typeOf(v)}]`;
+}
+
+function text(v: unknown): unknown {
+  if (typeof v === 'string') return fingerprint(v);
+  if (Array.isArray(v)) return v.slice(0, MAX_ITEMS).map((x) => (typeof x === 'string' ? fingerprint(x) : `[${typeOf(x)}]`));
+  return `[${typeOf(v)}]`;
+}
+
+function url(v: unknown): unknown {
+  if (typeof v === 'string') return redactUrl(v);
+  if (Array.isArray(v)) return v.slice(0, MAX_ITEMS).map((x) => (typeof x === 'string' ? redactUrl(x) : `[${typeOf(x)}]`));
+  return `[${typeOf(v)}]`;
+}
+
+/** A pressed key: named keys are kept; a printable character is a character the user typed, so only its count is. */
+function key(v: unknown): unknown {
+  if (typeof v !== 'string') return `[${typeOf(v)}]`;
+  return NAMED_KEY.test(v) || SHORTCUT.test(v) ? v : `[${v.length} chars]`;
+}
+
+export function redactArgs(_tool: string, args: unknown): unknown {
+  if (args === undefined) return undefined;
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return `[${typeOf(args)}]`;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(args as Record<string, unknown>)) {
-    if (SECRET_KEYS.test(k)) out[k] = '[redacted]';
+  for (const [k, v] of Object.entries(args as Record<string, unknown>).slice(0, MAX_ITEMS)) {
+    if (k === 'key') out[k] = key(v);
+    else if (URLS.has(k)) out[k] = url(v);
+    else if (TEXT.has(k)) out[k] = text(v);
     // File contents are neither useful in an audit log nor small: keep their size only.
-    else if (k === 'base64' && typeof v === 'string') out[k] = `[${Buffer.byteLength(v, 'base64')} bytes]`;
-    else if (TEXT_TOOLS[tool]?.includes(k) && typeof v === 'string') out[k] = `[${v.length} chars]`;
-    else if (k === 'fields' && tool === 'browser_fill_form' && v && typeof v === 'object') {
-      out[k] = Object.fromEntries(Object.entries(v).map(([ref, val]) => [ref, typeof val === 'string' ? `[${val.length} chars]` : '[redacted]']));
-    } else if (v && typeof v === 'object' && !Array.isArray(v)) out[k] = redactArgs('', v);
-    else out[k] = v;
+    else if (k === 'base64') out[k] = typeof v === 'string' ? `[${Buffer.byteLength(v, 'base64')} bytes]` : `[${typeOf(v)}]`;
+    else if (k === 'fields' && v && typeof v === 'object' && !Array.isArray(v)) {
+      out[k] = Object.fromEntries(Object.entries(v).slice(0, MAX_ITEMS).map(([ref, val]) => [clip(ref), typeof val === 'string' ? fingerprint(val) : `[${typeOf(val)}]`]));
+    } else if (SAFE.has(k)) out[k] = keepScalar(v);
+    else out[clip(k)] = `[redacted ${typeOf(v)}]`;
   }
   return out;
 }
