@@ -3,6 +3,10 @@
  * by `<user>:<session>`: never one server shared by clients (responses are matched by JSON-RPC id and every
  * client counts from 0). Every request carries the bearer token; a session id presented with another user's
  * token is refused. uWS <-> WHATWG Request/Response is bridged here.
+ *
+ * JSON-RPC ids are the client's to choose, and the SDK transport files answers under them: two requests in
+ * flight with one id would swap or lose answers and stall the session. So every request gets an id of our own
+ * on the way in and its own id back on the way out.
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -11,10 +15,10 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { callTool } from '../tools/dispatch.js';
-import { allTools, annotationsFor, getTool } from '../tools/registry.js';
+import { allTools, annotationsFor } from '../tools/registry.js';
 import { renderErrorMcp } from '../tools/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { readBody, sendError, sendJson, statusLine, type Req } from './http.js';
+import { parseJsonBounded, readBody, sendError, sendJson, statusLine, TooDeepError, type Req } from './http.js';
 import { toJsonSchema } from '../tools/schema.js';
 
 export const SERVER_INSTRUCTIONS = [
@@ -24,12 +28,23 @@ export const SERVER_INSTRUCTIONS = [
   'A needsApproval, site_read_only or refused result is to be reported to the user, never worked around.',
 ].join('\n');
 
+type JsonRpcId = string | number | null;
+
 interface Session {
   user: string;
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport;
   lastUsed: number;
+  /** Our id of each request in flight -> the id the client sent. */
+  inflight: Map<string, JsonRpcId>;
+  nextId: number;
 }
+
+/**
+ * tools/call as the SDK's protocol layer sees it: only the method is checked there, so malformed params reach
+ * the Server's own tools/call validation, which answers -32602 (invalid params) instead of -32603.
+ */
+const LooseCallToolRequest = (CallToolRequestSchema as any).pick({ method: true }).loose() as typeof CallToolRequestSchema;
 
 const IDLE_MS = 60 * 60 * 1000;
 
@@ -48,7 +63,7 @@ export class McpGateway {
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: toJsonSchema(t.input) as any, annotations: annotationsFor(t) })),
     }));
-    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    server.setRequestHandler(LooseCallToolRequest, async (req, extra) => {
       const r = await callTool(this.env, user, req.params.name, req.params.arguments ?? {}, { signal: extra.signal, via: 'mcp' });
       return (r.ok ? r.out.renderMcp() : renderErrorMcp(r.error)) as any;
     });
@@ -73,16 +88,11 @@ export class McpGateway {
     let parsed: any;
     if (body?.length) {
       try {
-        parsed = JSON.parse(body.toString('utf8'));
-      } catch {
+        parsed = parseJsonBounded(body.toString('utf8'));
+      } catch (e) {
+        if (e instanceof TooDeepError) return sendJson(r, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${e.message}` } });
         return sendJson(r, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } });
       }
-    }
-    // The one check the transport cannot make for us: starting a browser past the host's maximum is a 503.
-    const calls = (Array.isArray(parsed) ? parsed : [parsed]).filter((m) => m?.method === 'tools/call');
-    for (const c of calls) {
-      const tool = getTool(c.params?.name);
-      if (tool && tool.needsBrowser !== false && this.env.pool.wouldExceed(user.id, c.params?.arguments?.profile)) return sendError(r, this.env.pool.capacityError());
     }
     let session: Session | undefined;
     if (sid) {
@@ -95,6 +105,7 @@ export class McpGateway {
       if (!isInit || r.method !== 'POST') {
         return sendJson(r, 400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: no Mcp-Session-Id; start with initialize' } });
       }
+      this.makeRoomFor(user.id);
       const server = this.newServer(user);
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
@@ -108,7 +119,7 @@ export class McpGateway {
           this.owners.delete(id);
         },
       });
-      const s: Session = { user: user.id, server, transport, lastUsed: Date.now() };
+      const s: Session = { user: user.id, server, transport, lastUsed: Date.now(), inflight: new Map(), nextId: 0 };
       await server.connect(transport);
       session = s;
     }
@@ -116,9 +127,74 @@ export class McpGateway {
     const url = `http://${r.headers.host ?? 'localhost'}${r.path}`;
     const headers = new Headers();
     for (const [k, v] of Object.entries(r.headers)) headers.set(k, v);
-    const request = new Request(url, { method: r.method, headers, body: body?.length ? new Uint8Array(body) : undefined });
-    const response = await session.transport.handleRequest(request, parsed !== undefined ? { parsedBody: parsed } : undefined);
-    await pipeResponse(r, response);
+    const ours = parsed !== undefined ? this.ownIds(session, parsed) : [];
+    try {
+      const request = new Request(url, { method: r.method, headers, body: body?.length ? new Uint8Array(body) : undefined });
+      const response = await session.transport.handleRequest(request, parsed !== undefined ? { parsedBody: parsed } : undefined);
+      if (ours.length && response.headers.get('content-type')?.startsWith('application/json')) await this.sendWithClientIds(r, session, response);
+      else await pipeResponse(r, response);
+    } finally {
+      for (const id of ours) session.inflight.delete(id);
+    }
+  }
+
+  /** Gives each request in the body an id of ours (in place); cancellations follow their request. Returns our ids. */
+  private ownIds(session: Session, parsed: any): string[] {
+    const ours: string[] = [];
+    for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
+      if (!m || typeof m !== 'object' || typeof m.method !== 'string') continue;
+      if ('id' in m && (typeof m.id === 'string' || typeof m.id === 'number')) {
+        const id = `browserd-${++session.nextId}`;
+        session.inflight.set(id, m.id);
+        ours.push(id);
+        m.id = id;
+      } else if (m.method === 'notifications/cancelled' && m.params && 'requestId' in m.params) {
+        // The latest request in flight under the client's id is the one it means.
+        const mine = [...session.inflight].reverse().find(([, theirs]) => theirs === m.params.requestId)?.[0];
+        if (mine) m.params.requestId = mine;
+      }
+    }
+    return ours;
+  }
+
+  /** A JSON answer with the client's own ids put back. */
+  private async sendWithClientIds(r: Req, session: Session, response: Response) {
+    const text = await response.text();
+    let out = text;
+    try {
+      const msg = JSON.parse(text);
+      const restore = (m: any) => {
+        if (m && typeof m === 'object' && typeof m.id === 'string' && session.inflight.has(m.id)) m.id = session.inflight.get(m.id);
+      };
+      if (Array.isArray(msg)) msg.forEach(restore);
+      else restore(msg);
+      out = JSON.stringify(msg);
+    } catch {
+      // Not JSON after all: pass it on untouched.
+    }
+    if (r.aborted) return;
+    r.res.cork(() => {
+      r.res.writeStatus(statusLine(response.status));
+      response.headers.forEach((v, k) => {
+        if (k !== 'content-length') r.res.writeHeader(k, v);
+      });
+      r.res.end(out);
+    });
+  }
+
+  /** A user at the session cap loses the session idle the longest, so a new client can always connect. */
+  private makeRoomFor(user: string) {
+    const mine = [...this.sessions].filter(([, s]) => s.user === user).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+    const excess = mine.length - this.env.cfg.maxMcpSessionsPerUser + 1;
+    for (const [key, s] of mine.slice(0, Math.max(0, excess))) {
+      this.env.log.info({ user, session: key.slice(key.indexOf(':') + 1) }, 'MCP session cap reached: ending the session idle the longest');
+      void this.drop(key, s);
+    }
+  }
+
+  /** How many MCP sessions a user holds (status and tests). */
+  sessionCount(user: string): number {
+    return [...this.sessions.values()].filter((s) => s.user === user).length;
   }
 
   async closeAll() {
