@@ -20,6 +20,8 @@ export interface InstanceOptions {
   headless: boolean;
   proxyPort?: number;
   chromeArgs: string[];
+  /** Open tabs one user may have over all profiles (persisted records count). */
+  maxTabsPerUser?: number;
   tabs: TabStore;
   log: Logger;
   /** The user's host policy for a URL (read_only, blocked, allowed or default). */
@@ -207,6 +209,11 @@ export class BrowserInstance {
   /** Opens a new tab; if the first load fails nothing is left behind (no target, no record). */
   async openTab(o: OpenTabOptions): Promise<Tab> {
     this.assertAlive();
+    const max = this.opts.maxTabsPerUser;
+    const open = this.opts.tabs.list(this.opts.user).length;
+    if (max !== undefined && open >= max) {
+      throw new BrowserdError('refused', `you have ${open} open tabs, the most one user may (per-user limit ${max})`, { next: 'Close tabs you no longer need with browser_close_tab, then open again.', details: { perUserTabLimit: max } });
+    }
     const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
     const rec: TabRecord = {
       id: formatTabId(n, this.opts.profile),

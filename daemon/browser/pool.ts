@@ -1,7 +1,10 @@
 /**
  * The host's browsers: one per user (and per named profile), started on first use, never shared, capped by
- * a host-wide maximum. Past it: 503 browser_capacity with Retry-After.
+ * a host-wide maximum and a per-user one (so one user cannot take every slot). Past either: 503
+ * browser_capacity with Retry-After. A browser unused for the idle time is shut down to free its slot; its
+ * tabs stay in the store and reopen when it next starts.
  */
+import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { BrowserInstance, instanceKey } from './instance.js';
 import type { TabStore } from '../../storage/tabs.js';
@@ -9,10 +12,17 @@ import type { Config } from '../config.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { HostAccess } from '../policy/host-policy.js';
 
+/** A renderer's V8 heap bound (MB): one runaway page must not take the host's memory with it. */
+export const RENDERER_HEAP_MB = 1024;
+
 export class BrowserPool {
   private instances = new Map<string, BrowserInstance>();
   private starting = new Map<string, Promise<BrowserInstance>>();
+  private lastUsed = new Map<string, number>();
   private closing = false;
+  private idleSweeper?: NodeJS.Timeout;
+  /** 'idle-closed' (key) after an idle browser was shut down. */
+  readonly events = new EventEmitter();
 
   constructor(
     private cfg: Config,
@@ -20,7 +30,12 @@ export class BrowserPool {
     private log: Logger,
     private proxyPort: () => number | undefined,
     private hostAccess: (user: string, url: string) => HostAccess | 'default' = () => 'default',
-  ) {}
+  ) {
+    if (cfg.browserIdleMs > 0) {
+      this.idleSweeper = setInterval(() => void this.closeIdle(), Math.min(30_000, Math.max(250, Math.floor(cfg.browserIdleMs / 2))));
+      this.idleSweeper.unref();
+    }
+  }
 
   get count() {
     return this.instances.size + this.starting.size;
@@ -32,29 +47,62 @@ export class BrowserPool {
     return i?.alive ? i : undefined;
   }
 
+  /** Browsers one user runs or is starting, over all profiles. */
+  countFor(user: string): number {
+    let n = 0;
+    for (const key of [...this.instances.keys(), ...this.starting.keys()]) if (key === user || key.startsWith(`${user}/`)) n++;
+    return n;
+  }
+
   /** True when a call for this user would need a new browser and none may start. */
   wouldExceed(user: string, profile?: string): boolean {
     const key = instanceKey(user, profile);
     if (this.instances.get(key)?.alive || this.starting.has(key)) return false;
-    return this.count >= this.cfg.maxBrowsers;
+    return this.count >= this.cfg.maxBrowsers || this.countFor(user) >= this.cfg.maxBrowsersPerUser;
   }
 
-  capacityError(): BrowserdError {
+  /** The refusal for a browser that may not start: the user's own limit when that is what is reached. */
+  capacityError(user?: string): BrowserdError {
+    const idleMin = Math.round(this.cfg.browserIdleMs / 60000);
+    if (user !== undefined && this.countFor(user) >= this.cfg.maxBrowsersPerUser) {
+      return new BrowserdError('browser_capacity', `you already run ${this.countFor(user)} browsers, the most one user may (per-user limit ${this.cfg.maxBrowsersPerUser}); the default profile and each named profile count`, {
+        next: `Keep working in a profile that is running, or wait for one to go idle${this.cfg.browserIdleMs > 0 ? ` (idle browsers stop after ${idleMin || '<1'} min)` : ''} and retry; an admin can raise --max-browsers-per-user.`,
+        retryAfterS: this.cfg.capacityRetryAfterS,
+        details: { perUserLimit: this.cfg.maxBrowsersPerUser },
+      });
+    }
     return new BrowserdError('browser_capacity', `this host already runs all the browsers it may (${this.cfg.maxBrowsers})`, {
       next: `Wait ${this.cfg.capacityRetryAfterS} seconds and retry; an admin can raise --max-browsers or give the host more memory.`,
       retryAfterS: this.cfg.capacityRetryAfterS,
+      details: { hostLimit: this.cfg.maxBrowsers },
     });
+  }
+
+  /** Shuts down browsers nobody used for the idle time. Their tab records stay, so nothing is lost. */
+  async closeIdle(now = Date.now()): Promise<string[]> {
+    const closed: string[] = [];
+    for (const [key, inst] of [...this.instances]) {
+      if (now - (this.lastUsed.get(key) ?? now) < this.cfg.browserIdleMs) continue;
+      this.instances.delete(key);
+      this.lastUsed.delete(key);
+      closed.push(key);
+      this.log.info({ browser: key, idleS: Math.round(this.cfg.browserIdleMs / 1000) }, 'closing an idle browser');
+      await inst.close().catch((e) => this.log.warn({ browser: key, err: String(e) }, 'idle browser did not close cleanly'));
+      this.events.emit('idle-closed', key);
+    }
+    return closed;
   }
 
   async get(user: string, profile?: string): Promise<BrowserInstance> {
     if (this.closing) throw new BrowserdError('shutting_down', 'the daemon is stopping', { next: 'Retry in a few seconds.' });
     const key = instanceKey(user, profile);
+    this.lastUsed.set(key, Date.now());
     const existing = this.instances.get(key);
     if (existing?.alive) return existing;
     if (existing) this.instances.delete(key);
     const pending = this.starting.get(key);
     if (pending) return pending;
-    if (this.count >= this.cfg.maxBrowsers) throw this.capacityError();
+    if (this.wouldExceed(user, profile)) throw this.capacityError(user);
     const inst = new BrowserInstance({
       user,
       profile,
@@ -62,7 +110,9 @@ export class BrowserPool {
       chrome: this.cfg.chrome,
       headless: this.cfg.headless,
       proxyPort: this.proxyPort(),
-      chromeArgs: this.cfg.chromeArgs,
+      // Ours first, so an admin's own --js-flags in BROWSERD_CHROME_ARGS comes later and wins.
+      chromeArgs: [`--js-flags=--max-old-space-size=${RENDERER_HEAP_MB}`, ...this.cfg.chromeArgs],
+      maxTabsPerUser: this.cfg.maxTabsPerUser,
       tabs: this.tabs,
       log: this.log,
       hostAccess: (url) => this.hostAccess(user, url),
@@ -73,6 +123,8 @@ export class BrowserPool {
     const p = inst
       .start()
       .then(() => {
+        // A slow start is not idleness: the clock starts when the browser is ready.
+        this.lastUsed.set(key, Date.now());
         this.instances.set(key, inst);
         return inst;
       })
@@ -96,6 +148,7 @@ export class BrowserPool {
 
   async closeAll(): Promise<void> {
     this.closing = true;
+    clearInterval(this.idleSweeper);
     await Promise.allSettled([...this.starting.values()]);
     await Promise.allSettled(this.list().map((i) => i.close()));
     this.instances.clear();

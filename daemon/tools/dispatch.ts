@@ -32,7 +32,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
       throw new BrowserdError('validation_error', `unknown tool "${name}"`, { next: `Tools are: ${toolNames().join(', ')}.` });
     }
     args = validateArgs(name, tool.input, rawArgs);
-    if (tool.needsBrowser !== false && env.pool.wouldExceed(user.id, profileOf(args))) throw env.pool.capacityError();
+    if (tool.needsBrowser !== false && env.pool.wouldExceed(user.id, profileOf(args))) throw env.pool.capacityError(user.id);
     await tool.handle(ctx, args as never, out);
     reportWrites(ctx, out);
     outcome = { ok: true, out };
