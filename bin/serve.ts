@@ -1,8 +1,11 @@
 /** `browserd serve`: start the daemon, create a first user on an empty data dir, stop cleanly on SIGTERM. */
 import { loadConfig } from '../daemon/config.js';
 import { startDaemon } from '../daemon/main.js';
+import { writeCredentials } from './credentials-file.js';
 
 export async function serve(flags: Record<string, string | boolean>) {
+  // Whatever this process or its browsers create (profiles, files, LMDB) is for the daemon's user alone.
+  process.umask(0o077);
   let cfg;
   try {
     cfg = loadConfig(flags);
@@ -15,21 +18,21 @@ export async function serve(flags: Record<string, string | boolean>) {
     process.exit(1);
   });
   const base = cfg.publicUrl ?? d.url;
+  const secrets: Record<string, string> = {};
   const adminKey = await d.env.users.ensureAdminKey();
-  if (adminKey) process.stdout.write(`Admin key (for /v1/admin/*; shown once): ${adminKey}\n`);
+  if (adminKey) secrets.admin_key = adminKey;
+  let firstUser: string | undefined;
   if (d.env.users.list().length === 0) {
-    const name = process.env.BROWSERD_FIRST_USER || 'me';
-    const { token } = await d.env.users.add(name);
-    process.stdout.write(
-      [
-        `Created the first user "${name}".`,
-        `MCP URL: ${base}/mcp`,
-        `Connect an MCP client with header  Authorization: Bearer ${token}`,
-        `Token (shown once; replace with 'browserd user token ${name}'):`,
-        token,
-        '',
-      ].join('\n'),
-    );
+    firstUser = process.env.BROWSERD_FIRST_USER || 'me';
+    const { token } = await d.env.users.add(firstUser);
+    Object.assign(secrets, { user: firstUser, token, mcp_url: `${base}/mcp` });
+  }
+  if (Object.keys(secrets).length) {
+    const file = writeCredentials(cfg.dataDir, secrets);
+    const lines = firstUser
+      ? [`Created the first user "${firstUser}".`, `MCP URL: ${base}/mcp`, `Its token${adminKey ? ' and the admin key' : ''} are in ${file} (readable by you only).`, `Connect an MCP client with header  Authorization: Bearer <token from that file>`]
+      : [`Created an admin key (for /v1/admin/*); it is in ${file} (readable by you only).`];
+    process.stdout.write(`${lines.join('\n')}\n`);
   }
   process.stdout.write(`browserd ${base} (MCP ${base}/mcp, health ${base}/health)\n`);
   let stopping = false;

@@ -4,6 +4,8 @@
  */
 import pino, { type Logger } from 'pino';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { privateDir } from '../storage/private-fs.js';
 import { openDb } from '../storage/db.js';
 import { UserStore } from '../storage/users.js';
 import { TabStore } from '../storage/tabs.js';
@@ -32,6 +34,9 @@ export interface Daemon {
 
 export async function startDaemon(cfg: Config, log: Logger = pino({ level: process.env.BROWSERD_LOG_LEVEL ?? 'info' })): Promise<Daemon> {
   const db = openDb(cfg.dataDir);
+  // Chromium makes the per-user profile dirs below this one; a private parent keeps every profile private.
+  privateDir(join(cfg.dataDir, 'profiles'));
+  privateDir(join(cfg.dataDir, 'uploads'));
   const users = new UserStore(db);
   const tabs = new TabStore(db);
   const audit = new AuditStore(db);

@@ -3,7 +3,7 @@
  * database and its own small typed store module beside this file. storage/ imports nothing from daemon/.
  */
 import { open, type RootDatabase, type Database } from 'lmdb';
-import { mkdirSync } from 'node:fs';
+import { privateDir, privateFile } from './private-fs.js';
 import { join } from 'node:path';
 
 export const SCHEMA_VERSION = 1;
@@ -22,8 +22,12 @@ export interface Db {
 }
 
 export function openDb(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true });
-  const root = open({ path: join(dataDir, 'browserd.lmdb'), compression: false, maxDbs: 32 });
+  privateDir(dataDir);
+  const file = join(dataDir, 'browserd.lmdb');
+  const root = open({ path: file, compression: false, maxDbs: 32 });
+  // LMDB creates its files 0644 (less the umask): tighten them, the lock file too.
+  privateFile(file);
+  privateFile(`${file}-lock`);
   const sub = (name: string) => root.openDB<any, string>({ name });
   const db: Db = {
     root,

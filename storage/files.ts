@@ -1,5 +1,6 @@
 /** A user's files (PDFs, uploads to pages, downloads): plain files under <data>/files/<user>/, names checked. */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync, renameSync } from 'node:fs';
+import { privateDir } from './private-fs.js';
+import { readdirSync, readFileSync, statSync, writeFileSync, existsSync, renameSync } from 'node:fs';
 import { join, extname } from 'node:path';
 
 /** Letters, digits, dot, dash, underscore, space; no leading dot; no path separators. */
@@ -20,9 +21,8 @@ export class FileStore {
   constructor(private dataDir: string) {}
 
   dir(user: string): string {
-    const d = join(this.dataDir, 'files', user);
-    mkdirSync(d, { recursive: true });
-    return d;
+    privateDir(join(this.dataDir, 'files'));
+    return privateDir(join(this.dataDir, 'files', user));
   }
 
   validName(name: string): boolean {
@@ -39,7 +39,7 @@ export class FileStore {
     const p = this.path(user, name);
     if (!p) throw new Error(`"${name}" is not a valid file name`);
     const tmp = `${p}.${process.pid}.tmp`;
-    writeFileSync(tmp, data);
+    writeFileSync(tmp, data, { mode: 0o600 });
     renameSync(tmp, p);
     return this.info(user, name)!;
   }

@@ -1,19 +1,22 @@
 /** The browserd command as a user runs it: serve (first user, token, MCP URL, SIGTERM), user, admin, doctor. */
 import t from 'tap';
 import { spawn, execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const bin = new URL('../../bin/browserd.js', import.meta.url).pathname;
-const data = mkdtempSync(join(tmpdir(), 'browserd-cli-'));
-t.teardown(() => rmSync(data, { recursive: true, force: true }));
+const root = mkdtempSync(join(tmpdir(), 'browserd-cli-'));
+// Not made here: serve creates it, so its mode is the daemon's doing.
+const data = join(root, 'data');
+t.teardown(() => rmSync(root, { recursive: true, force: true }));
+const mode = (p: string) => statSync(p).mode & 0o777;
 
 const cli = (...args: string[]) => run(process.execPath, [bin, ...args, '--data', data], { encoding: 'utf8' });
 
-t.test('serve on an empty data dir creates a first user, prints its token and the MCP URL, and stops on SIGTERM', async (t) => {
+t.test('serve on an empty data dir creates a first user, writes its token to a private file, prints the MCP URL, and stops on SIGTERM', async (t) => {
   const child = spawn(process.execPath, [bin, 'serve', '--listen', '127.0.0.1:0', '--data', data], { env: { ...process.env, BROWSERD_FIRST_USER: 'owner', BROWSERD_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.setEncoding('utf8');
@@ -21,8 +24,18 @@ t.test('serve on an empty data dir creates a first user, prints its token and th
   await ready;
   const mcp = /MCP URL: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out)?.[1];
   t.ok(mcp, out);
-  const token = /^(bd_\S+)$/m.exec(out)?.[1];
-  t.ok(token, 'the token is printed on a line of its own');
+  t.notMatch(out, /bd_|bda_/, 'no token or admin key on stdout (it ends up in the journal)');
+  const file = /are in (\S+) \(readable by you only\)/.exec(out)?.[1];
+  t.ok(file, 'the path of the credentials file is printed');
+  t.equal(mode(file!), 0o600, 'the credentials file is private');
+  const creds = readFileSync(file!, 'utf8');
+  const token = /^token=(bd_\S+)$/m.exec(creds)?.[1];
+  t.ok(token, 'the token is in the file');
+  t.match(creds, /^admin_key=bda_\S+$/m);
+  t.match(creds, `mcp_url=${mcp}`);
+  t.equal(mode(data), 0o700, 'the data dir is private');
+  t.equal(mode(join(data, 'browserd.lmdb')), 0o600, 'the LMDB file is private');
+  t.equal(mode(join(data, 'profiles')), 0o700, 'the profiles dir is private');
   const base = mcp!.replace(/\/mcp$/, '');
   const me = await fetch(`${base}/v1/me`, { headers: { Authorization: `Bearer ${token}` } });
   t.equal(((await me.json()) as any).user, 'owner');
