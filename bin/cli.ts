@@ -12,9 +12,13 @@ import { validateHostRules, type HostAccess } from '../daemon/policy/host-policy
 const USAGE = `browserd — one real, persistent Chromium per user, for AI agents (MCP) and programs (REST)
 
 Usage:
-  browserd serve [--listen HOST:PORT] [--data DIR] [--max-browsers N] [--headful]
-      Env: BROWSERD_LISTEN, BROWSERD_DATA, BROWSERD_CHROME, BROWSERD_MAX_BROWSERS, BROWSERD_ALLOW_PRIVATE_NETWORK=1
-      On a data dir with no users, creates a first user (BROWSERD_FIRST_USER, default "me") and prints its token.
+  browserd serve [--listen HOST:PORT] [--data DIR] [--max-browsers N] [--headful] [--allowed-hosts a,b]
+                 [--max-browsers-per-user N] [--max-tabs-per-user N] [--max-mcp-sessions-per-user N] [--browser-idle-s S]
+      Env: BROWSERD_LISTEN, BROWSERD_DATA, BROWSERD_CHROME, BROWSERD_MAX_BROWSERS, BROWSERD_ALLOW_PRIVATE_NETWORK=1,
+           BROWSERD_ALLOWED_HOSTS (required off loopback), BROWSERD_MAX_BROWSERS_PER_USER, BROWSERD_MAX_TABS_PER_USER,
+           BROWSERD_MAX_MCP_SESSIONS_PER_USER, BROWSERD_BROWSER_IDLE_S
+      On a data dir with no users, creates a first user (BROWSERD_FIRST_USER, default "me") and writes its token
+      and the admin key to <data>/first-run-credentials.txt (mode 0600); stdout shows the MCP URL and that path.
   browserd user add NAME        create a user; its token is the last line printed
   browserd user token NAME      replace a user's token (the old one stops working)
   browserd user list
