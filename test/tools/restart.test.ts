@@ -27,10 +27,10 @@ t.test('capacity: with a maximum of 1, a second user gets 503 browser_capacity w
   t.equal(rest.status, 503);
   t.equal(rest.json.error.code, 'browser_capacity');
   t.ok(Number(rest.headers.get('retry-after')) > 0);
-  const mcp = await fetch(`${d.url}/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${bob}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'browser_snapshot', arguments: {} } }) });
-  // Without a session the capacity check still comes first: a client learns when to retry.
-  t.equal(mcp.status, 503);
-  t.ok(mcp.headers.get('retry-after'));
+  // Over MCP the refusal comes from the one capacity check in dispatch, as a tool error with the same code.
+  const overMcp = await call(await d.mcp(bob), 'browser_snapshot', {});
+  t.ok(overMcp.isError);
+  t.match(overMcp.text, /browser_capacity/);
   t.equal((await d.rest(bob, 'GET', '/v1/me')).status, 200, 'calls that need no browser still work');
 });
 
