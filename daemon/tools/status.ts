@@ -22,7 +22,7 @@ export const statusTools = [
           : { state: 'stopped', note: 'starts on the next call that needs it' },
         tabs: tabs.length,
         defaultTab: ctx.defaultTabId() ?? null,
-        limits: { maxBrowsersOnHost: ctx.env.cfg.maxBrowsers },
+        limits: { maxBrowsersOnHost: ctx.env.cfg.maxBrowsers, browsersPerUser: ctx.env.cfg.maxBrowsersPerUser, tabsPerUser: ctx.env.cfg.maxTabsPerUser, browserIdleS: Math.round(ctx.env.cfg.browserIdleMs / 1000) },
       };
       out.set('status', status);
       out.text(
@@ -30,7 +30,7 @@ export const statusTools = [
           `User: ${status.user}`,
           `Approvals: ${status.policy.approvals ? 'on (sensitive actions return needsApproval)' : 'off'}`,
           `Browser: ${inst ? `running (${inst.version}), ${inst.tabs.size} tabs live` : 'stopped (starts on the next call that needs it)'}`,
-          `Tabs: ${tabs.length}${status.defaultTab ? `, default ${status.defaultTab}` : ''}`,
+          `Tabs: ${tabs.length} of ${ctx.env.cfg.maxTabsPerUser}${status.defaultTab ? `, default ${status.defaultTab}` : ''}`,
         ].join('\n'),
       );
     },
