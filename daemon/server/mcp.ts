@@ -90,7 +90,10 @@ export class McpGateway {
       try {
         parsed = parseJsonBounded(body.toString('utf8'));
       } catch (e) {
-        if (e instanceof TooDeepError) return sendJson(r, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${e.message}` } });
+        if (e instanceof TooDeepError) {
+          await this.auditTooDeep(user, body.toString('utf8', 0, 4096));
+          return sendJson(r, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Invalid Request: ${e.message}` } });
+        }
         return sendJson(r, 400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not JSON' } });
       }
     }
@@ -180,6 +183,14 @@ export class McpGateway {
       });
       r.res.end(out);
     });
+  }
+
+  /** A refused body is still a call on the record: named after the tool when its name comes early in the text. */
+  private async auditTooDeep(user: UserRecord, head: string) {
+    const tool = /"name"\s*:\s*"(browser_[a-z_]{1,60})"/.exec(head)?.[1] ?? 'mcp_request';
+    await this.env.audit
+      .append({ at: new Date().toISOString(), user: user.id, tool, via: 'mcp', args: '[body nested too deep]', outcome: 'validation_error', ms: 0 })
+      .catch((err) => this.env.log.error({ err: String(err) }, 'audit write failed'));
   }
 
   /** A user at the session cap loses the session idle the longest, so a new client can always connect. */

@@ -50,6 +50,24 @@ t.test('tools/call with arguments that are not an object, or without a name, is 
   t.ok(ok.json.result.tools.length > 10, 'the session still works');
 });
 
+t.test('a tools/call nested 10,000 deep is an Invalid Request, audited, and the session lives on', async (t) => {
+  const sid = await session(alice);
+  const deep = '['.repeat(10000) + ']'.repeat(10000);
+  const res = await fetch(`${d.url}/mcp`, {
+    method: 'POST',
+    headers: { ...HEADERS, Authorization: `Bearer ${alice}`, 'Mcp-Session-Id': sid },
+    body: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"browser_tabs","arguments":{"a":${deep}}}}`,
+  });
+  t.equal(res.status, 400);
+  const body: any = await res.json();
+  t.equal(body.error.code, -32600);
+  t.match(body.error.message, /nested deeper/);
+  const audit = await d.rest(alice, 'GET', '/v1/audit?limit=1');
+  t.equal(audit.json.entries[0].tool, 'browser_tabs');
+  t.equal(audit.json.entries[0].outcome, 'validation_error');
+  t.ok((await rpc(alice, sid, { jsonrpc: '2.0', id: 6, method: 'tools/list' })).json.result.tools.length > 0);
+});
+
 t.test('one JSON-RPC id reused by requests in flight together: each gets its own answer', async (t) => {
   const sid = await session(alice);
   const names = ['browser_nope_a', 'browser_nope_b', 'browser_nope_c', 'browser_nope_d'];
