@@ -81,7 +81,8 @@ export const navigationTools = [
       for (;;) {
         if (ctx.signal.aborted) throw new BrowserdError('timeout', 'cancelled', { next: 'Retry.' });
         const ok = await tab.call('check', { text: args.text, selector: args.selector, gone: args.gone }).catch((e) => {
-          if (e instanceof BrowserdError && /selector/i.test(e.message)) throw new BrowserdError('validation_error', `bad CSS selector: ${args.selector}`, { next: 'Fix the selector.' });
+          // A bad selector stays bad; anything else (the page navigating under us) is worth another look.
+          if (e instanceof BrowserdError && e.code === 'validation_error') throw e;
           return false;
         });
         if (ok) break;

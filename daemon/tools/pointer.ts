@@ -21,11 +21,6 @@ async function inViewport(tab: Tab, x: number, y: number, which: string) {
   }
 }
 
-function stateOf(r: { x: number; y: number; maxX: number; maxY: number } | { error: string; message: string }) {
-  if ('error' in r) throw new BrowserdError('stale_ref', r.message, { next: 'Take a new browser_snapshot.' });
-  return r;
-}
-
 export const pointerTools = [
   defineTool({
     name: 'browser_hover',
@@ -106,10 +101,10 @@ export const pointerTools = [
       const mark = tab.mark();
       if (args.toRef) {
         await pointForRef(tab, args.toRef).catch((e) => {
-          if (e instanceof BrowserdError && e.code === 'refused' && /covered/.test(e.message)) return undefined; // in view, just covered
+          if (e instanceof BrowserdError && e.code === 'refused' && e.details?.reason === 'covered') return undefined; // in view, just covered
           throw e;
         });
-        const s = stateOf(await tab.call('scrollState'));
+        const s = await tab.call('scrollState');
         out.set('tab', tab.id).set('scroll', s).text(`${args.toRef} is in view; page scrolled to y=${Math.round(s.y)}.`);
         return;
       }
@@ -118,22 +113,22 @@ export const pointerTools = [
       // A wheel event is acknowledged before the compositor has applied the scroll: wait until the position
       // moves (or cannot: already at the edge), bounded, so the position we report is the real one.
       const wheel = async (dx: number, dy: number) => {
-        const before = stateOf(await tab.call('scrollState', args.ref));
+        const before = await tab.call('scrollState', args.ref);
         await tab.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x: at.x, y: at.y, deltaX: dx, deltaY: dy });
         const atEdge = (dy > 0 && before.y >= before.maxY - 1) || (dy < 0 && before.y <= 0) || (dx > 0 && before.x >= before.maxX - 1) || (dx < 0 && before.x <= 0);
         for (let i = 0; i < 50 && !atEdge; i++) {
-          const now = stateOf(await tab.call('scrollState', args.ref));
+          const now = await tab.call('scrollState', args.ref);
           if (now.x !== before.x || now.y !== before.y) break;
           await new Promise((r) => setTimeout(r, 20));
         }
       };
       if (args.to) {
-        let last = stateOf(await tab.call('scrollState', args.ref));
+        let last = await tab.call('scrollState', args.ref);
         for (let i = 0; i < 50; i++) {
           const step = tab.mark();
           await wheel(0, args.to === 'end' ? Math.max(v.height, last.maxY - last.y) : -Math.max(v.height, last.y));
           await afterAction(tab, step);
-          const now = stateOf(await tab.call('scrollState', args.ref));
+          const now = await tab.call('scrollState', args.ref);
           const done = args.to === 'end' ? now.y >= now.maxY - 1 && now.maxY === last.maxY : now.y <= 0;
           last = now;
           if (done) break;
@@ -147,7 +142,7 @@ export const pointerTools = [
       const dy = dir === 'down' ? amount : dir === 'up' ? -amount : 0;
       await wheel(dx, dy);
       await afterAction(tab, mark);
-      const s = stateOf(await tab.call('scrollState', args.ref));
+      const s = await tab.call('scrollState', args.ref);
       out.set('tab', tab.id).set('scroll', s).text(`Scrolled ${args.ref ?? 'the page'} ${dir} by ${amount}px; now at x=${Math.round(s.x)}, y=${Math.round(s.y)} of ${Math.round(s.maxY)}.`);
     },
   }),

@@ -49,7 +49,6 @@ export const snapshotTools = [
       let clip: { x: number; y: number; width: number; height: number; scale: number } | undefined;
       if (args.ref) {
         const r = await tab.call('rectFor', args.ref);
-        if ('error' in r) throw new BrowserdError('stale_ref', r.message, { next: 'Take a new browser_snapshot.' });
         if (r.width < 1 || r.height < 1) throw new BrowserdError('action_failed', `${args.ref} has no visible size`, { next: 'Screenshot the page instead.' });
         clip = { x: r.x, y: r.y, width: r.width, height: r.height, scale: 1 };
       }
