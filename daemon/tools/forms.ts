@@ -7,7 +7,7 @@ import { defineTool } from './define.js';
 import { params, RefParam, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { REF } from '../../protocol/ids.js';
-import { elementObjectId } from '../browser/tab.js';
+import { setInputFiles } from '../browser/files.js';
 import { gateAction } from '../policy/gate.js';
 
 export const UPLOAD_MAX_BYTES = 15 * 1024 * 1024;
@@ -96,8 +96,7 @@ export const formTools = [
       const tab = await ctx.tab(args.tab);
       const info = await tab.call('elementInfo', args.ref);
       if (!(info.tag === 'input' && info.type === 'file')) throw new BrowserdError('action_failed', `${args.ref} is a ${info.tag}${info.type ? `[type=${info.type}]` : ''}, not a file input`, { next: 'Use the ref of the <input type=file>; browser_query{css:"input[type=file]", includeHidden:true} finds hidden ones.' });
-      const objectId = await elementObjectId(tab, args.ref);
-      await tab.send('DOM.setFileInputFiles', { files: [path], objectId });
+      await setInputFiles(tab, args.ref, [path]);
       out.set('tab', tab.id).set('file', basename(path)).text(`Put ${basename(path)} into ${args.ref}. Submit the form to send it.`);
     },
   }),

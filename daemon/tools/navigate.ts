@@ -4,7 +4,7 @@ import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
-import { afterAction } from '../browser/tab.js';
+import { goHistory, reload } from '../browser/history.js';
 
 export const navigationTools = [
   defineTool({
@@ -36,20 +36,8 @@ export const navigationTools = [
     effect: 'read',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      if (args.action === 'reload') {
-        const loaded = tab.waitForLoad();
-        await tab.send('Page.reload', {});
-        await loaded.catch(() => undefined);
-      } else {
-        const h = await tab.send('Page.getNavigationHistory', {});
-        const idx = h.currentIndex + (args.action === 'back' ? -1 : 1);
-        const entry = h.entries[idx];
-        if (!entry) throw new BrowserdError('action_failed', `there is no page to go ${args.action} to`, { next: 'Use browser_navigate instead.' });
-        const mark = tab.mark();
-        await tab.send('Page.navigateToHistoryEntry', { entryId: entry.id });
-        // A same-document entry starts no load: afterAction then only waits for network quiet.
-        await afterAction(tab, mark, 200);
-      }
+      if (args.action === 'reload') await reload(tab);
+      else await goHistory(tab, args.action);
       await tab.settle();
       out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${tab.url}.`);
     },

@@ -5,14 +5,11 @@ import { params, RefParam, TabParam, StringEnum } from '../../protocol/params.js
 import { BrowserdError } from '../../protocol/errors.js';
 import { afterAction, type Tab } from '../browser/tab.js';
 import { mouseMove } from '../browser/input.js';
+import { drag, wheel as wheelAt } from '../browser/gestures.js';
+import { viewportSize } from '../browser/layout.js';
 import { pointForRef } from './input.js';
 import { writeSnapshot } from './snapshot.js';
 import { gateAction } from '../policy/gate.js';
-
-async function viewportSize(tab: Tab) {
-  const m = await tab.send('Page.getLayoutMetrics', {});
-  return { width: m.cssLayoutViewport.clientWidth, height: m.cssLayoutViewport.clientHeight };
-}
 
 async function inViewport(tab: Tab, x: number, y: number, which: string) {
   const v = await viewportSize(tab);
@@ -70,14 +67,7 @@ export const pointerTools = [
       await inViewport(tab, start.x, start.y, 'start');
       await inViewport(tab, to.x, to.y, 'end');
       const steps = args.steps ?? 16;
-      await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: start.x, y: start.y });
-      await tab.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: start.x, y: start.y, button: 'left', buttons: 1, clickCount: 1 });
-      for (let i = 1; i <= steps; i++) {
-        const x = start.x + ((to.x - start.x) * i) / steps;
-        const y = start.y + ((to.y - start.y) * i) / steps;
-        await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'left', buttons: 1 });
-      }
-      await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1 });
+      await drag(tab, start, to, steps);
       await afterAction(tab, mark);
       out.set('tab', tab.id).text(`Dragged from (${Math.round(start.x)}, ${Math.round(start.y)}) to (${Math.round(to.x)}, ${Math.round(to.y)}) in ${steps} steps.`);
     },
@@ -114,7 +104,7 @@ export const pointerTools = [
       // moves (or cannot: already at the edge), bounded, so the position we report is the real one.
       const wheel = async (dx: number, dy: number) => {
         const before = await tab.call('scrollState', args.ref);
-        await tab.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x: at.x, y: at.y, deltaX: dx, deltaY: dy });
+        await wheelAt(tab, at, dx, dy);
         const atEdge = (dy > 0 && before.y >= before.maxY - 1) || (dy < 0 && before.y <= 0) || (dx > 0 && before.x >= before.maxX - 1) || (dx < 0 && before.x <= 0);
         for (let i = 0; i < 50 && !atEdge; i++) {
           const now = await tab.call('scrollState', args.ref);

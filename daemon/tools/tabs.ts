@@ -8,6 +8,7 @@ import { NAME } from '../../protocol/ids.js';
 import type { ToolContext } from './context.js';
 import type { ResponseBuilder } from './response.js';
 import type { TabRecord } from '../../storage/tabs.js';
+import { bringToFront } from '../browser/layout.js';
 
 export const OpenInput = params({
   url: Type.Optional(Type.String({ description: 'First address. "example.com" means https://example.com. Without it the tab is blank.', maxLength: 8192 })),
@@ -106,7 +107,7 @@ export const tabTools = [
     effect: 'read',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      await tab.send('Page.bringToFront', {}).catch(() => undefined);
+      await bringToFront(tab);
       await ctx.env.tabs.setDefault(ctx.user.id, tab.id);
       out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is now the default.`);
     },
