@@ -8,6 +8,7 @@ import { mouseClick, pressKey, typeText } from '../browser/input.js';
 import { parseChord } from '../browser/keys.js';
 import { gateAction } from '../policy/gate.js';
 import type { ToolContext } from './context.js';
+import { inline } from './response.js';
 
 /** Resolves a ref to a clickable point; Tab.call refuses with the reason (covered, disabled, hidden, stale). */
 export async function pointForRef(tab: Tab, ref: string): Promise<{ x: number; y: number }> {
@@ -17,7 +18,7 @@ export async function pointForRef(tab: Tab, ref: string): Promise<{ x: number; y
 function report(out: { set(k: string, v: unknown): unknown; text(s: string): unknown }, tab: Tab, what: string) {
   out.set('tab', tab.id);
   out.set('url', tab.url);
-  out.text(`${what} Tab ${tab.id} is at ${tab.url}.`);
+  out.text(`${what} Tab ${tab.id} is at ${inline(tab.url)}.`);
 }
 
 export async function clickRef(ctx: ToolContext, tab: Tab, ref: string, mode: 'mouse' | 'dom', out: Parameters<typeof report>[0]) {

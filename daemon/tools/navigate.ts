@@ -5,6 +5,7 @@ import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
 import { goHistory, reload } from '../browser/history.js';
+import { inline } from './response.js';
 
 export const navigationTools = [
   defineTool({
@@ -23,7 +24,7 @@ export const navigationTools = [
       if (!checked.ok) throw new BrowserdError(checked.code as any, checked.message, { next: 'Use an http(s) address.' });
       const tab = await ctx.tab(args.tab);
       await tab.navigate(url, args.timeoutMs);
-      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${tab.url}.`);
+      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${inline(tab.url)}.`);
       const title = await tab.title();
       if (title) out.page(`title of ${tab.id}`, title);
     },
@@ -39,7 +40,7 @@ export const navigationTools = [
       if (args.action === 'reload') await reload(tab);
       else await goHistory(tab, args.action);
       await tab.settle();
-      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${tab.url}.`);
+      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${inline(tab.url)}.`);
     },
   }),
   defineTool({

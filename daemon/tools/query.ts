@@ -79,8 +79,9 @@ export const queryTools = [
       const tab = await ctx.tab(args.tab);
       const r = await tab.call('similar', { ref: args.ref, limit: args.limit ?? 100, includeHidden: args.includeHidden });
       out.set('tab', tab.id).set('items', r.items).set('total', r.total).set('itemLocator', r.itemLocator);
-      out.text(`${r.total} similar item(s) (${r.itemLocator})${r.total > r.items.length ? `, showing ${r.items.length}` : ''}.`);
-      out.page(`similar items in ${tab.id}`, r.items.map((it, i) => `${i + 1}. [ref=${it.ref}] ${Object.entries(it.fields).map(([k, v]) => `${k}: ${v}`).join(' | ') || it.text}`).join('\n'));
+      // The item locator is built from the page's class names: page text, so it goes inside the fence.
+      out.text(`${r.total} similar item(s)${r.total > r.items.length ? `, showing ${r.items.length}` : ''}; the first fenced line is their locator.`);
+      out.page(`similar items in ${tab.id}`, `item locator: ${r.itemLocator}\n` + r.items.map((it, i) => `${i + 1}. [ref=${it.ref}] ${Object.entries(it.fields).map(([k, v]) => `${k}: ${v}`).join(' | ') || it.text}`).join('\n'));
     },
   }),
 ];

@@ -5,14 +5,14 @@ import { IncludeHiddenParam, params, RefParam, TabParam, StringEnum } from '../.
 import { BrowserdError } from '../../protocol/errors.js';
 import type { Tab } from '../browser/tab.js';
 import { screenshot, type Clip } from '../browser/capture.js';
-import type { ResponseBuilder } from './response.js';
+import { inline, type ResponseBuilder } from './response.js';
 
 /** Writes a snapshot of the tab into the response (also used by tools that return one after acting). */
 export async function writeSnapshot(tab: Tab, out: ResponseBuilder, opts: { includeHidden?: boolean; markNewSince?: boolean } = {}) {
   const snap = await tab.call('snapshot', { includeHidden: opts.includeHidden, markNewSince: opts.markNewSince });
   out.set('tab', tab.id).set('url', snap.url).set('refCount', snap.refCount);
   // One short line: the snapshot is the most frequent result, and every character of it is paid for by the model.
-  out.text(`${tab.id} (${tab.mode}) ${snap.url}${opts.markNewSince ? ' — lines marked * are new' : ''}`);
+  out.text(`${tab.id} (${tab.mode}) ${inline(snap.url)}${opts.markNewSince ? ' — lines marked * are new' : ''}`);
   out.page(`snapshot of ${tab.id}`, `title: ${snap.title}\n${snap.text}`);
   if (snap.skippedFrames.length) out.text(`Cross-origin frames not read: ${snap.skippedFrames.length}.`);
   return snap;

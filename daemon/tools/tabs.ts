@@ -6,7 +6,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
 import { NAME } from '../../protocol/ids.js';
 import type { ToolContext } from './context.js';
-import type { ResponseBuilder } from './response.js';
+import { inline, type ResponseBuilder } from './response.js';
 import type { TabRecord } from '../../storage/tabs.js';
 import { bringToFront } from '../browser/layout.js';
 
@@ -38,7 +38,7 @@ async function openTab(ctx: ToolContext, args: { url?: string; mode?: 'read' | '
   if (tab.record.context) out.set('context', tab.record.context);
   if (tab.record.profile) out.set('profile', tab.record.profile);
   if (tab.record.allowedDomains) out.set('allowedDomains', tab.record.allowedDomains);
-  out.text(`Opened tab ${tab.id} (${tab.mode} mode${tab.record.context ? `, context ${tab.record.context}` : ''}) at ${tab.url}.`);
+  out.text(`Opened tab ${tab.id} (${tab.mode} mode${tab.record.context ? `, context ${tab.record.context}` : ''}) at ${inline(tab.url)}.`);
   if (title) out.page(`title of ${tab.id}`, title);
   out.text('Next: browser_snapshot to see the page with element refs.');
 }
