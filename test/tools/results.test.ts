@@ -122,6 +122,19 @@ t.test('browser_evaluate: every failure has a code and a next step; the tab work
   t.match(big.json.text, /1180591620717411303424n/);
 });
 
+t.test('codes come from the script, not from reading its messages: a bad selector, a bad scope, a lone element', async (t) => {
+  await call(client, 'browser_navigate', { url: `${site.url}/plain` });
+  const wait = await stack.rest('browser_wait', { selector: 'p[', timeoutMs: 1000 });
+  t.equal(wait.json.error?.code, 'validation_error', 'a bad selector fails at once, not after the timeout');
+  t.match(wait.json.error.message, /invalid CSS selector/);
+  const extract = await stack.rest('browser_extract', { kind: 'links', scope: '.nothing-here' });
+  t.equal(extract.json.error?.code, 'validation_error');
+  const snap = (await call(client, 'browser_snapshot')).text;
+  const lone = await stack.rest('browser_similar', { ref: refOf(snap, /button "Go"/) });
+  t.equal(lone.json.error?.code, 'action_failed');
+  t.match(lone.json.error.next, /browser_snapshot/);
+});
+
 t.test('browser_pdf: a name the file store refuses is validation_error, never internal_error', async (t) => {
   await call(client, 'browser_navigate', { url: `${site.url}/plain` });
   const bad = await stack.rest('browser_pdf', { name: 'a..pdf' });

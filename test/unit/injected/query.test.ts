@@ -118,7 +118,7 @@ t.test('check: text and selector, gone', async (t) => {
   t.equal(await p.call('check', { selector: '#list li[data-id=c]' }), false, 'hidden element does not count');
   t.equal(await p.call('check', { selector: '#list li[data-id=c]', gone: true }), true);
   t.equal(await p.call('check', { text: 'hello world in shadow' }), true);
-  await t.rejects(p.call('check', { selector: '!!' }), /invalid CSS selector/);
+  t.match(await p.fails('check', { selector: '!!' }), { code: 'validation_error', message: /invalid CSS selector/ });
 });
 
 t.test('similar finds every card of a listing with fields', async (t) => {
