@@ -5,12 +5,15 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineTool } from './define.js';
 import { params, RefParam, TabParam } from '../../protocol/params.js';
-import { BrowserdError } from '../../protocol/errors.js';
+import { BrowserdError, type ErrorCode } from '../../protocol/errors.js';
 import { REF } from '../../protocol/ids.js';
 import { setInputFiles } from '../browser/files.js';
 import { gateAction } from '../policy/gate.js';
 
 export const UPLOAD_MAX_BYTES = 15 * 1024 * 1024;
+
+/** Codes the in-page script gives for one field (stale, disabled, no such option...). */
+const FIELD_FAILURES = new Set<ErrorCode>(['stale_ref', 'not_found', 'refused', 'validation_error', 'action_failed']);
 
 export const formTools = [
   defineTool({
@@ -41,7 +44,8 @@ export const formTools = [
           await tab.call('fill', ref, value);
           filled.push(ref);
         } catch (e) {
-          if (!(e instanceof BrowserdError) || e.code === 'internal_error' || e.code === 'timeout') throw e;
+          // What the page said about this field is reported; the browser or the daemon failing stops the form.
+          if (!(e instanceof BrowserdError) || !FIELD_FAILURES.has(e.code)) throw e;
           failed.push({ ref, reason: e.message });
         }
       }
