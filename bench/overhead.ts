@@ -27,7 +27,7 @@ export async function run(): Promise<void> {
     try {
       const p = await raw.newPage();
       await raw.navigate(p, url);
-      const snapExpr = `__browserd.snapshot({})`;
+      const snapExpr = `__browserd.snapshot({}).value`;
       for (let i = 0; i < WARMUP + N; i++) {
         const t0 = now();
         const s = await raw.evalInWorld<{ text: string }>(p, snapExpr);

@@ -12,8 +12,8 @@ const N = 20;
 const WARMUP = 2;
 
 const CALLS = [
-  { label: 'browser_query {css: "tr", limit: 500}', tool: 'browser_query', args: { css: 'tr', limit: 500 }, inPage: `__browserd.query({ css: 'tr', limit: 500 })` },
-  { label: 'browser_extract {kind: "tables", limit: 5000}', tool: 'browser_extract', args: { kind: 'tables', limit: 5000 }, inPage: `__browserd.extract({ kind: 'tables', limit: 5000 })` },
+  { label: 'browser_query {css: "tr", limit: 500}', tool: 'browser_query', args: { css: 'tr', limit: 500 }, inPage: `__browserd.query({ css: 'tr', limit: 500 }).value` },
+  { label: 'browser_extract {kind: "tables", limit: 5000}', tool: 'browser_extract', args: { kind: 'tables', limit: 5000 }, inPage: `__browserd.extract({ kind: 'tables', limit: 5000 }).value` },
 ];
 
 function check(tool: string, json: any): string {

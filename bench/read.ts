@@ -34,7 +34,7 @@ async function rawRead(raw: RawBrowser, urls: string[], concurrency: number): Pr
       while (next < urls.length) {
         const url = urls[next++];
         await raw.navigate(p, url);
-        const { html, url: at } = await raw.evalInWorld<{ html: string; url: string }>(p, '__browserd.visibleHtml({})');
+        const { html, url: at } = await raw.evalInWorld<{ html: string; url: string }>(p, '__browserd.visibleHtml({}).value');
         const t = now();
         const md = htmlToMarkdown(html, at, { maxChars: MAX_CHARS });
         mdMs += now() - t;

@@ -14,7 +14,7 @@ import type { FillResult, PointResult } from './api.js';
 import type { Box } from './ctx.js';
 import { Ctx } from './ctx.js';
 import { collapse, cut, deepActiveElement, flatContains, flatParentAcrossFrames, frameDocument, frameElementOf, isFrame } from './dom.js';
-import { isRefError, resolve } from './refs.js';
+import { elementOf, failure } from './failure.js';
 import { contentText, isDisabled } from './roles.js';
 import { isVisible, visualProxy } from './visibility.js';
 
@@ -124,33 +124,32 @@ function hitsTarget(hit: Element, target: Element, el: Element): boolean {
 // ------------------------------------------------------------------ API
 
 export function pointFor(ref: string): PointResult {
-  const r = resolve(ref);
-  if (isRefError(r)) return { ok: false, reason: 'stale_ref', message: r.message };
-  const el = r.el;
+  const el = elementOf(ref);
   const c = new Ctx(false);
   let target = el;
   if (el.localName === 'option' || el.localName === 'optgroup') {
-    return { ok: false, reason: 'not_visible', message: 'an <option> has no box of its own: use browser_fill or browser_select_options on its <select>' };
+    failure('refused', 'an <option> has no box of its own: use browser_fill or browser_select_options on its <select>', { reason: 'not_visible' });
   }
   if (!isVisible(el, c)) {
     const proxy = visualProxy(el, c);
-    if (!proxy) return { ok: false, reason: 'not_visible', message: `ref ${ref} is not visible on the page` };
+    if (!proxy) failure('refused', `ref ${ref} is not visible on the page`, { reason: 'not_visible' });
     target = proxy;
   }
-  if (isDisabled(el)) return { ok: false, reason: 'disabled', message: `ref ${ref} is disabled` };
+  if (isDisabled(el)) failure('refused', `ref ${ref} is disabled`, { reason: 'disabled' });
   let b = topBox(target);
   if (!b || !fullyIn(b)) {
     target.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' as ScrollBehavior });
     b = topBox(target);
   }
-  if (!b || empty(b.visible)) return { ok: false, reason: 'outside_viewport', message: `ref ${ref} cannot be brought into the viewport` };
+  if (!b || empty(b.visible)) failure('refused', `ref ${ref} cannot be brought into the viewport`, { reason: 'outside_viewport' });
   const x = (b.visible.l + b.visible.r) / 2;
   const y = (b.visible.t + b.visible.b) / 2;
   const hit = hitTest(x, y);
-  if (!hit) return { ok: false, reason: 'outside_viewport', x, y, message: `nothing is at ref ${ref}'s position` };
-  if (hitsTarget(hit, target, el)) return { ok: true, x, y };
+  if (!hit) failure('refused', `nothing is at ref ${ref}'s position`, { reason: 'outside_viewport', x, y });
+  if (hitsTarget(hit, target, el)) return { x, y };
+  // The description is page text (tag, id, classes, content): it travels in details, never in the message.
   const coveredBy = describeCover(hit, target, c);
-  return { ok: false, reason: 'covered', x, y, coveredBy, message: `ref ${ref} is covered by ${coveredBy}` };
+  return failure('refused', `ref ${ref} is covered by another element, so a real click would not reach it`, { reason: 'covered', x, y, coveredBy });
 }
 
 function eventInit(el: Element): MouseEventInit {
@@ -160,17 +159,15 @@ function eventInit(el: Element): MouseEventInit {
   return { bubbles: true, cancelable: true, composed: true, clientX, clientY, button: 0, view: el.ownerDocument.defaultView };
 }
 
-export function clickDom(ref: string): { ok: boolean; message?: string; reason?: 'stale_ref' | 'disabled' } {
-  const r = resolve(ref);
-  if (isRefError(r)) return { ok: false, reason: 'stale_ref', message: r.message };
-  const el = r.el;
+export function clickDom(ref: string): void {
+  const el = elementOf(ref);
   let nativeDisabled = false;
   try {
     nativeDisabled = el.matches(':disabled');
   } catch {
     /* not a form element */
   }
-  if (nativeDisabled) return { ok: false, reason: 'disabled', message: `ref ${ref} is disabled` };
+  if (nativeDisabled) failure('refused', `ref ${ref} is disabled`, { reason: 'disabled' });
   const c = new Ctx(false);
   if (isVisible(el, c)) scrollIntoViewIfNeeded(el);
   const win = el.ownerDocument.defaultView as (Window & typeof globalThis) | null;
@@ -187,18 +184,15 @@ export function clickDom(ref: string): { ok: boolean; message?: string; reason?:
   el.dispatchEvent(new M('mouseup', init));
   if (typeof (el as HTMLElement).click === 'function') (el as HTMLElement).click();
   else el.dispatchEvent(new M('click', { ...init, detail: 1 }));
-  return { ok: true };
 }
 
-export function focus(ref: string): { ok: boolean; message?: string; reason?: 'stale_ref' } {
-  const r = resolve(ref);
-  if (isRefError(r)) return { ok: false, reason: 'stale_ref', message: r.message };
-  const el = r.el as HTMLElement;
-  if (typeof el.focus !== 'function') return { ok: false, message: `ref ${ref} cannot take focus` };
+export function focus(ref: string): void {
+  const el = elementOf(ref) as HTMLElement;
+  if (typeof el.focus !== 'function') failure('action_failed', `ref ${ref} cannot take focus`);
   el.focus();
   const active = deepActiveElement();
-  if (active === el || (active && flatContains(el, active))) return { ok: true };
-  return { ok: false, message: `ref ${ref} (<${el.localName}>) is not focusable` };
+  if (active === el || (active && flatContains(el, active))) return;
+  failure('action_failed', `ref ${ref} (<${el.localName}>) is not focusable`);
 }
 
 // ------------------------------------------------------------------ fill
@@ -245,11 +239,11 @@ function expectedFormat(type: string): string {
 
 function fillCheck(el: HTMLInputElement | HTMLElement, value: string, kind: 'checkbox' | 'radio', ref: string): FillResult {
   const v = value.trim().toLowerCase();
-  if (!TRUE.has(v) && !FALSE.has(v)) return { ok: false, kind, reason: 'bad_value', message: `a ${kind} takes "true" or "false", not ${JSON.stringify(value)}` };
+  if (!TRUE.has(v) && !FALSE.has(v)) failure('validation_error', `a ${kind} takes "true" or "false", not ${JSON.stringify(value)}`, { reason: 'bad_value' });
   const want = TRUE.has(v);
   const native = el.localName === 'input';
   const isOn = () => (native ? (el as HTMLInputElement).checked : el.getAttribute('aria-checked') === 'true');
-  if (isOn() === want) return { ok: true, kind };
+  if (isOn() === want) return { kind };
   el.click();
   if (isOn() !== want && native) {
     // A radio cannot be unchecked by a click; a handler may have cancelled the click.
@@ -257,7 +251,8 @@ function fillCheck(el: HTMLInputElement | HTMLElement, value: string, kind: 'che
     fire(el, 'input');
     fire(el, 'change');
   }
-  return isOn() === want ? { ok: true, kind } : { ok: false, kind, message: `ref ${ref} did not change (the page may prevent it)` };
+  if (isOn() !== want) failure('action_failed', `ref ${ref} did not change (the page may prevent it)`);
+  return { kind };
 }
 
 function fillSelect(sel: HTMLSelectElement, value: string, ref: string): FillResult {
@@ -268,20 +263,22 @@ function fillSelect(sel: HTMLSelectElement, value: string, ref: string): FillRes
     opts.find((o) => o.value === value) ??
     opts.find((o) => o.value.toLowerCase() === want);
   if (!opt) {
-    const options = opts.slice(0, 20).map((o) => collapse(o.label || o.text));
-    return {
-      ok: false, kind: 'select', reason: 'no_option', options,
-      message: `no option of ref ${ref} matches ${JSON.stringify(value)}; options: ${options.map((o) => JSON.stringify(o)).join(', ')}${opts.length > 20 ? `, … (${opts.length} in all)` : ''}`,
-    };
+    noOption(ref, opts);
   }
-  if (opt.disabled) return { ok: false, kind: 'select', reason: 'disabled', message: `option ${JSON.stringify(opt.text)} is disabled` };
+  if (opt.disabled) failure('refused', `the option of ref ${ref} that matches is disabled`, { reason: 'disabled' });
   sel.focus();
   if (sel.multiple) for (const o of opts) o.selected = o === opt;
   else sel.value = opt.value;
   opt.selected = true;
   fire(sel, 'input');
   fire(sel, 'change');
-  return { ok: true, kind: 'select' };
+  return { kind: 'select' };
+}
+
+/** Option texts are page text: they travel in details (the daemon fences them), the message names only counts. */
+function noOption(ref: string, opts: HTMLOptionElement[]): never {
+  const options = opts.slice(0, 20).map((o) => collapse(o.label || o.text));
+  return failure('validation_error', `no option of ref ${ref} matches the value (${opts.length} option(s))`, { reason: 'no_option', options, optionCount: opts.length });
 }
 
 function fillEditable(el: HTMLElement, value: string): FillResult {
@@ -299,35 +296,33 @@ function fillEditable(el: HTMLElement, value: string): FillResult {
     el.textContent = value;
     fire(el, 'input', value);
   }
-  return { ok: true, kind: 'contenteditable' };
+  return { kind: 'contenteditable' };
 }
 
 export function fill(ref: string, value: string): FillResult {
-  const r = resolve(ref);
-  if (isRefError(r)) return { ok: false, reason: 'stale_ref', message: r.message };
-  let el = r.el as HTMLElement;
+  let el = elementOf(ref) as HTMLElement;
   value = String(value ?? '');
   const tag = el.localName;
-  if (isDisabled(el)) return { ok: false, reason: 'disabled', message: `ref ${ref} is disabled` };
+  if (isDisabled(el)) failure('refused', `ref ${ref} is disabled`, { reason: 'disabled' });
   if (tag === 'select') return fillSelect(el as HTMLSelectElement, value, ref);
   if (tag === 'input') {
     const inp = el as HTMLInputElement;
     const type = inp.type;
     if (type === 'checkbox' || type === 'radio') return fillCheck(inp, value, type, ref);
-    if (type === 'file') return { ok: false, reason: 'not_fillable', message: `ref ${ref} is a file input: use browser_upload` };
-    if (!TEXT_LIKE.has(type)) return { ok: false, reason: 'not_fillable', message: `ref ${ref} is an <input type=${type}>: click it instead` };
+    if (type === 'file') failure('validation_error', `ref ${ref} is a file input: use browser_upload`, { reason: 'not_fillable' });
+    if (!TEXT_LIKE.has(type)) failure('validation_error', `ref ${ref} is an <input type=${type}>: click it instead`, { reason: 'not_fillable' });
   }
   const role = el.getAttribute('role');
   if (tag !== 'input' && tag !== 'textarea' && !el.isContentEditable) {
     if (role === 'checkbox' || role === 'switch' || role === 'radio' || role === 'menuitemcheckbox') return fillCheck(el, value, role === 'radio' ? 'radio' : 'checkbox', ref);
     // ARIA comboboxes and custom fields wrap the real input.
     const inner = el.querySelector('input:not([type=hidden]),textarea,[contenteditable=""],[contenteditable=true]') as HTMLElement | null;
-    if (!inner) return { ok: false, reason: 'not_fillable', message: `ref ${ref} (<${tag}>) cannot be filled; use browser_click or browser_type` };
+    if (!inner) failure('validation_error', `ref ${ref} (<${tag}>) cannot be filled; use browser_click or browser_type`, { reason: 'not_fillable' });
     el = inner;
   }
   if (el.isContentEditable && el.localName !== 'input' && el.localName !== 'textarea') return fillEditable(el, value);
   const field = el as HTMLInputElement | HTMLTextAreaElement;
-  if (field.readOnly) return { ok: false, kind: 'text', reason: 'readonly', message: `ref ${ref} is read-only` };
+  if (field.readOnly) failure('refused', `ref ${ref} is read-only`, { reason: 'readonly' });
   field.focus();
   setNativeValue(field, value);
   fire(field, 'input', value);
@@ -338,38 +333,33 @@ export function fill(ref: string, value: string): FillResult {
   if (!same && type !== 'number' && type !== 'range') {
     if (type === 'textarea' || type === 'text' || type === 'search' || type === 'password' || type === 'tel') {
       // A page handler rewrote the value (masking, formatting): that is the page's business.
-      return { ok: true, kind: 'text', message: type === 'password' ? 'the page changed the value' : `the page changed the value to ${JSON.stringify(cut(got, 100))}` };
+      return { kind: 'text', note: type === 'password' ? 'the page changed the value' : `the page changed the value to ${JSON.stringify(cut(got, 100))}` };
     }
-    return { ok: false, kind: 'text', reason: 'bad_value', message: `the <input type=${type}> did not accept ${JSON.stringify(value)}: it expects ${expectedFormat(type)}` };
+    failure('validation_error', `the <input type=${type}> did not accept the value: it expects ${expectedFormat(type)}`, { reason: 'bad_value' });
   }
   if ((type === 'number' || type === 'range') && got === '' && value !== '') {
-    return { ok: false, kind: 'text', reason: 'bad_value', message: `the <input type=${type}> did not accept ${JSON.stringify(value)}: it expects ${expectedFormat(type)}` };
+    failure('validation_error', `the <input type=${type}> did not accept the value: it expects ${expectedFormat(type)}`, { reason: 'bad_value' });
   }
-  return { ok: true, kind: 'text' };
+  return { kind: 'text' };
 }
 
 // ------------------------------------------------------------------ select, geometry, scrolling
 
 /** Selects options by visible text (case-insensitive) or value; the others are unselected. */
-export function selectOptions(ref: string, values: string[]): FillResult & { selected?: string[] } {
-  const r = resolve(ref);
-  if (isRefError(r)) return { ok: false, reason: 'stale_ref', message: r.message };
-  const sel = r.el as HTMLSelectElement;
-  if (sel.localName !== 'select') return { ok: false, reason: 'not_fillable', message: `ref ${ref} is a <${sel.localName}>, not a <select>: use browser_fill or browser_click` };
-  if (isDisabled(sel)) return { ok: false, kind: 'select', reason: 'disabled', message: `ref ${ref} is disabled` };
+export function selectOptions(ref: string, values: string[]): FillResult & { selected: string[] } {
+  const sel = elementOf(ref) as HTMLSelectElement;
+  if (sel.localName !== 'select') failure('validation_error', `ref ${ref} is a <${sel.localName}>, not a <select>: use browser_fill or browser_click`, { reason: 'not_fillable' });
+  if (isDisabled(sel)) failure('refused', `ref ${ref} is disabled`, { reason: 'disabled' });
   values = (Array.isArray(values) ? values : [values]).map(String);
-  if (!values.length) return { ok: false, kind: 'select', reason: 'bad_value', message: 'give at least one option' };
-  if (!sel.multiple && values.length > 1) return { ok: false, kind: 'select', reason: 'bad_value', message: `ref ${ref} takes one option (it is not a multiple select)` };
+  if (!values.length) failure('validation_error', 'give at least one option', { reason: 'bad_value' });
+  if (!sel.multiple && values.length > 1) failure('validation_error', `ref ${ref} takes one option (it is not a multiple select)`, { reason: 'bad_value' });
   const opts = Array.from(sel.options);
   const chosen = new Set<HTMLOptionElement>();
   for (const v of values) {
     const want = collapse(v).toLowerCase();
     const o = opts.find((x) => collapse(x.label || x.text).toLowerCase() === want) ?? opts.find((x) => x.value === v) ?? opts.find((x) => x.value.toLowerCase() === want);
-    if (!o) {
-      const options = opts.slice(0, 20).map((x) => collapse(x.label || x.text));
-      return { ok: false, kind: 'select', reason: 'no_option', options, message: `no option of ref ${ref} matches ${JSON.stringify(v)}; options: ${options.map((x) => JSON.stringify(x)).join(', ')}${opts.length > 20 ? `, … (${opts.length} in all)` : ''}` };
-    }
-    if (o.disabled) return { ok: false, kind: 'select', reason: 'disabled', message: `option ${JSON.stringify(o.text)} is disabled` };
+    if (!o) noOption(ref, opts);
+    if (o.disabled) failure('refused', `the option of ref ${ref} matching value ${values.indexOf(v) + 1} is disabled`, { reason: 'disabled' });
     chosen.add(o);
   }
   sel.focus();
@@ -377,14 +367,12 @@ export function selectOptions(ref: string, values: string[]): FillResult & { sel
   else sel.value = Array.from(chosen)[0].value;
   fire(sel, 'input');
   fire(sel, 'change');
-  return { ok: true, kind: 'select', selected: Array.from(sel.selectedOptions).map((o) => collapse(o.label || o.text)) };
+  return { kind: 'select', selected: Array.from(sel.selectedOptions).map((o) => collapse(o.label || o.text)) };
 }
 
 /** The element's border box in top-document page coordinates (scroll offset included), after scrolling it into view. */
-export function rectFor(ref: string): { x: number; y: number; width: number; height: number } | import('./api.js').RefError {
-  const r = resolve(ref);
-  if (isRefError(r)) return r;
-  const el = r.el;
+export function rectFor(ref: string): { x: number; y: number; width: number; height: number } {
+  const el = elementOf(ref);
   if (isVisible(el, new Ctx(false))) scrollIntoViewIfNeeded(el);
   const b = el.getBoundingClientRect();
   const { dx, dy } = toTop(el.ownerDocument);
@@ -392,9 +380,8 @@ export function rectFor(ref: string): { x: number; y: number; width: number; hei
 }
 
 /** The element behind a ref itself (for callers that ask for an object id, returnByValue false). */
-export function elementFor(ref: string): Element | import('./api.js').RefError {
-  const r = resolve(ref);
-  return isRefError(r) ? r : r.el;
+export function elementFor(ref: string): Element {
+  return elementOf(ref);
 }
 
 function scrollable(el: Element, c: Ctx): boolean {
@@ -408,17 +395,16 @@ function scrollable(el: Element, c: Ctx): boolean {
  * Scroll position and limits of the page, or of the scroll container a wheel over the element moves (the
  * element itself or its nearest scrollable ancestor; the page when there is none).
  */
-export function scrollState(ref?: string): { x: number; y: number; maxX: number; maxY: number } | import('./api.js').RefError {
+export function scrollState(ref?: string): { x: number; y: number; maxX: number; maxY: number } {
   let doc: Document = document;
   if (ref) {
-    const r = resolve(ref);
-    if (isRefError(r)) return r;
+    const el = elementOf(ref);
     const c = new Ctx(false);
-    for (let e: Element | null = r.el; e; e = e.parentElement) {
+    for (let e: Element | null = el; e; e = e.parentElement) {
       if (e === e.ownerDocument.documentElement || e === e.ownerDocument.body) break;
       if (scrollable(e, c)) return { x: e.scrollLeft, y: e.scrollTop, maxX: Math.max(0, e.scrollWidth - e.clientWidth), maxY: Math.max(0, e.scrollHeight - e.clientHeight) };
     }
-    doc = r.el.ownerDocument;
+    doc = el.ownerDocument;
   }
   const w = doc.defaultView!;
   const se = doc.scrollingElement ?? doc.documentElement;

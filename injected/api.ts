@@ -25,11 +25,24 @@
  * first meets each <iframe>, kept while that element lives). A cross-origin frame is not entered; its own
  * `browserd` world, if called, numbers refs `eN` within its document.
  *
- * Additions beyond the first contract (all optional): FillResult.reason/options, the `reason` of clickDom and
- * focus results, readText's error/message for a bad ref, findText's total.
+ * Every function answers through one envelope (InjectedAnswer): `{ok: true, value}` with the result typed
+ * below, or `{ok: false, code, message, details?}` with a code from the daemon's closed set. Functions throw
+ * an InjectedError (failure.ts) and index.ts wraps each once; Tab.call unwraps. The failures each function may
+ * give are listed beside it. findText's total is an addition beyond the first contract.
  */
 
+/** What refs.ts's resolve() gives for a ref it cannot use (internal to the script; never returned as a value). */
 export type RefError = { error: 'stale_ref' | 'not_found'; message: string };
+
+/** The codes the script may fail with: a subset of protocol/errors.ts, kept in step by the typecheck in Tab.call. */
+export type InjectedFailureCode = 'stale_ref' | 'not_found' | 'refused' | 'action_failed' | 'validation_error';
+
+export type InjectedAnswer<T> =
+  | { ok: true; value: T }
+  | { ok: false; code: InjectedFailureCode; message: string; details?: Record<string, unknown> };
+
+/** Why an element cannot take a real pointer or a value (details.reason of a `refused` failure). */
+export type RefusedReason = 'covered' | 'disabled' | 'not_visible' | 'outside_viewport' | 'readonly';
 
 export interface SnapshotOptions { includeHidden?: boolean; markNewSince?: boolean }
 export interface SnapshotResult {
@@ -47,24 +60,20 @@ export interface SnapshotResult {
   skippedFrames: { url: string }[];
 }
 
-export interface PointResult {
-  ok: boolean;
-  /** Centre of the element's visible box, in top-level viewport CSS pixels (frames' offsets added). */
-  x?: number; y?: number;
-  reason?: 'covered' | 'disabled' | 'not_visible' | 'stale_ref' | 'outside_viewport';
-  /** A short description of the covering element, when covered. */
-  coveredBy?: string;
-  message?: string;
-}
+/**
+ * Centre of the element's visible box, in top-level viewport CSS pixels (frames' offsets added). Fails
+ * `refused` with details.reason covered (details.coveredBy: a short description of the covering element,
+ * page text), disabled, not_visible or outside_viewport.
+ */
+export interface PointResult { x: number; y: number }
 
-export interface FillResult {
-  ok: boolean; kind?: 'text' | 'select' | 'checkbox' | 'radio' | 'contenteditable'; message?: string;
-  /** Why it failed: a stale ref, a disabled or read-only field, an element that takes no value (file inputs
-   *  say to use browser_upload), no option matching (select), or a value the input type rejects. */
-  reason?: 'stale_ref' | 'disabled' | 'readonly' | 'not_fillable' | 'no_option' | 'bad_value';
-  /** With reason no_option: the select's option texts (at most 20). */
-  options?: string[];
-}
+/**
+ * A field that took its value. `note`: the page rewrote the value (masking, formatting). Fails `refused`
+ * (details.reason disabled or readonly), `validation_error` for an element that takes no value (file inputs:
+ * browser_upload), a value the input type rejects, or no matching option (details.options: the select's
+ * option texts, at most 20, page text), `action_failed` when the page kept a checkbox from changing.
+ */
+export interface FillResult { kind: 'text' | 'select' | 'checkbox' | 'radio' | 'contenteditable'; note?: string }
 
 export interface ElementInfo {
   tag: string; role: string; name: string; text: string; type?: string; href?: string; disabled: boolean;
@@ -81,12 +90,14 @@ export interface QueryOptions {
   attr?: string[]; limit?: number; scope?: string; includeHidden?: boolean;
 }
 export interface QueryMatch { ref: string; tag: string; text: string; attrs: Record<string, string | null>; locator: string }
-export interface QueryResult { matches: QueryMatch[]; total: number; error?: string }
+/** Fails validation_error for a bad selector, expression, flags or a scope that matches nothing. */
+export interface QueryResult { matches: QueryMatch[]; total: number }
 
 export interface FindTextMatch { ref: string; text: string; context: string }
 
 export interface SimilarItem { ref: string; locator: string; text: string; fields: Record<string, string> }
-export interface SimilarResult { items: SimilarItem[]; total: number; itemLocator: string; error?: string }
+/** Fails action_failed when the element is not part of a repeated pattern. itemLocator is built from class names: page text. */
+export interface SimilarResult { items: SimilarItem[]; total: number; itemLocator: string }
 
 export type ExtractKind = 'tables' | 'links' | 'meta' | 'form' | 'images';
 export interface ExtractOptions { kind: ExtractKind; scope?: string; limit?: number; includeHidden?: boolean }
@@ -98,40 +109,49 @@ export interface ExtractResult {
    *  images: {src, alt, width, height, source: 'img'|'background', link?, context}[] */
   items: unknown[];
   total: number;
-  error?: string;
 }
 
+/** The functions of the script as written (each may throw an InjectedError; see the envelope above). */
 export interface InjectedApi {
   version: string;
   snapshot(opts: SnapshotOptions): SnapshotResult;
-  /** Scrolls the element into view if needed and tells where a real pointer would hit it, or why it cannot. */
+  /** Scrolls the element into view if needed and tells where a real pointer would hit it. */
   pointFor(ref: string): PointResult;
-  /** Element click (dom mode): works on covered elements. Fires pointer/mouse down and up, focus, then click(). */
-  clickDom(ref: string): { ok: boolean; message?: string; reason?: 'stale_ref' | 'disabled' };
-  focus(ref: string): { ok: boolean; message?: string; reason?: 'stale_ref' };
+  /** Element click (dom mode): works on covered elements. Fires pointer/mouse down and up, focus, then click(). Fails refused (details.reason disabled). */
+  clickDom(ref: string): void;
+  /** Fails action_failed when the element cannot take focus. */
+  focus(ref: string): void;
   /** Sets text / select option (by text or value) / checkbox "true"|"false", firing input and change events. */
   fill(ref: string, value: string): FillResult;
   /** The element's border box in page (document) CSS pixels after scrolling it into view, for element screenshots. */
-  rectFor(ref: string): { x: number; y: number; width: number; height: number } | RefError;
+  rectFor(ref: string): { x: number; y: number; width: number; height: number };
   /** The element itself (called with returnByValue false, to get a CDP object id, e.g. for file inputs). */
-  elementFor(ref: string): Element | RefError;
+  elementFor(ref: string): Element;
   /** Selects options of a <select> (multiple allowed) by visible text or value; fires input and change. */
-  selectOptions(ref: string, values: string[]): FillResult & { selected?: string[] };
+  selectOptions(ref: string, values: string[]): FillResult & { selected: string[] };
   /** The scroll state of the page or of the element (for browser_scroll). */
-  scrollState(ref?: string): { x: number; y: number; maxX: number; maxY: number } | RefError;
-  /** elementInfo of the focused element (where Enter goes), or an error when nothing is focused. */
-  focusedInfo(): ElementInfo | RefError;
-  elementInfo(ref: string): ElementInfo | RefError;
+  scrollState(ref?: string): { x: number; y: number; maxX: number; maxY: number };
+  /** elementInfo of the focused element (where Enter goes); fails not_found when nothing is focused. */
+  focusedInfo(): ElementInfo;
+  elementInfo(ref: string): ElementInfo;
   /** The visible text of the page (or of the element), one block per line, hidden text out unless asked. */
-  readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string; error?: RefError['error']; message?: string };
+  readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string };
   /** `total` counts every match (up to 10,000), not only the `limit` returned. */
   findText(opts: { text: string; limit?: number; includeHidden?: boolean }): { matches: FindTextMatch[]; total?: number };
   query(opts: QueryOptions): QueryResult;
   /** Every element like the given one (same repeated-item pattern: siblings/cousins sharing tag+class structure), each with fields (title, link, price, image...). */
   similar(opts: { ref: string; limit?: number; includeHidden?: boolean }): SimilarResult;
+  /** Fails validation_error for a bad scope or kind. */
   extract(opts: ExtractOptions): ExtractResult;
-  /** True once the visible text contains `text` (case-insensitive) or `selector` matches a visible element. */
+  /** True once the visible text contains `text` (case-insensitive) or `selector` matches a visible element. Fails validation_error for a bad selector. */
   check(opts: { text?: string; selector?: string; gone?: boolean }): boolean;
   /** The document as HTML with everything a person cannot see removed (unless includeHidden), for Markdown conversion. */
   visibleHtml(opts: { includeHidden?: boolean }): { html: string; url: string; title: string };
 }
+
+export type InjectedFunctionName = Exclude<keyof InjectedApi, 'version'>;
+
+/** What `globalThis.__browserd` is in the world: every function answers the envelope. */
+export type InjectedWorld = { version: string } & {
+  [K in InjectedFunctionName]: (...args: Parameters<InjectedApi[K]>) => InjectedAnswer<ReturnType<InjectedApi[K]>>;
+};

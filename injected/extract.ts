@@ -17,6 +17,7 @@ import { Ctx } from './ctx.js';
 import { absoluteUrl, collapse, cut } from './dom.js';
 import { deepElements, locatorFor, selectAll, validateCss, type LocatorCache } from './locator.js';
 import { grant } from './refs.js';
+import { failure } from './failure.js';
 import { accessibleName, contentText, roleOf } from './roles.js';
 import { elementText } from './text.js';
 import { isVisible } from './visibility.js';
@@ -30,13 +31,13 @@ export function extract(o: ExtractOptions): ExtractResult {
   let scopes: Root[] = [document];
   if (o.scope) {
     const err = validateCss(o.scope.split('>>>')[0].trim());
-    if (err) return { kind, items: [], total: 0, error: `scope: ${err}` };
+    if (err) failure('validation_error', `scope: ${err}`);
     try {
       scopes = selectAll(o.scope).filter((e) => c.includeHidden || isVisible(e, c));
     } catch (e) {
-      return { kind, items: [], total: 0, error: `scope: ${(e as Error).message}` };
+      failure('validation_error', `scope: ${(e as Error).message}`);
     }
-    if (!scopes.length) return { kind, items: [], total: 0, error: `scope ${JSON.stringify(o.scope)} matches no visible element` };
+    if (!scopes.length) failure('validation_error', `scope ${JSON.stringify(o.scope)} matches no visible element`);
   }
   const shown = (e: Element) => c.includeHidden || isVisible(e, c);
   const all = (sel: string) => {
@@ -60,7 +61,7 @@ export function extract(o: ExtractOptions): ExtractResult {
     case 'meta': return cap(kind, meta(), limit);
     case 'form': return forms(all, shown, c, limit);
     case 'images': return images(all, shown, c, limit);
-    default: return { kind, items: [], total: 0, error: `unknown kind ${JSON.stringify(kind)}: use tables, links, meta, form or images` };
+    default: return failure('validation_error', `unknown kind ${JSON.stringify(kind)}: use tables, links, meta, form or images`);
   }
 }
 

@@ -1,11 +1,13 @@
 /**
  * Entry of the in-page script: installs `globalThis.__browserd` (see api.ts) once per world. The bundle is
  * wrapped by scripts/build-injected.ts so a second evaluation in the same world changes nothing (the refs of
- * the first stay valid).
+ * the first stay valid). Every function is wrapped here, once, so the world always answers the envelope of
+ * api.ts: a value, or a failure with a code the daemon understands without reading the message.
  */
-import type { InjectedApi } from './api.js';
+import type { InjectedAnswer, InjectedApi, InjectedFunctionName, InjectedWorld } from './api.js';
 import { clickDom, elementFor, fill, focus, pointFor, rectFor, scrollState, selectOptions } from './actions.js';
 import { extract } from './extract.js';
+import { InjectedError } from './failure.js';
 import { findText } from './find.js';
 import { visibleHtml } from './html.js';
 import { elementInfo, focusedInfo } from './info.js';
@@ -14,8 +16,7 @@ import { similar } from './similar.js';
 import { snapshot } from './snapshot.js';
 import { readText } from './text.js';
 
-const api: InjectedApi = {
-  version: '1',
+const functions: Omit<InjectedApi, 'version'> = {
   snapshot,
   pointFor,
   clickDom,
@@ -36,5 +37,20 @@ const api: InjectedApi = {
   visibleHtml,
 };
 
-const g = globalThis as unknown as { __browserd?: InjectedApi };
+function answering<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => InjectedAnswer<R> {
+  return (...args) => {
+    try {
+      return { ok: true, value: fn(...args) };
+    } catch (e) {
+      if (e instanceof InjectedError) return { ok: false, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
+      // A bug of ours or a DOM exception we did not foresee: still an answer, never a bare throw.
+      return { ok: false, code: 'action_failed', message: `in-page script failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}` };
+    }
+  };
+}
+
+const api = { version: '1' } as Record<string, unknown>;
+for (const name of Object.keys(functions) as InjectedFunctionName[]) api[name] = answering(functions[name] as (...a: unknown[]) => unknown);
+
+const g = globalThis as unknown as { __browserd?: InjectedWorld };
 if (!g.__browserd) Object.defineProperty(g, '__browserd', { value: Object.freeze(api), configurable: false, enumerable: false, writable: false });

@@ -4,10 +4,10 @@
  * autocomplete and label) and the page's h1-h3 headings. An element outside any <form> (single-page apps)
  * gets the fields of the nearest ancestor (up to 6 levels) that holds other fields.
  */
-import type { ElementInfo, RefError } from './api.js';
+import type { ElementInfo } from './api.js';
 import { Ctx } from './ctx.js';
 import { absoluteUrl, collapse, cut, deepActiveElement } from './dom.js';
-import { isRefError, resolve } from './refs.js';
+import { elementOf, failure } from './failure.js';
 import { accessibleName, contentText, isDisabled, roleOf } from './roles.js';
 import { elementText } from './text.js';
 import { isVisible } from './visibility.js';
@@ -33,16 +33,14 @@ function fieldsOf(container: Element | HTMLFormElement, c: Ctx): ElementInfo['fo
   }));
 }
 
-export function elementInfo(ref: string): ElementInfo | RefError {
-  const r = resolve(ref);
-  if (isRefError(r)) return r;
-  return infoOf(r.el);
+export function elementInfo(ref: string): ElementInfo {
+  return infoOf(elementOf(ref));
 }
 
 /** elementInfo of the element that has focus (through shadow roots and frames): where Enter goes. */
-export function focusedInfo(): ElementInfo | RefError {
+export function focusedInfo(): ElementInfo {
   const el = deepActiveElement();
-  if (!el || el === document.body || el === document.documentElement) return { error: 'not_found', message: 'no element has focus' };
+  if (!el || el === document.body || el === document.documentElement) failure('not_found', 'no element has focus');
   return infoOf(el);
 }
 

@@ -15,6 +15,7 @@ import { Ctx } from './ctx.js';
 import { absoluteUrl, collapse, cut } from './dom.js';
 import { type LocatorCache, locatorFor, selectAll, validateCss } from './locator.js';
 import { grant } from './refs.js';
+import { failure } from './failure.js';
 import { elementText, textLines, TextCollector, walkText } from './text.js';
 import { isVisible } from './visibility.js';
 
@@ -23,19 +24,19 @@ const TEXT_MAX = 300;
 
 export function query(o: QueryOptions): QueryResult {
   const given = (['css', 'xpath', 'text', 'regex'] as const).filter((k) => typeof o[k] === 'string' && o[k] !== '');
-  if (given.length !== 1) return { matches: [], total: 0, error: 'give exactly one of css, xpath, text or regex' };
+  if (given.length !== 1) failure('validation_error', 'give exactly one of css, xpath, text or regex');
   const limit = Math.max(1, Math.min(500, Math.floor(o.limit ?? 50)));
   const c = new Ctx(!!o.includeHidden);
   let scopes: (Document | Element)[] = [document];
   if (o.scope) {
     const err = validateCss(o.scope.split('>>>')[0].trim());
-    if (err) return { matches: [], total: 0, error: `scope: ${err}` };
+    if (err) failure('validation_error', `scope: ${err}`);
     try {
       scopes = selectAll(o.scope).filter((e) => c.includeHidden || isVisible(e, c));
     } catch (e) {
-      return { matches: [], total: 0, error: `scope: ${(e as Error).message}` };
+      failure('validation_error', `scope: ${(e as Error).message}`);
     }
-    if (!scopes.length) return { matches: [], total: 0, error: `scope ${JSON.stringify(o.scope)} matches no visible element` };
+    if (!scopes.length) failure('validation_error', `scope ${JSON.stringify(o.scope)} matches no visible element`);
   }
   let found: Element[];
   try {
@@ -48,19 +49,19 @@ export function query(o: QueryOptions): QueryResult {
         test = (s) => s.toLowerCase().includes(needle);
       } else {
         const flags = o.flags ?? '';
-        if (!/^[imsu]*$/.test(flags)) return { matches: [], total: 0, error: `invalid regex flags ${JSON.stringify(flags)}: use any of i, m, s, u` };
+        if (!/^[imsu]*$/.test(flags)) failure('validation_error', `invalid regex flags ${JSON.stringify(flags)}: use any of i, m, s, u`);
         let re: RegExp;
         try {
           re = new RegExp(o.regex!, flags);
         } catch (e) {
-          return { matches: [], total: 0, error: `invalid regex: ${(e as Error).message}` };
+          failure('validation_error', `invalid regex: ${(e as Error).message}`);
         }
         test = (s) => re.test(s);
       }
       found = deepestMatching(scopes, c, test);
     }
   } catch (e) {
-    return { matches: [], total: 0, error: (e as Error).message };
+    failure('validation_error', (e as Error).message);
   }
   const cache: LocatorCache = new Map();
   const matches: QueryMatch[] = found.slice(0, limit).map((el) => ({
@@ -141,7 +142,15 @@ function deepestMatching(scopes: (Document | Element)[], c: Ctx, test: (s: strin
 export function check(o: { text?: string; selector?: string; gone?: boolean }): boolean {
   const c = new Ctx(false);
   let present = true;
-  if (o.selector) present = selectAll(o.selector).some((e) => isVisible(e, c));
+  if (o.selector) {
+    let found: Element[] = [];
+    try {
+      found = selectAll(o.selector);
+    } catch (e) {
+      failure('validation_error', (e as Error).message);
+    }
+    present = found.some((e) => isVisible(e, c));
+  }
   if (present && o.text) {
     const page = collapse(textLines(document.documentElement, c)).toLowerCase();
     present = page.includes(collapse(o.text).toLowerCase());

@@ -11,7 +11,8 @@ import type { SimilarItem, SimilarResult } from './api.js';
 import { Ctx } from './ctx.js';
 import { absoluteUrl, collapse, cut } from './dom.js';
 import { locatorFor, type LocatorCache } from './locator.js';
-import { grant, isRefError, resolve } from './refs.js';
+import { grant } from './refs.js';
+import { elementOf, failure } from './failure.js';
 import { elementText } from './text.js';
 import { isVisible } from './visibility.js';
 
@@ -86,14 +87,13 @@ function fieldsOf(item: Element, c: Ctx): Record<string, string> {
 }
 
 export function similar(o: { ref: string; limit?: number; includeHidden?: boolean }): SimilarResult {
-  const r = resolve(o.ref);
-  if (isRefError(r)) return { items: [], total: 0, itemLocator: '', error: r.message };
+  const target = elementOf(o.ref);
   const c = new Ctx(!!o.includeHidden);
   const limit = Math.max(1, Math.min(500, Math.floor(o.limit ?? 100)));
   // Every level's group; then the highest level repeated at least half as often as the most repeated one
   // (a card beats the two buttons inside each card; a row beats nothing; cells are never items).
   const levels: { item: Element; group: Element[] }[] = [];
-  for (let e: Element | null = r.el; e && e.localName !== 'body' && e.localName !== 'html'; e = e.parentElement) {
+  for (let e: Element | null = target; e && e.localName !== 'body' && e.localName !== 'html'; e = e.parentElement) {
     if (CELL.has(e.localName) || CELL_ROLES.has(e.getAttribute('role') ?? '')) continue;
     const group = groupOf(e).filter((x) => c.includeHidden || isVisible(x, c));
     if (group.length >= 2) levels.push({ item: e, group });
@@ -101,7 +101,7 @@ export function similar(o: { ref: string; limit?: number; includeHidden?: boolea
   const most = Math.max(0, ...levels.map((l) => l.group.length));
   let best: { item: Element; group: Element[] } | null = null;
   for (const l of levels) if (l.group.length * 2 >= most) best = l;
-  if (!best) return { items: [], total: 0, itemLocator: '', error: `no repeated item found around ${o.ref}: it is not part of a list, grid or table of alike elements` };
+  if (!best) failure('action_failed', `no repeated item found around ${o.ref}: it is not part of a list, grid or table of alike elements`);
   const { item, group } = best;
   const parent = item.parentElement!;
   const cache: LocatorCache = new Map();

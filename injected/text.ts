@@ -5,7 +5,7 @@
  * the text nodes), query's text/regex (element spans over one string) and check().
  */
 import { Ctx } from './ctx.js';
-import { isRefError, resolve } from './refs.js';
+import { elementOf } from './failure.js';
 import { collapse, flatChildren, frameDocument, isElement, isFrame, isText, NEVER_TEXT, OPAQUE_CONTROLS } from './dom.js';
 import { displayOf, state, textHidden } from './visibility.js';
 
@@ -207,13 +207,11 @@ export function elementText(el: Element, c: Ctx): string {
 }
 
 /** The API's readText: the page (or one element) as visible text, one block per line. */
-export function readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string; error?: 'stale_ref' | 'not_found'; message?: string } {
+export function readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string } {
   const c = new Ctx(!!opts.includeHidden);
   let root: Element | null = document.documentElement;
   if (opts.ref) {
-    const r = resolve(opts.ref);
-    if (isRefError(r)) return { text: '', title: document.title, url: location.href, error: r.error, message: r.message };
-    root = r.el;
+    root = elementOf(opts.ref);
     if (!c.includeHidden && state(root, c).hidden) return { text: '', title: document.title, url: location.href };
   }
   return { text: root ? textLines(root, c) : '', title: document.title, url: location.href };

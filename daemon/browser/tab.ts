@@ -6,7 +6,8 @@ import type { CdpConnection } from '../cdp/connection.js';
 import { CdpError, DisposableStore } from '../cdp/connection.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { TabRecord } from '../../storage/tabs.js';
-import type { InjectedApi } from '../../injected/api.js';
+import type { InjectedAnswer, InjectedApi, InjectedFunctionName } from '../../injected/api.js';
+import { injectedFailure } from './injected-failure.js';
 import { injectedSource } from './injected-source.js';
 import { Ring, type LogEntry, type NetworkEntry, type LogKind } from './tab-log.js';
 import { allowedByDomains } from '../policy/url-rules.js';
@@ -271,8 +272,11 @@ export class Tab {
     return executionContextId;
   }
 
-  /** Calls a function of the injected API in the main frame's isolated world and returns its JSON result. */
-  async call<K extends keyof InjectedApi>(fn: K, ...args: InjectedApi[K] extends (...a: infer A) => any ? A : never): Promise<InjectedApi[K] extends (...a: any) => infer R ? Awaited<R> : never> {
+  /**
+   * Calls a function of the injected API in the main frame's isolated world and returns its value; a failure
+   * the script reports becomes a BrowserdError here and nowhere else (injected-failure.ts).
+   */
+  async call<K extends InjectedFunctionName>(fn: K, ...args: Parameters<InjectedApi[K]>): Promise<ReturnType<InjectedApi[K]>> {
     const expr = `globalThis.__browserd ? __browserd.${String(fn)}(...${JSON.stringify(args)}) : '__browserd_missing__'`;
     for (let attempt = 0; attempt < 3; attempt++) {
       const contextId = await this.worldId();
@@ -296,7 +300,9 @@ export class Tab {
         await this.conn.send('Runtime.evaluate', { expression: injectedSource(), contextId }, this.sessionId);
         continue;
       }
-      return r.result.value;
+      const answer = r.result.value as InjectedAnswer<ReturnType<InjectedApi[K]>>;
+      if (!answer.ok) throw injectedFailure(answer);
+      return answer.value;
     }
     throw new BrowserdError('action_failed', 'the page kept navigating while the in-page script was called', { next: 'Wait for the page to settle (browser_wait) and try again.' });
   }
@@ -395,10 +401,10 @@ export async function afterAction(tab: Tab, mark: { nav: number; loads: number }
 
 /** A CDP object id for the element behind a ref (for DOM.setFileInputFiles and the like). */
 export async function elementObjectId(tab: Tab, ref: string): Promise<string> {
-  const check = await tab.call('elementInfo', ref);
-  if ('error' in check) throw new BrowserdError('stale_ref', check.message, { next: 'Take a new browser_snapshot.' });
+  // Answers stale_ref (or not_found) through the one failure path before we ask for the element itself.
+  await tab.call('elementInfo', ref);
   const ctxId = await (tab as any).worldId();
-  const r = await tab.send('Runtime.evaluate', { expression: `__browserd.elementFor(${JSON.stringify(ref)})`, contextId: ctxId, returnByValue: false });
+  const r = await tab.send('Runtime.evaluate', { expression: `__browserd.elementFor(${JSON.stringify(ref)}).value`, contextId: ctxId, returnByValue: false });
   if (!r.result.objectId || r.result.subtype !== 'node') throw new BrowserdError('stale_ref', `ref ${ref} is not in the current page`, { next: 'Take a new browser_snapshot.' });
   return r.result.objectId;
 }

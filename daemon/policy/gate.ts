@@ -28,13 +28,10 @@ async function classify(tab: Tab, a: GatedAction): Promise<SensitiveVerdict> {
   if (a.action === 'allow_confirm') return { sensitive: false, classes: [], reasons: [] };
   let element;
   if (a.ref) {
-    const info = await tab.call('elementInfo', a.ref);
-    if ('error' in info) throw new BrowserdError('stale_ref', info.message, { next: 'Take a new browser_snapshot and use a ref from it.' });
-    element = info;
+    element = await tab.call('elementInfo', a.ref);
   } else if (a.action === 'press_enter') {
     // Enter goes to the focused element: classify that one (its form, its page).
-    const focused = await tab.call('focusedInfo').catch(() => undefined);
-    element = focused && !('error' in focused) ? focused : undefined;
+    element = await tab.call('focusedInfo').catch(() => undefined);
   }
   const headings = element?.headings;
   return classifySensitive({ action: a.action as SensitiveAction, element, pageUrl: tab.url, headings });

@@ -7,7 +7,7 @@ import { CdpError } from '../cdp/connection.js';
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { ToolContext } from './context.js';
-import { ResponseBuilder } from './response.js';
+import { inline, ResponseBuilder } from './response.js';
 import { getTool, toolNames } from './registry.js';
 import { validateArgs } from './validate.js';
 import { redactArgs } from './redact.js';
@@ -79,6 +79,6 @@ function reportWrites(ctx: ToolContext, out: ResponseBuilder) {
     const entries = tab.writeLog.since(since).filter((e) => e.kind === 'write_blocked' || e.kind === 'navigation_blocked');
     if (!entries.length) continue;
     out.set('blocked', entries.map((e) => ({ method: e.method, url: e.url, reason: e.detail })));
-    out.text(`Blocked in ${tab.id} (${tab.mode} tab): ${entries.map((e) => `${e.method} ${e.url}`).join('; ')}. Nothing was sent.`);
+    out.text(`Blocked in ${tab.id} (${tab.mode} tab): ${entries.map((e) => `${e.method} ${inline(e.url ?? '')}`).join('; ')}. Nothing was sent.`);
   }
 }

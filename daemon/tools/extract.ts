@@ -39,7 +39,6 @@ export const extractTools = [
       const tab = await ctx.tab(args.tab);
       const kind = (args.kind ?? 'tables') as 'tables';
       const r = await tab.call('extract', { kind, scope: args.scope, limit: args.limit ?? 500, includeHidden: args.includeHidden });
-      if (r.error) throw new BrowserdError('validation_error', r.error, { next: 'Fix the scope selector.' });
       out.set('tab', tab.id).set('kind', kind).set('items', r.items).set('total', r.total);
       out.text(`${r.total} ${kind} item(s) in ${tab.id}${r.total > r.items.length ? `; ${r.items.length} returned (raise limit up to ${EXTRACT_MAX_LIMIT})` : ''}.`);
       if (r.items.length) out.page(`${kind} of ${tab.id}`, render(kind, r.items));

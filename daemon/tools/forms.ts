@@ -5,13 +5,15 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineTool } from './define.js';
 import { params, RefParam, TabParam } from '../../protocol/params.js';
-import { BrowserdError } from '../../protocol/errors.js';
+import { BrowserdError, type ErrorCode } from '../../protocol/errors.js';
 import { REF } from '../../protocol/ids.js';
-import { elementObjectId } from '../browser/tab.js';
+import { setInputFiles } from '../browser/files.js';
 import { gateAction } from '../policy/gate.js';
-import { refError } from './input.js';
 
 export const UPLOAD_MAX_BYTES = 15 * 1024 * 1024;
+
+/** Codes the in-page script gives for one field (stale, disabled, no such option...). */
+const FIELD_FAILURES = new Set<ErrorCode>(['stale_ref', 'not_found', 'refused', 'validation_error', 'action_failed']);
 
 export const formTools = [
   defineTool({
@@ -38,9 +40,14 @@ export const formTools = [
           failed.push({ ref, reason: allowed.message });
           continue;
         }
-        const r = await tab.call('fill', ref, value).catch((e: Error) => ({ ok: false, message: e.message }));
-        if (r.ok) filled.push(ref);
-        else failed.push({ ref, reason: r.message ?? 'failed' });
+        try {
+          await tab.call('fill', ref, value);
+          filled.push(ref);
+        } catch (e) {
+          // What the page said about this field is reported; the browser or the daemon failing stops the form.
+          if (!(e instanceof BrowserdError) || !FIELD_FAILURES.has(e.code)) throw e;
+          failed.push({ ref, reason: e.message });
+        }
       }
       out.set('tab', tab.id).set('filled', filled).set('failed', failed);
       out.text(`Filled ${filled.length} of ${filled.length + failed.length} field(s)${filled.length ? `: ${filled.join(', ')}` : ''}. Nothing was submitted.`);
@@ -57,9 +64,8 @@ export const formTools = [
       const tab = await ctx.tab(args.tab);
       if (!(await gateAction(ctx, tab, { action: 'fill', ref: args.ref }, out))) return;
       const r = await tab.call('selectOptions', args.ref, args.values);
-      if (!r.ok) refError(args.ref, r);
-      out.set('tab', tab.id).set('selected', r.selected ?? []).text(`Selected in ${args.ref}:`);
-      out.page(`selected options of ${args.ref}`, (r.selected ?? []).join('\n'));
+      out.set('tab', tab.id).set('selected', r.selected).text(`Selected in ${args.ref}:`);
+      out.page(`selected options of ${args.ref}`, r.selected.join('\n'));
     },
   }),
   defineTool({
@@ -93,10 +99,8 @@ export const formTools = [
       }
       const tab = await ctx.tab(args.tab);
       const info = await tab.call('elementInfo', args.ref);
-      if ('error' in info) throw new BrowserdError('stale_ref', info.message, { next: 'Take a new browser_snapshot.' });
       if (!(info.tag === 'input' && info.type === 'file')) throw new BrowserdError('action_failed', `${args.ref} is a ${info.tag}${info.type ? `[type=${info.type}]` : ''}, not a file input`, { next: 'Use the ref of the <input type=file>; browser_query{css:"input[type=file]", includeHidden:true} finds hidden ones.' });
-      const objectId = await elementObjectId(tab, args.ref);
-      await tab.send('DOM.setFileInputFiles', { files: [path], objectId });
+      await setInputFiles(tab, args.ref, [path]);
       out.set('tab', tab.id).set('file', basename(path)).text(`Put ${basename(path)} into ${args.ref}. Submit the form to send it.`);
     },
   }),

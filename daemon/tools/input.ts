@@ -8,46 +8,23 @@ import { mouseClick, pressKey, typeText } from '../browser/input.js';
 import { parseChord } from '../browser/keys.js';
 import { gateAction } from '../policy/gate.js';
 import type { ToolContext } from './context.js';
+import { inline } from './response.js';
 
-/** Resolves a ref to a clickable point or refuses with the reason (covered, disabled, hidden, stale). */
+/** Resolves a ref to a clickable point; Tab.call refuses with the reason (covered, disabled, hidden, stale). */
 export async function pointForRef(tab: Tab, ref: string): Promise<{ x: number; y: number }> {
-  const p = await tab.call('pointFor', ref);
-  if (p.ok && p.x !== undefined && p.y !== undefined) return { x: p.x, y: p.y };
-  switch (p.reason) {
-    case 'stale_ref':
-      throw new BrowserdError('stale_ref', p.message ?? `ref ${ref} is not in the current page`, { next: 'Take a new browser_snapshot and use a ref from it.' });
-    case 'covered':
-      throw new BrowserdError('refused', `${ref} is covered by ${p.coveredBy ?? 'another element'}, so a real click would not reach it`, {
-        next: 'Close what covers it (a dialog or banner), or use mode "dom" to click the element directly.',
-      });
-    case 'disabled':
-      throw new BrowserdError('refused', `${ref} is disabled`, { next: 'Fill what the form needs first, then take a new browser_snapshot.' });
-    default:
-      throw new BrowserdError('refused', p.message ?? `${ref} cannot be clicked (${p.reason})`, { next: 'Scroll or take a new browser_snapshot.' });
-  }
-}
-
-export function refError(ref: string, r: { ok: boolean; message?: string }): never {
-  if (/stale|not in the current page/i.test(r.message ?? '')) throw new BrowserdError('stale_ref', r.message!, { next: 'Take a new browser_snapshot and use a ref from it.' });
-  throw new BrowserdError('action_failed', r.message ?? `the action on ${ref} failed`, { next: 'Take a new browser_snapshot to see the page as it is.' });
-}
-
-async function focusRef(tab: Tab, ref: string) {
-  const r = await tab.call('focus', ref);
-  if (!r.ok) refError(ref, r);
+  return tab.call('pointFor', ref);
 }
 
 function report(out: { set(k: string, v: unknown): unknown; text(s: string): unknown }, tab: Tab, what: string) {
   out.set('tab', tab.id);
   out.set('url', tab.url);
-  out.text(`${what} Tab ${tab.id} is at ${tab.url}.`);
+  out.text(`${what} Tab ${tab.id} is at ${inline(tab.url)}.`);
 }
 
 export async function clickRef(ctx: ToolContext, tab: Tab, ref: string, mode: 'mouse' | 'dom', out: Parameters<typeof report>[0]) {
   if (!(await gateAction(ctx, tab, { action: 'click', ref }, out as any))) return false;
   if (mode === 'dom') {
-    const r = await tab.call('clickDom', ref);
-    if (!r.ok) refError(ref, r);
+    await tab.call('clickDom', ref);
   } else {
     const { x, y } = await pointForRef(tab, ref);
     await mouseClick(tab, x, y);
@@ -109,11 +86,8 @@ export const inputTools = [
       const tab = await ctx.tab(args.tab);
       const mark = tab.mark();
       if (args.ref) {
-        await focusRef(tab, args.ref);
-        if (args.clear) {
-          const r = await tab.call('fill', args.ref, '');
-          if (!r.ok) refError(args.ref, r);
-        }
+        await tab.call('focus', args.ref);
+        if (args.clear) await tab.call('fill', args.ref, '');
       }
       await typeText(tab, args.text, args.slowly);
       if (args.submit) {
@@ -134,8 +108,8 @@ export const inputTools = [
       const tab = await ctx.tab(args.tab);
       if (!(await gateAction(ctx, tab, { action: 'fill', ref: args.ref }, out))) return;
       const r = await tab.call('fill', args.ref, args.value);
-      if (!r.ok) refError(args.ref, r);
       report(out, tab, `Filled ${args.ref} (${r.kind}).`);
+      if (r.note) out.page(`note on ${args.ref}`, r.note);
     },
   }),
   defineTool({

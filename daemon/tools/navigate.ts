@@ -4,7 +4,8 @@ import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
-import { afterAction } from '../browser/tab.js';
+import { goHistory, reload } from '../browser/history.js';
+import { inline } from './response.js';
 
 export const navigationTools = [
   defineTool({
@@ -23,7 +24,7 @@ export const navigationTools = [
       if (!checked.ok) throw new BrowserdError(checked.code as any, checked.message, { next: 'Use an http(s) address.' });
       const tab = await ctx.tab(args.tab);
       await tab.navigate(url, args.timeoutMs);
-      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${tab.url}.`);
+      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${inline(tab.url)}.`);
       const title = await tab.title();
       if (title) out.page(`title of ${tab.id}`, title);
     },
@@ -36,22 +37,10 @@ export const navigationTools = [
     effect: 'read',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      if (args.action === 'reload') {
-        const loaded = tab.waitForLoad();
-        await tab.send('Page.reload', {});
-        await loaded.catch(() => undefined);
-      } else {
-        const h = await tab.send('Page.getNavigationHistory', {});
-        const idx = h.currentIndex + (args.action === 'back' ? -1 : 1);
-        const entry = h.entries[idx];
-        if (!entry) throw new BrowserdError('action_failed', `there is no page to go ${args.action} to`, { next: 'Use browser_navigate instead.' });
-        const mark = tab.mark();
-        await tab.send('Page.navigateToHistoryEntry', { entryId: entry.id });
-        // A same-document entry starts no load: afterAction then only waits for network quiet.
-        await afterAction(tab, mark, 200);
-      }
+      if (args.action === 'reload') await reload(tab);
+      else await goHistory(tab, args.action);
       await tab.settle();
-      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${tab.url}.`);
+      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${inline(tab.url)}.`);
     },
   }),
   defineTool({
@@ -81,7 +70,8 @@ export const navigationTools = [
       for (;;) {
         if (ctx.signal.aborted) throw new BrowserdError('timeout', 'cancelled', { next: 'Retry.' });
         const ok = await tab.call('check', { text: args.text, selector: args.selector, gone: args.gone }).catch((e) => {
-          if (e instanceof BrowserdError && /selector/i.test(e.message)) throw new BrowserdError('validation_error', `bad CSS selector: ${args.selector}`, { next: 'Fix the selector.' });
+          // A bad selector stays bad; anything else (the page navigating under us) is worth another look.
+          if (e instanceof BrowserdError && e.code === 'validation_error') throw e;
           return false;
         });
         if (ok) break;

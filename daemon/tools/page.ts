@@ -4,6 +4,8 @@ import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { gateAction } from '../policy/gate.js';
+import { EVALUATE_DEFAULT_TIMEOUT_MS, evaluateScript } from '../browser/evaluate.js';
+import { printPdf } from '../browser/capture.js';
 
 export const EVALUATE_MAX_CHARS = 12000;
 
@@ -16,22 +18,21 @@ export const pageTools = [
     name: 'browser_evaluate',
     title: 'Run JavaScript',
     description:
-      'Runs a JavaScript expression or IIFE in the page and returns its value: a string as it is, anything else as JSON, cut at 12,000 characters; a promise is awaited. A thrown error is action_failed. In a read tab page network writes stay blocked. Sensitive: refused on a read-only site, needs approval when approvals are on.',
-    input: params({ js: Type.String({ description: 'Expression or IIFE returning a JSON-serialisable value.', minLength: 1, maxLength: 100000 }), tab: TabParam }),
+      'Runs a JavaScript expression or IIFE in the page and returns its value: a string as it is, anything else as JSON, cut at 12,000 characters; a promise is awaited up to timeoutMs (then timeout). A thrown error, or a value that is not JSON (window, a DOM node, a circular object), is action_failed. In a read tab page network writes stay blocked. Sensitive: refused on a read-only site, needs approval when approvals are on.',
+    input: params({
+      js: Type.String({ description: 'Expression or IIFE returning a JSON-serialisable value.', minLength: 1, maxLength: 100000 }),
+      timeoutMs: Type.Optional(Type.Integer({ description: `Give up after this long (ms), 100-120000. Default ${EVALUATE_DEFAULT_TIMEOUT_MS}.`, minimum: 100, maximum: 120000 })),
+      tab: TabParam,
+    }),
     effect: 'sensitive',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       if (!(await gateAction(ctx, tab, { action: 'evaluate' }, out))) return;
-      const r = await tab.send('Runtime.evaluate', { expression: args.js, returnByValue: true, awaitPromise: true, userGesture: true, timeout: 30000 });
-      if (r.exceptionDetails) {
-        const msg = r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text;
-        throw new BrowserdError('action_failed', `the script threw: ${msg}`, { next: 'Fix the script; take a browser_snapshot to see the page.' });
-      }
-      const v = r.result.value;
-      let text = r.result.type === 'undefined' ? 'undefined' : typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+      const r = await evaluateScript(tab, args.js, args.timeoutMs);
+      let text = r.text;
       const cut = text.length > EVALUATE_MAX_CHARS;
       if (cut) text = text.slice(0, EVALUATE_MAX_CHARS);
-      out.set('tab', tab.id).set('truncated', cut).set('type', r.result.type);
+      out.set('tab', tab.id).set('truncated', cut).set('type', r.type);
       out.text(`Result of the script in ${tab.id}${cut ? ` (cut at ${EVALUATE_MAX_CHARS} characters)` : ''}:`);
       out.page(`script result in ${tab.id}`, text);
     },
@@ -82,7 +83,9 @@ export const pageTools = [
       scale: Type.Optional(Type.Number({ description: '0.1-2. Default 1.', minimum: 0.1, maximum: 2 })),
       marginMm: Type.Optional(Type.Number({ description: 'Margin on every side in mm, 0-100. Default 10.', minimum: 0, maximum: 100 })),
       pageRanges: Type.Optional(Type.String({ description: 'Pages to print, e.g. "1-3, 5". Default all.', pattern: '^\\s*\\d+(\\s*-\\s*\\d+)?(\\s*,\\s*\\d+(\\s*-\\s*\\d+)?)*\\s*$' })),
-      name: Type.Optional(Type.String({ description: 'File name ending in .pdf. Default built from host and time.', pattern: '^[A-Za-z0-9_][A-Za-z0-9 ._-]{0,195}\\.pdf$' })),
+      // The file store's own rule (storage/files.ts: no "..", no leading dot or separator), so a name the schema lets
+      // through is one the store takes.
+      name: Type.Optional(Type.String({ description: 'File name ending in .pdf: letters, digits, space, dot, dash, underscore; no "..". Default built from host and time.', pattern: '^(?!.*\\.\\.)[A-Za-z0-9_][A-Za-z0-9 ._-]{0,195}\\.pdf$' })),
       tab: TabParam,
     }),
     effect: 'read',
@@ -91,21 +94,23 @@ export const pageTools = [
       const tab = await ctx.tab(args.tab);
       const paper = PAPER[args.paper ?? 'a4'];
       const m = (args.marginMm ?? 10) / 25.4;
-      const r = await tab.send('Page.printToPDF', {
+      if (args.name !== undefined && !ctx.env.files.validName(args.name)) {
+        throw new BrowserdError('validation_error', `"${args.name}" is not a file name the file store takes`, { next: 'Use letters, digits, space, dot, dash and underscore, no "..", ending in .pdf (e.g. "report.pdf").' });
+      }
+      const pdf = await printPdf(tab, {
         landscape: !!args.landscape,
         printBackground: args.background ?? true,
         scale: args.scale ?? 1,
         paperWidth: paper.w,
         paperHeight: paper.h,
-        marginTop: m, marginBottom: m, marginLeft: m, marginRight: m,
+        margin: m,
         pageRanges: args.pageRanges ?? '',
-      }).catch((e) => {
-        throw new BrowserdError('validation_error', `the PDF could not be made: ${e.message}`, { next: 'Check pageRanges against the page count.' });
       });
       let host = 'page';
       try { host = new URL(tab.url).hostname || 'page'; } catch { /* about:blank */ }
-      const name = args.name ?? `${host.replace(/[^A-Za-z0-9.-]/g, '_')}-${new Date().toISOString().replace(/[:.]/g, '-')}.pdf`;
-      const info = ctx.env.files.write(ctx.user.id, name, Buffer.from(r.data, 'base64'));
+      // Hosts may hold ".." only as a mistake; squeeze runs of dots so the default name is always one the store takes.
+      const name = args.name ?? `${host.replace(/[^A-Za-z0-9.-]/g, '_').replace(/\.{2,}/g, '.')}-${new Date().toISOString().replace(/[:.]/g, '-')}.pdf`;
+      const info = ctx.env.files.write(ctx.user.id, name, pdf);
       const url = `/v1/files/${encodeURIComponent(name)}`;
       out.set('tab', tab.id).set('file', { ...info, url });
       out.text(`Saved ${name} (${info.size} bytes). Fetch it with GET ${url} and your bearer token.`);

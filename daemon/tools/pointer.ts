@@ -5,25 +5,17 @@ import { params, RefParam, TabParam, StringEnum } from '../../protocol/params.js
 import { BrowserdError } from '../../protocol/errors.js';
 import { afterAction, type Tab } from '../browser/tab.js';
 import { mouseMove } from '../browser/input.js';
+import { drag, wheel as wheelAt } from '../browser/gestures.js';
+import { viewportSize } from '../browser/layout.js';
 import { pointForRef } from './input.js';
 import { writeSnapshot } from './snapshot.js';
 import { gateAction } from '../policy/gate.js';
-
-async function viewportSize(tab: Tab) {
-  const m = await tab.send('Page.getLayoutMetrics', {});
-  return { width: m.cssLayoutViewport.clientWidth, height: m.cssLayoutViewport.clientHeight };
-}
 
 async function inViewport(tab: Tab, x: number, y: number, which: string) {
   const v = await viewportSize(tab);
   if (x < 0 || y < 0 || x >= v.width || y >= v.height) {
     throw new BrowserdError('validation_error', `the ${which} point (${x}, ${y}) is outside the viewport (${v.width}x${v.height})`, { next: 'Scroll so both ends are visible, or use refs.' });
   }
-}
-
-function stateOf(r: { x: number; y: number; maxX: number; maxY: number } | { error: string; message: string }) {
-  if ('error' in r) throw new BrowserdError('stale_ref', r.message, { next: 'Take a new browser_snapshot.' });
-  return r;
 }
 
 export const pointerTools = [
@@ -75,14 +67,7 @@ export const pointerTools = [
       await inViewport(tab, start.x, start.y, 'start');
       await inViewport(tab, to.x, to.y, 'end');
       const steps = args.steps ?? 16;
-      await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: start.x, y: start.y });
-      await tab.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: start.x, y: start.y, button: 'left', buttons: 1, clickCount: 1 });
-      for (let i = 1; i <= steps; i++) {
-        const x = start.x + ((to.x - start.x) * i) / steps;
-        const y = start.y + ((to.y - start.y) * i) / steps;
-        await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'left', buttons: 1 });
-      }
-      await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1 });
+      await drag(tab, start, to, steps);
       await afterAction(tab, mark);
       out.set('tab', tab.id).text(`Dragged from (${Math.round(start.x)}, ${Math.round(start.y)}) to (${Math.round(to.x)}, ${Math.round(to.y)}) in ${steps} steps.`);
     },
@@ -106,10 +91,10 @@ export const pointerTools = [
       const mark = tab.mark();
       if (args.toRef) {
         await pointForRef(tab, args.toRef).catch((e) => {
-          if (e instanceof BrowserdError && e.code === 'refused' && /covered/.test(e.message)) return undefined; // in view, just covered
+          if (e instanceof BrowserdError && e.code === 'refused' && e.details?.reason === 'covered') return undefined; // in view, just covered
           throw e;
         });
-        const s = stateOf(await tab.call('scrollState'));
+        const s = await tab.call('scrollState');
         out.set('tab', tab.id).set('scroll', s).text(`${args.toRef} is in view; page scrolled to y=${Math.round(s.y)}.`);
         return;
       }
@@ -118,22 +103,22 @@ export const pointerTools = [
       // A wheel event is acknowledged before the compositor has applied the scroll: wait until the position
       // moves (or cannot: already at the edge), bounded, so the position we report is the real one.
       const wheel = async (dx: number, dy: number) => {
-        const before = stateOf(await tab.call('scrollState', args.ref));
-        await tab.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x: at.x, y: at.y, deltaX: dx, deltaY: dy });
+        const before = await tab.call('scrollState', args.ref);
+        await wheelAt(tab, at, dx, dy);
         const atEdge = (dy > 0 && before.y >= before.maxY - 1) || (dy < 0 && before.y <= 0) || (dx > 0 && before.x >= before.maxX - 1) || (dx < 0 && before.x <= 0);
         for (let i = 0; i < 50 && !atEdge; i++) {
-          const now = stateOf(await tab.call('scrollState', args.ref));
+          const now = await tab.call('scrollState', args.ref);
           if (now.x !== before.x || now.y !== before.y) break;
           await new Promise((r) => setTimeout(r, 20));
         }
       };
       if (args.to) {
-        let last = stateOf(await tab.call('scrollState', args.ref));
+        let last = await tab.call('scrollState', args.ref);
         for (let i = 0; i < 50; i++) {
           const step = tab.mark();
           await wheel(0, args.to === 'end' ? Math.max(v.height, last.maxY - last.y) : -Math.max(v.height, last.y));
           await afterAction(tab, step);
-          const now = stateOf(await tab.call('scrollState', args.ref));
+          const now = await tab.call('scrollState', args.ref);
           const done = args.to === 'end' ? now.y >= now.maxY - 1 && now.maxY === last.maxY : now.y <= 0;
           last = now;
           if (done) break;
@@ -147,7 +132,7 @@ export const pointerTools = [
       const dy = dir === 'down' ? amount : dir === 'up' ? -amount : 0;
       await wheel(dx, dy);
       await afterAction(tab, mark);
-      const s = stateOf(await tab.call('scrollState', args.ref));
+      const s = await tab.call('scrollState', args.ref);
       out.set('tab', tab.id).set('scroll', s).text(`Scrolled ${args.ref ?? 'the page'} ${dir} by ${amount}px; now at x=${Math.round(s.x)}, y=${Math.round(s.y)} of ${Math.round(s.maxY)}.`);
     },
   }),

@@ -59,7 +59,6 @@ export const queryTools = [
       const tab = await ctx.tab(args.tab);
       const limit = args.limit ?? 50;
       const r = await tab.call('query', { css: args.css, xpath: args.xpath, text: args.text, regex: args.regex, flags: args.flags, attr: args.attr, limit, scope: args.scope, includeHidden: args.includeHidden });
-      if (r.error) throw new BrowserdError('validation_error', r.error, { next: 'Fix the selector or expression.' });
       out.set('tab', tab.id).set('matches', r.matches).set('total', r.total).set('more', r.total > r.matches.length);
       out.text(`${r.total} match(es) in ${tab.id}${r.total > r.matches.length ? `; showing the first ${r.matches.length} (raise limit, up to ${QUERY_MAX_LIMIT}, or narrow with scope)` : ''}.`);
       if (r.matches.length) {
@@ -79,13 +78,10 @@ export const queryTools = [
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       const r = await tab.call('similar', { ref: args.ref, limit: args.limit ?? 100, includeHidden: args.includeHidden });
-      if (r.error) {
-        if (/stale|not in the current page/i.test(r.error)) throw new BrowserdError('stale_ref', r.error, { next: 'Take a new browser_snapshot.' });
-        throw new BrowserdError('action_failed', r.error, { next: 'Pick an element inside one repeated item.' });
-      }
       out.set('tab', tab.id).set('items', r.items).set('total', r.total).set('itemLocator', r.itemLocator);
-      out.text(`${r.total} similar item(s) (${r.itemLocator})${r.total > r.items.length ? `, showing ${r.items.length}` : ''}.`);
-      out.page(`similar items in ${tab.id}`, r.items.map((it, i) => `${i + 1}. [ref=${it.ref}] ${Object.entries(it.fields).map(([k, v]) => `${k}: ${v}`).join(' | ') || it.text}`).join('\n'));
+      // The item locator is built from the page's class names: page text, so it goes inside the fence.
+      out.text(`${r.total} similar item(s)${r.total > r.items.length ? `, showing ${r.items.length}` : ''}; the first fenced line is their locator.`);
+      out.page(`similar items in ${tab.id}`, `item locator: ${r.itemLocator}\n` + r.items.map((it, i) => `${i + 1}. [ref=${it.ref}] ${Object.entries(it.fields).map(([k, v]) => `${k}: ${v}`).join(' | ') || it.text}`).join('\n'));
     },
   }),
 ];

@@ -10,6 +10,7 @@ import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
 import { htmlToMarkdown, bestPassages } from '../read/index.js';
 import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from './context.js';
+import { inline } from './response.js';
 
 export const READ_MAX_URLS = 50;
 /** Scratch tabs read in parallel: enough to hide latency, few enough for a 2-core host. */
@@ -95,11 +96,11 @@ export const readPageTools = [
       out.text(`Read ${readings.filter((r) => r.ok).length} of ${readings.length} page(s)${args.query ? `, best passages for the query` : ''}:`);
       readings.forEach((r, i) => {
         if (!r.ok) {
-          out.text(`${i + 1}. ${r.url} — failed: ${r.error}`);
+          out.text(`${i + 1}. ${inline(r.url)} — failed: ${inline(r.error ?? '')}`);
           return;
         }
         const body = r.passages ? r.passages.map((p) => `${p.headingPath.length ? `§ ${p.headingPath.join(' › ')}\n` : ''}${p.text}`).join('\n\n---\n\n') : r.markdown!;
-        out.text(`${i + 1}. ${r.url}`);
+        out.text(`${i + 1}. ${inline(r.url)}`);
         out.page(`page ${i + 1}: ${r.url}`, `# ${r.title ?? ''}\n\n${body}`);
       });
     },

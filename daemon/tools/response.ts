@@ -33,6 +33,22 @@ export function neutraliseFences(text: string): string {
   return text.replace(/<<</g, '‹‹‹').replace(/>>>/g, '›››');
 }
 
+/** Longest page-controlled string shown on a trusted line; the structured result keeps the whole value. */
+const INLINE_MAX = 2000;
+
+/**
+ * A page-controlled string (a URL, a locator built from class names, a description of an element) placed on a
+ * trusted line outside the fence: it can carry no fence marker and no line break, so it cannot end our line
+ * and start an instruction of its own. Breaks and other control characters are shown escaped (\n, \u2028).
+ */
+export function inline(text: string): string {
+  const escaped = text.replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]/g, (c) =>
+    c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+  const cut = escaped.length > INLINE_MAX ? `${escaped.slice(0, INLINE_MAX)}…` : escaped;
+  return neutraliseFences(cut);
+}
+
 export class ResponseBuilder {
   readonly nonce = randomBytes(8).toString('hex');
   private blocks: Block[] = [];
@@ -123,9 +139,10 @@ export class ResponseBuilder {
 }
 
 export function renderErrorMcp(e: BrowserdError): McpContent {
-  const lines = [`Error [${e.code}]: ${e.message}`];
-  if (e.next) lines.push(`Next: ${e.next}`);
-  return { content: [{ type: 'text', text: neutraliseFences(lines.join('\n')) }], isError: true };
+  // A message may quote the page (a covering element, an option text, a URL): each line stays one line.
+  const lines = [`Error [${e.code}]: ${inline(e.message)}`];
+  if (e.next) lines.push(`Next: ${inline(e.next)}`);
+  return { content: [{ type: 'text', text: lines.join('\n') }], isError: true };
 }
 
 export function renderErrorJson(e: BrowserdError): Record<string, unknown> {

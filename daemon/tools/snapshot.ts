@@ -4,14 +4,15 @@ import { defineTool } from './define.js';
 import { IncludeHiddenParam, params, RefParam, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { Tab } from '../browser/tab.js';
-import type { ResponseBuilder } from './response.js';
+import { screenshot, type Clip } from '../browser/capture.js';
+import { inline, type ResponseBuilder } from './response.js';
 
 /** Writes a snapshot of the tab into the response (also used by tools that return one after acting). */
 export async function writeSnapshot(tab: Tab, out: ResponseBuilder, opts: { includeHidden?: boolean; markNewSince?: boolean } = {}) {
   const snap = await tab.call('snapshot', { includeHidden: opts.includeHidden, markNewSince: opts.markNewSince });
   out.set('tab', tab.id).set('url', snap.url).set('refCount', snap.refCount);
   // One short line: the snapshot is the most frequent result, and every character of it is paid for by the model.
-  out.text(`${tab.id} (${tab.mode}) ${snap.url}${opts.markNewSince ? ' — lines marked * are new' : ''}`);
+  out.text(`${tab.id} (${tab.mode}) ${inline(snap.url)}${opts.markNewSince ? ' — lines marked * are new' : ''}`);
   out.page(`snapshot of ${tab.id}`, `title: ${snap.title}\n${snap.text}`);
   if (snap.skippedFrames.length) out.text(`Cross-origin frames not read: ${snap.skippedFrames.length}.`);
   return snap;
@@ -46,29 +47,15 @@ export const snapshotTools = [
       if (args.ref && args.fullPage) throw new BrowserdError('validation_error', 'give ref or fullPage, not both', { next: 'Pick one.' });
       const tab = await ctx.tab(args.tab);
       const format = args.format ?? 'png';
-      let clip: { x: number; y: number; width: number; height: number; scale: number } | undefined;
+      let clip: Clip | undefined;
       if (args.ref) {
-        const r = await tab.call('rectFor', args.ref);
-        if ('error' in r) throw new BrowserdError('stale_ref', r.message, { next: 'Take a new browser_snapshot.' });
-        if (r.width < 1 || r.height < 1) throw new BrowserdError('action_failed', `${args.ref} has no visible size`, { next: 'Screenshot the page instead.' });
-        clip = { x: r.x, y: r.y, width: r.width, height: r.height, scale: 1 };
+        clip = await tab.call('rectFor', args.ref);
+        if (clip.width < 1 || clip.height < 1) throw new BrowserdError('action_failed', `${args.ref} has no visible size`, { next: 'Screenshot the page instead.' });
       }
-      const shot = await tab.send('Page.captureScreenshot', {
-        format,
-        quality: format === 'jpeg' ? args.quality ?? 80 : undefined,
-        captureBeyondViewport: !!args.fullPage,
-        ...(args.fullPage ? { clip: await fullPageClip(tab) } : {}),
-        ...(clip ? { clip } : {}),
-      });
+      const data = await screenshot(tab, { format, quality: args.quality, fullPage: args.fullPage, clip });
       out.set('tab', tab.id).set('url', tab.url);
-      out.image(shot.data, `image/${format}`);
+      out.image(data, `image/${format}`);
       out.text(`Screenshot of ${tab.id}${args.fullPage ? ' (full page)' : ''}.`);
     },
   }),
 ];
-
-async function fullPageClip(tab: Tab) {
-  const m = await tab.send('Page.getLayoutMetrics', {});
-  const s = m.cssContentSize;
-  return { x: 0, y: 0, width: Math.ceil(s.width), height: Math.min(Math.ceil(s.height), 16384), scale: 1 };
-}

@@ -6,8 +6,9 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
 import { NAME } from '../../protocol/ids.js';
 import type { ToolContext } from './context.js';
-import type { ResponseBuilder } from './response.js';
+import { inline, type ResponseBuilder } from './response.js';
 import type { TabRecord } from '../../storage/tabs.js';
+import { bringToFront } from '../browser/layout.js';
 
 export const OpenInput = params({
   url: Type.Optional(Type.String({ description: 'First address. "example.com" means https://example.com. Without it the tab is blank.', maxLength: 8192 })),
@@ -37,7 +38,7 @@ async function openTab(ctx: ToolContext, args: { url?: string; mode?: 'read' | '
   if (tab.record.context) out.set('context', tab.record.context);
   if (tab.record.profile) out.set('profile', tab.record.profile);
   if (tab.record.allowedDomains) out.set('allowedDomains', tab.record.allowedDomains);
-  out.text(`Opened tab ${tab.id} (${tab.mode} mode${tab.record.context ? `, context ${tab.record.context}` : ''}) at ${tab.url}.`);
+  out.text(`Opened tab ${tab.id} (${tab.mode} mode${tab.record.context ? `, context ${tab.record.context}` : ''}) at ${inline(tab.url)}.`);
   if (title) out.page(`title of ${tab.id}`, title);
   out.text('Next: browser_snapshot to see the page with element refs.');
 }
@@ -106,7 +107,7 @@ export const tabTools = [
     effect: 'read',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      await tab.send('Page.bringToFront', {}).catch(() => undefined);
+      await bringToFront(tab);
       await ctx.env.tabs.setDefault(ctx.user.id, tab.id);
       out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is now the default.`);
     },

@@ -43,3 +43,10 @@ t.test('chrome-remote-interface is imported in one module only', async (t) => {
   const importers = ['daemon', 'bin', 'storage', 'protocol'].flatMap(files).filter((f) => imports(f).includes('chrome-remote-interface'));
   t.same(importers, ['daemon/cdp/connection.ts']);
 });
+
+t.test('daemon/tools/ speaks to a tab in verbs (daemon/browser), never in raw CDP', async (t) => {
+  for (const f of files('daemon/tools')) {
+    const src = readFileSync(join(root, f), 'utf8');
+    t.notMatch(src, /\.send(MayFail)?\(/, `${f} sends CDP itself`);
+  }
+});

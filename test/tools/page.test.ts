@@ -197,11 +197,17 @@ t.test('browser_status and the audit log', async (t) => {
   const s = await call(client, 'browser_status');
   t.match(s.text, /User: alice/);
   t.match(s.text, /Browser: running/);
-  await call(client, 'browser_type', { text: 'my-private-words' }).catch(() => undefined);
+  // call() answers errors as results; it never throws, so the outcome is asserted, not caught.
+  const typed = await call(client, 'browser_type', { text: 'my-private-words' });
+  t.notOk(typed.isError, typed.text);
   const audit = await d.rest(token, 'GET', '/v1/audit?limit=500');
   t.equal(audit.status, 200);
   const tools = audit.json.entries.map((e: any) => e.tool);
   for (const n of ['browser_open', 'browser_snapshot', 'browser_click', 'browser_status']) t.ok(tools.includes(n), `${n} audited`);
+  const typeEntry = audit.json.entries.find((e: any) => e.tool === 'browser_type');
+  t.ok(typeEntry, 'the browser_type call is audited');
+  t.equal(typeEntry?.outcome, 'ok');
+  t.same(typeEntry?.args, { text: '[16 chars]' }, 'kept by length only');
   t.notMatch(JSON.stringify(audit.json), /my-private-words/, 'typed text is redacted');
   t.ok(audit.json.entries[0].at >= audit.json.entries.at(-1).at, 'newest first');
 });

@@ -32,8 +32,9 @@ t.test('in a read tab a form POST never reaches the server and is reported', asy
   const r = await call(client, 'browser_click', { ref: refOf(snap, /button "Go"/) });
   t.match(r.text, /Blocked in t\d+ \(read tab\): POST .*\/submit/);
   t.equal(site.writes().length, before, 'no write reached the fixture server');
-  const log = r.raw;
-  t.ok(log);
+  const log = await stack.rest('browser_log');
+  const blocked = log.json.entries.filter((e: { kind: string; method?: string; url?: string }) => e.kind === 'write_blocked' && e.method === 'POST' && /\/submit$/.test(e.url ?? ''));
+  t.equal(blocked.length, 1, 'the tab log records the blocked POST once');
 });
 
 t.test('in a read tab fetch POST, XHR PUT and beacons are aborted; GET works', async (t) => {

@@ -86,11 +86,15 @@ t.test("a page that never answers times out for its user and slows no one else",
   const b = await d.mcp(bob);
   await call(a, 'browser_open', { url: `${site.url}/a` });
   await call(b, 'browser_open', { url: `${site.url}/b` });
-  const slow = call(a, 'browser_navigate', { url: `${site.url}/hang`, timeoutMs: 3000 });
-  const started = Date.now();
+  // Order, not a stopwatch: bob's answer must arrive while alice's navigation is still pending.
+  let slowDone = false;
+  const slow = call(a, 'browser_navigate', { url: `${site.url}/hang`, timeoutMs: 8000 }).finally(() => {
+    slowDone = true;
+  });
+  await site.waitFor((r) => r.path === '/hang');
   const fast = await call(b, 'browser_read_text');
   t.match(fast.text, /Page B/);
-  t.ok(Date.now() - started < 3000, "bob's call did not wait for alice's page");
+  t.equal(slowDone, false, "bob's call answered while alice's page was still hanging");
   const r = await slow;
   t.ok(r.isError);
   t.match(r.text, /timeout/);

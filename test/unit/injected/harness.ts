@@ -16,9 +16,10 @@ import type { AddressInfo } from 'node:net';
 import { launchChromium, type LaunchedChromium } from '../../../daemon/browser/launcher.js';
 import { CdpConnection } from '../../../daemon/cdp/connection.js';
 import { bundleInjected } from '../../../scripts/build-injected.js';
-import type { InjectedApi } from '../../../injected/api.js';
+import type { InjectedAnswer, InjectedApi } from '../../../injected/api.js';
 
 type Api = Omit<InjectedApi, 'version'>;
+type Failure = Extract<InjectedAnswer<unknown>, { ok: false }>;
 type Handler = string | ((req: http.IncomingMessage, res: http.ServerResponse) => void);
 
 export interface Page {
@@ -26,8 +27,12 @@ export interface Page {
   targetId: string;
   /** The isolated world's execution context. */
   contextId: number;
-  /** Calls `__browserd.fn(...args)` in the isolated world and returns the JSON result. */
+  /** Calls `__browserd.fn(...args)` in the isolated world and returns its value; a failure answer rejects. */
   call<K extends keyof Api>(fn: K, ...args: Parameters<Api[K]>): Promise<ReturnType<Api[K]>>;
+  /** The same call, expected to fail: the failure answer ({ok: false, code, message, details}); a value rejects. */
+  fails<K extends keyof Api>(fn: K, ...args: Parameters<Api[K]>): Promise<Failure>;
+  /** The raw answer envelope of a call. */
+  answer<K extends keyof Api>(fn: K, ...args: Parameters<Api[K]>): Promise<InjectedAnswer<ReturnType<Api[K]>>>;
   /** Evaluates an expression in the isolated world (returnByValue). */
   evalWorld<T = unknown>(expression: string): Promise<T>;
   /** Evaluates an expression in the page's main world (returnByValue, promises awaited). */
@@ -111,11 +116,22 @@ export async function startHarness(t: { teardown(fn: () => unknown): void }): Pr
       sessionId,
       targetId,
       contextId: 0,
-      async call(fn, ...args) {
+      async answer(fn, ...args) {
         const expression = `__browserd.${String(fn)}(...${JSON.stringify(args)})`;
         const r = await c.send('Runtime.evaluate', { expression, contextId: p.contextId, returnByValue: true, awaitPromise: true }, sessionId);
-        if (r.exceptionDetails) throw new Error(`${String(fn)} threw: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
+        // The envelope promises the script never throws: an exception here is a defect of the wrapper.
+        if (r.exceptionDetails) throw new Error(`${String(fn)} threw past the envelope: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`);
         return r.result.value;
+      },
+      async call(fn, ...args) {
+        const a = await p.answer(fn, ...args);
+        if (!a.ok) throw Object.assign(new Error(`${String(fn)} failed [${a.code}]: ${a.message}`), { code: a.code, details: a.details });
+        return a.value;
+      },
+      async fails(fn, ...args) {
+        const a = await p.answer(fn, ...args);
+        if (a.ok) throw new Error(`${String(fn)} was expected to fail but answered ${JSON.stringify(a.value)}`);
+        return a;
       },
       async evalWorld(expression) {
         const r = await c.send('Runtime.evaluate', { expression, contextId: p.contextId, returnByValue: true, awaitPromise: true }, sessionId);

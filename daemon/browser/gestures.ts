@@ -1,0 +1,21 @@
+/** Pointer gestures beyond a click (input.ts): a drag in steps and a wheel turn. Points are viewport CSS pixels. */
+import type { Tab } from './tab.js';
+
+type Point = { x: number; y: number };
+
+/** Press at `from`, move in `steps` even steps, release at `to`: what drag-and-drop handlers expect. */
+export async function drag(tab: Tab, from: Point, to: Point, steps: number): Promise<void> {
+  await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: from.x, y: from.y });
+  await tab.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: 'left', buttons: 1, clickCount: 1 });
+  for (let i = 1; i <= steps; i++) {
+    const x = from.x + ((to.x - from.x) * i) / steps;
+    const y = from.y + ((to.y - from.y) * i) / steps;
+    await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'left', buttons: 1 });
+  }
+  await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1 });
+}
+
+/** One wheel event over a point. Acknowledged before the compositor scrolls: callers that need the new position wait for it. */
+export async function wheel(tab: Tab, at: Point, dx: number, dy: number): Promise<void> {
+  await tab.send('Input.dispatchMouseEvent', { type: 'mouseWheel', x: at.x, y: at.y, deltaX: dx, deltaY: dy });
+}
