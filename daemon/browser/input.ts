@@ -43,13 +43,17 @@ export async function pressKey(tab: Tab, key: KeyDef, modifiers: string[] = []) 
 
 export { modifierMask };
 
-/** Types text into the focused element: insertText for speed, or key by key when the page listens to keys. */
-export async function typeText(tab: Tab, text: string, slowly = false) {
+/**
+ * Types text into the focused element: insertText for speed, or key by key when the page listens to keys.
+ * Key by key stops between keys once `signal` aborts (the caller gave up), throwing `onAbort()`.
+ */
+export async function typeText(tab: Tab, text: string, slowly = false, signal?: AbortSignal, onAbort: () => Error = () => new Error('typing was cancelled')) {
   if (!slowly) {
     await tab.send('Input.insertText', { text });
     return;
   }
   for (const ch of text) {
+    if (signal?.aborted) throw onAbort();
     const k = ch === '\n' ? resolveKey('Enter')! : resolveKey(ch)!;
     await pressKey(tab, k);
   }

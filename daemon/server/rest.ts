@@ -2,11 +2,9 @@
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { callTool } from '../tools/dispatch.js';
-import { allTools } from '../tools/registry.js';
-import { toJsonSchema } from '../tools/schema.js';
+import { allTools, listProfiles, toJsonSchema } from '../tools/registry.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { readJson, send, sendError, sendJson, type Req } from './http.js';
-import { listProfiles } from '../tools/spaces.js';
 
 type Handler = (r: Req, user: UserRecord, params: string[]) => Promise<void>;
 

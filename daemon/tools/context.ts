@@ -14,6 +14,10 @@ const tabLocks = new KeyedLock();
 
 export class ToolContext {
   private releases: (() => void)[] = [];
+  /** Tabs already resolved and locked in this call, by id: asking again (pipeline, then handler) is free. */
+  private resolved = new Map<string, Tab>();
+  /** The tab the call's default (no id) resolved to: the same one for the rest of the call. */
+  private defaultTab?: Tab;
   /** Tabs this call touched, for the audit entry and for write-log reporting. */
   readonly touched: Tab[] = [];
   /** Each touched tab's write-log position when the call reached it: what came after is this call's doing. */
@@ -31,9 +35,15 @@ export class ToolContext {
     return this.env.pool.get(this.user.id, profile);
   }
 
-  /** Resolves a tab id (default: the user's most recent / focused tab), locks it for this call. */
+  /**
+   * Resolves a tab id (default: the user's most recent / focused tab, fixed for the call once resolved) and
+   * locks it for the rest of this call. Asking again for the same tab returns it without locking twice.
+   */
   async tab(id?: string): Promise<Tab> {
+    if (id === undefined && this.defaultTab) return this.defaultTab;
     const tabId = id ?? this.defaultTabId();
+    const known = tabId ? this.resolved.get(tabId) : undefined;
+    if (known) return known;
     if (!tabId) throw new BrowserdError('not_found', 'there is no open tab', { next: 'Open one with browser_open.' });
     const parsed = parseTabId(tabId);
     if (!parsed) throw new BrowserdError('validation_error', `"${tabId}" is not a tab id (t1, t2, or <profile>/t1)`, { next: 'List your tabs with browser_tabs.' });
@@ -44,6 +54,8 @@ export class ToolContext {
     this.releases.push(release);
     const inst = await this.browser(parsed.profile);
     const tab = await inst.getTab(tabId);
+    this.resolved.set(tabId, tab);
+    if (id === undefined) this.defaultTab = tab;
     this.touch(tab);
     return tab;
   }

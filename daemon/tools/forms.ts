@@ -8,7 +8,6 @@ import { params, RefParam, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { REF } from '../../protocol/ids.js';
 import { elementObjectId } from '../browser/tab.js';
-import { gateAction } from '../policy/gate.js';
 import { refError } from './input.js';
 
 export const UPLOAD_MAX_BYTES = 15 * 1024 * 1024;
@@ -23,21 +22,14 @@ export const formTools = [
       tab: TabParam,
     }),
     effect: 'write',
+    touches: [{ kind: 'fill_many', fields: 'fields' }],
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       const filled: string[] = [];
       const failed: { ref: string; reason: string }[] = [];
+      // The pipeline gated every field before any was filled; a field that cannot be filled is reported and the
+      // rest go on.
       for (const [ref, value] of Object.entries(args.fields)) {
-        // A policy refusal stops the whole form; a field that cannot be filled is reported and the rest go on.
-        const allowed = await gateAction(ctx, tab, { action: 'fill', ref }, out).catch((e) => {
-          if (e instanceof BrowserdError && (e.code === 'stale_ref' || e.code === 'action_failed')) return e;
-          throw e;
-        });
-        if (allowed === false) return;
-        if (allowed instanceof BrowserdError) {
-          failed.push({ ref, reason: allowed.message });
-          continue;
-        }
         const r = await tab.call('fill', ref, value).catch((e: Error) => ({ ok: false, message: e.message }));
         if (r.ok) filled.push(ref);
         else failed.push({ ref, reason: r.message ?? 'failed' });
@@ -53,9 +45,9 @@ export const formTools = [
     description: 'Selects one or more options of a <select> by visible text or value (several for a multiple select); the others are unselected.',
     input: params({ ref: RefParam(), values: Type.Array(Type.String({ maxLength: 1000 }), { description: 'Option texts or values.', minItems: 1, maxItems: 500 }), tab: TabParam }),
     effect: 'write',
+    touches: [{ kind: 'fill', ref: 'ref' }],
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      if (!(await gateAction(ctx, tab, { action: 'fill', ref: args.ref }, out))) return;
       const r = await tab.call('selectOptions', args.ref, args.values);
       if (!r.ok) refError(args.ref, r);
       out.set('tab', tab.id).set('selected', r.selected ?? []).text(`Selected in ${args.ref}:`);
@@ -74,6 +66,7 @@ export const formTools = [
       tab: TabParam,
     }),
     effect: 'write',
+    touches: [{ kind: 'file', ref: 'ref' }],
     async handle(ctx, args, out) {
       if (!!args.file === !!args.base64) throw new BrowserdError('validation_error', 'give file, or base64 with name', { next: 'Pass one source.' });
       if (args.base64 && !args.name) throw new BrowserdError('validation_error', 'inline content needs a name', { next: 'Pass name, e.g. "report.csv".' });

@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { gateAction } from '../policy/gate.js';
 
 export const EVALUATE_MAX_CHARS = 12000;
 
@@ -19,9 +18,9 @@ export const pageTools = [
       'Runs a JavaScript expression or IIFE in the page and returns its value: a string as it is, anything else as JSON, cut at 12,000 characters; a promise is awaited. A thrown error is action_failed. In a read tab page network writes stay blocked. Sensitive: refused on a read-only site, needs approval when approvals are on.',
     input: params({ js: Type.String({ description: 'Expression or IIFE returning a JSON-serialisable value.', minLength: 1, maxLength: 100000 }), tab: TabParam }),
     effect: 'sensitive',
+    touches: [{ kind: 'script' }],
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      if (!(await gateAction(ctx, tab, { action: 'evaluate' }, out))) return;
       const r = await tab.send('Runtime.evaluate', { expression: args.js, returnByValue: true, awaitPromise: true, userGesture: true, timeout: 30000 });
       if (r.exceptionDetails) {
         const msg = r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text;
@@ -64,9 +63,9 @@ export const pageTools = [
     input: params({ tab: TabParam }),
     effect: 'sensitive',
     openWorld: false,
+    touches: [{ kind: 'confirm' }],
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      if (!(await gateAction(ctx, tab, { action: 'allow_confirm' }, out))) return;
       tab.allowNextConfirm();
       out.set('tab', tab.id).text(`The next confirm()/prompt() in ${tab.id} will be answered YES; later ones NO again.`);
     },

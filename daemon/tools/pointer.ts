@@ -7,7 +7,6 @@ import { afterAction, type Tab } from '../browser/tab.js';
 import { mouseMove } from '../browser/input.js';
 import { pointForRef } from './input.js';
 import { writeSnapshot } from './snapshot.js';
-import { gateAction } from '../policy/gate.js';
 
 async function viewportSize(tab: Tab) {
   const m = await tab.send('Page.getLayoutMetrics', {});
@@ -60,6 +59,7 @@ export const pointerTools = [
       tab: TabParam,
     }),
     effect: 'write',
+    touches: [{ kind: 'drop', ref: 'toRef', point: ['toX', 'toY'] }],
     async handle(ctx, args, out) {
       const fromPoint = args.fromX !== undefined || args.fromY !== undefined;
       const toPoint = args.toX !== undefined || args.toY !== undefined;
@@ -67,7 +67,6 @@ export const pointerTools = [
       if (!!args.toRef === toPoint || (toPoint && (args.toX === undefined || args.toY === undefined))) throw new BrowserdError('validation_error', 'give toRef, or toX and toY', { next: 'Pass one end.' });
       const tab = await ctx.tab(args.tab);
       const mark = tab.mark();
-      if (!(await gateAction(ctx, tab, { action: 'drag', ref: args.toRef }, out))) return;
       const from = args.fromRef ? await pointForRef(tab, args.fromRef) : { x: args.fromX!, y: args.fromY! };
       // Resolving the target may scroll; resolve the start again afterwards so both points are current.
       const to = args.toRef ? await pointForRef(tab, args.toRef) : { x: args.toX!, y: args.toY! };
