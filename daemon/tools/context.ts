@@ -6,6 +6,7 @@ import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { BrowserInstance } from '../browser/instance.js';
 import type { Tab } from '../browser/tab.js';
+import type { PointResult } from '../../injected/api.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseTabId } from '../../protocol/ids.js';
 import { KeyedLock } from './lock.js';
@@ -18,6 +19,8 @@ export class ToolContext {
   private resolved = new Map<string, Tab>();
   /** The tab the call's default (no id) resolved to: the same one for the rest of the call. */
   private defaultTab?: Tab;
+  /** Click points asked for while the gate looked at the element, by ref: each is used once, by the click. */
+  private pointsAhead = new Map<string, Promise<PointResult | undefined>>();
   /** Tabs this call touched, for the audit entry and for write-log reporting. */
   readonly touched: Tab[] = [];
   /** Each touched tab's write-log position when the call reached it: what came after is this call's doing. */
@@ -66,6 +69,22 @@ export class ToolContext {
       this.touched.push(tab);
       this.logMarks.set(tab, tab.writeLog.count);
     }
+  }
+
+  /**
+   * Asks the page where a click on `ref` would land, now, alongside the gate's look at the element: the two
+   * questions share one round trip instead of two. Asking has no effect beyond scrolling the element into
+   * view, so it is harmless when the gate then refuses the click.
+   */
+  askPointAhead(tab: Tab, ref: string) {
+    this.pointsAhead.set(ref, tab.call('pointFor', ref).catch(() => undefined));
+  }
+
+  /** The point asked for ahead (once), or undefined when there is none and the caller must ask itself. */
+  takePointAhead(ref: string): Promise<PointResult | undefined> | undefined {
+    const p = this.pointsAhead.get(ref);
+    this.pointsAhead.delete(ref);
+    return p;
   }
 
   defaultTabId(): string | undefined {

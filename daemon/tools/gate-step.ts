@@ -19,15 +19,19 @@ export async function gateTouches(ctx: ToolContext, tab: Tab, touches: readonly 
   let approval: ApprovalNeeded | undefined;
   // Every action is gated even after one needs approval: a refusal outranks a question to the user.
   for (const touch of touches) {
-    for (const action of await actionsOf(tab, touch, args)) approval = gateAction(page, action) ?? approval;
+    for (const action of await actionsOf(ctx, tab, touch, args)) approval = gateAction(page, action) ?? approval;
   }
   return approval;
 }
 
-async function actionsOf(tab: Tab, touch: Touch, args: Args): Promise<GatedAction[]> {
+async function actionsOf(ctx: ToolContext, tab: Tab, touch: Touch, args: Args): Promise<GatedAction[]> {
   switch (touch.kind) {
-    case 'click':
+    case 'click': {
+      // The click will need the element's point: ask in the same round trip as the gate's element lookup.
+      const ref = str(args, touch.ref);
+      if (ref) ctx.askPointAhead(tab, ref);
       return [await onTarget(tab, 'click', touch.ref, touch.point, args)];
+    }
     case 'drop':
       return [await onTarget(tab, 'drag', touch.ref, touch.point, args)];
     case 'fill':

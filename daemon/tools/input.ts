@@ -6,13 +6,15 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { afterAction, type Tab } from '../browser/tab.js';
 import { mouseClick, pressKey, typeText } from '../browser/input.js';
 import { parseChord } from '../browser/keys.js';
+import type { PointResult } from '../../injected/api.js';
+import type { ToolContext } from './context.js';
 
 /** Key-by-key typing costs a few CDP round trips a character: more than this is a mistake or an attack. */
 export const SLOW_TYPE_MAX_CHARS = 5000;
 
 /** Resolves a ref to a clickable point or refuses with the reason (covered, disabled, hidden, stale). */
-export async function pointForRef(tab: Tab, ref: string): Promise<{ x: number; y: number }> {
-  const p = await tab.call('pointFor', ref);
+export async function pointForRef(tab: Tab, ref: string, ahead?: Promise<PointResult | undefined>): Promise<{ x: number; y: number }> {
+  const p = (ahead && (await ahead)) || (await tab.call('pointFor', ref));
   if (p.ok && p.x !== undefined && p.y !== undefined) return { x: p.x, y: p.y };
   switch (p.reason) {
     case 'stale_ref':
@@ -44,13 +46,14 @@ function report(out: { set(k: string, v: unknown): unknown; text(s: string): unk
   out.text(`${what} Tab ${tab.id} is at ${tab.url}.`);
 }
 
-/** Clicks a ref that the pipeline has already put through the policy gate. */
-async function clickRef(tab: Tab, ref: string, mode: 'mouse' | 'dom', opts: { button?: 'left' | 'right' | 'middle'; clickCount?: number }) {
+/** Clicks a ref that the pipeline has already put through the policy gate (which asked for its point). */
+async function clickRef(ctx: ToolContext, tab: Tab, ref: string, mode: 'mouse' | 'dom', opts: { button?: 'left' | 'right' | 'middle'; clickCount?: number }) {
+  const ahead = ctx.takePointAhead(ref);
   if (mode === 'dom') {
     const r = await tab.call('clickDom', ref);
     if (!r.ok) refError(ref, r);
   } else {
-    const { x, y } = await pointForRef(tab, ref);
+    const { x, y } = await pointForRef(tab, ref, ahead);
     await mouseClick(tab, x, y, opts);
   }
 }
@@ -80,7 +83,7 @@ export const inputTools = [
       const tab = await ctx.tab(args.tab);
       const mark = tab.mark();
       const opts = { button: args.button, clickCount: args.doubleClick ? 2 : 1 };
-      if (args.ref) await clickRef(tab, args.ref, args.mode ?? 'mouse', opts);
+      if (args.ref) await clickRef(ctx, tab, args.ref, args.mode ?? 'mouse', opts);
       else await mouseClick(tab, args.x!, args.y!, opts);
       await afterAction(tab, mark);
       report(out, tab, `Clicked ${args.ref ?? `(${args.x}, ${args.y})`}.`);
