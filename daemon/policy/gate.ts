@@ -19,6 +19,8 @@ export interface GatedAction {
   /** The ref (or a short description such as "the focused element") the action lands on, for messages. */
   target?: string;
   element?: SensitiveElement;
+  /** Aimed at a viewport point, not an element: the classifier cannot tell what is there. */
+  atPoint?: boolean;
 }
 
 /** The page the actions land on and the user's settings that apply to it. */
@@ -64,6 +66,12 @@ export function gateAction(page: GatedPage, a: GatedAction): ApprovalNeeded | un
   }
   const verdict = classify(page, a);
   const what = a.action.replace('_', ' ');
+  if (access === 'read_only' && a.atPoint && !a.element) {
+    // What lies under a point is not known here, so it cannot be judged harmless: only refs are.
+    throw new BrowserdError('site_read_only', `${hostOf(page.url)} is read-only by the user's policy: a ${what} at a point cannot be checked there, so it is refused`, {
+      next: 'Use a ref from browser_snapshot, so the element can be checked. If that is refused too, report it to the user.',
+    });
+  }
   if (access === 'read_only' && (verdict.sensitive || ALWAYS_WRITES.has(a.action) || isSubmitLike(a))) {
     throw new BrowserdError('site_read_only', `${hostOf(page.url)} is read-only by the user's policy: this ${what} is refused${verdict.classes.length ? ` (${verdict.classes.join(', ')})` : ''}`, {
       next: 'Report this to the user. Do not try another way (another tab, a script, a different element).',

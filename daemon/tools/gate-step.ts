@@ -57,7 +57,8 @@ async function onTarget(tab: Tab, action: GatedAction['action'], refArg: string 
   if (ref) return { action, target: ref, element: await elementOf(tab, ref) };
   const x = point && args[point[0]];
   const y = point && args[point[1]];
-  return { action, target: typeof x === 'number' && typeof y === 'number' ? `(${x}, ${y})` : undefined };
+  if (typeof x === 'number' && typeof y === 'number') return { action, target: `(${x}, ${y})`, atPoint: true };
+  return { action };
 }
 
 /** An action on the element in a ref argument, or on the element that has focus (where keys and text go). */

@@ -88,9 +88,11 @@ t.test('a read-only site: typing a card number is refused like filling it, by re
 });
 
 t.test('a read-only site: fill_form, select_options, upload and a drop on "Pay now" meet the same gate', async (t) => {
+  const { c, tab, snap } = await openPay(alice, 'act');
+  const at = await call(c, 'browser_evaluate', { tab, js: `JSON.stringify((r => ({ x: r.left + r.width / 2, y: r.top + r.height / 2 }))([...document.querySelectorAll('button')].find(b => b.textContent === 'Pay now').getBoundingClientRect()))` });
+  const payAt = JSON.parse(/\{"x":[^}]*\}/.exec(at.text)![0]);
   await d.daemon.env.policies.upsert('alice', { pattern: 'a.test', access: 'read_only' });
   t.teardown(() => d.daemon.env.policies.remove('alice', 'a.test'));
-  const { c, tab, snap } = await openPay(alice, 'act');
   const card = refOf(snap, /textbox "Card number"/);
   const search = refOf(snap, /textbox "Search"/);
 
@@ -106,6 +108,11 @@ t.test('a read-only site: fill_form, select_options, upload and a drop on "Pay n
 
   const drag = await call(c, 'browser_drag', { tab, fromX: 20, fromY: 250, toRef: refOf(snap, /button "Pay now"/) });
   t.equal(errorCode(drag.text), 'site_read_only', `a drop on "Pay now" is refused: ${drag.text}`);
+
+  const point = await call(c, 'browser_click', { tab, x: payAt.x, y: payAt.y });
+  t.equal(errorCode(point.text), 'site_read_only', `a click at "Pay now"'s point is refused (what is there cannot be judged): ${point.text}`);
+  const dropAt = await call(c, 'browser_drag', { tab, fromX: 20, fromY: 250, toX: payAt.x, toY: payAt.y });
+  t.equal(errorCode(dropAt.text), 'site_read_only', 'so is a drop there');
 
   const dom = await call(c, 'browser_click', { tab, ref: refOf(snap, /button "Pay now"/), mode: 'dom' });
   t.equal(errorCode(dom.text), 'site_read_only', 'dom click');
