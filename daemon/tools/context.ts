@@ -33,6 +33,14 @@ export class ToolContext {
     readonly via: 'mcp' | 'rest' | 'cli' | 'internal',
   ) {}
 
+  /**
+   * Throws once the caller has given up (MCP cancel, closed HTTP request): long loops call it between steps so
+   * a tool's work stops with its call instead of running on unseen.
+   */
+  checkCancelled() {
+    if (this.signal.aborted) throw cancelledError();
+  }
+
   /** The user's browser (or a named profile's), started if needed. */
   browser(profile?: string): Promise<BrowserInstance> {
     return this.env.pool.get(this.user.id, profile);
@@ -97,4 +105,8 @@ export class ToolContext {
   release() {
     for (const r of this.releases.splice(0).reverse()) r();
   }
+}
+
+export function cancelledError(): BrowserdError {
+  return new BrowserdError('timeout', 'the call was cancelled: the caller gave up before it finished', { next: 'Call again if it is still wanted; do less in one call.' });
 }

@@ -36,7 +36,10 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
     if (tooDeep) throw new BrowserdError('validation_error', `${name} arguments are nested more than ${MAX_ARGS_DEPTH} levels deep`, { next: "Pass the arguments the tool's input schema describes (tools/list)." });
     args = validateArgs(name, tool.input, rawArgs);
     if (tool.needsBrowser !== false && env.pool.wouldExceed(user.id, profileOf(args))) throw env.pool.capacityError();
-    if (await gate(ctx, tool, args, out)) await tool.handle(ctx, args as never, out);
+    if (await gate(ctx, tool, args, out)) {
+      ctx.checkCancelled();
+      await tool.handle(ctx, args as never, out);
+    }
     reportWrites(ctx, out);
     outcome = { ok: true, out };
   } catch (e) {

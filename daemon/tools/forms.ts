@@ -30,6 +30,7 @@ export const formTools = [
       // The pipeline gated every field before any was filled; a field that cannot be filled is reported and the
       // rest go on.
       for (const [ref, value] of Object.entries(args.fields)) {
+        ctx.checkCancelled();
         const r = await tab.call('fill', ref, value).catch((e: Error) => ({ ok: false, message: e.message }));
         if (r.ok) filled.push(ref);
         else failed.push({ ref, reason: r.message ?? 'failed' });

@@ -7,7 +7,7 @@ import { afterAction, type Tab } from '../browser/tab.js';
 import { mouseClick, pressKey, typeText } from '../browser/input.js';
 import { parseChord } from '../browser/keys.js';
 import type { PointResult } from '../../injected/api.js';
-import type { ToolContext } from './context.js';
+import { cancelledError, type ToolContext } from './context.js';
 
 /** Key-by-key typing costs a few CDP round trips a character: more than this is a mistake or an attack. */
 export const SLOW_TYPE_MAX_CHARS = 5000;
@@ -116,7 +116,7 @@ export const inputTools = [
           if (!r.ok) refError(args.ref, r);
         }
       }
-      await typeText(tab, args.text, args.slowly, ctx.signal, () => new BrowserdError('timeout', `typing was cancelled: the caller gave up`, { next: 'Type less at a time, or without slowly.' }));
+      await typeText(tab, args.text, args.slowly, ctx.signal, cancelledError);
       if (args.submit) {
         await pressKey(tab, parseChordOrThrow('Enter').key);
         await afterAction(tab, mark);

@@ -76,12 +76,15 @@ export const pointerTools = [
       const steps = args.steps ?? 16;
       await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: start.x, y: start.y });
       await tab.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: start.x, y: start.y, button: 'left', buttons: 1, clickCount: 1 });
-      for (let i = 1; i <= steps; i++) {
-        const x = start.x + ((to.x - start.x) * i) / steps;
-        const y = start.y + ((to.y - start.y) * i) / steps;
-        await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'left', buttons: 1 });
+      // A cancelled call stops moving and lets go where the pointer is (not on the target), so the page is not
+      // left mid-drag and the drop the caller gave up on does not happen.
+      let at = start;
+      for (let i = 1; i <= steps && !ctx.signal.aborted; i++) {
+        at = { x: start.x + ((to.x - start.x) * i) / steps, y: start.y + ((to.y - start.y) * i) / steps };
+        await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: at.x, y: at.y, button: 'left', buttons: 1 });
       }
-      await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1 });
+      await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: at.x, y: at.y, button: 'left', buttons: 0, clickCount: 1 });
+      ctx.checkCancelled();
       await afterAction(tab, mark);
       out.set('tab', tab.id).text(`Dragged from (${Math.round(start.x)}, ${Math.round(start.y)}) to (${Math.round(to.x)}, ${Math.round(to.y)}) in ${steps} steps.`);
     },
@@ -129,6 +132,7 @@ export const pointerTools = [
       if (args.to) {
         let last = stateOf(await tab.call('scrollState', args.ref));
         for (let i = 0; i < 50; i++) {
+          ctx.checkCancelled();
           const step = tab.mark();
           await wheel(0, args.to === 'end' ? Math.max(v.height, last.maxY - last.y) : -Math.max(v.height, last.y));
           await afterAction(tab, step);
