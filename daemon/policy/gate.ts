@@ -40,6 +40,15 @@ export interface ApprovalNeeded {
   target?: string;
 }
 
+/**
+ * Whether what an action lands on can change the decision for this page: on a read-only site, in a read tab
+ * or with approvals on it can; in an act tab elsewhere every action that is not blocked runs whatever the
+ * element is, so the caller need not ask the page what it is.
+ */
+export function elementMatters(page: GatedPage): boolean {
+  return page.tabMode === 'read' || page.approvals || evaluateHostPolicy(page.rules, page.url) === 'read_only';
+}
+
 /** Actions that change something by their nature, whatever the element: refused on a read-only site. */
 const ALWAYS_WRITES = new Set<GatedActionKind>(['evaluate', 'allow_confirm', 'upload']);
 

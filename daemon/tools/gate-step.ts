@@ -7,43 +7,54 @@
 import { BrowserdError } from '../../protocol/errors.js';
 import type { Tab } from '../browser/tab.js';
 import { parseChord } from '../browser/keys.js';
-import { gateAction, type ApprovalNeeded, type GatedAction, type GatedPage } from '../policy/gate.js';
+import { elementMatters, gateAction, type ApprovalNeeded, type GatedAction, type GatedPage } from '../policy/gate.js';
 import type { SensitiveElement } from '../policy/sensitive.js';
 import type { ToolContext } from './context.js';
 import type { Touch } from './define.js';
 
 type Args = Record<string, unknown>;
 
+/** How the step learns what an action lands on; a blind looker answers "unknown" without asking the page. */
+interface Looker {
+  element(ref: string): Promise<SensitiveElement | undefined>;
+  focused(): Promise<SensitiveElement | undefined>;
+}
+
 export async function gateTouches(ctx: ToolContext, tab: Tab, touches: readonly Touch[], args: Args): Promise<ApprovalNeeded | undefined> {
   const page: GatedPage = { url: tab.url, tabId: tab.id, tabMode: tab.mode, rules: ctx.env.policies.rules(ctx.user.id), approvals: !!ctx.user.approvals };
+  // Where no verdict can change the decision (an act tab, no read-only policy, approvals off) the page is not
+  // asked what the elements are: that lookup is a round trip on every click for nothing.
+  const looks = elementMatters(page);
+  const look: Looker = looks ? { element: (ref) => elementOf(tab, ref), focused: () => focusedElement(tab) } : { element: async () => undefined, focused: async () => undefined };
   let approval: ApprovalNeeded | undefined;
   // Every action is gated even after one needs approval: a refusal outranks a question to the user.
   for (const touch of touches) {
-    for (const action of await actionsOf(ctx, tab, touch, args)) approval = gateAction(page, action) ?? approval;
+    if (looks && touch.kind === 'click') {
+      // The click will need the element's point: ask in the same round trip as the element lookup.
+      const ref = str(args, touch.ref);
+      if (ref) ctx.askPointAhead(tab, ref);
+    }
+    for (const action of await actionsOf(look, touch, args)) approval = gateAction(page, action) ?? approval;
   }
   return approval;
 }
 
-async function actionsOf(ctx: ToolContext, tab: Tab, touch: Touch, args: Args): Promise<GatedAction[]> {
+async function actionsOf(look: Looker, touch: Touch, args: Args): Promise<GatedAction[]> {
   switch (touch.kind) {
-    case 'click': {
-      // The click will need the element's point: ask in the same round trip as the gate's element lookup.
-      const ref = str(args, touch.ref);
-      if (ref) ctx.askPointAhead(tab, ref);
-      return [await onTarget(tab, 'click', touch.ref, touch.point, args)];
-    }
+    case 'click':
+      return [await onTarget(look, 'click', touch.ref, touch.point, args)];
     case 'drop':
-      return [await onTarget(tab, 'drag', touch.ref, touch.point, args)];
+      return [await onTarget(look, 'drag', touch.ref, touch.point, args)];
     case 'fill':
-      return [await onRefOrFocus(tab, 'fill', str(args, touch.ref))];
+      return [await onRefOrFocus(look, 'fill', str(args, touch.ref))];
     case 'file':
-      return [await onRefOrFocus(tab, 'upload', str(args, touch.ref))];
+      return [await onRefOrFocus(look, 'upload', str(args, touch.ref))];
     case 'submit':
-      return args[touch.when] === true ? [await onRefOrFocus(tab, 'press_enter', str(args, touch.ref))] : [];
+      return args[touch.when] === true ? [await onRefOrFocus(look, 'press_enter', str(args, touch.ref))] : [];
     case 'key':
-      return keyActions(tab, str(args, touch.key));
+      return keyActions(look, str(args, touch.key));
     case 'fill_many':
-      return fillMany(tab, args[touch.fields]);
+      return fillMany(look, args[touch.fields]);
     case 'script':
       return [{ action: 'evaluate' }];
     case 'confirm':
@@ -52,9 +63,9 @@ async function actionsOf(ctx: ToolContext, tab: Tab, touch: Touch, args: Args): 
 }
 
 /** An action on the element in a ref argument, or at a point (where no element is known to the gate). */
-async function onTarget(tab: Tab, action: GatedAction['action'], refArg: string | undefined, point: readonly [string, string] | undefined, args: Args): Promise<GatedAction> {
+async function onTarget(look: Looker, action: GatedAction['action'], refArg: string | undefined, point: readonly [string, string] | undefined, args: Args): Promise<GatedAction> {
   const ref = str(args, refArg);
-  if (ref) return { action, target: ref, element: await elementOf(tab, ref) };
+  if (ref) return { action, target: ref, element: await look.element(ref) };
   const x = point && args[point[0]];
   const y = point && args[point[1]];
   if (typeof x === 'number' && typeof y === 'number') return { action, target: `(${x}, ${y})`, atPoint: true };
@@ -62,19 +73,19 @@ async function onTarget(tab: Tab, action: GatedAction['action'], refArg: string 
 }
 
 /** An action on the element in a ref argument, or on the element that has focus (where keys and text go). */
-async function onRefOrFocus(tab: Tab, action: GatedAction['action'], ref: string | undefined): Promise<GatedAction> {
-  if (ref) return { action, target: ref, element: await elementOf(tab, ref) };
-  return { action, target: 'the focused element', element: await focusedElement(tab) };
+async function onRefOrFocus(look: Looker, action: GatedAction['action'], ref: string | undefined): Promise<GatedAction> {
+  if (ref) return { action, target: ref, element: await look.element(ref) };
+  return { action, target: 'the focused element', element: await look.focused() };
 }
 
 /** Enter submits and Space clicks what has focus; a character or a deletion types into it; other keys move. */
-async function keyActions(tab: Tab, key: string | undefined): Promise<GatedAction[]> {
+async function keyActions(look: Looker, key: string | undefined): Promise<GatedAction[]> {
   const chord = key ? parseChord(key) : undefined;
   if (!chord || 'error' in chord) return []; // the handler answers the bad key with validation_error
   const k = chord.key.key;
-  if (k === 'Enter') return [await onRefOrFocus(tab, 'press_enter', undefined)];
-  if (k === ' ' || k === 'Space') return [await onRefOrFocus(tab, 'click', undefined)];
-  if (chord.key.text || k === 'Backspace' || k === 'Delete' || chord.modifiers.length) return [await onRefOrFocus(tab, 'fill', undefined)];
+  if (k === 'Enter') return [await onRefOrFocus(look, 'press_enter', undefined)];
+  if (k === ' ' || k === 'Space') return [await onRefOrFocus(look, 'click', undefined)];
+  if (chord.key.text || k === 'Backspace' || k === 'Delete' || chord.modifiers.length) return [await onRefOrFocus(look, 'fill', undefined)];
   return [];
 }
 
@@ -82,15 +93,18 @@ async function keyActions(tab: Tab, key: string | undefined): Promise<GatedActio
  * Each field of a many-field fill is gated. A ref that is gone is left to the handler, which reports it among
  * the fields that failed while the others are filled.
  */
-async function fillMany(tab: Tab, fields: unknown): Promise<GatedAction[]> {
+async function fillMany(look: Looker, fields: unknown): Promise<GatedAction[]> {
   if (!fields || typeof fields !== 'object') return [];
   const out: GatedAction[] = [];
   for (const ref of Object.keys(fields)) {
-    const element = await elementOf(tab, ref).catch((e) => {
-      if (e instanceof BrowserdError && e.code === 'stale_ref') return null;
-      throw e;
-    });
-    if (element) out.push({ action: 'fill', target: ref, element });
+    const element = await look.element(ref).then(
+      (el) => ({ el }),
+      (e) => {
+        if (e instanceof BrowserdError && e.code === 'stale_ref') return null;
+        throw e;
+      },
+    );
+    if (element) out.push({ action: 'fill', target: ref, element: element.el });
   }
   return out;
 }
