@@ -78,14 +78,18 @@ async function onRefOrFocus(look: Looker, action: GatedAction['action'], ref: st
   return { action, target: 'the focused element', element: await look.focused() };
 }
 
-/** Enter submits and Space clicks what has focus; a character or a deletion types into it; other keys move. */
+/**
+ * Enter submits and Space clicks what has focus; a character, a deletion or a command chord (Control+V pastes)
+ * types into it; other keys (Tab, arrows, Escape, with or without Shift) only move.
+ */
 async function keyActions(look: Looker, key: string | undefined): Promise<GatedAction[]> {
   const chord = key ? parseChord(key) : undefined;
   if (!chord || 'error' in chord) return []; // the handler answers the bad key with validation_error
   const k = chord.key.key;
   if (k === 'Enter') return [await onRefOrFocus(look, 'press_enter', undefined)];
   if (k === ' ' || k === 'Space') return [await onRefOrFocus(look, 'click', undefined)];
-  if (chord.key.text || k === 'Backspace' || k === 'Delete' || chord.modifiers.length) return [await onRefOrFocus(look, 'fill', undefined)];
+  const command = chord.modifiers.some((m) => m === 'Control' || m === 'Meta' || m === 'Alt');
+  if (chord.key.text || k === 'Backspace' || k === 'Delete' || command) return [await onRefOrFocus(look, 'fill', undefined)];
   return [];
 }
 

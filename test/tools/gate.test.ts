@@ -74,6 +74,8 @@ t.test('a read-only site: typing a card number is refused like filling it, by re
   t.equal(errorCode(paste.text), 'site_read_only', 'so is a chord');
   const enter = await call(c, 'browser_press', { tab, key: 'Enter' });
   t.equal(errorCode(enter.text), 'site_read_only', 'Enter submits');
+  const back = await call(c, 'browser_press', { tab, key: 'Shift+Tab' });
+  t.notOk(back.isError, `moving focus away from the card field is not typing: ${back.text}`);
   t.equal(await cardValue(c, tab), '', 'the card field is still empty');
 
   const search = refOf(snap, /textbox "Search"/);
