@@ -53,6 +53,11 @@ export interface ToolDef<S extends TSchema = TSchema> {
   needsBrowser?: boolean;
   /** How the tool acts on the page in its `tab` argument; absent for tools that only read. */
   touches?: readonly Touch[];
+  /**
+   * Checks between arguments that a schema cannot say (x goes with y, one source of two): run with
+   * validation, so bad input is a validation_error before any tab is locked or any gate is asked.
+   */
+  check?(args: Static<S>): void;
   handle(ctx: ToolContext, args: Static<S>, out: ResponseBuilder): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 /**
  * The only way into a tool, for MCP and REST alike, as one sequence:
- *   look up -> validate -> capacity -> lock the tab -> policy gate -> handle -> respond -> audit.
+ *   look up -> validate (schema, then the tool's own check) -> capacity -> lock the tab -> policy gate ->
+ *   handle -> respond -> audit.
  * The gate is a step here, driven by what each tool declares it touches (define.ts): no handler calls it, so
  * no handler can forget it. Every outcome, refusals included, is audited before the caller gets its answer.
  */
@@ -35,6 +36,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
     const tool = lookUp(name);
     if (tooDeep) throw new BrowserdError('validation_error', `${name} arguments are nested more than ${MAX_ARGS_DEPTH} levels deep`, { next: "Pass the arguments the tool's input schema describes (tools/list)." });
     args = validateArgs(name, tool.input, rawArgs);
+    tool.check?.(args);
     if (tool.needsBrowser !== false && env.pool.wouldExceed(user.id, profileOf(args))) throw env.pool.capacityError();
     if (await gate(ctx, tool, args, out)) {
       ctx.checkCancelled();

@@ -68,9 +68,11 @@ export const formTools = [
     }),
     effect: 'write',
     touches: [{ kind: 'file', ref: 'ref' }],
-    async handle(ctx, args, out) {
+    check(args) {
       if (!!args.file === !!args.base64) throw new BrowserdError('validation_error', 'give file, or base64 with name', { next: 'Pass one source.' });
       if (args.base64 && !args.name) throw new BrowserdError('validation_error', 'inline content needs a name', { next: 'Pass name, e.g. "report.csv".' });
+    },
+    async handle(ctx, args, out) {
       let path: string;
       if (args.file) {
         const p = ctx.env.files.path(ctx.user.id, args.file);

@@ -75,11 +75,13 @@ export const inputTools = [
     }),
     effect: 'write',
     touches: [{ kind: 'click', ref: 'ref', point: ['x', 'y'] }],
-    async handle(ctx, args, out) {
+    check(args) {
       const hasPoint = args.x !== undefined || args.y !== undefined;
       if (!!args.ref === hasPoint) throw new BrowserdError('validation_error', 'browser_click takes a ref, or x and y', { next: 'Pass ref from browser_snapshot, or both x and y.' });
       if (hasPoint && (args.x === undefined || args.y === undefined)) throw new BrowserdError('validation_error', 'x and y go together', { next: 'Pass both x and y.' });
       if (hasPoint && args.mode === 'dom') throw new BrowserdError('validation_error', 'mode "dom" needs a ref', { next: 'Pass a ref, or use mode "mouse" with x/y.' });
+    },
+    async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       const mark = tab.mark();
       const opts = { button: args.button, clickCount: args.doubleClick ? 2 : 1 };
@@ -103,10 +105,12 @@ export const inputTools = [
     }),
     effect: 'write',
     touches: [{ kind: 'fill', ref: 'ref' }, { kind: 'submit', when: 'submit', ref: 'ref' }],
-    async handle(ctx, args, out) {
+    check(args) {
       if (args.slowly && args.text.length > SLOW_TYPE_MAX_CHARS) {
         throw new BrowserdError('validation_error', `"text" is ${args.text.length} characters; with slowly it may be at most ${SLOW_TYPE_MAX_CHARS} (one key event each)`, { next: 'Type it without slowly, or in parts.' });
       }
+    },
+    async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       const mark = tab.mark();
       if (args.ref) {
@@ -145,6 +149,9 @@ export const inputTools = [
     input: params({ key: Type.String({ description: 'Key name or chord joined by +.', minLength: 1, maxLength: 64 }), tab: TabParam }),
     effect: 'write',
     touches: [{ kind: 'key', key: 'key' }],
+    check(args) {
+      parseChordOrThrow(args.key);
+    },
     async handle(ctx, args, out) {
       const chord = parseChordOrThrow(args.key);
       const tab = await ctx.tab(args.tab);

@@ -60,11 +60,13 @@ export const pointerTools = [
     }),
     effect: 'write',
     touches: [{ kind: 'drop', ref: 'toRef', point: ['toX', 'toY'] }],
-    async handle(ctx, args, out) {
+    check(args) {
       const fromPoint = args.fromX !== undefined || args.fromY !== undefined;
       const toPoint = args.toX !== undefined || args.toY !== undefined;
       if (!!args.fromRef === fromPoint || (fromPoint && (args.fromX === undefined || args.fromY === undefined))) throw new BrowserdError('validation_error', 'give fromRef, or fromX and fromY', { next: 'Pass one start.' });
       if (!!args.toRef === toPoint || (toPoint && (args.toX === undefined || args.toY === undefined))) throw new BrowserdError('validation_error', 'give toRef, or toX and toY', { next: 'Pass one end.' });
+    },
+    async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       const mark = tab.mark();
       const from = args.fromRef ? await pointForRef(tab, args.fromRef) : { x: args.fromX!, y: args.fromY! };
