@@ -8,6 +8,7 @@
 import { startTestDaemon } from '../test/fixtures/daemon.js';
 import { startBenchSite } from './pages.js';
 import { launchRawBrowser, median, p90, ms, now, printTable, mcpText } from './lib.js';
+import { callTool } from '../daemon/tools/dispatch.js';
 
 const N = 100;
 const WARMUP = 5;
@@ -56,6 +57,8 @@ export async function run(): Promise<void> {
     const mcpTabs: number[] = [];
     const restSnap: number[] = [];
     const auditOnly: number[] = [];
+    const directClick: number[] = [];
+    let directCount = -1;
     try {
       const token = await d.addUser('bench');
       const client = await d.mcp(token);
@@ -98,6 +101,17 @@ export async function run(): Promise<void> {
         if (r.status !== 200) throw new Error(`REST browser_snapshot: ${r.status} ${JSON.stringify(r.json)}`);
         if (i >= WARMUP) restSnap.push(dt);
       }
+      // The same click straight into dispatch (gate, lock, page work, audit) without the MCP transport.
+      const user = d.daemon.env.users.get('bench')!;
+      for (let i = 0; i < WARMUP + N; i++) {
+        const t0 = now();
+        const r = await callTool(d.daemon.env, user, 'browser_click', { tab, ref }, { via: 'internal' });
+        const dt = now() - t0;
+        if (!r.ok) throw new Error(`in-process browser_click failed: ${r.error.message}`);
+        if (i >= WARMUP) directClick.push(dt);
+      }
+      const after = mcpText(await client.callTool({ name: 'browser_snapshot', arguments: { tab } }));
+      directCount = Number(/count (\d+)/.exec(after)?.[1] ?? -1) - mcpCount;
       for (let i = 0; i < WARMUP + N; i++) {
         const t0 = now();
         await d.daemon.env.audit.append({ at: new Date().toISOString(), user: 'bench', tool: 'bench_audit_probe', via: 'internal', args: {}, outcome: 'ok', ms: 0 });
@@ -113,13 +127,16 @@ export async function run(): Promise<void> {
     row('browser_snapshot via MCP', mcpSnap, rawSnap);
     row('browser_click via MCP', mcpClick, rawClick);
     row('browser_snapshot via REST', restSnap, rawSnap);
+    row('browser_click in-process (dispatch, no transport)', directClick, rawClick);
     rows.push(['browser_tabs via MCP (no page work)', ms(median(mcpTabs)), ms(p90(mcpTabs)), '—', '—', ms(median(mcpTabs))]);
     rows.push(['audit append alone (awaits LMDB flushed)', ms(median(auditOnly)), ms(p90(auditOnly)), '—', '—', ms(median(auditOnly))]);
     notes.push(`N=${N} calls each after ${WARMUP} warm-up calls; one MCP session, one tab; goal: median overhead under 5 ms per call.`);
     notes.push(`clicks that landed: MCP ${mcpCount} of ${WARMUP + N}, raw ${rawCount} of ${WARMUP + N} (counter read back from the page).`);
     notes.push(
       'A raw click is two mouse events. browser_click also asks the page for the element (the sensitive-action gate) and its point',
-      '  (covered/disabled check), moves the pointer, and makes one round trip after the click to learn whether it started a navigation.',
+      '  (covered/disabled check) in one round trip, sends move, press and release together, makes one round trip after the click to',
+      '  learn whether it started a navigation, and writes its audit entry durably before it answers.',
+      `clicks that landed in-process: ${directCount} of ${WARMUP + N}.`,
     );
   } finally {
     await site.close();

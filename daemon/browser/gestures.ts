@@ -3,16 +3,20 @@ import type { Tab } from './tab.js';
 
 type Point = { x: number; y: number };
 
-/** Press at `from`, move in `steps` even steps, release at `to`: what drag-and-drop handlers expect. */
-export async function drag(tab: Tab, from: Point, to: Point, steps: number): Promise<void> {
+/**
+ * Press at `from`, move in `steps` even steps, release at `to`: what drag-and-drop handlers expect. When
+ * `signal` aborts (the caller gave up), it stops moving and lets go where the pointer is, not on the target:
+ * the page is not left mid-drag and the drop the caller gave up on does not happen.
+ */
+export async function drag(tab: Tab, from: Point, to: Point, steps: number, signal?: AbortSignal): Promise<void> {
   await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: from.x, y: from.y });
   await tab.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: 'left', buttons: 1, clickCount: 1 });
-  for (let i = 1; i <= steps; i++) {
-    const x = from.x + ((to.x - from.x) * i) / steps;
-    const y = from.y + ((to.y - from.y) * i) / steps;
-    await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y, button: 'left', buttons: 1 });
+  let at = from;
+  for (let i = 1; i <= steps && !signal?.aborted; i++) {
+    at = { x: from.x + ((to.x - from.x) * i) / steps, y: from.y + ((to.y - from.y) * i) / steps };
+    await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: at.x, y: at.y, button: 'left', buttons: 1 });
   }
-  await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: to.x, y: to.y, button: 'left', buttons: 0, clickCount: 1 });
+  await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: at.x, y: at.y, button: 'left', buttons: 0, clickCount: 1 });
 }
 
 /** One wheel event over a point. Acknowledged before the compositor scrolls: callers that need the new position wait for it. */

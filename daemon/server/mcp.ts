@@ -15,11 +15,10 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { callTool } from '../tools/dispatch.js';
-import { allTools, annotationsFor } from '../tools/registry.js';
+import { allTools, annotationsFor, toJsonSchema } from '../tools/registry.js';
 import { renderErrorMcp } from '../tools/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseJsonBounded, readBody, sendError, sendJson, statusLine, TooDeepError, type Req } from './http.js';
-import { toJsonSchema } from '../tools/schema.js';
 
 export const SERVER_INSTRUCTIONS = [
   'browserd gives you the user\'s own real browser. Tabs persist across connections; ids look like t1.',

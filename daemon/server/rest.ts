@@ -3,11 +3,9 @@ import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { InvalidCursorError } from '../../storage/audit.js';
 import { callTool } from '../tools/dispatch.js';
-import { allTools } from '../tools/registry.js';
-import { toJsonSchema } from '../tools/schema.js';
+import { allTools, listProfiles, toJsonSchema } from '../tools/registry.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { readJson, send, sendError, sendJson, TooDeepError, type Req } from './http.js';
-import { listProfiles } from '../tools/spaces.js';
 import type { RouteSpec } from './routes.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */

@@ -6,6 +6,7 @@ import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { BrowserInstance } from '../browser/instance.js';
 import type { Tab } from '../browser/tab.js';
+import type { PointResult } from '../../injected/api.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseTabId } from '../../protocol/ids.js';
 import { KeyedLock } from './lock.js';
@@ -14,6 +15,12 @@ const tabLocks = new KeyedLock();
 
 export class ToolContext {
   private releases: (() => void)[] = [];
+  /** Tabs already resolved and locked in this call, by id: asking again (pipeline, then handler) is free. */
+  private resolved = new Map<string, Tab>();
+  /** The tab the call's default (no id) resolved to: the same one for the rest of the call. */
+  private defaultTab?: Tab;
+  /** Click points asked for while the gate looked at the element, by ref: each is used once, by the click. */
+  private pointsAhead = new Map<string, Promise<PointResult | undefined>>();
   /** Tabs this call touched, for the audit entry and for write-log reporting. */
   readonly touched: Tab[] = [];
   /** Each touched tab's write-log position when the call reached it: what came after is this call's doing. */
@@ -26,14 +33,28 @@ export class ToolContext {
     readonly via: 'mcp' | 'rest' | 'cli' | 'internal',
   ) {}
 
+  /**
+   * Throws once the caller has given up (MCP cancel, closed HTTP request): long loops call it between steps so
+   * a tool's work stops with its call instead of running on unseen.
+   */
+  checkCancelled() {
+    if (this.signal.aborted) throw cancelledError();
+  }
+
   /** The user's browser (or a named profile's), started if needed. */
   browser(profile?: string): Promise<BrowserInstance> {
     return this.env.pool.get(this.user.id, profile);
   }
 
-  /** Resolves a tab id (default: the user's most recent / focused tab), locks it for this call. */
+  /**
+   * Resolves a tab id (default: the user's most recent / focused tab, fixed for the call once resolved) and
+   * locks it for the rest of this call. Asking again for the same tab returns it without locking twice.
+   */
   async tab(id?: string): Promise<Tab> {
+    if (id === undefined && this.defaultTab) return this.defaultTab;
     const tabId = id ?? this.defaultTabId();
+    const known = tabId ? this.resolved.get(tabId) : undefined;
+    if (known) return known;
     if (!tabId) throw new BrowserdError('not_found', 'there is no open tab', { next: 'Open one with browser_open.' });
     const parsed = parseTabId(tabId);
     if (!parsed) throw new BrowserdError('validation_error', `"${tabId}" is not a tab id (t1, t2, or <profile>/t1)`, { next: 'List your tabs with browser_tabs.' });
@@ -44,6 +65,8 @@ export class ToolContext {
     this.releases.push(release);
     const inst = await this.browser(parsed.profile);
     const tab = await inst.getTab(tabId);
+    this.resolved.set(tabId, tab);
+    if (id === undefined) this.defaultTab = tab;
     this.touch(tab);
     return tab;
   }
@@ -56,6 +79,22 @@ export class ToolContext {
     }
   }
 
+  /**
+   * Asks the page where a click on `ref` would land, now, alongside the gate's look at the element: the two
+   * questions share one round trip instead of two. Asking has no effect beyond scrolling the element into
+   * view, so it is harmless when the gate then refuses the click.
+   */
+  askPointAhead(tab: Tab, ref: string) {
+    this.pointsAhead.set(ref, tab.call('pointFor', ref).catch(() => undefined));
+  }
+
+  /** The point asked for ahead (once), or undefined when there is none and the caller must ask itself. */
+  takePointAhead(ref: string): Promise<PointResult | undefined> | undefined {
+    const p = this.pointsAhead.get(ref);
+    this.pointsAhead.delete(ref);
+    return p;
+  }
+
   defaultTabId(): string | undefined {
     const d = this.env.tabs.getDefault(this.user.id);
     if (d && this.env.tabs.get(this.user.id, d)) return d;
@@ -66,4 +105,8 @@ export class ToolContext {
   release() {
     for (const r of this.releases.splice(0).reverse()) r();
   }
+}
+
+export function cancelledError(): BrowserdError {
+  return new BrowserdError('timeout', 'the call was cancelled: the caller gave up before it finished', { next: 'Call again if it is still wanted; do less in one call.' });
 }

@@ -1,6 +1,7 @@
 /**
- * A tool is one value: name, description for a model, JSON Schema input (TypeBox), effect class and handler.
- * Handlers get a ToolContext and write to its response builder; they never see MCP or HTTP types.
+ * A tool is one value: name, description for a model, JSON Schema input (TypeBox), effect class, how it
+ * touches the page, and handler. Handlers get a ToolContext and write to its response builder; they never see
+ * MCP or HTTP types, and never call the policy gate: the call pipeline gates what `touches` declares.
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { ResponseBuilder } from './response.js';
@@ -12,6 +13,34 @@ import type { ToolContext } from './context.js';
  */
 export type Effect = 'read' | 'write' | 'sensitive';
 
+/** A pair of argument names holding a viewport point (x, y). */
+export type PointArgs = readonly [x: string, y: string];
+
+/**
+ * One way a tool acts on a page, naming the ARGUMENTS that say where. The pipeline reads these, finds the
+ * elements they land on and puts each through the policy gate before the handler runs, so a new input path
+ * cannot forget the gate: declaring what it touches is part of defining it.
+ */
+export type Touch =
+  /** A click (real pointer or DOM) on the element in `ref`, or at the point in `point`. */
+  | { kind: 'click'; ref?: string; point?: PointArgs }
+  /** A value typed or set into the field in `ref`; without that argument, into the element with focus. */
+  | { kind: 'fill'; ref?: string }
+  /** Values set into many fields: `fields` names an argument mapping ref -> value. */
+  | { kind: 'fill_many'; fields: string }
+  /** Enter pressed in `ref` (or the focused element) when the boolean argument `when` is true. */
+  | { kind: 'submit'; when: string; ref?: string }
+  /** A key or chord in argument `key`: Enter submits, Space clicks, a character or deletion types. */
+  | { kind: 'key'; key: string }
+  /** A file put into the file input in `ref`. */
+  | { kind: 'file'; ref: string }
+  /** The drop end of a drag: the element in `ref`, or the point in `point`. */
+  | { kind: 'drop'; ref?: string; point?: PointArgs }
+  /** Script run in the page. */
+  | { kind: 'script' }
+  /** A yes to the page's next confirm() or prompt(). */
+  | { kind: 'confirm' };
+
 export interface ToolDef<S extends TSchema = TSchema> {
   name: string;
   title: string;
@@ -22,6 +51,13 @@ export interface ToolDef<S extends TSchema = TSchema> {
   openWorld?: boolean;
   /** Needs the user's browser running (default true); tools that only read the store say false. */
   needsBrowser?: boolean;
+  /** How the tool acts on the page in its `tab` argument; absent for tools that only read. */
+  touches?: readonly Touch[];
+  /**
+   * Checks between arguments that a schema cannot say (x goes with y, one source of two): run with
+   * validation, so bad input is a validation_error before any tab is locked or any gate is asked.
+   */
+  check?(args: Static<S>): void;
   handle(ctx: ToolContext, args: Static<S>, out: ResponseBuilder): Promise<void>;
 }
 

@@ -1,15 +1,19 @@
 /**
- * The only way into a tool, for MCP and REST alike: look up -> validate -> start -> handle -> render -> audit.
- * Page-level policy (read tabs, sensitive actions, host policy) is applied by the handlers through policy/gate.
+ * The only way into a tool, for MCP and REST alike, as one sequence:
+ *   look up -> validate (schema, then the tool's own check) -> capacity -> lock the tab -> policy gate ->
+ *   handle -> respond -> audit.
+ * The gate is a step here, driven by what each tool declares it touches (define.ts): no handler calls it, so
+ * no handler can forget it. Every outcome, refusals included, is audited before the caller gets its answer.
  */
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
-import { CdpError } from '../cdp/connection.js';
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
+import type { ToolDef } from './define.js';
 import { ToolContext } from './context.js';
 import { inline, ResponseBuilder } from './response.js';
 import { getTool, toolNames } from './registry.js';
-import { validateArgs } from './validate.js';
+import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from './validate.js';
+import { gateTouches } from './gate-step.js';
 import { redactArgs } from './redact.js';
 
 export type CallOutcome = { ok: true; out: ResponseBuilder } | { ok: false; error: BrowserdError };
@@ -26,14 +30,18 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
   const out = new ResponseBuilder();
   let outcome: CallOutcome;
   let args: Record<string, unknown> | undefined;
+  // Arguments too deep to walk are never walked again, not even to redact them for the audit log.
+  const tooDeep = argsDepthExceeds(rawArgs, MAX_ARGS_DEPTH);
   try {
-    const tool = getTool(name);
-    if (!tool) {
-      throw new BrowserdError('validation_error', `unknown tool "${name}"`, { next: `Tools are: ${toolNames().join(', ')}.` });
-    }
+    const tool = lookUp(name);
+    if (tooDeep) throw new BrowserdError('validation_error', `${name} arguments are nested more than ${MAX_ARGS_DEPTH} levels deep`, { next: "Pass the arguments the tool's input schema describes (tools/list)." });
     args = validateArgs(name, tool.input, rawArgs);
+    tool.check?.(args);
     if (tool.needsBrowser !== false && env.pool.wouldExceed(user.id, profileOf(args))) throw env.pool.capacityError(user.id);
-    await tool.handle(ctx, args as never, out);
+    if (await gate(ctx, tool, args, out)) {
+      ctx.checkCancelled();
+      await tool.handle(ctx, args as never, out);
+    }
     reportWrites(ctx, out);
     outcome = { ok: true, out };
   } catch (e) {
@@ -50,7 +58,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
       tool: name,
       tab,
       via: opts.via,
-      args: redactArgs(name, args ?? rawArgs),
+      args: tooDeep ? { omitted: `nested more than ${MAX_ARGS_DEPTH} levels deep` } : redactArgs(name, args ?? rawArgs),
       outcome: outcome.ok ? (outcome.out.approval ? 'needs_approval' : 'ok') : outcome.error.code,
       ms: Date.now() - started,
     })
@@ -58,11 +66,34 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
   return outcome;
 }
 
-/** CDP failures in words a caller can act on: a slow page is a timeout, a vanished browser restarts. */
+function lookUp(name: string): ToolDef<any> {
+  const tool = typeof name === 'string' ? getTool(name) : undefined;
+  if (!tool) throw new BrowserdError('validation_error', `unknown tool "${String(name).slice(0, 80)}"`, { next: `Tools are: ${toolNames().join(', ')}.` });
+  return tool;
+}
+
+/**
+ * Locks the tab the tool acts on and puts what it is about to do through the policy gate. False when the
+ * action needs the user's approval first: the response says so and the handler does not run.
+ */
+async function gate(ctx: ToolContext, tool: ToolDef<any>, args: Record<string, unknown>, out: ResponseBuilder): Promise<boolean> {
+  if (!tool.touches?.length) return true;
+  const tab = await ctx.tab(typeof args.tab === 'string' ? args.tab : undefined);
+  const approval = await gateTouches(ctx, tab, tool.touches, args);
+  if (!approval) return true;
+  out.needsApproval(approval);
+  return false;
+}
+
+/**
+ * CDP failures in words a caller can act on: a slow page is a timeout, a vanished or crashed browser restarts.
+ * Recognised by name and kind rather than by class, so tools stay clear of the CDP layer.
+ */
 function fromCdp(e: unknown): BrowserdError | undefined {
-  if (!(e instanceof CdpError)) return undefined;
-  if (e.kind === 'timeout') return new BrowserdError('timeout', `the page did not answer in time (${e.method})`, { next: 'The page may be slow or stuck: try again, or browser_navigate elsewhere.' });
-  if (e.kind === 'closed') return new BrowserdError('browser_crashed', "the user's browser or this tab went away during the call", { next: 'Call again: the browser restarts with your tabs.' });
+  if (!(e instanceof Error) || e.name !== 'CdpError') return undefined;
+  const { kind, method } = e as Error & { kind?: string; method?: string };
+  if (kind === 'timeout') return new BrowserdError('timeout', `the page did not answer in time (${method})`, { next: 'The page may be slow or stuck: try again, or browser_navigate elsewhere.' });
+  if (kind === 'closed' || kind === 'crashed') return new BrowserdError('browser_crashed', "the user's browser or this tab went away during the call", { next: 'Call again: the browser restarts with your tabs.' });
   return undefined;
 }
 

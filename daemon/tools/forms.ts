@@ -8,7 +8,6 @@ import { params, RefParam, TabParam } from '../../protocol/params.js';
 import { BrowserdError, type ErrorCode } from '../../protocol/errors.js';
 import { REF } from '../../protocol/ids.js';
 import { setInputFiles } from '../browser/files.js';
-import { gateAction } from '../policy/gate.js';
 
 export const UPLOAD_MAX_BYTES = 15 * 1024 * 1024;
 
@@ -25,21 +24,15 @@ export const formTools = [
       tab: TabParam,
     }),
     effect: 'write',
+    touches: [{ kind: 'fill_many', fields: 'fields' }],
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       const filled: string[] = [];
       const failed: { ref: string; reason: string }[] = [];
+      // The pipeline gated every field before any was filled; a field that cannot be filled is reported and the
+      // rest go on.
       for (const [ref, value] of Object.entries(args.fields)) {
-        // A policy refusal stops the whole form; a field that cannot be filled is reported and the rest go on.
-        const allowed = await gateAction(ctx, tab, { action: 'fill', ref }, out).catch((e) => {
-          if (e instanceof BrowserdError && (e.code === 'stale_ref' || e.code === 'action_failed')) return e;
-          throw e;
-        });
-        if (allowed === false) return;
-        if (allowed instanceof BrowserdError) {
-          failed.push({ ref, reason: allowed.message });
-          continue;
-        }
+        ctx.checkCancelled();
         try {
           await tab.call('fill', ref, value);
           filled.push(ref);
@@ -60,9 +53,9 @@ export const formTools = [
     description: 'Selects one or more options of a <select> by visible text or value (several for a multiple select); the others are unselected.',
     input: params({ ref: RefParam(), values: Type.Array(Type.String({ maxLength: 1000 }), { description: 'Option texts or values.', minItems: 1, maxItems: 500 }), tab: TabParam }),
     effect: 'write',
+    touches: [{ kind: 'fill', ref: 'ref' }],
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      if (!(await gateAction(ctx, tab, { action: 'fill', ref: args.ref }, out))) return;
       const r = await tab.call('selectOptions', args.ref, args.values);
       out.set('tab', tab.id).set('selected', r.selected).text(`Selected in ${args.ref}:`);
       out.page(`selected options of ${args.ref}`, r.selected.join('\n'));
@@ -80,9 +73,12 @@ export const formTools = [
       tab: TabParam,
     }),
     effect: 'write',
-    async handle(ctx, args, out) {
+    touches: [{ kind: 'file', ref: 'ref' }],
+    check(args) {
       if (!!args.file === !!args.base64) throw new BrowserdError('validation_error', 'give file, or base64 with name', { next: 'Pass one source.' });
       if (args.base64 && !args.name) throw new BrowserdError('validation_error', 'inline content needs a name', { next: 'Pass name, e.g. "report.csv".' });
+    },
+    async handle(ctx, args, out) {
       let path: string;
       if (args.file) {
         const p = ctx.env.files.path(ctx.user.id, args.file);

@@ -6,13 +6,20 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { afterAction, type Tab } from '../browser/tab.js';
 import { mouseClick, pressKey, typeText } from '../browser/input.js';
 import { parseChord } from '../browser/keys.js';
-import { gateAction } from '../policy/gate.js';
-import type { ToolContext } from './context.js';
+import type { PointResult } from '../../injected/api.js';
+import { cancelledError, type ToolContext } from './context.js';
 import { inline } from './response.js';
 
-/** Resolves a ref to a clickable point; Tab.call refuses with the reason (covered, disabled, hidden, stale). */
-export async function pointForRef(tab: Tab, ref: string): Promise<{ x: number; y: number }> {
-  return tab.call('pointFor', ref);
+/** Key-by-key typing costs a few CDP round trips a character: more than this is a mistake or an attack. */
+export const SLOW_TYPE_MAX_CHARS = 5000;
+
+/**
+ * Resolves a ref to a clickable point; Tab.call refuses with the reason (covered, disabled, hidden, stale).
+ * A point asked for ahead (alongside the gate's look) is used when it came back; a failed one is asked again
+ * so the failure carries its own reason.
+ */
+export async function pointForRef(tab: Tab, ref: string, ahead?: Promise<PointResult | undefined>): Promise<PointResult> {
+  return (ahead && (await ahead)) || tab.call('pointFor', ref);
 }
 
 function report(out: { set(k: string, v: unknown): unknown; text(s: string): unknown }, tab: Tab, what: string) {
@@ -21,15 +28,15 @@ function report(out: { set(k: string, v: unknown): unknown; text(s: string): unk
   out.text(`${what} Tab ${tab.id} is at ${inline(tab.url)}.`);
 }
 
-export async function clickRef(ctx: ToolContext, tab: Tab, ref: string, mode: 'mouse' | 'dom', out: Parameters<typeof report>[0]) {
-  if (!(await gateAction(ctx, tab, { action: 'click', ref }, out as any))) return false;
+/** Clicks a ref that the pipeline has already put through the policy gate (which asked for its point). */
+async function clickRef(ctx: ToolContext, tab: Tab, ref: string, mode: 'mouse' | 'dom', opts: { button?: 'left' | 'right' | 'middle'; clickCount?: number }) {
+  const ahead = ctx.takePointAhead(ref);
   if (mode === 'dom') {
     await tab.call('clickDom', ref);
   } else {
-    const { x, y } = await pointForRef(tab, ref);
-    await mouseClick(tab, x, y);
+    const { x, y } = await pointForRef(tab, ref, ahead);
+    await mouseClick(tab, x, y, opts);
   }
-  return true;
 }
 
 export const inputTools = [
@@ -48,23 +55,19 @@ export const inputTools = [
       tab: TabParam,
     }),
     effect: 'write',
-    async handle(ctx, args, out) {
+    touches: [{ kind: 'click', ref: 'ref', point: ['x', 'y'] }],
+    check(args) {
       const hasPoint = args.x !== undefined || args.y !== undefined;
       if (!!args.ref === hasPoint) throw new BrowserdError('validation_error', 'browser_click takes a ref, or x and y', { next: 'Pass ref from browser_snapshot, or both x and y.' });
       if (hasPoint && (args.x === undefined || args.y === undefined)) throw new BrowserdError('validation_error', 'x and y go together', { next: 'Pass both x and y.' });
       if (hasPoint && args.mode === 'dom') throw new BrowserdError('validation_error', 'mode "dom" needs a ref', { next: 'Pass a ref, or use mode "mouse" with x/y.' });
+    },
+    async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       const mark = tab.mark();
-      if (args.ref) {
-        if (args.mode !== 'dom' && (args.button || args.doubleClick)) {
-          if (!(await gateAction(ctx, tab, { action: 'click', ref: args.ref }, out))) return;
-          const { x, y } = await pointForRef(tab, args.ref);
-          await mouseClick(tab, x, y, { button: args.button, clickCount: args.doubleClick ? 2 : 1 });
-        } else if (!(await clickRef(ctx, tab, args.ref, args.mode ?? 'mouse', out))) return;
-      } else {
-        if (!(await gateAction(ctx, tab, { action: 'click', point: { x: args.x!, y: args.y! } }, out))) return;
-        await mouseClick(tab, args.x!, args.y!, { button: args.button, clickCount: args.doubleClick ? 2 : 1 });
-      }
+      const opts = { button: args.button, clickCount: args.doubleClick ? 2 : 1 };
+      if (args.ref) await clickRef(ctx, tab, args.ref, args.mode ?? 'mouse', opts);
+      else await mouseClick(tab, args.x!, args.y!, opts);
       await afterAction(tab, mark);
       report(out, tab, `Clicked ${args.ref ?? `(${args.x}, ${args.y})`}.`);
     },
@@ -78,10 +81,16 @@ export const inputTools = [
       ref: Type.Optional(RefParam('Element to type into (focused first). Default: the element with focus.')),
       clear: Type.Optional(Type.Boolean({ description: 'Clear the field first. Default false.' })),
       submit: Type.Optional(Type.Boolean({ description: 'Press Enter after typing. Default false.' })),
-      slowly: Type.Optional(Type.Boolean({ description: 'One key event per character, for pages that react to each key. Default false.' })),
+      slowly: Type.Optional(Type.Boolean({ description: 'One key event per character (at most 5,000), for pages that react to each key. Default false.' })),
       tab: TabParam,
     }),
     effect: 'write',
+    touches: [{ kind: 'fill', ref: 'ref' }, { kind: 'submit', when: 'submit', ref: 'ref' }],
+    check(args) {
+      if (args.slowly && args.text.length > SLOW_TYPE_MAX_CHARS) {
+        throw new BrowserdError('validation_error', `"text" is ${args.text.length} characters; with slowly it may be at most ${SLOW_TYPE_MAX_CHARS} (one key event each)`, { next: 'Type it without slowly, or in parts.' });
+      }
+    },
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       const mark = tab.mark();
@@ -89,9 +98,8 @@ export const inputTools = [
         await tab.call('focus', args.ref);
         if (args.clear) await tab.call('fill', args.ref, '');
       }
-      await typeText(tab, args.text, args.slowly);
+      await typeText(tab, args.text, args.slowly, ctx.signal, cancelledError);
       if (args.submit) {
-        if (!(await gateAction(ctx, tab, { action: 'press_enter', ref: args.ref }, out))) return;
         await pressKey(tab, parseChordOrThrow('Enter').key);
         await afterAction(tab, mark);
       }
@@ -104,9 +112,9 @@ export const inputTools = [
     description: 'Sets a field: text for inputs and text areas, option text or value for a select, "true"/"false" for a checkbox or radio. Never a secret.',
     input: params({ ref: RefParam(), value: Type.String({ description: 'The value (see description).', maxLength: 100000 }), tab: TabParam }),
     effect: 'write',
+    touches: [{ kind: 'fill', ref: 'ref' }],
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      if (!(await gateAction(ctx, tab, { action: 'fill', ref: args.ref }, out))) return;
       const r = await tab.call('fill', args.ref, args.value);
       report(out, tab, `Filled ${args.ref} (${r.kind}).`);
       if (r.note) out.page(`note on ${args.ref}`, r.note);
@@ -118,11 +126,14 @@ export const inputTools = [
     description: 'Presses a key or chord on the focused element: Enter, Escape, Tab, Backspace, ArrowDown, PageDown, a single character, or a chord such as Control+A. Enter counts as a submit.',
     input: params({ key: Type.String({ description: 'Key name or chord joined by +.', minLength: 1, maxLength: 64 }), tab: TabParam }),
     effect: 'write',
+    touches: [{ kind: 'key', key: 'key' }],
+    check(args) {
+      parseChordOrThrow(args.key);
+    },
     async handle(ctx, args, out) {
       const chord = parseChordOrThrow(args.key);
       const tab = await ctx.tab(args.tab);
       const mark = tab.mark();
-      if (chord.key.key === 'Enter' && !(await gateAction(ctx, tab, { action: 'press_enter' }, out))) return;
       await pressKey(tab, chord.key, chord.modifiers);
       await afterAction(tab, mark);
       report(out, tab, `Pressed ${args.key}.`);

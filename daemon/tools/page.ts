@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { gateAction } from '../policy/gate.js';
 import { EVALUATE_DEFAULT_TIMEOUT_MS, evaluateScript } from '../browser/evaluate.js';
 import { printPdf } from '../browser/capture.js';
 
@@ -25,9 +24,9 @@ export const pageTools = [
       tab: TabParam,
     }),
     effect: 'sensitive',
+    touches: [{ kind: 'script' }],
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      if (!(await gateAction(ctx, tab, { action: 'evaluate' }, out))) return;
       const r = await evaluateScript(tab, args.js, args.timeoutMs);
       let text = r.text;
       const cut = text.length > EVALUATE_MAX_CHARS;
@@ -65,9 +64,9 @@ export const pageTools = [
     input: params({ tab: TabParam }),
     effect: 'sensitive',
     openWorld: false,
+    touches: [{ kind: 'confirm' }],
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      if (!(await gateAction(ctx, tab, { action: 'allow_confirm' }, out))) return;
       tab.allowNextConfirm();
       out.set('tab', tab.id).text(`The next confirm()/prompt() in ${tab.id} will be answered YES; later ones NO again.`);
     },

@@ -9,7 +9,6 @@ import { drag, wheel as wheelAt } from '../browser/gestures.js';
 import { viewportSize } from '../browser/layout.js';
 import { pointForRef } from './input.js';
 import { writeSnapshot } from './snapshot.js';
-import { gateAction } from '../policy/gate.js';
 
 async function inViewport(tab: Tab, x: number, y: number, which: string) {
   const v = await viewportSize(tab);
@@ -52,14 +51,16 @@ export const pointerTools = [
       tab: TabParam,
     }),
     effect: 'write',
-    async handle(ctx, args, out) {
+    touches: [{ kind: 'drop', ref: 'toRef', point: ['toX', 'toY'] }],
+    check(args) {
       const fromPoint = args.fromX !== undefined || args.fromY !== undefined;
       const toPoint = args.toX !== undefined || args.toY !== undefined;
       if (!!args.fromRef === fromPoint || (fromPoint && (args.fromX === undefined || args.fromY === undefined))) throw new BrowserdError('validation_error', 'give fromRef, or fromX and fromY', { next: 'Pass one start.' });
       if (!!args.toRef === toPoint || (toPoint && (args.toX === undefined || args.toY === undefined))) throw new BrowserdError('validation_error', 'give toRef, or toX and toY', { next: 'Pass one end.' });
+    },
+    async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       const mark = tab.mark();
-      if (!(await gateAction(ctx, tab, { action: 'drag', ref: args.toRef }, out))) return;
       const from = args.fromRef ? await pointForRef(tab, args.fromRef) : { x: args.fromX!, y: args.fromY! };
       // Resolving the target may scroll; resolve the start again afterwards so both points are current.
       const to = args.toRef ? await pointForRef(tab, args.toRef) : { x: args.toX!, y: args.toY! };
@@ -67,7 +68,8 @@ export const pointerTools = [
       await inViewport(tab, start.x, start.y, 'start');
       await inViewport(tab, to.x, to.y, 'end');
       const steps = args.steps ?? 16;
-      await drag(tab, start, to, steps);
+      await drag(tab, start, to, steps, ctx.signal);
+      ctx.checkCancelled();
       await afterAction(tab, mark);
       out.set('tab', tab.id).text(`Dragged from (${Math.round(start.x)}, ${Math.round(start.y)}) to (${Math.round(to.x)}, ${Math.round(to.y)}) in ${steps} steps.`);
     },
@@ -115,6 +117,7 @@ export const pointerTools = [
       if (args.to) {
         let last = await tab.call('scrollState', args.ref);
         for (let i = 0; i < 50; i++) {
+          ctx.checkCancelled();
           const step = tab.mark();
           await wheel(0, args.to === 'end' ? Math.max(v.height, last.maxY - last.y) : -Math.max(v.height, last.y));
           await afterAction(tab, step);

@@ -59,3 +59,21 @@ export function validateArgs(tool: string, schema: TSchema, args: unknown): Reco
   }
   return value as Record<string, unknown>;
 }
+
+/** No tool's schema nests anywhere near this deep; anything deeper is refused before it is walked. */
+export const MAX_ARGS_DEPTH = 32;
+
+/**
+ * True when a value nests objects or arrays deeper than `max`. Walks with an explicit stack, so a body nested
+ * ten thousand levels deep is measured without overflowing the call stack that validation and redaction use.
+ */
+export function argsDepthExceeds(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= max) return true;
+    for (const child of Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}

@@ -1,7 +1,10 @@
-/** Layering is checked here, not by review: injected/ imports nothing from Node; tools/ no MCP SDK; storage/ nothing from daemon/. */
+/**
+ * Layering is checked here, not by review: injected/ imports nothing from Node; tools/ no MCP SDK and no CDP
+ * layer; policy/ nothing from tools/; server/ only the core of tools/; storage/ nothing from daemon/.
+ */
 import t from 'tap';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,6 +31,35 @@ t.test('injected/ imports nothing from Node or the daemon', async (t) => {
       t.notOk(i.startsWith('node:') || /^(fs|path|os|http|crypto|child_process)$/.test(i), `${f} imports ${i}`);
       t.notOk(i.includes('daemon/') || i.includes('storage/'), `${f} imports ${i}`);
     }
+  }
+});
+
+/** Relative imports of a file, as repository paths without the extension (daemon/cdp/connection). */
+function localImports(file: string): string[] {
+  return imports(file)
+    .filter((i) => i.startsWith('.'))
+    .map((i) => normalize(join(dirname(file), i)).replace(/\\/g, '/').replace(/\.(js|ts)$/, ''));
+}
+
+t.test('the import reader sees what the rules below rely on', async (t) => {
+  // A rule over an empty list passes whatever the code does: prove the readers find real imports first.
+  t.ok(localImports('daemon/tools/dispatch.ts').includes('daemon/tools/registry'), 'dispatch imports the registry');
+  t.ok(files('daemon/server').some((f) => localImports(f).includes('daemon/tools/dispatch')), 'the server imports dispatch');
+  t.ok(files('daemon/tools').length > 10 && files('daemon/policy').length > 3);
+});
+
+t.test('daemon/tools/ does not reach into the CDP layer (it speaks to tabs through daemon/browser)', async (t) => {
+  for (const f of files('daemon/tools')) for (const i of localImports(f)) t.notOk(i.startsWith('daemon/cdp/'), `${f} imports ${i}`);
+});
+
+t.test('daemon/policy/ imports nothing from daemon/tools/ (the gate takes plain inputs)', async (t) => {
+  for (const f of files('daemon/policy')) for (const i of localImports(f)) t.notOk(i.startsWith('daemon/tools/'), `${f} imports ${i}`);
+});
+
+t.test('daemon/server/ uses only the core of daemon/tools/: dispatch, registry, response', async (t) => {
+  const core = new Set(['daemon/tools/dispatch', 'daemon/tools/registry', 'daemon/tools/response']);
+  for (const f of files('daemon/server')) {
+    for (const i of localImports(f)) if (i.startsWith('daemon/tools/')) t.ok(core.has(i), `${f} imports ${i}`);
   }
 });
 
