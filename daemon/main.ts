@@ -21,6 +21,7 @@ import { startEgressProxy } from './policy/egress-proxy.js';
 import { lookupWithRules, parseResolverRules } from './browser/resolver-rules.js';
 import type { Config } from './config.js';
 import type { DaemonEnv } from './env.js';
+import { closeMarkdownThreads } from './read/index.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -84,6 +85,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
         ]);
         app.close();
         await proxy.close().catch(() => undefined);
+        await closeMarkdownThreads().catch(() => undefined);
         await db.close().catch(() => undefined);
         log.info('browserd stopped');
       })();

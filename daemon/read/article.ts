@@ -6,8 +6,8 @@
 // isProbablyReaderable heuristic, ported line for line, on the cheap
 // htmlparser2 tree; only pages that pass it are handed to jsdom, where the real
 // isProbablyReaderable and then Readability run.
-import { JSDOM, VirtualConsole } from 'jsdom';
-import { Readability, isProbablyReaderable } from '@mozilla/readability';
+import { createRequire } from 'node:module';
+import type { JSDOM } from 'jsdom';
 import { type HDocument, type HElement, eachElement, textContent } from './html-tree.js';
 
 // Copied from Readability-readerable.js (0.6.0) so both checks agree.
@@ -16,6 +16,12 @@ const UNLIKELY =
 const OK_MAYBE = /and|article|body|column|content|main|shadow/i;
 const MIN_CONTENT = 140;
 const MIN_SCORE = 20;
+
+// jsdom takes about a second to load, and most pages never need it: load it (both packages are CommonJS) the
+// first time a page passes the cheap check, not when the daemon or a Markdown thread starts.
+const require = createRequire(import.meta.url);
+let readerLibs: { jsdom: typeof import('jsdom'); readability: typeof import('@mozilla/readability') } | undefined;
+const libs = () => (readerLibs ??= { jsdom: require('jsdom'), readability: require('@mozilla/readability') });
 
 /** isProbablyReaderable's heuristic on an htmlparser2 tree (same defaults). */
 export function looksReaderable(doc: HDocument): boolean {
@@ -68,12 +74,14 @@ export interface Article {
 export function readArticle(html: string, url: string, checkReaderable: boolean): Article | null {
   let dom: JSDOM;
   try {
+    const { JSDOM, VirtualConsole } = libs().jsdom;
     dom = new JSDOM(html, { url: validUrl(url), virtualConsole: new VirtualConsole() });
   } catch {
     return null;
   }
   try {
     const doc = dom.window.document;
+    const { Readability, isProbablyReaderable } = libs().readability;
     if (checkReaderable && !isProbablyReaderable(doc)) return null;
     // keepClasses: the walk reads `language-xx` classes on code blocks.
     const parsed = new Readability(doc, { keepClasses: true }).parse();

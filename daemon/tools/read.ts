@@ -7,7 +7,7 @@ import { defineTool } from './define.js';
 import { IncludeHiddenParam, params, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
-import { htmlToMarkdown, bestPassages } from '../read/index.js';
+import { htmlToMarkdownOffThread, bestPassages } from '../read/index.js';
 import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from './context.js';
 import { inline } from './response.js';
@@ -27,7 +27,7 @@ export interface PageReading {
 
 async function readTab(tab: Tab, opts: { includeHidden?: boolean; query?: string; topK?: number; maxChars: number }): Promise<PageReading> {
   const { html, url } = await tab.call('visibleHtml', { includeHidden: opts.includeHidden });
-  const md = htmlToMarkdown(html, url, { maxChars: opts.query ? undefined : opts.maxChars });
+  const md = await htmlToMarkdownOffThread(html, url, { maxChars: opts.query ? undefined : opts.maxChars });
   const reading: PageReading = { url, ok: true, title: md.title, markdown: md.markdown };
   if (opts.query) {
     reading.passages = bestPassages(md.markdown, opts.query, opts.topK ?? 5).map((p) => ({ text: p.passage.text, headingPath: p.passage.headingPath, score: Number(p.score.toFixed(3)), start: p.passage.start, end: p.passage.end }));
