@@ -134,6 +134,9 @@ export interface InjectedApi {
   /** elementInfo of the focused element (where Enter goes); fails not_found when nothing is focused. */
   focusedInfo(): ElementInfo;
   elementInfo(ref: string): ElementInfo;
+  /** elementInfo of what a pointer at viewport (x, y) hits (same-origin frames and open shadow roots entered);
+   *  not_found over a cross-site frame or empty space. */
+  elementInfoAt(x: number, y: number): ElementInfo;
   /** The visible text of the page (or of the element), one block per line, hidden text out unless asked. */
   readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string };
   /** `total` counts every match (up to 10,000), not only the `limit` returned. */

@@ -10,7 +10,7 @@ import { extract } from './extract.js';
 import { InjectedError } from './failure.js';
 import { findText } from './find.js';
 import { visibleHtml } from './html.js';
-import { elementInfo, focusedInfo } from './info.js';
+import { elementInfo, elementInfoAt, focusedInfo } from './info.js';
 import { check, query } from './query.js';
 import { similar } from './similar.js';
 import { snapshot } from './snapshot.js';
@@ -28,6 +28,7 @@ const functions: Omit<InjectedApi, 'version'> = {
   scrollState,
   focusedInfo,
   elementInfo,
+  elementInfoAt,
   readText,
   findText,
   query,

@@ -44,6 +44,43 @@ export function focusedInfo(): ElementInfo {
   return infoOf(el);
 }
 
+/** What a click at a point would land on, for elements that do their work on behalf of their content. */
+const ACTIONABLE = 'button,a[href],area[href],input,select,textarea,summary,label,[role=button],[role=link],[role=menuitem],[role=tab],[role=checkbox],[role=switch],[onclick]';
+
+/**
+ * elementInfo of what a real pointer at viewport point (x, y) would hit: through open shadow roots and
+ * same-origin frames, climbing from the hit (a <span> in a button) to the element that acts. A point over a
+ * frame from another site cannot be looked into: not_found, so the gate treats it as unknown.
+ */
+export function elementInfoAt(x: number, y: number): ElementInfo {
+  let doc: Document = document;
+  let ox = 0;
+  let oy = 0;
+  for (let depth = 0; depth < 10; depth++) {
+    let hit = doc.elementFromPoint(x - ox, y - oy);
+    while (hit?.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x - ox, y - oy);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    if (!hit) break;
+    if (hit.localName !== 'iframe' && hit.localName !== 'frame') return infoOf(hit.closest(ACTIONABLE) ?? hit);
+    let inner: Document | null = null;
+    try {
+      inner = (hit as HTMLIFrameElement).contentDocument;
+    } catch {
+      inner = null;
+    }
+    if (!inner) failure('not_found', `(${x}, ${y}) is inside a frame from another site`);
+    const r = hit.getBoundingClientRect();
+    const style = getComputedStyle(hit);
+    ox += r.left + hit.clientLeft + parseFloat(style.paddingLeft || '0');
+    oy += r.top + hit.clientTop + parseFloat(style.paddingTop || '0');
+    doc = inner;
+  }
+  return failure('not_found', `nothing is at (${x}, ${y})`);
+}
+
 function infoOf(el: Element): ElementInfo {
   const c = new Ctx(false);
   const tag = el.localName;

@@ -18,6 +18,7 @@ type Args = Record<string, unknown>;
 interface Looker {
   element(ref: string): Promise<SensitiveElement | undefined>;
   focused(): Promise<SensitiveElement | undefined>;
+  at(x: number, y: number): Promise<SensitiveElement | undefined>;
 }
 
 export async function gateTouches(ctx: ToolContext, tab: Tab, touches: readonly Touch[], args: Args): Promise<ApprovalNeeded | undefined> {
@@ -25,7 +26,9 @@ export async function gateTouches(ctx: ToolContext, tab: Tab, touches: readonly 
   // Where no verdict can change the decision (an act tab, no read-only policy, approvals off) the page is not
   // asked what the elements are: that lookup is a round trip on every click for nothing.
   const looks = elementMatters(page);
-  const look: Looker = looks ? { element: (ref) => elementOf(tab, ref), focused: () => focusedElement(tab) } : { element: async () => undefined, focused: async () => undefined };
+  const look: Looker = looks
+    ? { element: (ref) => elementOf(tab, ref), focused: () => focusedElement(tab), at: (x, y) => elementAt(tab, x, y) }
+    : { element: async () => undefined, focused: async () => undefined, at: async () => undefined };
   let approval: ApprovalNeeded | undefined;
   // Every action is gated even after one needs approval: a refusal outranks a question to the user.
   for (const touch of touches) {
@@ -68,7 +71,7 @@ async function onTarget(look: Looker, action: GatedAction['action'], refArg: str
   if (ref) return { action, target: ref, element: await look.element(ref) };
   const x = point && args[point[0]];
   const y = point && args[point[1]];
-  if (typeof x === 'number' && typeof y === 'number') return { action, target: `(${x}, ${y})`, atPoint: true };
+  if (typeof x === 'number' && typeof y === 'number') return { action, target: `(${x}, ${y})`, atPoint: true, element: await look.at(x, y) };
   return { action };
 }
 
@@ -116,6 +119,14 @@ async function fillMany(look: Looker, fields: unknown): Promise<GatedAction[]> {
 /** Tab.call turns an unknown or stale ref into a stale_ref error itself. */
 function elementOf(tab: Tab, ref: string): Promise<SensitiveElement> {
   return tab.call('elementInfo', ref);
+}
+
+/** What a pointer at (x, y) hits; unknown (a frame from another site, empty space) is undefined. */
+function elementAt(tab: Tab, x: number, y: number): Promise<SensitiveElement | undefined> {
+  return tab.call('elementInfoAt', x, y).catch((e) => {
+    if (e instanceof BrowserdError && e.code === 'not_found') return undefined;
+    throw e;
+  });
 }
 
 /** Nothing focused is no element to classify, not an error: Enter then goes to the page. */

@@ -127,6 +127,29 @@ t.test('a read-only site: fill_form, select_options, upload and a drop on "Pay n
   t.same(site.writes(), [], 'the server saw nothing');
 });
 
+t.test('a click at a point is judged by what lies there: "Pay now" is refused in a read tab and needs approval for bob', async (t) => {
+  const pointOf = async (c: Awaited<ReturnType<typeof d.mcp>>, tab: string, js: string) => {
+    const at = await call(c, 'browser_evaluate', { tab, js: `JSON.stringify((r => ({ x: r.left + r.width / 2, y: r.top + r.height / 2 }))(${js}.getBoundingClientRect()))` });
+    return JSON.parse(/\{"x":[^}]*\}/.exec(at.text)![0]) as { x: number; y: number };
+  };
+  const payButton = `[...document.querySelectorAll('button')].find(b => b.textContent === 'Pay now')`;
+
+  const read = await openPay(alice, 'read');
+  const pay = await pointOf(read.c, read.tab, payButton);
+  const refused = await call(read.c, 'browser_click', { tab: read.tab, x: pay.x, y: pay.y });
+  t.equal(errorCode(refused.text), 'refused', `read tab, click at "Pay now": ${refused.text}`);
+  t.match(refused.text, /payment/);
+  const chip = await pointOf(read.c, read.tab, `document.getElementById('chip')`);
+  const harmless = await call(read.c, 'browser_click', { tab: read.tab, x: chip.x, y: chip.y });
+  t.notOk(harmless.isError, `a click on a harmless box still works: ${harmless.text}`);
+
+  const asked = await openPay(bob, 'act');
+  // Bob's evaluate would itself need approval: the same page in the same viewport puts "Pay now" where it was.
+  const approval = await call(asked.c, 'browser_click', { tab: asked.tab, x: pay.x, y: pay.y });
+  t.match(approval.text, /needsApproval|needs approval/i, `approvals on: ${approval.text}`);
+  t.same(site.writes(), [], 'the server saw nothing');
+});
+
 t.test('a read tab: typing a card number is refused as a sensitive action, as filling is', async (t) => {
   const { c, tab, snap } = await openPay(alice, 'read');
   const card = refOf(snap, /textbox "Card number"/);
