@@ -31,6 +31,8 @@ export class Ctx {
   readonly states = new Map<Element, VisState>();
   readonly textHidden = new Map<Element, boolean>();
   readonly backdrops = new Map<Element, unknown>();
+  /** Opaque positioned boxes per document (visibility.ts coversOf). */
+  readonly covers = new Map<Document, { el: Element; rect: DOMRect; z: number }[]>();
   private readonly marks = new Map<Document, ListenerMarks>();
   constructor(readonly includeHidden = false) {}
 

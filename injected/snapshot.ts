@@ -22,10 +22,10 @@
  */
 import type { SnapshotOptions, SnapshotResult } from './api.js';
 import { Ctx } from './ctx.js';
-import { collapse, cut, flatChildren, frameDocument, isElement, isFrame, isText, NEVER_TEXT } from './dom.js';
+import { collapse, cut, flatChildren, frameDocument, isElement, isFrame, isText, NEVER_TEXT, visibleChars } from './dom.js';
 import { commitSnapshot, frameIndexOfFrameElement, refFor, wasShown } from './refs.js';
 import { accessibleName, contentText, isInteractive, NAME_FROM_CONTENT, roleOf, statesOf } from './roles.js';
-import { displayOf, state, textHidden, visualProxy } from './visibility.js';
+import { displayOf, optionHidden, state, textHidden, visualProxy } from './visibility.js';
 
 export const TEXT_MAX = 160;
 const VALUE_MAX = 100;
@@ -102,7 +102,7 @@ class Snapshotter {
           if (ownTextHidden === undefined) ownTextHidden = !this.c.includeHidden && textHidden(owner, this.c);
           if (ownTextHidden) continue;
         }
-        out.push({ k: 't', s: ch.data.replace(/\s+/g, ' '), o: owner });
+        out.push({ k: 't', s: visibleChars(ch.data).replace(/\s+/g, ' '), o: owner });
       } else if (isElement(ch)) {
         this.walkElement(ch, out);
       } else if (ch.nodeType === 8 && this.c.includeHidden && (ch as Comment).data.trim()) {
@@ -190,7 +190,7 @@ class Snapshotter {
     const line: LineItem = { k: 'l', role, name: accessibleName(el, role, c), ref: this.newRef(el), props: statesOf(el, role), children: [], o: el };
     const v = valueOf(el, role, c);
     if (v !== undefined) line.value = v;
-    if (tag === 'select') line.extra = optionsList(el as HTMLSelectElement);
+    if (tag === 'select') line.extra = optionsList(el as HTMLSelectElement, c);
     const isLeaf = leaf || tag === 'input' || tag === 'select' || tag === 'textarea' || (el as HTMLElement).isContentEditable ||
       (LEAF_ROLES.has(role) && !(role === 'combobox' && el.querySelector('input,textarea,[role=textbox]')));
     if (!isLeaf) {
@@ -478,8 +478,8 @@ function valueOf(el: Element, role: string, c: Ctx): string | undefined {
 }
 
 /** Short option lists are worth their tokens: the agent can pick without another call. */
-function optionsList(sel: HTMLSelectElement): string | undefined {
-  const opts = Array.from(sel.options);
+function optionsList(sel: HTMLSelectElement, c: Ctx): string | undefined {
+  const opts = Array.from(sel.options).filter((o) => c.includeHidden || !optionHidden(o, c));
   if (!opts.length || opts.length > 10) return opts.length > 10 ? `options=${opts.length}` : undefined;
   const texts = opts.map((o) => collapse(o.label || o.text));
   const s = texts.join('|');
