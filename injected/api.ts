@@ -37,7 +37,7 @@ export interface SnapshotResult {
   title: string;
   /**
    * Indented lines (2 spaces per level): `- role "name" [ref=e3] [checked] value="..."`, `- text: ...`,
-   * table rows as `- row: cell | cell | link "Edit" [ref=e9]`, `- iframe "url" (cross-origin)`. With
+   * table rows as `- cell|cell|Edit [ref=e9]` (a link in a cell is its text and ref), `- iframe "url" (cross-origin)`. With
    * markNewSince, a line whose element had no line in the previous snapshot has `*` before its dash:
    * `  *- link "Shoes" [ref=e14]`. Format details in injected/snapshot.ts.
    */
