@@ -37,9 +37,10 @@ export const LISTENER_MARKER_SOURCE = `(() => {
   };
   const proto = EventTarget.prototype;
   const add = proto.addEventListener;
-  const patched = { addEventListener(type, listener, options) {
+  // Same name and length as the original, so the page sees the method it expects.
+  const patched = { addEventListener(type, listener) {
     if (listener) mark(this, type);
-    return add.call(this, type, listener, options);
+    return add.apply(this, arguments);
   } }.addEventListener;
   Object.defineProperty(proto, 'addEventListener', { value: patched, writable: true, configurable: true, enumerable: true });
   for (const type of [...CLICK, ...HOVER]) {

@@ -176,7 +176,7 @@ export function isDisabled(el: Element): boolean {
 // ------------------------------------------------------------------ names
 
 /** Visible text of a subtree for names: inline, with image alt text, without form controls' contents. */
-export function contentText(el: Element, c: Ctx, max = NAME_MAX * 3): string {
+export function contentText(el: Element, c: Ctx, max = NAME_MAX * 3, skipControls = false): string {
   const out: string[] = [];
   let len = 0;
   const walk = (n: Node) => {
@@ -193,6 +193,8 @@ export function contentText(el: Element, c: Ctx, max = NAME_MAX * 3): string {
       const tag = ch.localName;
       if (NEVER_TEXT.has(tag) || tag === 'template') continue;
       if (!c.includeHidden && state(ch, c).hidden) continue;
+      // A bare target's own words, not those of the controls it wraps (a hover menu's links have lines of their own).
+      if (skipControls && ch.matches(INTERACTIVE_INSIDE)) continue;
       if (tag === 'img' || tag === 'area') {
         out.push(' ', ch.getAttribute('alt') ?? '', ' ');
         continue;
@@ -285,7 +287,7 @@ function rawName(el: Element, role: string, c: Ctx): string {
     if (t?.textContent?.trim()) return collapse(t.textContent);
   }
   if (NAME_FROM_CONTENT.has(role) || tag === 'summary') {
-    const t = contentText(el, c);
+    const t = contentText(el, c, NAME_MAX * 3, role === 'clickable');
     if (t) return t;
   }
   const title = el.getAttribute('title');

@@ -520,7 +520,10 @@ function coversOf(doc: Document, c: Ctx): Cover[] {
     const r = c.rect(e);
     if (r.width < 4 || r.height < 4) continue;
     if (pos === 'fixed' && win && (r.width < win.innerWidth * 0.95 || r.height < win.innerHeight * 0.95)) continue;
-    list.push({ el: e, rect: r, z: parseInt(s.zIndex, 10) || 0 });
+    const z = parseInt(s.zIndex, 10) || 0;
+    // A negative z-index paints under the page's own content: a backdrop, not a cover.
+    if (z < 0) continue;
+    list.push({ el: e, rect: r, z });
   }
   return list;
 }

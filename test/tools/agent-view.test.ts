@@ -78,6 +78,7 @@ t.test('a div hover menu is reachable from the snapshot: hover its ref and the m
   const r = await call(client, 'browser_hover', { ref: refOf(snap, /clickable "Account"/) });
   t.notOk(r.isError, r.text);
   t.match(r.text, /^\s*\*- link "Sign out" \[ref=e\d+\]$/m, 'the opened menu is in the snapshot, marked new');
+  t.match(r.text, /^- clickable "Account" \[ref=e\d+\]:$/m, 'the target keeps its own words as its name');
 });
 
 t.test('a box dragged with mouse listeners is dragged by refs from the snapshot', async (t) => {
