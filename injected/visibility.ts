@@ -187,7 +187,9 @@ function computeState(el: Element, c: Ctx): VisState {
   const replaced = el.localName === 'svg' ? flatParent(el)?.namespaceURI !== SVG_NS : REPLACED.has(el.localName) && el.namespaceURI === HTML_NS;
   if (display !== 'contents' && !isRoot && (replaced || !(display === 'inline' && pos === 'static'))) {
     const r = c.rect(el);
-    if (replaced && (r.width <= 1 || r.height <= 1) && (el.localName !== 'svg' || s.overflowX !== 'visible')) return hide('too small to see');
+    // (An image still loading, lazily below the fold, has no size yet: it is not tiny, only not there yet.)
+    if (replaced && (r.width <= 1 || r.height <= 1) && (el.localName !== 'svg' || s.overflowX !== 'visible') &&
+      (el.localName !== 'img' || (el as HTMLImageElement).complete)) return hide('too small to see');
     if ((pos === 'absolute' || pos === 'fixed') && clipRectEmpty(s.clip)) return hide('clip');
     const cp = s.clipPath;
     if (cp && cp !== 'none' && clipPathEmpty(cp, r)) return hide('clip-path');

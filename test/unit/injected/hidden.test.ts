@@ -162,6 +162,8 @@ const MORE_VISIBLE: Record<string, string> = {
   'svg-sized': '<svg width="200" height="20"><text x="0" y="15">VISIBLE2-svg-sized</text></svg>',
   'iframe-sized': '<iframe width="300" height="60" style="border:0" srcdoc="<p>VISIBLE2-iframe-sized</p>"></iframe>',
   'img-alt-sized': '<img src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7" width="40" height="40" alt="VISIBLE2-img-alt-sized">',
+  // Not loaded yet (lazy, far below the fold), so no size yet: not a 1x1 image.
+  'img-lazy-alt': '<div style="height:6000px"></div><a href="/item"><img loading="lazy" src="/never-fetched.png" alt="VISIBLE2-img-lazy-alt"></a>',
 };
 
 t.test('more hidden cases: every read leaves them out, includeHidden brings them back', async (t) => {
@@ -177,7 +179,7 @@ t.test('more hidden cases: every read leaves them out, includeHidden brings them
     const plain = await read(false);
     for (const c of Object.keys(MORE)) t.notMatch(plain, `SECRET2-${c}`, `${name} leaves out ${c}`);
     // readText is text only (no alt text); visibleHtml keeps an SVG's label, not its drawing's text.
-    const keeps = Object.keys(MORE_VISIBLE).filter((c) => !(name === 'readText' && c === 'img-alt-sized') && !(name === 'visibleHtml' && c === 'svg-sized'));
+    const keeps = Object.keys(MORE_VISIBLE).filter((c) => !(name === 'readText' && c.startsWith('img-')) && !(name === 'visibleHtml' && c === 'svg-sized'));
     if (name !== 'extract') for (const c of keeps) t.match(plain, `VISIBLE2-${c}`, `${name} keeps ${c}`);
   }
   const all = await reads.readText(true);
