@@ -95,7 +95,8 @@ export async function run(): Promise<void> {
     });
     notes.unshift(
       'chars = the whole tool-result text a model reads (ours: header line, fenced page text, fence note; Playwright: page header and yaml block).',
-      'body = the outline alone (inside our fence / inside Playwright\'s ```yaml block). Goal: ratio <= 0.50.',
+      'body = the outline alone (inside our fence / inside Playwright\'s ```yaml block).',
+      'Goal (whole result): ratio <= 0.50 on every page, <= 0.25 on the 2,000-row table, with every interactive element reachable.',
       'interactive in page = links with href, buttons, inputs (not type=hidden), selects, textareas in the served HTML.',
       'our refs = distinct [ref=...] in our snapshot; Playwright interactive = its link/button/textbox/checkbox/radio/combobox/... lines with a ref.',
     );

@@ -6,7 +6,7 @@
  * Every function takes plain JSON and returns plain JSON (it is called through Runtime.evaluate with
  * returnByValue). Refs are `eN` in the top document and `fK:eN` inside same-origin frame K (frames numbered in
  * document order by the top document's script). A ref is cached on its element and reused while the element
- * lives; resolve() accepts only refs present in the latest snapshot (or handed out by query/find_text since).
+ * lives; resolve() accepts every ref handed out in the current document by any call while its element lives.
  * One visibility predicate (injected/visibility.ts) serves snapshot, readText, findText, query, extract, html.
  *
  * Hidden (left out of every read unless includeHidden): display:none, visibility hidden/collapse, opacity 0 on
@@ -50,7 +50,7 @@ export interface SnapshotResult {
   title: string;
   /**
    * Indented lines (2 spaces per level): `- role "name" [ref=e3] [checked] value="..."`, `- text: ...`,
-   * table rows as `- row: cell | cell | link "Edit" [ref=e9]`, `- iframe "url" (cross-origin)`. With
+   * table rows as `- cell|cell|Edit [ref=e9]` (a link in a cell is its text and ref), `- iframe "url" (cross-origin)`. With
    * markNewSince, a line whose element had no line in the previous snapshot has `*` before its dash:
    * `  *- link "Shoes" [ref=e14]`. Format details in injected/snapshot.ts.
    */

@@ -21,6 +21,8 @@ export interface VisState {
   display?: string;
 }
 
+import { listenerMarks, type ListenerMarks } from './listeners.js';
+
 const EMPTY_STYLE = {} as CSSStyleDeclaration;
 
 export class Ctx {
@@ -29,7 +31,21 @@ export class Ctx {
   readonly states = new Map<Element, VisState>();
   readonly textHidden = new Map<Element, boolean>();
   readonly backdrops = new Map<Element, unknown>();
+  /** Opaque positioned boxes per document (visibility.ts coversOf). */
+  readonly covers = new Map<Document, { el: Element; rect: DOMRect; z: number }[]>();
+  private readonly marks = new Map<Document, ListenerMarks>();
   constructor(readonly includeHidden = false) {}
+
+  /** Whether page script gave el a click, or a hover/drag, listener (asked once per document per call). */
+  pointerListener(el: Element): 'click' | 'hover' | null {
+    const doc = el.ownerDocument;
+    let m = this.marks.get(doc);
+    if (!m) {
+      m = listenerMarks(doc);
+      this.marks.set(doc, m);
+    }
+    return m.hover.has(el) ? 'hover' : m.click.has(el) ? 'click' : null;
+  }
 
   style(el: Element): CSSStyleDeclaration {
     let s = this.styles.get(el);

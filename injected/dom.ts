@@ -103,8 +103,21 @@ export function deepActiveElement(doc: Document = document): Element | null {
   return a;
 }
 
+/**
+ * Characters that print nothing: zero-width space, word joiner, BOM, soft hyphen, invisible operators and
+ * the zero-width (non-)joiners. Pages put them inside words to defeat search and filters ("Pass\u200bword");
+ * a person reads the word whole, so do we. A joiner between emoji builds one picture and stays.
+ */
+const INVISIBLE = /[\u200b\u200c\u2060\ufeff\u00ad\u180e\u2061-\u2064]|\u200d(?!\p{Extended_Pictographic})/gu;
+const HAS_INVISIBLE = /[\u200b-\u200d\u2060\ufeff\u00ad\u180e\u2061-\u2064]/;
+
+/** Page text without the characters that print nothing (see INVISIBLE). */
+export function visibleChars(s: string): string {
+  return HAS_INVISIBLE.test(s) ? s.replace(INVISIBLE, '') : s;
+}
+
 export function collapse(s: string): string {
-  return s.replace(/[\s\u00a0]+/g, ' ').trim();
+  return visibleChars(s).replace(/[\s\u00a0]+/g, ' ').trim();
 }
 
 export function cut(s: string, max: number): string {

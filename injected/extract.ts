@@ -20,7 +20,7 @@ import { grant } from './refs.js';
 import { failure } from './failure.js';
 import { accessibleName, contentText, roleOf } from './roles.js';
 import { elementText } from './text.js';
-import { isVisible } from './visibility.js';
+import { isVisible, optionHidden } from './visibility.js';
 
 type Root = Document | Element;
 
@@ -149,7 +149,7 @@ function field(f: Element, c: Ctx, shown: boolean) {
   if (tag === 'select') {
     const sel = f as HTMLSelectElement;
     value = Array.from(sel.selectedOptions).map((o) => collapse(o.label || o.text)).join(', ');
-    options = Array.from(sel.options).slice(0, 100).map((o) => collapse(o.label || o.text));
+    options = Array.from(sel.options).filter((o) => c.includeHidden || !optionHidden(o, c)).slice(0, 100).map((o) => collapse(o.label || o.text));
   } else if (type === 'checkbox' || type === 'radio') {
     value = (f as HTMLInputElement).checked ? 'true' : 'false';
   } else if (type === 'password') {

@@ -2,7 +2,7 @@
  * findText: case-insensitive search of the visible text, across inline element boundaries (`<b>Hel</b>lo`
  * matches "hello"), in open shadow roots and same-origin frames. Each block's text is searched as one
  * string and a match maps back to the deepest element containing all of its text nodes; that element gets a
- * ref (valid until the next snapshot). The first match is scrolled into view. No match is an empty list.
+ * ref (valid while its element lives). The first match is scrolled into view. No match is an empty list.
  */
 import type { FindTextMatch } from './api.js';
 import { Ctx } from './ctx.js';

@@ -9,8 +9,8 @@
  * includeHidden keeps hidden elements, text, comments and template content.
  */
 import { Ctx } from './ctx.js';
-import { absoluteUrl, collapse, flatChildren, frameDocument, isElement, isFrame, isText } from './dom.js';
-import { state, textHidden } from './visibility.js';
+import { absoluteUrl, collapse, flatChildren, frameDocument, isElement, isFrame, isText, visibleChars } from './dom.js';
+import { optionHidden, state, textHidden } from './visibility.js';
 
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
 const SKIP = new Set(['script', 'style', 'noscript', 'link', 'meta', 'base', 'title', 'head', 'param']);
@@ -39,7 +39,7 @@ class HtmlWriter {
         if (/^\s*javascript:/i.test(v)) continue;
         v = absoluteUrl(v, el.baseURI) ?? v;
       }
-      s += ` ${a.name}="${escAttr(v)}"`;
+      s += ` ${a.name}="${escAttr(visibleChars(v))}"`;
     }
     if (tag === 'img' && (el as HTMLImageElement).currentSrc && !el.hasAttribute('src')) s += ` src="${escAttr((el as HTMLImageElement).currentSrc)}"`;
     if (tag === 'input') {
@@ -61,7 +61,7 @@ class HtmlWriter {
           if (hiddenText === undefined) hiddenText = !this.c.includeHidden && textHidden(owner, this.c);
           if (hiddenText) continue;
         }
-        this.out.push(escText(ch.data));
+        this.out.push(escText(visibleChars(ch.data)));
       } else if (isElement(ch)) {
         this.element(ch);
       } else if (ch.nodeType === 8 && this.c.includeHidden) {
@@ -83,7 +83,7 @@ class HtmlWriter {
       return;
     }
     const isSelectPart = tag === 'option' || tag === 'optgroup';
-    if (!c.includeHidden && !isSelectPart && state(el, c).hidden) return;
+    if (!c.includeHidden && (isSelectPart ? optionHidden(el, c) : state(el, c).hidden)) return;
     if (tag === 'svg') {
       const label = el.getAttribute('aria-label') || el.querySelector(':scope > title')?.textContent;
       if (label) this.out.push(`<svg aria-label="${escAttr(collapse(label))}"></svg>`);

@@ -6,7 +6,7 @@
  * regex (flags from i, m, s, u). text and regex return the *deepest* elements whose visible text contains or
  * matches: an element whose descendant already matches is not returned. `scope` (CSS, same syntax as css)
  * limits the search to descendants of its matches (text/regex also consider the scope element itself).
- * Hidden elements are left out unless includeHidden. Each match: a ref (valid until the next snapshot), tag,
+ * Hidden elements are left out unless includeHidden. Each match: a ref (valid while its element lives), tag,
  * visible text (cut to 300), the asked attributes (null when absent; href, src, action, formaction, poster
  * and cite resolved to absolute URLs) and a verified unique locator.
  */

@@ -2,8 +2,10 @@
  * Element refs. `eN` in the top document, `fK:eN` in same-origin frame K (frames numbered 1, 2, ... in the
  * order this script first meets them, which is document order on the first snapshot; a frame keeps its
  * number while its <iframe> element lives). A ref is cached on its element (WeakMap) and reused while the
- * element lives; numbers are never reused within a document. resolve() accepts only refs of the latest
- * snapshot or handed out by query/findText since then.
+ * element lives; numbers are never reused within a document. One ref space per document: resolve() accepts
+ * every ref handed out in this document by any tool (snapshot, query, findText, similar, extract) for as long as
+ * its element is still in the page. A navigation starts a new document with a fresh script, so old refs die
+ * with it; a removed or re-rendered element is a new element and its old ref is stale.
  */
 import type { RefError } from './api.js';
 import { frameElementOf } from './dom.js';
@@ -14,8 +16,8 @@ const lastNumber = new Map<number, number>();
 const frameIndexOfElement = new WeakMap<Element, number>();
 let frameCount = 0;
 
-/** Refs resolve() accepts. */
-let valid = new Set<string>();
+/** Refs handed out in this document (resolve() accepts these while their element lives). */
+const handedOut = new Set<string>();
 /** Elements that had a line in the previous snapshot (for `*` marks). */
 let previousOwners: WeakSet<Element> | null = null;
 
@@ -51,10 +53,10 @@ export function refFor(el: Element): string {
   return ref;
 }
 
-/** A ref handed out by query/findText: valid until the next snapshot. */
+/** A ref handed out by query/findText/similar/extract: valid while its element lives, like a snapshot's. */
 export function grant(el: Element): string {
   const ref = refFor(el);
-  valid.add(ref);
+  handedOut.add(ref);
   return ref;
 }
 
@@ -68,11 +70,15 @@ export function wasShown(el: Element): boolean | undefined {
   return previousOwners ? previousOwners.has(el) : undefined;
 }
 
-/** Ends a snapshot: its refs become the valid set and its elements the "previous" ones. */
+/** Ends a snapshot: its refs join the handed-out ones and its elements become the "previous" ones. */
 export function commitSnapshot(s: SnapshotRefs) {
-  valid = s.refs;
+  for (const ref of s.refs) handedOut.add(ref);
   previousOwners = s.owners;
-  for (const [ref, w] of elementOfRef) if (!w.deref()) elementOfRef.delete(ref);
+  for (const [ref, w] of elementOfRef) {
+    if (w.deref()) continue;
+    elementOfRef.delete(ref);
+    handedOut.delete(ref);
+  }
 }
 
 export function staleMessage(ref: string): string {
@@ -83,7 +89,7 @@ export function resolve(ref: unknown): { el: Element } | RefError {
   if (typeof ref !== 'string' || !REF_RE.test(ref)) {
     return { error: 'not_found', message: `${JSON.stringify(ref)} is not a ref; refs look like e12 or f1:e3 (from browser_snapshot, browser_query or browser_find_text)` };
   }
-  if (!valid.has(ref)) return { error: 'stale_ref', message: staleMessage(ref) };
+  if (!handedOut.has(ref)) return { error: 'stale_ref', message: staleMessage(ref) };
   const el = elementOfRef.get(ref)?.deref();
   // An element of a frame that navigated away is still "connected" to its old document: check the window too.
   if (!el || !el.isConnected || !el.ownerDocument.defaultView) return { error: 'stale_ref', message: staleMessage(ref) };

@@ -130,8 +130,12 @@ function isNativeControl(el: Element): boolean {
   return t === 'button' || t === 'input' || t === 'select' || t === 'textarea' || (t === 'a' && el.hasAttribute('href'));
 }
 
-const CLICK_ATTRS = ['onclick', 'onmousedown', 'onpointerdown', 'onmouseup', 'onpointerup'];
+const CLICK_ATTRS = ['onclick', 'ondblclick', 'onmousedown', 'onpointerdown', 'onmouseup', 'onpointerup', 'oncontextmenu'];
+/** Hover and drag handlers: their element is often the wrapper of the menu it opens, so it may hold controls. */
+const HOVER_ATTRS = ['onmouseover', 'onmouseenter', 'onpointerover', 'onpointerenter', 'ondragstart'];
 const INTERACTIVE_INSIDE = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[onclick],[tabindex]:not([tabindex="-1"]),[contenteditable=""],[contenteditable=true]';
+/** Bare targets with more text than this are regions (a card list with a delegated listener), not one control. */
+const TARGET_TEXT_MAX = 300;
 
 /** Whether the element gets a ref in the snapshot. */
 export function isInteractive(el: Element, role: string, c: Ctx): boolean {
@@ -142,19 +146,21 @@ export function isInteractive(el: Element, role: string, c: Ctx): boolean {
   if (tag === 'summary') return !!el.parentElement && el.parentElement.localName === 'details';
   if ((el as HTMLElement).isContentEditable && !(flatParent(el) as HTMLElement | null)?.isContentEditable) return true;
   if (INTERACTIVE_ROLES.has(role)) return true;
-  // Bare click targets: an onclick attribute, a tabindex, or a pointer cursor that is not inherited.
+  if (tag === 'body' || tag === 'html') return false;
+  // Bare targets a person hovers or drags: a hover/drag handler or a draggable box.
+  const listener = c.pointerListener(el);
+  const hoverTarget = listener === 'hover' || el.getAttribute('draggable') === 'true' || HOVER_ATTRS.some((a) => el.hasAttribute(a));
+  // Bare click targets: an onclick attribute, a tabindex, a pointer cursor that is not inherited, or a
+  // click/hover/drag listener added by page script (listeners.ts).
   const clickAttr = CLICK_ATTRS.some((a) => el.hasAttribute(a));
-  const focusable = isFocusable(el);
-  let pointer = false;
-  if (!clickAttr && !focusable) {
-    if (c.style(el).cursor !== 'pointer') return false;
-    const p = flatParent(el);
-    pointer = !p || c.style(p).cursor !== 'pointer';
-    if (!pointer) return false;
+  if (!hoverTarget && !clickAttr && !isFocusable(el)) {
+    const s = c.style(el);
+    const pointer = s.cursor === 'pointer' && !(flatParent(el) && c.style(flatParent(el)!).cursor === 'pointer');
+    if (!pointer && !listener) return false;
   }
-  // A container around real controls, or a big focusable region, is structure, not a button.
-  if (el.querySelector(INTERACTIVE_INSIDE)) return false;
-  if ((el.textContent?.length ?? 0) > 300) return false;
+  if ((el.textContent?.length ?? 0) > TARGET_TEXT_MAX) return false;
+  // A container around real controls is structure, not a button; a hover target may wrap the menu it opens.
+  if (!hoverTarget && el.querySelector(INTERACTIVE_INSIDE)) return false;
   return true;
 }
 
@@ -170,7 +176,7 @@ export function isDisabled(el: Element): boolean {
 // ------------------------------------------------------------------ names
 
 /** Visible text of a subtree for names: inline, with image alt text, without form controls' contents. */
-export function contentText(el: Element, c: Ctx, max = NAME_MAX * 3): string {
+export function contentText(el: Element, c: Ctx, max = NAME_MAX * 3, skipControls = false): string {
   const out: string[] = [];
   let len = 0;
   const walk = (n: Node) => {
@@ -187,6 +193,8 @@ export function contentText(el: Element, c: Ctx, max = NAME_MAX * 3): string {
       const tag = ch.localName;
       if (NEVER_TEXT.has(tag) || tag === 'template') continue;
       if (!c.includeHidden && state(ch, c).hidden) continue;
+      // A bare target's own words, not those of the controls it wraps (a hover menu's links have lines of their own).
+      if (skipControls && ch.matches(INTERACTIVE_INSIDE)) continue;
       if (tag === 'img' || tag === 'area') {
         out.push(' ', ch.getAttribute('alt') ?? '', ' ');
         continue;
@@ -279,7 +287,7 @@ function rawName(el: Element, role: string, c: Ctx): string {
     if (t?.textContent?.trim()) return collapse(t.textContent);
   }
   if (NAME_FROM_CONTENT.has(role) || tag === 'summary') {
-    const t = contentText(el, c);
+    const t = contentText(el, c, NAME_MAX * 3, role === 'clickable');
     if (t) return t;
   }
   const title = el.getAttribute('title');
@@ -310,6 +318,7 @@ export function statesOf(el: Element, role: string): string[] {
     else if (ac === 'mixed') out.push('checked=mixed');
   }
   if (isDisabled(el)) out.push('disabled');
+  if (el.getAttribute('draggable') === 'true') out.push('draggable');
   if (tag === 'summary' && el.parentElement?.localName === 'details') {
     out.push((el.parentElement as HTMLDetailsElement).open ? 'expanded' : 'expanded=false');
   } else {

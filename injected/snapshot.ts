@@ -7,25 +7,28 @@
  *   - checkbox "Remember me" [ref=e5] [checked]
  *   - combobox "Size" [ref=e9] value="M" options="S|M|L"
  *   - table "Prices":
- *     - row: Name | Price | link "Edit" [ref=e20]
+ *     - Name|Price|Qty
+ *     - Pears|1.20|3|Edit [ref=e20]
  *   - text: Free shipping on orders over $50
  *   - iframe "https://other.example/x" (cross-origin)
  *
  * Rules that keep it small (token size matters): refs only on interactive elements; wrappers without a role
  * print nothing (their children move up); the name of a name-from-content element (link, button, heading,
- * ...) replaces its content; a list item with one child prints just that child; table rows print on one line
- * with cells joined by " | "; a block (paragraph) prints at most TEXT_MAX characters of text in all, however
- * many links split it, then "…" (its links still print); a <label> of a shown control prints
- * nothing (its text is the control's name). aria-hidden="true" subtrees are left out (they are not in the
+ * ...) replaces its content; a list item with one child prints just that child, an unnamed landmark around one
+ * landmark or list prints nothing of its own; a group's legend is not repeated as text; text that is only
+ * separators ("·", ".") is left out; table rows print on one line, cells joined by "|", a link in a cell as its
+ * text and ref (`C-00042 [ref=e9]`; a row with its own ref or state prints `row [ref=e5]: ...`); a block
+ * (paragraph) prints at most TEXT_MAX characters of text in all, however many links split it, then "…" (its
+ * links still print); a <label> of a shown control prints nothing (its text is the control's name). aria-hidden="true" subtrees are left out (they are not in the
  * accessibility tree), unless includeHidden. With markNewSince, a line whose element had no line in the
  * previous snapshot starts with `*` (after its indentation): `  *- menuitem "Sign out" [ref=e31]`.
  */
 import type { SnapshotOptions, SnapshotResult } from './api.js';
 import { Ctx } from './ctx.js';
-import { collapse, cut, flatChildren, frameDocument, isElement, isFrame, isText, NEVER_TEXT } from './dom.js';
+import { collapse, cut, flatChildren, frameDocument, isElement, isFrame, isText, NEVER_TEXT, visibleChars } from './dom.js';
 import { commitSnapshot, frameIndexOfFrameElement, refFor, wasShown } from './refs.js';
 import { accessibleName, contentText, isInteractive, NAME_FROM_CONTENT, roleOf, statesOf } from './roles.js';
-import { displayOf, state, textHidden, visualProxy } from './visibility.js';
+import { displayOf, optionHidden, state, textHidden, visualProxy } from './visibility.js';
 
 export const TEXT_MAX = 160;
 const VALUE_MAX = 100;
@@ -58,6 +61,10 @@ const STRUCTURAL = new Set([
 /** Structural roles printed only when named (otherwise they are just wrappers). */
 const ONLY_NAMED = new Set(['form', 'group', 'region', 'status', 'log', 'img']);
 const TABLE_ROLES = new Set(['table', 'grid', 'treegrid']);
+/** Unnamed landmarks that print nothing of their own when they hold just one landmark or list. */
+const WRAPPERS = new Set(['banner', 'contentinfo', 'navigation', 'main', 'complementary', 'region', 'search', 'list']);
+/** Text made of separators and punctuation only. */
+const SEPARATORS_ONLY = /^[\s·•|/\\,.;:!?()[\]{}\-–—_*~]*$/u;
 const CELL_ROLES = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
 /** Roles whose element has no children worth printing. */
 const LEAF_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'slider', 'spinbutton', 'progressbar', 'meter', 'img', 'scrollbar', 'separator']);
@@ -102,7 +109,7 @@ class Snapshotter {
           if (ownTextHidden === undefined) ownTextHidden = !this.c.includeHidden && textHidden(owner, this.c);
           if (ownTextHidden) continue;
         }
-        out.push({ k: 't', s: ch.data.replace(/\s+/g, ' '), o: owner });
+        out.push({ k: 't', s: visibleChars(ch.data).replace(/\s+/g, ' '), o: owner });
       } else if (isElement(ch)) {
         this.walkElement(ch, out);
       } else if (ch.nodeType === 8 && this.c.includeHidden && (ch as Comment).data.trim()) {
@@ -190,7 +197,7 @@ class Snapshotter {
     const line: LineItem = { k: 'l', role, name: accessibleName(el, role, c), ref: this.newRef(el), props: statesOf(el, role), children: [], o: el };
     const v = valueOf(el, role, c);
     if (v !== undefined) line.value = v;
-    if (tag === 'select') line.extra = optionsList(el as HTMLSelectElement);
+    if (tag === 'select') line.extra = optionsList(el as HTMLSelectElement, c);
     const isLeaf = leaf || tag === 'input' || tag === 'select' || tag === 'textarea' || (el as HTMLElement).isContentEditable ||
       (LEAF_ROLES.has(role) && !(role === 'combobox' && el.querySelector('input,textarea,[role=textbox]')));
     if (!isLeaf) {
@@ -295,7 +302,7 @@ class Snapshotter {
       this.walkChildren(cell, items);
       return this.flattenInline(items);
     });
-    const line: LineItem = { k: 'l', role: 'row', name: '', props: statesOf(row, 'row'), children: [], o: row, inline: parts.join(' | ').trimEnd() };
+    const line: LineItem = { k: 'l', role: 'row', name: '', props: statesOf(row, 'row'), children: [], o: row, inline: parts.join('|').trimEnd() };
     if (isInteractive(row, 'row', c)) line.ref = this.newRef(row);
     if (!line.ref && !parts.some((p) => p)) return null;
     return line;
@@ -307,7 +314,10 @@ class Snapshotter {
     for (const it of normalize(items)) {
       if (it.k === 't') parts.push(cut(it.s, CELL_MAX));
       else if (it.k === 'l') {
-        if (it.ref || it.role === 'img' || it.role === 'iframe') {
+        if (it.ref && it.role === 'link' && it.name && !it.props.length && !normalize(it.children).length) {
+          // In a row, a link is its text and its ref: `C-00042 [ref=e9]` (rows are most of a big table).
+          parts.push(`${it.name} [ref=${it.ref}]`);
+        } else if (it.ref || it.role === 'img' || it.role === 'iframe') {
           const kids = this.flattenInline(it.children);
           parts.push(lineHead(it) + (it.inline ? ` ${it.inline}` : '') + (kids ? ` ${kids}` : ''));
         } else if (it.role === 'heading' || it.role === 'option' || it.role === 'tooltip') {
@@ -339,27 +349,36 @@ class Snapshotter {
       if (it.k === 't') {
         // Adjacent text blocks share one line: a card's price, rating and blurb cost one "- text:" prefix,
         // not three (the snapshot is the result a model reads most).
+        // Separators alone ("·" between footer links, the "." after a link) say nothing: left out.
         let marks = this.mark(it.o);
-        const parts = [cut(it.s, TEXT_MAX)];
+        const parts = SEPARATORS_ONLY.test(it.s) ? [] : [cut(trimSeparators(it.s), TEXT_MAX)];
         while (i + 1 < list.length && list[i + 1].k === 't') {
           const next = list[++i] as TextItem;
           const m = this.mark(next.o);
           marks = marks || m;
-          parts.push(cut(next.s, TEXT_MAX));
+          if (!SEPARATORS_ONLY.test(next.s)) parts.push(cut(trimSeparators(next.s), TEXT_MAX));
         }
-        out.push(`${indent}${marks}- text: ${parts.join(' · ')}`);
+        if (parts.length) out.push(`${indent}${marks}- text: ${parts.join(' · ')}`);
         continue;
       }
       const kids = normalize(it.children);
-      if (it.role === '' || (it.role === 'listitem' && kids.length <= 1 && !it.props.length && !it.ref)) {
-        // Unnamed wrappers and one-child list items: the children stand in their place.
+      // A legend or caption printed as the group's name is not printed again as its first text.
+      if (it.name && kids[0]?.k === 't' && collapse(kids[0].s) === it.name) {
+        this.mark(kids[0].o);
+        kids.shift();
+      }
+      const plain = !it.name && !it.ref && !it.props.length && it.inline === undefined;
+      if (it.role === '' || (it.role === 'listitem' && kids.length <= 1 && !it.props.length && !it.ref) ||
+        (plain && WRAPPERS.has(it.role) && kids.length === 1 && kids[0].k === 'l' && kids[0].role !== '')) {
+        // Unnamed wrappers, one-child list items and landmarks around one landmark (banner > navigation):
+        // the children stand in their place.
         this.mark(it.o);
         this.render(kids, depth, out, true);
         continue;
       }
       if (!kids.length && it.inline === undefined && !it.ref && !it.name && !it.extra && it.value === undefined && (STRUCTURAL.has(it.role) || TABLE_ROLES.has(it.role))) continue;
       const lead = `${indent}${this.mark(it.o)}- `;
-      if (it.inline !== undefined) out.push(`${lead}${lineHead(it)}: ${it.inline}`);
+      if (it.inline !== undefined) out.push(it.role === 'row' && !it.ref && !it.props.length ? `${lead}${it.inline}` : `${lead}${lineHead(it)}: ${it.inline}`);
       else if (!kids.length) out.push(`${lead}${lineHead(it)}`);
       else if (kids.length === 1 && kids[0].k === 't') {
         this.mark(kids[0].o);
@@ -375,6 +394,11 @@ class Snapshotter {
       }
     }
   }
+}
+
+/** "© Shop ·" -> "© Shop", ". Read the" -> "Read the": separators at the edges belonged to links now on their own lines. */
+function trimSeparators(s: string): string {
+  return s.replace(/^(?:[\s·•|]|[.,;:](?=\s|$))+|[\s·•|]+$/gu, '');
 }
 
 function ariaName(el: Element): string {
@@ -478,8 +502,8 @@ function valueOf(el: Element, role: string, c: Ctx): string | undefined {
 }
 
 /** Short option lists are worth their tokens: the agent can pick without another call. */
-function optionsList(sel: HTMLSelectElement): string | undefined {
-  const opts = Array.from(sel.options);
+function optionsList(sel: HTMLSelectElement, c: Ctx): string | undefined {
+  const opts = Array.from(sel.options).filter((o) => c.includeHidden || !optionHidden(o, c));
   if (!opts.length || opts.length > 10) return opts.length > 10 ? `options=${opts.length}` : undefined;
   const texts = opts.map((o) => collapse(o.label || o.text));
   const s = texts.join('|');

@@ -6,7 +6,7 @@
  */
 import { Ctx } from './ctx.js';
 import { elementOf } from './failure.js';
-import { collapse, flatChildren, frameDocument, isElement, isFrame, isText, NEVER_TEXT, OPAQUE_CONTROLS } from './dom.js';
+import { collapse, flatChildren, visibleChars, frameDocument, isElement, isFrame, isText, NEVER_TEXT, OPAQUE_CONTROLS } from './dom.js';
 import { displayOf, state, textHidden } from './visibility.js';
 
 export interface Seg { node: Text | null; start: number; end: number }
@@ -29,6 +29,7 @@ export class TextCollector {
   constructor(readonly single = false) {}
 
   add(node: Text | null, s: string, mode: WsMode) {
+    s = visibleChars(s);
     if (mode === 'collapse') s = s.replace(/\s+/g, ' ');
     else if (mode === 'pre-line') s = s.replace(/[ \t\u00a0]+/g, ' ').replace(/\r\n?/g, '\n');
     else s = s.replace(/\r\n?/g, '\n').replace(/\u00a0/g, ' ');

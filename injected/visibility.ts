@@ -135,6 +135,21 @@ function hide(reason: string): VisState {
   return { hidden: true, reason, clip: HUGE, absClip: HUGE };
 }
 
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const HTML_NS = 'http://www.w3.org/1999/xhtml';
+/** Elements whose content is drawn in their own box and clipped to it. */
+const REPLACED = new Set(['img', 'iframe', 'frame', 'embed', 'object', 'video', 'canvas', 'svg']);
+
+/** The product of the opacity() functions of a filter (1 when there are none). */
+export function filterOpacity(filter: string): number {
+  let o = 1;
+  for (const m of filter.matchAll(/opacity\(\s*([-+\d.eE]+)(%?)\s*\)/g)) {
+    const v = parseFloat(m[1]);
+    if (Number.isFinite(v)) o *= m[2] ? v / 100 : v;
+  }
+  return o;
+}
+
 const INLINE_DISPLAYS = new Set(['inline', 'contents', 'ruby', 'ruby-text']);
 
 /** Whether el and its subtree are hidden, with the clip areas its descendants are judged against. */
@@ -158,16 +173,23 @@ function computeState(el: Element, c: Ctx): VisState {
   const display = s.display;
   if (!display) return hide('not rendered'); // no window (template content)
   if (display === 'none') return hide('display:none');
-  if (el.namespaceURI === 'http://www.w3.org/1999/xhtml' && el.hasAttribute('hidden')) return hide('hidden attribute');
+  if (el.namespaceURI === HTML_NS && el.hasAttribute('hidden')) return hide('hidden attribute');
   if (parseFloat(s.opacity) <= 0.01) return hide('opacity:0');
+  const filter = s.filter;
+  if (filter && filter !== 'none' && filterOpacity(filter) <= 0.01) return hide('filter:opacity(0)');
   const pos = s.position;
   const base = pos === 'fixed' ? viewportBox(doc) : pos === 'absolute' ? ps.absClip : ps.clip;
   const isRoot = el === doc.documentElement || el === doc.body;
   let clip = base;
   // Plain inline boxes in flow (b, em, span, a) cannot be sized, clipped or placed apart from their line:
-  // skip the box checks for them, the most common elements of all.
-  if (display !== 'contents' && !isRoot && !(display === 'inline' && pos === 'static')) {
+  // skip the box checks for them, the most common elements of all. Replaced elements (img, svg, iframe) are
+  // inline too, but sized: a 0x0 frame or SVG shows nothing of its content, a 1x1 image nothing of its alt.
+  const replaced = el.localName === 'svg' ? flatParent(el)?.namespaceURI !== SVG_NS : REPLACED.has(el.localName) && el.namespaceURI === HTML_NS;
+  if (display !== 'contents' && !isRoot && (replaced || !(display === 'inline' && pos === 'static'))) {
     const r = c.rect(el);
+    // (An image still loading, lazily below the fold, has no size yet: it is not tiny, only not there yet.)
+    if (replaced && (r.width <= 1 || r.height <= 1) && (el.localName !== 'svg' || s.overflowX !== 'visible') &&
+      (el.localName !== 'img' || (el as HTMLImageElement).complete)) return hide('too small to see');
     if ((pos === 'absolute' || pos === 'fixed') && clipRectEmpty(s.clip)) return hide('clip');
     const cp = s.clipPath;
     if (cp && cp !== 'none' && clipPathEmpty(cp, r)) return hide('clip-path');
@@ -254,7 +276,8 @@ type Backdrop = { color: Rgba; source: Element | null } | null;
 
 /**
  * The colour behind el's content: its own background composited over its parent's backdrop, up to the first
- * opaque background (or white, the canvas). null when a background image is on the way: we cannot tell.
+ * opaque background (or white, the canvas). A background image counts when it paints one colour all over
+ * (a gradient whose stops agree, a uniform image we can read); otherwise null: we cannot tell.
  * Memoised per element per call, so a page costs one step per element, not one walk per text.
  */
 function backdrop(el: Element, c: Ctx): Backdrop {
@@ -262,8 +285,10 @@ function backdrop(el: Element, c: Ctx): Backdrop {
   const s = c.style(el);
   let v: Backdrop;
   const img = s.backgroundImage;
-  if (img && img !== 'none') v = null;
-  else {
+  if (img && img !== 'none') {
+    const ic = backgroundImageColor(s, el.ownerDocument);
+    v = ic ? { color: ic, source: el } : null;
+  } else {
     const bc = parseColor(s.backgroundColor);
     if (bc && bc.a >= 0.99) v = { color: bc, source: el };
     else {
@@ -276,11 +301,108 @@ function backdrop(el: Element, c: Ctx): Backdrop {
   return v;
 }
 
+/** Splits a computed background-image into its layers (commas inside functions stay). */
+function layers(v: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < v.length; i++) {
+    const ch = v[i];
+    if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    else if (ch === ',' && depth === 0) {
+      out.push(v.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  out.push(v.slice(start).trim());
+  return out.filter(Boolean);
+}
+
+/**
+ * The one opaque colour a background image paints all over, or null (several colours, see-through, or we
+ * cannot read it). Every layer must paint the same colour.
+ */
+export function backgroundImageColor(s: CSSStyleDeclaration, doc: Document): Rgba | null {
+  let color: Rgba | null = null;
+  for (const layer of layers(s.backgroundImage)) {
+    let lc: Rgba | null = null;
+    if (/^(repeating-)?(linear|radial|conic)-gradient\(/.test(layer)) lc = gradientColor(layer);
+    else {
+      const m = /^url\(\s*"?(.*?)"?\s*\)$/.exec(layer);
+      // A small image that does not repeat covers only part of the box.
+      if (m && (!/no-repeat/.test(s.backgroundRepeat) || /cover/.test(s.backgroundSize))) lc = imageColor(m[1], doc);
+    }
+    if (!lc || (color && !sameColor(color, lc))) return null;
+    color = lc;
+  }
+  return color;
+}
+
+const COLOR_IN_TEXT = /rgba?\([^)]*\)|color\(srgb[^)]*\)/g;
+
+function gradientColor(g: string): Rgba | null {
+  let first: Rgba | null = null;
+  for (const m of g.matchAll(COLOR_IN_TEXT)) {
+    const col = parseColor(m[0]);
+    if (!col || col.a < 0.99) return null;
+    if (!first) first = col;
+    else if (!sameColor(first, col)) return null;
+  }
+  return first;
+}
+
+/** url -> its uniform colour (null: mixed or unreadable), or the <img> still loading it. */
+const imageColors = new Map<string, Rgba | null | HTMLImageElement>();
+
+/**
+ * The uniform colour of an image, read through a small canvas. Images the page already loaded (and data:
+ * URLs) decode at once; others are started now and answer on a later call. Cross-origin images without CORS
+ * cannot be read: unknown.
+ */
+function imageColor(url: string, doc: Document): Rgba | null {
+  let v = imageColors.get(url);
+  if (v === undefined) {
+    if (imageColors.size > 200) imageColors.clear();
+    const img = doc.createElement('img');
+    img.src = url;
+    v = img;
+    imageColors.set(url, v);
+  }
+  if (!(v instanceof HTMLImageElement)) return v;
+  if (!v.complete) return null;
+  const color = v.naturalWidth ? uniformPixels(v, doc) : null;
+  imageColors.set(url, color);
+  return color;
+}
+
+function uniformPixels(img: HTMLImageElement, doc: Document): Rgba | null {
+  try {
+    const canvas = doc.createElement('canvas');
+    canvas.width = 8;
+    canvas.height = 8;
+    const g = canvas.getContext('2d', { willReadFrequently: true });
+    if (!g) return null;
+    g.drawImage(img, 0, 0, 8, 8);
+    const d = g.getImageData(0, 0, 8, 8).data;
+    const first: Rgba = { r: d[0], g: d[1], b: d[2], a: 1 };
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i + 3] < 250 || !sameColor(first, { r: d[i], g: d[i + 1], b: d[i + 2], a: 1 })) return null;
+    }
+    return first;
+  } catch {
+    return null; // a tainted canvas: cross-origin image
+  }
+}
+
 function paintsSomething(e: Element, c: Ctx, text: Rgba): boolean | null {
   // true: shows something other than the text colour; false: shows the text colour; null: transparent.
   if (MEDIA.has(e.localName)) return true;
   const s = c.style(e);
-  if (s.backgroundImage && s.backgroundImage !== 'none') return true;
+  if (s.backgroundImage && s.backgroundImage !== 'none') {
+    const ic = backgroundImageColor(s, e.ownerDocument);
+    return ic ? !sameColor(ic, text) : true;
+  }
   const bc = parseColor(s.backgroundColor);
   if (bc && bc.a > 0) return !sameColor(bc, text);
   return null;
@@ -347,6 +469,9 @@ export function textHidden(el: Element, c: Ctx): boolean {
 function computeTextHidden(el: Element, c: Ctx): boolean {
   const s = c.style(el);
   if (!s.display) return true;
+  // Text directly inside a closed <details> or a content-visibility:hidden box (its element children are
+  // hidden by state(); its own text nodes are here).
+  if (state(el, c).hideChildren) return true;
   if (s.visibility !== 'visible') return true;
   if (parseFloat(s.fontSize) < 1) return true;
   const fill = parseColor(s.webkitTextFillColor) ?? parseColor(s.color);
@@ -364,6 +489,100 @@ function computeTextHidden(el: Element, c: Ctx): boolean {
       if (sameColor(shown, bd.color) && confirmSameColor(el, fill, bd, c)) return true;
     }
   }
+  return coveredByOverlay(el, c);
+}
+
+// ------------------------------------------------------------------ overlays
+
+/** An opaque positioned box that may hide text painted under it. */
+export interface Cover { el: Element; rect: DOMRect; z: number }
+
+/**
+ * The opaque positioned boxes of a document: absolutely positioned ones with an opaque background, and fixed
+ * ones that fill the viewport (a smaller fixed bar covers text only until the person scrolls). Found once per
+ * call; their style reads are ones the walk makes anyway.
+ */
+function coversOf(doc: Document, c: Ctx): Cover[] {
+  let list = c.covers.get(doc);
+  if (list) return list;
+  list = [];
+  c.covers.set(doc, list);
+  const body = doc.body;
+  if (!body) return list;
+  const win = doc.defaultView;
+  for (const e of Array.from(body.getElementsByTagName('*'))) {
+    const s = c.style(e);
+    const pos = s.position;
+    if (pos !== 'absolute' && pos !== 'fixed') continue;
+    if (parseFloat(s.opacity) < 0.99) continue;
+    const img = s.backgroundImage;
+    const paint = img && img !== 'none' ? backgroundImageColor(s, doc) : parseColor(s.backgroundColor);
+    if (!paint || paint.a < 0.99) continue;
+    if (state(e, c).hidden) continue;
+    const r = c.rect(e);
+    if (r.width < 4 || r.height < 4) continue;
+    if (pos === 'fixed' && win && (r.width < win.innerWidth * 0.95 || r.height < win.innerHeight * 0.95)) continue;
+    const z = parseInt(s.zIndex, 10) || 0;
+    // A negative z-index paints under the page's own content: a backdrop, not a cover.
+    if (z < 0) continue;
+    list.push({ el: e, rect: r, z });
+  }
+  return list;
+}
+
+function overlaps(a: DOMRect, b: DOMRect): boolean {
+  return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+}
+
+/**
+ * Whether the text directly inside el is painted over by an opaque positioned box. Only elements whose box
+ * meets a cover are hit-tested (elementsFromPoint at their first text), so a page without overlays pays one
+ * pass to find there are none. Text outside the viewport cannot be hit-tested: it counts as covered when a
+ * cover later in the document (or raised by z-index) holds it entirely.
+ */
+function coveredByOverlay(el: Element, c: Ctx): boolean {
+  const covers = coversOf(el.ownerDocument, c);
+  if (!covers.length) return false;
+  const box = c.rect(el);
+  const near = covers.filter((cv) => cv.el !== el && !flatContains(cv.el, el) && overlaps(box, cv.rect));
+  if (!near.length) return false;
+  const tr = firstTextRect(el);
+  if (!tr || tr.width === 0) return false;
+  const x = tr.left + tr.width / 2;
+  const y = tr.top + tr.height / 2;
+  const win = el.ownerDocument.defaultView;
+  if (win && x >= 0 && y >= 0 && x < win.innerWidth && y < win.innerHeight) {
+    const root = el.getRootNode() as Document | ShadowRoot;
+    const stack = typeof root.elementsFromPoint === 'function' ? root.elementsFromPoint(x, y) : [];
+    for (const e of stack) {
+      if (near.some((cv) => cv.el === e || flatContains(cv.el, e))) return true;
+      if (e === el || flatContains(e, el)) return false;
+    }
+    return false;
+  }
+  return near.some((cv) =>
+    cv.rect.left <= tr.left && cv.rect.right >= tr.right && cv.rect.top <= tr.top && cv.rect.bottom >= tr.bottom &&
+    (cv.z > 0 || !!(el.compareDocumentPosition(cv.el) & Node.DOCUMENT_POSITION_FOLLOWING)));
+}
+
+function firstTextRect(el: Element): DOMRect | null {
+  for (const n of Array.from(el.childNodes)) {
+    if (isText(n) && n.data.trim()) {
+      const range = el.ownerDocument.createRange();
+      range.selectNodeContents(n);
+      return range.getClientRects()[0] ?? null;
+    }
+  }
+  return null;
+}
+
+// ------------------------------------------------------------------ options
+
+/** A hidden <option> (or one in a hidden <optgroup>) is not in the list a person opens. */
+export function optionHidden(o: Element, c: Ctx): boolean {
+  for (let e: Element | null = o; e && (e.localName === 'option' || e.localName === 'optgroup'); e = e.parentElement) {
+    if ((e as HTMLElement).hidden || c.style(e).display === 'none') return true;
+  }
   return false;
 }
 
@@ -377,7 +596,7 @@ export function isVisible(el: Element, c: Ctx): boolean {
   const tag = el.localName;
   if (tag === 'option' || tag === 'optgroup') {
     const sel = el.closest('select');
-    return !!sel && isVisible(sel, c);
+    return !!sel && !optionHidden(el, c) && isVisible(sel, c);
   }
   if (state(el, c).hidden) return false;
   // Catches what the walk-up cannot: light children of a shadow host that no slot shows.

@@ -10,7 +10,7 @@ export const ERROR_CODES = {
   refused: { status: 403, summary: 'The action is not allowed here (read tab, covered element, policy).' },
   site_read_only: { status: 403, summary: "The user's host policy makes this site read-only." },
   blocked: { status: 403, summary: 'The address is blocked (host policy, allowedDomains, private network).' },
-  stale_ref: { status: 409, summary: 'The ref is not in the latest snapshot of the page.' },
+  stale_ref: { status: 409, summary: "The ref's element is no longer in the page (removed, or the page navigated)." },
   action_failed: { status: 422, summary: 'The action ran and failed in the page.' },
   navigation_failed: { status: 502, summary: 'The page did not load.' },
   timeout: { status: 504, summary: 'The operation did not finish in time.' },

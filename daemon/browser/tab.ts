@@ -9,6 +9,7 @@ import type { TabRecord } from '../../storage/tabs.js';
 import type { InjectedAnswer, InjectedApi, InjectedFunctionName } from '../../injected/api.js';
 import { injectedFailure } from './injected-failure.js';
 import { injectedSource } from './injected-source.js';
+import { LISTENER_MARKER_SOURCE } from '../../injected/listeners.js';
 import { Ring, type LogEntry, type NetworkEntry, type LogKind } from './tab-log.js';
 import { allowedByDomains } from '../policy/url-rules.js';
 import type { HostAccess } from '../policy/host-policy.js';
@@ -78,6 +79,7 @@ export class Tab {
       c.send('Runtime.enable', {}, s),
       c.send('Network.enable', {}, s),
       c.send('Page.addScriptToEvaluateOnNewDocument', { source: injectedSource(), worldName: WORLD, runImmediately: true }, s),
+      c.send('Page.addScriptToEvaluateOnNewDocument', { source: LISTENER_MARKER_SOURCE, runImmediately: true }, s),
       // Children (iframes in other processes, workers) are attached paused so the same rules hold there.
       c.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, s),
     ];

@@ -17,6 +17,7 @@ import { launchChromium, type LaunchedChromium } from '../../../daemon/browser/l
 import { CdpConnection } from '../../../daemon/cdp/connection.js';
 import { bundleInjected } from '../../../scripts/build-injected.js';
 import type { InjectedAnswer, InjectedApi } from '../../../injected/api.js';
+import { LISTENER_MARKER_SOURCE } from '../../../injected/listeners.js';
 
 type Api = Omit<InjectedApi, 'version'>;
 type Failure = Extract<InjectedAnswer<unknown>, { ok: false }>;
@@ -111,6 +112,8 @@ export async function startHarness(t: { teardown(fn: () => unknown): void }): Pr
     const { targetId } = await c.send('Target.createTarget', { url: 'about:blank' });
     const { sessionId } = await c.send('Target.attachToTarget', { targetId, flatten: true });
     await c.send('Page.enable', {}, sessionId);
+    // As the daemon does: the main-world listener marker runs before page script.
+    await c.send('Page.addScriptToEvaluateOnNewDocument', { source: LISTENER_MARKER_SOURCE }, sessionId);
     await c.send('Emulation.setDeviceMetricsOverride', { width: opts.width ?? 1280, height: opts.height ?? 800, deviceScaleFactor: 1, mobile: false }, sessionId);
     const p: Page = {
       sessionId,

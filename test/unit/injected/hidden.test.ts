@@ -128,3 +128,94 @@ t.test('a style cache per call: a big page reads quickly', async (t) => {
   t.match(r.text, /row 2999 x/);
   t.comment(`readText of 3,000 rows: ${ms} ms`);
 });
+
+// ---------------------------------------------------------------- more ways to hide text (issue: hidden text stays hidden)
+
+const WHITE_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAADklEQVR4nGP4DwYMEAoAU7oL9ZisIGcAAAAASUVORK5CYII=';
+const DARK_PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAADklEQVR4nGMQAQMGCAUABp4A8UKtZ7MAAAAASUVORK5CYII=';
+
+/** Each hides SECRET2-<name> from a person; every read must leave it out. */
+const MORE: Record<string, string> = {
+  'details-direct-text': '<details><summary>Closed</summary>SECRET2-details-direct-text</details>',
+  'details-nested': '<details><summary>Closed too</summary><div><section><span>SECRET2-details-nested</span></section></div></details>',
+  'content-visibility-text': '<div style="content-visibility:hidden">SECRET2-content-visibility-text</div>',
+  'content-visibility-child': '<div style="content-visibility:hidden"><p>SECRET2-content-visibility-child</p></div>',
+  overlay: '<div style="position:relative;width:400px"><p>SECRET2-overlay</p><div style="position:absolute;inset:0;background:#fff"></div></div>',
+  'overlay-sibling-positioned': '<div style="position:relative;width:400px;height:60px"><span style="position:absolute;top:10px;left:10px">SECRET2-overlay-sibling-positioned</span><div style="position:absolute;inset:0;background:rgb(250,250,250);z-index:2"></div></div>',
+  'filter-opacity': '<p style="filter:opacity(0)">SECRET2-filter-opacity</p>',
+  'filter-opacity-ancestor': '<div style="filter:blur(0px) opacity(0%)"><p>SECRET2-filter-opacity-ancestor</p></div>',
+  'text-on-same-gradient': '<div style="background:linear-gradient(#fff, #fefefe)"><p style="color:#fff">SECRET2-text-on-same-gradient</p></div>',
+  'text-on-same-image': `<div style="background:url(${WHITE_PNG})"><p style="color:#fff">SECRET2-text-on-same-image</p></div>`,
+  'svg-zero': '<svg width="0" height="0"><text x="0" y="10">SECRET2-svg-zero</text></svg>',
+  'iframe-zero': '<iframe width="0" height="0" style="border:0" srcdoc="<p>SECRET2-iframe-zero</p>"></iframe>',
+  'img-1x1-alt': '<img src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7" width="1" height="1" alt="SECRET2-img-1x1-alt">',
+  'option-hidden': '<select aria-label="Pick"><option>Visible choice</option><option hidden>SECRET2-option-hidden</option></select>',
+};
+
+/** Look-alikes a person does see. */
+const MORE_VISIBLE: Record<string, string> = {
+  'text-over-overlay': '<div style="position:relative;width:400px;height:60px"><div style="position:absolute;inset:0;background:#eee"></div><p style="position:relative">VISIBLE2-text-over-overlay</p></div>',
+  'text-in-overlay': '<div style="position:relative;width:400px;height:60px"><div style="position:absolute;inset:0;background:#eee"><p>VISIBLE2-text-in-overlay</p></div></div>',
+  'translucent-backdrop': '<div style="position:relative;width:400px"><p>VISIBLE2-translucent-backdrop</p><div style="position:absolute;inset:0;background:rgba(0,0,0,0.4)"></div></div>',
+  'white-on-dark-image': `<div style="background:url(${DARK_PNG})"><p style="color:#fff">VISIBLE2-white-on-dark-image</p></div>`,
+  'white-on-dark-gradient': '<div style="background:linear-gradient(#fff, #000)"><p style="color:#fff">VISIBLE2-white-on-dark-gradient</p></div>',
+  'svg-sized': '<svg width="200" height="20"><text x="0" y="15">VISIBLE2-svg-sized</text></svg>',
+  'iframe-sized': '<iframe width="300" height="60" style="border:0" srcdoc="<p>VISIBLE2-iframe-sized</p>"></iframe>',
+  'img-alt-sized': '<img src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7" width="40" height="40" alt="VISIBLE2-img-alt-sized">',
+  // Not loaded yet (lazy, far below the fold), so no size yet: not a 1x1 image.
+  'img-lazy-alt': '<div style="height:6000px"></div><a href="/item"><img loading="lazy" src="/never-fetched.png" alt="VISIBLE2-img-lazy-alt"></a>',
+};
+
+t.test('more hidden cases: every read leaves them out, includeHidden brings them back', async (t) => {
+  h.route('/more', `<p>Visible words</p>${Object.values(MORE).join('\n')}\n${Object.values(MORE_VISIBLE).join('\n')}`);
+  const q = await h.open('/more');
+  const reads: Record<string, (hidden: boolean) => Promise<string>> = {
+    readText: async (includeHidden) => (await q.call('readText', { includeHidden })).text,
+    snapshot: async (includeHidden) => (await q.call('snapshot', { includeHidden })).text,
+    visibleHtml: async (includeHidden) => (await q.call('visibleHtml', { includeHidden })).html,
+    extract: async (includeHidden) => JSON.stringify([(await q.call('extract', { kind: 'images', includeHidden })).items, (await q.call('extract', { kind: 'form', includeHidden })).items]),
+  };
+  for (const [name, read] of Object.entries(reads)) {
+    const plain = await read(false);
+    for (const c of Object.keys(MORE)) t.notMatch(plain, `SECRET2-${c}`, `${name} leaves out ${c}`);
+    // readText is text only (no alt text); visibleHtml keeps an SVG's label, not its drawing's text.
+    const keeps = Object.keys(MORE_VISIBLE).filter((c) => !(name === 'readText' && c.startsWith('img-')) && !(name === 'visibleHtml' && c === 'svg-sized'));
+    if (name !== 'extract') for (const c of keeps) t.match(plain, `VISIBLE2-${c}`, `${name} keeps ${c}`);
+  }
+  const all = await reads.readText(true);
+  for (const c of Object.keys(MORE)) if (c !== 'img-1x1-alt' && c !== 'option-hidden') t.match(all, `SECRET2-${c}`, `includeHidden reads ${c}`);
+  t.match(await reads.snapshot(true), /SECRET2-img-1x1-alt/);
+  for (const c of Object.keys(MORE)) {
+    t.same((await q.call('findText', { text: `SECRET2-${c}` })).matches, [], `findText skips ${c}`);
+    t.equal((await q.call('query', { text: `SECRET2-${c}` })).total, 0, `query text skips ${c}`);
+    t.equal(await q.call('check', { text: `SECRET2-${c}` }), false, `check does not see ${c}`);
+  }
+  t.equal((await q.call('findText', { text: 'VISIBLE2-text-over-overlay' })).matches.length, 1);
+  await q.close();
+});
+
+t.test('zero-width characters are removed from page text in every read', async (t) => {
+  const zw = (s: string) => s.split('').join('\u200b');
+  h.route('/zw', `<h1>${zw('Pass')}word</h1><p id="p">Trans\u200cfer \u2060fu\ufeffnds now</p><a href="/x" aria-label="Pa\u200bge">x</a>
+    <table><tr><td>Ce\u200dll</td></tr></table><p>Family: 👨\u200d👩\u200d👧</p>`);
+  const q = await h.open('/zw');
+  const texts = [
+    (await q.call('readText', {})).text,
+    (await q.call('snapshot', {})).text,
+    (await q.call('visibleHtml', {})).html,
+    JSON.stringify((await q.call('extract', { kind: 'tables' })).items),
+    JSON.stringify((await q.call('query', { css: 'p' })).matches.map((m) => m.text)),
+    JSON.stringify((await q.call('findText', { text: 'transfer' })).matches),
+  ];
+  for (const [i, s] of texts.entries()) {
+    t.notMatch(s, /[\u200b\u200c\u2060\ufeff]/, `read ${i}: no zero-width characters`);
+    t.notMatch(s, /Ce\u200dll/, `read ${i}: no joiner between letters`);
+  }
+  t.match(texts[0], /Password/, 'the split word is whole again');
+  t.match(texts[0], /Transfer funds now/);
+  t.match(texts[1], /link "Page"/, 'names too');
+  t.match(texts[0], /👨\u200d👩\u200d👧/, 'emoji sequences keep their joiners');
+  t.equal((await q.call('findText', { text: 'password' })).matches.length, 1, 'findText finds the word the page split');
+  t.equal((await q.call('query', { text: 'Transfer funds' })).total >= 1, true);
+  await q.close();
+});

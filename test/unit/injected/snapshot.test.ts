@@ -66,7 +66,7 @@ t.test('line format: roles, names, refs, states, values; wrappers collapsed', as
   t.notMatch(text, /inside/, 'closed details content');
   t.match(text, /^\s*- text: Some bold words and more words\.$/m, 'inline runs merged, whitespace collapsed');
   t.match(text, /^\s*- img "A pixel"$/m);
-  t.match(text, /^- banner:\n  - navigation "Main":\n    - list:\n      - link "Home" \[ref=e\d+\]\n      - link "Shop" \[ref=e\d+\]$/m, 'one-child list items print the child');
+  t.match(text, /^- navigation "Main":\n  - list:\n    - link "Home" \[ref=e\d+\]\n    - link "Shop" \[ref=e\d+\]$/m, 'one-child list items print the child; a banner around one landmark prints nothing');
   t.notMatch(text, /- text: Email$/m, 'a label of a shown control is its name, not a text line');
   const long = /- text: (long text.*)$/m.exec(text)![1];
   t.ok(long.length <= 161 && long.endsWith('…'), 'long text cut with …');
@@ -117,7 +117,7 @@ t.test('refs are stable across snapshots; new elements are marked *', async (t) 
   await p.close();
 });
 
-t.test('stale refs: only the latest snapshot (and query/findText since) resolve', async (t) => {
+t.test('stale refs: refs of removed elements and of old documents do not resolve', async (t) => {
   const p = await h.open('/hover');
   const s = await p.call('snapshot', {});
   const ref = /button "Products" \[ref=(e\d+)\]/.exec(s.text)![1];
@@ -130,12 +130,12 @@ t.test('stale refs: only the latest snapshot (and query/findText since) resolve'
   t.equal(gone.message, `ref ${ref} is not in the current page; take a new browser_snapshot`);
   t.equal((await p.fails('fill', ref, 'x')).code, 'stale_ref');
   t.equal((await p.fails('readText', { ref })).code, 'stale_ref', 'readText of a stale ref fails too, not empty text');
-  // A ref from findText resolves until the next snapshot drops it (when it is not in that snapshot).
+  // A ref from findText lives as long as its element, whatever snapshot comes after (one ref space).
   const found = await p.call('findText', { text: 'Shoes', includeHidden: true });
   const fref = found.matches[0].ref;
   t.equal((await p.call('elementInfo', fref)).tag, 'a');
   await p.call('snapshot', {});
-  t.equal((await p.fails('elementInfo', fref)).code, 'stale_ref', 'not in the new snapshot: stale');
+  t.equal((await p.call('elementInfo', fref)).tag, 'a', 'a later snapshot does not make it stale');
   // After navigation the old world is gone; a fresh script knows no refs.
   await p.goto('/hover');
   t.equal((await p.fails('pointFor', ref)).code, 'stale_ref');
@@ -175,13 +175,30 @@ t.test('a 2,000-row table stays compact: one line per row', async (t) => {
   const ms = Date.now() - t0;
   const lines = s.text.split('\n');
   t.match(s.text, /^- table "Stock":$/m);
-  t.match(s.text, /^  - row: Name \| Price \| Qty \|$/m);
-  t.match(s.text, /^  - row: Item 1 \| 0\.00 \| 0 \| link "Edit" \[ref=e\d+\]$/m);
-  t.match(s.text, /^  - row: Item 2000 \| 2998\.50 \| 4 \| link "Edit" \[ref=e\d+\]$/m, 'every row, every link reachable');
+  t.match(s.text, /^  - Name\|Price\|Qty\|$/m);
+  t.match(s.text, /^  - Item 1\|0\.00\|0\|Edit \[ref=e\d+\]$/m);
+  t.match(s.text, /^  - Item 2000\|2998\.50\|4\|Edit \[ref=e\d+\]$/m, 'every row, every link reachable');
   t.equal(s.refCount, 2000);
   t.equal(lines.length, 2 + 1 + 2000);
   const perRow = s.text.length / 2000;
   t.ok(perRow < 70, `about ${perRow.toFixed(1)} characters per row`);
   t.comment(`2,000-row table snapshot: ${s.text.length} characters, ${lines.length} lines, ${ms} ms`);
+  await p.close();
+});
+
+t.test('size rules: separators, repeated legends and lone-landmark wrappers print nothing; row links are text and ref', async (t) => {
+  h.route('/size', `<header><nav><a href="/a">A</a> <a href="/b">B</a></nav></header>
+    <form><fieldset><legend>Plan</legend><label><input type="radio" name="p" checked> Free</label><label><input type="radio" name="p"> Pro</label></fieldset></form>
+    <footer>© Shop · <a href="/t">Terms</a> · <a href="/p">Privacy</a>.</footer>
+    <table><tr><th>Id</th><th>Name</th><th>Action</th></tr><tr><td><a href="/c/1">C-1</a></td><td>Ann</td><td><button>Delete</button></td></tr></table>`);
+  const p = await h.open('/size');
+  const s = await p.call('snapshot', {});
+  t.comment(`\n${s.text}`);
+  t.match(s.text, /^- navigation:\n  - link "A" \[ref=e\d+\]\n  - link "B" \[ref=e\d+\]$/m, 'banner > navigation prints as navigation');
+  t.match(s.text, /^- group "Plan":\n  - radio "Free" \[ref=e\d+\] \[checked\]\n  - radio "Pro" \[ref=e\d+\]$/m, 'the legend is the name only');
+  t.match(s.text, /^- contentinfo:\n  - text: © Shop\n  - link "Terms" \[ref=e\d+\]\n  - link "Privacy" \[ref=e\d+\]$/m, 'no "·" or "." lines');
+  t.match(s.text, /^  - Id\|Name\|Action$/m);
+  t.match(s.text, /^  - C-1 \[ref=e\d+\]\|Ann\|button "Delete" \[ref=e\d+\]$/m, 'a link cell is text and ref; other controls keep their role');
+  t.equal(s.refCount, 8, 'every control keeps its ref');
   await p.close();
 });
