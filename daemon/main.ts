@@ -37,7 +37,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   const audit = new AuditStore(db);
   let appPort = 0;
   let pool!: BrowserPool;
-  const deniedPorts = () => new Set([appPort, ...pool.cdpPorts()].filter(Boolean));
+  // Browsers have no CDP port (they speak CDP over a pipe), so the daemon's own port is the one to protect.
+  const deniedPorts = () => new Set([appPort].filter(Boolean));
   const proxy = await startEgressProxy({
     allowPrivateNetwork: cfg.allowPrivateNetwork,
     allowTargets: new Set(cfg.allowTargets),

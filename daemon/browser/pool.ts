@@ -89,11 +89,6 @@ export class BrowserPool {
     return [...this.instances.values()];
   }
 
-  /** CDP ports of every browser: pages must never reach them. */
-  cdpPorts(): number[] {
-    return this.list().map((i) => i.cdpPort).filter((p): p is number => !!p);
-  }
-
   async closeAll(): Promise<void> {
     this.closing = true;
     await Promise.allSettled([...this.starting.values()]);

@@ -16,9 +16,8 @@ export function chromiumSwitches(o: SwitchOptions): string[] {
   const size = o.windowSize ?? { width: 1280, height: 900 };
   const s = [
     `--user-data-dir=${o.userDataDir}`,
-    // Port 0: Chromium picks a free port and prints the ws URL on stderr; bound to loopback only.
-    '--remote-debugging-port=0',
-    '--remote-debugging-address=127.0.0.1',
+    // CDP over file descriptors 3 and 4 only: a TCP port, even on loopback, lets any local process attach.
+    '--remote-debugging-pipe',
     // No network calls of Chromium's own: background fetches, component and safe-browsing updates, sync,
     // metrics/crash uploads, first-run checks, the default-browser prompt, domain reliability beacons.
     '--disable-background-networking',
