@@ -5,6 +5,7 @@ import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
 import { afterAction } from '../browser/tab.js';
+import { CdpError } from '../cdp/connection.js';
 
 export const navigationTools = [
   defineTool({
@@ -82,6 +83,8 @@ export const navigationTools = [
         if (ctx.signal.aborted) throw new BrowserdError('timeout', 'cancelled', { next: 'Retry.' });
         const ok = await tab.call('check', { text: args.text, selector: args.selector, gone: args.gone }).catch((e) => {
           if (e instanceof BrowserdError && /selector/i.test(e.message)) throw new BrowserdError('validation_error', `bad CSS selector: ${args.selector}`, { next: 'Fix the selector.' });
+          // The tab or browser is gone: polling on would only run the clock out.
+          if (e instanceof CdpError && (e.kind === 'closed' || e.kind === 'crashed')) throw e;
           return false;
         });
         if (ok) break;

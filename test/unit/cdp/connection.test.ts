@@ -1,0 +1,48 @@
+/** Per-session bookkeeping of in-flight commands, driven through a fake transport (no browser needed). */
+import t from 'tap';
+import { CdpConnection, CdpError } from '../../../daemon/cdp/connection.js';
+import type { CdpTransport } from '../../../daemon/cdp/pipe-transport.js';
+
+function fake() {
+  const sent: any[] = [];
+  const transport: CdpTransport = { send: (m) => void sent.push(JSON.parse(m)), close: () => transport.onClose?.('closed by the daemon') };
+  const conn = new CdpConnection(transport);
+  const deliver = (msg: unknown) => transport.onMessage!(JSON.stringify(msg));
+  return { conn, sent, deliver, transport };
+}
+
+t.test('a detached session rejects its own in-flight commands and waits with kind closed, and no others', async (t) => {
+  const { conn, sent, deliver } = fake();
+  const onA = conn.send('Runtime.evaluate', { expression: '1' }, 'A');
+  const onB = conn.send('Runtime.evaluate', { expression: '2' }, 'B');
+  const waitA = conn.waitFor('Page.loadEventFired', 'A');
+  let gone: unknown;
+  conn.onSessionGone('A', (end) => (gone = end));
+  deliver({ method: 'Target.detachedFromTarget', params: { sessionId: 'A', targetId: 'x' } });
+  await t.rejects(onA, { kind: 'closed' });
+  await t.rejects(waitA, { kind: 'closed' });
+  t.match(gone, { kind: 'closed' });
+  await t.rejects(conn.send('Page.enable', {}, 'A'), { kind: 'closed' }, 'a gone session is refused at once');
+  deliver({ id: sent.find((m) => m.sessionId === 'B').id, result: { result: { type: 'number', value: 2 } } });
+  t.match(await onB, { result: { value: 2 } }, 'the other session is untouched');
+});
+
+t.test('a crashed target rejects in flight with kind crashed', async (t) => {
+  const { conn, deliver } = fake();
+  const p = conn.send('Runtime.evaluate', { expression: 'while(1);' }, 'S');
+  const signal = conn.sessionSignal('S');
+  deliver({ method: 'Inspector.targetCrashed', params: {}, sessionId: 'S' });
+  const e = await p.catch((x) => x);
+  t.ok(e instanceof CdpError && e.kind === 'crashed', String(e));
+  t.ok(signal.signal.aborted, 'the session signal aborted');
+});
+
+t.test('the browser going away rejects everything with kind closed', async (t) => {
+  const { conn, transport } = fake();
+  const p = conn.send('Browser.getVersion');
+  const w = conn.waitFor('Target.targetCreated', '');
+  transport.onClose!('the browser closed its end of the CDP pipe');
+  await t.rejects(p, { kind: 'closed' });
+  await t.rejects(w, { kind: 'closed' });
+  await t.rejects(conn.waitFor('Target.targetCreated', ''), { kind: 'closed' }, 'a wait started afterwards fails at once');
+});
