@@ -15,7 +15,7 @@ import { evaluateHostPolicy } from './policy/host-policy.js';
 import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
 import { startApp, type AppHandle } from './server/app.js';
-import { startEgressProxy } from './policy/egress-proxy.js';
+import { startEgressProxy } from './net/egress-proxy.js';
 import { lookupWithRules, parseResolverRules } from './browser/resolver-rules.js';
 import type { Config } from './config.js';
 import type { DaemonEnv } from './env.js';

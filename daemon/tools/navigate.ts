@@ -3,9 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
+import { checkUrl } from '../net/url-check.js';
 import { afterAction } from '../browser/tab.js';
-import { CdpError } from '../cdp/connection.js';
 
 export const navigationTools = [
   defineTool({
@@ -19,9 +18,7 @@ export const navigationTools = [
     }),
     effect: 'read',
     async handle(ctx, args, out) {
-      const url = normaliseUserUrl(args.url);
-      const checked = checkAgentUrl(url);
-      if (!checked.ok) throw new BrowserdError(checked.code as any, checked.message, { next: 'Use an http(s) address.' });
+      const url = checkUrl(args.url, ctx.env.cfg);
       const tab = await ctx.tab(args.tab);
       await tab.navigate(url, args.timeoutMs);
       out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${tab.url}.`);
@@ -83,8 +80,8 @@ export const navigationTools = [
         if (ctx.signal.aborted) throw new BrowserdError('timeout', 'cancelled', { next: 'Retry.' });
         const ok = await tab.call('check', { text: args.text, selector: args.selector, gone: args.gone }).catch((e) => {
           if (e instanceof BrowserdError && /selector/i.test(e.message)) throw new BrowserdError('validation_error', `bad CSS selector: ${args.selector}`, { next: 'Fix the selector.' });
-          // The tab or browser is gone: polling on would only run the clock out.
-          if (e instanceof CdpError && (e.kind === 'closed' || e.kind === 'crashed')) throw e;
+          // The tab or its browser is gone: polling on would only run the clock out.
+          if (tab.closed || tab.crashed) throw e;
           return false;
         });
         if (ok) break;

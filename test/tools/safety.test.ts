@@ -194,7 +194,7 @@ t.test('file:, chrome: and devtools: URLs are refused for agents', async (t) => 
   for (const url of ['file:///etc/passwd', 'chrome://settings', 'devtools://devtools/bundled/inspector.html', 'view-source:http://a.test/']) {
     const r = await rest(alice, 'browser_open', { url });
     t.ok(r.status >= 400, url);
-    t.ok(['refused', 'validation_error'].includes(r.json.error.code), `${url}: ${r.json.error.code}`);
+    t.ok(['blocked', 'validation_error'].includes(r.json.error.code), `${url}: ${r.json.error.code}`);
   }
 });
 

@@ -4,7 +4,7 @@ import t from 'tap';
 import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
-import { startEgressProxy, type BlockedInfo, type EgressProxyOptions } from '../../../daemon/policy/egress-proxy.js';
+import { startEgressProxy, type BlockedInfo, type EgressProxyOptions } from '../../../daemon/net/egress-proxy.js';
 
 interface Seen {
   method: string;
