@@ -16,6 +16,7 @@ import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
 import { startApp, type AppHandle } from './server/app.js';
 import { startEgressProxy } from './net/egress-proxy.js';
+import { ownBrowsersOnly } from './net/peer-process.js';
 import { lookupWithRules, parseResolverRules } from './browser/resolver-rules.js';
 import type { Config } from './config.js';
 import type { DaemonEnv } from './env.js';
@@ -44,6 +45,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     allowTargets: new Set(cfg.allowTargets),
     deniedPorts,
     lookup: lookupWithRules(parseResolverRules(cfg.chromeArgs)),
+    // Any local process can reach a loopback port; only Chromium processes this daemon started may use it.
+    admit: ownBrowsersOnly(),
     onBlocked: (info) => log.info({ ...info }, 'egress blocked'),
   });
   const policies = new PolicyStore(db);

@@ -54,6 +54,10 @@ export function chromiumSwitches(o: SwitchOptions): string[] {
   if (o.headless) s.push('--headless=new', '--hide-scrollbars', '--mute-audio');
   if (o.proxyPort) {
     s.push(`--proxy-server=http://127.0.0.1:${o.proxyPort}`);
+    // The network stack inside the browser process: the proxy admits a connection only when the kernel says
+    // the browser process holds its client socket (net/peer-process.ts). A separate (sandboxed, undumpable)
+    // network process would hide its sockets from that check.
+    s.push('--enable-features=NetworkServiceInProcess2');
     // Chromium bypasses the proxy for loopback unless told not to; the guard must see loopback too.
     s.push('--proxy-bypass-list=<-loopback>');
     // WebRTC would otherwise open UDP straight to any address, around the proxy.

@@ -3,6 +3,7 @@
  * to), and when Chromium dies a call waiting on the page ends at once with browser_crashed.
  */
 import t from 'tap';
+import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
@@ -115,4 +116,31 @@ t.test('kill -9 of Chromium during a long browser_wait ends the wait with browse
   t.ok(tookMs < 10000, `the wait ended ${tookMs} ms after the kill, not at its 20 s timeout`);
   const again = await tool('browser_read_text', { tab });
   t.equal(again.status, 200, 'the next call restarts the browser with the tab');
+});
+
+/** Sends one request through a proxy from a separate Node process and returns the status line it got. */
+function requestFromOtherProcess(proxyPort: number, raw: string): Promise<string> {
+  const script = `
+    const s = require('node:net').connect(${proxyPort}, '127.0.0.1', () => s.write(${JSON.stringify(raw)}));
+    let got = ''; s.on('data', (d) => { got += d; }); s.on('close', () => { process.stdout.write(got.split('\\r\\n')[0] || 'closed without an answer'); });
+    s.on('error', (e) => process.stdout.write('error ' + e.message));`;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['-e', script], { timeout: 20000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+  });
+}
+
+t.test('another local process can not use the egress proxy, while the browser still loads pages through it', async (t) => {
+  site.route('/for-browsers-only', html('<h1>only the browser</h1>'));
+  const inst = d.daemon.env.pool.peek('alice') ?? (await tool('browser_open', { url: `${site.url}/quiet` }), d.daemon.env.pool.peek('alice')!);
+  const proxyArg = readFileSync(`/proc/${inst.pid}/cmdline`, 'utf8').split('\0').find((a) => a.startsWith('--proxy-server='))!;
+  const proxyPort = Number(/:(\d+)$/.exec(proxyArg)![1]);
+  const before = site.requests.filter((r) => r.path === '/for-browsers-only').length;
+  const plain = await requestFromOtherProcess(proxyPort, `GET ${site.url}/for-browsers-only HTTP/1.1\r\nHost: 127.0.0.1:${site.port}\r\nConnection: close\r\n\r\n`);
+  const tunnel = await requestFromOtherProcess(proxyPort, `CONNECT 127.0.0.1:${site.port} HTTP/1.1\r\nHost: 127.0.0.1:${site.port}\r\n\r\n`);
+  t.match(plain, /^HTTP\/1\.1 403/, `a plain request is refused: ${plain}`);
+  t.match(tunnel, /^HTTP\/1\.1 403/, `a CONNECT tunnel is refused: ${tunnel}`);
+  t.equal(site.requests.filter((r) => r.path === '/for-browsers-only').length, before, 'nothing reached the site from the other process');
+  const opened = await tool('browser_open', { url: `${site.url}/for-browsers-only` });
+  t.equal(opened.status, 200, 'the browser itself still gets through');
+  t.equal(site.requests.filter((r) => r.path === '/for-browsers-only').length, before + 1, 'exactly the browser\'s request arrived');
 });
