@@ -14,8 +14,10 @@ export const FORCED_PREFERENCES: Record<string, unknown> = {
   // No gathering over every interface (which would reveal and use routes the guard never sees).
   'webrtc.multiple_routes_enabled': false,
   'webrtc.nonproxied_udp_enabled': false,
-  // No sign-in to Google: the profile belongs to the daemon's user, and sign-in fetches accounts.google.com.
+  // No sign-in to Google: the profile belongs to the daemon's user, and sign-in (its account reconcilor)
+  // fetches accounts.google.com. Chromium reads the "on next startup" value when it starts and copies it over.
   'signin.allowed': false,
+  'signin.allowed_on_next_startup': false,
   // No search suggestions or URL-keyed data collection sent as the agent types or loads pages.
   'search.suggest_enabled': false,
   'url_keyed_anonymized_data_collection.enabled': false,
