@@ -90,6 +90,8 @@ export class CdpConnection {
     // Ending the session first: listeners of these events may already send follow-up commands elsewhere.
     if (msg.method === 'Target.detachedFromTarget' && msg.params?.sessionId) {
       this.goneSessions.add(msg.params.sessionId);
+      // Ids are never reused, so old ones only need remembering for a while: a long-lived browser opens many.
+      if (this.goneSessions.size > 10000) this.goneSessions.delete(this.goneSessions.values().next().value!);
       this.endSession(msg.params.sessionId, { kind: 'closed', reason: 'the tab went away (its target detached)' });
     } else if (msg.method === 'Inspector.targetCrashed' && msg.sessionId) {
       this.endSession(msg.sessionId, { kind: 'crashed', reason: 'the page crashed' });

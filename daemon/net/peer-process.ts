@@ -53,16 +53,34 @@ export function holdsSocket(pid: number, inode: string): boolean {
 /** Direct children of a process (every thread's list: any thread may have spawned one). */
 export function childrenOf(pid: number): number[] {
   const out: number[] = [];
+  let listed = false;
   try {
     for (const task of readdirSync(`/proc/${pid}/task`)) {
       try {
         for (const c of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/)) if (c) out.push(Number(c));
+        listed = true;
       } catch {
-        // thread gone, or a kernel without CONFIG_PROC_CHILDREN: nothing found means nothing admitted
+        // the thread ended, or the kernel has no children lists (CONFIG_PROC_CHILDREN)
       }
     }
   } catch {
-    // no /proc
+    return out;
+  }
+  return listed ? out : childrenByScan(pid);
+}
+
+/** The slow way, for kernels without children lists: every process whose parent is `pid`. */
+function childrenByScan(pid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // The command name may hold spaces and parentheses: the parent pid comes after the last ')'.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(name));
+    } catch {
+      // ended while we looked
+    }
   }
   return out;
 }
