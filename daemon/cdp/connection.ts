@@ -57,6 +57,11 @@ export class CdpConnection {
   /** Sessions whose target detached: a command sent there can never be answered. */
   private goneSessions = new Set<string>();
   private sessionEndHandlers = new Map<string, Set<(end: SessionEnd) => void>>();
+  /**
+   * Sessions whose renderer crashed and has not been reloaded: Chromium never answers most commands there
+   * (they would run to their timeout), so only a reload or navigation, which brings a new renderer, is sent.
+   */
+  private crashedSessions = new Set<string>();
 
   constructor(private transport: CdpTransport, private stderr: () => string = () => '') {
     transport.onMessage = (m) => this.onMessage(m);
@@ -87,17 +92,21 @@ export class CdpConnection {
       return;
     }
     if (!msg.method) return;
-    // Ending the session first: listeners of these events may already send follow-up commands elsewhere.
+    // Listeners first (the tab marks itself crashed or closed), then the rejections they will see.
+    this.emit(`${msg.method}|${msg.sessionId ?? ''}`, msg.params, msg.sessionId);
+    this.emit(`${msg.method}|*`, msg.params, msg.sessionId);
     if (msg.method === 'Target.detachedFromTarget' && msg.params?.sessionId) {
       this.goneSessions.add(msg.params.sessionId);
+      this.crashedSessions.delete(msg.params.sessionId);
       // Ids are never reused, so old ones only need remembering for a while: a long-lived browser opens many.
       if (this.goneSessions.size > 10000) this.goneSessions.delete(this.goneSessions.values().next().value!);
       this.endSession(msg.params.sessionId, { kind: 'closed', reason: 'the tab went away (its target detached)' });
     } else if (msg.method === 'Inspector.targetCrashed' && msg.sessionId) {
+      this.crashedSessions.add(msg.sessionId);
       this.endSession(msg.sessionId, { kind: 'crashed', reason: 'the page crashed' });
+    } else if (msg.method === 'Inspector.targetReloadedAfterCrash' && msg.sessionId) {
+      this.crashedSessions.delete(msg.sessionId);
     }
-    this.emit(`${msg.method}|${msg.sessionId ?? ''}`, msg.params, msg.sessionId);
-    this.emit(`${msg.method}|*`, msg.params, msg.sessionId);
   }
 
   private settle(id: number) {
@@ -177,6 +186,9 @@ export class CdpConnection {
   send<M extends Method>(method: M, params?: Params<M>, sessionId?: string, timeoutMs = DEFAULT_CDP_TIMEOUT_MS): Promise<Result<M>> {
     if (this.closedReason) return Promise.reject(new CdpError(this.closedReason, 'closed', method));
     if (sessionId && this.goneSessions.has(sessionId)) return Promise.reject(new CdpError(`${method}: the tab went away (its target detached)`, 'closed', method));
+    if (sessionId && this.crashedSessions.has(sessionId) && method !== 'Page.reload' && method !== 'Page.navigate') {
+      return Promise.reject(new CdpError(`${method}: the page crashed (reload or navigate it first)`, 'crashed', method));
+    }
     const id = this.nextId++;
     return new Promise<Result<M>>((resolve, reject) => {
       const timer = setTimeout(() => {

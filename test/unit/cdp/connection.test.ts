@@ -49,3 +49,24 @@ t.test('the browser going away rejects everything with kind closed', async (t) =
   t.equal(await outcome(w), 'closed');
   t.equal(await outcome(conn.waitFor('Target.targetCreated', '')), 'closed', 'a wait started afterwards fails at once');
 });
+
+t.test('after a crash only a reload or navigation goes out, until the target reports it reloaded', async (t) => {
+  const { conn, sent, deliver } = fake();
+  let sawCrash = false;
+  conn.on('Inspector.targetCrashed', 'S', () => (sawCrash = true));
+  const waitCrash = conn.waitFor('Inspector.targetCrashed', 'S');
+  deliver({ method: 'Inspector.targetCrashed', params: {}, sessionId: 'S' });
+  t.ok(sawCrash, 'listeners hear the crash');
+  t.equal(await outcome(waitCrash), 'resolved', 'a wait for the crash itself is answered, not rejected');
+  const before = sent.length;
+  t.equal(await outcome(conn.send('Runtime.evaluate', { expression: '1' }, 'S')), 'crashed', 'refused at once instead of hanging');
+  t.equal(sent.length, before, 'nothing was sent');
+  const reload = conn.send('Page.reload', {}, 'S');
+  t.equal(sent.length, before + 1, 'a reload goes out');
+  deliver({ id: sent[sent.length - 1].id, result: {} });
+  await reload;
+  deliver({ method: 'Inspector.targetReloadedAfterCrash', params: {}, sessionId: 'S' });
+  const again = conn.send('Runtime.evaluate', { expression: '1' }, 'S');
+  deliver({ id: sent[sent.length - 1].id, result: { result: { type: 'number', value: 1 } } });
+  t.equal(await outcome(again), 'resolved', 'commands flow again after the reload');
+});
