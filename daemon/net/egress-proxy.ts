@@ -42,7 +42,8 @@ export interface EgressProxyOptions {
   allowPrivateNetwork: boolean;
   /**
    * Ports no page may reach on this machine even when private networks are allowed: the daemon's own listen
-   * port and every Chromium CDP port. A function, because browsers come and go while the proxy runs.
+   * port (browsers have no CDP port: they speak CDP over a pipe). A function, so the set can change while the
+   * proxy runs.
    */
   deniedPorts: () => Set<number>;
   onBlocked?(info: BlockedInfo): void;
@@ -72,7 +73,7 @@ export interface EgressProxy {
   close(): Promise<void>;
 }
 
-// `verbatim` keeps the resolver's own order: chrome-remote-interface changes Node's default order process-wide.
+// `verbatim` keeps the resolver's own order rather than whatever default some library set for the process.
 const defaultLookup = async (host: string): Promise<ResolvedAddress[]> => dns.lookup(host, { all: true, verbatim: true });
 
 // Hop-by-hop headers (RFC 9110 7.6.1) plus the proxy-only ones: they describe this hop, not the next one.
