@@ -83,6 +83,13 @@ t.test('WebRTC in an act tab sends no STUN or TURN packet to a loopback UDP list
   t.same(packets, [], 'no UDP packet reached the listener');
 });
 
+t.test('the same holds in a named context (an off-the-record browser context)', async (t) => {
+  const tab = (await tool('browser_open', { url: `${site.url}/rtc`, mode: 'act', context: 'rtc' })).json.tab;
+  const done = await tool('browser_wait', { tab, text: 'gathering complete', timeoutMs: 30000 });
+  t.equal(done.status, 200, JSON.stringify(done.json));
+  t.same(packets, [], 'no UDP packet reached the listener');
+});
+
 t.test('the guard saw no attempt the tests did not make', async (t) => {
   // Give Chromium's own start-up and background work (sign-in, updates, suggestions) time to show itself.
   const tab = (await tool('browser_open', { url: `${site.url}/rtc`, mode: 'act' })).json.tab;
