@@ -62,7 +62,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
 function fromCdp(e: unknown): BrowserdError | undefined {
   if (!(e instanceof CdpError)) return undefined;
   if (e.kind === 'timeout') return new BrowserdError('timeout', `the page did not answer in time (${e.method})`, { next: 'The page may be slow or stuck: try again, or browser_navigate elsewhere.' });
-  if (e.kind === 'closed') return new BrowserdError('browser_crashed', "the user's browser or this tab went away during the call", { next: 'Call again: the browser restarts with your tabs.' });
+  if (e.kind === 'closed' || e.kind === 'crashed') return new BrowserdError('browser_crashed', "the user's browser or this tab went away during the call", { next: 'Call again: the browser restarts with your tabs.' });
   return undefined;
 }
 

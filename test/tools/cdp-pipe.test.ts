@@ -144,3 +144,27 @@ t.test('another local process can not use the egress proxy, while the browser st
   t.equal(opened.status, 200, 'the browser itself still gets through');
   t.equal(site.requests.filter((r) => r.path === '/for-browsers-only').length, before + 1, 'exactly the browser\'s request arrived');
 });
+
+t.test('a tab whose renderer crashes during a long browser_wait ends the wait at once, not at its timeout', async (t) => {
+  const tab = (await tool('browser_open', { url: `${site.url}/quiet` })).json.tab;
+  const inst = d.daemon.env.pool.peek('alice')!;
+  const live = inst.tabs.get(tab)!;
+  const conn = inst.conn!;
+  const polling = new Promise<void>((resolve) => {
+    const send = conn.send.bind(conn);
+    (conn as any).send = (method: string, params: any, ...rest: unknown[]) => {
+      if (method === 'Runtime.evaluate' && String(params?.expression).includes('__browserd.check(')) resolve();
+      return (send as any)(method, params, ...rest);
+    };
+  });
+  const waiting = tool('browser_wait', { tab, text: 'this text never appears', timeoutMs: 20000 });
+  await polling;
+  const crashedAt = Date.now();
+  void conn.sendMayFail('Page.crash', {}, live.sessionId);
+  const r = await waiting;
+  const tookMs = Date.now() - crashedAt;
+  t.equal(r.json.error?.code, 'browser_crashed', JSON.stringify(r.json));
+  t.ok(tookMs < 10000, `the wait ended ${tookMs} ms after the crash, not at its 20 s timeout`);
+  const again = await tool('browser_read_text', { tab });
+  t.equal(again.status, 200, 'the next call reopens the tab');
+});
