@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { launchChromium, chromePath, type LaunchedChromium } from '../daemon/browser/launcher.js';
-import { CdpConnection } from '../daemon/cdp/connection.js';
+import type { CdpConnection } from '../daemon/cdp/connection.js';
 import { INJECTED_SOURCE } from '../injected/generated/source.js';
 
 /** The same host mapping the test daemon gives its Chromium: loopback names only, every other name fails. */
@@ -123,7 +123,7 @@ export interface RawBrowser {
 export async function launchRawBrowser(): Promise<RawBrowser> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'browserd-bench-raw-'));
   const chromium = await launchChromium({ userDataDir, headless: true, extra: [RESOLVER_RULES] });
-  const conn = await CdpConnection.connect(chromium.wsUrl, chromium.recentStderr);
+  const conn = chromium.conn;
   const rb: RawBrowser = {
     chromium,
     conn,

@@ -1,12 +1,13 @@
 /** `browserd doctor`: each check with what it found and, when it fails, the fix. */
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../daemon/config.js';
 import { launchChromium } from '../daemon/browser/launcher.js';
 import { openDb } from '../storage/db.js';
+import { clientSocketInode, holdsSocket } from '../daemon/net/peer-process.js';
 
 interface Check { name: string; ok: boolean; detail: string; fix?: string }
 
@@ -38,6 +39,26 @@ export async function runDoctor(cfg: Config): Promise<boolean> {
         return { ok: false, detail: (e as Error).message, fix: 'Install missing libraries (apt-get install chromium pulls them in); on a container give it --shm-size or keep --disable-dev-shm-usage.' };
       } finally {
         rmSync(dir, { recursive: true, force: true });
+      }
+    }),
+  );
+  checks.push(
+    await check('egress guard knows its browsers', async () => {
+      // The proxy admits a connection only when /proc shows who holds its client socket: try that here.
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as AddressInfo).port;
+      const client = connect(port, '127.0.0.1');
+      try {
+        await new Promise<void>((resolve, reject) => client.once('connect', resolve).once('error', reject));
+        const inode = clientSocketInode(client.localPort!, port);
+        const ok = !!inode && holdsSocket(process.pid, inode);
+        return ok
+          ? { ok: true, detail: 'loopback connections can be traced to their process through /proc' }
+          : { ok: false, detail: 'could not trace a loopback connection to its process; the egress proxy would refuse every browser', fix: 'Run on Linux with /proc mounted (not hidepid for the daemon\'s own user).' };
+      } finally {
+        client.destroy();
+        server.close();
       }
     }),
   );

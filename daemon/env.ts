@@ -24,7 +24,7 @@ export interface DaemonEnv {
   /** The web search backend (from the environment at start; tests set a loopback one). */
   search?: SearchBackend;
   log: Logger;
-  /** Ports pages may never reach: the daemon's own and every CDP port. */
+  /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;
   startedAt: Date;
 }

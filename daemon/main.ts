@@ -17,7 +17,8 @@ import { evaluateHostPolicy } from './policy/host-policy.js';
 import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
 import { startApp, type AppHandle } from './server/app.js';
-import { startEgressProxy } from './policy/egress-proxy.js';
+import { startEgressProxy } from './net/egress-proxy.js';
+import { ownBrowsersOnly } from './net/peer-process.js';
 import { lookupWithRules, parseResolverRules } from './browser/resolver-rules.js';
 import type { Config } from './config.js';
 import type { DaemonEnv } from './env.js';
@@ -43,12 +44,15 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   const audit = new AuditStore(db);
   let appPort = 0;
   let pool!: BrowserPool;
-  const deniedPorts = () => new Set([appPort, ...pool.cdpPorts()].filter(Boolean));
+  // Browsers have no CDP port (they speak CDP over a pipe), so the daemon's own port is the one to protect.
+  const deniedPorts = () => new Set([appPort].filter(Boolean));
   const proxy = await startEgressProxy({
     allowPrivateNetwork: cfg.allowPrivateNetwork,
     allowTargets: new Set(cfg.allowTargets),
     deniedPorts,
     lookup: lookupWithRules(parseResolverRules(cfg.chromeArgs)),
+    // Any local process can reach a loopback port; only Chromium processes this daemon started may use it.
+    admit: ownBrowsersOnly(),
     onBlocked: (info) => log.info({ ...info }, 'egress blocked'),
   });
   const policies = new PolicyStore(db);

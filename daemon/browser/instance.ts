@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { launchChromium, type LaunchedChromium } from './launcher.js';
-import { CdpConnection, DisposableStore } from '../cdp/connection.js';
+import { type CdpConnection, DisposableStore } from '../cdp/connection.js';
 import { Tab } from './tab.js';
 import type { TabRecord, TabStore } from '../../storage/tabs.js';
 import { formatTabId } from '../../protocol/ids.js';
@@ -61,9 +61,6 @@ export class BrowserInstance {
   get pid() {
     return this.chromium?.process.pid;
   }
-  get cdpPort() {
-    return this.chromium?.cdpPort;
-  }
 
   profileDir(): string {
     const base = join(this.opts.dataDir, 'profiles', this.opts.user);
@@ -84,11 +81,11 @@ export class BrowserInstance {
       this.opts.log.warn({ user: this.opts.user, profile: this.opts.profile, code, signal }, 'chromium exited; it restarts on the next call');
       this.markDead();
     });
-    const conn = await CdpConnection.connect(this.chromium.wsUrl, this.chromium.recentStderr);
+    const conn = this.chromium.conn;
     this.conn = conn;
     conn.onClose(() => this.markDead());
     this.alive = true;
-    this.version = (await conn.send('Browser.getVersion')).product;
+    this.version = this.chromium.version;
     this.disposables.add(conn.on('Target.attachedToTarget', '', (p) => this.onAttached(p)));
     this.disposables.add(conn.on('Target.detachedFromTarget', '', (p) => this.onDetached(p.targetId)));
     await conn.send('Target.setDiscoverTargets', { discover: true });

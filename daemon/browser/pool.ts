@@ -141,11 +141,6 @@ export class BrowserPool {
     return [...this.instances.values()];
   }
 
-  /** CDP ports of every browser: pages must never reach them. */
-  cdpPorts(): number[] {
-    return this.list().map((i) => i.cdpPort).filter((p): p is number => !!p);
-  }
-
   async closeAll(): Promise<void> {
     this.closing = true;
     clearInterval(this.idleSweeper);

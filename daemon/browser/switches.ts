@@ -12,13 +12,48 @@ export interface SwitchOptions {
   windowSize?: { width: number; height: number };
 }
 
+/**
+ * A name that fails inside Chromium: its resolver maps it to "not found" and the proxy is bypassed for it, so
+ * a request there ends before any packet leaves (no DNS query, no proxy connection). Chromium's own calls
+ * that no switch turns off are pointed here.
+ */
+export const SINK_DOMAIN = 'browserd.invalid';
+
+const DISABLED_FEATURES = [
+  // Background fetches and UI we cannot drive headless.
+  'Translate', 'OptimizationHints', 'MediaRouter', 'DialMediaRouteProvider', 'CalculateNativeWinOcclusion',
+  'InterestFeedContentSuggestions', 'CertificateTransparencyComponentUpdater', 'AutofillServerCommunication',
+  'PrivacySandboxSettings4', 'HttpsUpgrades',
+  // The clock check against clients2.google.com/time at start-up.
+  'NetworkTimeServiceQuerying',
+  // On-device model downloads (the optimization guide's model manifest and the models it lists).
+  'OptimizationGuideModelDownloading', 'OptimizationGuideOnDeviceModel',
+  // WebRTC would announce .local names for host candidates over mDNS multicast; there are none to hide
+  // (non-proxied UDP is off, see preferences.ts), and nothing may be multicast on the user's network.
+  'WebRtcHideLocalIpsWithMdns',
+];
+
+/** Switches whose values are lists: ours and the caller's extra ones are merged into one switch each. */
+const LIST_SWITCHES: Record<string, string> = {
+  '--disable-features': ',',
+  '--enable-features': ',',
+  '--host-resolver-rules': ',',
+  '--proxy-bypass-list': ';',
+};
+
 export function chromiumSwitches(o: SwitchOptions): string[] {
   const size = o.windowSize ?? { width: 1280, height: 900 };
+  const lists: Record<string, string[]> = {
+    '--disable-features': [...DISABLED_FEATURES],
+    '--enable-features': [],
+    // The sink fails at once, before any rule of the caller (tests map * to ~NOTFOUND too, but not always).
+    '--host-resolver-rules': [`MAP *.${SINK_DOMAIN} ~NOTFOUND`],
+    '--proxy-bypass-list': [],
+  };
   const s = [
     `--user-data-dir=${o.userDataDir}`,
-    // Port 0: Chromium picks a free port and prints the ws URL on stderr; bound to loopback only.
-    '--remote-debugging-port=0',
-    '--remote-debugging-address=127.0.0.1',
+    // CDP over file descriptors 3 and 4 only: a TCP port, even on loopback, lets any local process attach.
+    '--remote-debugging-pipe',
     // No network calls of Chromium's own: background fetches, component and safe-browsing updates, sync,
     // metrics/crash uploads, first-run checks, the default-browser prompt, domain reliability beacons.
     '--disable-background-networking',
@@ -35,8 +70,15 @@ export function chromiumSwitches(o: SwitchOptions): string[] {
     '--no-pings',
     '--password-store=basic',
     '--use-mock-keychain',
-    // Features that fetch things in the background or show UI we cannot drive headless.
-    '--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,CalculateNativeWinOcclusion,InterestFeedContentSuggestions,CertificateTransparencyComponentUpdater,AutofillServerCommunication,PrivacySandboxSettings4,HttpsUpgrades',
+    // Features as the code defines them, not as a bundled field-trial config flips them (some of which fetch).
+    '--disable-field-trial-config',
+    // The component updater still checks on demand (the on-device model manifest) despite
+    // --disable-component-update: its server is the sink.
+    `--component-updater=url-source=https://updates.${SINK_DOMAIN}/`,
+    // Every profile lists the Google accounts in its cookie jar (accounts.google.com/ListAccounts) once its
+    // network is up, whatever the sign-in switches and preferences say; that endpoint is the sink. Pages
+    // can still sign in to Google sites as on any other site.
+    `--gaia-url=https://gaia.${SINK_DOMAIN}`,
     // Keep timers and rendering running in background tabs: agents act on tabs that are not in front.
     '--disable-background-timer-throttling',
     '--disable-backgrounding-occluded-windows',
@@ -55,14 +97,26 @@ export function chromiumSwitches(o: SwitchOptions): string[] {
   if (o.headless) s.push('--headless=new', '--hide-scrollbars', '--mute-audio');
   if (o.proxyPort) {
     s.push(`--proxy-server=http://127.0.0.1:${o.proxyPort}`);
-    // Chromium bypasses the proxy for loopback unless told not to; the guard must see loopback too.
-    s.push('--proxy-bypass-list=<-loopback>');
-    // WebRTC would otherwise open UDP straight to any address, around the proxy.
-    s.push('--force-webrtc-ip-handling-policy=disable_non_proxied_udp');
+    // Chromium bypasses the proxy for loopback unless told not to; the guard must see loopback too. The sink
+    // goes direct, to fail in Chromium's resolver instead of reaching the guard as an attempt.
+    lists['--proxy-bypass-list']!.push('<-loopback>', `*.${SINK_DOMAIN}`);
+    // The network stack inside the browser process: the proxy admits a connection only when the kernel says
+    // the browser process holds its client socket (net/peer-process.ts). A separate (sandboxed, undumpable)
+    // network process would hide its sockets from that check.
+    lists['--enable-features']!.push('NetworkServiceInProcess2');
+    // (WebRTC's UDP policy is a profile preference, written by preferences.ts: its switch has no effect.)
   }
   // The setuid sandbox cannot start as root (a common server setup); the renderer still runs unprivileged-ish.
   if (typeof process.getuid === 'function' && process.getuid() === 0) s.push('--no-sandbox');
-  if (o.extra) s.push(...o.extra);
+  // Chromium keeps only the last copy of a switch: merge list switches from `extra` into ours.
+  for (const arg of o.extra ?? []) {
+    const eq = arg.indexOf('=');
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const sep = LIST_SWITCHES[name];
+    if (sep && eq > 0) lists[name]!.push(...arg.slice(eq + 1).split(sep).map((x) => x.trim()).filter(Boolean));
+    else s.push(arg);
+  }
+  for (const [name, values] of Object.entries(lists)) if (values.length) s.push(`${name}=${values.join(LIST_SWITCHES[name]!)}`);
   // Start on a blank page: no network before a tab is asked for.
   s.push('about:blank');
   return s;

@@ -13,7 +13,7 @@ import { LISTENER_MARKER_SOURCE } from '../../injected/listeners.js';
 import { Ring, type LogEntry, type NetworkEntry, type LogKind } from './tab-log.js';
 import { allowedByDomains } from '../policy/url-rules.js';
 import type { HostAccess } from '../policy/host-policy.js';
-import { EGRESS_HEADER } from '../policy/egress-proxy.js';
+import { EGRESS_HEADER } from '../net/egress-proxy.js';
 import { READ_TAB_GUARD } from './read-guard.js';
 
 const WORLD = 'browserd';

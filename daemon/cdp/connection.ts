@@ -1,10 +1,15 @@
 /**
- * The one module that imports chrome-remote-interface (importing it changes Node's DNS result order for the
- * process). It is only the socket: typed send with a timeout per command, flattened sessions routed by
- * sessionId, listeners as disposables, and every pending command rejected when the socket closes.
+ * The CDP connection: typed send with a timeout per command, flattened sessions routed by sessionId, listeners
+ * as disposables. In-flight commands are kept per session, so a tab that crashes or detaches rejects its own
+ * commands and waits at once (kind `crashed` / `closed`) instead of leaving them to their timeouts, and a
+ * browser that dies rejects everything.
+ *
+ * It speaks the pipe itself (see pipe-transport.ts) rather than through chrome-remote-interface: that library
+ * only connects to WebSocket URLs, and a bridge from a Unix socket to the pipe would be one more moving part
+ * doing what forty lines of framing do here.
  */
-import CDP from 'chrome-remote-interface';
 import type { ProtocolMapping } from 'devtools-protocol/types/protocol-mapping.js';
+import type { CdpTransport } from './pipe-transport.js';
 
 export type Method = keyof ProtocolMapping.Commands;
 export type Params<M extends Method> = ProtocolMapping.Commands[M]['paramsType'] extends [] ? Record<string, never> : NonNullable<ProtocolMapping.Commands[M]['paramsType'][0]>;
@@ -14,14 +19,31 @@ export type EventParams<E extends EventName> = ProtocolMapping.Events[E][0];
 
 export interface Disposable { dispose(): void }
 
+/**
+ * protocol: Chromium answered with an error. timeout: no answer in time. closed: the browser connection or
+ * the target's session is gone. crashed: the target's renderer crashed while the command was in flight.
+ */
+export type CdpErrorKind = 'protocol' | 'timeout' | 'closed' | 'crashed';
+
 export class CdpError extends Error {
-  constructor(message: string, readonly kind: 'protocol' | 'timeout' | 'closed', readonly method: string) {
+  constructor(message: string, readonly kind: CdpErrorKind, readonly method: string) {
     super(message);
     this.name = 'CdpError';
   }
 }
 
+/** Why a session ended: its target detached (closed) or its renderer crashed. */
+export interface SessionEnd { kind: 'closed' | 'crashed'; reason: string }
+
 type Listener = (params: any, sessionId?: string) => void;
+
+interface InFlight {
+  method: string;
+  sessionId: string;
+  resolve(value: any): void;
+  reject(e: Error): void;
+  timer: NodeJS.Timeout;
+}
 
 /** Per-command timeout; BROWSERD_CDP_TIMEOUT_MS raises it for slow hosts. */
 export const DEFAULT_CDP_TIMEOUT_MS = Number(process.env.BROWSERD_CDP_TIMEOUT_MS) || 30000;
@@ -30,23 +52,80 @@ export class CdpConnection {
   private listeners = new Map<string, Set<Listener>>();
   private closedReason?: string;
   private closeHandlers = new Set<(reason: string) => void>();
-  private pending = new Set<(e: Error) => void>();
+  private inFlight = new Map<number, InFlight>();
+  private nextId = 1;
+  /** Sessions whose target detached: a command sent there can never be answered. */
+  private goneSessions = new Set<string>();
+  private sessionEndHandlers = new Map<string, Set<(end: SessionEnd) => void>>();
+  /**
+   * Sessions whose renderer crashed and has not been reloaded: Chromium never answers most commands there
+   * (they would run to their timeout), so only a reload or navigation, which brings a new renderer, is sent.
+   */
+  private crashedSessions = new Set<string>();
 
-  private constructor(private client: CDP.Client, private stderr: () => string) {
-    client.on('event', (msg: { method: string; params: unknown; sessionId?: string }) => {
-      this.emit(`${msg.method}|${msg.sessionId ?? ''}`, msg.params, msg.sessionId);
-      this.emit(`${msg.method}|*`, msg.params, msg.sessionId);
-    });
-    client.on('disconnect', () => this.markClosed('the browser connection closed'));
+  constructor(private transport: CdpTransport, private stderr: () => string = () => '') {
+    transport.onMessage = (m) => this.onMessage(m);
+    transport.onClose = (reason) => this.markClosed(reason === 'closed by the daemon' ? reason : `the browser connection closed (${reason})`);
   }
 
-  static async connect(wsUrl: string, stderr: () => string = () => ''): Promise<CdpConnection> {
-    const client = await CDP({ target: wsUrl, local: true });
-    return new CdpConnection(client, stderr);
+  static connect(transport: CdpTransport, stderr?: () => string): CdpConnection {
+    return new CdpConnection(transport, stderr);
   }
 
   get closed(): boolean {
     return this.closedReason !== undefined;
+  }
+
+  private onMessage(text: string) {
+    let msg: { id?: number; method?: string; params?: any; sessionId?: string; result?: unknown; error?: { message?: string; data?: string } };
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (typeof msg.id === 'number') {
+      const call = this.inFlight.get(msg.id);
+      if (!call) return;
+      this.settle(msg.id);
+      if (msg.error) call.reject(new CdpError(`${call.method}: ${msg.error.message ?? 'protocol error'}${msg.error.data ? ` (${msg.error.data})` : ''}`, 'protocol', call.method));
+      else call.resolve(msg.result ?? {});
+      return;
+    }
+    if (!msg.method) return;
+    // Listeners first (the tab marks itself crashed or closed), then the rejections they will see.
+    this.emit(`${msg.method}|${msg.sessionId ?? ''}`, msg.params, msg.sessionId);
+    this.emit(`${msg.method}|*`, msg.params, msg.sessionId);
+    if (msg.method === 'Target.detachedFromTarget' && msg.params?.sessionId) {
+      this.goneSessions.add(msg.params.sessionId);
+      this.crashedSessions.delete(msg.params.sessionId);
+      // Ids are never reused, so old ones only need remembering for a while: a long-lived browser opens many.
+      if (this.goneSessions.size > 10000) this.goneSessions.delete(this.goneSessions.values().next().value!);
+      this.endSession(msg.params.sessionId, { kind: 'closed', reason: 'the tab went away (its target detached)' });
+    } else if (msg.method === 'Inspector.targetCrashed' && msg.sessionId) {
+      this.crashedSessions.add(msg.sessionId);
+      this.endSession(msg.sessionId, { kind: 'crashed', reason: 'the page crashed' });
+    } else if (msg.method === 'Inspector.targetReloadedAfterCrash' && msg.sessionId) {
+      this.crashedSessions.delete(msg.sessionId);
+    }
+  }
+
+  private settle(id: number) {
+    const call = this.inFlight.get(id);
+    if (!call) return;
+    clearTimeout(call.timer);
+    this.inFlight.delete(id);
+  }
+
+  /** Rejects what is in flight on the session and tells whoever waits on it. */
+  private endSession(sessionId: string, end: SessionEnd) {
+    for (const [id, call] of [...this.inFlight]) {
+      if (call.sessionId !== sessionId) continue;
+      this.settle(id);
+      call.reject(new CdpError(`${call.method}: ${end.reason}`, end.kind, call.method));
+    }
+    const handlers = this.sessionEndHandlers.get(sessionId);
+    if (end.kind === 'closed') this.sessionEndHandlers.delete(sessionId);
+    for (const h of [...(handlers ?? [])]) h(end);
   }
 
   private emit(key: string, params: unknown, sessionId?: string) {
@@ -64,9 +143,15 @@ export class CdpConnection {
   markClosed(reason: string) {
     if (this.closedReason) return;
     this.closedReason = reason;
-    const err = new CdpError(`${reason}${this.stderr() ? `; Chromium said: ${this.stderr().slice(-500)}` : ''}`, 'closed', '');
-    for (const reject of [...this.pending]) reject(err);
-    this.pending.clear();
+    const said = this.stderr();
+    const err = (method: string) => new CdpError(`${reason}${said ? `; Chromium said: ${said.slice(-500)}` : ''}`, 'closed', method);
+    for (const [id, call] of [...this.inFlight]) {
+      this.settle(id);
+      call.reject(err(call.method));
+    }
+    const sessionHandlers = [...this.sessionEndHandlers.values()].flatMap((s) => [...s]);
+    this.sessionEndHandlers.clear();
+    for (const h of sessionHandlers) h({ kind: 'closed', reason });
     for (const h of [...this.closeHandlers]) h(reason);
   }
 
@@ -75,26 +160,43 @@ export class CdpConnection {
     return { dispose: () => this.closeHandlers.delete(h) };
   }
 
+  /**
+   * Called when the session ends: its target detaches, its renderer crashes, or the whole connection closes.
+   * For waits that run outside a CDP command (polling loops, sleeps) so they can stop at once.
+   */
+  onSessionGone(sessionId: string, h: (end: SessionEnd) => void): Disposable {
+    if (this.closedReason || this.goneSessions.has(sessionId)) {
+      const end: SessionEnd = { kind: 'closed', reason: this.closedReason ?? 'the tab went away (its target detached)' };
+      queueMicrotask(() => h(end));
+      return { dispose: () => undefined };
+    }
+    let set = this.sessionEndHandlers.get(sessionId);
+    if (!set) this.sessionEndHandlers.set(sessionId, (set = new Set()));
+    set.add(h);
+    return { dispose: () => set!.delete(h) };
+  }
+
+  /** An AbortSignal that aborts with a CdpError when the session ends (see onSessionGone). */
+  sessionSignal(sessionId: string): { signal: AbortSignal } & Disposable {
+    const ac = new AbortController();
+    const d = this.onSessionGone(sessionId, (end) => ac.abort(new CdpError(end.reason, end.kind, '')));
+    return { signal: ac.signal, dispose: () => d.dispose() };
+  }
+
   send<M extends Method>(method: M, params?: Params<M>, sessionId?: string, timeoutMs = DEFAULT_CDP_TIMEOUT_MS): Promise<Result<M>> {
     if (this.closedReason) return Promise.reject(new CdpError(this.closedReason, 'closed', method));
+    if (sessionId && this.goneSessions.has(sessionId)) return Promise.reject(new CdpError(`${method}: the tab went away (its target detached)`, 'closed', method));
+    if (sessionId && this.crashedSessions.has(sessionId) && method !== 'Page.reload' && method !== 'Page.navigate') {
+      return Promise.reject(new CdpError(`${method}: the page crashed (reload or navigate it first)`, 'crashed', method));
+    }
+    const id = this.nextId++;
     return new Promise<Result<M>>((resolve, reject) => {
-      const rejectOnce = (e: Error) => {
-        clearTimeout(timer);
-        this.pending.delete(rejectOnce);
-        reject(e);
-      };
-      const timer = setTimeout(
-        () => rejectOnce(new CdpError(`CDP ${method} timed out after ${timeoutMs} ms (raise BROWSERD_CDP_TIMEOUT_MS if the host is slow)`, 'timeout', method)),
-        timeoutMs,
-      );
-      this.pending.add(rejectOnce);
-      (this.client as any).send(method, params ?? {}, sessionId, (error: boolean, response: any) => {
-        if (!this.pending.has(rejectOnce)) return;
-        clearTimeout(timer);
-        this.pending.delete(rejectOnce);
-        if (error) reject(new CdpError(`${method}: ${response?.message ?? 'protocol error'}${response?.data ? ` (${response.data})` : ''}`, 'protocol', method));
-        else resolve(response as Result<M>);
-      });
+      const timer = setTimeout(() => {
+        this.settle(id);
+        reject(new CdpError(`CDP ${method} timed out after ${timeoutMs} ms (raise BROWSERD_CDP_TIMEOUT_MS if the host is slow)`, 'timeout', method));
+      }, timeoutMs);
+      this.inFlight.set(id, { method, sessionId: sessionId ?? '', resolve, reject, timer });
+      this.transport.send(JSON.stringify(sessionId ? { id, method, params: params ?? {}, sessionId } : { id, method, params: params ?? {} }));
     });
   }
 
@@ -116,8 +218,12 @@ export class CdpConnection {
     return { dispose: () => set!.delete(listener as Listener) };
   }
 
-  /** Waits for one event that satisfies `pred`, or rejects after timeoutMs / when the connection closes. */
+  /**
+   * Waits for one event that satisfies `pred`, or rejects after timeoutMs, when the connection closes, or
+   * (for a real session) when that session ends.
+   */
   waitFor<E extends EventName>(event: E, sessionId: string, pred: (p: EventParams<E>) => boolean = () => true, timeoutMs = DEFAULT_CDP_TIMEOUT_MS): Promise<EventParams<E>> {
+    if (this.closedReason) return Promise.reject(new CdpError(this.closedReason, 'closed', event));
     return new Promise((resolve, reject) => {
       const d = this.on(event, sessionId, (p) => {
         if (!pred(p)) return;
@@ -128,6 +234,12 @@ export class CdpConnection {
         cleanup();
         reject(new CdpError(r, 'closed', event));
       });
+      const s = sessionId && sessionId !== '*'
+        ? this.onSessionGone(sessionId, (end) => {
+            cleanup();
+            reject(new CdpError(`${event}: ${end.reason}`, end.kind, event));
+          })
+        : undefined;
       const timer = setTimeout(() => {
         cleanup();
         reject(new CdpError(`no ${event} within ${timeoutMs} ms`, 'timeout', event));
@@ -136,17 +248,14 @@ export class CdpConnection {
         clearTimeout(timer);
         d.dispose();
         c.dispose();
+        s?.dispose();
       };
     });
   }
 
   async close(): Promise<void> {
     this.markClosed('closed by the daemon');
-    try {
-      await this.client.close();
-    } catch {
-      /* already gone */
-    }
+    this.transport.close();
   }
 }
 

@@ -9,7 +9,7 @@
  */
 import { BrowserdError } from '../../protocol/errors.js';
 import { hostMatches, normaliseHost } from './url-rules.js';
-import { parseHostAsIp } from './address.js';
+import { parseHostAsIp } from '../net/address.js';
 
 export type HostAccess = 'read_only' | 'blocked' | 'allowed';
 export const HOST_ACCESS: readonly HostAccess[] = ['read_only', 'blocked', 'allowed'];

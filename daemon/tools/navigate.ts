@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
+import { checkUrl } from '../net/url-check.js';
 import { goHistory, reload } from '../browser/history.js';
 import { inline } from './response.js';
 
@@ -19,9 +19,7 @@ export const navigationTools = [
     }),
     effect: 'read',
     async handle(ctx, args, out) {
-      const url = normaliseUserUrl(args.url);
-      const checked = checkAgentUrl(url);
-      if (!checked.ok) throw new BrowserdError(checked.code as any, checked.message, { next: 'Use an http(s) address.' });
+      const url = checkUrl(args.url, ctx.env.cfg);
       const tab = await ctx.tab(args.tab);
       await tab.navigate(url, args.timeoutMs);
       out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${inline(tab.url)}.`);
@@ -70,8 +68,10 @@ export const navigationTools = [
       for (;;) {
         if (ctx.signal.aborted) throw new BrowserdError('timeout', 'cancelled', { next: 'Retry.' });
         const ok = await tab.call('check', { text: args.text, selector: args.selector, gone: args.gone }).catch((e) => {
-          // A bad selector stays bad; anything else (the page navigating under us) is worth another look.
+          // A bad selector stays bad; anything else (the page navigating under us) is worth another look,
+          // unless the tab or its browser is gone: polling on would only run the clock out.
           if (e instanceof BrowserdError && e.code === 'validation_error') throw e;
+          if (tab.closed || tab.crashed) throw e;
           return false;
         });
         if (ok) break;

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { IncludeHiddenParam, params, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
+import { checkUrl } from '../net/url-check.js';
 import { htmlToMarkdownOffThread, bestPassages } from '../read/index.js';
 import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from './context.js';
@@ -80,12 +80,7 @@ export const readPageTools = [
       const opts = { includeHidden: args.includeHidden, query: args.query, topK: args.topK, maxChars: args.maxChars ?? 20000 };
       let readings: PageReading[];
       if (args.urls) {
-        const urls = args.urls.map((u) => {
-          const n = normaliseUserUrl(u);
-          const c = checkAgentUrl(n);
-          if (!c.ok) throw new BrowserdError('validation_error', `${u}: ${c.message}`, { next: 'Pass http(s) addresses only.' });
-          return n;
-        });
+        const urls = args.urls.map((u) => checkUrl(u, ctx.env.cfg));
         readings = await readUrls(ctx, urls, opts);
       } else {
         const tab = await ctx.tab(args.tab);

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { checkAgentUrl, normaliseUserUrl } from '../policy/url-rules.js';
+import { checkUrl } from '../net/url-check.js';
 import { NAME } from '../../protocol/ids.js';
 import type { ToolContext } from './context.js';
 import { inline, type ResponseBuilder } from './response.js';
@@ -23,11 +23,7 @@ export const OpenInput = params({
 /** browser_open (POST /v1/tabs reaches it through the same dispatch). */
 async function openTab(ctx: ToolContext, args: { url?: string; mode?: 'read' | 'act'; visible?: boolean; allowedDomains?: string[]; context?: string; profile?: string }, out: ResponseBuilder) {
   let url: string | undefined;
-  if (args.url !== undefined) {
-    url = normaliseUserUrl(args.url);
-    const checked = checkAgentUrl(url);
-    if (!checked.ok) throw new BrowserdError(checked.code as any, checked.message, { next: 'Use an http(s) address.' });
-  }
+  if (args.url !== undefined) url = checkUrl(args.url, ctx.env.cfg);
   if (args.context && args.profile) throw new BrowserdError('validation_error', 'give context or profile, not both', { next: 'A context is an incognito-like space inside a profile; pick one.' });
   const inst = await ctx.browser(args.profile);
   const tab = await inst.openTab({ url, mode: args.mode ?? 'read', allowedDomains: args.allowedDomains, context: args.context, visible: args.visible });

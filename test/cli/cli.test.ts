@@ -77,6 +77,7 @@ t.test('doctor checks chromium, the data dir, LMDB and the port, each with a ver
   const out = r.stdout as string;
   t.match(out, /^ok {3}chromium found: .*Chromium \d+/m);
   t.match(out, /^ok {3}chromium starts headless/m, out);
+  t.match(out, /^ok {3}egress guard knows its browsers/m);
   t.match(out, /^ok {3}data dir writable/m);
   t.match(out, /^ok {3}LMDB opens: \d+ user/m);
   t.match(out, /running daemon: none running/);

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { launchChromium, type LaunchedChromium } from '../../../daemon/browser/launcher.js';
-import { CdpConnection } from '../../../daemon/cdp/connection.js';
+import type { CdpConnection } from '../../../daemon/cdp/connection.js';
 import { bundleInjected } from '../../../scripts/build-injected.js';
 import type { InjectedAnswer, InjectedApi } from '../../../injected/api.js';
 import { LISTENER_MARKER_SOURCE } from '../../../injected/listeners.js';
@@ -87,7 +87,7 @@ export async function startHarness(t: { teardown(fn: () => unknown): void }): Pr
   let conn: CdpConnection | undefined;
   try {
     chrome = await launchChromium({ userDataDir: dir, headless: true, windowSize: { width: 1280, height: 900 } });
-    conn = await CdpConnection.connect(chrome.wsUrl, chrome.recentStderr);
+    conn = chrome.conn;
   } catch (e) {
     await chrome?.close();
     main.server.close();

@@ -1,6 +1,6 @@
 // The classifier alone: these tests never open a connection, so ranges other than loopback are safe to name.
 import t from 'tap';
-import { classifyAddress, isBlockedAddress, parseHostAsIp, type AddressClass } from '../../../daemon/policy/address.js';
+import { classifyAddress, isBlockedAddress, parseHostAsIp, type AddressClass } from '../../../daemon/net/address.js';
 
 const cases: [string, AddressClass][] = [
   // loopback, in every spelling that reaches it

@@ -11,6 +11,10 @@
  * Why our own and not a proxy library: the libraries we looked at resolve and connect by host name inside
  * their own code, with no hook to hand them a pre-checked address; node:http + node:net do the job in a page.
  *
+ * Only the daemon's own browsers may use it (`admit`, see peer-process.ts): a loopback port is open to every
+ * local process, and without that check any of them could borrow the daemon's network reach (an allowed
+ * target, or private networks when allowed).
+ *
  * Redirects are not followed here: the response goes back to the browser as it is, and the browser's next
  * hop comes through the proxy again and is checked again.
  */
@@ -38,7 +42,8 @@ export interface EgressProxyOptions {
   allowPrivateNetwork: boolean;
   /**
    * Ports no page may reach on this machine even when private networks are allowed: the daemon's own listen
-   * port and every Chromium CDP port. A function, because browsers come and go while the proxy runs.
+   * port (browsers have no CDP port: they speak CDP over a pipe). A function, so the set can change while the
+   * proxy runs.
    */
   deniedPorts: () => Set<number>;
   onBlocked?(info: BlockedInfo): void;
@@ -51,6 +56,13 @@ export interface EgressProxyOptions {
   lookup?: (host: string) => Promise<ResolvedAddress[]>;
   /** Milliseconds to wait for the upstream TCP connection. */
   connectTimeoutMs?: number;
+  /**
+   * Decides once per client connection whether it may use the proxy at all: given the client's port and the
+   * proxy's own, returns
+   * undefined to admit or the reason to refuse. The daemon admits only its own browsers; unit tests of the
+   * address rules admit everyone.
+   */
+  admit?: (clientPort: number, proxyPort: number) => string | undefined;
 }
 
 /** Header on the proxy's own answers to plain http requests: `blocked` or `unreachable`. */
@@ -61,7 +73,7 @@ export interface EgressProxy {
   close(): Promise<void>;
 }
 
-// `verbatim` keeps the resolver's own order: chrome-remote-interface changes Node's default order process-wide.
+// `verbatim` keeps the resolver's own order rather than whatever default some library set for the process.
 const defaultLookup = async (host: string): Promise<ResolvedAddress[]> => dns.lookup(host, { all: true, verbatim: true });
 
 // Hop-by-hop headers (RFC 9110 7.6.1) plus the proxy-only ones: they describe this hop, not the next one.
@@ -180,6 +192,31 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     });
   }
 
+  const admissions = new WeakMap<net.Socket, string | undefined>();
+  /** The refusal reason for a client connection, worked out on its first request and kept for the rest. */
+  function refusalFor(socket: net.Socket): string | undefined {
+    if (!opts.admit) return undefined;
+    if (!admissions.has(socket)) {
+      let reason: string | undefined;
+      try {
+        reason = socket.remotePort ? opts.admit(socket.remotePort, ownPort) : 'no client port';
+      } catch (e) {
+        reason = `the client could not be checked: ${(e as Error).message}`;
+      }
+      admissions.set(socket, reason);
+    }
+    return admissions.get(socket);
+  }
+
+  /** Refuses a client that is not admitted, reporting it; true when refused. */
+  function refuseStranger(socket: net.Socket, host: string, port: number, refuse: (status: number, text: string) => void): boolean {
+    const reason = refusalFor(socket);
+    if (reason === undefined) return false;
+    report({ host, port, reason: `client refused: ${reason}` });
+    refuse(403, `browserd: this proxy serves only the daemon's browsers (${reason})\n`);
+    return true;
+  }
+
   function report(info: BlockedInfo) {
     try {
       opts.onBlocked?.(info);
@@ -205,6 +242,7 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     if (target.protocol !== 'http:') return reply(400, `browserd egress proxy: ${target.protocol} is not proxied as a plain request\n`);
     const host = target.hostname.replace(/^\[|\]$/g, '');
     const port = target.port ? Number(target.port) : 80;
+    if (refuseStranger(req.socket, host, port, reply)) return;
     const addresses = await vetOrRefuse(host, port, reply);
     if (!addresses) return;
     let socket: net.Socket;
@@ -244,6 +282,7 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
       const phrase = http.STATUS_CODES[status] ?? 'Error';
       client.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
     };
+    if (refuseStranger(client, host, port, refuse)) return;
     const addresses = await vetOrRefuse(host, port, refuse);
     if (!addresses) return;
     let upstream: net.Socket;

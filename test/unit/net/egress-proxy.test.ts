@@ -4,7 +4,8 @@ import t from 'tap';
 import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
-import { startEgressProxy, type BlockedInfo, type EgressProxyOptions } from '../../../daemon/policy/egress-proxy.js';
+import { startEgressProxy, type BlockedInfo, type EgressProxyOptions } from '../../../daemon/net/egress-proxy.js';
+import { ownBrowsersOnly } from '../../../daemon/net/peer-process.js';
 
 interface Seen {
   method: string;
@@ -311,4 +312,41 @@ t.test('close() ends open tunnels', async (t) => {
   await p.close();
   await closed;
   t.pass('tunnel closed with the proxy');
+});
+
+t.test('admit: a client the check refuses gets 403 and nothing upstream, once per connection; an admitted one passes', async (t) => {
+  const site = await httpServer();
+  t.teardown(site.close);
+  const echo = await echoServer();
+  t.teardown(echo.close);
+  let admitted = false;
+  const asked: number[] = [];
+  const p = await proxy(t, {
+    allowPrivateNetwork: true,
+    admit: (clientPort) => {
+      asked.push(clientPort);
+      return admitted ? undefined : 'a stranger';
+    },
+  });
+  const refused = await viaProxy(p.port, `http://127.0.0.1:${site.port}/page`);
+  t.equal(refused.status, 403);
+  const c = await tunnel(p.port, `127.0.0.1:${echo.port}`);
+  t.equal(c.status, 403, 'CONNECT refused too');
+  c.socket.destroy();
+  t.same(site.seen, [], 'nothing reached the site');
+  t.ok(p.blocked.every((b) => /client refused: a stranger/.test(b.reason)) && p.blocked.length === 2, 'each refusal is reported');
+  admitted = true;
+  const ok = await viaProxy(p.port, `http://127.0.0.1:${site.port}/page`);
+  t.equal(ok.status, 200, 'an admitted client is served');
+  t.equal(asked.length, 3, 'one check per connection');
+});
+
+t.test('ownBrowsersOnly refuses this very process: it is not a browser the daemon launched', async (t) => {
+  const site = await httpServer();
+  t.teardown(site.close);
+  const p = await proxy(t, { allowPrivateNetwork: true, admit: ownBrowsersOnly() });
+  const res = await viaProxy(p.port, `http://127.0.0.1:${site.port}/page`);
+  t.equal(res.status, 403);
+  t.match(p.blocked[0]?.reason ?? '', /not one of the daemon's browsers/);
+  t.same(site.seen, []);
 });

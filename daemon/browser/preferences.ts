@@ -1,0 +1,55 @@
+/**
+ * Profile preferences written before every launch. Some behaviour has no working switch, only a preference:
+ * WebRTC's UDP policy is one (--force-webrtc-ip-handling-policy is ignored by current Chromium), and WebRTC
+ * UDP goes straight to any address, around the egress proxy. Merged into what the profile already holds, so
+ * a user's own settings stay.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Dotted pref name -> value, each with the reason it is forced. */
+export const FORCED_PREFERENCES: Record<string, unknown> = {
+  // WebRTC may only use UDP through a proxy; an HTTP proxy carries no UDP, so no STUN/TURN packet leaves.
+  'webrtc.ip_handling_policy': 'disable_non_proxied_udp',
+  // No gathering over every interface (which would reveal and use routes the guard never sees).
+  'webrtc.multiple_routes_enabled': false,
+  'webrtc.nonproxied_udp_enabled': false,
+  // No sign-in to Google: the profile belongs to the daemon's user, and sign-in (its account reconcilor)
+  // fetches accounts.google.com. Chromium reads the "on next startup" value when it starts and copies it over.
+  'signin.allowed': false,
+  'signin.allowed_on_next_startup': false,
+  // No search suggestions or URL-keyed data collection sent as the agent types or loads pages.
+  'search.suggest_enabled': false,
+  'url_keyed_anonymized_data_collection.enabled': false,
+  // No "preload pages" guesses: they fetch sites nobody asked for.
+  'net.network_prediction_options': 2,
+};
+
+function setPath(obj: Record<string, any>, dotted: string, value: unknown) {
+  const parts = dotted.split('.');
+  let at = obj;
+  for (const p of parts.slice(0, -1)) {
+    if (typeof at[p] !== 'object' || at[p] === null || Array.isArray(at[p])) at[p] = {};
+    at = at[p];
+  }
+  at[parts[parts.length - 1]!] = value;
+}
+
+/** Writes FORCED_PREFERENCES into <userDataDir>/Default/Preferences, keeping every other setting. */
+export function writeProfilePreferences(userDataDir: string): void {
+  const dir = join(userDataDir, 'Default');
+  const file = join(dir, 'Preferences');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let prefs: Record<string, any> = {};
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8'));
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) prefs = parsed;
+  } catch {
+    // Missing (first launch) or unreadable: Chromium would start from defaults too.
+  }
+  for (const [name, value] of Object.entries(FORCED_PREFERENCES)) setPath(prefs, name, value);
+  // Rename over the old file: a crash mid-write must not leave half a Preferences file.
+  const tmp = `${file}.browserd-tmp`;
+  writeFileSync(tmp, JSON.stringify(prefs), { mode: 0o600 });
+  renameSync(tmp, file);
+}
