@@ -1,0 +1,65 @@
+/**
+ * Every target a tab spawns (iframes in other processes, dedicated workers, workers those start, service
+ * workers the page's session is shown) is attached paused, gets the tab's rules, and only then runs: the write
+ * guard on its requests and, in read tabs, the in-realm guard (read-guard.ts). Adoption is recursive: each
+ * adopted target auto-attaches its own children the same way, and we listen on its session for them.
+ */
+import type { CdpConnection, DisposableStore } from '../cdp/connection.js';
+import type { WriteGuard } from './write-guard.js';
+import { READ_TAB_GUARD } from './read-guard.js';
+
+export const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: true, flatten: true } as const;
+
+export interface AdoptionOwner {
+  readonly mode: 'read' | 'act';
+  readonly closed: boolean;
+}
+
+/** Target types whose script we can reach before it runs (pages and frames differ from workers). */
+const FRAME_TYPES = new Set(['iframe', 'page']);
+
+export class TargetAdoption {
+  private sessions = new Set<string>();
+
+  constructor(
+    private conn: CdpConnection,
+    private owner: AdoptionOwner,
+    private guard: WriteGuard,
+    private disposables: DisposableStore,
+    /** A child frame's network events, so settling waits for them too. */
+    private onFrameSession: (session: string) => void = () => undefined,
+  ) {}
+
+  /** Watches a session (the tab's own, or an adopted child's) for targets it spawns. */
+  watch(session: string) {
+    this.disposables.add(this.conn.on('Target.attachedToTarget', session, (p) => {
+      void this.adopt(p.sessionId, p.targetInfo.type, p.waitingForDebugger);
+    }));
+    this.disposables.add(this.conn.on('Target.detachedFromTarget', session, (p) => {
+      if (p.sessionId) this.sessions.delete(p.sessionId);
+    }));
+  }
+
+  /** Rules first, then children, then run. A target that vanished meanwhile fails quietly: it runs nothing. */
+  async adopt(child: string, type: string, waiting: boolean): Promise<void> {
+    const c = this.conn;
+    this.sessions.add(child);
+    this.watch(child);
+    const steps: Promise<unknown>[] = [this.guard.guard(child, this.disposables, true)];
+    if (this.owner.mode === 'read') {
+      if (FRAME_TYPES.has(type)) {
+        steps.push(c.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD, runImmediately: true }, child));
+      } else {
+        // A worker paused before its first statement: its global scope exists, its script has not run yet.
+        steps.push(c.sendMayFail('Runtime.evaluate', { expression: READ_TAB_GUARD }, child));
+      }
+    }
+    if (type === 'iframe') {
+      steps.push(c.sendMayFail('Network.enable', {}, child));
+      this.onFrameSession(child);
+    }
+    steps.push(c.sendMayFail('Target.setAutoAttach', AUTO_ATTACH, child));
+    await Promise.all(steps);
+    if (waiting && !this.owner.closed) await c.sendMayFail('Runtime.runIfWaitingForDebugger', {}, child);
+  }
+}
