@@ -99,7 +99,7 @@ export class Tab {
       c.send('Target.setAutoAttach', AUTO_ATTACH, s),
     ];
     if (this.record.mode === 'read') {
-      // WebSockets, WebRTC and shared workers are not seen by Fetch: remove them from every realm (read-guard.ts).
+      // WebSockets, WebRTC and shared workers are not seen by this session's Fetch: remove them from every realm (read-guard.ts).
       // Service workers could fetch on the page's behalf outside this session: bypass them.
       steps.push(c.send('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD, runImmediately: true }, s));
       steps.push(c.send('Network.setBypassServiceWorker', { bypass: true }, s));
@@ -299,8 +299,9 @@ export class Tab {
   }
 
   /**
-   * A read tab leaves through about:blank with its rules still on: unload handlers, beacons and keepalive
-   * fetches fire on the way out, and they must meet the write guard, not a target already cut loose.
+   * A read tab leaves through about:blank with its rules still on, so whatever its page does on the way out
+   * meets the write guard (and read-guard.ts keeps pagehide/unload handlers from running at all: a beacon or
+   * keepalive fetch they send goes out after the document is gone, where no interception sees it).
    */
   async close(): Promise<void> {
     if (this.record.mode === 'read' && !this.crashed && !this.closed) {

@@ -19,8 +19,6 @@ export interface AdoptionOwner {
 const FRAME_TYPES = new Set(['iframe', 'page']);
 
 export class TargetAdoption {
-  private sessions = new Set<string>();
-
   constructor(
     private conn: CdpConnection,
     private owner: AdoptionOwner,
@@ -35,20 +33,17 @@ export class TargetAdoption {
     this.disposables.add(this.conn.on('Target.attachedToTarget', session, (p) => {
       void this.adopt(p.sessionId, p.targetInfo.type, p.waitingForDebugger);
     }));
-    this.disposables.add(this.conn.on('Target.detachedFromTarget', session, (p) => {
-      if (p.sessionId) this.sessions.delete(p.sessionId);
-    }));
   }
 
   /** Rules first, then children, then run. A target that vanished meanwhile fails quietly: it runs nothing. */
   async adopt(child: string, type: string, waiting: boolean): Promise<void> {
     const c = this.conn;
-    this.sessions.add(child);
     this.watch(child);
     const steps: Promise<unknown>[] = [this.guard.guard(child, this.disposables, true)];
     if (this.owner.mode === 'read') {
       if (FRAME_TYPES.has(type)) {
-        steps.push(c.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD, runImmediately: true }, child));
+        // A frame in another process runs new-document scripts only once its Page domain is on.
+        steps.push(c.sendMayFail('Page.enable', {}, child).then(() => c.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD, runImmediately: true }, child)));
       } else {
         // A worker paused before its first statement: its global scope exists, its script has not run yet.
         steps.push(c.sendMayFail('Runtime.evaluate', { expression: READ_TAB_GUARD }, child));
