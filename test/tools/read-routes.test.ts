@@ -73,13 +73,17 @@ t.test('closing a tab: its beacon and keepalive fetch go out from an act tab, no
   t.same(routes.writes('leaving').slice(readBefore), [], 'the read tab sent nothing on the way out');
 });
 
-t.test("browser_read's scratch tabs send no write", async (t) => {
+t.test("browser_read's scratch tabs send no write, neither while loading nor on the way out", async (t) => {
   const act = await attempt('act', '/on-load', 'scratch');
   t.ok(act.writes.length >= 2, 'the page writes when it can');
-  const before = routes.writes('scratch').length;
+  const before = { scratch: routes.writes('scratch').length, leaving: routes.writes('leaving').length };
   const reported = routes.expect('scratch');
-  const r = await call(stack.client, 'browser_read', { urls: [`${stack.site.url}/on-load`] });
+  const r = await call(stack.client, 'browser_read', { urls: [`${stack.site.url}/leaving`, `${stack.site.url}/on-load`] });
   t.notOk(r.isError, r.text);
   t.match(await reported, /post:failed,ws:failed/);
-  t.same(routes.writes('scratch').slice(before), [], 'nothing from the scratch tab arrived');
+  const later = routes.expect('later');
+  await call(stack.client, 'browser_open', { url: `${stack.site.url}/later`, mode: 'act', visible: false });
+  await later;
+  t.same(routes.writes('scratch').slice(before.scratch), [], 'nothing the scratch tab tried while loading arrived');
+  t.same(routes.writes('leaving').slice(before.leaving), [], 'nothing it tried on the way out arrived');
 });
