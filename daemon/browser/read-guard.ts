@@ -10,7 +10,8 @@
  * - Service workers: a read tab registers none and talks to none (its requests bypass them as well).
  * - Writes on the way out: beacons and keepalive fetches sent from pagehide/unload handlers are sent by the
  *   browser after the document is gone, where no interception sees them. Beacons are always POSTs (writes), so
- *   sendBeacon refuses; pagehide and unload never reach the page's handlers.
+ *   sendBeacon becomes a plain POST that dies with its document; pagehide and unload never reach the page's
+ *   handlers.
  * Installed in the main world of every frame (Page.addScriptToEvaluateOnNewDocument also runs in fresh
  * about:blank iframes, so a page cannot fetch a clean constructor from a new frame) and in every worker, which is
  * attached paused and patched before it runs. The properties are non-configurable, so `delete` cannot bring the
@@ -26,7 +27,15 @@ export const READ_TAB_GUARD = `(() => {
     remove(globalThis, name, refuse('WebRTC connections'));
   }
   remove(globalThis, 'SharedWorker', refuse('Shared workers'));
-  if (typeof Navigator === 'function' && typeof navigator === 'object') remove(navigator, 'sendBeacon', function sendBeacon() { return false; });
+  if (typeof navigator === 'object' && navigator && typeof navigator.sendBeacon === 'function' && typeof fetch === 'function') {
+    // An ordinary POST instead, dropped with its document: the write guard refuses it (and reports it) while
+    // the page lives, and nothing is left to go out after the page is gone.
+    const post = fetch.bind(globalThis);
+    remove(navigator, 'sendBeacon', function sendBeacon(url, data) {
+      try { post(String(url), { method: 'POST', body: data ?? null, mode: 'no-cors', credentials: 'include' }).catch(() => {}); } catch {}
+      return true;
+    });
+  }
   if (typeof Window === 'function' && globalThis instanceof Window) {
     for (const type of ['pagehide', 'unload']) addEventListener(type, (e) => e.stopImmediatePropagation(), true);
   }

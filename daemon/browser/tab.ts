@@ -105,10 +105,13 @@ export class Tab {
       steps.push(c.send('Network.setBypassServiceWorker', { bypass: true }, s));
     }
     if (this.record.viewport) steps.push(this.applyViewport(this.record.viewport));
+    // A paused popup answers some of these (Page.enable) only once it runs. A session handles commands in the
+    // order sent, so the rules are in place when the resume that follows them is handled: send all, resume,
+    // then wait for the answers.
+    if (waitingForDebugger) steps.push(c.sendMayFail('Runtime.runIfWaitingForDebugger', {}, s));
     await Promise.all(steps);
     const tree = await c.send('Page.getFrameTree', {}, s);
     this.mainFrameId = tree.frameTree.frame.id;
-    if (waitingForDebugger) await c.sendMayFail('Runtime.runIfWaitingForDebugger', {}, s);
   }
 
   applyViewport(v: { width: number; height: number; deviceScaleFactor?: number }) {

@@ -87,3 +87,15 @@ t.test("browser_read's scratch tabs send no write, neither while loading nor on 
   t.same(routes.writes('scratch').slice(before.scratch), [], 'nothing the scratch tab tried while loading arrived');
   t.same(routes.writes('leaving').slice(before.leaving), [], 'nothing it tried on the way out arrived');
 });
+
+t.test("a popup of a scratch tab sends no write and is closed; an act tab's popup does, and writes", async (t) => {
+  const act = await attempt('act', '/opens-popup', 'popup');
+  t.ok(act.writes.length >= 2, `the act tab's popup wrote (${act.report})`);
+  const before = routes.writes('popup').length;
+  const r = await call(stack.client, 'browser_read', { urls: [`${stack.site.url}/opens-popup`] });
+  t.notOk(r.isError, r.text);
+  const later = routes.expect('later');
+  await call(stack.client, 'browser_open', { url: `${stack.site.url}/later`, mode: 'act', visible: false });
+  await later;
+  t.same(routes.writes('popup').slice(before), [], "nothing from the scratch tab's popup arrived");
+});
