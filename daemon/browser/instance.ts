@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { launchChromium, type LaunchedChromium } from './launcher.js';
 import { CdpConnection, DisposableStore } from '../cdp/connection.js';
 import { Tab } from './tab.js';
+import { adoptBrowserWorker, BROWSER_WORKER_TYPES } from './worker-adoption.js';
 import type { TabRecord, TabStore } from '../../storage/tabs.js';
 import { formatTabId } from '../../protocol/ids.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -111,6 +112,10 @@ export class BrowserInstance {
 
   private onAttached(p: { sessionId: string; targetInfo: { targetId: string; type: string; openerId?: string; url: string }; waitingForDebugger: boolean }) {
     const { targetId, type, openerId } = p.targetInfo;
+    if (BROWSER_WORKER_TYPES.has(type)) {
+      void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log);
+      return;
+    }
     if (type !== 'page') {
       void this.conn!.sendMayFail('Runtime.runIfWaitingForDebugger', {}, p.sessionId);
       return;

@@ -15,6 +15,9 @@ export interface AdoptionOwner {
   readonly closed: boolean;
 }
 
+/** Whether a new realm needs the in-realm guard: always in read tabs, and in act tabs on read-only sites. */
+export type RealmGuardNeeded = () => boolean;
+
 /** Target types whose script we can reach before it runs (pages and frames differ from workers). */
 const FRAME_TYPES = new Set(['iframe', 'page']);
 
@@ -26,6 +29,7 @@ export class TargetAdoption {
     private disposables: DisposableStore,
     /** A child frame's network events, so settling waits for them too. */
     private onFrameSession: (session: string) => void = () => undefined,
+    private realmGuardNeeded: RealmGuardNeeded = () => owner.mode === 'read',
   ) {}
 
   /** Watches a session (the tab's own, or an adopted child's) for targets it spawns. */
@@ -40,14 +44,15 @@ export class TargetAdoption {
     const c = this.conn;
     this.watch(child);
     const steps: Promise<unknown>[] = [this.guard.guard(child, this.disposables, true)];
-    if (this.owner.mode === 'read') {
-      if (FRAME_TYPES.has(type)) {
-        // A frame in another process runs new-document scripts only once its Page domain is on.
-        steps.push(c.sendMayFail('Page.enable', {}, child).then(() => c.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD, runImmediately: true }, child)));
-      } else {
-        // A worker paused before its first statement: its global scope exists, its script has not run yet.
-        steps.push(c.sendMayFail('Runtime.evaluate', { expression: READ_TAB_GUARD }, child));
-      }
+    const guardRealm = this.realmGuardNeeded();
+    if (FRAME_TYPES.has(type)) {
+      // A frame in another process runs new-document scripts only once its Page domain is on.
+      const enabled = c.sendMayFail('Page.enable', {}, child);
+      if (guardRealm) steps.push(enabled.then(() => c.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD, runImmediately: true }, child)));
+      else steps.push(enabled);
+    } else if (guardRealm) {
+      // A worker paused before its first statement: its global scope exists, its script has not run yet.
+      steps.push(c.sendMayFail('Runtime.evaluate', { expression: READ_TAB_GUARD }, child));
     }
     if (type === 'iframe') {
       steps.push(c.sendMayFail('Network.enable', {}, child));

@@ -18,6 +18,7 @@ t.before(async () => {
   // Another site on the same loopback server: frame.test maps to 127.0.0.1 (the fixture's resolver rules).
   crossSite = `http://frame.test:${stack.site.port}`;
   routes = mountWriteRoutes(stack.site, crossSite);
+  await stack.d.daemon.env.policies.upsert('alice', { pattern: 'ro.test', access: 'read_only' });
 });
 t.teardown(async () => {
   await routes.close();
@@ -27,16 +28,17 @@ t.teardown(async () => {
 const tabId = (text: string) => /Opened tab (t\d+)/.exec(text)![1];
 
 /** Opens a page in a tab of the given mode and waits until the route's attempt reported back. */
-async function attempt(mode: 'read' | 'act', path: string, route: string) {
+async function attempt(mode: 'read' | 'act', path: string, route: string, origin = stack.site.url) {
   const before = routes.writes(route).length;
   const reported = routes.expect(route);
-  const open = await call(stack.client, 'browser_open', { url: `${stack.site.url}${path}`, mode, visible: false });
+  const open = await call(stack.client, 'browser_open', { url: `${origin}${path}`, mode, visible: false });
   if (open.isError) throw new Error(open.text);
   const report = await reported;
   return { tab: tabId(open.text), report, writes: routes.writes(route).slice(before) };
 }
 
 const cases: [string, string, string][] = [
+  ['the page itself (its WebSocket)', '/frame-attempt?route=main', 'main'],
   ['a shared worker', '/shared', 'shared'],
   ['a worker started by a worker', '/nested', 'nested'],
   ['a cross-site frame (its POST and its WebSocket)', '/cross-frame', 'framews'],
@@ -50,6 +52,9 @@ for (const [name, path, route] of cases) {
     t.ok(act.writes.some((w) => w.startsWith('ws:')), `the act tab's WebSocket message arrived (${act.report})`);
     const read = await attempt('read', path, route);
     t.same(read.writes, [], `nothing from the read tab arrived (${read.report})`);
+    // An act tab on a site the user's policy makes read-only is held to the same rules.
+    const readOnly = await attempt('act', path, route, `http://ro.test:${stack.site.port}`);
+    t.same(readOnly.writes, [], `nothing from an act tab on a read-only site arrived (${readOnly.report})`);
   });
 }
 
