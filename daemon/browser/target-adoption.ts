@@ -8,6 +8,9 @@ import type { CdpConnection, DisposableStore } from '../cdp/connection.js';
 import type { WriteGuard } from './write-guard.js';
 import { READ_TAB_GUARD } from './read-guard.js';
 
+/** Workers that belong to the browser rather than to one tab. */
+export const BROWSER_WORKER_TYPES = new Set(['shared_worker', 'service_worker']);
+
 export const AUTO_ATTACH = { autoAttach: true, waitForDebuggerOnStart: true, flatten: true } as const;
 
 export interface AdoptionOwner {
@@ -42,6 +45,12 @@ export class TargetAdoption {
   /** Rules first, then children, then run. A target that vanished meanwhile fails quietly: it runs nothing. */
   async adopt(child: string, type: string, waiting: boolean): Promise<void> {
     const c = this.conn;
+    if (BROWSER_WORKER_TYPES.has(type)) {
+      // Shared by every tab of its origin and governed at the browser level (worker-adoption.ts), which holds it
+      // until its own rules are in: this tab's rules must not leak onto other tabs' worker.
+      if (waiting) await c.sendMayFail('Runtime.runIfWaitingForDebugger', {}, child);
+      return;
+    }
     this.watch(child);
     const steps: Promise<unknown>[] = [this.guard.guard(child, this.disposables, true)];
     const guardRealm = this.realmGuardNeeded();

@@ -9,11 +9,11 @@ import type { CdpConnection } from '../cdp/connection.js';
 import { DisposableStore } from '../cdp/connection.js';
 import type { Logger } from 'pino';
 import { WriteGuard, type HostAccessFn } from './write-guard.js';
-import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
+import { TargetAdoption, AUTO_ATTACH, BROWSER_WORKER_TYPES } from './target-adoption.js';
 import { READ_TAB_GUARD } from './read-guard.js';
 import type { LogKind, LogEntry } from './tab-log.js';
 
-export const BROWSER_WORKER_TYPES = new Set(['shared_worker', 'service_worker']);
+export { BROWSER_WORKER_TYPES };
 
 export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: string; targetInfo: { url: string; type: string }; waitingForDebugger: boolean }, hostAccess: HostAccessFn, log: Logger): Promise<void> {
   const session = p.sessionId;

@@ -77,3 +77,13 @@ t.test('a read tab registers no service worker and its writes do not go through 
   t.match(await write, /^failed/, 'the write was refused, not answered by the worker');
   t.equal(posts('from-read-write').length, 0, 'nothing reached the site');
 });
+
+t.test("once the user's policy makes a site read-only, its service worker sends no write for an act tab", async (t) => {
+  // The worker the first test installed still controls this origin (service workers need a secure context:
+  // a loopback address is one, a name mapped to loopback is not).
+  await stack.d.daemon.env.policies.upsert('alice', { pattern: '127.0.0.1', access: 'read_only' });
+  const write = reported('read-write');
+  await call(stack.client, 'browser_open', { url: `${stack.site.url}/sw-write`, mode: 'act' });
+  t.match(await write, /^failed/, 'the write was refused');
+  t.equal(posts('from-read-write').length, 0, 'nothing reached the site');
+});
