@@ -32,16 +32,16 @@ export class WriteGuard {
 
   constructor(private conn: CdpConnection, private owner: GuardedOwner, private hostAccess: HostAccessFn) {}
 
-  /**
-   * An act tab on a read-only site gets what a read tab has in every realm (no WebSocket, no WebRTC), since the
-   * network rules cannot see those: installed for the session's next documents before a document from a
-   * read-only site is let load, and taken off before one from any other site.
-   */
   /** True when the tab's page is on a site the user's policy makes read-only. */
   pageIsReadOnly(): boolean {
     return this.hostAccess(this.owner.url) === 'read_only';
   }
 
+  /**
+   * An act tab on a read-only site gets what a read tab has in every realm (no WebSocket, no WebRTC), since the
+   * network rules cannot see those: installed for the session's next documents before a document from a
+   * read-only site is let load, and taken off before one from any other site.
+   */
   private async realmGuardFor(session: string, p: PausedRequest) {
     const url = p.request.url;
     if (this.owner.mode !== 'act' || !/^https?:/.test(url)) return;
