@@ -63,6 +63,12 @@ t.test('every kind of popup from an act tab becomes a tab of its own, in act mod
     const text = await call(stack.client, 'browser_read_text', { tab: popup.id });
     t.match(text.text, /Landed/, `${via}: the popup can be read by its id`);
   }
+  // No popup is left behind as a target that is nobody's tab (a noopener popup used to stay paused for good).
+  const inst = stack.d.daemon.env.pool.peek('alice')!;
+  const { targetInfos } = await inst.conn!.send('Target.getTargets', {});
+  const tabTargets = new Set([...inst.tabs.values()].map((x) => x.targetId));
+  const strays = targetInfos.filter((x) => x.type === 'page' && x.openerId && !tabTargets.has(x.targetId));
+  t.same(strays, [], 'every popup target is a tab');
 });
 
 t.test("a read tab's popup is a read tab; allowedDomains hold in popups", async (t) => {
