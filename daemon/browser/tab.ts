@@ -62,7 +62,7 @@ export class Tab {
     };
     this.net = new TabNetwork(conn, owner);
     this.guard = new WriteGuard(conn, owner, hostAccess);
-    this.adoption = new TargetAdoption(conn, owner, this.guard, this.disposables, (child) => this.net.listen(child, this.disposables), () => this.record.mode === 'read' || this.guard.pageIsReadOnly());
+    this.adoption = new TargetAdoption(conn, owner, this.guard, this.disposables, (child, d) => this.net.listen(child, d), () => this.record.mode === 'read' || this.guard.pageIsReadOnly());
   }
 
   get id() {

@@ -4,7 +4,7 @@
  * guard on its requests and, in read tabs, the in-realm guard (read-guard.ts). Adoption is recursive: each
  * adopted target auto-attaches its own children the same way, and we listen on its session for them.
  */
-import type { CdpConnection, DisposableStore } from '../cdp/connection.js';
+import { DisposableStore, type CdpConnection } from '../cdp/connection.js';
 import type { WriteGuard } from './write-guard.js';
 import { READ_TAB_GUARD } from './read-guard.js';
 
@@ -25,20 +25,28 @@ export type RealmGuardNeeded = () => boolean;
 const FRAME_TYPES = new Set(['iframe', 'page']);
 
 export class TargetAdoption {
+  /** Listeners of each adopted session, dropped when it detaches (frames come and go for a tab's lifetime). */
+  private children = new Map<string, DisposableStore>();
   constructor(
     private conn: CdpConnection,
     private owner: AdoptionOwner,
     private guard: WriteGuard,
     private disposables: DisposableStore,
     /** A child frame's network events, so settling waits for them too. */
-    private onFrameSession: (session: string) => void = () => undefined,
+    private onFrameSession: (session: string, d: DisposableStore) => void = () => undefined,
     private realmGuardNeeded: RealmGuardNeeded = () => owner.mode === 'read',
   ) {}
 
   /** Watches a session (the tab's own, or an adopted child's) for targets it spawns. */
-  watch(session: string) {
-    this.disposables.add(this.conn.on('Target.attachedToTarget', session, (p) => {
+  watch(session: string, d: DisposableStore = this.disposables) {
+    d.add(this.conn.on('Target.attachedToTarget', session, (p) => {
       void this.adopt(p.sessionId, p.targetInfo.type, p.waitingForDebugger);
+    }));
+    d.add(this.conn.on('Target.detachedFromTarget', session, (p) => {
+      const child = p.sessionId ? this.children.get(p.sessionId) : undefined;
+      if (!child) return;
+      this.children.delete(p.sessionId!);
+      child.dispose();
     }));
   }
 
@@ -51,8 +59,11 @@ export class TargetAdoption {
       if (waiting) await c.sendMayFail('Runtime.runIfWaitingForDebugger', {}, child);
       return;
     }
-    this.watch(child);
-    const steps: Promise<unknown>[] = [this.guard.guard(child, this.disposables, true)];
+    const d = new DisposableStore();
+    this.children.set(child, d);
+    this.disposables.add(d);
+    this.watch(child, d);
+    const steps: Promise<unknown>[] = [this.guard.guard(child, d, true)];
     const guardRealm = this.realmGuardNeeded();
     if (FRAME_TYPES.has(type)) {
       // A frame in another process runs new-document scripts only once its Page domain is on.
@@ -65,7 +76,7 @@ export class TargetAdoption {
     }
     if (type === 'iframe') {
       steps.push(c.sendMayFail('Network.enable', {}, child));
-      this.onFrameSession(child);
+      this.onFrameSession(child, d);
     }
     steps.push(c.sendMayFail('Target.setAutoAttach', AUTO_ATTACH, child));
     await Promise.all(steps);
