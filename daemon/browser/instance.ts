@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { launchChromium, type LaunchedChromium } from './launcher.js';
 import { type CdpConnection, DisposableStore } from '../cdp/connection.js';
 import { Tab } from './tab.js';
+import { adoptBrowserWorker, BROWSER_WORKER_TYPES } from './worker-adoption.js';
 import type { TabRecord, TabStore } from '../../storage/tabs.js';
 import { formatTabId } from '../../protocol/ids.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -49,6 +50,8 @@ export class BrowserInstance {
   private disposables = new DisposableStore();
   private ownTargets = new Set<string>();
   private scratchSeq = 0;
+  /** Targets of browser_read's scratch tabs, while they are open. */
+  private scratchTargets = new Set<string>();
   startedAt?: Date;
   version?: string;
   alive = false;
@@ -108,6 +111,10 @@ export class BrowserInstance {
 
   private onAttached(p: { sessionId: string; targetInfo: { targetId: string; type: string; openerId?: string; url: string }; waitingForDebugger: boolean }) {
     const { targetId, type, openerId } = p.targetInfo;
+    if (BROWSER_WORKER_TYPES.has(type)) {
+      void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log);
+      return;
+    }
     if (type !== 'page') {
       void this.conn!.sendMayFail('Runtime.runIfWaitingForDebugger', {}, p.sessionId);
       return;
@@ -122,12 +129,14 @@ export class BrowserInstance {
     }
     const opener = openerId ? [...this.tabs.values()].find((t) => t.targetId === openerId) : undefined;
     if (opener) void this.adoptPopup(opener, targetId, a).catch((e) => this.opts.log.warn({ err: String(e) }, 'popup adoption failed'));
+    else if (openerId && this.scratchTargets.has(openerId)) void this.dropScratchPopup(targetId, a);
     else if (!this.ownTargets.has(targetId)) void this.conn!.sendMayFail('Runtime.runIfWaitingForDebugger', {}, p.sessionId);
   }
 
   private onDetached(targetId: string | undefined) {
     if (!targetId) return;
     this.attached.delete(targetId);
+    this.scratchTargets.delete(targetId);
     for (const t of this.tabs.values()) {
       if (t.targetId === targetId && !t.closed) {
         // Closed by the page (window.close) or crashed away: forget the live object, keep the record so the
@@ -153,7 +162,11 @@ export class BrowserInstance {
     });
   }
 
-  /** A popup inherits its opener's mode and allowedDomains, and gets an id of its own. */
+  /**
+   * A popup (target=_blank link or form, window.open, with or without noopener: Chromium names the opener
+   * either way) inherits its opener's mode and allowedDomains and gets an id of its own. It is listed before it
+   * runs, and runs only once its rules are in place.
+   */
   private async adoptPopup(opener: Tab, targetId: string, a: { sessionId: string; waiting: boolean }) {
     const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
     const rec: TabRecord = {
@@ -169,9 +182,28 @@ export class BrowserInstance {
     };
     const tab = this.makeTab(rec, targetId, a.sessionId);
     this.tabs.set(rec.id, tab);
-    await tab.setup(a.waiting);
-    opener.logEvent('popup', { detail: `opened tab ${rec.id}` });
     await this.opts.tabs.put(rec);
+    opener.logEvent('popup', { detail: `opened tab ${rec.id}` });
+    try {
+      await tab.setup(a.waiting);
+    } catch (e) {
+      // Rules that could not be installed: the popup must not run without them.
+      this.tabs.delete(rec.id);
+      await this.opts.tabs.remove(this.opts.user, rec.id);
+      await tab.close();
+      throw e;
+    }
+  }
+
+  /**
+   * browser_read's scratch tabs only read: a popup of theirs is closed. It may share its opener's renderer, which
+   * stays paused while the popup waits, so it gets read rules, runs, and is closed at once.
+   */
+  private async dropScratchPopup(targetId: string, a: { sessionId: string; waiting: boolean }) {
+    const rec: TabRecord = { id: `scratch-${++this.scratchSeq}`, user: this.opts.user, url: 'about:blank', mode: 'read', profile: this.opts.profile, createdAt: new Date().toISOString() };
+    const tab = this.makeTab(rec, targetId, a.sessionId, false);
+    await tab.setup(a.waiting).catch(() => undefined);
+    await tab.close();
   }
 
   private makeTab(rec: TabRecord, targetId: string, sessionId: string, persist = true): Tab {
@@ -242,7 +274,9 @@ export class BrowserInstance {
   async scratchTab(): Promise<Tab> {
     this.assertAlive();
     const rec: TabRecord = { id: `scratch-${++this.scratchSeq}`, user: this.opts.user, url: 'about:blank', mode: 'read', profile: this.opts.profile, createdAt: new Date().toISOString() };
-    return this.materialise(rec, { visible: false, persist: false });
+    const tab = await this.materialise(rec, { visible: false, persist: false });
+    this.scratchTargets.add(tab.targetId);
+    return tab;
   }
 
   /** Reopens every persisted tab of this user/profile at its last URL, with the same id. */

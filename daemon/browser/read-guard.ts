@@ -1,14 +1,43 @@
 /**
- * The one part of read mode that cannot be enforced from the network side: WebSockets. Fetch interception
- * never sees a WebSocket handshake and Network.setBlockedURLs does not stop one (checked on Chromium 156), so
- * read tabs remove the constructors from every realm before any page script runs: the main world of every
- * frame (Page.addScriptToEvaluateOnNewDocument also runs in fresh about:blank iframes, so a page cannot fetch a
- * clean constructor from a new frame) and every worker, which is attached paused and patched before it runs.
- * The properties are non-configurable, so `delete` cannot bring the original back.
+ * What read mode cannot enforce from the network side, removed from every realm of a read tab before any page
+ * script runs:
+ * - WebSockets (and WebSocketStream, WebTransport): Fetch interception never sees a handshake and
+ *   Network.setBlockedURLs does not stop one (checked on Chromium 156).
+ * - WebRTC: peer connections send UDP (STUN, TURN, data channels) straight from the browser, past both the
+ *   write guard and the egress proxy.
+ * - Shared workers: they are targets of the browser, not of the tab, and may be shared with other tabs; a read
+ *   tab does not start or reach one.
+ * - Service workers: a read tab registers none and talks to none (its requests bypass them as well).
+ * - Writes on the way out: beacons and keepalive fetches sent from pagehide/unload handlers are sent by the
+ *   browser after the document is gone, where no interception sees them. Beacons are always POSTs (writes), so
+ *   sendBeacon becomes a plain POST that dies with its document; pagehide and unload never reach the page's
+ *   handlers.
+ * Installed in the main world of every frame (Page.addScriptToEvaluateOnNewDocument also runs in fresh
+ * about:blank iframes, so a page cannot fetch a clean constructor from a new frame) and in every worker, which is
+ * attached paused and patched before it runs. The properties are non-configurable, so `delete` cannot bring the
+ * originals back.
  */
 export const READ_TAB_GUARD = `(() => {
-  const blocked = function WebSocket() { throw new DOMException('WebSockets are blocked in a read-only tab', 'SecurityError'); };
-  for (const name of ['WebSocket', 'WebSocketStream', 'WebTransport']) {
-    try { Object.defineProperty(globalThis, name, { value: blocked, writable: false, configurable: false, enumerable: false }); } catch {}
+  const refuse = (what) => function () { throw new DOMException(what + ' are blocked in a read-only tab', 'SecurityError'); };
+  const remove = (target, name, value) => {
+    try { Object.defineProperty(target, name, { value, writable: false, configurable: false, enumerable: false }); } catch {}
+  };
+  for (const name of ['WebSocket', 'WebSocketStream', 'WebTransport']) remove(globalThis, name, refuse('WebSockets'));
+  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceTransport', 'RTCSctpTransport', 'RTCRtpSender', 'RTCRtpReceiver']) {
+    remove(globalThis, name, refuse('WebRTC connections'));
   }
+  remove(globalThis, 'SharedWorker', refuse('Shared workers'));
+  if (typeof navigator === 'object' && navigator && typeof navigator.sendBeacon === 'function' && typeof fetch === 'function') {
+    // An ordinary POST instead, dropped with its document: the write guard refuses it (and reports it) while
+    // the page lives, and nothing is left to go out after the page is gone.
+    const post = fetch.bind(globalThis);
+    remove(navigator, 'sendBeacon', function sendBeacon(url, data) {
+      try { post(String(url), { method: 'POST', body: data ?? null, mode: 'no-cors', credentials: 'include' }).catch(() => {}); } catch {}
+      return true;
+    });
+  }
+  if (typeof Window === 'function' && globalThis instanceof Window) {
+    for (const type of ['pagehide', 'unload']) addEventListener(type, (e) => e.stopImmediatePropagation(), true);
+  }
+  if (typeof navigator === 'object' && navigator && 'serviceWorker' in navigator) remove(navigator, 'serviceWorker', undefined);
 })();`;

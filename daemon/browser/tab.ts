@@ -1,6 +1,8 @@
 /**
- * One tab: its CDP session, the isolated world where the injected script lives, read-mode write blocking,
- * dialogs, navigation and settling. Tools reach the page only through a Tab.
+ * One tab: its CDP session, the isolated world where the injected script lives, dialogs, navigation and
+ * settling. It composes the parts that watch the page's traffic: network bookkeeping (tab-network.ts), the write
+ * rules (write-guard.ts) and the adoption of every target the page spawns (target-adoption.ts). Tools reach the
+ * page only through a Tab.
  */
 import type { CdpConnection } from '../cdp/connection.js';
 import { CdpError, DisposableStore } from '../cdp/connection.js';
@@ -11,38 +13,32 @@ import { injectedFailure } from './injected-failure.js';
 import { injectedSource } from './injected-source.js';
 import { LISTENER_MARKER_SOURCE } from '../../injected/listeners.js';
 import { Ring, type LogEntry, type NetworkEntry, type LogKind } from './tab-log.js';
-import { allowedByDomains } from '../policy/url-rules.js';
 import type { HostAccess } from '../policy/host-policy.js';
-import { EGRESS_HEADER } from '../net/egress-proxy.js';
 import { READ_TAB_GUARD } from './read-guard.js';
+import { TabNetwork, assertAlive } from './tab-network.js';
+import { WriteGuard } from './write-guard.js';
+import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
 
 const WORLD = 'browserd';
-/** Methods a read tab may send: they do not change anything on a well-behaved site. */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export class Tab {
   readonly record: TabRecord;
   readonly targetId: string;
   sessionId: string;
   readonly writeLog = new Ring<LogEntry>(500);
-  readonly network = new Ring<NetworkEntry>(1000);
   private disposables = new DisposableStore();
+  private readonly net: TabNetwork;
+  private readonly guard: WriteGuard;
+  private readonly adoption: TargetAdoption;
   private worldContext?: number;
   private mainFrameId?: string;
   private confirmNext = false;
   crashed = false;
   closed = false;
-  /** Child sessions (iframes, workers) attached under this tab, governed by the same mode. */
-  private childSessions = new Set<string>();
-  private requestMeta = new Map<string, { url: string; method: string; type: string }>();
-  /** Requests of this tab still in flight (for settling on network quiet). */
-  private inflight = new Set<string>();
-  private lastNetworkActivity = 0;
+  private leaving = false;
   /** Counts main-frame navigations requested / loads stopped, so an action can see what it started. */
   private navRequested = 0;
   private loadsStopped = 0;
-  /** The egress guard's verdict on the main document just loaded, if the guard answered instead of the site. */
-  private documentEgress?: { url: string; verdict: string };
 
   constructor(
     private conn: CdpConnection,
@@ -51,11 +47,24 @@ export class Tab {
     sessionId: string,
     private onUrlChange: (tab: Tab) => void,
     /** The user's host policy for a URL: read_only sites refuse writes whatever the tab's mode. */
-    private hostAccess: (url: string) => HostAccess | 'default' = () => 'default',
+    hostAccess: (url: string) => HostAccess | 'default' = () => 'default',
   ) {
     this.record = record;
     this.targetId = targetId;
     this.sessionId = sessionId;
+    const self = this;
+    const owner = {
+      get mode() { return self.record.mode; },
+      get url() { return self.record.url; },
+      get allowedDomains() { return self.record.allowedDomains; },
+      get closed() { return self.closed; },
+      get crashed() { return self.crashed; },
+      mainFrameId: () => this.mainFrameId,
+      logEvent: (kind: LogKind, e: Omit<LogEntry, 'at' | 'kind'>) => this.logEvent(kind, e),
+    };
+    this.net = new TabNetwork(conn, owner);
+    this.guard = new WriteGuard(conn, owner, hostAccess);
+    this.adoption = new TargetAdoption(conn, owner, this.guard, this.disposables, (child, d) => this.net.listen(child, d), () => this.record.mode === 'read' || this.guard.pageIsReadOnly());
   }
 
   get id() {
@@ -66,6 +75,10 @@ export class Tab {
   }
   get url() {
     return this.record.url;
+  }
+  /** Recent responses (browser_network). */
+  get network(): Ring<NetworkEntry> {
+    return this.net.ring;
   }
 
   /** Enables domains, installs the injected script and the mode's network rules, then lets the page run. */
@@ -80,23 +93,28 @@ export class Tab {
       c.send('Network.enable', {}, s),
       c.send('Page.addScriptToEvaluateOnNewDocument', { source: injectedSource(), worldName: WORLD, runImmediately: true }, s),
       c.send('Page.addScriptToEvaluateOnNewDocument', { source: LISTENER_MARKER_SOURCE, runImmediately: true }, s),
-      // Children (iframes in other processes, workers) are attached paused so the same rules hold there.
-      c.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, s),
+      // Every request is seen: read tabs abort writes, read-only sites refuse writes in act tabs too, and
+      // allowedDomains and blocked hosts stop navigations (redirect hops and popups included).
+      this.guard.guard(s, this.disposables),
+      // A tab that is not in front still gets focus events and frames, so input and screenshots work on it.
+      c.sendMayFail('Emulation.setFocusEmulationEnabled', { enabled: true }, s),
+      // Children (iframes in other processes, workers, their children) are attached paused so the same rules hold there.
+      c.send('Target.setAutoAttach', AUTO_ATTACH, s),
     ];
-    // Every request is seen: read tabs abort writes, read-only sites refuse writes in act tabs too, and
-    // allowedDomains and blocked hosts stop navigations (redirect hops and popups included).
-    steps.push(c.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, s));
     if (this.record.mode === 'read') {
-      // WebSockets are not seen by Fetch: remove them from every realm (read-guard.ts). Service workers could
-      // fetch on the page's behalf outside this session: bypass them.
+      // WebSockets, WebRTC and shared workers are not seen by this session's Fetch: remove them from every realm (read-guard.ts).
+      // Service workers could fetch on the page's behalf outside this session: bypass them.
       steps.push(c.send('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD, runImmediately: true }, s));
       steps.push(c.send('Network.setBypassServiceWorker', { bypass: true }, s));
     }
     if (this.record.viewport) steps.push(this.applyViewport(this.record.viewport));
+    // A paused popup answers some of these (Page.enable) only once it runs. A session handles commands in the
+    // order sent, so the rules are in place when the resume that follows them is handled: send all, resume,
+    // then wait for the answers.
+    if (waitingForDebugger) steps.push(c.sendMayFail('Runtime.runIfWaitingForDebugger', {}, s));
     await Promise.all(steps);
     const tree = await c.send('Page.getFrameTree', {}, s);
     this.mainFrameId = tree.frameTree.frame.id;
-    if (waitingForDebugger) await c.sendMayFail('Runtime.runIfWaitingForDebugger', {}, s);
   }
 
   applyViewport(v: { width: number; height: number; deviceScaleFactor?: number }) {
@@ -123,7 +141,8 @@ export class Tab {
       this.mainFrameId = frame.id;
       this.worldContext = undefined;
       const url = frame.url + (frame.urlFragment ?? '');
-      if (frame.url && url !== this.record.url) {
+      // Leaving through about:blank on close is not a new address for the tab's record.
+      if (frame.url && url !== this.record.url && !this.leaving) {
         this.record.url = url;
         this.onUrlChange(this);
       }
@@ -145,7 +164,6 @@ export class Tab {
       this.crashed = true;
       this.logEvent('crash', { detail: 'the page crashed; it is reloaded on the next call' });
     }));
-    d.add(c.on('Fetch.requestPaused', s, (p) => this.onRequestPaused(p, s)));
     d.add(c.on('Page.frameRequestedNavigation', s, (p) => {
       // Only navigations of this tab's own page: a link to a new tab or a download loads nothing here.
       if (p.frameId === this.mainFrameId && p.disposition === 'currentTab' && !/^(javascript|about):/.test(p.url)) this.navRequested++;
@@ -156,90 +174,18 @@ export class Tab {
     d.add(c.on('Page.frameStoppedLoading', s, (p) => {
       if (p.frameId === this.mainFrameId) this.loadsStopped++;
     }));
-    d.add(c.on('Network.requestWillBeSent', s, (p) => {
-      // Long-lived streams never finish: they must not hold a settle open.
-      if (p.type !== 'EventSource') this.inflight.add(p.requestId);
-      this.lastNetworkActivity = Date.now();
-      this.requestMeta.set(p.requestId, { url: p.request.url, method: p.request.method, type: (p.type ?? 'Other').toLowerCase() });
-      if (this.record.mode === 'act' && !SAFE_METHODS.has(p.request.method)) this.logEvent('write_sent', { method: p.request.method, url: p.request.url });
-    }));
-    d.add(c.on('Network.responseReceived', s, (p) => {
-      const meta = this.requestMeta.get(p.requestId);
-      this.network.push({ at: new Date().toISOString(), url: p.response.url, method: meta?.method ?? 'GET', status: p.response.status, type: p.type.toLowerCase(), mimeType: p.response.mimeType });
-      if (p.response.status >= 400) this.logEvent('http_error', { method: meta?.method, url: p.response.url, status: p.response.status });
-      if (p.type === 'Document' && p.frameId === this.mainFrameId) {
-        const verdict = Object.entries(p.response.headers).find(([k]) => k.toLowerCase() === EGRESS_HEADER)?.[1];
-        this.documentEgress = verdict ? { url: p.response.url, verdict: String(verdict) } : undefined;
-        if (verdict === 'blocked') this.logEvent('navigation_blocked', { url: p.response.url, detail: 'private network address (egress guard)' });
-      }
-    }));
-    d.add(c.on('Network.loadingFailed', s, (p) => {
-      this.requestDone(p.requestId);
-      const meta = this.requestMeta.get(p.requestId);
-      this.requestMeta.delete(p.requestId);
-      if (meta) this.network.push({ at: new Date().toISOString(), url: meta.url, method: meta.method, status: 0, type: p.type.toLowerCase(), failed: p.blockedReason ? `blocked:${p.blockedReason}` : p.errorText });
-    }));
-    d.add(c.on('Network.loadingFinished', s, (p) => {
-      this.requestDone(p.requestId);
-      this.requestMeta.delete(p.requestId);
-    }));
     d.add(c.on('Runtime.exceptionThrown', s, (p) => this.logEvent('console_error', { detail: (p.exceptionDetails.exception?.description ?? p.exceptionDetails.text).slice(0, 300) })));
     d.add(c.on('Runtime.consoleAPICalled', s, (p) => {
       if (p.type === 'error') this.logEvent('console_error', { detail: p.args.map((a) => a.value ?? a.description ?? '').join(' ').slice(0, 300) });
     }));
-    d.add(c.on('Target.attachedToTarget', s, (p) => void this.adoptChild(p.sessionId, p.targetInfo.type, p.waitingForDebugger)));
-  }
-
-  /** Iframes in other processes and workers get the same write rules as the tab, before they run. */
-  private async adoptChild(child: string, type: string, waiting: boolean) {
-    const c = this.conn;
-    this.childSessions.add(child);
-    const dispose = c.on('Fetch.requestPaused', child, (p) => this.onRequestPaused(p, child));
-    this.disposables.add(dispose);
-    await c.sendMayFail('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, child);
-    if (this.record.mode === 'read') {
-      if (type === 'iframe') await c.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD, runImmediately: true }, child);
-      else await c.sendMayFail('Runtime.evaluate', { expression: READ_TAB_GUARD }, child);
-    }
-    // Nested frames and workers started by workers get the same treatment.
-    await c.sendMayFail('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, child);
-    if (waiting) await c.sendMayFail('Runtime.runIfWaitingForDebugger', {}, child);
-  }
-
-  private onRequestPaused(p: { requestId: string; request: { url: string; method: string }; resourceType: string }, session: string) {
-    const c = this.conn;
-    const { method, url } = p.request;
-    const fail = () => void c.sendMayFail('Fetch.failRequest', { requestId: p.requestId, errorReason: 'BlockedByClient' }, session);
-    if (!SAFE_METHODS.has(method)) {
-      if (this.record.mode === 'read') {
-        this.logEvent('write_blocked', { method, url, detail: `${p.resourceType} request blocked: read tab` });
-        return fail();
-      }
-      if (this.hostAccess(url) === 'read_only' || this.hostAccess(this.record.url) === 'read_only') {
-        this.logEvent('write_blocked', { method, url, detail: `${p.resourceType} request blocked: the site is read-only by the user's policy` });
-        return fail();
-      }
-    }
-    if (p.resourceType === 'Document' && /^https?:/.test(url) && this.hostAccess(url) === 'blocked') {
-      this.logEvent('navigation_blocked', { method, url, detail: "the site is blocked by the user's policy" });
-      return fail();
-    }
-    if (p.resourceType === 'Document' && this.record.allowedDomains?.length && /^https?:/.test(url) && !allowedByDomains(url, this.record.allowedDomains)) {
-      this.logEvent('navigation_blocked', { method, url, detail: `outside allowedDomains (${this.record.allowedDomains.join(', ')})` });
-      return fail();
-    }
-    void c.sendMayFail('Fetch.continueRequest', { requestId: p.requestId }, session);
+    this.net.listen(s, d);
+    this.adoption.watch(s);
   }
 
   /** The page's title (page text: callers fence it). */
   async title(): Promise<string> {
     const r = await this.conn.sendMayFail('Runtime.evaluate', { expression: 'document.title', returnByValue: true }, this.sessionId);
     return String(r?.result.value ?? '');
-  }
-
-  private requestDone(id: string) {
-    this.inflight.delete(id);
-    this.lastNetworkActivity = Date.now();
   }
 
   /** Marks the state before an input action; afterAction() compares against it. */
@@ -315,7 +261,7 @@ export class Tab {
   async navigate(url: string, timeoutMs = 30000): Promise<void> {
     const started = Date.now();
     const loaded = this.waitForLoad(timeoutMs);
-    this.documentEgress = undefined;
+    this.net.documentEgress = undefined;
     const r = await this.conn.send('Page.navigate', { url }, this.sessionId, timeoutMs);
     if (r.errorText) {
       loaded.catch(() => undefined);
@@ -337,7 +283,7 @@ export class Tab {
 
   /** When the egress guard answered instead of the site, the page did not load: say so. */
   assertNotRefusedByGuard(url: string) {
-    const e = this.documentEgress;
+    const e = this.net.documentEgress;
     if (!e) return;
     if (e.verdict === 'blocked') {
       throw new BrowserdError('blocked', `${url} points at a loopback, private or link-local address, which pages may not reach`, { next: 'Use a public address; an admin can allow private networks for development.' });
@@ -356,19 +302,26 @@ export class Tab {
   }
 
   /**
-   * Waits for network quiet (nothing in flight for quietMs), so a snapshot sees what scripts fetched and
-   * rendered and a blocked write is in the log before the tool answers. Bounded by maxMs: a page that polls
-   * forever costs at most that.
+   * Waits for network quiet, so a snapshot sees what scripts fetched and rendered and a blocked write is in the
+   * log before the tool answers (tab-network.ts).
    */
-  async settle(maxMs = 1500, quietMs = 80): Promise<void> {
-    const deadline = Date.now() + maxMs;
-    while (Date.now() < deadline && !this.closed) {
-      if (this.inflight.size === 0 && Date.now() - this.lastNetworkActivity >= quietMs) return;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  settle(maxMs = 1500, quietMs = 80): Promise<void> {
+    return this.net.settle(maxMs, quietMs);
   }
 
+  /**
+   * A read tab leaves through about:blank with its rules still on, so whatever its page does on the way out
+   * meets the write guard (and read-guard.ts keeps pagehide/unload handlers from running at all: a beacon or
+   * keepalive fetch they send goes out after the document is gone, where no interception sees it).
+   */
   async close(): Promise<void> {
+    if (this.record.mode === 'read' && !this.crashed && !this.closed) {
+      this.leaving = true;
+      const unloaded = this.conn.waitFor('Page.frameNavigated', this.sessionId, (p) => !p.frame.parentId, 5000).catch(() => undefined);
+      const r = await this.conn.sendMayFail('Page.navigate', { url: 'about:blank' }, this.sessionId, 5000);
+      if (r && !r.errorText) await unloaded;
+      await this.settle(1000);
+    }
     this.closed = true;
     this.disposables.dispose();
     await this.conn.sendMayFail('Target.closeTarget', { targetId: this.targetId });
@@ -391,10 +344,16 @@ export class Tab {
 export async function afterAction(tab: Tab, mark: { nav: number; loads: number }, windowMs = 0): Promise<void> {
   await tab.send('Runtime.evaluate', { expression: '0' }).catch(() => undefined);
   const until = Date.now() + windowMs;
-  while (!tab.navigationSince(mark) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  while (!tab.navigationSince(mark) && Date.now() < until && !tab.closed) {
+    assertAlive(tab);
+    await new Promise((r) => setTimeout(r, 10));
+  }
   if (tab.navigationSince(mark)) {
     const loadDeadline = Date.now() + 15000;
-    while (!tab.loadStoppedSince(mark) && Date.now() < loadDeadline && !tab.closed) await new Promise((r) => setTimeout(r, 20));
+    while (!tab.loadStoppedSince(mark) && Date.now() < loadDeadline && !tab.closed) {
+      assertAlive(tab);
+      await new Promise((r) => setTimeout(r, 20));
+    }
     await tab.settle(1000);
   } else {
     await tab.settle(500);

@@ -1,0 +1,98 @@
+/**
+ * The network half of a tab's rules: every request of the tab and of every target it spawned is paused at the
+ * request stage and let through, or failed, here. Read tabs send no write; read-only sites get none in act tabs
+ * either; blocked hosts and addresses outside allowedDomains are not navigated to.
+ */
+import type { CdpConnection, DisposableStore } from '../cdp/connection.js';
+import { allowedByDomains } from '../policy/url-rules.js';
+import type { HostAccess } from '../policy/host-policy.js';
+import type { LogKind, LogEntry } from './tab-log.js';
+import { SAFE_METHODS } from './tab-network.js';
+import { READ_TAB_GUARD } from './read-guard.js';
+
+export interface GuardedOwner {
+  readonly mode: 'read' | 'act';
+  /** The address of the tab's page: a read-only site's page may not write anywhere. */
+  readonly url: string;
+  readonly allowedDomains?: string[];
+  /** The tab's main frame, to tell its own navigations from those of frames inside it. */
+  mainFrameId?(): string | undefined;
+  logEvent(kind: LogKind, e: Omit<LogEntry, 'at' | 'kind'>): void;
+}
+
+export type HostAccessFn = (url: string) => HostAccess | 'default';
+
+interface PausedRequest { requestId: string; frameId?: string; request: { url: string; method: string }; resourceType: string }
+
+export class WriteGuard {
+  /** Sessions of an act tab that carry the in-realm guard because their document is on a read-only site. */
+  private realmGuards = new Map<string, string>();
+  /** The first session guarded: the tab's own. */
+  private mainSession?: string;
+
+  constructor(private conn: CdpConnection, private owner: GuardedOwner, private hostAccess: HostAccessFn) {}
+
+  /** True when the tab's page is on a site the user's policy makes read-only. */
+  pageIsReadOnly(): boolean {
+    return this.hostAccess(this.owner.url) === 'read_only';
+  }
+
+  /**
+   * An act tab on a read-only site gets what a read tab has in every realm (no WebSocket, no WebRTC), since the
+   * network rules cannot see those: installed for the session's next documents before a document from a
+   * read-only site is let load, and taken off before one from any other site.
+   */
+  private async realmGuardFor(session: string, p: PausedRequest) {
+    const url = p.request.url;
+    if (this.owner.mode !== 'act' || !/^https?:/.test(url)) return;
+    // A frame inside a read-only site's page is held to that site's rules too; the page's own next document
+    // only to its own site's.
+    const ownDocument = session === this.mainSession && p.frameId === this.owner.mainFrameId?.();
+    const want = this.hostAccess(url) === 'read_only' || (!ownDocument && this.pageIsReadOnly());
+    const have = this.realmGuards.get(session);
+    if (want && !have) {
+      const r = await this.conn.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD }, session, 5000);
+      if (r) this.realmGuards.set(session, r.identifier);
+    } else if (!want && have) {
+      this.realmGuards.delete(session);
+      await this.conn.sendMayFail('Page.removeScriptToEvaluateOnNewDocument', { identifier: have }, session);
+    }
+  }
+
+  /** Starts intercepting one session's requests; resolves once Chromium holds them for us. */
+  async guard(session: string, d: DisposableStore, mayFail = false): Promise<void> {
+    this.mainSession ??= session;
+    d.add(this.conn.on('Fetch.requestPaused', session, (p) => void this.decide(p, session)));
+    const params = { patterns: [{ urlPattern: '*', requestStage: 'Request' as const }] };
+    if (mayFail) await this.conn.sendMayFail('Fetch.enable', params, session);
+    else await this.conn.send('Fetch.enable', params, session);
+  }
+
+  /** Why a request may not go out, or undefined when it may. */
+  verdict(p: PausedRequest): { kind: LogKind; detail: string } | undefined {
+    const { method, url } = p.request;
+    const o = this.owner;
+    if (!SAFE_METHODS.has(method)) {
+      if (o.mode === 'read') return { kind: 'write_blocked', detail: `${p.resourceType} request blocked: read tab` };
+      if (this.hostAccess(url) === 'read_only' || this.hostAccess(o.url) === 'read_only') {
+        return { kind: 'write_blocked', detail: `${p.resourceType} request blocked: the site is read-only by the user's policy` };
+      }
+    }
+    if (p.resourceType === 'Document' && /^https?:/.test(url)) {
+      if (this.hostAccess(url) === 'blocked') return { kind: 'navigation_blocked', detail: "the site is blocked by the user's policy" };
+      if (o.allowedDomains?.length && !allowedByDomains(url, o.allowedDomains)) return { kind: 'navigation_blocked', detail: `outside allowedDomains (${o.allowedDomains.join(', ')})` };
+    }
+    return undefined;
+  }
+
+  private async decide(p: PausedRequest, session: string) {
+    const no = this.verdict(p);
+    if (no) {
+      this.owner.logEvent(no.kind, { method: p.request.method, url: p.request.url, detail: no.detail });
+      void this.conn.sendMayFail('Fetch.failRequest', { requestId: p.requestId, errorReason: 'BlockedByClient' }, session);
+      return;
+    }
+    if (p.resourceType === 'Document') await this.realmGuardFor(session, p);
+    void this.conn.sendMayFail('Fetch.continueRequest', { requestId: p.requestId }, session);
+  }
+}

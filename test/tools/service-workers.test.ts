@@ -1,0 +1,89 @@
+/**
+ * Service workers work in act tabs (they used to never complete a request) and give read tabs no way around the
+ * write rules: a read tab registers none and its requests bypass the ones that control its origin.
+ */
+import t from 'tap';
+import { call } from '../fixtures/daemon.js';
+import { startStack, type Stack } from '../fixtures/stack.js';
+import { html } from '../fixtures/site.js';
+
+let stack: Stack;
+const reports = new Map<string, (r: string) => void>();
+const reported = (who: string) => new Promise<string>((resolve) => reports.set(who, resolve));
+
+t.before(async () => {
+  stack = await startStack();
+  const site = stack.site;
+  site.route('/sw.js', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/javascript' });
+    res.end(`
+      self.addEventListener('install', () => self.skipWaiting());
+      self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
+      self.addEventListener('fetch', (e) => {
+        if (new URL(e.request.url).pathname !== '/sw-echo') return;
+        e.respondWith(fetch(e.request).then((r) => r.text()).then((body) => new Response('sw:' + body)));
+      });`);
+  });
+  site.route('/sw-echo', (_req, res, body) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(body || 'get');
+  });
+  site.route('/sw-done', (req, res) => {
+    const q = new URL(req.url ?? '', 'http://x').searchParams;
+    reports.get(q.get('who') ?? '')?.(q.get('r') ?? '');
+    res.writeHead(200);
+    res.end();
+  });
+  const done = (who: string) => `fetch('/sw-done?who=${who}&r=' + encodeURIComponent(r));`;
+  site.route('/sw-page', html(`<h1>SW</h1><script>
+    (async () => {
+      let r;
+      try {
+        await navigator.serviceWorker.register('/sw.js');
+        await navigator.serviceWorker.ready;
+        if (!navigator.serviceWorker.controller) await new Promise((res) => navigator.serviceWorker.addEventListener('controllerchange', res, { once: true }));
+        r = 'answered ' + await (await fetch('/sw-echo', { method: 'POST', body: 'from-' + new URLSearchParams(location.search).get('who') })).text();
+      } catch (e) { r = 'failed ' + e.name; }
+      ${done("' + new URLSearchParams(location.search).get('who') + '")}
+    })();</script>`));
+  // A page of an origin a service worker controls: its write goes through the worker unless the tab bypasses it.
+  site.route('/sw-write', html(`<h1>Write</h1><script>
+    (async () => {
+      let r;
+      try { r = 'answered ' + await (await fetch('/sw-echo', { method: 'POST', body: 'from-read-write' })).text(); } catch (e) { r = 'failed ' + e.name; }
+      ${done('read-write')}
+    })();</script>`));
+});
+t.teardown(() => stack.stop());
+
+const posts = (body: string) => stack.site.requests.filter((r) => r.method === 'POST' && r.path === '/sw-echo' && r.body === body);
+
+t.test('in an act tab a service worker installs, controls the page and completes its requests', async (t) => {
+  const got = reported('act');
+  const open = await call(stack.client, 'browser_open', { url: `${stack.site.url}/sw-page?who=act`, mode: 'act' });
+  t.notOk(open.isError, open.text);
+  t.equal(await got, 'answered sw:from-act', 'the worker answered with what the site sent it');
+  t.equal(posts('from-act').length, 1, 'the act tab wrote through its worker');
+});
+
+t.test('a read tab registers no service worker and its writes do not go through one', async (t) => {
+  const got = reported('read');
+  await call(stack.client, 'browser_open', { url: `${stack.site.url}/sw-page?who=read` });
+  t.match(await got, /^failed/, 'no service worker for a read tab');
+  t.equal(posts('from-read').length, 0);
+  // The act tab's worker controls this origin: a read tab's POST must still meet the write guard.
+  const write = reported('read-write');
+  await call(stack.client, 'browser_open', { url: `${stack.site.url}/sw-write` });
+  t.match(await write, /^failed/, 'the write was refused, not answered by the worker');
+  t.equal(posts('from-read-write').length, 0, 'nothing reached the site');
+});
+
+t.test("once the user's policy makes a site read-only, its service worker sends no write for an act tab", async (t) => {
+  // The worker the first test installed still controls this origin (service workers need a secure context:
+  // a loopback address is one, a name mapped to loopback is not).
+  await stack.d.daemon.env.policies.upsert('alice', { pattern: '127.0.0.1', access: 'read_only' });
+  const write = reported('read-write');
+  await call(stack.client, 'browser_open', { url: `${stack.site.url}/sw-write`, mode: 'act' });
+  t.match(await write, /^failed/, 'the write was refused');
+  t.equal(posts('from-read-write').length, 0, 'nothing reached the site');
+});
