@@ -194,6 +194,18 @@ export function readPage(i: number): string {
   return body;
 }
 
+/**
+ * A page that spawns what a tab must adopt before it runs: a frame from another site (its own process), a
+ * dedicated worker, and a worker started inside that frame.
+ */
+export function framesPage(port: number): string {
+  return `<!doctype html><html><head><title>Frames and workers</title></head><body><h1>Frames and workers</h1>
+<iframe src="http://frames.test:${port}/frame-inner" width="400" height="200"></iframe>
+<script>new Worker('/bench-worker.js');</script><p>${'Some text. '.repeat(200)}</p></body></html>`;
+}
+
+export const FRAME_INNER = `<!doctype html><html><body><p>Inside a frame from another site.</p><script>new Worker('/bench-worker.js');</script></body></html>`;
+
 export const READ_PAGES = 50;
 
 export interface BenchSite {
@@ -217,6 +229,12 @@ export async function startBenchSite(): Promise<BenchSite> {
   add('/table', tablePage());
   add('/article', articlePage());
   for (let i = 0; i < READ_PAGES; i++) add(`/read/${i}`, readPage(i));
+  add('/frames', framesPage(site.port));
+  add('/frame-inner', FRAME_INNER);
+  site.route('/bench-worker.js', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/javascript' });
+    res.end('postMessage(1);');
+  });
   // Browsers ask for it; a 204 keeps 404s out of both sides' consoles and logs.
   site.route('/favicon.ico', (_req, res) => {
     res.writeHead(204);

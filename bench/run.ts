@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark in sequence, each printing its own table, after a note of the machine.
- * `--only NAME` (overhead, snapshot-size, cold-start, read, query, isolation) runs one. Benchmarks print numbers and never
+ * `--only NAME` (overhead, snapshot-size, cold-start, read, query, page-load, isolation) runs one. Benchmarks print numbers and never
  * assert times; the exit code is non-zero only when a benchmark could not run at all.
  */
 import { machineLines, now } from './lib.js';
@@ -11,6 +11,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   'cold-start': () => import('./cold-start.js'),
   read: () => import('./read.js'),
   query: () => import('./query.js'),
+  'page-load': () => import('./page-load.js'),
   isolation: () => import('./isolation.js'),
 };
 
