@@ -168,6 +168,13 @@ export class BrowserInstance {
    * runs, and runs only once its rules are in place.
    */
   private async adoptPopup(opener: Tab, targetId: string, a: { sessionId: string; waiting: boolean }) {
+    const full = this.tabLimitReached();
+    if (full) {
+      // A page must not open tabs past the user's cap either: the popup is closed before it loads anything.
+      opener.logEvent('popup', { detail: `a popup was closed before it loaded: ${full.open} open tabs is the per-user limit (${full.max})` });
+      await this.conn!.sendMayFail('Target.closeTarget', { targetId });
+      return;
+    }
     const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
     const rec: TabRecord = {
       id: formatTabId(n, this.opts.profile),
@@ -235,13 +242,19 @@ export class BrowserInstance {
     return tab;
   }
 
+  /** The user's open tabs (every profile) when they are at the per-user cap; undefined while there is room. */
+  private tabLimitReached(): { open: number; max: number } | undefined {
+    const max = this.opts.maxTabsPerUser;
+    const open = this.opts.tabs.list(this.opts.user).length;
+    return max !== undefined && open >= max ? { open, max } : undefined;
+  }
+
   /** Opens a new tab; if the first load fails nothing is left behind (no target, no record). */
   async openTab(o: OpenTabOptions): Promise<Tab> {
     this.assertAlive();
-    const max = this.opts.maxTabsPerUser;
-    const open = this.opts.tabs.list(this.opts.user).length;
-    if (max !== undefined && open >= max) {
-      throw new BrowserdError('refused', `you have ${open} open tabs, the most one user may (per-user limit ${max})`, { next: 'Close tabs you no longer need with browser_close_tab, then open again.', details: { perUserTabLimit: max } });
+    const full = this.tabLimitReached();
+    if (full) {
+      throw new BrowserdError('refused', `you have ${full.open} open tabs, the most one user may (per-user limit ${full.max})`, { next: 'Close tabs you no longer need with browser_close_tab, then open again.', details: { perUserTabLimit: full.max } });
     }
     const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
     const rec: TabRecord = {

@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { once } from 'node:events';
-import { call } from '../fixtures/daemon.js';
+import { call, refOf } from '../fixtures/daemon.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { html } from '../fixtures/site.js';
 
@@ -12,7 +12,7 @@ let stack: Stack;
 t.before(async () => {
   stack = await startStack({ maxBrowsers: 4, maxBrowsersPerUser: 1, maxTabsPerUser: 2, browserIdleMs: 2000 });
   stack.site.route('/a', html('<h1>Page A</h1>', '', 'Page A'));
-  stack.site.route('/b', html('<h1>Page B</h1>', '', 'Page B'));
+  stack.site.route('/b', html('<h1>Page B</h1><a href="/a?popup" target="_blank">Open A</a>', '', 'Page B'));
 });
 t.teardown(() => stack.stop());
 
@@ -44,6 +44,17 @@ t.test('past the per-user tab cap, opening is refused with a next step; closing 
   t.match(three.json.error.message, /per-user limit 2/);
   t.match(three.json.error.next, /browser_close_tab/);
   t.equal(stack.d.daemon.env.tabs.list('alice').length, 2, 'no third tab on record');
+
+  // A page cannot go past the cap either: its popup is closed before it loads.
+  const tab = /\b(t\d+)\b/.exec(two.text)![1];
+  const link = refOf((await call(client, 'browser_snapshot', { tab })).text, /link "Open A"/);
+  const clicked = await call(client, 'browser_click', { tab, ref: link });
+  t.notOk(clicked.isError, clicked.text);
+  let log = '';
+  for (let i = 0; i < 200 && !/popup was closed/.test(log); i++) log = (await call(client, 'browser_log', { tab })).text;
+  t.match(log, /popup was closed before it loaded: 2 open tabs is the per-user limit \(2\)/);
+  t.equal(stack.d.daemon.env.tabs.list('alice').length, 2, 'still two tabs');
+  t.notOk(site.requests.some((r) => r.path === '/a?popup'), 'the popup loaded nothing');
 });
 
 t.test('an idle browser shuts down, frees its slot, and its tabs come back when it restarts', async (t) => {
