@@ -19,6 +19,8 @@ export class BrowserPool {
   private instances = new Map<string, BrowserInstance>();
   private starting = new Map<string, Promise<BrowserInstance>>();
   private lastUsed = new Map<string, number>();
+  /** Calls under way per browser: a browser in use is never idle, however long one call takes. */
+  private inUse = new Map<string, number>();
   private closing = false;
   private idleSweeper?: NodeJS.Timeout;
   /** 'idle-closed' (key) after an idle browser was shut down. */
@@ -82,7 +84,7 @@ export class BrowserPool {
   async closeIdle(now = Date.now()): Promise<string[]> {
     const closed: string[] = [];
     for (const [key, inst] of [...this.instances]) {
-      if (now - (this.lastUsed.get(key) ?? now) < this.cfg.browserIdleMs) continue;
+      if (this.inUse.get(key) || now - (this.lastUsed.get(key) ?? now) < this.cfg.browserIdleMs) continue;
       this.instances.delete(key);
       this.lastUsed.delete(key);
       closed.push(key);
@@ -91,6 +93,24 @@ export class BrowserPool {
       this.events.emit('idle-closed', key);
     }
     return closed;
+  }
+
+  /**
+   * Marks a browser in use for the length of a call; the returned function ends the use, and the idle clock
+   * starts again from then.
+   */
+  hold(user: string, profile?: string): () => void {
+    const key = instanceKey(user, profile);
+    this.inUse.set(key, (this.inUse.get(key) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.inUse.get(key) ?? 1) - 1;
+      if (left > 0) this.inUse.set(key, left);
+      else this.inUse.delete(key);
+      this.lastUsed.set(key, Date.now());
+    };
   }
 
   async get(user: string, profile?: string): Promise<BrowserInstance> {

@@ -41,8 +41,16 @@ export class ToolContext {
     if (this.signal.aborted) throw cancelledError();
   }
 
-  /** The user's browser (or a named profile's), started if needed. */
+  /** Browsers this call holds in use (so the idle sweeper leaves them alone until the call ends). */
+  private held = new Set<string>();
+
+  /** The user's browser (or a named profile's), started if needed, and held in use for the rest of the call. */
   browser(profile?: string): Promise<BrowserInstance> {
+    const key = profile ?? '';
+    if (!this.held.has(key)) {
+      this.held.add(key);
+      this.releases.push(this.env.pool.hold(this.user.id, profile));
+    }
     return this.env.pool.get(this.user.id, profile);
   }
 

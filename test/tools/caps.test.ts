@@ -77,3 +77,19 @@ t.test('an idle browser shuts down, frees its slot, and its tabs come back when 
   t.match(snap.text, /Page A/, 't1 came back at its page');
   t.ok(pool.peek('alice'), 'the browser restarted on the next call');
 });
+
+t.test('a browser in the middle of a call is not idle, however long the call takes', async (t) => {
+  const { client, d } = stack;
+  const pool = d.daemon.env.pool;
+  let closedDuringCall = false;
+  const onClosed = (key: string) => {
+    if (key === 'alice') closedDuringCall = true;
+  };
+  pool.events.on('idle-closed', onClosed);
+  t.teardown(() => pool.events.off('idle-closed', onClosed));
+  // Twice the idle time (2 s) inside one call; the sweeper runs every second meanwhile.
+  const waited = await call(client, 'browser_wait', { tab: 't1', timeMs: 4500 });
+  t.notOk(waited.isError, waited.text);
+  t.notOk(closedDuringCall, 'the sweeper left the browser alone while the call ran');
+  t.ok(pool.peek('alice'), 'the browser is still up when the call returns');
+});
