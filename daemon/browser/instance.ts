@@ -233,7 +233,9 @@ export class BrowserInstance {
   private async materialise(rec: TabRecord, opts: { visible?: boolean; persist?: boolean } = {}): Promise<Tab> {
     const conn = this.conn!;
     const browserContextId = await this.contextId(rec.context);
-    const { targetId } = await conn.send('Target.createTarget', { url: 'about:blank', browserContextId, background: opts.visible === false });
+    // A window of its own for every tab: a tab behind another in one window draws no frames, and focus
+    // emulation alone did not keep it drawing when the host was busy (screenshots then ran to the timeout).
+    const { targetId } = await conn.send('Target.createTarget', { url: 'about:blank', browserContextId, background: opts.visible === false, newWindow: true });
     this.ownTargets.add(targetId);
     const a = await this.waitAttached(targetId);
     const tab = this.makeTab(rec, targetId, a.sessionId, opts.persist ?? true);
