@@ -6,24 +6,22 @@ import t from 'tap';
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
-import { startSite, html, type FixtureSite } from '../fixtures/site.js';
+import { startStack, type Stack } from '../fixtures/stack.js';
+import { html, type FixtureSite } from '../fixtures/site.js';
+import type { TestDaemon } from '../fixtures/daemon.js';
 
+let stack: Stack;
 let d: TestDaemon;
 let site: FixtureSite;
 let alice: string;
-const tool = (name: string, args: Record<string, unknown>) => d.rest(alice, 'POST', `/v1/tools/${name}`, args);
+const tool = (name: string, args: Record<string, unknown>) => stack.rest(name, args);
 
 t.before(async () => {
-  site = await startSite();
-  d = await startTestDaemon();
-  alice = await d.addUser('alice');
+  stack = await startStack();
+  ({ d, site, token: alice } = stack);
   site.route('/quiet', html('<h1>nothing will appear here</h1>'));
 });
-t.teardown(async () => {
-  await d.stop();
-  await site.close();
-});
+t.teardown(() => stack.stop());
 
 /** A process and every process under it, from /proc. */
 function processTree(root: number): number[] {
@@ -98,16 +96,8 @@ t.test('kill -9 of Chromium during a long browser_wait ends the wait with browse
   const tab = opened.json.tab;
   const inst = d.daemon.env.pool.peek('alice')!;
   const conn = inst.conn!;
-  // Kill only once the wait is polling the page: the moment its first in-page check goes out.
-  const polling = new Promise<void>((resolve) => {
-    const send = conn.send.bind(conn);
-    (conn as any).send = (method: string, params: any, ...rest: unknown[]) => {
-      if (method === 'Runtime.evaluate' && String(params?.expression).includes('__browserd.check(')) resolve();
-      return (send as any)(method, params, ...rest);
-    };
-  });
-  const waiting = tool('browser_wait', { tab, text: 'this text never appears', timeoutMs: 20000 });
-  await polling;
+  // Kill only once the wait is polling the page.
+  const { waiting } = await longWaitPolling(conn, tab);
   const killedAt = Date.now();
   process.kill(inst.pid!, 'SIGKILL');
   const r = await waiting;
@@ -117,6 +107,23 @@ t.test('kill -9 of Chromium during a long browser_wait ends the wait with browse
   const again = await tool('browser_read_text', { tab });
   t.equal(again.status, 200, 'the next call restarts the browser with the tab');
 });
+
+/**
+ * Starts a 20 s browser_wait for text that never appears and resolves once it is polling the page (its first
+ * in-page check went out), with the call's answer still to come in `waiting`.
+ */
+async function longWaitPolling(conn: { send: (...a: any[]) => Promise<unknown> }, tab: string) {
+  const polling = new Promise<void>((resolve) => {
+    const send = conn.send.bind(conn);
+    conn.send = (method: string, params: any, ...rest: unknown[]) => {
+      if (method === 'Runtime.evaluate' && String(params?.expression).includes('__browserd.check(')) resolve();
+      return send(method, params, ...rest);
+    };
+  });
+  const waiting = tool('browser_wait', { tab, text: 'this text never appears', timeoutMs: 20000 });
+  await polling;
+  return { waiting };
+}
 
 /** Sends one request through a proxy from a separate Node process and returns the status line it got. */
 function requestFromOtherProcess(proxyPort: number, raw: string): Promise<string> {
@@ -150,15 +157,7 @@ t.test('a tab whose renderer crashes during a long browser_wait ends the wait at
   const inst = d.daemon.env.pool.peek('alice')!;
   const live = inst.tabs.get(tab)!;
   const conn = inst.conn!;
-  const polling = new Promise<void>((resolve) => {
-    const send = conn.send.bind(conn);
-    (conn as any).send = (method: string, params: any, ...rest: unknown[]) => {
-      if (method === 'Runtime.evaluate' && String(params?.expression).includes('__browserd.check(')) resolve();
-      return (send as any)(method, params, ...rest);
-    };
-  });
-  const waiting = tool('browser_wait', { tab, text: 'this text never appears', timeoutMs: 20000 });
-  await polling;
+  const { waiting } = await longWaitPolling(conn, tab);
   const crashedAt = Date.now();
   void conn.sendMayFail('Page.crash', {}, live.sessionId);
   const r = await waiting;

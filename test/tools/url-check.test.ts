@@ -1,23 +1,21 @@
 /** browser_open, browser_navigate and browser_read judge an address the same way, with the same code. */
 import t from 'tap';
-import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
-import { startSite, html, type FixtureSite } from '../fixtures/site.js';
+import { startStack, type Stack } from '../fixtures/stack.js';
+import { html, type FixtureSite } from '../fixtures/site.js';
+import type { TestDaemon } from '../fixtures/daemon.js';
 
+let stack: Stack;
 let d: TestDaemon;
 let site: FixtureSite;
 let alice: string;
-const tool = (name: string, args: Record<string, unknown>) => d.rest(alice, 'POST', `/v1/tools/${name}`, args);
+const tool = (name: string, args: Record<string, unknown>) => stack.rest(name, args);
 
 t.before(async () => {
-  site = await startSite();
-  d = await startTestDaemon();
-  alice = await d.addUser('alice');
+  stack = await startStack();
+  ({ d, site, token: alice } = stack);
   site.route('/here', html('<h1>here</h1>'));
 });
-t.teardown(async () => {
-  await d.stop();
-  await site.close();
-});
+t.teardown(() => stack.stop());
 
 t.test('the same bad address gets the same error code from open, navigate and read', async (t) => {
   const tab = (await tool('browser_open', { url: `${site.url}/here` })).json.tab;
