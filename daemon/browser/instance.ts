@@ -230,16 +230,17 @@ export class BrowserInstance {
   }
 
   /** Creates a target for a record, attaches it paused, installs the rules, then navigates. */
-  private async materialise(rec: TabRecord, opts: { visible?: boolean; persist?: boolean } = {}): Promise<Tab> {
+  private async materialise(rec: TabRecord, opts: { visible?: boolean; persist?: boolean; drawn?: boolean } = {}): Promise<Tab> {
     const conn = this.conn!;
     const browserContextId = await this.contextId(rec.context);
+    const drawn = opts.drawn ?? true;
     // A window of its own for every tab: a tab behind another in one window draws no frames, and focus
     // emulation alone did not keep it drawing when the host was busy (screenshots then ran to the timeout).
-    const { targetId } = await conn.send('Target.createTarget', { url: 'about:blank', browserContextId, background: opts.visible === false, newWindow: true });
+    const { targetId } = await conn.send('Target.createTarget', { url: 'about:blank', browserContextId, background: opts.visible === false, newWindow: drawn });
     this.ownTargets.add(targetId);
     const a = await this.waitAttached(targetId);
     const tab = this.makeTab(rec, targetId, a.sessionId, opts.persist ?? true);
-    await tab.setup(a.waiting);
+    await tab.setup(a.waiting, { drawn });
     if (opts.visible !== false) await conn.sendMayFail('Target.activateTarget', { targetId });
     return tab;
   }
@@ -289,7 +290,7 @@ export class BrowserInstance {
   async scratchTab(): Promise<Tab> {
     this.assertAlive();
     const rec: TabRecord = { id: `scratch-${++this.scratchSeq}`, user: this.opts.user, url: 'about:blank', mode: 'read', profile: this.opts.profile, createdAt: new Date().toISOString() };
-    const tab = await this.materialise(rec, { visible: false, persist: false });
+    const tab = await this.materialise(rec, { visible: false, persist: false, drawn: false });
     this.scratchTargets.add(tab.targetId);
     return tab;
   }

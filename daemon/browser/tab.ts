@@ -81,8 +81,12 @@ export class Tab {
     return this.net.ring;
   }
 
-  /** Enables domains, installs the injected script and the mode's network rules, then lets the page run. */
-  async setup(waitingForDebugger: boolean): Promise<void> {
+  /**
+   * Enables domains, installs the injected script and the mode's network rules, then lets the page run.
+   * `drawn: false` is for tabs nobody looks at or points into (browser_read's scratch tabs): they are not
+   * kept drawing frames, which costs a busy host CPU for nothing; layout and the DOM still answer.
+   */
+  async setup(waitingForDebugger: boolean, { drawn = true }: { drawn?: boolean } = {}): Promise<void> {
     const s = this.sessionId;
     const c = this.conn;
     this.listen();
@@ -97,7 +101,7 @@ export class Tab {
       // allowedDomains and blocked hosts stop navigations (redirect hops and popups included).
       this.guard.guard(s, this.disposables),
       // A tab that is not in front still gets focus events and frames, so input and screenshots work on it.
-      c.sendMayFail('Emulation.setFocusEmulationEnabled', { enabled: true }, s),
+      drawn ? c.sendMayFail('Emulation.setFocusEmulationEnabled', { enabled: true }, s) : Promise.resolve(),
       // Children (iframes in other processes, workers, their children) are attached paused so the same rules hold there.
       c.send('Target.setAutoAttach', AUTO_ATTACH, s),
     ];

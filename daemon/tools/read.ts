@@ -25,10 +25,17 @@ export interface PageReading {
   error?: string;
 }
 
-async function readTab(tab: Tab, opts: { includeHidden?: boolean; query?: string; topK?: number; maxChars: number }): Promise<PageReading> {
-  const { html, url } = await tab.call('visibleHtml', { includeHidden: opts.includeHidden });
-  const md = await htmlToMarkdownOffThread(html, url, { maxChars: opts.query ? undefined : opts.maxChars });
-  const reading: PageReading = { url, ok: true, title: md.title, markdown: md.markdown };
+type ReadOptions = { includeHidden?: boolean; query?: string; topK?: number; maxChars: number };
+
+/** The page's visible HTML, as the in-page script gives it (hidden text out unless asked). */
+function grab(tab: Tab, opts: ReadOptions) {
+  return tab.call('visibleHtml', { includeHidden: opts.includeHidden });
+}
+
+/** Markdown (or the best passages) of grabbed HTML, converted on a Markdown thread. */
+async function toReading(page: { html: string; url: string }, opts: ReadOptions): Promise<PageReading> {
+  const md = await htmlToMarkdownOffThread(page.html, page.url, { maxChars: opts.query ? undefined : opts.maxChars });
+  const reading: PageReading = { url: page.url, ok: true, title: md.title, markdown: md.markdown };
   if (opts.query) {
     reading.passages = bestPassages(md.markdown, opts.query, opts.topK ?? 5).map((p) => ({ text: p.passage.text, headingPath: p.passage.headingPath, score: Number(p.score.toFixed(3)), start: p.passage.start, end: p.passage.end }));
     reading.markdown = undefined;
@@ -36,9 +43,12 @@ async function readTab(tab: Tab, opts: { includeHidden?: boolean; query?: string
   return reading;
 }
 
-async function readUrls(ctx: ToolContext, urls: string[], opts: Parameters<typeof readTab>[1]): Promise<PageReading[]> {
+const failedReading = (url: string, e: unknown): PageReading => ({ url, ok: false, error: e instanceof BrowserdError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e) });
+
+async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptions): Promise<PageReading[]> {
   const inst = await ctx.browser();
   const results: PageReading[] = new Array(urls.length);
+  const converting: Promise<void>[] = [];
   let next = 0;
   const worker = async () => {
     const tab = await inst.scratchTab();
@@ -47,9 +57,11 @@ async function readUrls(ctx: ToolContext, urls: string[], opts: Parameters<typeo
         const i = next++;
         try {
           await tab.navigate(urls[i]);
-          results[i] = await readTab(tab, opts);
+          const page = await grab(tab, opts);
+          // The conversion runs on a Markdown thread while this tab already loads its next address.
+          converting.push(toReading(page, opts).then((r) => void (results[i] = r), (e) => void (results[i] = failedReading(urls[i], e))));
         } catch (e) {
-          results[i] = { url: urls[i], ok: false, error: e instanceof BrowserdError ? `${e.code}: ${e.message}` : String(e) };
+          results[i] = failedReading(urls[i], e);
         }
       }
     } finally {
@@ -57,6 +69,7 @@ async function readUrls(ctx: ToolContext, urls: string[], opts: Parameters<typeo
     }
   };
   await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, urls.length) }, worker));
+  await Promise.all(converting);
   return results;
 }
 
@@ -84,7 +97,7 @@ export const readPageTools = [
         readings = await readUrls(ctx, urls, opts);
       } else {
         const tab = await ctx.tab(args.tab);
-        readings = [await readTab(tab, opts)];
+        readings = [await toReading(await grab(tab, opts), opts)];
         out.set('tab', tab.id);
       }
       out.set('pages', readings);
