@@ -15,7 +15,7 @@ import { startBenchSite } from './pages.js';
 import { launchRawBrowser, median, printTable } from './lib.js';
 
 const PAGES = ['/form', '/products', '/table', '/article', '/frames'];
-const RUNS = 8;
+const RUNS = 15;
 const LOAD_TIME = `(() => { const n = performance.getEntriesByType('navigation')[0]; return n ? n.loadEventEnd : -1; })()`;
 
 export async function run(): Promise<void> {
