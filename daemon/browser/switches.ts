@@ -19,6 +19,14 @@ export interface SwitchOptions {
  */
 export const SINK_DOMAIN = 'browserd.invalid';
 
+/**
+ * Google's download hosts for Chromium's own components and models (redirector.gvt1.com/edgedl/...). A full
+ * test run once saw Chromium try redirector.gvt1.com although component updates and model downloads are off;
+ * which part of Chromium asked is not known, so these names fail inside Chromium like the sink.
+ */
+const CHROMIUM_DOWNLOAD_HOSTS = ['*.gvt1.com', '*.gvt2.com'];
+const SINKED = [`*.${SINK_DOMAIN}`, ...CHROMIUM_DOWNLOAD_HOSTS];
+
 const DISABLED_FEATURES = [
   // Background fetches and UI we cannot drive headless.
   'Translate', 'OptimizationHints', 'MediaRouter', 'DialMediaRouteProvider', 'CalculateNativeWinOcclusion',
@@ -47,7 +55,7 @@ export function chromiumSwitches(o: SwitchOptions): string[] {
     '--disable-features': [...DISABLED_FEATURES],
     '--enable-features': [],
     // The sink fails at once, before any rule of the caller (tests map * to ~NOTFOUND too, but not always).
-    '--host-resolver-rules': [`MAP *.${SINK_DOMAIN} ~NOTFOUND`],
+    '--host-resolver-rules': SINKED.map((h) => `MAP ${h} ~NOTFOUND`),
     '--proxy-bypass-list': [],
   };
   const s = [
@@ -99,7 +107,7 @@ export function chromiumSwitches(o: SwitchOptions): string[] {
     s.push(`--proxy-server=http://127.0.0.1:${o.proxyPort}`);
     // Chromium bypasses the proxy for loopback unless told not to; the guard must see loopback too. The sink
     // goes direct, to fail in Chromium's resolver instead of reaching the guard as an attempt.
-    lists['--proxy-bypass-list']!.push('<-loopback>', `*.${SINK_DOMAIN}`);
+    lists['--proxy-bypass-list']!.push('<-loopback>', ...SINKED);
     // The network stack inside the browser process: the proxy admits a connection only when the kernel says
     // the browser process holds its client socket (net/peer-process.ts). A separate (sandboxed, undumpable)
     // network process would hide its sockets from that check.

@@ -29,9 +29,9 @@ t.test('switches: no debugging port, and list switches from config merge into on
   for (const name of ['--host-resolver-rules', '--disable-features', '--enable-features', '--proxy-bypass-list']) {
     t.equal(s.filter((a) => a.startsWith(`${name}=`)).length, 1, `one ${name}`);
   }
-  t.ok(s.includes('--host-resolver-rules=MAP *.browserd.invalid ~NOTFOUND,MAP *.test 127.0.0.1,MAP * ~NOTFOUND'), 'the sink rule comes first, then the caller\'s in order');
+  t.ok(s.includes('--host-resolver-rules=MAP *.browserd.invalid ~NOTFOUND,MAP *.gvt1.com ~NOTFOUND,MAP *.gvt2.com ~NOTFOUND,MAP *.test 127.0.0.1,MAP * ~NOTFOUND'), 'the sink rules come first, then the caller\'s in order');
   t.match(s.find((a) => a.startsWith('--disable-features='))!, /WebRtcHideLocalIpsWithMdns.*,Foo$/);
-  t.ok(s.includes('--proxy-bypass-list=<-loopback>;*.browserd.invalid'));
+  t.ok(s.includes('--proxy-bypass-list=<-loopback>;*.browserd.invalid;*.gvt1.com;*.gvt2.com'));
   t.ok(s.includes('--lang=de'), 'other extra switches pass through');
   t.equal(s[s.length - 1], 'about:blank');
 });
