@@ -207,8 +207,7 @@ export class BrowserInstance {
    * stays paused while the popup waits, so it gets read rules, runs, and is closed at once.
    */
   private async dropScratchPopup(targetId: string, a: { sessionId: string; waiting: boolean }) {
-    const rec: TabRecord = { id: `scratch-${++this.scratchSeq}`, user: this.opts.user, url: 'about:blank', mode: 'read', profile: this.opts.profile, createdAt: new Date().toISOString() };
-    const tab = this.makeTab(rec, targetId, a.sessionId, false);
+    const tab = this.makeTab(this.scratchRecord(), targetId, a.sessionId, false);
     await tab.setup(a.waiting).catch(() => undefined);
     await tab.close();
   }
@@ -289,10 +288,14 @@ export class BrowserInstance {
    */
   async scratchTab(): Promise<Tab> {
     this.assertAlive();
-    const rec: TabRecord = { id: `scratch-${++this.scratchSeq}`, user: this.opts.user, url: 'about:blank', mode: 'read', profile: this.opts.profile, createdAt: new Date().toISOString() };
-    const tab = await this.materialise(rec, { visible: false, persist: false, drawn: false });
+    const tab = await this.materialise(this.scratchRecord(), { visible: false, persist: false, drawn: false });
     this.scratchTargets.add(tab.targetId);
     return tab;
+  }
+
+  /** A read-mode record for a tab that is never listed or persisted (scratch tabs and their popups). */
+  private scratchRecord(): TabRecord {
+    return { id: `scratch-${++this.scratchSeq}`, user: this.opts.user, url: 'about:blank', mode: 'read', profile: this.opts.profile, createdAt: new Date().toISOString() };
   }
 
   /** Reopens every persisted tab of this user/profile at its last URL, with the same id. */

@@ -55,11 +55,11 @@ class MarkdownThread {
 class MarkdownPool {
   private threads: MarkdownThread[] = [];
   private seq = 0;
+  private readonly size = threadCount();
 
   /** Converts on the least busy thread. */
   convert(html: string, url: string, opts: HtmlToMarkdownOptions = {}): Promise<MarkdownResult> {
-    const size = threadCount();
-    while (this.threads.length < size) this.threads.push(new MarkdownThread((t) => (this.threads = this.threads.filter((x) => x !== t))));
+    while (this.threads.length < this.size) this.threads.push(new MarkdownThread((t) => (this.threads = this.threads.filter((x) => x !== t))));
     const thread = this.threads.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
     return thread.run(++this.seq, html, url, opts);
   }

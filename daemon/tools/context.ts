@@ -21,6 +21,8 @@ export class ToolContext {
   private defaultTab?: Tab;
   /** Click points asked for while the gate looked at the element, by ref: each is used once, by the click. */
   private pointsAhead = new Map<string, Promise<PointResult | undefined>>();
+  /** Browsers this call holds in use (so the idle sweeper leaves them alone until the call ends), by profile. */
+  private held = new Set<string>();
   /** Tabs this call touched, for the audit entry and for write-log reporting. */
   readonly touched: Tab[] = [];
   /** Each touched tab's write-log position when the call reached it: what came after is this call's doing. */
@@ -40,9 +42,6 @@ export class ToolContext {
   checkCancelled() {
     if (this.signal.aborted) throw cancelledError();
   }
-
-  /** Browsers this call holds in use (so the idle sweeper leaves them alone until the call ends). */
-  private held = new Set<string>();
 
   /** The user's browser (or a named profile's), started if needed, and held in use for the rest of the call. */
   browser(profile?: string): Promise<BrowserInstance> {
