@@ -9,6 +9,7 @@ import type { BrowserPool } from './browser/pool.js';
 import type { FileStore } from '../storage/files.js';
 import type { ProfileStore } from '../storage/profiles.js';
 import type { PolicyStore } from '../storage/policies.js';
+import type { VaultStore } from '../storage/vault.js';
 import type { SearchBackend } from './search/backends.js';
 
 export interface DaemonEnv {
@@ -21,6 +22,8 @@ export interface DaemonEnv {
   files: FileStore;
   profiles: ProfileStore;
   policies: PolicyStore;
+  /** Sealed secrets; locked (every use a clear error) when the vault key is missing or wrong. */
+  vault: VaultStore;
   /** The web search backend (from the environment at start; tests set a loopback one). */
   search?: SearchBackend;
   log: Logger;

@@ -13,6 +13,8 @@ import { AuditStore } from '../storage/audit.js';
 import { FileStore } from '../storage/files.js';
 import { ProfileStore } from '../storage/profiles.js';
 import { PolicyStore } from '../storage/policies.js';
+import { VaultStore } from '../storage/vault.js';
+import { loadVaultKey } from '../storage/vault-key.js';
 import { evaluateHostPolicy } from './policy/host-policy.js';
 import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
@@ -56,8 +58,12 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     onBlocked: (info) => log.info({ ...info }, 'egress blocked'),
   });
   const policies = new PolicyStore(db);
+  const vaultKey = loadVaultKey(db, cfg.dataDir);
+  // A key problem locks the vault, not the daemon: everything else keeps working and every vault use says why.
+  if (!vaultKey.ok) log.error({ problem: vaultKey.problem, next: vaultKey.next }, `vault locked: ${vaultKey.message}`);
+  const vault = new VaultStore(db, vaultKey);
   pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url));
-  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), policies, search: backendFromEnv(), log, deniedPorts, startedAt: new Date() };
+  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), policies, vault, search: backendFromEnv(), log, deniedPorts, startedAt: new Date() };
   let app: AppHandle;
   try {
     app = await startApp(env, VERSION);

@@ -16,6 +16,12 @@ export interface Db {
   tabs: Database<any, string>;
   audit: Database<any, string>;
   policies: Database<any, string>;
+  /** Vault entries, sealed (storage/vault.ts). */
+  vault: Database<any, string>;
+  /** Saved sessions (cookies and storage), sealed (storage/saved-sessions.ts). */
+  savedSessions: Database<any, string>;
+  /** One-time-code messages forwarded to SMS inboxes, sealed, kept minutes (storage/sms-inbox.ts). */
+  smsMessages: Database<any, string>;
   close(): Promise<void>;
   /** Resolves once every write so far is on disk: await it before acknowledging a write that must survive a crash. */
   flushed(): Promise<void>;
@@ -37,6 +43,9 @@ export function openDb(dataDir: string): Db {
     tabs: sub('tabs'),
     audit: sub('audit'),
     policies: sub('policies'),
+    vault: sub('vault'),
+    savedSessions: sub('savedSessions'),
+    smsMessages: sub('smsMessages'),
     async close() {
       await root.close();
     },

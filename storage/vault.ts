@@ -1,0 +1,175 @@
+/**
+ * The vault: per-user named entries whose values are sealed at rest (seal.ts) and never leave the daemon.
+ * Listing gives names, kinds and field names only; values are read by the daemon's own vault services (to
+ * fill a field, compute a code, read an inbox) and by the redactor, which must know them to scrub them.
+ */
+import type { Db } from './db.js';
+import type { Sealed, Sealer } from './seal.js';
+import type { VaultKeyState } from './vault-key.js';
+import { BrowserdError } from '../protocol/errors.js';
+
+export type VaultKind = 'login' | 'otp_inbox';
+
+export interface ImapInbox {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  tls: boolean;
+}
+
+/** The sealed part of an entry: every value the agent must never see. */
+export interface VaultSecrets {
+  fields: Record<string, string>;
+  imap?: ImapInbox;
+  /** SMS inboxes: the secret a forwarder presents to post messages into this inbox. */
+  smsSecret?: string;
+}
+
+/** What may be shown about an entry: no value, ever. */
+export interface VaultEntryInfo {
+  name: string;
+  kind: VaultKind;
+  loginUrl?: string;
+  fields: string[];
+  /** For otp_inbox entries: how codes arrive. */
+  inbox?: 'imap' | 'sms';
+  /** For IMAP inboxes, where (never the password). */
+  imapHost?: string;
+  updatedAt: string;
+}
+
+interface StoredEntry extends VaultEntryInfo {
+  sealed: Sealed;
+}
+
+/** Entry names: usually a host; letters, digits, dot, dash, underscore, colon. */
+export const VAULT_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+/** Field names: an identifier such as password, username, card, api_key, totp. */
+export const VAULT_FIELD = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+const key = (user: string, name: string) => `${user}\u0000${name}`;
+const bound = (user: string, name: string) => `vault:${user}:${name}`;
+
+export class VaultStore {
+  /** Every value of a user, for scrubbing output; rebuilt after each change. */
+  private valueCache = new Map<string, string[]>();
+
+  constructor(private db: Db, private keyState: VaultKeyState) {}
+
+  /** Why the vault is locked, or undefined when it is open. */
+  get problem(): { message: string; next: string } | undefined {
+    return this.keyState.ok ? undefined : { message: this.keyState.message, next: this.keyState.next };
+  }
+
+  private sealer(): Sealer {
+    if (this.keyState.ok) return this.keyState.sealer;
+    throw new BrowserdError('not_configured', this.keyState.message, { next: this.keyState.next });
+  }
+
+  list(user: string): VaultEntryInfo[] {
+    const out: VaultEntryInfo[] = [];
+    for (const { value } of this.db.vault.getRange({ start: key(user, ''), end: `${user}\u0001` })) {
+      const { sealed: _sealed, ...info } = value as StoredEntry;
+      out.push(info);
+    }
+    return out;
+  }
+
+  info(user: string, name: string): VaultEntryInfo | undefined {
+    const stored = this.db.vault.get(key(user, name)) as StoredEntry | undefined;
+    if (!stored) return undefined;
+    const { sealed: _sealed, ...info } = stored;
+    return info;
+  }
+
+  /** The entry's values, for the daemon's own use (filling, codes, inboxes). Never for a response. */
+  secrets(user: string, name: string): VaultSecrets | undefined {
+    const stored = this.db.vault.get(key(user, name)) as StoredEntry | undefined;
+    if (!stored) return undefined;
+    return this.sealer().openJson<VaultSecrets>(stored.sealed, bound(user, name));
+  }
+
+  /** Merges fields into a login entry (creating it), and sets its login URL when given. */
+  async setFields(user: string, name: string, change: { loginUrl?: string; fields?: Record<string, string> }): Promise<VaultEntryInfo> {
+    const sealer = this.sealer();
+    const prev = this.db.vault.get(key(user, name)) as StoredEntry | undefined;
+    if (prev && prev.kind !== 'login') throw new BrowserdError('validation_error', `vault entry ${name} is an ${prev.kind}, not a login`, { next: 'Delete it first, or pick another name.' });
+    const secrets: VaultSecrets = prev ? sealer.openJson<VaultSecrets>(prev.sealed, bound(user, name)) : { fields: {} };
+    Object.assign(secrets.fields, change.fields ?? {});
+    const info: VaultEntryInfo = {
+      name,
+      kind: 'login',
+      ...((change.loginUrl ?? prev?.loginUrl) ? { loginUrl: change.loginUrl ?? prev?.loginUrl } : {}),
+      fields: Object.keys(secrets.fields).sort(),
+      updatedAt: new Date().toISOString(),
+    };
+    await this.write(user, name, info, secrets);
+    return info;
+  }
+
+  /** Creates or replaces an otp_inbox entry. */
+  async setInbox(user: string, name: string, inbox: { imap: ImapInbox } | { smsSecret: string }): Promise<VaultEntryInfo> {
+    const prev = this.db.vault.get(key(user, name)) as StoredEntry | undefined;
+    if (prev && prev.kind !== 'otp_inbox') throw new BrowserdError('validation_error', `vault entry ${name} is a login, not an otp_inbox`, { next: 'Delete it first, or pick another name.' });
+    const secrets: VaultSecrets = 'imap' in inbox ? { fields: {}, imap: inbox.imap } : { fields: {}, smsSecret: inbox.smsSecret };
+    const info: VaultEntryInfo = {
+      name,
+      kind: 'otp_inbox',
+      fields: [],
+      inbox: 'imap' in inbox ? 'imap' : 'sms',
+      ...('imap' in inbox ? { imapHost: `${inbox.imap.host}:${inbox.imap.port}` } : {}),
+      updatedAt: new Date().toISOString(),
+    };
+    await this.write(user, name, info, secrets);
+    return info;
+  }
+
+  async deleteEntry(user: string, name: string): Promise<boolean> {
+    if (!this.db.vault.get(key(user, name))) return false;
+    await this.db.vault.remove(key(user, name));
+    await this.db.flushed();
+    this.valueCache.delete(user);
+    return true;
+  }
+
+  /** Removes one field; false when the entry or field does not exist. */
+  async deleteField(user: string, name: string, field: string): Promise<boolean> {
+    const prev = this.db.vault.get(key(user, name)) as StoredEntry | undefined;
+    if (!prev || prev.kind !== 'login' || !prev.fields.includes(field)) return false;
+    const secrets = this.sealer().openJson<VaultSecrets>(prev.sealed, bound(user, name));
+    delete secrets.fields[field];
+    const { sealed: _sealed, ...info } = prev;
+    await this.write(user, name, { ...info, fields: Object.keys(secrets.fields).sort(), updatedAt: new Date().toISOString() }, secrets);
+    return true;
+  }
+
+  /**
+   * Every secret value of the user (field values, inbox passwords and SMS secrets), longest first so a value
+   * that contains another is scrubbed whole. Empty when the vault is locked: nothing could have been filled.
+   */
+  values(user: string): string[] {
+    if (!this.keyState.ok) return [];
+    const cached = this.valueCache.get(user);
+    if (cached) return cached;
+    const all = new Set<string>();
+    for (const info of this.list(user)) {
+      const s = this.secrets(user, info.name);
+      if (!s) continue;
+      for (const v of Object.values(s.fields)) all.add(v);
+      if (s.imap) all.add(s.imap.password);
+      if (s.smsSecret) all.add(s.smsSecret);
+    }
+    const list = [...all].filter((v) => v.length > 0).sort((a, b) => b.length - a.length);
+    this.valueCache.set(user, list);
+    return list;
+  }
+
+  private async write(user: string, name: string, info: VaultEntryInfo, secrets: VaultSecrets) {
+    const stored: StoredEntry = { ...info, sealed: this.sealer().sealJson(secrets, bound(user, name)) };
+    await this.db.vault.put(key(user, name), stored);
+    // A vault change is acknowledged to the caller: it must be on disk first.
+    await this.db.flushed();
+    this.valueCache.delete(user);
+  }
+}
