@@ -10,6 +10,7 @@ import type { FileStore } from '../storage/files.js';
 import type { ProfileStore } from '../storage/profiles.js';
 import type { PolicyStore } from '../storage/policies.js';
 import type { VaultStore } from '../storage/vault.js';
+import type { FilledCodes } from './vault/filled-codes.js';
 import type { SearchBackend } from './search/backends.js';
 
 export interface DaemonEnv {
@@ -24,6 +25,8 @@ export interface DaemonEnv {
   policies: PolicyStore;
   /** Sealed secrets; locked (every use a clear error) when the vault key is missing or wrong. */
   vault: VaultStore;
+  /** Codes the daemon filled lately, per user: scrubbed from results like vault values. */
+  filledCodes: FilledCodes;
   /** The web search backend (from the environment at start; tests set a loopback one). */
   search?: SearchBackend;
   log: Logger;

@@ -36,6 +36,8 @@ export interface VaultEntryInfo {
   inbox?: 'imap' | 'sms';
   /** For IMAP inboxes, where (never the password). */
   imapHost?: string;
+  /** For SMS inboxes: the id in the forwarding URL (not a secret; the forwarder also presents smsSecret). */
+  smsId?: string;
   updatedAt: string;
 }
 
@@ -49,6 +51,8 @@ export const VAULT_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 export const VAULT_FIELD = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 const key = (user: string, name: string) => `${user}\u0000${name}`;
+/** SMS inbox id -> owner. User names start with a letter or digit, so these keys sort apart from entries. */
+const smsKey = (id: string) => `\u0001sms\u0000${id}`;
 const bound = (user: string, name: string) => `vault:${user}:${name}`;
 
 export class VaultStore {
@@ -109,7 +113,7 @@ export class VaultStore {
   }
 
   /** Creates or replaces an otp_inbox entry. */
-  async setInbox(user: string, name: string, inbox: { imap: ImapInbox } | { smsSecret: string }): Promise<VaultEntryInfo> {
+  async setInbox(user: string, name: string, inbox: { imap: ImapInbox } | { smsId: string; smsSecret: string }): Promise<VaultEntryInfo> {
     const prev = this.db.vault.get(key(user, name)) as StoredEntry | undefined;
     if (prev && prev.kind !== 'otp_inbox') throw new BrowserdError('validation_error', `vault entry ${name} is a login, not an otp_inbox`, { next: 'Delete it first, or pick another name.' });
     const secrets: VaultSecrets = 'imap' in inbox ? { fields: {}, imap: inbox.imap } : { fields: {}, smsSecret: inbox.smsSecret };
@@ -118,15 +122,24 @@ export class VaultStore {
       kind: 'otp_inbox',
       fields: [],
       inbox: 'imap' in inbox ? 'imap' : 'sms',
-      ...('imap' in inbox ? { imapHost: `${inbox.imap.host}:${inbox.imap.port}` } : {}),
+      ...('imap' in inbox ? { imapHost: `${inbox.imap.host}:${inbox.imap.port}` } : { smsId: inbox.smsId }),
       updatedAt: new Date().toISOString(),
     };
+    if (prev?.smsId && prev.smsId !== info.smsId) await this.db.vault.remove(smsKey(prev.smsId));
+    if (info.smsId) await this.db.vault.put(smsKey(info.smsId), { user, name });
     await this.write(user, name, info, secrets);
     return info;
   }
 
+  /** The owner of an SMS inbox id, for the forwarding endpoint (which then checks the inbox's secret). */
+  findSmsInbox(id: string): { user: string; name: string } | undefined {
+    return this.db.vault.get(smsKey(id)) as { user: string; name: string } | undefined;
+  }
+
   async deleteEntry(user: string, name: string): Promise<boolean> {
-    if (!this.db.vault.get(key(user, name))) return false;
+    const prev = this.db.vault.get(key(user, name)) as StoredEntry | undefined;
+    if (!prev) return false;
+    if (prev.smsId) await this.db.vault.remove(smsKey(prev.smsId));
     await this.db.vault.remove(key(user, name));
     await this.db.flushed();
     this.valueCache.delete(user);
