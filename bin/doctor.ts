@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Config } from '../daemon/config.js';
 import { launchChromium } from '../daemon/browser/launcher.js';
 import { openDb } from '../storage/db.js';
+import { peekVaultKey, vaultKeyPath } from '../storage/vault-key.js';
 import { clientSocketInode, holdsSocket } from '../daemon/net/peer-process.js';
 
 interface Check { name: string; ok: boolean; detail: string; fix?: string }
@@ -75,6 +76,19 @@ export async function runDoctor(cfg: Config): Promise<boolean> {
       const users = [...db.users.getKeys({})].length;
       await db.close();
       return { ok: true, detail: `${users} user(s)` };
+    }),
+  );
+  checks.push(
+    await check('vault key', async () => {
+      const db = openDb(cfg.dataDir);
+      try {
+        const state = peekVaultKey(db, cfg.dataDir);
+        if (state.ok === 'empty') return { ok: true, detail: `no vault yet; the first start creates ${vaultKeyPath(cfg.dataDir)}` };
+        if (state.ok) return { ok: true, detail: `opens the vault (key from ${state.source})` };
+        return { ok: false, detail: state.message, fix: state.next };
+      } finally {
+        await db.close();
+      }
     }),
   );
   const health = await fetch(`http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${cfg.port}/health`, { signal: AbortSignal.timeout(2000) })

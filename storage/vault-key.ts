@@ -39,6 +39,15 @@ export function parseVaultKey(text: string): Buffer | undefined {
  * store. Never throws for a key problem: the caller keeps serving everything but the vault and says why.
  */
 export function loadVaultKey(db: Db, dataDir: string, envKey: string | undefined = process.env.BROWSERD_VAULT_KEY): VaultKeyState {
+  return openVaultKey(db, dataDir, envKey, true) as VaultKeyState;
+}
+
+/** The key's state as `browserd doctor` reports it, creating nothing: 'empty' when no vault exists yet. */
+export function peekVaultKey(db: Db, dataDir: string, envKey: string | undefined = process.env.BROWSERD_VAULT_KEY): VaultKeyState | { ok: 'empty' } {
+  return openVaultKey(db, dataDir, envKey, false);
+}
+
+function openVaultKey(db: Db, dataDir: string, envKey: string | undefined, create: boolean): VaultKeyState | { ok: 'empty' } {
   const file = vaultKeyPath(dataDir);
   const check = db.meta.get(CHECK_META) as Sealed | undefined;
   let key: Buffer | undefined;
@@ -59,6 +68,8 @@ export function loadVaultKey(db: Db, dataDir: string, envKey: string | undefined
       message: `the vault key is missing: ${file} is gone and BROWSERD_VAULT_KEY is not set, but the vault holds sealed secrets`,
       next: `Restore ${file} (or set BROWSERD_VAULT_KEY) from your backup; without the key the saved secrets and sessions cannot be read.`,
     };
+  } else if (!create) {
+    return { ok: 'empty' };
   } else {
     source = file;
     key = randomBytes(32);
@@ -76,7 +87,7 @@ export function loadVaultKey(db: Db, dataDir: string, envKey: string | undefined
         next: 'Restore the original key (key file or BROWSERD_VAULT_KEY); the saved secrets and sessions stay locked until then.',
       };
     }
-  } else {
+  } else if (create) {
     db.meta.putSync(CHECK_META, sealer.seal(Buffer.from(CHECK_TEXT), CHECK_BOUND));
   }
   return { ok: true, sealer, source };
