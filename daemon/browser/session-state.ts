@@ -9,6 +9,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { parseHostAsIp } from '../net/address.js';
 import type { SavedCookie, SavedOriginStorage, SessionContents } from '../../storage/saved-sessions.js';
 import type { Tab } from './tab.js';
+import type { BrowserInstance } from './instance.js';
 import { reload } from './history.js';
 
 /**
@@ -54,6 +55,12 @@ async function frameOrigins(tab: Tab): Promise<string[]> {
   return origins;
 }
 
+/** The browser-level connection: cookies and hidden targets are the browser's business, not one page's. */
+function connOf(inst: BrowserInstance): CdpConnection {
+  if (!inst.alive || !inst.conn) throw new BrowserdError('browser_crashed', "the user's browser stopped", { next: 'Call again: it restarts with your tabs.' });
+  return inst.conn;
+}
+
 async function contextOf(conn: CdpConnection, tab: Tab): Promise<string | undefined> {
   const { targetInfo } = await conn.send('Target.getTargetInfo', { targetId: tab.targetId });
   return targetInfo.browserContextId;
@@ -87,7 +94,8 @@ export interface TabSessionState {
  * under the page it is embedded in and would not come back anywhere else. sessionStorage is left out: it
  * belongs to one tab's lifetime, and sites keep a sign-in in cookies or local storage.
  */
-export async function readSessionState(conn: CdpConnection, tab: Tab): Promise<TabSessionState> {
+export async function readSessionState(inst: BrowserInstance, tab: Tab): Promise<TabSessionState> {
+  const conn = connOf(inst);
   const origins = await frameOrigins(tab);
   const sites = [...new Set(origins.map((o) => siteOfHost(new URL(o).hostname)))];
   if (!sites.length) {
@@ -204,7 +212,8 @@ export interface LoadOutcome {
  * Sets the cookies into the tab's browser context, restores local storage per origin, then reloads the tab
  * when it is on one of the session's sites so the page sees the signed-in state.
  */
-export async function writeSessionState(conn: CdpConnection, tab: Tab, sites: string[], contents: SessionContents): Promise<LoadOutcome> {
+export async function writeSessionState(inst: BrowserInstance, tab: Tab, sites: string[], contents: SessionContents): Promise<LoadOutcome> {
+  const conn = connOf(inst);
   const browserContextId = await contextOf(conn, tab);
   let cookiesSet = 0;
   const cookiesRefused: string[] = [];

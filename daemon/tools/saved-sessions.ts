@@ -51,7 +51,7 @@ export const savedSessionTools = [
       const sessions = store(ctx);
       const tab = await ctx.tab(args.tab);
       const inst = await ctx.browser(tab.record.profile);
-      const { sites, contents } = await readSessionState(inst.conn!, tab);
+      const { sites, contents } = await readSessionState(inst, tab);
       if (!contents.cookies.length && !contents.origins.length) {
         throw new BrowserdError('action_failed', `the tab's sites (${sites.join(', ')}) have no cookies or local storage to save`, { next: 'Sign in on the site in this tab first, then save.' });
       }
@@ -83,7 +83,7 @@ export const savedSessionTools = [
         });
       }
       const inst = await ctx.browser(tab.record.profile);
-      const r = await writeSessionState(inst.conn!, tab, info.sites, contents);
+      const r = await writeSessionState(inst, tab, info.sites, contents);
       out.set('session', info.name).set('tab', tab.id).set('cookiesSet', r.cookiesSet).set('storageRestored', r.storageRestored).set('reloaded', r.reloaded).set('url', tab.url);
       if (r.cookiesRefused.length) out.set('cookiesRefused', r.cookiesRefused);
       if (r.storageFailed.length) out.set('storageFailed', r.storageFailed);
