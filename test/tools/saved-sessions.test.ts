@@ -17,6 +17,10 @@ import { html, startSite, type FixtureSite } from '../fixtures/site.js';
 const SID = `sid-${randomBytes(12).toString('hex')}`;
 const PREF = `pref-${randomBytes(12).toString('hex')}`;
 const TOKEN = `ls-${randomBytes(12).toString('hex')}`;
+/** Cookies of named sites: one for the whole of shop.test, one for the host shop.test alone, one of another site. */
+const SHARED = `shared-${randomBytes(12).toString('hex')}`;
+const HOSTONLY = `hostonly-${randomBytes(12).toString('hex')}`;
+const OTHER = `other-${randomBytes(12).toString('hex')}`;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'browserd-sessions-'));
 let d: TestDaemon;
@@ -67,6 +71,20 @@ t.before(async () => {
     const signedIn = (req.headers.cookie ?? '').split(/;\s*/).includes(`sid=${SID}`);
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(html(`<h1>${signedIn ? 'Signed in as alice' : 'Signed out'}</h1>`));
+  });
+  site.route('/set-shop', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': [`shared=${SHARED}; Domain=shop.test; Path=/`, `hostonly=${HOSTONLY}; Path=/`] });
+    res.end(html('<h1>shop cookies set</h1>'));
+  });
+  site.route('/set-other', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': [`other=${OTHER}; Path=/`] });
+    res.end(html('<h1>other cookie set</h1>'));
+  });
+  // Names which cookies arrived, never their values.
+  site.route('/which', (req, res) => {
+    const names = (req.headers.cookie ?? '').split(/;\s*/).filter(Boolean).map((c) => c.split('=')[0]).sort();
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(html(`<h1>cookies: ${names.join(' ') || 'none'}</h1>`));
   });
   d = await startTestDaemon({}, { keepDataDir: dataDir });
   aliceToken = await d.addUser('alice');
@@ -143,6 +161,29 @@ t.test('a tab on another page gets the state without being moved', async (t) => 
   t.equal(await hasToken(alice, tab), true);
 });
 
+t.test('a session holds the cookies of the tab\'s site only, domain and host-only cookies as they were', async (t) => {
+  const shop = (host: string, path: string) => `http://${host}:${site.port}${path}`;
+  const o = await run(alice, 'browser_open', { url: shop('shop.test', '/set-shop') });
+  const tab = tabOf(o.text);
+  t.notOk((await run(alice, 'browser_navigate', { tab, url: shop('elsewhere.test', '/set-other') })).isError);
+  t.notOk((await run(alice, 'browser_navigate', { tab, url: shop('www.shop.test', '/which') })).isError);
+  t.match(await bodyText(alice, tab), /cookies: shared$/m);
+  const saved = await run(alice, 'browser_session_save', { name: 'shop', tab });
+  t.notOk(saved.isError, saved.text);
+  t.match(saved.text, /2 cookie\(s\) for shop\.test;/, "shop.test's two cookies; not elsewhere.test's, not 127.0.0.1's");
+
+  const f = await run(alice, 'browser_open', { url: shop('www.shop.test', '/which'), context: 'shopfresh' });
+  const fresh = tabOf(f.text);
+  t.match(await bodyText(alice, fresh), /cookies: none/);
+  t.notOk((await run(alice, 'browser_session_load', { name: 'shop', tab: fresh })).isError);
+  t.match(await bodyText(alice, fresh), /cookies: shared$/m, 'the domain cookie reaches www; the host-only one stayed host-only');
+  t.notOk((await run(alice, 'browser_navigate', { tab: fresh, url: shop('shop.test', '/which') })).isError);
+  t.match(await bodyText(alice, fresh), /cookies: hostonly shared$/m, 'shop.test itself gets both');
+  t.notOk((await run(alice, 'browser_navigate', { tab: fresh, url: shop('elsewhere.test', '/which') })).isError);
+  t.match(await bodyText(alice, fresh), /cookies: none/, "another site's cookie was never saved");
+  t.notOk((await run(alice, 'browser_session_delete', { name: 'shop' })).isError);
+});
+
 t.test('list shows names, sites and counts only; saving again replaces and says so', async (t) => {
   const list = await run(alice, 'browser_session_list');
   t.notOk(list.isError, list.text);
@@ -209,7 +250,7 @@ t.test('no cookie or storage value appears in any result, log line or audit entr
   const log = logLines.join('');
   t.match(log, /browser started/, 'the daemon log was captured');
   t.match(audit, /browser_session_load/, 'the session tools are audited');
-  for (const [what, value] of [['session cookie', SID], ['readable cookie', PREF], ['local storage value', TOKEN]]) {
+  for (const [what, value] of [['session cookie', SID], ['readable cookie', PREF], ['local storage value', TOKEN], ['domain cookie', SHARED], ['host-only cookie', HOSTONLY], ['unsaved cookie', OTHER]]) {
     t.notMatch(all, value, `no ${what} in any result`);
     t.notMatch(audit, value, `no ${what} in the audit`);
     t.notMatch(log, value, `no ${what} in the log`);
