@@ -188,6 +188,11 @@ t.test('list shows names, sites and counts only; saving again replaces and says 
   const list = await run(alice, 'browser_session_list');
   t.notOk(list.isError, list.text);
   t.match(list.text, /work: sites 127\.0\.0\.1; 2 cookie\(s\); local storage of 1 origin\(s\); saved \d{4}-/);
+  const rest = await d.rest(aliceToken, 'POST', '/v1/tools/browser_session_list', {});
+  results.push(rest.json);
+  t.equal(rest.status, 200);
+  t.same(Object.keys(rest.json.sessions[0]).sort(), ['cookies', 'name', 'savedAt', 'sites', 'storageOrigins'], 'REST lists the same fields, no values');
+  t.same(rest.json.sessions[0].sites, ['127.0.0.1']);
   const again = await run(alice, 'browser_session_save', { name: 'work', tab: source });
   t.notOk(again.isError, again.text);
   t.match(again.text, /replaced the session previously saved as work/);
