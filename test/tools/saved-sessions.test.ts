@@ -263,7 +263,10 @@ t.test('no cookie or storage value appears in any result, log line or audit entr
   t.ok(results.length > 30, 'the scan covered the whole file');
 });
 
-t.test('a wrong vault key is a clear error, not an empty list', async (t) => {
+t.test('a saved session survives a restart; a wrong vault key then is a clear error, not an empty list', async (t) => {
+  await d.restart();
+  const same = await d.mcp(aliceToken);
+  t.match((await run(same, 'browser_session_list')).text, /^kept: sites 127\.0\.0\.1; 2 cookie\(s\)/m, 'still there after a restart with the same key');
   await d.stop();
   writeFileSync(join(dataDir, 'vault.key'), `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   d = await startTestDaemon({}, { keepDataDir: dataDir });
