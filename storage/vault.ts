@@ -71,6 +71,11 @@ export class VaultStore {
     throw new BrowserdError('not_configured', this.keyState.message, { next: this.keyState.next });
   }
 
+  /** The vault key's sealer for the other sealed stores (saved sessions); not_configured while the vault is locked. */
+  keySealer(): Sealer {
+    return this.sealer();
+  }
+
   list(user: string): VaultEntryInfo[] {
     const out: VaultEntryInfo[] = [];
     for (const { value } of this.db.vault.getRange({ start: key(user, ''), end: `${user}\u0001` })) {
