@@ -11,6 +11,7 @@ import type { ProfileStore } from '../storage/profiles.js';
 import type { PolicyStore } from '../storage/policies.js';
 import type { VaultStore } from '../storage/vault.js';
 import type { FilledCodes } from './vault/filled-codes.js';
+import type { SmsInboxStore } from '../storage/sms-inbox.js';
 import type { SearchBackend } from './search/backends.js';
 
 export interface DaemonEnv {
@@ -27,6 +28,8 @@ export interface DaemonEnv {
   vault: VaultStore;
   /** Codes the daemon filled lately, per user: scrubbed from results like vault values. */
   filledCodes: FilledCodes;
+  /** Text messages forwarded into SMS otp_inbox entries, sealed, kept minutes. */
+  smsInbox: SmsInboxStore;
   /** The web search backend (from the environment at start; tests set a loopback one). */
   search?: SearchBackend;
   log: Logger;

@@ -16,6 +16,7 @@ import { PolicyStore } from '../storage/policies.js';
 import { VaultStore } from '../storage/vault.js';
 import { loadVaultKey } from '../storage/vault-key.js';
 import { FilledCodes } from './vault/filled-codes.js';
+import { SmsInboxStore } from '../storage/sms-inbox.js';
 import { evaluateHostPolicy } from './policy/host-policy.js';
 import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
@@ -64,7 +65,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   if (!vaultKey.ok) log.error({ problem: vaultKey.problem, next: vaultKey.next }, `vault locked: ${vaultKey.message}`);
   const vault = new VaultStore(db, vaultKey);
   pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url));
-  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), policies, vault, filledCodes: new FilledCodes(), search: backendFromEnv(), log, deniedPorts, startedAt: new Date() };
+  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), policies, vault, filledCodes: new FilledCodes(), smsInbox: new SmsInboxStore(db, vaultKey), search: backendFromEnv(), log, deniedPorts, startedAt: new Date() };
   let app: AppHandle;
   try {
     app = await startApp(env, VERSION);
