@@ -65,12 +65,12 @@ export class SmsInboxStore {
     this.events.emit(prefix(user, inbox));
   }
 
-  /** The inbox's messages younger than the keep time, newest first. */
+  /** The inbox's messages younger than the keep time, newest first. (A reverse range starts at its high end.) */
   list(user: string, inbox: string, now = Date.now()): SmsMessage[] {
     const p = prefix(user, inbox);
     const out: SmsMessage[] = [];
     const sealer = this.sealer();
-    for (const { key, value } of this.db.smsMessages.getRange({ start: p, end: `${p}\uffff`, reverse: true })) {
+    for (const { key, value } of this.db.smsMessages.getRange({ start: `${p}\uffff`, end: p, reverse: true })) {
       const row = value as StoredSms;
       if (now - row.at > this.keepMs) break;
       out.push(sealer.openJson<SmsMessage>(row.sealed, bound(key as string)));
@@ -106,7 +106,7 @@ export class SmsInboxStore {
 
   private async trim(user: string, inbox: string) {
     const p = prefix(user, inbox);
-    const keys = [...this.db.smsMessages.getKeys({ start: p, end: `${p}\uffff`, reverse: true })];
+    const keys = [...this.db.smsMessages.getKeys({ start: `${p}\uffff`, end: p, reverse: true })];
     for (const key of keys.slice(SMS_MAX_PER_INBOX)) await this.db.smsMessages.remove(key as string);
   }
 
