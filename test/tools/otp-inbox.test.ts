@@ -4,6 +4,7 @@
  * calls it; what the agent would see of it is the tool's business.
  */
 import t from 'tap';
+import { createServer, type AddressInfo } from 'node:net';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
 import { startImapServer, type ImapFixture } from '../fixtures/imap-server.js';
 import { waitForOtp, type OtpWait } from '../../daemon/vault/otp/index.js';
@@ -87,12 +88,39 @@ t.test('IMAP: the newest message wins, the sender filter skips others, base64 HT
   t.match(nobody.next, /browser_handoff/);
 });
 
+t.test('IMAP: a cancelled call stops waiting and leaves the mailbox', async (t) => {
+  const before = imap.connections;
+  const caller = new AbortController();
+  const pending = waitForOtp(env, 'ana', wait({ site: 'example.com', inbox: 'mail', signal: caller.signal }));
+  await imap.connectionCount(before + 1);
+  caller.abort();
+  const e = await rejection(pending);
+  t.equal(e.code, 'timeout');
+  t.match(e.message, /cancelled/);
+  await imap.allClosed();
+  t.pass('the IMAP connection was closed');
+});
+
 t.test('IMAP: a wrong password is action_failed naming the inbox, never the password', async (t) => {
   const e = await rejection(waitForOtp(env, 'carol', wait({ site: 'example.com' })));
   t.equal(e.code, 'action_failed');
   t.match(e.message, /badmail/);
   t.match(e.message, /login failed/);
   t.notMatch(JSON.stringify(e.toBody()), /Wr0ng-Passw0rd-xyz/);
+
+  // A mail server that is not there: a port that was free a moment ago.
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const freePort = (probe.address() as AddressInfo).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  await env.vault.setInbox('carol', 'down', { imap: { host: '127.0.0.1', port: freePort, user: 'carol', password: 'Down-Passw0rd-abc', tls: false } });
+  const down = await rejection(waitForOtp(env, 'carol', wait({ site: 'example.com', inbox: 'down' })));
+  t.equal(down.code, 'action_failed');
+  t.match(down.message, /inbox down: the server refused the connection/);
+  const both = await rejection(waitForOtp(env, 'carol', wait({ site: 'example.com' })));
+  t.equal(both.code, 'action_failed', 'every inbox failed');
+  t.match(both.message, /badmail.*down|down.*badmail/);
+  t.notMatch(JSON.stringify(both.toBody()), /Passw0rd/);
 });
 
 t.test('the mailbox host goes through the private-network guard', async (t) => {

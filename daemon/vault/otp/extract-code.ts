@@ -43,14 +43,14 @@ const WEAK_RE = wordList(WEAK);
 // Things that contain digits but are not codes. Each match is blanked out before candidates are looked for.
 const MASKS: RegExp[] = [
   /\b(?:https?:\/\/|www\.)\S+/gi, // links (tracking ids, query strings)
-  /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, // e-mail addresses
+  /[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+/g, // e-mail addresses (bounded: an unbounded run before @ is quadratic)
   /\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b/g, // dates: 23.11.2026, 2026-11-23, 11/23/26
   /\b\d{1,2}:\d{2}(?::\d{2})?\b/g, // times
-  /(?:[$€£¥₹]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD)\b)\s?\d[\d.,' ]*/gi, // amounts with the currency first
-  /\d[\d.,']*\s?(?:[$€£¥₹%]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|euros?|dollars?|Euro)\b)/gi, // ... or after
+  /(?:[$€£¥₹]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD)\b)\s?\d[\d.,' ]{0,24}/gi, // amounts with the currency first
+  /\d[\d.,']{0,24}\s?(?:[$€£¥₹%]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|euros?|dollars?|Euro)\b)/gi, // ... or after
   /\b\d+(?:[.,]\d+)+\b/g, // decimals and thousands: 1,234.50 or 1.234
-  /\+\d[\d\s().-]{6,}\d/g, // international phone numbers
-  /\(\d{2,5}\)\s?\d[\d\s.-]{3,}\d/g, // (030) 123 4567
+  /\+\d[\d\s().-]{6,24}\d/g, // international phone numbers
+  /\(\d{2,5}\)\s?\d[\d\s.-]{3,20}\d/g, // (030) 123 4567
   /\b\d{2,5}(?:[ .-]\d{2,5}){2,}\b/g, // 030 1234 5678, 555-123-4567: three or more groups
   /(?:#|\b(?:no|nr|nº|n°|order|invoice|bestellung|rechnung|commande|pedido|ticket|case|ref)\.?\s*#?:?\s*)\d+/gi, // numbered records
 ];
@@ -99,6 +99,7 @@ function labels(text: string): Label[] {
 }
 
 const WINDOW = 80;
+const MAX_SCAN = 20_000;
 const YEAR = /^(?:19|20)\d\d$/;
 
 /** How strongly the nearest code word points at a candidate: 0 when none is within reach. */
@@ -133,7 +134,8 @@ function looksLikePostalCode(c: CodeCandidate, text: string): boolean {
  * then the body); quoted-printable and base64 are the MIME parser's job, HTML the caller's.
  */
 export function extractCode(input: string): string | undefined {
-  const text = input.normalize('NFKC');
+  // Codes sit near the top; a long newsletter is not worth scanning to its end.
+  const text = input.slice(0, MAX_SCAN).normalize('NFKC');
   const candidates = findCandidates(text);
   if (!candidates.length) return undefined;
   const all = labels(text);
