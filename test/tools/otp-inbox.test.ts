@@ -5,6 +5,11 @@
  */
 import t from 'tap';
 import { createServer, type AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { SmsInboxStore, SMS_MAX_PER_INBOX } from '../../storage/sms-inbox.js';
+import { Sealer } from '../../storage/seal.js';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
 import { startImapServer, type ImapFixture } from '../fixtures/imap-server.js';
 import { waitForOtp, type OtpWait } from '../../daemon/vault/otp/index.js';
@@ -205,4 +210,31 @@ t.test('SMS endpoint: form-encoded forwarders, a text forwarded late, bad bodies
   const big = await post('sms_bob_0001', BOB_SECRET, { text: 'x'.repeat(20_000) });
   t.equal(big.status, 400);
   t.equal(env.smsInbox.list('bob', 'phone').length, count, 'nothing stored for a bad body');
+});
+
+t.test('SMS store: sealed at rest, bound to its inbox, kept minutes, at most a few dozen per inbox', async (t) => {
+  // What the endpoint stored earlier is not in the LMDB file in the clear.
+  t.ok(env.smsInbox.list('ana', 'phone').some((m) => m.text.includes('918273')));
+  const file = readFileSync(join(d.dataDir, 'browserd.lmdb'));
+  t.notOk(file.includes(Buffer.from('918273 is your Example')), 'the text is not in the data file');
+
+  // A store of its own over the same database, with its own key and a short keep time.
+  const store = new SmsInboxStore(env.db, { ok: true, sealer: new Sealer(randomBytes(32)), source: 'test' }, 60_000);
+  const now = Date.now();
+  await store.add('zoe', 'old', { text: 'Example code 121212' }, now - 120_000);
+  await store.add('zoe', 'old', { text: 'Example code 343434' }, now);
+  t.same(store.list('zoe', 'old', now).map((m) => m.text), ['Example code 343434'], 'older than the keep time: gone from reads');
+  t.equal(await store.prune(now), 1, 'and pruned from disk');
+
+  // A row copied under another inbox's key does not open there.
+  const [row] = [...env.db.smsMessages.getRange({ start: 'zoe\u0000old\u0000', end: 'zoe\u0000old\u0000\uffff' })];
+  await env.db.smsMessages.put(`zoe\u0000other\u0000${'0'.repeat(9)}z\u0000moved`, row!.value);
+  t.same(store.list('zoe', 'other', now), [], 'a moved row is not read');
+
+  for (let i = 0; i < SMS_MAX_PER_INBOX + 5; i++) await store.add('zoe', 'busy', { text: `Example code ${100000 + i}` }, now + i);
+  const kept = store.list('zoe', 'busy', now + 100);
+  t.equal(kept.length, SMS_MAX_PER_INBOX);
+  t.equal(kept[0]!.text, `Example code ${100000 + SMS_MAX_PER_INBOX + 4}`, 'the newest are kept, newest first');
+  await store.forget('zoe', 'busy');
+  t.same(store.list('zoe', 'busy', now + 100), []);
 });
