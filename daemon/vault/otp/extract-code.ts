@@ -102,20 +102,28 @@ const WINDOW = 80;
 const MAX_SCAN = 20_000;
 const YEAR = /^(?:19|20)\d\d$/;
 
+/** Codes are often set apart on a line of their own ("Your code is below:" ... "Z4Q-7YB"). */
+function aloneOnLine(c: CodeCandidate, text: string): boolean {
+  const lineStart = text.lastIndexOf('\n', c.start - 1) + 1;
+  const lineEnd = text.indexOf('\n', c.end);
+  return !text.slice(lineStart, c.start).trim() && !text.slice(c.end, lineEnd < 0 ? text.length : lineEnd).trim();
+}
+
 /** How strongly the nearest code word points at a candidate: 0 when none is within reach. */
 function labelScore(c: CodeCandidate, text: string, all: Label[], others: CodeCandidate[]): { score: number; gap: number } {
   let best = { score: 0, gap: Infinity };
   for (const l of all) {
     const before = l.end <= c.start;
     const gap = before ? c.start - l.end : l.start - c.end;
-    if (gap < 0 || gap > WINDOW) continue;
+    const reach = aloneOnLine(c, text) ? WINDOW * 2 : WINDOW;
+    if (gap < 0 || gap > reach) continue;
     // Another candidate in between is what that word labels, not this one.
     const [from, to] = before ? [l.end, c.start] : [c.end, l.start];
     if (others.some((o) => o !== c && o.start >= from && o.end <= to)) continue;
     // A sentence or line break in between weakens the link, but e-mails often put the code on its own line.
     const between = text.slice(from, to);
     const breaks = (between.match(/[.!?](?:\s|$)|\n/g) ?? []).length;
-    const score = l.weight * (1 - gap / (WINDOW + 1)) * (before ? 1.1 : 1) * (breaks > 2 ? 0.5 : 1);
+    const score = l.weight * (1 - gap / (reach + 1)) * (before ? 1.1 : 1) * (breaks > 2 ? 0.5 : 1);
     if (score > best.score) best = { score, gap };
   }
   return best;
@@ -150,7 +158,7 @@ export function extractCode(input: string): string | undefined {
     if (raw === 0) continue;
     // A year or a postal code is taken only when a code word sits right next to it ("Code: 2024").
     if ((YEAR.test(c.code) || looksLikePostalCode(c, text)) && gap > 3) continue;
-    if (c.alnum && (gap > 30 || raw < 0.5)) continue;
+    if (c.alnum && ((gap > 30 && !aloneOnLine(c, text)) || raw < 0.5)) continue;
     let score = raw;
     if (c.code.replace(/\D/g, '').length === 6) score += 0.15;
     if (c.start >= footerAt) score *= 0.3;

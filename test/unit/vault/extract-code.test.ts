@@ -17,6 +17,9 @@ t.test('labelled codes in English, German, French and Spanish', async (t) => {
     ['Einmalcode: 246-810', '246810'],
     ['G-123456 is your Google verification code.', 'G-123456'],
     ['Your security code is ABC-123', 'ABC-123'],
+    ["Your confirmation code is below — enter it in your open browser window and we'll help you get signed in.\n\nZ4Q-7YB\n\nIf you didn't request this email, there's nothing to worry about.", 'Z4Q-7YB'],
+    ['Sign in to Example\nWe received a request on Nov 23, 2026 at 9:41 PM from 203.0.113.7.\nEnter this code: 739 402\nExample Inc., 548 Market St #12345, San Francisco, CA 94104', '739402'],
+    ['Ihre TAN für die Überweisung von 1.250,00 EUR an DE89 3704 0044 0532 0130 00 lautet 628391.', '628391'],
     ['Order #884211 shipped on 2026-11-23. Your sign-in code: 660194. Total $1234.00', '660194'],
   ];
   for (const [text, code] of cases) t.equal(extractCode(text), code, text);
