@@ -14,6 +14,7 @@ import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
 import { startImapServer, type ImapFixture } from '../fixtures/imap-server.js';
 import { waitForOtp, type OtpWait } from '../../daemon/vault/otp/index.js';
 import { mailboxAddress } from '../../daemon/vault/otp/mailbox-address.js';
+import { mustUpgrade } from '../../daemon/vault/otp/imap.js';
 import type { DaemonEnv } from '../../daemon/env.js';
 import { BrowserdError } from '../../protocol/errors.js';
 
@@ -149,6 +150,9 @@ t.test('the mailbox host goes through the private-network guard', async (t) => {
   t.equal((await rejection(mailboxAddress('mail', '10.0.0.5', 143, { allowPrivateNetwork: false, allowTargets: ['10.0.0.5:993'] }))).code, 'blocked', 'only on its port');
   t.equal((await rejection(mailboxAddress('mail', '127.0.0.1', 8787, { allowPrivateNetwork: true, deniedPorts: new Set([8787]) }))).code, 'blocked', "the daemon's own port");
   t.equal((await rejection(mailboxAddress('mail', 'nowhere.invalid', 993, { allowPrivateNetwork: false, lookup: async () => [] }))).code, 'action_failed');
+  t.ok(mustUpgrade(false, '93.184.216.34'), 'plain IMAP across the internet must upgrade before the password goes out');
+  t.notOk(mustUpgrade(true, '93.184.216.34'), 'implicit TLS needs no upgrade');
+  t.notOk(mustUpgrade(false, '127.0.0.1'), 'plain IMAP on loopback (allowed by the admin) may stay plain');
 });
 
 const post = (id: string, secret: string | undefined, body: unknown, headers: Record<string, string> = {}) => d.rest(secret, 'POST', `/v1/inbox/sms/${id}`, body, headers);

@@ -7,6 +7,7 @@
  * Nothing about a message (sender, subject, text, code) and never the password is logged or put in an error.
  */
 import { isIP } from 'node:net';
+import { classifyAddress } from '../../net/address.js';
 import { ImapFlow } from 'imapflow';
 import { simpleParser } from 'mailparser';
 import type { ImapInbox } from '../../../storage/vault.js';
@@ -35,6 +36,7 @@ export interface ImapWatch {
 /** Why a mailbox could not be read, in words that never carry the password or server-supplied text. */
 function describe(e: any): string {
   if (e?.authenticationFailed) return 'login failed (wrong user name or password)';
+  if (e?.tlsFailed) return 'the server offers no TLS (STARTTLS), and the password is not sent in the clear over the internet';
   const code = e?.code ?? e?.cause?.code;
   switch (code) {
     case 'ECONNREFUSED':
@@ -56,6 +58,15 @@ function describe(e: any): string {
   return 'the IMAP session failed';
 }
 
+/**
+ * Without implicit TLS, a mailbox across the internet must still upgrade (STARTTLS) before the password is
+ * sent: a stripped capability list would otherwise send it in the clear. On loopback and the private networks
+ * an admin allowed, plain IMAP is accepted (and upgraded when offered).
+ */
+export function mustUpgrade(tls: boolean, address: string): boolean {
+  return !tls && classifyAddress(address) === 'public';
+}
+
 const failed = (inbox: string, why: string) =>
   new BrowserdError('action_failed', `could not read inbox ${inbox}: ${why}`, {
     next: 'Fix the inbox settings in the vault (PUT /v1/vault/NAME with kind otp_inbox), or ask a person for the code (browser_handoff with reason two_factor).',
@@ -72,6 +83,7 @@ export async function watchImap(w: ImapWatch): Promise<string> {
     secure: imap.tls,
     // Connect to the checked address but verify the certificate against the name the user gave.
     ...(isIP(imap.host.replace(/^\[|\]$/g, '')) ? {} : { servername: imap.host }),
+    ...(mustUpgrade(imap.tls, address) ? { doSTARTTLS: true } : {}),
     auth: { user: imap.user, pass: imap.password },
     logger: false,
     clientInfo: { name: 'browserd' },
