@@ -2,7 +2,7 @@
  * Waits in one IMAP mailbox for a message that carries a code: imapflow for the protocol, mailparser for
  * MIME (quoted-printable, base64, charsets, multipart). The mailbox is opened read-only (EXAMINE), so
  * reading a code leaves it unread for the person. New mail is noticed through IDLE when the server offers
- * it (imapflow idles on its own between commands and reports EXISTS) and by a short poll otherwise.
+ * it (imapflow idles right after each command and reports EXISTS) and by a short poll otherwise.
  *
  * Nothing about a message (sender, subject, text, code) and never the password is logged or put in an error.
  */
@@ -19,6 +19,8 @@ import type { InboxMessage } from './message.js';
 export const CLOCK_SKEW_MS = 5_000;
 /** Without IDLE, how often the mailbox is searched again. */
 const POLL_MS = 2_000;
+/** With IDLE the server tells us about new mail; a search now and then only guards against a lost notice. */
+const IDLE_POLL_MS = 15_000;
 /** One-time-code mails are small; a huge message is not read at all. */
 const MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
 
@@ -88,16 +90,23 @@ export async function watchImap(w: ImapWatch): Promise<string> {
     logger: false,
     clientInfo: { name: 'browserd' },
     connectionTimeout: 15_000,
+    // Idle right after each search, so the server's EXISTS notice wakes us (imapflow's default waits 15 s).
+    autoIdleDelay: 300,
     greetingTimeout: 10_000,
   });
   // imapflow emits 'error' on socket trouble; without a listener that would end the process.
   let broken: unknown;
   let wake: (() => void) | undefined;
+  // Set by a notice that arrives while a search runs, so the notice is not lost before the next wait.
+  let fresh = false;
   client.on('error', (e) => {
     broken = e;
     wake?.();
   });
-  client.on('exists', () => wake?.());
+  client.on('exists', () => {
+    fresh = true;
+    wake?.();
+  });
   client.on('close', () => wake?.());
   const onAbort = () => {
     wake?.();
@@ -113,12 +122,13 @@ export async function watchImap(w: ImapWatch): Promise<string> {
     for (;;) {
       if (signal.aborted) throw signal.reason;
       if (broken || !client.usable) throw broken ?? new Error('connection closed');
+      fresh = false;
       // SINCE has day granularity in the server's time zone: ask from the day before and filter exactly below.
       const uids = (await client.search({ since: new Date(floor - 24 * 3600_000) }, { uid: true })) || [];
-      const fresh = uids.filter((u) => !seen.has(u));
-      if (fresh.length) {
+      const unseen = uids.filter((u) => !seen.has(u));
+      if (unseen.length) {
         const candidates: { uid: number; at: number }[] = [];
-        for await (const m of client.fetch(fresh, { uid: true, internalDate: true, size: true }, { uid: true })) {
+        for await (const m of client.fetch(unseen, { uid: true, internalDate: true, size: true }, { uid: true })) {
           seen.add(m.uid);
           const at = m.internalDate ? new Date(m.internalDate).getTime() : NaN;
           if (at >= floor && (m.size ?? 0) <= MAX_MESSAGE_BYTES) candidates.push({ uid: m.uid, at });
@@ -138,8 +148,9 @@ export async function watchImap(w: ImapWatch): Promise<string> {
           if (code) return code;
         }
       }
+      if (fresh) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, POLL_MS);
+        const timer = setTimeout(done, client.capabilities.has('IDLE') ? IDLE_POLL_MS : POLL_MS);
         function done() {
           clearTimeout(timer);
           wake = undefined;
