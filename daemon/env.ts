@@ -12,6 +12,7 @@ import type { PolicyStore } from '../storage/policies.js';
 import type { VaultStore } from '../storage/vault.js';
 import type { FilledCodes } from './vault/filled-codes.js';
 import type { SavedSessionStore } from '../storage/saved-sessions.js';
+import type { SmsInboxStore } from '../storage/sms-inbox.js';
 import type { SearchBackend } from './search/backends.js';
 
 export interface DaemonEnv {
@@ -30,6 +31,8 @@ export interface DaemonEnv {
   filledCodes: FilledCodes;
   /** Saved signed-in sessions (cookies and local storage), sealed with the vault key. */
   savedSessions: SavedSessionStore;
+  /** Text messages forwarded into SMS otp_inbox entries, sealed, kept minutes. */
+  smsInbox: SmsInboxStore;
   /** The web search backend (from the environment at start; tests set a loopback one). */
   search?: SearchBackend;
   log: Logger;

@@ -17,6 +17,7 @@ import { VaultStore } from '../storage/vault.js';
 import { loadVaultKey } from '../storage/vault-key.js';
 import { FilledCodes } from './vault/filled-codes.js';
 import { SavedSessionStore } from '../storage/saved-sessions.js';
+import { SmsInboxStore } from '../storage/sms-inbox.js';
 import { evaluateHostPolicy } from './policy/host-policy.js';
 import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
@@ -65,7 +66,26 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   if (!vaultKey.ok) log.error({ problem: vaultKey.problem, next: vaultKey.next }, `vault locked: ${vaultKey.message}`);
   const vault = new VaultStore(db, vaultKey);
   pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url));
-  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), policies, vault, filledCodes: new FilledCodes(), savedSessions: new SavedSessionStore(db, () => vault.keySealer()), search: backendFromEnv(), log, deniedPorts, startedAt: new Date() };
+  // One field a line: each service added later is one line here.
+  const env: DaemonEnv = {
+    cfg,
+    db,
+    users,
+    tabs,
+    audit,
+    pool,
+    files: new FileStore(cfg.dataDir),
+    profiles: new ProfileStore(cfg.dataDir),
+    policies,
+    vault,
+    filledCodes: new FilledCodes(),
+    savedSessions: new SavedSessionStore(db, () => vault.keySealer()),
+    smsInbox: new SmsInboxStore(db, vaultKey),
+    search: backendFromEnv(),
+    log,
+    deniedPorts,
+    startedAt: new Date(),
+  };
   let app: AppHandle;
   try {
     app = await startApp(env, VERSION);

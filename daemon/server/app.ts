@@ -49,6 +49,8 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
       }
       return handlers[routeKey(route)](r, undefined, params);
     }
+    // Open routes authenticate in their handler (the SMS inbox checks its own secret).
+    if (route.auth === 'none') return handlers[routeKey(route)](r, undefined, params);
     const user = env.users.authenticate(token);
     if (!user) {
       return sendError(r, new BrowserdError('unauthorized', token ? 'the token is wrong or was replaced' : 'missing bearer token', { next: 'Send Authorization: Bearer <your token>; an admin can issue one with `browserd user token NAME`.' }));

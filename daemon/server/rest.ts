@@ -7,6 +7,7 @@ import { allTools, listProfiles, toJsonSchema } from '../tools/registry.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { readJson, send, sendError, sendJson, TooDeepError, type Req } from './http.js';
 import type { RouteSpec } from './routes.js';
+import { inboxHandlers } from './rest-inbox.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -45,6 +46,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
   const me = (u: UserRecord | undefined) => u!;
   return {
     'GET /health': async (r) => health(r),
+    ...inboxHandlers(env),
     'GET /v1/me': async (r, u) =>
       sendJson(r, 200, {
         ok: true,
