@@ -12,6 +12,7 @@ import type { PolicyStore } from '../storage/policies.js';
 import type { VaultStore } from '../storage/vault.js';
 import type { FilledCodes } from './vault/filled-codes.js';
 import type { SearchBackend } from './search/backends.js';
+import type { HandoffService } from './handoff/service.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -27,10 +28,14 @@ export interface DaemonEnv {
   vault: VaultStore;
   /** Codes the daemon filled lately, per user: scrubbed from results like vault values. */
   filledCodes: FilledCodes;
+  /** Hand-offs to a person: their states, links and waiters. */
+  handoffs: HandoffService;
   /** The web search backend (from the environment at start; tests set a loopback one). */
   search?: SearchBackend;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;
+  /** Absolute base of links we hand out: the public URL, else where the daemon listens. */
+  baseUrl(): string;
   startedAt: Date;
 }

@@ -16,6 +16,8 @@ import { PolicyStore } from '../storage/policies.js';
 import { VaultStore } from '../storage/vault.js';
 import { loadVaultKey } from '../storage/vault-key.js';
 import { FilledCodes } from './vault/filled-codes.js';
+import { HandoffStore } from '../storage/handoffs.js';
+import { HandoffService } from './handoff/service.js';
 import { evaluateHostPolicy } from './policy/host-policy.js';
 import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
@@ -64,11 +66,14 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   if (!vaultKey.ok) log.error({ problem: vaultKey.problem, next: vaultKey.next }, `vault locked: ${vaultKey.message}`);
   const vault = new VaultStore(db, vaultKey);
   pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url));
-  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), policies, vault, filledCodes: new FilledCodes(), search: backendFromEnv(), log, deniedPorts, startedAt: new Date() };
+  const baseUrl = () => cfg.publicUrl ?? `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${appPort || cfg.port}`;
+  const handoffs = new HandoffService(new HandoffStore(db), { maxLifeS: cfg.handoffMaxS, baseUrl, hasTab: (u, t) => !!tabs.get(u, t), log });
+  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), policies, vault, filledCodes: new FilledCodes(), handoffs, search: backendFromEnv(), log, deniedPorts, baseUrl, startedAt: new Date() };
   let app: AppHandle;
   try {
     app = await startApp(env, VERSION);
   } catch (e) {
+    handoffs.close();
     await proxy.close();
     await db.close();
     throw e;
@@ -86,6 +91,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
       // Stop accepting (503 while closing), close browsers gracefully (cookies flushed), then the store.
       stopping ??= (async () => {
         app.closing = true;
+        // Waiting browser_handoff_wait calls answer now (still open) instead of holding their sessions open.
+        handoffs.close();
         const bound = new Promise((r) => setTimeout(r, cfg.shutdownGraceMs).unref());
         await Promise.race([
           (async () => {
