@@ -37,6 +37,8 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
     if (!route) {
       return sendError(r, new BrowserdError('validation_error', `${r.method} is not allowed on ${r.path}`, { next: `Use ${allowed.join(', ')}; see api/openapi.yaml.` }), { status: 405, headers: { Allow: allowed.join(', ') } });
     }
+    // Open routes (the hand-off page) carry their own credential in the path; no bearer token is asked for.
+    if (route.auth === 'none') return handlers[routeKey(route)](r, undefined, params);
     // Two Authorization headers could be read differently by a proxy in front and by us: refuse rather than pick one.
     if (r.repeated.includes('authorization')) {
       return sendError(r, new BrowserdError('unauthorized', 'more than one Authorization header', { next: 'Send exactly one header: Authorization: Bearer <token>.' }));

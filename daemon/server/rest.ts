@@ -7,6 +7,7 @@ import { allTools, listProfiles, toJsonSchema } from '../tools/registry.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { readJson, send, sendError, sendJson, TooDeepError, type Req } from './http.js';
 import type { RouteSpec } from './routes.js';
+import { handoffPageHandlers } from './handoff-page.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -44,6 +45,7 @@ async function toolBody(env: DaemonEnv, r: Req, user: UserRecord, tool: string):
 export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<string, Handler> {
   const me = (u: UserRecord | undefined) => u!;
   return {
+    ...handoffPageHandlers(env),
     'GET /health': async (r) => health(r),
     'GET /v1/me': async (r, u) =>
       sendJson(r, 200, {
