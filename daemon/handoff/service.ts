@@ -183,6 +183,11 @@ export class HandoffService {
     return this.view(this.get(user, id));
   }
 
+  /** How many calls are waiting on a hand-off right now. */
+  waiting(user: string, id: string): number {
+    return this.waiters.get(k(user, id))?.size ?? 0;
+  }
+
   /** Marks every open hand-off whose time has come expired and wakes its waiters (timers call it; so may tests). */
   async expireDue(): Promise<void> {
     const now = this.now();

@@ -1,8 +1,11 @@
 /**
  * The "Your turn" page of a hand-off: GET /handoff/{token} shows the agent's message (as text, never HTML),
  * the reason, the time left, the live browser and a Done button; POST /handoff/{token}/done resolves it.
- * The token in the path is the only credential, so: it is never logged, the page sends no Referer and is not
- * cached, and anything but an open hand-off's token gets the same plain page that says nothing about it.
+ * The token in the path is the only credential, so: it is never logged, no Referer ever carries the path, the
+ * page is not cached, and anything but an open hand-off's token gets the same plain page that says nothing.
+ * Referrer policy strict-origin rather than no-referrer: under no-referrer Chromium sends `Origin: null` with
+ * the page's own Done post, which the Origin check (rightly) refuses; strict-origin sends only the origin,
+ * never the path, so the token stays out of every Referer all the same.
  * Cross-site posts are refused twice over: app.ts refuses a foreign Origin before any handler runs, and the
  * Done handler refuses a browser that says the post came from another site (Sec-Fetch-Site).
  */
@@ -26,12 +29,14 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+const REFERRER_POLICY = 'strict-origin';
+
 function headers(csp: string): Record<string, string> {
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Security-Policy': csp,
     'Cache-Control': 'no-store',
-    'Referrer-Policy': 'no-referrer',
+    'Referrer-Policy': REFERRER_POLICY,
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
   };
@@ -49,7 +54,7 @@ button:disabled{background:#999;cursor:default}`;
 
 function page(status: number, r: Req, title: string, body: string) {
   const nonce = randomBytes(16).toString('base64');
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${STYLE}</style></head><body><main>${body}</main></body></html>`;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="${REFERRER_POLICY}"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${STYLE}</style></head><body><main>${body}</main></body></html>`;
   send(r, status, html, headers(plainCsp(nonce)));
 }
 
@@ -115,7 +120,7 @@ function yourTurn(env: DaemonEnv, r: Req, token: string, rec: HandoffRecord) {
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ].join('; ');
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>Your turn</title><style nonce="${nonce}">${STYLE}</style></head><body><main>${body}</main></body></html>`;
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="${REFERRER_POLICY}"><title>Your turn</title><style nonce="${nonce}">${STYLE}</style></head><body><main>${body}</main></body></html>`;
   send(r, 200, html, headers(csp));
 }
 
