@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestDaemon, call, type TestDaemon } from '../fixtures/daemon.js';
 import { launchChromium, type LaunchedChromium } from '../../daemon/browser/launcher.js';
+import { loadConfig } from '../../daemon/config.js';
 
 let d: TestDaemon;
 let alice: string;
@@ -350,4 +351,20 @@ t.test('bad input is a validation_error and creates nothing', async (t) => {
     t.ok(r.json.error.next, 'with a next step');
   }
   t.equal(await count(), before, 'no hand-off was created');
+});
+
+t.test('the whole-life cap is a server setting: BROWSERD_HANDOFF_MAX_S, and creation is cut to it too', async (t) => {
+  t.equal(loadConfig({}, {}).handoffMaxS, 86400, 'default 24 h');
+  t.equal(loadConfig({}, { BROWSERD_HANDOFF_MAX_S: '600' }).handoffMaxS, 600);
+  t.equal(loadConfig({ 'handoff-max-s': '900' }, {}).handoffMaxS, 900);
+  t.throws(() => loadConfig({}, { BROWSERD_HANDOFF_MAX_S: '10' }), /handoff-max-s/, 'below a minute is refused at start');
+  const small = await startTestDaemon({ handoffMaxS: 600 });
+  t.teardown(() => small.stop());
+  const carol = await small.addUser('carol');
+  const r = await small.rest(carol, 'POST', '/v1/tools/browser_handoff', { message: 'Short life.', expiresInS: 1800 });
+  t.equal(r.status, 200);
+  const h = r.json.handoff;
+  t.equal(Date.parse(h.expiresAt) - Date.parse(h.createdAt), 600_000, 'cut to the cap');
+  t.equal(h.capAt, h.expiresAt);
+  t.match(r.json.text, /cut to the server's cap of 600 s/);
 });
