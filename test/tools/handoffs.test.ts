@@ -12,6 +12,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestDaemon, call, type TestDaemon } from '../fixtures/daemon.js';
 import { launchChromium, type LaunchedChromium } from '../../daemon/browser/launcher.js';
 import { loadConfig } from '../../daemon/config.js';
+import pino from 'pino';
+import { openDb } from '../../storage/db.js';
+import { HandoffStore } from '../../storage/handoffs.js';
+import { HandoffService } from '../../daemon/handoff/service.js';
 
 let d: TestDaemon;
 let alice: string;
@@ -375,4 +379,29 @@ t.test('the whole-life cap is a server setting: BROWSERD_HANDOFF_MAX_S, and crea
   t.equal(Date.parse(h.expiresAt) - Date.parse(h.createdAt), 600_000, 'cut to the cap');
   t.equal(h.capAt, h.expiresAt);
   t.match(r.json.text, /cut to the server's cap of 600 s/);
+});
+
+// The service's own timers (no test clock): records written straight to the store get expiries the tools
+// would refuse (under a minute), so the real timer path runs in a moment. This test's 30 s timeout bounds it:
+// a timer that never fired would leave the 60 s wait to run out.
+t.test('expiry timers: armed at start for open hand-offs, they expire them on time and wake waiters', { timeout: 30_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'browserd-handoff-timers-'));
+  const db = openDb(dir);
+  t.teardown(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const store = new HandoffStore(db);
+  const now = Date.now();
+  const make = (expiresInMs: number) =>
+    store.create({ user: 'erin', reason: 'other', message: 'timer', createdAt: new Date(now).toISOString(), expiresAt: new Date(now + expiresInMs).toISOString(), capAt: new Date(now + 86400_000).toISOString() });
+  const past = (await make(-1000)).record;
+  const soon = (await make(300)).record;
+  // A daemon starting over these records: the one already past its time expires at once, the other on time.
+  const svc = new HandoffService(store, { maxLifeS: 86400, baseUrl: () => 'http://127.0.0.1:1', hasTab: () => false, log: pino({ level: 'silent' }) });
+  t.teardown(() => svc.close());
+  const v = await svc.wait('erin', soon.id, 60_000);
+  t.equal(v.status, 'expired', 'the wait was woken by the expiry timer');
+  t.equal(store.get('erin', soon.id)!.status, 'expired', 'and the expiry was written down');
+  t.equal(store.get('erin', past.id)!.status, 'expired', 'a hand-off past its time while the daemon was down is marked expired at start');
 });
