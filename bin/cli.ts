@@ -13,7 +13,7 @@ const USAGE = `browserd — one real, persistent Chromium per user, for AI agent
 
 Usage:
   browserd serve [--listen HOST:PORT] [--data DIR] [--max-browsers N] [--headful] [--allowed-hosts a,b]
-                 [--max-browsers-per-user N] [--max-tabs-per-user N] [--max-mcp-sessions-per-user N] [--browser-idle-s S]
+                 [--max-browsers-per-user N] [--max-tabs-per-user N] [--max-mcp-sessions-per-user N] [--browser-idle-s S] [--handoff-max-s S]
       Env: BROWSERD_LISTEN, BROWSERD_DATA, BROWSERD_CHROME, BROWSERD_MAX_BROWSERS, BROWSERD_ALLOW_PRIVATE_NETWORK=1,
            BROWSERD_ALLOWED_HOSTS (required off loopback), BROWSERD_MAX_BROWSERS_PER_USER, BROWSERD_MAX_TABS_PER_USER,
            BROWSERD_MAX_MCP_SESSIONS_PER_USER, BROWSERD_BROWSER_IDLE_S

@@ -35,6 +35,8 @@ export interface Config {
   allowedHosts: string[];
   /** Browser origins that may call the daemon (BROWSERD_ALLOWED_ORIGINS). */
   allowedOrigins: string[];
+  /** The longest a hand-off may live from creation, extensions included (BROWSERD_HANDOFF_MAX_S, default 24 h). */
+  handoffMaxS: number;
 }
 
 /** One browser per ~600 MB of memory, at least 1: a typical profile with a few tabs stays under that. */
@@ -107,5 +109,6 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     browserIdleMs: idleS * 1000,
     allowedHosts,
     allowedOrigins: [...list(flags['allowed-origins'] ?? env.BROWSERD_ALLOWED_ORIGINS), ...(publicUrl ? [new URL(publicUrl).origin] : [])],
+    handoffMaxS: wholeNumber('handoff-max-s', flags['handoff-max-s'] ?? env.BROWSERD_HANDOFF_MAX_S, 24 * 3600, 60),
   };
 }

@@ -14,6 +14,7 @@ import type { FilledCodes } from './vault/filled-codes.js';
 import type { SavedSessionStore } from '../storage/saved-sessions.js';
 import type { SmsInboxStore } from '../storage/sms-inbox.js';
 import type { SearchBackend } from './search/backends.js';
+import type { HandoffService } from './handoff/service.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -33,10 +34,14 @@ export interface DaemonEnv {
   savedSessions: SavedSessionStore;
   /** Text messages forwarded into SMS otp_inbox entries, sealed, kept minutes. */
   smsInbox: SmsInboxStore;
+  /** Hand-offs to a person: their states, links and waiters. */
+  handoffs: HandoffService;
   /** The web search backend (from the environment at start; tests set a loopback one). */
   search?: SearchBackend;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;
+  /** Absolute base of links we hand out: the public URL, else where the daemon listens. */
+  baseUrl(): string;
   startedAt: Date;
 }

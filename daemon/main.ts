@@ -18,6 +18,8 @@ import { loadVaultKey } from '../storage/vault-key.js';
 import { FilledCodes } from './vault/filled-codes.js';
 import { SavedSessionStore } from '../storage/saved-sessions.js';
 import { SmsInboxStore } from '../storage/sms-inbox.js';
+import { HandoffStore } from '../storage/handoffs.js';
+import { HandoffService } from './handoff/service.js';
 import { evaluateHostPolicy } from './policy/host-policy.js';
 import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
@@ -66,6 +68,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   if (!vaultKey.ok) log.error({ problem: vaultKey.problem, next: vaultKey.next }, `vault locked: ${vaultKey.message}`);
   const vault = new VaultStore(db, vaultKey);
   pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url));
+  const baseUrl = () => cfg.publicUrl ?? `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${appPort || cfg.port}`;
+  const handoffs = new HandoffService(new HandoffStore(db), { maxLifeS: cfg.handoffMaxS, baseUrl, hasTab: (u, t) => !!tabs.get(u, t), log });
   // One field a line: each service added later is one line here.
   const env: DaemonEnv = {
     cfg,
@@ -81,15 +85,18 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     filledCodes: new FilledCodes(),
     savedSessions: new SavedSessionStore(db, () => vault.keySealer()),
     smsInbox: new SmsInboxStore(db, vaultKey),
+    handoffs,
     search: backendFromEnv(),
     log,
     deniedPorts,
+    baseUrl,
     startedAt: new Date(),
   };
   let app: AppHandle;
   try {
     app = await startApp(env, VERSION);
   } catch (e) {
+    handoffs.close();
     await proxy.close();
     await db.close();
     throw e;
@@ -107,6 +114,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
       // Stop accepting (503 while closing), close browsers gracefully (cookies flushed), then the store.
       stopping ??= (async () => {
         app.closing = true;
+        // Waiting browser_handoff_wait calls answer now (still open) instead of holding their sessions open.
+        handoffs.close();
         const bound = new Promise((r) => setTimeout(r, cfg.shutdownGraceMs).unref());
         await Promise.race([
           (async () => {

@@ -6,6 +6,8 @@ export const TAB_ID = /^(?:([a-z0-9][a-z0-9_-]{0,39})\/)?t([1-9][0-9]{0,8})$/;
 export const REF = /^(?:f([1-9][0-9]{0,4}):)?e([1-9][0-9]{0,8})$/;
 /** Names of contexts and profiles. */
 export const NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+/** A hand-off id: `ho_` and 16 hex digits. */
+export const HANDOFF_ID = /^ho_[0-9a-f]{16}$/;
 /** User names. */
 export const USER_NAME = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 

@@ -22,6 +22,8 @@ export interface Db {
   savedSessions: Database<any, string>;
   /** One-time-code messages forwarded to SMS inboxes, sealed, kept minutes (storage/sms-inbox.ts). */
   smsMessages: Database<any, string>;
+  /** Hand-offs to a person, with their page-token index (storage/handoffs.ts). */
+  handoffs: Database<any, string>;
   close(): Promise<void>;
   /** Resolves once every write so far is on disk: await it before acknowledging a write that must survive a crash. */
   flushed(): Promise<void>;
@@ -46,6 +48,7 @@ export function openDb(dataDir: string): Db {
     vault: sub('vault'),
     savedSessions: sub('savedSessions'),
     smsMessages: sub('smsMessages'),
+    handoffs: sub('handoffs'),
     async close() {
       await root.close();
     },

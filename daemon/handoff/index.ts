@@ -1,23 +1,27 @@
 /**
- * Hand-offs: asking a person to do one step in the live browser.
- * INTERFACE FIRST: the body lands with the hand-off work; callers code against this signature.
+ * Hand-offs: asking a person to do one step in the live browser. Callers (browser_handoff, browser_login)
+ * create them here; the service (service.ts, `env.handoffs`) keeps their states and wakes waiters.
  */
 import type { DaemonEnv } from '../env.js';
-import { BrowserdError } from '../../protocol/errors.js';
+import type { HandoffReason } from '../../storage/handoffs.js';
 
-export type HandoffReason = 'captcha' | 'two_factor' | 'needs_approval' | 'login' | 'other';
+export type { HandoffReason };
+export { HandoffService, type HandoffView } from './service.js';
 
 export interface HandoffCreated {
   id: string;
   /** Absolute link to the "Your turn" page. */
   url: string;
   expiresAt: string;
+  /** True when the server's whole-life cap cut the expiry asked for. */
+  capped?: boolean;
 }
 
 export async function createHandoff(
-  _env: DaemonEnv,
-  _user: string,
-  _req: { reason: HandoffReason; message: string; tab?: string; expiresInS?: number },
+  env: DaemonEnv,
+  user: string,
+  req: { reason: HandoffReason; message: string; tab?: string; expiresInS?: number },
 ): Promise<HandoffCreated> {
-  throw new BrowserdError('not_configured', 'hand-offs are not built yet', { next: 'Ask the person directly.' });
+  const { record, url, capped } = await env.handoffs.create(user, req);
+  return { id: record.id, url, expiresAt: record.expiresAt, capped };
 }

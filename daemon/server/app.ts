@@ -49,7 +49,8 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
       }
       return handlers[routeKey(route)](r, undefined, params);
     }
-    // Open routes authenticate in their handler (the SMS inbox checks its own secret).
+    // Open routes authenticate in their handler: the hand-off page by the token in its path, the SMS inbox by
+    // its own secret. No user token is asked for.
     if (route.auth === 'none') return handlers[routeKey(route)](r, undefined, params);
     const user = env.users.authenticate(token);
     if (!user) {

@@ -8,6 +8,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { readJson, send, sendError, sendJson, TooDeepError, type Req } from './http.js';
 import type { RouteSpec } from './routes.js';
 import { inboxHandlers } from './rest-inbox.js';
+import { handoffPageHandlers } from './handoff-page.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -45,6 +46,7 @@ async function toolBody(env: DaemonEnv, r: Req, user: UserRecord, tool: string):
 export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<string, Handler> {
   const me = (u: UserRecord | undefined) => u!;
   return {
+    ...handoffPageHandlers(env),
     'GET /health': async (r) => health(r),
     ...inboxHandlers(env),
     'GET /v1/me': async (r, u) =>

@@ -16,8 +16,27 @@ import { queryTools } from './query.js';
 import { extractTools } from './extract.js';
 import { readPageTools } from './read.js';
 import { savedSessionTools } from './saved-sessions.js';
+import { handoffTools } from './handoffs.js';
 
-const ALL: ToolDef<any>[] = [...tabTools, ...navigationTools, ...snapshotTools, ...inputTools, ...readTools, ...statusTools, ...pageTools, ...diagnosticsTools, ...spacesTools, ...searchTools, ...pointerTools, ...formTools, ...queryTools, ...extractTools, ...readPageTools, ...savedSessionTools];
+const ALL: ToolDef<any>[] = [
+  ...tabTools,
+  ...navigationTools,
+  ...snapshotTools,
+  ...inputTools,
+  ...readTools,
+  ...statusTools,
+  ...pageTools,
+  ...diagnosticsTools,
+  ...spacesTools,
+  ...searchTools,
+  ...pointerTools,
+  ...formTools,
+  ...queryTools,
+  ...extractTools,
+  ...readPageTools,
+  ...savedSessionTools,
+  ...handoffTools,
+];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));
 if (byName.size !== ALL.length) throw new Error('two tools share a name');

@@ -1,0 +1,107 @@
+/** Hand-off tools: ask a person to do one step, wait for them, extend, resolve, list. */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, StringEnum, TabParam } from '../../protocol/params.js';
+import { HANDOFF_ID } from '../../protocol/ids.js';
+import { inline, type ResponseBuilder } from './response.js';
+import { EXPIRES_DEFAULT_S, EXPIRES_MAX_S, EXPIRES_MIN_S, MESSAGE_MAX, NOTE_MAX, type HandoffView } from '../handoff/service.js';
+
+const IdParam = Type.String({ description: 'Hand-off id from browser_handoff: "ho_" and 16 hex digits.', pattern: HANDOFF_ID.source });
+const ExpiresInS = (description: string) => Type.Integer({ description, minimum: EXPIRES_MIN_S, maximum: EXPIRES_MAX_S });
+const WAIT_MAX_S = 60;
+const WAIT_DEFAULT_S = 50;
+
+/** One line about a hand-off's state, in our words (the message and note are the agent's own, kept on one line). */
+function describe(v: HandoffView): string {
+  if (v.status === 'open') return `${v.id} is open: the person has not pressed Done yet; it expires at ${v.expiresAt} (in ${v.expiresInS} s).`;
+  if (v.status === 'expired') return `${v.id} expired at ${v.expiresAt} without the person pressing Done.`;
+  const by = v.resolvedBy === 'person' ? 'the person pressed Done' : 'resolved by the agent';
+  return `${v.id} is resolved (${by}) at ${v.resolvedAt}.${v.note ? ` Note: ${inline(v.note)}` : ''}`;
+}
+
+function show(out: ResponseBuilder, v: HandoffView) {
+  out.set('handoff', v);
+  out.text(describe(v));
+}
+
+export const handoffTools = [
+  defineTool({
+    name: 'browser_handoff',
+    title: 'Hand off to a person',
+    description:
+      'Asks a person to do one step you cannot (a CAPTCHA, a 2FA code, an approval, a login). Returns a link to a "Your turn" page with your message, the live browser and a Done button: give the link to the person, then call browser_handoff_wait until it is resolved or expired.',
+    input: params({
+      reason: Type.Optional(StringEnum(['captcha', 'two_factor', 'needs_approval', 'login', 'other'], { description: 'Why a person is needed. Default other.', default: 'other' })),
+      message: Type.String({ description: `What the person should do, in plain words (shown as text). At most ${MESSAGE_MAX} characters.`, minLength: 1, maxLength: MESSAGE_MAX }),
+      expiresInS: Type.Optional(ExpiresInS(`Seconds until the link expires; default ${EXPIRES_DEFAULT_S}. The server caps the whole life of a hand-off (default 24 hours).`)),
+      tab: TabParam,
+    }),
+    effect: 'write',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const { record, url, capped } = await ctx.env.handoffs.create(ctx.user.id, { reason: args.reason ?? 'other', message: args.message, tab: args.tab, expiresInS: args.expiresInS });
+      out.set('id', record.id).set('url', url).set('expiresAt', record.expiresAt).set('handoff', ctx.env.handoffs.view(record));
+      out.text(`Created hand-off ${record.id} (${record.reason}); it expires at ${record.expiresAt}${capped ? ` (cut to the server's cap of ${ctx.env.handoffs.maxLifeS} s)` : ''}.`);
+      out.text(`Link for the person: ${url}`);
+      out.text('Next: give the person the link, then call browser_handoff_wait with the id.');
+    },
+  }),
+  defineTool({
+    name: 'browser_handoff_wait',
+    title: 'Wait for a hand-off',
+    description: 'Waits until the person presses Done (or the hand-off is resolved or expires), up to timeoutS; returns at once when it is no longer open. Call again while it is open.',
+    input: params({
+      id: IdParam,
+      timeoutS: Type.Optional(Type.Integer({ description: `Seconds to wait, 0 to ${WAIT_MAX_S}; default ${WAIT_DEFAULT_S}. 0 only looks.`, minimum: 0, maximum: WAIT_MAX_S, default: WAIT_DEFAULT_S })),
+    }),
+    effect: 'read',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const v = await ctx.env.handoffs.wait(ctx.user.id, args.id, (args.timeoutS ?? WAIT_DEFAULT_S) * 1000, ctx.signal);
+      show(out, v);
+      if (v.status === 'open') out.text('Next: call browser_handoff_wait again while it is open.');
+    },
+  }),
+  defineTool({
+    name: 'browser_handoff_extend',
+    title: 'Extend a hand-off',
+    description: "Gives the person more time: the open hand-off now expires expiresInS seconds from now, but never past the server's cap on its whole life (default 24 hours from creation).",
+    input: params({ id: IdParam, expiresInS: ExpiresInS('Seconds from now until the link expires.') }),
+    effect: 'write',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const { record, capped } = await ctx.env.handoffs.extend(ctx.user.id, args.id, args.expiresInS);
+      show(out, ctx.env.handoffs.view(record));
+      if (capped) out.text(`The expiry was cut to the cap, ${record.capAt}: the hand-off cannot last longer.`);
+    },
+  }),
+  defineTool({
+    name: 'browser_handoff_resolve',
+    title: 'Resolve a hand-off',
+    description: 'Marks an open hand-off resolved, for when the person told you (not through the page) that they are done. Waiting calls return. An expired or resolved one cannot be resolved.',
+    input: params({ id: IdParam, note: Type.Optional(Type.String({ description: `What the person said or did, kept with the hand-off. At most ${NOTE_MAX} characters.`, maxLength: NOTE_MAX })) }),
+    effect: 'write',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      show(out, ctx.env.handoffs.view(await ctx.env.handoffs.resolve(ctx.user.id, args.id, 'agent', args.note)));
+    },
+  }),
+  defineTool({
+    name: 'browser_handoffs',
+    title: 'Hand-offs',
+    description: 'Lists your hand-offs, newest first, with their states (open, resolved, expired).',
+    input: params({ status: Type.Optional(StringEnum(['open', 'resolved', 'expired'], { description: 'Only hand-offs in this state. Default all.' })) }),
+    effect: 'read',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const list = ctx.env.handoffs.list(ctx.user.id, args.status);
+      out.set('handoffs', list);
+      out.text(list.length ? list.map((v) => `${describe(v)} [${v.reason}] ${inline(v.message)}`).join('\n') : args.status ? `No ${args.status} hand-offs.` : 'No hand-offs.');
+    },
+  }),
+];
