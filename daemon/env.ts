@@ -12,6 +12,7 @@ import type { PolicyStore } from '../storage/policies.js';
 import type { VaultStore } from '../storage/vault.js';
 import type { FilledCodes } from './vault/filled-codes.js';
 import type { SearchBackend } from './search/backends.js';
+import type { LiveLinks } from './live/links.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -29,6 +30,8 @@ export interface DaemonEnv {
   filledCodes: FilledCodes;
   /** The web search backend (from the environment at start; tests set a loopback one). */
   search?: SearchBackend;
+  /** Live-view links (in memory: a restart ends them) and their connected viewers. */
+  live: LiveLinks;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

@@ -19,6 +19,7 @@ import { FilledCodes } from './vault/filled-codes.js';
 import { evaluateHostPolicy } from './policy/host-policy.js';
 import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
+import { LiveLinks } from './live/links.js';
 import { startApp, type AppHandle } from './server/app.js';
 import { startEgressProxy } from './net/egress-proxy.js';
 import { ownBrowsersOnly } from './net/peer-process.js';
@@ -64,7 +65,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   if (!vaultKey.ok) log.error({ problem: vaultKey.problem, next: vaultKey.next }, `vault locked: ${vaultKey.message}`);
   const vault = new VaultStore(db, vaultKey);
   pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url));
-  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), policies, vault, filledCodes: new FilledCodes(), search: backendFromEnv(), log, deniedPorts, startedAt: new Date() };
+  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), policies, vault, filledCodes: new FilledCodes(), search: backendFromEnv(), live: new LiveLinks(() => cfg.publicUrl ?? `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${appPort}`), log, deniedPorts, startedAt: new Date() };
   let app: AppHandle;
   try {
     app = await startApp(env, VERSION);
@@ -90,6 +91,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
         await Promise.race([
           (async () => {
             await app.mcp.closeAll();
+            env.live.close();
             await pool.closeAll();
           })(),
           bound,

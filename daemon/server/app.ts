@@ -7,6 +7,7 @@ import { checkHostAndOrigin, type OriginPolicy } from './origin.js';
 import { restHandlers } from './rest.js';
 import { matchRoute, ROUTES, routeKey } from './routes.js';
 import { McpGateway } from './mcp.js';
+import { liveSocket, LIVE_SOCKET_PATTERN } from '../live/socket.js';
 
 export interface AppHandle {
   port: number;
@@ -49,6 +50,8 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
       }
       return handlers[routeKey(route)](r, undefined, params);
     }
+    // Open routes carry their own credential (a live link's token in the path) and check it themselves.
+    if (route.auth === 'none') return handlers[routeKey(route)](r, undefined, params);
     const user = env.users.authenticate(token);
     if (!user) {
       return sendError(r, new BrowserdError('unauthorized', token ? 'the token is wrong or was replaced' : 'missing bearer token', { next: 'Send Authorization: Bearer <your token>; an admin can issue one with `browserd user token NAME`.' }));
@@ -56,6 +59,9 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
     if (route.path === '/mcp') return mcp.handle(r, user);
     return handlers[routeKey(route)](r, user, params);
   }
+
+  // Upgrades only: a plain GET on this path falls through to the router below (and is a 404 there).
+  app.ws(LIVE_SOCKET_PATTERN, liveSocket(env, originPolicy, () => handle.closing));
 
   app.any('/*', (res, req) => {
     const r = captureReq(res, req);

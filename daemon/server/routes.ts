@@ -28,6 +28,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/files', auth: 'user', summary: "The caller's files (PDFs, screenshots, downloads), newest first" },
   { method: 'GET', path: '/v1/files/{name}', auth: 'user', summary: 'Download one of the caller\'s files' },
   { method: 'GET', path: '/v1/audit', auth: 'user', summary: "The caller's own audit entries, newest first; pass the returned cursor for the next page" },
+  { method: 'GET', path: '/live/{token}', auth: 'none', summary: 'Live view of a tab: the viewer page a live link opens (the token in the path is the only credential; its WebSocket is /live/{token}/ws)' },
   { method: 'GET', path: '/v1/admin/users', auth: 'admin', summary: 'List users (admin key)' },
   { method: 'POST', path: '/v1/admin/users', auth: 'admin', summary: 'Create a user (admin key); answers its token once' },
   { method: 'GET', path: '/v1/admin/audit', auth: 'admin', summary: "Every user's audit entries (admin key)" },
