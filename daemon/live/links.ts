@@ -4,6 +4,7 @@
  * kept, so a dump of this map opens nothing, and a lookup compares hashes in constant time.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ScreencastHub } from './screencast.js';
 
 export type LiveMode = 'interactive' | 'view';
 
@@ -42,6 +43,8 @@ export class LiveLinks {
   private sweeper: NodeJS.Timeout;
   /** How to end each connected viewer, so a stopping daemon leaves no socket open. */
   readonly openViewers = new Set<() => void>();
+  /** The screencasts viewers are watching now: one per watched tab, none when nobody watches. */
+  readonly casts = new ScreencastHub();
   /** The clock; tests move it to see expiry without waiting. */
   now: () => number = () => Date.now();
 

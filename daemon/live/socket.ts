@@ -9,7 +9,6 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { checkHostAndOrigin, type OriginPolicy } from '../server/origin.js';
 import { statusLine } from '../server/http.js';
 import type { LinkRecord } from './links.js';
-import { ScreencastHub } from './screencast.js';
 import { ViewerSession, type ServerMessage } from './session.js';
 
 export const LIVE_SOCKET_PATTERN = '/live/:token/ws';
@@ -18,7 +17,7 @@ interface Conn {
   link: LinkRecord;
   session?: ViewerSession;
   /** Ends this socket from the server side (daemon shutdown). */
-  end?: () => void;
+  endViewer?: () => void;
   closed: boolean;
 }
 
@@ -32,7 +31,6 @@ function refuse(res: HttpResponse, e: BrowserdError) {
 }
 
 export function liveSocket(env: DaemonEnv, originPolicy: OriginPolicy, isClosing: () => boolean): WebSocketBehavior<Conn> {
-  const hub = new ScreencastHub();
   return {
     maxPayloadLength: 64 * 1024,
     idleTimeout: 60,
@@ -61,11 +59,11 @@ export function liveSocket(env: DaemonEnv, originPolicy: OriginPolicy, isClosing
         if (m.type === 'frame' && ws.getBufferedAmount() > FRAME_BACKLOG_BYTES) return;
         ws.send(JSON.stringify(m), false);
       };
-      conn.end = () => {
+      conn.endViewer = () => {
         if (!conn.closed) ws.end(1001, 'the daemon is stopping');
       };
-      env.live.openViewers.add(conn.end);
-      conn.session = new ViewerSession(env, hub, conn.link, send);
+      env.live.openViewers.add(conn.endViewer);
+      conn.session = new ViewerSession(env, env.live.casts, conn.link, send);
       void conn.session.start();
     },
     message(ws, message) {
@@ -76,7 +74,7 @@ export function liveSocket(env: DaemonEnv, originPolicy: OriginPolicy, isClosing
     close(ws) {
       const conn = ws.getUserData();
       conn.closed = true;
-      if (conn.end) env.live.openViewers.delete(conn.end);
+      if (conn.endViewer) env.live.openViewers.delete(conn.endViewer);
       conn.session?.close();
       env.live.detach(conn.link);
     },
