@@ -11,7 +11,7 @@ import type { CdpConnection } from '../cdp/connection.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { parseTabId } from '../../protocol/ids.js';
 import { callTool } from '../tools/dispatch.js';
-import { viewportSize } from '../browser/layout.js';
+import { bringToFront, viewportSize } from '../browser/layout.js';
 import { INPUT_TYPES, parseViewerMessage, type ViewerMessage } from './messages.js';
 import type { Frame, FrameSink, ScreencastHub, TabScreencast } from './screencast.js';
 
@@ -97,7 +97,8 @@ export class ViewerSession implements FrameSink {
     const inst = await this.env.pool.get(this.link.user, this.profile);
     const tab = await inst.getTab(tabId);
     if (this.closed) return;
-    if (this.link.mode === 'interactive') await tab.send('Page.bringToFront', {}).catch(() => undefined);
+    // Only a person who may act brings a tab to the front; a watcher just looks at it.
+    if (this.link.mode === 'interactive') await bringToFront(tab);
     const cast = this.hub.for(inst.conn!, tab);
     const old = this.front;
     this.front = { tab, conn: inst.conn!, cast };

@@ -57,7 +57,8 @@ export function liveSocket(env: DaemonEnv, originPolicy: OriginPolicy, isClosing
       const send = (m: ServerMessage) => {
         if (conn.closed) return;
         if (m.type === 'frame' && ws.getBufferedAmount() > FRAME_BACKLOG_BYTES) return;
-        ws.send(JSON.stringify(m), false);
+        // Sent from CDP events and timers, outside any uWS callback: cork so the write goes out at once, whole.
+        ws.cork(() => ws.send(JSON.stringify(m), false));
       };
       conn.endViewer = () => {
         if (!conn.closed) ws.end(1001, 'the daemon is stopping');

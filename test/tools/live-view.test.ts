@@ -325,6 +325,17 @@ t.test('a view-only link streams but the server refuses every input message', as
   t.equal((await bs.next((m) => m.type === 'error')).code, 'refused');
 });
 
+t.test('a link is 256 random bits, and the registry keeps only its hash', async (t) => {
+  const opened = await stack.rest('browser_open', { url: `${stack.site.url}/red`, live: 'none' });
+  const link = createLiveLink(stack.d.daemon.env, 'alice', opened.json.tab);
+  const token = link.url.split('/live/')[1];
+  t.equal(Buffer.from(token, 'base64url').length, 32);
+  const held = JSON.stringify([...(stack.d.daemon.env.live as any).byHash].map(([k, v]: [string, any]) => [k, v.hash.toString('hex'), v.rec]));
+  t.notOk(held.includes(token), 'the token itself is not held');
+  t.notOk(held.includes(Buffer.from(token, 'base64url').toString('hex')), 'not even as hex');
+  t.equal((await fetch(link.url)).status, 200, 'yet it opens');
+});
+
 t.test('expired, unknown and malformed links refuse the page and the socket', async (t) => {
   const opened = await stack.rest('browser_open', { url: `${stack.site.url}/red`, live: 'none' });
   const expired = createLiveLink(stack.d.daemon.env, 'alice', opened.json.tab, { ttlMs: 0 });
@@ -373,6 +384,10 @@ t.test("a link shows only its own user's browser", async (t) => {
   const strip = await s.next((m) => m.type === 'tabs');
   t.same(strip.tabs.map((x: any) => x.id).sort(), env.tabs.list('alice').filter((r) => !r.profile).map((r) => r.id).sort(), "the strip lists alice's tabs only");
   t.notOk(strip.tabs.some((x: any) => x.url.endsWith('/blue') && x.id === bobBlue.json.tab), "bob's page is not in it");
+  const aliceOther = env.tabs.list('alice').find((r) => r.id !== aliceSame.id && !r.profile)!;
+  s.send({ type: 'tab', id: aliceOther.id });
+  const switched = await s.next((m) => m.type === 'tabs' && m.front === aliceOther.id);
+  t.ok(switched, `switching to alice's own ${aliceOther.id} brings it to the front of the viewer`);
   s.send({ type: 'tab', id: bobOnly });
   const e = await s.next((m) => m.type === 'error');
   t.equal(e.code, 'not_found', `switching to ${bobOnly}, a tab only bob has, is refused`);
