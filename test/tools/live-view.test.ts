@@ -184,7 +184,7 @@ t.before(async () => {
       let n = 0;
       document.addEventListener('click', (e) => {
         if (e.target.id === 'field') return;
-        fetch('/clicked?n=' + (++n) + '&x=' + e.clientX + '&y=' + e.clientY + '&w=' + innerWidth + '&h=' + innerHeight);
+        fetch('/clicked?n=' + (++n) + '&x=' + e.clientX + '&y=' + e.clientY + '&w=' + innerWidth + '&h=' + innerHeight + '&from=' + encodeURIComponent(location.search.slice(1)));
       });
     </script>`, `<style>html,body{margin:0;height:100%;background:${colour}}</style>`, colour);
   site.route('/red', page('#ff0000'));
@@ -223,7 +223,7 @@ t.test('browser_open and POST /v1/tabs answer a live link; live: none answers no
 });
 
 t.test('the viewer page in a second Chromium shows the tab and forwards a click on an interactive link', async (t) => {
-  const opened = await stack.rest('browser_open', { url: `${stack.site.url}/red` });
+  const opened = await stack.rest('browser_open', { url: `${stack.site.url}/red?page=viewer` });
   const tab = opened.json.tab;
   const viewer = await startViewerBrowser();
   t.teardown(() => viewer.close());
@@ -233,7 +233,7 @@ t.test('the viewer page in a second Chromium shows the tab and forwards a click 
   t.equal(await viewer.evaluate('document.body.dataset.mode'), 'interactive');
 
   // A click in the middle of the canvas lands in the middle of the tab: scaled from the frame, not 1:1.
-  const clicked = stack.site.waitFor((r) => r.path.startsWith('/clicked?n=1'));
+  const clicked = stack.site.waitFor((r) => r.path.startsWith('/clicked?n=1&') && r.path.endsWith('&from=page%3Dviewer'));
   const rect = await viewer.evaluate<{ x: number; y: number }>(`(() => { const r = document.getElementById('screen').getBoundingClientRect(); return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()`);
   await viewer.clickAt(rect.x, rect.y);
   const q = new URL((await clicked).path, 'http://x').searchParams;
@@ -283,7 +283,7 @@ t.test('interactive: keys, paste, history and navigation go through; navigation 
 });
 
 t.test('a view-only link streams but the server refuses every input message', async (t) => {
-  const opened = await stack.rest('browser_open', { url: `${stack.site.url}/red` });
+  const opened = await stack.rest('browser_open', { url: `${stack.site.url}/red?page=view-only` });
   const tab = opened.json.tab;
   const viewed = await stack.rest('browser_viewer', { tab, mode: 'view' });
   t.equal(viewed.json.live, 'view');
@@ -304,14 +304,20 @@ t.test('a view-only link streams but the server refuses every input message', as
     const e = await s.next((x) => x.type === 'error');
     t.equal(e.code, 'refused', `${m.type} is refused on a view-only link`);
   }
-  // The refused click must not have reached the page: the next click, from an interactive link, is the page's first.
+  // The refused click must not have reached the page: the next click, from an interactive link at another
+  // point, is the page's first. Had the view-only click landed, this one would be its second.
   const i = await openSocket(createLiveLink(stack.d.daemon.env, 'alice', tab).url);
   t.teardown(() => i.close());
   await i.next((m) => m.type === 'frame');
-  const first = stack.site.waitFor((r) => r.path.startsWith('/clicked?'));
-  i.send({ type: 'mouse', event: 'down', x: 0.5, y: 0.5, button: 'left', clickCount: 1 });
-  i.send({ type: 'mouse', event: 'up', x: 0.5, y: 0.5, button: 'left', clickCount: 1 });
-  t.match((await first).path, /^\/clicked\?n=1&/, 'the page counted one click: the view-only one never arrived');
+  const interactiveClick = stack.site.waitFor((r) => {
+    if (!r.path.startsWith('/clicked?') || !r.path.endsWith('&from=page%3Dview-only')) return false;
+    const q = new URL(r.path, 'http://x').searchParams;
+    return Math.abs(Number(q.get('x')) - Number(q.get('w')) / 4) <= 3;
+  });
+  i.send({ type: 'mouse', event: 'down', x: 0.25, y: 0.5, button: 'left', clickCount: 1 });
+  i.send({ type: 'mouse', event: 'up', x: 0.25, y: 0.5, button: 'left', clickCount: 1 });
+  t.match((await interactiveClick).path, /^\/clicked\?n=1&/, 'the page counted one click: the view-only one never arrived');
+  t.equal(stack.site.requests.filter((r) => r.path.startsWith('/clicked?') && r.path.endsWith('&from=page%3Dview-only')).length, 1, 'and only that one');
 
   // An account without take-over gets view links, whatever it asks for.
   await stack.d.daemon.env.users.update('bob', { takeover: false });
