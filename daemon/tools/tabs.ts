@@ -16,7 +16,7 @@ export const OpenInput = params({
   mode: Type.Optional(StringEnum(['read', 'act'], { description: 'read (default): the tab cannot change anything on a site (network writes are aborted, sensitive actions refused). act: may make changes, under the host policy.', default: 'read' })),
   visible: Type.Optional(Type.Boolean({ description: 'Bring the tab to the front. Default true.', default: true })),
   allowedDomains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { description: 'Where the tab and its popups may navigate; sub-domains included.', maxItems: 50 })),
-  live: Type.Optional(StringEnum(['interactive', 'view', 'none'], { description: 'Live link kind. Default interactive.', default: 'interactive' })),
+  live: Type.Optional(StringEnum(['interactive', 'view', 'none'], { description: 'Live link kind: interactive (a person may click and type, where the account allows take-over; otherwise view), view (watch only) or none (no link). Default interactive.', default: 'interactive' })),
   context: Type.Optional(Type.String({ description: 'Open in a separate isolated context of this name (own cookies and storage, like an incognito window); created on first use.', pattern: NAME.source })),
   profile: Type.Optional(Type.String({ description: "Open in the user's named profile (own persistent cookies and logins); the tab id comes back as <profile>/<id>.", pattern: NAME.source })),
 });
@@ -62,7 +62,7 @@ export const tabTools = [
   defineTool({
     name: 'browser_open',
     title: 'Open a tab',
-    description: 'Opens a new tab of its own (never reuses one). If the first page fails to load, no tab is left behind. Returns the tab id; later calls default to it.',
+    description: 'Opens a new tab of its own (never reuses one). If the first page fails to load, no tab is left behind. Returns the tab id (later calls default to it) and a live link a person can open to watch or take over the tab (unless live is none).',
     input: OpenInput,
     effect: 'read',
     handle: (ctx, args, out) => openTab(ctx, args, out),
@@ -70,7 +70,7 @@ export const tabTools = [
   defineTool({
     name: 'browser_tabs',
     title: 'List tabs',
-    description: "Lists the user's tabs with id, URL, mode and context. Tab ids survive restarts.",
+    description: "Lists the user's tabs with id, URL, mode and context. Tab ids survive restarts. A popup listed for the first time comes with its live link.",
     input: params({}),
     effect: 'read',
     needsBrowser: false,
