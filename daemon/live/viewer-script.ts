@@ -52,7 +52,7 @@ export const VIEWER_SCRIPT = String.raw`(() => {
       b.title = t.url;
       b.dataset.id = t.id;
       let label = t.url;
-      try { const u = new URL(t.url); label = u.host ? u.host + u.pathname : t.url; } catch {}
+      try { const u = new URL(t.url); label = u.host ? u.host + u.pathname + u.search : t.url; } catch {}
       b.textContent = t.id + ' · ' + label.slice(0, 40);
       b.addEventListener('click', () => send({ type: 'tab', id: t.id }));
       strip.append(b);
