@@ -356,6 +356,8 @@ t.test('expired, unknown and malformed links refuse the page and the socket', as
     t.equal((await page.json()).error.code, 'not_found');
     t.equal(await refusedStatus(url), 404, `${what}: the socket is refused`);
   }
+  const live = createLiveLink(stack.d.daemon.env, 'alice', opened.json.tab);
+  t.equal((await fetch(`${live.url}/ws`)).status, 404, 'a plain GET of the socket path is no page (upgrades only)');
   const body = await (await fetch(expired.url)).text();
   t.notMatch(body, /canvas/, 'nothing of the viewer is served');
 });
