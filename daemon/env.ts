@@ -15,6 +15,7 @@ import type { SavedSessionStore } from '../storage/saved-sessions.js';
 import type { SmsInboxStore } from '../storage/sms-inbox.js';
 import type { SearchBackend } from './search/backends.js';
 import type { HandoffService } from './handoff/service.js';
+import type { LiveLinks } from './live/links.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -38,6 +39,8 @@ export interface DaemonEnv {
   handoffs: HandoffService;
   /** The web search backend (from the environment at start; tests set a loopback one). */
   search?: SearchBackend;
+  /** Live-view links (in memory: a restart ends them) and their connected viewers. */
+  live: LiveLinks;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

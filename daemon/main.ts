@@ -23,6 +23,7 @@ import { HandoffService } from './handoff/service.js';
 import { evaluateHostPolicy } from './policy/host-policy.js';
 import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
+import { LiveLinks } from './live/links.js';
 import { startApp, type AppHandle } from './server/app.js';
 import { startEgressProxy } from './net/egress-proxy.js';
 import { ownBrowsersOnly } from './net/peer-process.js';
@@ -86,6 +87,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     savedSessions: new SavedSessionStore(db, () => vault.keySealer()),
     smsInbox: new SmsInboxStore(db, vaultKey),
     handoffs,
+    live: new LiveLinks(baseUrl),
     search: backendFromEnv(),
     log,
     deniedPorts,
@@ -120,6 +122,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
         await Promise.race([
           (async () => {
             await app.mcp.closeAll();
+            env.live.close();
             await pool.closeAll();
           })(),
           bound,

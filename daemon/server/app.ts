@@ -7,6 +7,7 @@ import { checkHostAndOrigin, type OriginPolicy } from './origin.js';
 import { restHandlers } from './rest.js';
 import { matchRoute, ROUTES, routeKey } from './routes.js';
 import { McpGateway } from './mcp.js';
+import { liveSocket, LIVE_SOCKET_PATTERN } from '../live/socket.js';
 
 export interface AppHandle {
   port: number;
@@ -49,8 +50,8 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
       }
       return handlers[routeKey(route)](r, undefined, params);
     }
-    // Open routes authenticate in their handler: the hand-off page by the token in its path, the SMS inbox by
-    // its own secret. No user token is asked for.
+    // Open routes authenticate in their handler: the hand-off page and the live view by the token in their
+    // path, the SMS inbox by its own secret. No user token is asked for.
     if (route.auth === 'none') return handlers[routeKey(route)](r, undefined, params);
     const user = env.users.authenticate(token);
     if (!user) {
@@ -59,6 +60,9 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
     if (route.path === '/mcp') return mcp.handle(r, user);
     return handlers[routeKey(route)](r, user, params);
   }
+
+  // Upgrades only: a plain GET on this path falls through to the router below (and is a 404 there).
+  app.ws(LIVE_SOCKET_PATTERN, liveSocket(env, originPolicy, () => handle.closing));
 
   app.any('/*', (res, req) => {
     const r = captureReq(res, req);

@@ -9,6 +9,7 @@ import { readJson, send, sendError, sendJson, TooDeepError, type Req } from './h
 import type { RouteSpec } from './routes.js';
 import { inboxHandlers } from './rest-inbox.js';
 import { handoffPageHandlers } from './handoff-page.js';
+import { liveHandlers } from '../live/handlers.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -110,6 +111,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
       if (!Number.isInteger(limit) || limit < 1 || limit > 10000) throw new BrowserdError('validation_error', 'limit must be a whole number from 1 to 10000', { next: 'Pass ?limit=100.' });
       sendJson(r, 200, { ok: true, entries: env.audit.all(limit) });
     },
+    ...liveHandlers(env),
   };
 }
 

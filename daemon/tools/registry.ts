@@ -17,6 +17,7 @@ import { extractTools } from './extract.js';
 import { readPageTools } from './read.js';
 import { savedSessionTools } from './saved-sessions.js';
 import { handoffTools } from './handoffs.js';
+import { viewerTools } from './viewer.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -36,6 +37,7 @@ const ALL: ToolDef<any>[] = [
   ...readPageTools,
   ...savedSessionTools,
   ...handoffTools,
+  ...viewerTools,
 ];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));

@@ -9,19 +9,20 @@ import type { ToolContext } from './context.js';
 import { inline, type ResponseBuilder } from './response.js';
 import type { TabRecord } from '../../storage/tabs.js';
 import { bringToFront } from '../browser/layout.js';
+import { createLiveLink } from '../live/index.js';
 
 export const OpenInput = params({
   url: Type.Optional(Type.String({ description: 'First address. "example.com" means https://example.com. Without it the tab is blank.', maxLength: 8192 })),
   mode: Type.Optional(StringEnum(['read', 'act'], { description: 'read (default): the tab cannot change anything on a site (network writes are aborted, sensitive actions refused). act: may make changes, under the host policy.', default: 'read' })),
   visible: Type.Optional(Type.Boolean({ description: 'Bring the tab to the front. Default true.', default: true })),
   allowedDomains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { description: 'Where the tab and its popups may navigate; sub-domains included.', maxItems: 50 })),
-  live: Type.Optional(StringEnum(['interactive', 'view', 'none'], { description: 'Live link kind. Default interactive.', default: 'interactive' })),
+  live: Type.Optional(StringEnum(['interactive', 'view', 'none'], { description: 'Live link kind: interactive (a person may click and type, where the account allows take-over; otherwise view), view (watch only) or none (no link). Default interactive.', default: 'interactive' })),
   context: Type.Optional(Type.String({ description: 'Open in a separate isolated context of this name (own cookies and storage, like an incognito window); created on first use.', pattern: NAME.source })),
   profile: Type.Optional(Type.String({ description: "Open in the user's named profile (own persistent cookies and logins); the tab id comes back as <profile>/<id>.", pattern: NAME.source })),
 });
 
 /** browser_open (POST /v1/tabs reaches it through the same dispatch). */
-async function openTab(ctx: ToolContext, args: { url?: string; mode?: 'read' | 'act'; visible?: boolean; allowedDomains?: string[]; context?: string; profile?: string }, out: ResponseBuilder) {
+async function openTab(ctx: ToolContext, args: { url?: string; mode?: 'read' | 'act'; visible?: boolean; allowedDomains?: string[]; live?: 'interactive' | 'view' | 'none'; context?: string; profile?: string }, out: ResponseBuilder) {
   let url: string | undefined;
   if (args.url !== undefined) url = checkUrl(args.url, ctx.env.cfg);
   if (args.context && args.profile) throw new BrowserdError('validation_error', 'give context or profile, not both', { next: 'A context is an incognito-like space inside a profile; pick one.' });
@@ -36,6 +37,11 @@ async function openTab(ctx: ToolContext, args: { url?: string; mode?: 'read' | '
   if (tab.record.allowedDomains) out.set('allowedDomains', tab.record.allowedDomains);
   out.text(`Opened tab ${tab.id} (${tab.mode} mode${tab.record.context ? `, context ${tab.record.context}` : ''}) at ${inline(tab.url)}.`);
   if (title) out.page(`title of ${tab.id}`, title);
+  if (args.live !== 'none') {
+    const link = createLiveLink(ctx.env, ctx.user.id, tab.id, { mode: args.live });
+    out.set('live_url', link.url).set('live', link.mode);
+    out.text(`Live link for a person to ${link.mode === 'interactive' ? 'watch or take over' : 'watch'} this tab (a few minutes unless open): ${link.url}`);
+  }
   out.text('Next: browser_snapshot to see the page with element refs.');
 }
 
@@ -56,7 +62,7 @@ export const tabTools = [
   defineTool({
     name: 'browser_open',
     title: 'Open a tab',
-    description: 'Opens a new tab of its own (never reuses one). If the first page fails to load, no tab is left behind. Returns the tab id; later calls default to it.',
+    description: 'Opens a new tab of its own (never reuses one). If the first page fails to load, no tab is left behind. Returns the tab id (later calls default to it) and a live link a person can open to watch or take over the tab (unless live is none).',
     input: OpenInput,
     effect: 'read',
     handle: (ctx, args, out) => openTab(ctx, args, out),
@@ -64,17 +70,22 @@ export const tabTools = [
   defineTool({
     name: 'browser_tabs',
     title: 'List tabs',
-    description: "Lists the user's tabs with id, URL, mode and context. Tab ids survive restarts.",
+    description: "Lists the user's tabs with id, URL, mode and context. Tab ids survive restarts. A popup listed for the first time comes with its live link.",
     input: params({}),
     effect: 'read',
     needsBrowser: false,
     openWorld: false,
     async handle(ctx, _args, out) {
       const def = ctx.defaultTabId();
-      const tabs = ctx.env.tabs.list(ctx.user.id).map((r) => describeTab(r, r.id === def));
+      // A popup's live link comes with the first listing that shows it (its opener's call could not return one).
+      const tabs = ctx.env.tabs.list(ctx.user.id).map((r) => ({
+        ...describeTab(r, r.id === def),
+        ...(r.opener && ctx.env.live.firstListing(ctx.user.id, r.id) ? { live_url: createLiveLink(ctx.env, ctx.user.id, r.id).url } : {}),
+      }));
       out.set('tabs', tabs);
       if (!tabs.length) out.text('No tabs are open. Open one with browser_open.');
       else out.page('tab list', tabs.map((t) => `${t.id}${t.default ? ' (default)' : ''} [${t.mode}${t.context ? `, context ${t.context}` : ''}] ${t.url}`).join('\n'));
+      for (const t of tabs) if (t.live_url) out.text(`Live link for popup ${t.id} (a few minutes unless open): ${t.live_url}`);
     },
   }),
   defineTool({

@@ -1,0 +1,30 @@
+/** browser_viewer: a live link to a tab, for a person to watch (or take over) what the agent does. */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, TabParam, StringEnum } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { createLiveLink } from '../live/index.js';
+
+export const viewerTools = [
+  defineTool({
+    name: 'browser_viewer',
+    title: 'Live link to a tab',
+    description:
+      "Returns a live link: a page that shows the user's browser with this tab in front, live. Give it to the person; it expires after a few minutes unless the page is open. interactive lets them click and type (where their account allows take-over); view only watches.",
+    input: params({
+      tab: TabParam,
+      mode: Type.Optional(StringEnum(['interactive', 'view'], { description: 'interactive (default where the account allows take-over) or view (watch only).' })),
+    }),
+    effect: 'read',
+    needsBrowser: false,
+    openWorld: false,
+    async handle(ctx, args, out) {
+      const id = args.tab ?? ctx.defaultTabId();
+      if (!id) throw new BrowserdError('not_found', 'there is no open tab', { next: 'Open one with browser_open.' });
+      const link = createLiveLink(ctx.env, ctx.user.id, id, { mode: args.mode });
+      out.set('tab', id).set('live_url', link.url).set('live', link.mode).set('expiresAt', link.expiresAt);
+      if (args.mode === 'interactive' && link.mode === 'view') out.text("This account does not allow take-over, so the link is view-only.");
+      out.text(`Live link to ${id} (${link.mode}, opens until ${link.expiresAt} unless a viewer is connected): ${link.url}`);
+    },
+  }),
+];
