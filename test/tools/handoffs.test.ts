@@ -164,6 +164,31 @@ t.test('the page: headers that keep the token and the page safe, the message as 
   t.match(body, /Time left: <span id="left">\d+ min \d+ s<\/span>/);
 });
 
+t.test('with a tab open, the page embeds the live browser of that tab and it draws frames', async (t) => {
+  const opened = await call(a, 'browser_open', { url: 'about:blank', mode: 'read' });
+  t.notOk(opened.isError, opened.text);
+  const tab = /\b(t\d+)\b/.exec(opened.text)![1];
+  const h = await handoff(a, { reason: 'two_factor', message: 'Enter the code.', tab });
+  const p = await personOpens(h.url);
+  t.teardown(() => p.close());
+  const src: string = await p.evaluate(`document.getElementById('live')?.getAttribute('src') ?? ''`);
+  t.match(src, new RegExp(`^${d.url}/live/[A-Za-z0-9_-]{43}$`), 'an interactive live link of the daemon, in an iframe');
+  // The viewer is framed by its own origin only: inside the hand-off page it loads and connects.
+  const status = await p.evaluate(`new Promise((resolve) => {
+    const started = Date.now();
+    const look = () => {
+      const doc = document.getElementById('live').contentDocument;
+      const canvas = doc && doc.getElementById('screen');
+      if (canvas && canvas.width > 0) return resolve({ mode: doc.body.dataset.mode, width: canvas.width });
+      if (Date.now() - started > 20000) return resolve({ status: doc ? doc.getElementById('status')?.textContent : 'no document' });
+      requestAnimationFrame(look);
+    };
+    look();
+  })`);
+  t.equal(status.mode, 'interactive', `the viewer inside the page takes input (${JSON.stringify(status)})`);
+  t.ok(status.width > 0, 'a frame of the tab was drawn');
+});
+
 t.test('in a real browser the message shows literally and runs nothing', async (t) => {
   const message = 'Check this: <img src=x onerror="window.pwned=1"><script>window.pwned=2</script><b>bold?</b>';
   const h = await handoff(a, { message });
