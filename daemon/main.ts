@@ -26,6 +26,8 @@ import { lookupWithRules, parseResolverRules } from './browser/resolver-rules.js
 import type { Config } from './config.js';
 import type { DaemonEnv } from './env.js';
 import { closeMarkdownThreads } from './read/index.js';
+import { scrubbingLogger } from './log-scrub.js';
+import { everyUsersSecrets } from './vault/user-secrets.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -38,6 +40,9 @@ export interface Daemon {
 }
 
 export async function startDaemon(cfg: Config, log: Logger = pino({ level: process.env.BROWSERD_LOG_LEVEL ?? 'info' })): Promise<Daemon> {
+  // No line this daemon logs carries a user's vault value or filled code; the source is set once the stores exist.
+  let logSecrets: () => readonly string[] = () => [];
+  log = scrubbingLogger(log, () => logSecrets());
   const db = openDb(cfg.dataDir);
   // Chromium makes the per-user profile dirs below this one; a private parent keeps every profile private.
   privateDir(join(cfg.dataDir, 'profiles'));
@@ -65,6 +70,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   const vault = new VaultStore(db, vaultKey);
   pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url));
   const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), policies, vault, filledCodes: new FilledCodes(), search: backendFromEnv(), log, deniedPorts, startedAt: new Date() };
+  logSecrets = () => everyUsersSecrets(env);
   let app: AppHandle;
   try {
     app = await startApp(env, VERSION);

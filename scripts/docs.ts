@@ -40,6 +40,27 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /v1/files': { responses: { ...plainOk('files: name, size, mimeType, modifiedAt, url'), ...stdErrors() } },
     'GET /v1/files/{name}': { parameters: [pathParam('name')], responses: { '200': { description: 'the file, as an attachment', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...stdErrors([404]) } },
     'GET /v1/audit': { parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } }, { name: 'cursor', in: 'query', description: 'Opaque, from the previous page, valid for the caller only; anything else is validation_error.', schema: { type: 'string' } }], responses: { ...plainOk('entries, and a cursor when there are more'), ...stdErrors() } },
+    'GET /v1/vault': { responses: { ...plainOk('entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value'), ...stdErrors([501]) } },
+    'PUT /v1/vault/{name}': {
+      parameters: [pathParam('name')],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              oneOf: [
+                { type: 'object', description: 'A login entry: fields are merged into what the entry holds; a totp value is a base32 secret or an otpauth://totp/ URI.', properties: { kind: { const: 'login' }, loginUrl: { type: 'string', format: 'uri' }, fields: { type: 'object', maxProperties: 50, additionalProperties: { type: 'string', minLength: 1, maxLength: 4096 } } }, additionalProperties: false },
+                { type: 'object', description: 'An e-mail inbox that one-time codes arrive in.', properties: { kind: { const: 'otp_inbox' }, imap: { type: 'object', properties: { host: { type: 'string' }, port: { type: 'integer', minimum: 1, maximum: 65535 }, user: { type: 'string' }, password: { type: 'string', minLength: 1, maxLength: 4096 }, tls: { type: 'boolean', default: true } }, required: ['host', 'port', 'user', 'password'], additionalProperties: false } }, required: ['kind', 'imap'], additionalProperties: false },
+                { type: 'object', description: 'An SMS inbox for a forwarder app; the answer carries forwardUrl and secret, once. Putting it again replaces both.', properties: { kind: { const: 'otp_inbox' }, sms: { const: true } }, required: ['kind', 'sms'], additionalProperties: false },
+              ],
+            },
+          },
+        },
+      },
+      responses: { ...plainOk('entry (as GET /v1/vault lists it); for an SMS inbox also forwardUrl and secret'), ...stdErrors([501]) },
+    },
+    'DELETE /v1/vault/{name}': { parameters: [pathParam('name')], responses: { ...plainOk('deleted'), ...stdErrors([404, 501]) } },
+    'DELETE /v1/vault/{name}/fields/{field}': { parameters: [pathParam('name'), pathParam('field')], responses: { ...plainOk('deleted'), ...stdErrors([404, 501]) } },
     'GET /v1/admin/users': { responses: { '200': { description: 'users' }, ...stdErrors([403]) } },
     'POST /v1/admin/users': { requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } } }, responses: { '201': { description: 'created' }, ...stdErrors([403]) } },
     'GET /v1/admin/audit': { parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 10000 } }], responses: { '200': { description: 'entries' }, ...stdErrors([403]) } },
