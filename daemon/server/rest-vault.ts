@@ -9,7 +9,6 @@ import type { UserRecord } from '../../storage/users.js';
 import { VAULT_FIELD, VAULT_NAME, type ImapInbox, type VaultEntryInfo } from '../../storage/vault.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { normaliseTotp } from '../vault/totp.js';
-import { redactUrl } from '../tools/redact.js';
 import { parseJsonBounded, readBody, sendJson, type Req } from './http.js';
 import type { Handler } from './rest.js';
 
@@ -169,7 +168,7 @@ export function vaultHandlers(env: DaemonEnv): Record<string, Handler> {
         unlocked(env);
         const change = parseVaultChange(body, env.vault.info(user.id, name)?.fields ?? []);
         if (change.kind === 'login') {
-          Object.assign(args, { kind: 'login', fields: Object.keys(change.fields), ...(change.loginUrl ? { loginUrl: redactUrl(change.loginUrl) } : {}) });
+          Object.assign(args, { kind: 'login', fields: Object.keys(change.fields), ...(change.loginUrl ? { loginHost: new URL(change.loginUrl).host } : {}) });
           const info = await env.vault.setFields(user.id, name, { loginUrl: change.loginUrl, fields: change.fields });
           return sendJson(r, 200, { ok: true, entry: shown(info, baseUrl(env, r)) });
         }
