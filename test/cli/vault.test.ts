@@ -4,6 +4,8 @@ import { spawn, type SpawnOptions } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
+import { existsSync } from 'node:fs';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
 
 const bin = new URL('../../bin/browserd.js', import.meta.url).pathname;
@@ -105,9 +107,31 @@ t.test('no token, a wrong token, or no daemon: a clear error, exit 2', async (t)
   const wrong = await cli(['list'], undefined, { BROWSERD_URL: d.url, BROWSERD_TOKEN: 'bd_wrong' });
   t.equal(wrong.code, 2);
   t.match(wrong.stderr, /token is wrong/);
-  // Port 9 (discard) on loopback: nothing listens there, so the connection is refused at once.
-  const gone = await cli(['list'], undefined, { BROWSERD_URL: 'http://127.0.0.1:9', BROWSERD_TOKEN: token });
+  // A loopback port that was just free: nothing listens there, so the connection is refused at once.
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((r) => probe.close(r));
+  const gone = await cli(['list'], undefined, { BROWSERD_URL: `http://127.0.0.1:${port}`, BROWSERD_TOKEN: token });
   t.equal(gone.code, 2);
-  t.match(gone.stderr, /cannot reach the daemon at http:\/\/127\.0\.0\.1:9/);
+  t.match(gone.stderr, `cannot reach the daemon at http://127.0.0.1:${port}`);
   t.match(gone.stderr, /next: Start it with `browserd serve`/);
+});
+
+t.test('at a terminal the value is typed at a prompt that does not echo it', { skip: existsSync('/usr/bin/script') ? false : 'needs script(1) for a pseudo-terminal' }, async (t) => {
+  const typed = 'Typed-At-Prompt-42';
+  // script(1) gives the command a pseudo-terminal: stdin is a TTY there, as when a person runs it.
+  const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} vault set tty.example password`;
+  const child = spawn('/usr/bin/script', ['-qec', command, '/dev/null'], { env: { ...process.env, BROWSERD_URL: d.url, BROWSERD_TOKEN: token }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let screen = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    screen += c;
+    // Typed only once the prompt is up, as a person would.
+    if (/not shown\): $/.test(screen)) child.stdin!.write(`${typed}\r`);
+  });
+  const code = await new Promise((r) => child.once('close', r));
+  t.equal(code, 0, screen);
+  t.match(screen, /Value of password for tty\.example \(not shown\)/);
+  t.notOk(screen.includes(typed), 'the terminal never showed the value');
+  t.equal(d.daemon.env.vault.secrets('alice', 'tty.example')?.fields.password, typed);
 });
