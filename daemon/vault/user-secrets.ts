@@ -4,6 +4,11 @@
  */
 import type { DaemonEnv } from '../env.js';
 
+// Where redaction applies: tool results and errors (dispatch.ts), audit arguments (redact.ts) and log lines
+// (log-scrub.ts). Anything that later keeps page traffic or content (a HAR recorder, a response cache) must
+// pass what it stores through scrubText(text, scrubList(userSecrets(env, user))) from daemon/tools/redact.ts
+// before writing it; none exists yet.
+
 type SecretSources = Pick<DaemonEnv, 'vault' | 'filledCodes'>;
 
 export function userSecrets(env: SecretSources, user: string): string[] {
