@@ -64,15 +64,26 @@ export function scrubList(values: Iterable<string>): string[] {
   return [...all].sort((a, b) => b.length - a.length);
 }
 
+/**
+ * A value made only of digits (a one-time code, a PIN) counts only as a whole number: 482913 inside the
+ * timestamp 1795468482913 is not the code, and hiding it there would garble times and ids (and break the JSON
+ * of a log line) while protecting nothing.
+ */
+const wholeNumber = (digits: string) => new RegExp(`(?<![0-9])${digits}(?![0-9])`, 'g');
+const isDigits = (f: string) => /^[0-9]+$/.test(f);
+
 /** `text` with every listed form (from scrubList) replaced by SECRET_HIDDEN. */
 export function scrubText(text: string, forms: readonly string[]): string {
   let out = text;
-  for (const f of forms) if (out.includes(f)) out = out.split(f).join(SECRET_HIDDEN);
+  for (const f of forms) {
+    if (!out.includes(f)) continue;
+    out = isDigits(f) ? out.replace(wholeNumber(f), SECRET_HIDDEN) : out.split(f).join(SECRET_HIDDEN);
+  }
   return out;
 }
 
 export function holdsSecret(text: string, forms: readonly string[]): boolean {
-  return forms.some((f) => text.includes(f));
+  return forms.some((f) => text.includes(f) && (!isDigits(f) || wholeNumber(f).test(text)));
 }
 
 export function fingerprint(s: string): string {

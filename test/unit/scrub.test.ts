@@ -16,6 +16,9 @@ t.test('a value is hidden as is, JSON-escaped, percent-encoded and form-encoded;
   }
   t.equal(scrubText('ab cab', forms), 'ab cab', 'a two-character value is not scrubbed');
   t.equal(scrubText('hunter2hunter', scrubList(['hunter', 'hunter2hunter'])), '[secret hidden]', 'a value containing another is hidden whole');
+  const code = scrubList(['482913']);
+  t.equal(scrubText('code 482913, again:482913.', code), 'code [secret hidden], again:[secret hidden].', 'a code is hidden as a number');
+  t.equal(scrubText('{"time":1795468482913}', code), '{"time":1795468482913}', 'but not inside a longer number (a timestamp)');
 });
 
 t.test('the response builder scrubs text, structured data (keys too) and errors without breaking JSON', async (t) => {
@@ -72,4 +75,5 @@ t.test('the whole-run scan finds a value in any of its forms, and ignores values
   const texts = [{ where: 'a', text: 'clean' }, { where: 'b', text: `x${encodeURIComponent(V)}` }, { where: 'c', text: JSON.stringify({ v: V }) }, { where: 'd', text: 'ab' }];
   t.same(findLeaks([V, 'ab'], texts), ['b', 'c']);
   t.same(findLeaks([], texts), []);
+  t.same(findLeaks(['482913'], [{ where: 'time', text: '"time":1795468482913' }, { where: 'said', text: 'code=482913' }]), ['said'], 'a code counts as a whole number');
 });
