@@ -219,3 +219,12 @@ t.test('a deleted key file locks the vault, saying the key is missing', async (t
   t.equal(w.json.error.code, 'not_configured', 'and nothing can be written under a new key');
   t.equal(d.daemon.env.vault.problem !== undefined, true);
 });
+
+t.test('the whole-run scan fails a test file whose audit, results or logs held a vault value', async (t) => {
+  const other = await startTestDaemon();
+  const tok = await other.addUser('carol');
+  await other.rest(tok, 'PUT', '/v1/vault/leak.example', { fields: { password: 'Leaky-Value-31' } });
+  // A writer that forgot to redact: the scan at stop() must catch it, whatever the channel.
+  await other.daemon.env.audit.append({ at: new Date().toISOString(), user: 'carol', tool: 'careless', via: 'internal', args: { note: 'it was Leaky-Value-31' }, outcome: 'ok', ms: 0 });
+  await t.rejects(other.stop(), /a vault value or filled code appeared in: audit entry careless/);
+});
