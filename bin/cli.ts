@@ -8,6 +8,7 @@ import { USER_NAME } from '../protocol/ids.js';
 import { runDoctor } from './doctor.js';
 import { PolicyStore } from '../storage/policies.js';
 import { validateHostRules, type HostAccess } from '../daemon/policy/host-policy.js';
+import { VAULT_USAGE, vaultCommand } from './vault-cli.js';
 
 const USAGE = `browserd — one real, persistent Chromium per user, for AI agents (MCP) and programs (REST)
 
@@ -28,7 +29,7 @@ Usage:
   browserd policy set USER PATTERN read_only|blocked|allowed   (PATTERN: example.com, *.example.com or *)
   browserd policy remove USER PATTERN
   browserd audit [--user NAME] [--limit N]
-  browserd doctor [--listen HOST:PORT] [--data DIR]
+${VAULT_USAGE}  browserd doctor [--listen HOST:PORT] [--data DIR]
 `;
 
 function die(msg: string): never {
@@ -126,6 +127,8 @@ async function main() {
       for (const e of entries) console.log(JSON.stringify(e));
       return;
     }
+    case 'vault':
+      return vaultCommand(positionals.slice(1), flags);
     case 'doctor': {
       const cfg = loadConfig(flags);
       const ok = await runDoctor(cfg);

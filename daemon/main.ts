@@ -31,6 +31,8 @@ import { lookupWithRules, parseResolverRules } from './browser/resolver-rules.js
 import type { Config } from './config.js';
 import type { DaemonEnv } from './env.js';
 import { closeMarkdownThreads } from './read/index.js';
+import { scrubbingLogger } from './log-scrub.js';
+import { everyUsersSecrets } from './vault/user-secrets.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -43,6 +45,9 @@ export interface Daemon {
 }
 
 export async function startDaemon(cfg: Config, log: Logger = pino({ level: process.env.BROWSERD_LOG_LEVEL ?? 'info' })): Promise<Daemon> {
+  // No line this daemon logs carries a user's vault value or filled code; the source is set once the stores exist.
+  let logSecrets: () => readonly string[] = () => [];
+  log = scrubbingLogger(log, () => logSecrets());
   const db = openDb(cfg.dataDir);
   // Chromium makes the per-user profile dirs below this one; a private parent keeps every profile private.
   privateDir(join(cfg.dataDir, 'profiles'));
@@ -94,6 +99,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     baseUrl,
     startedAt: new Date(),
   };
+  logSecrets = () => everyUsersSecrets(env);
   let app: AppHandle;
   try {
     app = await startApp(env, VERSION);

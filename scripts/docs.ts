@@ -44,6 +44,27 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /handoff/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the "Your turn" page', content: { 'text/html': { schema: { type: 'string' } } } }, '404': { description: 'unknown token (plain page)' }, '410': { description: 'the hand-off is over (plain page)' } } },
     'POST /handoff/{token}/done': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'resolved; a thank-you page', content: { 'text/html': { schema: { type: 'string' } } } }, '403': { description: 'posted from another site' }, '404': { description: 'unknown token (plain page)' }, '410': { description: 'the hand-off is over (plain page)' } } },
     'GET /live/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the viewer page (HTML, no-store, frame-ancestors self)', content: { 'text/html': { schema: { type: 'string' } } } }, '403': errorResponse('forbidden: a Host this daemon does not answer to'), '404': errorResponse('not_found: the link is unknown or expired') } },
+    'GET /v1/vault': { responses: { ...plainOk('entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value'), ...stdErrors([501]) } },
+    'PUT /v1/vault/{name}': {
+      parameters: [pathParam('name')],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              oneOf: [
+                { type: 'object', description: 'A login entry: fields are merged into what the entry holds; a totp value is a base32 secret or an otpauth://totp/ URI.', properties: { kind: { const: 'login' }, loginUrl: { type: 'string', format: 'uri' }, fields: { type: 'object', maxProperties: 50, additionalProperties: { type: 'string', minLength: 1, maxLength: 4096 } } }, additionalProperties: false },
+                { type: 'object', description: 'An e-mail inbox that one-time codes arrive in.', properties: { kind: { const: 'otp_inbox' }, imap: { type: 'object', properties: { host: { type: 'string' }, port: { type: 'integer', minimum: 1, maximum: 65535 }, user: { type: 'string' }, password: { type: 'string', minLength: 1, maxLength: 4096 }, tls: { type: 'boolean', default: true } }, required: ['host', 'port', 'user', 'password'], additionalProperties: false } }, required: ['kind', 'imap'], additionalProperties: false },
+                { type: 'object', description: 'An SMS inbox for a forwarder app; the answer carries forwardUrl and secret, once. Putting it again replaces both.', properties: { kind: { const: 'otp_inbox' }, sms: { const: true } }, required: ['kind', 'sms'], additionalProperties: false },
+              ],
+            },
+          },
+        },
+      },
+      responses: { ...plainOk('entry (as GET /v1/vault lists it); for an SMS inbox also forwardUrl and secret'), ...stdErrors([501]) },
+    },
+    'DELETE /v1/vault/{name}': { parameters: [pathParam('name')], responses: { ...plainOk('deleted'), ...stdErrors([404, 501]) } },
+    'DELETE /v1/vault/{name}/fields/{field}': { parameters: [pathParam('name'), pathParam('field')], responses: { ...plainOk('deleted'), ...stdErrors([404, 501]) } },
     'GET /v1/admin/users': { responses: { '200': { description: 'users' }, ...stdErrors([403]) } },
     'POST /v1/admin/users': { requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } } }, responses: { '201': { description: 'created' }, ...stdErrors([403]) } },
     'GET /v1/admin/audit': { parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 10000 } }], responses: { '200': { description: 'entries' }, ...stdErrors([403]) } },

@@ -10,6 +10,7 @@ import type { RouteSpec } from './routes.js';
 import { inboxHandlers } from './rest-inbox.js';
 import { handoffPageHandlers } from './handoff-page.js';
 import { liveHandlers } from '../live/handlers.js';
+import { vaultHandlers } from './rest-vault.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -96,6 +97,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
       }
       sendJson(r, 200, { ok: true, entries: page.entries, ...(page.next ? { cursor: page.next } : {}) });
     },
+    ...vaultHandlers(env),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r) => {
       const body = (await readJson(r)) as { name?: unknown } | null;

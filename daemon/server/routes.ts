@@ -3,7 +3,7 @@
  * scripts/docs.ts writes api/openapi.yaml from it, so a route cannot be served without being documented.
  */
 export type RouteAuth = 'none' | 'user' | 'admin';
-export type RouteMethod = 'GET' | 'POST' | 'DELETE';
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface RouteSpec {
   method: RouteMethod;
@@ -32,6 +32,10 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/handoff/{token}', auth: 'none', summary: 'The "Your turn" page of a hand-off (HTML); the token in the link is the credential' },
   { method: 'POST', path: '/handoff/{token}/done', auth: 'none', summary: 'Done on the "Your turn" page: resolves the hand-off (same-origin form post)' },
   { method: 'GET', path: '/live/{token}', auth: 'none', summary: 'Live view of a tab: the viewer page a live link opens (the token in the path is the only credential; its WebSocket is /live/{token}/ws)' },
+  { method: 'GET', path: '/v1/vault', auth: 'user', summary: "The caller's vault entries: names, kinds, field names and login URLs, never a value" },
+  { method: 'PUT', path: '/v1/vault/{name}', auth: 'user', summary: 'Create or update a vault entry: merge login fields, or set an otp_inbox (IMAP, or SMS: answers its forwarding URL and secret once)' },
+  { method: 'DELETE', path: '/v1/vault/{name}', auth: 'user', summary: 'Delete a vault entry' },
+  { method: 'DELETE', path: '/v1/vault/{name}/fields/{field}', auth: 'user', summary: 'Delete one field of a login entry' },
   { method: 'GET', path: '/v1/admin/users', auth: 'admin', summary: 'List users (admin key)' },
   { method: 'POST', path: '/v1/admin/users', auth: 'admin', summary: 'Create a user (admin key); answers its token once' },
   { method: 'GET', path: '/v1/admin/audit', auth: 'admin', summary: "Every user's audit entries (admin key)" },

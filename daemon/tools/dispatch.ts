@@ -15,6 +15,7 @@ import { getTool, toolNames } from './registry.js';
 import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from './validate.js';
 import { gateTouches } from './gate-step.js';
 import { redactArgs } from './redact.js';
+import { userSecrets } from '../vault/user-secrets.js';
 
 export type CallOutcome = { ok: true; out: ResponseBuilder } | { ok: false; error: BrowserdError };
 
@@ -50,6 +51,10 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
   } finally {
     ctx.release();
   }
+  // Read after the handler ran: a code it just filled, or a value saved meanwhile, is hidden from this result too.
+  const secrets = secretsOf(env, user.id);
+  for (const s of secrets) out.addSecret(s);
+  if (!outcome.ok) outcome = { ok: false, error: out.scrubError(outcome.error) };
   const tab = ctx.touched[0]?.id ?? (typeof args?.tab === 'string' ? args.tab : undefined);
   await env.audit
     .append({
@@ -58,12 +63,22 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
       tool: name,
       tab,
       via: opts.via,
-      args: tooDeep ? { omitted: `nested more than ${MAX_ARGS_DEPTH} levels deep` } : redactArgs(name, args ?? rawArgs),
+      args: tooDeep ? { omitted: `nested more than ${MAX_ARGS_DEPTH} levels deep` } : redactArgs(name, args ?? rawArgs, secrets),
       outcome: outcome.ok ? (outcome.out.approval ? 'needs_approval' : 'ok') : outcome.error.code,
       ms: Date.now() - started,
     })
     .catch((e) => env.log.error({ err: String(e) }, 'audit write failed'));
   return outcome;
+}
+
+/** The user's secrets; a vault that cannot be read had nothing filled from it, so the call still answers. */
+function secretsOf(env: DaemonEnv, user: string): string[] {
+  try {
+    return userSecrets(env, user);
+  } catch (e) {
+    env.log.error({ user, err: e instanceof Error ? e.message : String(e) }, 'vault values unreadable for scrubbing');
+    return env.filledCodes.list(user);
+  }
 }
 
 function lookUp(name: string): ToolDef<any> {

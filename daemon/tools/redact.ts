@@ -33,6 +33,59 @@ const NAMED_KEY = /^(?:(?:Control|Shift|Alt|Meta)\+)*(?:Enter|Tab|Escape|Backspa
 /** A shortcut such as Control+A: with Control, Alt or Meta held a character is a command, not text typed. */
 const SHORTCUT = /^(?:(?:Control|Shift|Alt|Meta)\+)*(?:Control|Alt|Meta)\+(?:(?:Control|Shift|Alt|Meta)\+)*[A-Za-z0-9]$/;
 
+/** What replaces a vault value or filled code wherever output would have carried it. */
+export const SECRET_HIDDEN = '[secret hidden]';
+/** What the audit stores for an argument that holds a secret: not even a hash, which would confirm a guess. */
+export const SECRET_ARG = '[secret]';
+/**
+ * Shorter values are not scrubbed: a one- or two-character "secret" occurs in nearly every text, and
+ * hiding it everywhere would garble every result while protecting nothing.
+ */
+export const MIN_SECRET_CHARS = 3;
+
+/**
+ * The ways a value can appear in output besides as is: escaped inside JSON text (a password with a quote or
+ * a backslash), percent-encoded in a URL and form-encoded (a space as +).
+ */
+export function secretForms(value: string): string[] {
+  const forms = new Set([value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]);
+  try {
+    forms.add(encodeURI(value));
+  } catch {
+    // A lone surrogate cannot be URI-encoded, so it cannot appear encoded either.
+  }
+  return [...forms];
+}
+
+/** Every form of every value worth scrubbing, longest first so a value containing another is hidden whole. */
+export function scrubList(values: Iterable<string>): string[] {
+  const all = new Set<string>();
+  for (const v of values) if (v.length >= MIN_SECRET_CHARS) for (const f of secretForms(v)) all.add(f);
+  return [...all].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * A value made only of digits (a one-time code, a PIN) counts only as a whole number: 482913 inside the
+ * timestamp 1795468482913 is not the code, and hiding it there would garble times and ids (and break the JSON
+ * of a log line) while protecting nothing.
+ */
+const wholeNumber = (digits: string) => new RegExp(`(?<![0-9])${digits}(?![0-9])`, 'g');
+const isDigits = (f: string) => /^[0-9]+$/.test(f);
+
+/** `text` with every listed form (from scrubList) replaced by SECRET_HIDDEN. */
+export function scrubText(text: string, forms: readonly string[]): string {
+  let out = text;
+  for (const f of forms) {
+    if (!out.includes(f)) continue;
+    out = isDigits(f) ? out.replace(wholeNumber(f), SECRET_HIDDEN) : out.split(f).join(SECRET_HIDDEN);
+  }
+  return out;
+}
+
+export function holdsSecret(text: string, forms: readonly string[]): boolean {
+  return forms.some((f) => text.includes(f) && (!isDigits(f) || wholeNumber(f).test(text)));
+}
+
 export function fingerprint(s: string): string {
   return `[${s.length} chars sha256:${createHash('sha256').update(s).digest('hex').slice(0, 12)}]`;
 }
@@ -69,10 +122,21 @@ function keepScalar(v: unknown): unknown {
   return `[${typeOf(v)}]`;
 }
 
-function text(v: unknown): unknown {
-  if (typeof v === 'string') return fingerprint(v);
-  if (Array.isArray(v)) return v.slice(0, MAX_ITEMS).map((x) => (typeof x === 'string' ? fingerprint(x) : `[${typeOf(x)}]`));
+/** Free text by length and hash, unless it holds a secret: a hash of a known value would confirm a guess. */
+function text(v: unknown, forms: readonly string[]): unknown {
+  const one = (x: string) => (holdsSecret(x, forms) ? SECRET_ARG : fingerprint(x));
+  if (typeof v === 'string') return one(v);
+  if (Array.isArray(v)) return v.slice(0, MAX_ITEMS).map((x) => (typeof x === 'string' ? one(x) : `[${typeOf(x)}]`));
   return `[${typeOf(v)}]`;
+}
+
+/** Whatever the allow-list kept (a selector, a URL, a key name) still never carries a secret. */
+function withoutSecrets(v: unknown, forms: readonly string[], depth = 0): unknown {
+  if (!forms.length) return v;
+  if (typeof v === 'string') return holdsSecret(v, forms) ? SECRET_ARG : v;
+  if (depth > 3 || !v || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => withoutSecrets(x, forms, depth + 1));
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [holdsSecret(k, forms) ? SECRET_ARG : k, withoutSecrets(x, forms, depth + 1)]));
 }
 
 function url(v: unknown): unknown {
@@ -87,20 +151,24 @@ function key(v: unknown): unknown {
   return NAMED_KEY.test(v) || SHORTCUT.test(v) ? v : `[${v.length} chars]`;
 }
 
-export function redactArgs(_tool: string, args: unknown): unknown {
+/**
+ * `secrets` are the caller's vault values and filled codes: any argument holding one is stored as SECRET_ARG.
+ */
+export function redactArgs(_tool: string, args: unknown, secrets: readonly string[] = []): unknown {
   if (args === undefined) return undefined;
   if (!args || typeof args !== 'object' || Array.isArray(args)) return `[${typeOf(args)}]`;
+  const forms = scrubList(secrets);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args as Record<string, unknown>).slice(0, MAX_ITEMS)) {
     if (k === 'key') out[k] = key(v);
     else if (URLS.has(k)) out[k] = url(v);
-    else if (TEXT.has(k)) out[k] = text(v);
+    else if (TEXT.has(k)) out[k] = text(v, forms);
     // File contents are neither useful in an audit log nor small: keep their size only.
     else if (k === 'base64') out[k] = typeof v === 'string' ? `[${Buffer.byteLength(v, 'base64')} bytes]` : `[${typeOf(v)}]`;
     else if (k === 'fields' && v && typeof v === 'object' && !Array.isArray(v)) {
-      out[k] = Object.fromEntries(Object.entries(v).slice(0, MAX_ITEMS).map(([ref, val]) => [clip(ref), typeof val === 'string' ? fingerprint(val) : `[${typeOf(val)}]`]));
+      out[k] = Object.fromEntries(Object.entries(v).slice(0, MAX_ITEMS).map(([ref, val]) => [clip(ref), typeof val === 'string' ? text(val, forms) : `[${typeOf(val)}]`]));
     } else if (SAFE.has(k)) out[k] = keepScalar(v);
     else out[clip(k)] = `[redacted ${typeOf(v)}]`;
   }
-  return out;
+  return withoutSecrets(out, forms);
 }
