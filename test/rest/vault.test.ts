@@ -151,6 +151,20 @@ t.test('an SMS inbox answers its forwarding URL and secret once; a second PUT re
   t.equal(stored('alice', 'sms.example')?.smsSecret, second.json.secret);
 });
 
+t.test('texts forwarded to an SMS inbox go with it when it is replaced or deleted', async (t) => {
+  const sms = d.daemon.env.smsInbox;
+  const post = (url: string, secret: string, text: string) =>
+    fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ from: 'Example', text }) });
+  const first = await put(alice, 'texts.example', { kind: 'otp_inbox', sms: true });
+  t.equal((await post(first.json.forwardUrl, first.json.secret, 'Your code is 481516')).status, 202);
+  t.equal(sms.list('alice', 'texts.example').length, 1, 'the text is kept for a waiting call');
+  const second = await put(alice, 'texts.example', { kind: 'otp_inbox', sms: true });
+  t.equal(sms.list('alice', 'texts.example').length, 0, 'a replaced inbox starts empty');
+  t.equal((await post(second.json.forwardUrl, second.json.secret, 'Your code is 623342')).status, 202);
+  t.equal((await d.rest(alice, 'DELETE', '/v1/vault/texts.example')).status, 200);
+  t.equal(sms.list('alice', 'texts.example').length, 0, 'a deleted inbox keeps no texts');
+});
+
 t.test("another user's vault is invisible and untouchable", async (t) => {
   t.same((await list(bob)).entries, [], 'bob lists nothing of alice');
   t.equal((await d.rest(bob, 'DELETE', '/v1/vault/login.example')).status, 404, "bob cannot delete alice's entry");
