@@ -5,7 +5,8 @@
  * What stays readable is only what a listing may show: name, sites, counts and when it was saved.
  */
 import type { Db } from './db.js';
-import { SealError, type Sealed, type Sealer } from './seal.js';
+import { SealError, type Sealer } from './seal.js';
+import { SealedTable } from './sealed-table.js';
 import { BrowserdError } from '../protocol/errors.js';
 
 /** One cookie as Chromium reports it, with what is needed to set it again exactly (scheme and port binding). */
@@ -48,40 +49,27 @@ export interface SavedSessionInfo {
   savedAt: string;
 }
 
-interface StoredSession extends SavedSessionInfo {
-  sealed: Sealed;
-}
-
-const key = (user: string, name: string) => `${user}\u0000${name}`;
-const bound = (user: string, name: string) => `saved-session:${user}:${name}`;
 
 export class SavedSessionStore {
+  private records: SealedTable<SavedSessionInfo, SessionContents>;
+
   /** `sealer` answers the vault key's sealer, or throws the vault's not_configured error while it is locked. */
-  constructor(private db: Db, private sealer: () => Sealer) {}
+  constructor(db: Db, sealer: () => Sealer) {
+    this.records = new SealedTable(db, db.savedSessions, 'saved-session', sealer);
+  }
 
   list(user: string): SavedSessionInfo[] {
-    const out: SavedSessionInfo[] = [];
-    for (const { value } of this.db.savedSessions.getRange({ start: key(user, ''), end: `${user}\u0001` })) {
-      const { sealed: _sealed, ...info } = value as StoredSession;
-      out.push(info);
-    }
-    return out;
+    return this.records.list(user);
   }
 
   info(user: string, name: string): SavedSessionInfo | undefined {
-    const stored = this.db.savedSessions.get(key(user, name)) as StoredSession | undefined;
-    if (!stored) return undefined;
-    const { sealed: _sealed, ...info } = stored;
-    return info;
+    return this.records.info(user, name);
   }
 
   /** The cookies and storage, for putting them back into a browser. Never for a response. */
   open(user: string, name: string): SessionContents | undefined {
-    const stored = this.db.savedSessions.get(key(user, name)) as StoredSession | undefined;
-    if (!stored) return undefined;
-    const sealer = this.sealer();
     try {
-      return sealer.openJson<SessionContents>(stored.sealed, bound(user, name));
+      return this.records.open(user, name);
     } catch (e) {
       if (!(e instanceof SealError)) throw e;
       // The key check passed (the sealer exists), so this record itself was altered or moved here.
@@ -93,8 +81,7 @@ export class SavedSessionStore {
 
   /** Saves (replacing a session of the same name); says whether one was replaced. */
   async save(user: string, name: string, sites: string[], contents: SessionContents): Promise<{ info: SavedSessionInfo; replaced: boolean }> {
-    const sealer = this.sealer();
-    const replaced = this.db.savedSessions.get(key(user, name)) !== undefined;
+    const replaced = this.records.has(user, name);
     const info: SavedSessionInfo = {
       name,
       sites: [...sites].sort(),
@@ -102,17 +89,11 @@ export class SavedSessionStore {
       storageOrigins: contents.origins.map((o) => o.origin).sort(),
       savedAt: new Date().toISOString(),
     };
-    const stored: StoredSession = { ...info, sealed: sealer.sealJson(contents, bound(user, name)) };
-    await this.db.savedSessions.put(key(user, name), stored);
-    // The caller is told it is saved: it must be on disk first.
-    await this.db.flushed();
+    await this.records.put(user, info, contents);
     return { info, replaced };
   }
 
   async delete(user: string, name: string): Promise<boolean> {
-    if (this.db.savedSessions.get(key(user, name)) === undefined) return false;
-    await this.db.savedSessions.remove(key(user, name));
-    await this.db.flushed();
-    return true;
+    return this.records.remove(user, name);
   }
 }

@@ -4,7 +4,8 @@
  * fill a field, compute a code, read an inbox) and by the redactor, which must know them to scrub them.
  */
 import type { Db } from './db.js';
-import type { Sealed, Sealer } from './seal.js';
+import type { Sealer } from './seal.js';
+import { SealedTable } from './sealed-table.js';
 import type { VaultKeyState } from './vault-key.js';
 import { BrowserdError } from '../protocol/errors.js';
 
@@ -41,25 +42,23 @@ export interface VaultEntryInfo {
   updatedAt: string;
 }
 
-interface StoredEntry extends VaultEntryInfo {
-  sealed: Sealed;
-}
-
 /** Entry names: usually a host; letters, digits, dot, dash, underscore, colon. */
 export const VAULT_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 /** Field names: an identifier such as password, username, card, api_key, totp. */
 export const VAULT_FIELD = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
-const key = (user: string, name: string) => `${user}\u0000${name}`;
 /** SMS inbox id -> owner. User names start with a letter or digit, so these keys sort apart from entries. */
 const smsKey = (id: string) => `\u0001sms\u0000${id}`;
-const bound = (user: string, name: string) => `vault:${user}:${name}`;
 
 export class VaultStore {
   /** Every value of a user, for scrubbing output; rebuilt after each change. */
   private valueCache = new Map<string, string[]>();
 
-  constructor(private db: Db, private keyState: VaultKeyState) {}
+  private entries: SealedTable<VaultEntryInfo, VaultSecrets>;
+
+  constructor(private db: Db, private keyState: VaultKeyState) {
+    this.entries = new SealedTable(db, db.vault, 'vault', () => this.sealer());
+  }
 
   /** Why the vault is locked, or undefined when it is open. */
   get problem(): { message: string; next: string } | undefined {
@@ -77,34 +76,23 @@ export class VaultStore {
   }
 
   list(user: string): VaultEntryInfo[] {
-    const out: VaultEntryInfo[] = [];
-    for (const { value } of this.db.vault.getRange({ start: key(user, ''), end: `${user}\u0001` })) {
-      const { sealed: _sealed, ...info } = value as StoredEntry;
-      out.push(info);
-    }
-    return out;
+    return this.entries.list(user);
   }
 
   info(user: string, name: string): VaultEntryInfo | undefined {
-    const stored = this.db.vault.get(key(user, name)) as StoredEntry | undefined;
-    if (!stored) return undefined;
-    const { sealed: _sealed, ...info } = stored;
-    return info;
+    return this.entries.info(user, name);
   }
 
   /** The entry's values, for the daemon's own use (filling, codes, inboxes). Never for a response. */
   secrets(user: string, name: string): VaultSecrets | undefined {
-    const stored = this.db.vault.get(key(user, name)) as StoredEntry | undefined;
-    if (!stored) return undefined;
-    return this.sealer().openJson<VaultSecrets>(stored.sealed, bound(user, name));
+    return this.entries.open(user, name);
   }
 
   /** Merges fields into a login entry (creating it), and sets its login URL when given. */
   async setFields(user: string, name: string, change: { loginUrl?: string; fields?: Record<string, string> }): Promise<VaultEntryInfo> {
-    const sealer = this.sealer();
-    const prev = this.db.vault.get(key(user, name)) as StoredEntry | undefined;
+    const prev = this.entries.info(user, name);
     if (prev && prev.kind !== 'login') throw new BrowserdError('validation_error', `vault entry ${name} is an ${prev.kind}, not a login`, { next: 'Delete it first, or pick another name.' });
-    const secrets: VaultSecrets = prev ? sealer.openJson<VaultSecrets>(prev.sealed, bound(user, name)) : { fields: {} };
+    const secrets: VaultSecrets = (prev && this.entries.open(user, name)) || { fields: {} };
     Object.assign(secrets.fields, change.fields ?? {});
     const info: VaultEntryInfo = {
       name,
@@ -113,13 +101,14 @@ export class VaultStore {
       fields: Object.keys(secrets.fields).sort(),
       updatedAt: new Date().toISOString(),
     };
-    await this.write(user, name, info, secrets);
+    await this.write(user, info, secrets);
     return info;
   }
 
   /** Creates or replaces an otp_inbox entry. */
   async setInbox(user: string, name: string, inbox: { imap: ImapInbox } | { smsId: string; smsSecret: string }): Promise<VaultEntryInfo> {
-    const prev = this.db.vault.get(key(user, name)) as StoredEntry | undefined;
+    this.sealer();
+    const prev = this.entries.info(user, name);
     if (prev && prev.kind !== 'otp_inbox') throw new BrowserdError('validation_error', `vault entry ${name} is a login, not an otp_inbox`, { next: 'Delete it first, or pick another name.' });
     const secrets: VaultSecrets = 'imap' in inbox ? { fields: {}, imap: inbox.imap } : { fields: {}, smsSecret: inbox.smsSecret };
     const info: VaultEntryInfo = {
@@ -132,7 +121,7 @@ export class VaultStore {
     };
     if (prev?.smsId && prev.smsId !== info.smsId) await this.db.vault.remove(smsKey(prev.smsId));
     if (info.smsId) await this.db.vault.put(smsKey(info.smsId), { user, name });
-    await this.write(user, name, info, secrets);
+    await this.write(user, info, secrets);
     return info;
   }
 
@@ -142,23 +131,21 @@ export class VaultStore {
   }
 
   async deleteEntry(user: string, name: string): Promise<boolean> {
-    const prev = this.db.vault.get(key(user, name)) as StoredEntry | undefined;
+    const prev = this.entries.info(user, name);
     if (!prev) return false;
     if (prev.smsId) await this.db.vault.remove(smsKey(prev.smsId));
-    await this.db.vault.remove(key(user, name));
-    await this.db.flushed();
+    await this.entries.remove(user, name);
     this.valueCache.delete(user);
     return true;
   }
 
   /** Removes one field; false when the entry or field does not exist. */
   async deleteField(user: string, name: string, field: string): Promise<boolean> {
-    const prev = this.db.vault.get(key(user, name)) as StoredEntry | undefined;
+    const prev = this.entries.info(user, name);
     if (!prev || prev.kind !== 'login' || !prev.fields.includes(field)) return false;
-    const secrets = this.sealer().openJson<VaultSecrets>(prev.sealed, bound(user, name));
+    const secrets = this.entries.open(user, name)!;
     delete secrets.fields[field];
-    const { sealed: _sealed, ...info } = prev;
-    await this.write(user, name, { ...info, fields: Object.keys(secrets.fields).sort(), updatedAt: new Date().toISOString() }, secrets);
+    await this.write(user, { ...prev, fields: Object.keys(secrets.fields).sort(), updatedAt: new Date().toISOString() }, secrets);
     return true;
   }
 
@@ -183,11 +170,8 @@ export class VaultStore {
     return list;
   }
 
-  private async write(user: string, name: string, info: VaultEntryInfo, secrets: VaultSecrets) {
-    const stored: StoredEntry = { ...info, sealed: this.sealer().sealJson(secrets, bound(user, name)) };
-    await this.db.vault.put(key(user, name), stored);
-    // A vault change is acknowledged to the caller: it must be on disk first.
-    await this.db.flushed();
+  private async write(user: string, info: VaultEntryInfo, secrets: VaultSecrets) {
+    await this.entries.put(user, info, secrets);
     this.valueCache.delete(user);
   }
 }
