@@ -103,7 +103,7 @@ async function secondFactor(ctx: ToolContext, tab: Tab, entry: LoginEntry, view:
   const totp = entry.secrets.fields.totp;
   if (totp) {
     await fillCode(ctx, tab, entry, ref, totpCode(totp), true, out);
-    out.set('secondFactor', 'totp');
+    out.set('secondFactor', 'totp').text('The code prompt was answered with the authenticator code (totp).');
     return true;
   }
   const inboxes = ctx.env.vault.list(ctx.user.id).filter((e) => e.kind === 'otp_inbox');
@@ -115,7 +115,7 @@ async function secondFactor(ctx: ToolContext, tab: Tab, entry: LoginEntry, view:
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       const found = await waitForOtp(ctx.env, ctx.user.id, { site: entry.info.name, since, timeoutMs: OTP_WAIT_MS, signal: ac.signal }).finally(() => ctx.signal.removeEventListener('abort', onAbort));
       await fillCode(ctx, tab, entry, ref, found.code, true, out);
-      out.set('secondFactor', `otp_inbox:${found.inbox}`);
+      out.set('secondFactor', `otp_inbox:${found.inbox}`).text(`The code prompt was answered with a code from inbox ${found.inbox}.`);
       return true;
     } catch (e) {
       if (!(e instanceof BrowserdError) || !['not_configured', 'not_found', 'timeout'].includes(e.code)) throw e;
@@ -143,7 +143,7 @@ async function askPerson(ctx: ToolContext, tab: Tab, entry: LoginEntry, out: Res
 async function finish(_ctx: ToolContext, tab: Tab, out: ResponseBuilder, outcome: LoginOutcome, message: string): Promise<void> {
   const title = await tab.title();
   out.set('tab', tab.id).set('outcome', outcome).set('url', tab.url).set('title', title);
-  out.text(message);
+  out.text(`Outcome: ${outcome}. ${message}`);
   out.text(`Tab ${tab.id} is at ${inline(tab.url)}.`);
   if (title) out.page(`title of ${tab.id}`, title);
 }
