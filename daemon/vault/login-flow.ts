@@ -11,6 +11,7 @@ import { inline, type ResponseBuilder } from '../tools/response.js';
 import type { LoginView } from '../../injected/api.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkUrl } from '../net/url-check.js';
+import { evaluateHostPolicy } from '../policy/host-policy.js';
 import { waitForOtp } from './otp/index.js';
 import { createHandoff } from '../handoff/index.js';
 import { fieldValue, loginEntry, type LoginEntry } from './entry.js';
@@ -46,6 +47,11 @@ export async function runLogin(ctx: ToolContext, tab: Tab, args: { site: string;
     throw new BrowserdError('refused', `${tab.id} is a read tab: signing in needs an act tab`, { next: 'Open one with browser_open{url, mode:"act"} and pass it as tab.' });
   }
   const url = loginUrlFor(entry, args.loginUrl, ctx);
+  // A site where no secret may go is refused before it is even opened.
+  const access = evaluateHostPolicy(ctx.env.policies.rules(ctx.user.id), url);
+  if (access === 'read_only' || access === 'blocked') {
+    throw new BrowserdError(access === 'blocked' ? 'blocked' : 'site_read_only', `${new URL(url).hostname} is ${access === 'blocked' ? 'blocked' : 'read-only'} by the user's policy: no sign-in there`, { next: 'Report this to the user. Do not try another way.' });
+  }
   await tab.navigate(url);
 
   let sentUser = false;
