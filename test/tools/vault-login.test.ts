@@ -239,4 +239,7 @@ t.test('no result of this file holds a vault value or a filled code', async (t) 
   const all = results.join('\n');
   for (const s of secrets) t.notOk(all.includes(s), `no result holds ${s.slice(0, 3)}…`);
   t.ok(results.length > 40, `scanned ${results.length} results`);
+  const audit = JSON.stringify(d.daemon.env.audit.all(10000));
+  t.match(audit, /browser_login/, 'the audit holds the calls');
+  for (const s of secrets) t.notOk(audit.includes(s), `no audit entry holds ${s.slice(0, 3)}…`);
 });
