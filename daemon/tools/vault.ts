@@ -15,7 +15,7 @@ import { fieldValue, loginEntry } from '../vault/entry.js';
 import { codeFieldRef, fillCode, fillSecret } from '../vault/fill.js';
 import { ApprovalStop } from '../vault/page-guard.js';
 import { runLogin } from '../vault/login-flow.js';
-import { totpCode } from '../vault/totp.js';
+import { freshTotpCode } from '../vault/totp.js';
 import { waitForOtp } from '../vault/otp/index.js';
 
 const SiteParam = Type.String({ description: 'The vault entry (usually the site\'s host, e.g. "example.com"); browser_vault_list names them.', pattern: VAULT_NAME.source });
@@ -107,7 +107,7 @@ export const vaultTools = [
       const tab = await ctx.tab(args.tab);
       await approvalAware(out, async () => {
         const ref = await codeFieldRef(tab, args.ref);
-        const how = await fillCode(ctx, tab, entry, ref, totpCode(secret), args.submit !== false, out);
+        const how = await fillCode(ctx, tab, entry, ref, await freshTotpCode(secret, ctx.signal), args.submit !== false, out);
         out.set('filled', { ref, site: entry.info.name, field: 'totp' });
         out.text(`Filled the authenticator code of ${entry.info.name} into ${ref}${describeSubmit(how)}.`);
         await reportTab(ctx, args.tab, out);

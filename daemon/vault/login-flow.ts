@@ -17,7 +17,7 @@ import { createHandoff } from '../handoff/index.js';
 import { fieldValue, loginEntry, type LoginEntry } from './entry.js';
 import { fillCode, fillSecret, submitForm } from './fill.js';
 import { hostBelongs, hostOfName } from './site-match.js';
-import { totpCode } from './totp.js';
+import { freshTotpCode } from './totp.js';
 
 export type LoginOutcome = 'signed_in' | 'wrong_password' | 'captcha' | 'two_factor_needed' | 'code_rejected' | 'no_login_form' | 'form_not_accepted';
 
@@ -108,7 +108,7 @@ async function secondFactor(ctx: ToolContext, tab: Tab, entry: LoginEntry, view:
   const ref = view.code!;
   const totp = entry.secrets.fields.totp;
   if (totp) {
-    await fillCode(ctx, tab, entry, ref, totpCode(totp), true, out);
+    await fillCode(ctx, tab, entry, ref, await freshTotpCode(totp, ctx.signal), true, out);
     out.set('secondFactor', 'totp').text('The code prompt was answered with the authenticator code (totp).');
     return true;
   }

@@ -87,3 +87,19 @@ export function totpSecondsLeft(value: string, nowMs = Date.now()): number {
   const { period } = parseTotp(value);
   return period - (Math.floor(nowMs / 1000) % period);
 }
+
+/**
+ * A code that will still be valid when the site checks it: one with under two seconds left is skipped for
+ * the next (waiting at most those two seconds), so a slow form post does not arrive with an expired code.
+ */
+export async function freshTotpCode(value: string, signal: AbortSignal): Promise<string> {
+  const now = Date.now();
+  const left = totpSecondsLeft(value, now);
+  if (left > 2) return totpCode(value, now);
+  const nextWindow = (Math.floor(now / 1000) + left) * 1000;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, Math.max(0, nextWindow - Date.now()));
+    signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+  });
+  return totpCode(value, Math.max(Date.now(), nextWindow));
+}

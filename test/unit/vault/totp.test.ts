@@ -1,6 +1,6 @@
 /** TOTP values: what is accepted at write time, and codes checked against the RFC 6238 test vectors. */
 import t from 'tap';
-import { normaliseTotp, parseTotp, totpCode, totpSecondsLeft } from '../../../daemon/vault/totp.js';
+import { freshTotpCode, normaliseTotp, parseTotp, totpCode, totpSecondsLeft } from '../../../daemon/vault/totp.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 
 // RFC 6238 appendix B secrets ("1234567890" repeated to the hash's key size), base32.
@@ -61,4 +61,14 @@ t.test('bad values are validation_error with a next step, whatever the fault', a
     }
     t.ok(caught instanceof BrowserdError && caught.code === 'validation_error' && !!caught.next, `${JSON.stringify(v)}: ${String(caught)}`);
   }
+});
+
+t.test('freshTotpCode gives a code valid now or in the next window, never an expiring one', async (t) => {
+  const v = `otpauth://totp/x?secret=${SHA1}&period=30`;
+  const before = Date.now();
+  const code = await freshTotpCode(v, new AbortController().signal);
+  const after = Date.now();
+  // Whichever window it chose, the code is the one of a moment between the call and its return.
+  const windows = new Set([totpCode(v, before), totpCode(v, after)]);
+  t.ok(windows.has(code), 'the code of the current (or just begun) window');
 });
