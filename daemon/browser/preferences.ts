@@ -28,6 +28,8 @@ export const FORCED_PREFERENCES: Record<string, unknown> = {
   credentials_enable_service: false,
   'profile.password_manager_enabled': false,
   'profile.password_manager_leak_detection': false,
+  // Nor may autofill keep a card number the vault filled.
+  'autofill.credit_card_enabled': false,
 };
 
 function setPath(obj: Record<string, any>, dotted: string, value: unknown) {

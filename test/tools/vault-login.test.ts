@@ -141,6 +141,20 @@ t.test('browser_fill_totp finds the code field, fills and submits', async (t) =>
   t.equal(site.acceptedCodes.length, 2);
 });
 
+t.test('browser_fill_totp finds code fields by label, or by numeric input and length, and leaves others alone', async (t) => {
+  for (const page of ['code-by-label', 'code-by-shape']) {
+    const tab = await openAct(`${site.at('login.test')}/${page}`);
+    const r = await call('browser_fill_totp', { tab, site: 'login.test', submit: false });
+    t.notOk(r.isError, `${page}: ${r.text}`);
+    t.notMatch(r.text, /sent the form/);
+    t.equal(await fieldValue(tab, '#code'), '6', `${page}: six digits in the code field`);
+    t.equal(await fieldValue(tab, 'input:not(#code)'), '0', `${page}: the other field stayed empty`);
+  }
+  const none = await openAct(`${site.at('login.test')}/fields`);
+  const r = await call('browser_fill_totp', { tab: none, site: 'login.test' });
+  t.equal(errorCode(r.text), 'not_found', r.text);
+});
+
 t.test('browser_fill_otp without an inbox says a person must be asked', async (t) => {
   const tab = await openAct(`${site.at('login.test')}/login`);
   const snap = (await call('browser_snapshot', { tab })).text;
