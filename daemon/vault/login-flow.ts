@@ -93,7 +93,7 @@ export async function runLogin(ctx: ToolContext, tab: Tab, args: { site: string;
       continue;
     }
     if (!sentPassword) {
-      return finish(ctx, tab, out, 'no_login_form', `No sign-in form was found at ${inline(tab.url)}${sentUser ? ' after the user name was sent' : ''}. Take a browser_snapshot; pass loginUrl if the form lives elsewhere.`);
+      return finish(ctx, tab, out, 'no_login_form', `No sign-in form was found at ${inline(tab.url)}${sentUser ? ' after the user name was sent' : ''}. The browser may already be signed in (a saved session); take a browser_snapshot to see, and pass loginUrl if the form lives elsewhere.`);
     }
     return finish(ctx, tab, out, 'signed_in', `Signed in to ${entry.info.name}.`);
   }

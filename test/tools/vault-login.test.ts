@@ -163,6 +163,26 @@ t.test('browser_fill_otp without an inbox says a person must be asked', async (t
   t.match(r.text, /A person must be asked.*browser_handoff/);
 });
 
+t.test('browser_login where the browser is already signed in says so instead of guessing', async (t) => {
+  // The TOTP test left a session cookie for login.test: its /account page has no form.
+  const tab = await openAct('about:blank');
+  const r = await call('browser_login', { site: 'login.test', tab, loginUrl: `${site.at('login.test')}/account` });
+  t.notOk(r.isError, r.text);
+  t.match(r.text, 'Outcome: no_login_form.');
+  t.match(r.text, /already be signed in/);
+});
+
+t.test('browser_fill_otp with an inbox but no code arriving: a clear error, nothing filled', async (t) => {
+  await d.daemon.env.vault.setInbox('alice', 'sms-inbox', { smsId: 'inbox-test-1', smsSecret: 'forwarder-secret-123' });
+  t.teardown(() => d.daemon.env.vault.deleteEntry('alice', 'sms-inbox'));
+  const tab = await openAct(`${site.at('login.test')}/code-by-label`);
+  const r = await call('browser_fill_otp', { tab, site: 'login.test', timeoutS: 1 });
+  t.ok(r.isError, r.text);
+  // Until inbox reading lands the wait is not_configured; with it, no message in time is a timeout.
+  t.ok(['not_configured', 'timeout'].includes(errorCode(r.text) ?? ''), r.text);
+  t.equal(await fieldValue(tab, '#code'), '0', 'the code field stayed empty');
+});
+
 t.test('fill_secret: unknown entry or field is not_found naming what exists', async (t) => {
   const tab = await openAct(`${site.at('login.test')}/fields`);
   const ref = refOf((await call('browser_snapshot', { tab })).text, /textbox "API key"/);
@@ -249,7 +269,7 @@ t.test('no result of this file holds a vault value or a filled code', async (t) 
   const codes = d.daemon.env.filledCodes.list('alice');
   // Two sign-ins in one 30 s window fill the same code: it is remembered once.
   t.ok(codes.length >= 1, 'codes were filled and remembered');
-  const secrets = [USERS.alice.password, USERS.bob.password, 'not-the-password-1', TOTP_SECRET, API_KEY, ...codes];
+  const secrets = ['forwarder-secret-123', USERS.alice.password, USERS.bob.password, 'not-the-password-1', TOTP_SECRET, API_KEY, ...codes];
   const all = results.join('\n');
   for (const s of secrets) t.notOk(all.includes(s), `no result holds ${s.slice(0, 3)}…`);
   t.ok(results.length > 40, `scanned ${results.length} results`);
