@@ -85,6 +85,18 @@ export interface ElementInfo {
   isEditable: boolean;
 }
 
+/** A sign-in page as the login tools see it: refs of the visible, usable fields (login-fields.ts). */
+export interface LoginView {
+  username?: string; password?: string; code?: string; submit?: string;
+  /** recaptcha, hcaptcha, turnstile or captcha, when one is shown. */
+  captcha?: string;
+  /** The page's visible error message near the form (page text). */
+  error?: string;
+  passwordInvalid: boolean;
+}
+/** The document a ref's element lives in (for secret filling: its host must belong to the vault entry). */
+export interface SecretTarget { host: string; url: string; tag: string; type?: string }
+
 export interface QueryOptions {
   css?: string; xpath?: string; text?: string; regex?: string; flags?: string;
   attr?: string[]; limit?: number; scope?: string; includeHidden?: boolean;
@@ -150,6 +162,14 @@ export interface InjectedApi {
   check(opts: { text?: string; selector?: string; gone?: boolean }): boolean;
   /** The document as HTML with everything a person cannot see removed (unless includeHidden), for Markdown conversion. */
   visibleHtml(opts: { includeHidden?: boolean }): { html: string; url: string; title: string };
+  /** The sign-in fields, submit button, CAPTCHA and error message of the page (hidden and decoy fields left out). */
+  loginView(): LoginView;
+  /** The submit button of the ref's form, or null. */
+  submitFor(ref: string): string | null;
+  secretTarget(ref: string): SecretTarget;
+  /** Draws a filled non-password secret field as dots; remaskSecrets puts that back before a screenshot. */
+  maskSecret(ref: string): void;
+  remaskSecrets(): number;
 }
 
 export type InjectedFunctionName = Exclude<keyof InjectedApi, 'version'>;

@@ -11,6 +11,7 @@ import { InjectedError } from './failure.js';
 import { findText } from './find.js';
 import { visibleHtml } from './html.js';
 import { elementInfo, elementInfoAt, focusedInfo } from './info.js';
+import { loginView, maskSecret, remaskSecrets, secretTarget, submitFor } from './login-fields.js';
 import { check, query } from './query.js';
 import { similar } from './similar.js';
 import { snapshot } from './snapshot.js';
@@ -36,6 +37,11 @@ const functions: Omit<InjectedApi, 'version'> = {
   extract,
   check,
   visibleHtml,
+  loginView,
+  submitFor,
+  secretTarget,
+  maskSecret,
+  remaskSecrets,
 };
 
 function answering<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => InjectedAnswer<R> {

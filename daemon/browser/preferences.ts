@@ -23,6 +23,13 @@ export const FORCED_PREFERENCES: Record<string, unknown> = {
   'url_keyed_anonymized_data_collection.enabled': false,
   // No "preload pages" guesses: they fetch sites nobody asked for.
   'net.network_prediction_options': 2,
+  // Chromium's password manager must neither keep the passwords the vault fills (on disk, in its own store)
+  // nor send them for leak checks (passwordsleakcheck-pa.googleapis.com after every sign-in).
+  credentials_enable_service: false,
+  'profile.password_manager_enabled': false,
+  'profile.password_manager_leak_detection': false,
+  // Nor may autofill keep a card number the vault filled.
+  'autofill.credit_card_enabled': false,
 };
 
 function setPath(obj: Record<string, any>, dotted: string, value: unknown) {

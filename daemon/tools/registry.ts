@@ -18,6 +18,7 @@ import { readPageTools } from './read.js';
 import { savedSessionTools } from './saved-sessions.js';
 import { handoffTools } from './handoffs.js';
 import { viewerTools } from './viewer.js';
+import { vaultTools } from './vault.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -38,6 +39,7 @@ const ALL: ToolDef<any>[] = [
   ...savedSessionTools,
   ...handoffTools,
   ...viewerTools,
+  ...vaultTools,
 ];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));

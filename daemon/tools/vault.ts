@@ -1,0 +1,172 @@
+/**
+ * Vault tools: sign in and fill secrets without the agent ever seeing one. The agent names an entry and a
+ * field; the daemon puts the value into the page (only on the entry's own site, only in act tabs) and answers
+ * with what it did, never with the value. Codes (TOTP, inbox) are computed or read here and remembered so
+ * every later result is scrubbed of them too.
+ */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, RefParam, TabParam } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { VAULT_FIELD, VAULT_NAME } from '../../storage/vault.js';
+import type { ToolContext } from './context.js';
+import { inline, type ResponseBuilder } from './response.js';
+import { fieldValue, loginEntry } from '../vault/entry.js';
+import { codeFieldRef, fillCode, fillSecret } from '../vault/fill.js';
+import { ApprovalStop } from '../vault/page-guard.js';
+import { runLogin } from '../vault/login-flow.js';
+import { freshTotpCode } from '../vault/totp.js';
+import { waitForOtp } from '../vault/otp/index.js';
+
+const SiteParam = Type.String({ description: 'The vault entry (usually the site\'s host, e.g. "example.com"); browser_vault_list names them.', pattern: VAULT_NAME.source });
+const SubmitParam = Type.Optional(Type.Boolean({ description: 'Send the form after filling (its submit button, else Enter). Default true.' }));
+
+/** A multi-step handler that stopped for the user's approval reports it like the pipeline would. */
+async function approvalAware(out: ResponseBuilder, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (e) {
+    if (e instanceof ApprovalStop) {
+      out.needsApproval(e.approval);
+      return;
+    }
+    throw e;
+  }
+}
+
+function describeSubmit(how: 'clicked' | 'enter' | 'none'): string {
+  return how === 'clicked' ? ' and sent the form (submit button)' : how === 'enter' ? ' and sent the form (Enter)' : '';
+}
+
+async function reportTab(ctx: ToolContext, tabId: string | undefined, out: ResponseBuilder) {
+  const tab = await ctx.tab(tabId);
+  out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${inline(tab.url)}.`);
+}
+
+export const vaultTools = [
+  defineTool({
+    name: 'browser_vault_list',
+    title: 'List vault entries',
+    description: "The user's vault entries: names, kinds, field names and login URLs. Never a value: fill them with browser_fill_secret or browser_login.",
+    input: params({}),
+    effect: 'read',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, _args, out) {
+      const problem = ctx.env.vault.problem;
+      if (problem) throw new BrowserdError('not_configured', problem.message, { next: problem.next });
+      const entries = ctx.env.vault.list(ctx.user.id).map((e) => ({ name: e.name, kind: e.kind, fields: e.fields, ...(e.loginUrl ? { loginUrl: e.loginUrl } : {}), ...(e.inbox ? { inbox: e.inbox } : {}) }));
+      out.set('entries', entries);
+      if (!entries.length) {
+        out.text('The vault is empty. Ask the user to add an entry (browserd vault set SITE FIELD).');
+        return;
+      }
+      out.text(`${entries.length} vault entr${entries.length === 1 ? 'y' : 'ies'}:`);
+      // Names and URLs are the user's own words, not page text; shown inline all the same.
+      for (const e of entries) out.text(`- ${inline(e.name)} (${e.kind}${e.inbox ? `, ${e.inbox}` : ''})${e.fields.length ? `: ${e.fields.join(', ')}` : ''}${e.loginUrl ? `; login ${inline(e.loginUrl)}` : ''}`);
+    },
+  }),
+  defineTool({
+    name: 'browser_fill_secret',
+    title: 'Fill a secret from the vault',
+    description: "Fills a field (ref) with a vault value (site + field: password, username, card, api_key ...) without you seeing it. Act tabs only, and only when the page is on the entry's own site (its host or a sub-domain).",
+    input: params({
+      ref: RefParam('The field to fill.'),
+      site: SiteParam,
+      field: Type.String({ description: 'The entry\'s field: "password", "username", "card", "api_key" ...', pattern: VAULT_FIELD.source }),
+      tab: TabParam,
+    }),
+    effect: 'write',
+    openWorld: true,
+    touches: [{ kind: 'fill', ref: 'ref' }],
+    async handle(ctx, args, out) {
+      const entry = loginEntry(ctx, args.site);
+      const value = fieldValue(entry, args.field);
+      const tab = await ctx.tab(args.tab);
+      // The pipeline gated this fill as declared (touches); fillSecret adds the checks only secrets need.
+      await fillSecret(ctx, tab, entry, args.ref, value, out, { gated: true });
+      out.set('tab', tab.id).set('filled', { ref: args.ref, site: entry.info.name, field: args.field });
+      out.text(`Filled ${args.field} of ${entry.info.name} into ${args.ref}.`);
+      await reportTab(ctx, args.tab, out);
+    },
+  }),
+  defineTool({
+    name: 'browser_fill_totp',
+    title: 'Fill an authenticator code',
+    description: "Computes the current authenticator (TOTP) code of a vault entry's totp field and fills it into the code field (ref, or the one the page shows), then sends the form unless submit is false. You never see the code.",
+    input: params({
+      site: SiteParam,
+      ref: Type.Optional(RefParam('The code field. Default: found by autocomplete=one-time-code, inputmode, name or label.')),
+      submit: SubmitParam,
+      tab: TabParam,
+    }),
+    effect: 'write',
+    async handle(ctx, args, out) {
+      const entry = loginEntry(ctx, args.site);
+      const secret = fieldValue(entry, 'totp');
+      const tab = await ctx.tab(args.tab);
+      await approvalAware(out, async () => {
+        const ref = await codeFieldRef(tab, args.ref);
+        const how = await fillCode(ctx, tab, entry, ref, await freshTotpCode(secret, ctx.signal), args.submit !== false, out);
+        out.set('filled', { ref, site: entry.info.name, field: 'totp' });
+        out.text(`Filled the authenticator code of ${entry.info.name} into ${ref}${describeSubmit(how)}.`);
+        await reportTab(ctx, args.tab, out);
+      });
+    },
+  }),
+  defineTool({
+    name: 'browser_fill_otp',
+    title: 'Fill a code from the inbox',
+    description: "Waits for the newest message about the site that arrives after this call starts, in the user's OTP inbox (e-mail or SMS forwarder), takes the code from it and fills it (ref, or the code field the page shows), then sends the form unless submit is false. You see neither message nor code. Without an inbox, a person must be asked.",
+    input: params({
+      site: SiteParam,
+      ref: Type.Optional(RefParam('The code field. Default: found by autocomplete=one-time-code, inputmode, name or label.')),
+      from: Type.Optional(Type.String({ description: 'Only messages whose sender contains this (case-insensitive).', minLength: 1, maxLength: 200 })),
+      inbox: Type.Optional(Type.String({ description: 'Which otp_inbox entry to read. Default: all of them.', pattern: VAULT_NAME.source })),
+      timeoutS: Type.Optional(Type.Integer({ description: 'How long to wait for the message, 1-60 seconds. Default 60.', minimum: 1, maximum: 60 })),
+      submit: SubmitParam,
+      tab: TabParam,
+    }),
+    effect: 'write',
+    async handle(ctx, args, out) {
+      const since = new Date();
+      const entry = loginEntry(ctx, args.site);
+      const tab = await ctx.tab(args.tab);
+      await approvalAware(out, async () => {
+        // Find the field (and refuse a wrong tab or site) before waiting up to a minute for a message.
+        const ref = await codeFieldRef(tab, args.ref);
+        const inboxes = ctx.env.vault.list(ctx.user.id).filter((e) => e.kind === 'otp_inbox' && (!args.inbox || e.name === args.inbox));
+        if (!inboxes.length) {
+          out.set('tab', tab.id).set('outcome', 'person_needed');
+          out.text(
+            args.inbox
+              ? `There is no OTP inbox named ${args.inbox}, so no code can be read. A person must be asked for the code: ask the user, or hand them the browser with browser_handoff.`
+              : 'The user has no OTP inbox in the vault, so no code can be read. A person must be asked for the code: ask the user, or hand them the browser with browser_handoff.',
+          );
+          return;
+        }
+        const found = await waitForOtp(ctx.env, ctx.user.id, { site: entry.info.name, from: args.from, inbox: args.inbox, since, timeoutMs: (args.timeoutS ?? 60) * 1000, signal: ctx.signal });
+        const how = await fillCode(ctx, tab, entry, ref, found.code, args.submit !== false, out);
+        out.set('filled', { ref, site: entry.info.name, inbox: found.inbox, via: found.via });
+        out.text(`Filled the code from inbox ${found.inbox} (${found.via}) into ${ref}${describeSubmit(how)}.`);
+        await reportTab(ctx, args.tab, out);
+      });
+    },
+  }),
+  defineTool({
+    name: 'browser_login',
+    title: 'Sign in with the vault',
+    description:
+      "Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value.",
+    input: params({
+      site: SiteParam,
+      loginUrl: Type.Optional(Type.String({ description: "Where the sign-in form is, on the entry's site. Default: the entry's login URL, else https://<site>/.", minLength: 1, maxLength: 8192 })),
+      tab: TabParam,
+    }),
+    effect: 'write',
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      await approvalAware(out, () => runLogin(ctx, tab, args, out));
+    },
+  }),
+];
