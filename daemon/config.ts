@@ -35,6 +35,8 @@ export interface Config {
   allowedHosts: string[];
   /** Browser origins that may call the daemon (BROWSERD_ALLOWED_ORIGINS). */
   allowedOrigins: string[];
+  /** Longest timed CDP session a user may start (BROWSERD_CDP_SESSION_MAX_MINUTES). */
+  cdpSessionMaxMinutes: number;
 }
 
 /** One browser per ~600 MB of memory, at least 1: a typical profile with a few tabs stays under that. */
@@ -106,6 +108,7 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     maxMcpSessionsPerUser: wholeNumber('max-mcp-sessions-per-user', flags['max-mcp-sessions-per-user'] ?? env.BROWSERD_MAX_MCP_SESSIONS_PER_USER, 32, 1),
     browserIdleMs: idleS * 1000,
     allowedHosts,
+    cdpSessionMaxMinutes: wholeNumber('cdp-session-max-minutes', flags['cdp-session-max-minutes'] ?? env.BROWSERD_CDP_SESSION_MAX_MINUTES, 120, 1),
     allowedOrigins: [...list(flags['allowed-origins'] ?? env.BROWSERD_ALLOWED_ORIGINS), ...(publicUrl ? [new URL(publicUrl).origin] : [])],
   };
 }

@@ -12,6 +12,8 @@ import type { PolicyStore } from '../storage/policies.js';
 import type { VaultStore } from '../storage/vault.js';
 import type { FilledCodes } from './vault/filled-codes.js';
 import type { SearchBackend } from './search/backends.js';
+import type { CdpSessions } from './cdp-proxy/sessions.js';
+import type { UsageStore } from '../storage/usage.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -29,6 +31,10 @@ export interface DaemonEnv {
   filledCodes: FilledCodes;
   /** The web search backend (from the environment at start; tests set a loopback one). */
   search?: SearchBackend;
+  /** Timed raw-CDP sessions to users' browsers (browser_sessions, /cdp/<token>). */
+  cdpSessions: CdpSessions;
+  /** Metered usage (CDP session minutes). */
+  usage: UsageStore;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

@@ -26,6 +26,8 @@ import { lookupWithRules, parseResolverRules } from './browser/resolver-rules.js
 import type { Config } from './config.js';
 import type { DaemonEnv } from './env.js';
 import { closeMarkdownThreads } from './read/index.js';
+import { UsageStore } from '../storage/usage.js';
+import { CdpSessions } from './cdp-proxy/sessions.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -64,7 +66,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   if (!vaultKey.ok) log.error({ problem: vaultKey.problem, next: vaultKey.next }, `vault locked: ${vaultKey.message}`);
   const vault = new VaultStore(db, vaultKey);
   pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url));
-  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), policies, vault, filledCodes: new FilledCodes(), search: backendFromEnv(), log, deniedPorts, startedAt: new Date() };
+  const env: DaemonEnv = { cfg, db, users, tabs, audit, pool, files: new FileStore(cfg.dataDir), profiles: new ProfileStore(cfg.dataDir), policies, vault, filledCodes: new FilledCodes(), search: backendFromEnv(), ...cdpServices(db, log, cfg), log, deniedPorts, startedAt: new Date() };
   let app: AppHandle;
   try {
     app = await startApp(env, VERSION);
@@ -75,6 +77,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   }
   appPort = app.port;
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
+  env.cdpSessions.baseUrl = cfg.publicUrl?.replace(/\/$/, '') ?? url;
   log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: cfg.maxBrowsers }, 'browserd listening');
   let stopping: Promise<void> | undefined;
   return {
@@ -90,6 +93,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
         await Promise.race([
           (async () => {
             await app.mcp.closeAll();
+            await env.cdpSessions.closeAll();
             await pool.closeAll();
           })(),
           bound,
@@ -103,4 +107,9 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
       return stopping;
     },
   };
+}
+
+function cdpServices(db: ReturnType<typeof openDb>, log: Logger, cfg: Config) {
+  const usage = new UsageStore(db);
+  return { usage, cdpSessions: new CdpSessions(usage, log, cfg.cdpSessionMaxMinutes) };
 }

@@ -130,7 +130,9 @@ export class BrowserInstance {
     const opener = openerId ? [...this.tabs.values()].find((t) => t.targetId === openerId) : undefined;
     if (opener) void this.adoptPopup(opener, targetId, a).catch((e) => this.opts.log.warn({ err: String(e) }, 'popup adoption failed'));
     else if (openerId && this.scratchTargets.has(openerId)) void this.dropScratchPopup(targetId, a);
-    else if (!this.ownTargets.has(targetId)) void this.conn!.sendMayFail('Runtime.runIfWaitingForDebugger', {}, p.sessionId);
+    // A page no tab owns (opened by a CDP session client, or by such a page) runs under the user's host policy
+    // like a worker does: blocked sites are not navigated to, read-only sites get no writes.
+    else if (!this.ownTargets.has(targetId)) void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log);
   }
 
   private onDetached(targetId: string | undefined) {

@@ -7,6 +7,7 @@ import { checkHostAndOrigin, type OriginPolicy } from './origin.js';
 import { restHandlers } from './rest.js';
 import { matchRoute, ROUTES, routeKey } from './routes.js';
 import { McpGateway } from './mcp.js';
+import { addCdpRoute } from '../cdp-proxy/ws-route.js';
 
 export interface AppHandle {
   port: number;
@@ -57,6 +58,7 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
     return handlers[routeKey(route)](r, user, params);
   }
 
+  addCdpRoute(app, env, () => handle.closing);
   app.any('/*', (res, req) => {
     const r = captureReq(res, req);
     route(r).catch((e) => {

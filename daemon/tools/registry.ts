@@ -15,8 +15,9 @@ import { formTools } from './forms.js';
 import { queryTools } from './query.js';
 import { extractTools } from './extract.js';
 import { readPageTools } from './read.js';
+import { cdpSessionTools } from './cdp-sessions.js';
 
-const ALL: ToolDef<any>[] = [...tabTools, ...navigationTools, ...snapshotTools, ...inputTools, ...readTools, ...statusTools, ...pageTools, ...diagnosticsTools, ...spacesTools, ...searchTools, ...pointerTools, ...formTools, ...queryTools, ...extractTools, ...readPageTools];
+const ALL: ToolDef<any>[] = [...tabTools, ...navigationTools, ...snapshotTools, ...inputTools, ...readTools, ...statusTools, ...pageTools, ...diagnosticsTools, ...spacesTools, ...searchTools, ...pointerTools, ...formTools, ...queryTools, ...extractTools, ...readPageTools, ...cdpSessionTools];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));
 if (byName.size !== ALL.length) throw new Error('two tools share a name');
