@@ -274,3 +274,17 @@ t.test('a session ends at its time and its minutes are metered', async (t) => {
   t.ok(stoppedEarly.every((r) => r.minutes === 1), 'a session stopped in its first minute counts one minute');
   t.equal(me.json.usage.cdpSessionMinutes, stoppedEarly.length + 3);
 });
+
+t.test('a daemon shutdown ends every session; the metered minutes stay', async (t) => {
+  const s = await startSession({ minutes: 5 });
+  const cdp = await RawCdp.connect(s.cdpUrl);
+  await newPage(cdp);
+  const before = (await stack.d.rest(stack.token, 'GET', '/v1/me')).json.usage.cdpSessionMinutes;
+  await stack.d.restart();
+  t.equal((await cdp.closed).code, 4000, 'the client was cut off by the shutdown');
+  await noUpgrade(t, () => RawCdp.connect(s.cdpUrl.replace(/:\d+\//, `:${stack.d.daemon.port}/`)), 401, 'the URL does not survive a restart');
+  const me = await stack.d.rest(stack.token, 'GET', '/v1/me');
+  t.equal(me.json.usage.cdpSessionMinutes, before, 'usage records are on disk: the restart lost no minute and added none');
+  const list = await stack.rest('browser_sessions', { action: 'list' });
+  t.same(list.json.sessions, []);
+});
