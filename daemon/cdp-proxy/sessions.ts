@@ -42,6 +42,8 @@ interface Held extends CdpSession {
 
 /** Open sessions one user may hold at once: each holds a browser awake while a client is connected. */
 export const MAX_SESSIONS_PER_USER = 4;
+/** The hard ceiling on a session's length, whatever the configuration says (20 days). */
+const MAX_SESSION_MINUTES = 20 * 24 * 60;
 
 export class CdpSessions {
   private byId = new Map<string, Held>();
@@ -52,11 +54,16 @@ export class CdpSessions {
   /** Where clients reach the daemon (http(s)://host:port), set once the server listens. */
   baseUrl = '';
 
+  readonly maxMinutes: number;
+
   constructor(
     private usage: UsageStore,
     private log: Logger,
-    readonly maxMinutes: number,
-  ) {}
+    maxMinutes: number,
+  ) {
+    // A timer cannot wait longer than about 24 days; twenty days is more than any session needs.
+    this.maxMinutes = Math.min(maxMinutes, MAX_SESSION_MINUTES);
+  }
 
   private tokenOf(id: string): string {
     return createHmac('sha256', this.key).update(id).digest('base64url');
@@ -86,7 +93,8 @@ export class CdpSessions {
     await this.meter(s, 1);
     s.timers.push(setTimeout(() => void this.end(s, 'expired'), s.expiresAt - now));
     // Each new minute is billed as it starts, so a crash loses no started minute.
-    for (let m = 1; m < minutes; m++) s.timers.push(setTimeout(() => void this.meter(s, m + 1), m * this.minuteMs));
+    let billed = 1;
+    if (minutes > 1) s.timers.push(setInterval(() => billed < minutes && void this.meter(s, ++billed), this.minuteMs));
     for (const t of s.timers) t.unref();
     this.log.info({ user, profile, session: id, minutes }, 'cdp session started');
     return s;
@@ -138,7 +146,7 @@ export class CdpSessions {
     if (s.ended) return;
     s.ended = true;
     this.byId.delete(s.id);
-    for (const t of s.timers) clearTimeout(t);
+    for (const t of s.timers) clearTimeout(t); // clears intervals too
     for (const c of [...s.clients]) c.end(why === 'expired' ? 4001 : 4000, `the CDP session ${why === 'expired' ? 'ran out of time' : why}`);
     s.clients.clear();
     // Billed by the started minute, never past the minutes asked for.

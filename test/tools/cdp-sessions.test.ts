@@ -247,6 +247,20 @@ t.test('bad arguments are refused with a next step and start nothing', async (t)
   t.equal(stack.d.daemon.env.cdpSessions.list('alice').length, before);
 });
 
+t.test('a session on a named profile drives that profile\'s browser only', async (t) => {
+  const s = await startSession({ minutes: 5, profile: 'work' });
+  t.ok(stack.d.daemon.env.pool.peek('alice', 'work'), 'the profile\'s browser runs');
+  const cdp = await RawCdp.connect(s.cdpUrl);
+  t.teardown(() => cdp.close());
+  const { targetInfos } = await cdp.send('Target.getTargets');
+  t.notOk(targetInfos.some((i: any) => String(i.url).startsWith(stack.site.url)), 'none of the default profile\'s pages');
+  const status = await call(stack.client, 'browser_status');
+  t.notMatch(status.text, s.cdpUrl, 'browser_status names the session on the own profile only');
+  const listed = await stack.rest('browser_sessions', { action: 'list' });
+  t.match(listed.json.sessions, [{ id: s.id, profile: 'work' }]);
+  await call(stack.client, 'browser_sessions', { action: 'stop', id: s.id });
+});
+
 t.test('stop cuts the client off and the URL stops working', async (t) => {
   const s = await startSession({ minutes: 5 });
   const cdp = await RawCdp.connect(s.cdpUrl);
