@@ -103,12 +103,15 @@ export class ProxyClient {
     this.socket.send(JSON.stringify(fromRoot ? { method, params } : { method, params, sessionId }));
   }
 
-  /** Detaches every session the client held and closes its socket (idempotent). */
+  /** Detaches every session the client held, disposes its contexts and closes its socket (idempotent). */
   end(code: number, reason: string) {
     if (this.ended) return;
     this.ended = true;
     this.tap?.dispose();
     for (const s of this.sessions) void this.conn.sendMayFail('Target.detachFromTarget', { sessionId: s }, this.root);
+    // Contexts the client made are incognito-like and its own: they go with it, pages and all.
+    for (const c of this.contexts) void this.conn.sendMayFail('Target.disposeBrowserContext', { browserContextId: c });
+    this.contexts.clear();
     if (this.root) void this.conn.sendMayFail('Target.detachFromTarget', { sessionId: this.root });
     this.sessions.clear();
     this.socket.close(code, reason);

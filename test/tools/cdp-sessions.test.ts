@@ -265,6 +265,8 @@ t.test('stop cuts the client off and the URL stops working', async (t) => {
   const s = await startSession({ minutes: 5 });
   const cdp = await RawCdp.connect(s.cdpUrl);
   await newPage(cdp);
+  const { browserContextId } = await cdp.send('Target.createBrowserContext', {});
+  await cdp.send('Target.createTarget', { url: 'about:blank', browserContextId });
   const listed = await stack.rest('browser_sessions', { action: 'list' });
   t.match(listed.json.sessions, [{ id: s.id, clients: 1 }]);
   const stopped = await call(stack.client, 'browser_sessions', { action: 'stop', id: s.id });
@@ -272,6 +274,12 @@ t.test('stop cuts the client off and the URL stops working', async (t) => {
   const closed = await cdp.closed;
   t.equal(closed.code, 4000);
   await noUpgrade(t, () => RawCdp.connect(s.cdpUrl), 401, 'a stopped session\'s URL gets no WebSocket');
+  const other = await startSession({ minutes: 5 });
+  const look = await RawCdp.connect(other.cdpUrl);
+  const { browserContextIds } = await look.send('Target.getBrowserContexts');
+  t.notOk(browserContextIds.includes(browserContextId), 'the context the stopped client made went with it');
+  look.close();
+  await call(stack.client, 'browser_sessions', { action: 'stop', id: other.id });
   const status = await call(stack.client, 'browser_status');
   t.notMatch(status.text, s.cdpUrl);
 });
