@@ -5,6 +5,8 @@
  */
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { call } from '../fixtures/daemon.js';
@@ -131,6 +133,13 @@ t.test('a raw CDP client opens a page, navigates, hears its events and evaluates
   t.ok(targetInfos.some((i: any) => i.url === `${stack.site.url}/hello`), 'browser-level commands answer for the user\'s browser');
   cdp.close();
   await cdp.closed;
+  // The token is a secret: not in the audit trail, not in the store.
+  const token = s.cdpUrl.slice(s.cdpUrl.lastIndexOf('/') + 1);
+  const audit = await stack.d.rest(stack.token, 'GET', '/v1/audit?limit=500');
+  t.ok(audit.json.entries.some((e: any) => e.tool === 'browser_sessions'), 'the start is audited');
+  t.notMatch(JSON.stringify(audit.json), token, 'the audit trail does not hold the token');
+  await stack.d.daemon.env.db.flushed();
+  t.notOk(readFileSync(join(stack.d.dataDir, 'browserd.lmdb')).includes(token), 'the store does not hold the token');
   await call(stack.client, 'browser_sessions', { action: 'stop', id: s.id });
 });
 
