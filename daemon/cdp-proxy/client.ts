@@ -100,7 +100,12 @@ export class ProxyClient {
     // forwarded, so a command the client sends on hearing of it finds the session known.
     if (method === 'Target.attachedToTarget' && typeof params?.sessionId === 'string') this.sessions.add(params.sessionId);
     if (method === 'Target.detachedFromTarget' && typeof params?.sessionId === 'string') this.sessions.delete(params.sessionId);
-    this.socket.send(JSON.stringify(fromRoot ? { method, params } : { method, params, sessionId }));
+    const text = JSON.stringify(fromRoot ? { method, params } : { method, params, sessionId });
+    // Answers reach the client through a promise, one microtask after Chromium sent them; events take the same
+    // step, so the client hears both in the order Chromium said them.
+    queueMicrotask(() => {
+      if (!this.ended) this.socket.send(text);
+    });
   }
 
   /** Detaches every session the client held, disposes its contexts and closes its socket (idempotent). */
