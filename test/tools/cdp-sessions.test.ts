@@ -189,7 +189,14 @@ t.test('methods that reach past the user\'s browser are refused', async (t) => {
   const cdp = await RawCdp.connect(s.cdpUrl);
   t.teardown(() => cdp.close());
   const { sessionId } = await newPage(cdp);
+  const dir = stack.d.daemon.env.files.dir('alice');
   const refused: [string, Record<string, unknown>, string?][] = [
+    ['Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: `${dir}/../bob` }],
+    ['Page.setDownloadBehavior', { behavior: 'allow', downloadPath: '/tmp' }, sessionId],
+    ['Input.dispatchDragEvent', { type: 'drop', x: 1, y: 1, data: { items: [], dragOperationsMask: 1, files: [`${dir}/../../browserd.lmdb`] } }, sessionId],
+    ['Target.disposeBrowserContext', { browserContextId: 'not-mine' }],
+    ['Target.openDevTools', { targetId: 'x' }],
+    ['Extensions.loadUnpacked', { path: '/tmp' }],
     ['Browser.close', {}],
     ['Browser.crash', {}],
     ['Browser.getBrowserCommandLine', {}],
@@ -210,7 +217,6 @@ t.test('methods that reach past the user\'s browser are refused', async (t) => {
   // The browser is still there and the client still works.
   const r = await cdp.send('Runtime.evaluate', { expression: '6 * 7', returnByValue: true }, sessionId);
   t.equal(r.result.value, 42);
-  const dir = stack.d.daemon.env.files.dir('alice');
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: dir });
   t.pass('downloads into the user\'s files directory are allowed');
   const ctx = await cdp.send('Target.createBrowserContext', {});
