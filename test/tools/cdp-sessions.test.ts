@@ -158,6 +158,14 @@ t.test('a page opened through CDP cannot reach a site the user blocked', async (
   const loaded = cdp.event((e) => e.method === 'Page.loadEventFired' && e.sessionId === sessionId);
   t.notOk((await cdp.send('Page.navigate', { url: `http://fine.test:${stack.site.port}/hello` }, sessionId)).errorText);
   await loaded;
+  // A window the CDP page opens is held to the policy too. Its address shows in the target list once the
+  // navigation commits (the page or its error page), and by then an allowed request would have arrived.
+  await cdp.send('Target.setDiscoverTargets', { discover: true });
+  const popupUrl = `http://blocked.test:${stack.site.port}/hello?popup`;
+  const committed = cdp.event((e) => e.method === 'Target.targetInfoChanged' && e.params.targetInfo.url === popupUrl);
+  await cdp.send('Runtime.evaluate', { expression: `window.open(${JSON.stringify(popupUrl)}); 1`, userGesture: true }, sessionId);
+  await committed;
+  t.notOk(stack.site.requests.some((r) => r.path === '/hello?popup'), 'the popup did not load the blocked site');
   await call(stack.client, 'browser_sessions', { action: 'stop', id: s.id });
 });
 
