@@ -37,6 +37,8 @@ export interface Config {
   allowedOrigins: string[];
   /** The longest a hand-off may live from creation, extensions included (BROWSERD_HANDOFF_MAX_S, default 24 h). */
   handoffMaxS: number;
+  /** Longest timed CDP session a user may start (BROWSERD_CDP_SESSION_MAX_MINUTES). */
+  cdpSessionMaxMinutes: number;
 }
 
 /** One browser per ~600 MB of memory, at least 1: a typical profile with a few tabs stays under that. */
@@ -108,6 +110,7 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     maxMcpSessionsPerUser: wholeNumber('max-mcp-sessions-per-user', flags['max-mcp-sessions-per-user'] ?? env.BROWSERD_MAX_MCP_SESSIONS_PER_USER, 32, 1),
     browserIdleMs: idleS * 1000,
     allowedHosts,
+    cdpSessionMaxMinutes: wholeNumber('cdp-session-max-minutes', flags['cdp-session-max-minutes'] ?? env.BROWSERD_CDP_SESSION_MAX_MINUTES, 120, 1),
     allowedOrigins: [...list(flags['allowed-origins'] ?? env.BROWSERD_ALLOWED_ORIGINS), ...(publicUrl ? [new URL(publicUrl).origin] : [])],
     handoffMaxS: wholeNumber('handoff-max-s', flags['handoff-max-s'] ?? env.BROWSERD_HANDOFF_MAX_S, 24 * 3600, 60),
   };

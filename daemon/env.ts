@@ -16,6 +16,8 @@ import type { SmsInboxStore } from '../storage/sms-inbox.js';
 import type { SearchBackend } from './search/backends.js';
 import type { HandoffService } from './handoff/service.js';
 import type { LiveLinks } from './live/links.js';
+import type { CdpSessions } from './cdp-proxy/sessions.js';
+import type { UsageStore } from '../storage/usage.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -41,6 +43,10 @@ export interface DaemonEnv {
   search?: SearchBackend;
   /** Live-view links (in memory: a restart ends them) and their connected viewers. */
   live: LiveLinks;
+  /** Timed raw-CDP sessions to users' browsers (browser_sessions, /cdp/<token>). */
+  cdpSessions: CdpSessions;
+  /** Metered usage (CDP session minutes). */
+  usage: UsageStore;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

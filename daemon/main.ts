@@ -33,6 +33,8 @@ import type { DaemonEnv } from './env.js';
 import { closeMarkdownThreads } from './read/index.js';
 import { scrubbingLogger } from './log-scrub.js';
 import { everyUsersSecrets } from './vault/user-secrets.js';
+import { UsageStore } from '../storage/usage.js';
+import { CdpSessions } from './cdp-proxy/sessions.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -94,6 +96,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     handoffs,
     live: new LiveLinks(baseUrl),
     search: backendFromEnv(),
+    ...cdpServices(db, log, cfg),
     log,
     deniedPorts,
     baseUrl,
@@ -111,6 +114,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   }
   appPort = app.port;
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
+  env.cdpSessions.baseUrl = env.baseUrl().replace(/\/$/, '');
   log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: cfg.maxBrowsers }, 'browserd listening');
   let stopping: Promise<void> | undefined;
   return {
@@ -129,6 +133,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
           (async () => {
             await app.mcp.closeAll();
             env.live.close();
+            await env.cdpSessions.closeAll();
             await pool.closeAll();
           })(),
           bound,
@@ -142,4 +147,9 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
       return stopping;
     },
   };
+}
+
+function cdpServices(db: ReturnType<typeof openDb>, log: Logger, cfg: Config) {
+  const usage = new UsageStore(db);
+  return { usage, cdpSessions: new CdpSessions(usage, log, cfg.cdpSessionMaxMinutes) };
 }

@@ -49,6 +49,9 @@ export class BrowserInstance {
   private attachWaiters = new Map<string, (a: { sessionId: string; waiting: boolean }) => void>();
   private disposables = new DisposableStore();
   private ownTargets = new Set<string>();
+  /** Target.createTarget calls of ours not answered yet, and pages attached meanwhile that may be theirs. */
+  private creating = 0;
+  private unclaimed = new Map<string, Parameters<BrowserInstance['onAttached']>[0]>();
   private scratchSeq = 0;
   /** Targets of browser_read's scratch tabs, while they are open. */
   private scratchTargets = new Set<string>();
@@ -130,13 +133,33 @@ export class BrowserInstance {
     const opener = openerId ? [...this.tabs.values()].find((t) => t.targetId === openerId) : undefined;
     if (opener) void this.adoptPopup(opener, targetId, a).catch((e) => this.opts.log.warn({ err: String(e) }, 'popup adoption failed'));
     else if (openerId && this.scratchTargets.has(openerId)) void this.dropScratchPopup(targetId, a);
-    else if (!this.ownTargets.has(targetId)) void this.conn!.sendMayFail('Runtime.runIfWaitingForDebugger', {}, p.sessionId);
+    else if (!this.ownTargets.has(targetId)) {
+      this.unclaimed.set(targetId, p);
+      this.settleUnclaimed();
+    }
+  }
+
+  /**
+   * A page no tab owns (opened by a CDP session client, or by such a page) runs under the user's host policy
+   * like a worker does: blocked sites are not navigated to, read-only sites get no writes. Chromium may announce
+   * the daemon's own new target before answering its Target.createTarget, so a page is only taken for foreign
+   * once no creation of ours is pending; until then it stays paused.
+   */
+  private settleUnclaimed() {
+    for (const [targetId, p] of [...this.unclaimed]) {
+      if (this.ownTargets.has(targetId)) this.unclaimed.delete(targetId);
+      else if (this.creating === 0) {
+        this.unclaimed.delete(targetId);
+        void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log);
+      }
+    }
   }
 
   private onDetached(targetId: string | undefined) {
     if (!targetId) return;
     this.attached.delete(targetId);
     this.scratchTargets.delete(targetId);
+    this.unclaimed.delete(targetId);
     for (const t of this.tabs.values()) {
       if (t.targetId === targetId && !t.closed) {
         // Closed by the page (window.close) or crashed away: forget the live object, keep the record so the
@@ -235,8 +258,15 @@ export class BrowserInstance {
     const drawn = opts.drawn ?? true;
     // A window of its own for every tab: a tab behind another in one window draws no frames, and focus
     // emulation alone did not keep it drawing when the host was busy (screenshots then ran to the timeout).
-    const { targetId } = await conn.send('Target.createTarget', { url: 'about:blank', browserContextId, background: opts.visible === false, newWindow: drawn });
-    this.ownTargets.add(targetId);
+    this.creating++;
+    let targetId: string;
+    try {
+      ({ targetId } = await conn.send('Target.createTarget', { url: 'about:blank', browserContextId, background: opts.visible === false, newWindow: drawn }));
+      this.ownTargets.add(targetId);
+    } finally {
+      this.creating--;
+      this.settleUnclaimed();
+    }
     const a = await this.waitAttached(targetId);
     const tab = this.makeTab(rec, targetId, a.sessionId, opts.persist ?? true);
     await tab.setup(a.waiting, { drawn });

@@ -62,6 +62,8 @@ export class CdpConnection {
    * (they would run to their timeout), so only a reload or navigation, which brings a new renderer, is sent.
    */
   private crashedSessions = new Set<string>();
+  /** Every event as it came (the CDP proxy forwards a client's own sessions' events whatever their method). */
+  private eventTaps = new Set<(method: string, params: unknown, sessionId?: string) => void>();
 
   constructor(private transport: CdpTransport, private stderr: () => string = () => '') {
     transport.onMessage = (m) => this.onMessage(m);
@@ -95,6 +97,7 @@ export class CdpConnection {
     // Listeners first (the tab marks itself crashed or closed), then the rejections they will see.
     this.emit(`${msg.method}|${msg.sessionId ?? ''}`, msg.params, msg.sessionId);
     this.emit(`${msg.method}|*`, msg.params, msg.sessionId);
+    for (const tap of [...this.eventTaps]) tap(msg.method, msg.params, msg.sessionId);
     if (msg.method === 'Target.detachedFromTarget' && msg.params?.sessionId) {
       this.goneSessions.add(msg.params.sessionId);
       this.crashedSessions.delete(msg.params.sessionId);
@@ -216,6 +219,12 @@ export class CdpConnection {
     if (!set) this.listeners.set(key, (set = new Set()));
     set.add(listener as Listener);
     return { dispose: () => set!.delete(listener as Listener) };
+  }
+
+  /** Sees every event, any method and session: for the CDP proxy, which cannot know the methods in advance. */
+  onAnyEvent(tap: (method: string, params: unknown, sessionId?: string) => void): Disposable {
+    this.eventTaps.add(tap);
+    return { dispose: () => this.eventTaps.delete(tap) };
   }
 
   /**

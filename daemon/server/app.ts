@@ -8,6 +8,7 @@ import { restHandlers } from './rest.js';
 import { matchRoute, ROUTES, routeKey } from './routes.js';
 import { McpGateway } from './mcp.js';
 import { liveSocket, LIVE_SOCKET_PATTERN } from '../live/socket.js';
+import { addCdpRoute } from '../cdp-proxy/ws-route.js';
 
 export interface AppHandle {
   port: number;
@@ -64,6 +65,7 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
   // Upgrades only: a plain GET on this path falls through to the router below (and is a 404 there).
   app.ws(LIVE_SOCKET_PATTERN, liveSocket(env, originPolicy, () => handle.closing));
 
+  addCdpRoute(app, env, () => handle.closing);
   app.any('/*', (res, req) => {
     const r = captureReq(res, req);
     route(r).catch((e) => {

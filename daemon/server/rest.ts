@@ -56,6 +56,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
         ok: true,
         user: me(u).id,
         policy: { approvals: me(u).approvals, takeover: me(u).takeover, hostRules: env.policies.rules(me(u).id) },
+        usage: { cdpSessionMinutes: env.usage.minutes(me(u).id, 'cdp_session') },
         limits: {
           maxBrowsersOnHost: env.cfg.maxBrowsers,
           browsersPerUser: env.cfg.maxBrowsersPerUser,

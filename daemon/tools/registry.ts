@@ -19,6 +19,7 @@ import { savedSessionTools } from './saved-sessions.js';
 import { handoffTools } from './handoffs.js';
 import { viewerTools } from './viewer.js';
 import { vaultTools } from './vault.js';
+import { cdpSessionTools } from './cdp-sessions.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -40,6 +41,7 @@ const ALL: ToolDef<any>[] = [
   ...handoffTools,
   ...viewerTools,
   ...vaultTools,
+  ...cdpSessionTools,
 ];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));

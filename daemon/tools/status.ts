@@ -14,6 +14,7 @@ export const statusTools = [
     async handle(ctx, _args, out) {
       const inst = ctx.env.pool.peek(ctx.user.id);
       const tabs = ctx.env.tabs.list(ctx.user.id);
+      const cdp = ctx.env.cdpSessions.ownProfileSession(ctx.user.id);
       const status = {
         user: ctx.user.id,
         policy: { approvals: ctx.user.approvals, takeover: ctx.user.takeover, hostRules: ctx.env.policies.rules(ctx.user.id) },
@@ -22,6 +23,7 @@ export const statusTools = [
           : { state: 'stopped', note: 'starts on the next call that needs it' },
         tabs: tabs.length,
         defaultTab: ctx.defaultTabId() ?? null,
+        ...(cdp ? { cdpSession: { id: cdp.id, cdpUrl: ctx.env.cdpSessions.urlOf(cdp), expiresAt: new Date(cdp.expiresAt).toISOString() } } : {}),
         limits: { maxBrowsersOnHost: ctx.env.cfg.maxBrowsers, browsersPerUser: ctx.env.cfg.maxBrowsersPerUser, tabsPerUser: ctx.env.cfg.maxTabsPerUser, browserIdleS: Math.round(ctx.env.cfg.browserIdleMs / 1000) },
       };
       out.set('status', status);
@@ -31,6 +33,7 @@ export const statusTools = [
           `Approvals: ${status.policy.approvals ? 'on (sensitive actions return needsApproval)' : 'off'}`,
           `Browser: ${inst ? `running (${inst.version}), ${inst.tabs.size} tabs live` : 'stopped (starts on the next call that needs it)'}`,
           `Tabs: ${tabs.length} of ${ctx.env.cfg.maxTabsPerUser}${status.defaultTab ? `, default ${status.defaultTab}` : ''}`,
+          ...(status.cdpSession ? [`CDP session: ${status.cdpSession.cdpUrl} (until ${status.cdpSession.expiresAt})`] : []),
         ].join('\n'),
       );
     },

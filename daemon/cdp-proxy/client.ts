@@ -1,0 +1,124 @@
+/**
+ * One CDP client connected through /cdp/<token>, multiplexed over the daemon's pipe to the user's browser.
+ *
+ * The client gets a browser session of its own (Target.attachToBrowserTarget): what it sends without a
+ * sessionId runs there, so its Target.setAutoAttach or setDiscoverTargets never touch the daemon's session.
+ * Commands go out with the connection's own ids and come back under the client's; events are forwarded for
+ * the client's browser session (without a sessionId, as a direct connection would send them) and for the
+ * sessions attached under it. Sessions the daemon's tabs use are never named to the client and commands
+ * aimed at them are refused as unknown.
+ */
+import type { CdpConnection, Disposable } from '../cdp/connection.js';
+import { CdpError } from '../cdp/connection.js';
+import { refusal } from './policy.js';
+
+/** JSON-RPC style codes CDP clients know: Chromium's own for an unknown session, a generic server error otherwise. */
+const SESSION_NOT_FOUND = -32001;
+const SERVER_ERROR = -32000;
+const INVALID_REQUEST = -32600;
+
+export interface ClientSocket {
+  send(text: string): void;
+  /** Ends the WebSocket with a close code and a short reason. */
+  close(code: number, reason: string): void;
+}
+
+interface ClientMessage { id: number; method: string; params?: Record<string, unknown>; sessionId?: string }
+
+export class ProxyClient {
+  private root?: string;
+  /** Sessions this client attached, directly or under one of its own, by sessionId. */
+  private sessions = new Set<string>();
+  private contexts = new Set<string>();
+  private tap?: Disposable;
+  private queued: string[] = [];
+  private ended = false;
+
+  constructor(
+    private conn: CdpConnection,
+    private socket: ClientSocket,
+    private filesDir: string,
+    /** Epoch ms when the session ends: no command waits past it. */
+    private deadline: () => number,
+  ) {}
+
+  /** Opens the client's browser session; messages that arrived before are then handled in order. */
+  async open(): Promise<void> {
+    this.tap = this.conn.onAnyEvent((method, params, sessionId) => this.onEvent(method, params as any, sessionId));
+    const { sessionId } = await this.conn.send('Target.attachToBrowserTarget', {});
+    if (this.ended) {
+      void this.conn.sendMayFail('Target.detachFromTarget', { sessionId });
+      return;
+    }
+    this.root = sessionId;
+    for (const m of this.queued.splice(0)) this.onMessage(m);
+  }
+
+  onMessage(text: string) {
+    if (this.ended) return;
+    if (!this.root) {
+      this.queued.push(text);
+      return;
+    }
+    let m: ClientMessage;
+    try {
+      m = JSON.parse(text);
+    } catch {
+      return this.socket.close(1007, 'messages must be JSON');
+    }
+    if (!m || typeof m.id !== 'number' || !Number.isSafeInteger(m.id)) return this.socket.close(1008, 'every command needs a whole-number id');
+    if (typeof m.method !== 'string') return this.reply(m, { code: INVALID_REQUEST, message: 'method must be a string' });
+    if (m.params !== undefined && (typeof m.params !== 'object' || m.params === null || Array.isArray(m.params))) return this.reply(m, { code: INVALID_REQUEST, message: 'params must be an object' });
+    if (m.sessionId !== undefined && (typeof m.sessionId !== 'string' || !this.sessions.has(m.sessionId))) {
+      return this.reply(m, { code: SESSION_NOT_FOUND, message: 'Session with given id not found.' });
+    }
+    const params = m.params ?? {};
+    const no = refusal(m.method, params, { ownsSession: (s) => this.sessions.has(s), ownsContext: (c) => this.contexts.has(c), filesDir: this.filesDir });
+    if (no) return this.reply(m, { code: SERVER_ERROR, message: `browserd refuses ${m.method}: ${no}` });
+    const timeout = Math.max(1000, this.deadline() - Date.now());
+    this.conn.send(m.method as any, params as any, m.sessionId ?? this.root, timeout).then(
+      (result: any) => {
+        if (m.method === 'Target.attachToTarget' && result?.sessionId) this.sessions.add(result.sessionId);
+        if (m.method === 'Target.createBrowserContext' && result?.browserContextId) this.contexts.add(result.browserContextId);
+        this.reply(m, undefined, result);
+      },
+      (e) => this.reply(m, { code: SERVER_ERROR, message: e instanceof CdpError ? e.message.replace(`${m.method}: `, '') : String(e) }),
+    );
+  }
+
+  private reply(m: ClientMessage, error?: { code: number; message: string }, result?: unknown) {
+    if (this.ended) return;
+    const sessionId = typeof m.sessionId === 'string' ? { sessionId: m.sessionId } : {};
+    this.socket.send(JSON.stringify(error ? { id: m.id, error, ...sessionId } : { id: m.id, result: result ?? {}, ...sessionId }));
+  }
+
+  private onEvent(method: string, params: any, sessionId?: string) {
+    if (this.ended || !this.root || !sessionId) return;
+    const fromRoot = sessionId === this.root;
+    if (!fromRoot && !this.sessions.has(sessionId)) return;
+    // Sessions attached under one of the client's own are the client's too; learnt before the event is
+    // forwarded, so a command the client sends on hearing of it finds the session known.
+    if (method === 'Target.attachedToTarget' && typeof params?.sessionId === 'string') this.sessions.add(params.sessionId);
+    if (method === 'Target.detachedFromTarget' && typeof params?.sessionId === 'string') this.sessions.delete(params.sessionId);
+    const text = JSON.stringify(fromRoot ? { method, params } : { method, params, sessionId });
+    // Answers reach the client through a promise, one microtask after Chromium sent them; events take the same
+    // step, so the client hears both in the order Chromium said them.
+    queueMicrotask(() => {
+      if (!this.ended) this.socket.send(text);
+    });
+  }
+
+  /** Detaches every session the client held, disposes its contexts and closes its socket (idempotent). */
+  end(code: number, reason: string) {
+    if (this.ended) return;
+    this.ended = true;
+    this.tap?.dispose();
+    for (const s of this.sessions) void this.conn.sendMayFail('Target.detachFromTarget', { sessionId: s }, this.root);
+    // Contexts the client made are incognito-like and its own: they go with it, pages and all.
+    for (const c of this.contexts) void this.conn.sendMayFail('Target.disposeBrowserContext', { browserContextId: c });
+    this.contexts.clear();
+    if (this.root) void this.conn.sendMayFail('Target.detachFromTarget', { sessionId: this.root });
+    this.sessions.clear();
+    this.socket.close(code, reason);
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * What a CDP session client may send. The client gets the user's own browser, so most of CDP is fine; what is
+ * refused is what would reach past that browser: the host (files, devices, the command line), the daemon's
+ * own state (its sessions, contexts, proxy setting) or the browser's life (close, crash).
+ *
+ * Domains are allowed by name (a domain Chromium adds later is refused until someone looks at it); inside an
+ * allowed domain, single methods are refused or have their parameters checked.
+ *
+ * Browser-level commands from the client run on a browser session of its own (Target.attachToBrowserTarget),
+ * not on the daemon's: Target.setAutoAttach, Target.setDiscoverTargets and the like change that session only,
+ * so they are allowed and cannot switch off the daemon's own auto-attach.
+ */
+import { isAbsolute, relative, resolve } from 'node:path';
+
+const ALLOWED_DOMAINS = new Set([
+  'Accessibility', 'Animation', 'Audits', 'Autofill', 'BackgroundService', 'BluetoothEmulation', 'Browser', 'CacheStorage', 'CSS',
+  'Console', 'Debugger', 'DeviceAccess', 'DeviceOrientation', 'DOM', 'DOMDebugger', 'DOMSnapshot', 'DOMStorage', 'Emulation',
+  'EventBreakpoints', 'FedCm', 'Fetch', 'FileSystem', 'HeadlessExperimental', 'HeapProfiler', 'IndexedDB', 'Input', 'Inspector',
+  'IO', 'LayerTree', 'Log', 'Media', 'Memory', 'Network', 'Overlay', 'Page', 'Performance', 'PerformanceTimeline', 'Preload',
+  'Profiler', 'Runtime', 'Schema', 'Security', 'ServiceWorker', 'Storage', 'Target', 'Tracing', 'WebAudio', 'WebAuthn',
+]);
+
+/** Methods refused outright, with the reason the client is told. */
+const REFUSED: Record<string, string> = {
+  'Browser.close': 'the daemon runs this browser; end the session with browser_sessions{action:"stop"} instead',
+  'Browser.crash': 'it would crash the user\'s browser',
+  'Browser.crashGpuProcess': 'it would crash the user\'s browser',
+  'Browser.getBrowserCommandLine': 'it shows how the daemon started Chromium',
+  'Browser.executeBrowserCommand': 'browser UI commands are not available through the proxy',
+  'Target.exposeDevToolsProtocol': 'it would hand CDP to a page',
+  'Target.setRemoteLocations': 'it would point the browser at other debugging endpoints',
+  'Target.attachToBrowserTarget': 'this connection already is a browser-level session of its own',
+  'Target.sendMessageToTarget': 'only flat sessions are proxied: put sessionId on each message',
+  'Target.openDevTools': 'DevTools windows are not available through the proxy',
+};
+
+export interface ClientScope {
+  /** True for a session this client attached (or that was auto-attached under one of its sessions). */
+  ownsSession(sessionId: string): boolean;
+  /** True for a browser context this client created. */
+  ownsContext(browserContextId: string): boolean;
+  /** The user's files directory: the only place downloads and file inputs may use. */
+  filesDir: string;
+}
+
+/** Why the client may not send this command, or undefined when it may. */
+export function refusal(method: string, params: Record<string, any>, scope: ClientScope): string | undefined {
+  const domain = method.split('.')[0];
+  if (!ALLOWED_DOMAINS.has(domain)) return `the ${domain} domain is not available through the proxy (it reaches the host, not the page)`;
+  if (REFUSED[method]) return REFUSED[method];
+  switch (method) {
+    case 'Target.createBrowserContext':
+      if (params.proxyServer !== undefined || params.proxyBypassList !== undefined) return "pages must go through the daemon's egress guard: a context may not set its own proxy";
+      if (params.originsWithUniversalNetworkAccess !== undefined) return 'universal network access for origins is not available';
+      return undefined;
+    case 'Target.disposeBrowserContext':
+      return scope.ownsContext(String(params.browserContextId)) ? undefined : 'only contexts this connection created may be disposed (the others hold the daemon\'s tabs)';
+    case 'Target.attachToTarget':
+      return params.flatten === true ? undefined : 'attach with flatten: true (only flat sessions are proxied)';
+    case 'Target.setAutoAttach':
+      return params.autoAttach && params.flatten !== true ? 'auto-attach with flatten: true (only flat sessions are proxied)' : undefined;
+    case 'Target.detachFromTarget':
+      if (typeof params.sessionId !== 'string') return 'name the sessionId to detach (only sessions this connection attached)';
+      return scope.ownsSession(params.sessionId) ? undefined : 'that session is not one this connection attached';
+    case 'Target.createTarget':
+    case 'Page.navigate':
+      return urlRefusal(params.url);
+    case 'Browser.setDownloadBehavior':
+    case 'Page.setDownloadBehavior':
+      if (params.behavior === 'deny') return undefined;
+      if (params.behavior === 'default') return `downloads go to the user's files directory only: pass behavior "allow" with downloadPath ${scope.filesDir}`;
+      return inside(scope.filesDir, params.downloadPath) ? undefined : `downloadPath must be the user's files directory (${scope.filesDir})`;
+    case 'DOM.setFileInputFiles':
+      return pathsRefusal(params.files, scope.filesDir);
+    case 'Input.dispatchDragEvent':
+      return pathsRefusal(params.data?.files, scope.filesDir);
+    case 'Tracing.start':
+      return params.tracingBackend === 'system' ? 'system-wide tracing reaches past this browser' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** A page may be opened at web and inline addresses only: file:, chrome: and devtools: reach the host or the browser's insides. */
+function urlRefusal(url: unknown): string | undefined {
+  if (typeof url !== 'string' || url === '') return undefined;
+  let scheme: string;
+  try {
+    scheme = new URL(url).protocol;
+  } catch {
+    return undefined; // Chromium answers a malformed URL itself
+  }
+  return ['http:', 'https:', 'about:', 'data:', 'blob:'].includes(scheme) ? undefined : `${scheme} addresses are not available through the proxy (web addresses only)`;
+}
+
+function inside(dir: string, p: unknown): boolean {
+  if (typeof p !== 'string' || !isAbsolute(p)) return false;
+  const rel = relative(resolve(dir), resolve(p));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+function pathsRefusal(files: unknown, dir: string): string | undefined {
+  if (!Array.isArray(files)) return undefined;
+  return files.every((f) => inside(dir, f)) ? undefined : `files must be inside the user's files directory (${dir})`;
+}

@@ -1,0 +1,84 @@
+/** browser_sessions: timed raw-CDP access to the user's own browser through the daemon (daemon/cdp-proxy). */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, StringEnum } from '../../protocol/params.js';
+import { NAME } from '../../protocol/ids.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { createLiveLink } from '../live/index.js';
+import type { ToolContext } from './context.js';
+
+export const DEFAULT_SESSION_MINUTES = 15;
+
+/** A live link to the profile's newest tab, when live view is available and there is a tab to show. */
+function liveLinkFor(ctx: ToolContext, profile: string | undefined): string | undefined {
+  const tabs = ctx.env.tabs.list(ctx.user.id).filter((r) => (r.profile ?? undefined) === profile && !r.context);
+  const tab = tabs[tabs.length - 1];
+  if (!tab) return undefined;
+  try {
+    return createLiveLink(ctx.env, ctx.user.id, tab.id).url;
+  } catch {
+    return undefined; // live view not configured: the session works without it
+  }
+}
+
+export const cdpSessionTools = [
+  defineTool({
+    name: 'browser_sessions',
+    title: 'CDP sessions',
+    description:
+      'Timed raw Chrome DevTools Protocol access to your own browser, for programs that speak CDP (Puppeteer, chrome-remote-interface). ' +
+      'start returns cdpUrl (a ws:// URL that works until the session ends; keep it secret), id and expiresAt; stop ends a session and disconnects its clients; list shows yours. ' +
+      'Usage is metered per started minute. Pages opened through CDP keep your host policy and the network guard.',
+    input: params({
+      action: StringEnum(['start', 'stop', 'list'] as const, { description: 'start a session, stop one (needs id), or list yours.' }),
+      profile: Type.Optional(Type.String({ description: 'start: a named profile instead of your own browser.', pattern: NAME.source })),
+      minutes: Type.Optional(Type.Integer({ minimum: 1, description: `start: how long the session lasts (default ${DEFAULT_SESSION_MINUTES}; the host sets a maximum).` })),
+      id: Type.Optional(Type.String({ description: 'stop: the session id from start or list.', pattern: '^cdp_[0-9a-f]{16}$' })),
+    }),
+    effect: 'write',
+    needsBrowser: false,
+    openWorld: false,
+    check(args) {
+      if (args.action !== 'start' && (args.profile !== undefined || args.minutes !== undefined)) {
+        throw new BrowserdError('validation_error', 'profile and minutes go with action "start" only', { next: 'Drop them, or use action "start".' });
+      }
+      if (args.action === 'stop' && !args.id) throw new BrowserdError('validation_error', 'stop needs the id of a session', { next: 'List your sessions with browser_sessions{action:"list"}.' });
+      if (args.action !== 'stop' && args.id !== undefined) throw new BrowserdError('validation_error', 'id goes with action "stop" only', { next: 'Drop id, or use action "stop".' });
+    },
+    async handle(ctx, args, out) {
+      const sessions = ctx.env.cdpSessions;
+      if (args.action === 'list') {
+        const list = sessions.list(ctx.user.id);
+        out.set('sessions', list);
+        out.text(list.length ? list.map((s) => `${s.id}${s.profile ? ` (profile ${s.profile})` : ''}: until ${s.expiresAt}, ${s.clients} client(s) connected`).join('\n') : 'No CDP sessions open.');
+        return;
+      }
+      if (args.action === 'stop') {
+        if (!(await sessions.stop(ctx.user.id, args.id!))) {
+          throw new BrowserdError('not_found', `no open CDP session ${args.id}`, { next: 'It may have ended already; list yours with browser_sessions{action:"list"}.' });
+        }
+        out.set('stopped', args.id);
+        out.text(`Stopped ${args.id}; its clients were disconnected.`);
+        return;
+      }
+      // The browser starts now, so the URL works at once and a capacity problem shows here, not at connect.
+      await ctx.browser(args.profile);
+      const s = await sessions.start(ctx.user.id, args.profile, args.minutes ?? DEFAULT_SESSION_MINUTES);
+      const cdpUrl = sessions.urlOf(s);
+      const live = liveLinkFor(ctx, args.profile);
+      out.set('id', s.id);
+      out.set('cdpUrl', cdpUrl);
+      out.set('expiresAt', new Date(s.expiresAt).toISOString());
+      if (s.profile) out.set('profile', s.profile);
+      if (live) out.set('liveUrl', live);
+      out.text(
+        [
+          `CDP session ${s.id} on ${s.profile ? `profile ${s.profile}` : 'your own browser'}, until ${new Date(s.expiresAt).toISOString()} (${s.minutes} min, metered per started minute).`,
+          `Connect a CDP client to: ${cdpUrl}`,
+          'Commands without a sessionId act at browser level (Target.*); attach to pages with Target.attachToTarget{flatten:true}.',
+          ...(live ? [`Watch it live: ${live}`] : []),
+        ].join('\n'),
+      );
+    },
+  }),
+];
