@@ -338,3 +338,19 @@ t.test('a daemon shutdown ends every session; the metered minutes stay', async (
   const list = await stack.rest('browser_sessions', { action: 'list' });
   t.same(list.json.sessions, []);
 });
+
+t.test('with a tab open, a session comes with a live link to watch it', async (t) => {
+  // A client of its own: the restart above ended the file's MCP session.
+  const client = await stack.d.mcp(stack.token);
+  const opened = await call(client, 'browser_open', { url: 'about:blank', mode: 'read' });
+  t.notOk(opened.isError, opened.text);
+  const r = await call(client, 'browser_sessions', { action: 'start', minutes: 1 });
+  t.notOk(r.isError, r.text);
+  const live = /Watch it live: (\S+)/.exec(r.text)?.[1];
+  t.match(live, new RegExp(`^${stack.d.url}/live/[A-Za-z0-9_-]{43}$`), 'a live link of this daemon');
+  const page = await fetch(live!);
+  t.equal(page.status, 200, 'the link opens the viewer');
+  await page.text();
+  const id = /CDP session (cdp_[0-9a-f]{16})/.exec(r.text)![1];
+  t.notOk((await call(client, 'browser_sessions', { action: 'stop', id })).isError);
+});
