@@ -134,16 +134,17 @@ async function secondFactor(ctx: ToolContext, tab: Tab, entry: LoginEntry, view:
 }
 
 async function askPerson(ctx: ToolContext, tab: Tab, entry: LoginEntry, out: ResponseBuilder, otpProblem?: string) {
-  const message = `Enter the sign-in code for ${entry.info.name} in the browser, then tell the agent you are done.`;
+  const message = `Enter the sign-in code for ${entry.info.name} in the browser below, then press Done.`;
   const why = otpProblem ? ` (no code came from the user's inbox: ${otpProblem})` : ' and the entry has no totp and the user no otp inbox';
-  try {
-    const h = await createHandoff(ctx.env, ctx.user.id, { reason: 'two_factor', message, tab: tab.id });
-    out.set('handoff', h);
-    await finish(ctx, tab, out, 'two_factor_needed', `The site asks for a second-factor code${why}. A person must enter it: send the user this link and wait for them: ${inline(h.url)} (expires ${h.expiresAt}).`);
-  } catch (e) {
-    if (!(e instanceof BrowserdError) || e.code !== 'not_configured') throw e;
-    await finish(ctx, tab, out, 'two_factor_needed', `The site asks for a second-factor code${why}. A person must enter it: ask the user to type the code into tab ${tab.id} (browser_handoff is the way to hand them the browser), then continue.`);
-  }
+  const h = await createHandoff(ctx.env, ctx.user.id, { reason: 'two_factor', message, tab: tab.id });
+  out.set('handoff', h);
+  await finish(
+    ctx,
+    tab,
+    out,
+    'two_factor_needed',
+    `The site asks for a second-factor code${why}. A person must enter it: send the user this link (${inline(h.url)}, until ${h.expiresAt}), then browser_handoff_wait{id: "${h.id}"} until they press Done.`,
+  );
 }
 
 async function finish(_ctx: ToolContext, tab: Tab, out: ResponseBuilder, outcome: LoginOutcome, message: string): Promise<void> {

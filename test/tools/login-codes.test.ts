@@ -1,0 +1,114 @@
+/**
+ * The login tools with the pieces around them, end to end through the real MCP client and REST: a code that
+ * arrives by e-mail (a loopback IMAP server with real MIME mail) or by SMS (the forwarding endpoint) is read
+ * and filled without the agent seeing it, and a code nobody can fill becomes a hand-off a person resolves.
+ * Inboxes are made the way a user makes them, with PUT /v1/vault.
+ */
+import t from 'tap';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { call, startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
+import { startLoginSite, TOTP_SECRET, USERS, type LoginSite } from '../fixtures/login-site.js';
+import { startImapServer, type ImapFixture } from '../fixtures/imap-server.js';
+import { totpCode } from '../../daemon/vault/totp.js';
+
+let d: TestDaemon;
+let site: LoginSite;
+let imap: ImapFixture;
+let client: Client;
+let token: string;
+const codesSent: string[] = [];
+
+const tabOf = (text: string) => /\b(t\d+)\b/.exec(text)![1];
+const put = (name: string, body: unknown) => d.rest(token, 'PUT', `/v1/vault/${name}`, body);
+
+/** The code the site would send: its own TOTP, which its /2fa page checks. */
+function siteCode(): string {
+  const code = totpCode(TOTP_SECRET);
+  codesSent.push(code);
+  return code;
+}
+
+t.before(async () => {
+  site = await startLoginSite();
+  imap = await startImapServer();
+  d = await startTestDaemon();
+  token = await d.addUser('alice');
+  client = await d.mcp(token);
+  const { password } = USERS.alice;
+  for (const host of ['mailcode.test', 'person.test']) {
+    t.equal((await put(host, { loginUrl: `${site.at(host)}/login`, fields: { username: 'alice', password } })).status, 200);
+  }
+});
+t.teardown(async () => {
+  await d.stop();
+  await imap.close();
+  await site.close();
+});
+
+t.test('a code prompt and no totp or inbox: browser_login hands off to a person, whose Done wakes the wait', async (t) => {
+  const tab = tabOf((await call(client, 'browser_open', { url: 'about:blank', mode: 'act' })).text);
+  const r = await call(client, 'browser_login', { site: 'person.test', tab });
+  t.notOk(r.isError, r.text);
+  t.match(r.text, 'Outcome: two_factor_needed.');
+  const link = /send the user this link \((\S+), until/.exec(r.text)?.[1];
+  const id = /browser_handoff_wait\{id: "(ho_[0-9a-f]{16})"\}/.exec(r.text)?.[1];
+  t.match(link, new RegExp(`^${d.url}/handoff/[A-Za-z0-9_-]{43}$`), 'a link to the Your turn page');
+  t.ok(id, 'and the id to wait on');
+  const listed = (await d.rest(token, 'POST', '/v1/tools/browser_handoffs', {})).json.handoffs.find((h: any) => h.id === id);
+  t.equal(listed.reason, 'two_factor');
+  t.equal(listed.tab, tab, 'the hand-off shows the tab at the code prompt');
+  const page = await (await fetch(link!)).text();
+  t.match(page, /Enter the sign-in code for person\.test/);
+  t.match(page, /<iframe id="live" src="[^"]+\/live\//, 'the page carries the live browser of that tab');
+  const waiting = client.callTool({ name: 'browser_handoff_wait', arguments: { id, timeoutS: 60 } }, undefined, { timeout: 40_000 });
+  // The person presses Done (same-origin post, as the page's form sends it).
+  const done = await fetch(`${link}/done`, { method: 'POST', headers: { Origin: d.url, 'Content-Type': 'application/x-www-form-urlencoded' }, body: '' });
+  t.equal(done.status, 200);
+  const w: any = await waiting;
+  t.match(w.content[0].text, /is resolved/, 'the waiting agent hears it at once');
+});
+
+t.test('browser_login reads the code from the e-mail the site sends and signs in; the agent sees no code', async (t) => {
+  t.equal((await put('mail', { kind: 'otp_inbox', imap: { host: imap.host, port: imap.port, user: imap.user, password: imap.password, tls: false } })).status, 200);
+  t.teardown(() => d.rest(token, 'DELETE', '/v1/vault/mail'));
+  const tab = tabOf((await call(client, 'browser_open', { url: 'about:blank', mode: 'act' })).text);
+  const before = imap.connections;
+  const login = call(client, 'browser_login', { site: 'mailcode.test', tab });
+  // The site mails its code once the daemon is watching the mailbox, as a real one would after the password.
+  await imap.connectionCount(before + 1);
+  const code = siteCode();
+  imap.deliver({ from: 'Mailcode <no-reply@mailcode.test>', subject: 'Your sign-in code', text: `Hello,\n\nyour mailcode.test sign-in code is ${code}.\nIt expires in 10 minutes.\n\nMailcode, 12 Example Street, 10115 Berlin`, encoding: 'quoted-printable' });
+  const r = await login;
+  t.notOk(r.isError, r.text);
+  t.match(r.text, 'Outcome: signed_in.');
+  t.match(r.text, /answered with a code from inbox mail/);
+  t.ok(site.signedIn.some((s) => s.host === 'mailcode.test' && s.via === 'totp'), 'the site accepted the mailed code');
+  t.notOk(JSON.stringify(r.raw).includes(code), 'the code is in no part of the result');
+});
+
+t.test('browser_fill_otp fills the code of a forwarded SMS into the code field; the agent sees neither', async (t) => {
+  const made = await put('phone', { kind: 'otp_inbox', sms: true });
+  t.equal(made.status, 200);
+  t.teardown(() => d.rest(token, 'DELETE', '/v1/vault/phone'));
+  const tab = tabOf((await call(client, 'browser_open', { url: `${site.at('mailcode.test')}/code-by-label`, mode: 'act' })).text);
+  const fill = call(client, 'browser_fill_otp', { tab, site: 'mailcode.test', inbox: 'phone', timeoutS: 30, submit: false });
+  const code = siteCode();
+  const text = `${code} is your Mailcode verification code. Do not share it.`;
+  const sent = await fetch(made.json.forwardUrl, { method: 'POST', headers: { Authorization: `Bearer ${made.json.secret}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ from: 'Mailcode', text }) });
+  t.equal(sent.status, 202);
+  const r = await fill;
+  t.notOk(r.isError, r.text);
+  t.notOk(JSON.stringify(r.raw).includes(code), 'the code is not in the result');
+  t.notOk(JSON.stringify(r.raw).includes('verification code. Do not'), 'nor the message');
+  const filled = await call(client, 'browser_evaluate', { tab, js: `document.getElementById('code').value` });
+  t.match(filled.text, /\[secret hidden\]/, 'even reading the field back shows it hidden');
+  t.notOk(filled.text.includes(code));
+  const length = await call(client, 'browser_evaluate', { tab, js: `'n=' + document.getElementById('code').value.length + ':' + /^\\d{6}$/.test(document.getElementById('code').value)` });
+  t.match(length.text, /n=6:true/, 'six digits went into the field');
+});
+
+t.test('every code filled here is remembered for scrubbing, so the whole-run scan looks for each', async (t) => {
+  t.equal(codesSent.length, 2);
+  const remembered = d.daemon.env.filledCodes.list('alice');
+  for (const code of codesSent) t.ok(remembered.includes(code), 'a code the daemon filled is on its list');
+});
