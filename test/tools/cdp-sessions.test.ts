@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
+import CDP from 'chrome-remote-interface';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { call } from '../fixtures/daemon.js';
 import { html } from '../fixtures/site.js';
@@ -141,6 +142,26 @@ t.test('a raw CDP client opens a page, navigates, hears its events and evaluates
   await stack.d.daemon.env.db.flushed();
   t.notOk(readFileSync(join(stack.d.dataDir, 'browserd.lmdb')).includes(token), 'the store does not hold the token');
   await call(stack.client, 'browser_sessions', { action: 'stop', id: s.id });
+});
+
+t.test('chrome-remote-interface, a common CDP client, connects through the URL, navigates and evaluates', async (t) => {
+  const s = await startSession({ minutes: 5 });
+  // The client takes the WebSocket URL as its target; `local` uses its bundled protocol description, since the
+  // daemon serves no /json endpoints (there is no debugging port behind it).
+  const client = await CDP({ target: s.cdpUrl, local: true });
+  t.teardown(() => client.close().catch(() => undefined));
+  const { targetId } = await client.Target.createTarget({ url: 'about:blank' });
+  const { sessionId } = await client.Target.attachToTarget({ targetId, flatten: true });
+  await client.send('Page.enable', {}, sessionId);
+  const loaded = new Promise((resolve) => client.on(`Page.loadEventFired.${sessionId}` as any, resolve));
+  await client.send('Page.navigate', { url: `${stack.site.url}/hello` }, sessionId);
+  await loaded;
+  const r: any = await client.send('Runtime.evaluate', { expression: 'document.querySelector("#h").textContent', returnByValue: true }, sessionId);
+  t.equal(r.result.value, 'Hello through CDP');
+  const closed = new Promise((resolve) => client.on('disconnect', resolve));
+  await call(stack.client, 'browser_sessions', { action: 'stop', id: s.id });
+  await closed;
+  t.pass('stopping the session disconnects the client');
 });
 
 t.test('a page opened through CDP cannot reach a site the user blocked', async (t) => {

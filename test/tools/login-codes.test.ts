@@ -107,8 +107,27 @@ t.test('browser_fill_otp fills the code of a forwarded SMS into the code field; 
   t.match(length.text, /n=6:true/, 'six digits went into the field');
 });
 
+t.test('browser_fill_otp reads a mailed code from the IMAP inbox and filters by sender', async (t) => {
+  t.equal((await put('mail2', { kind: 'otp_inbox', imap: { host: imap.host, port: imap.port, user: imap.user, password: imap.password, tls: false } })).status, 200);
+  t.teardown(() => d.rest(token, 'DELETE', '/v1/vault/mail2'));
+  const tab = tabOf((await call(client, 'browser_open', { url: `${site.at('mailcode.test')}/code-by-label`, mode: 'act' })).text);
+  const before = imap.connections;
+  const fill = call(client, 'browser_fill_otp', { tab, site: 'mailcode.test', inbox: 'mail2', from: 'security@mailcode.test', timeoutS: 30, submit: false });
+  await imap.connectionCount(before + 1);
+  // A message from another sender comes first and must be passed over.
+  imap.deliver({ from: 'Newsletter <news@mailcode.test>', subject: 'Mailcode news', text: 'Our promo code is 777777 this week.' });
+  const code = siteCode();
+  imap.deliver({ from: 'Mailcode Security <security@mailcode.test>', subject: 'Verification', text: `Use ${code} to finish signing in to mailcode.test.`, html: `<p>Use <b>${code}</b> to finish signing in.</p>`, encoding: 'base64' });
+  const r = await fill;
+  t.notOk(r.isError, r.text);
+  t.match(r.text, /from inbox mail2 \(imap\)/);
+  t.notOk(JSON.stringify(r.raw).includes(code), 'the code is not in the result');
+  const check = await call(client, 'browser_evaluate', { tab, js: `document.getElementById('code').value === ${JSON.stringify(code)} ? 'the mailed code' : document.getElementById('code').value === '777777' ? 'the promo' : 'other'` });
+  t.match(check.text, 'the mailed code', 'the sender filter kept the newsletter number out');
+});
+
 t.test('every code filled here is remembered for scrubbing, so the whole-run scan looks for each', async (t) => {
-  t.equal(codesSent.length, 2);
+  t.equal(codesSent.length, 3);
   const remembered = d.daemon.env.filledCodes.list('alice');
   for (const code of codesSent) t.ok(remembered.includes(code), 'a code the daemon filled is on its list');
 });
