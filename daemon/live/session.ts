@@ -99,6 +99,9 @@ export class ViewerSession implements FrameSink {
     if (this.closed) return;
     // Only a person who may act brings a tab to the front; a watcher just looks at it.
     if (this.link.mode === 'interactive') await bringToFront(tab);
+    // The viewer may have left while the tab came to the front: joining the cast now would keep it running for
+    // nobody, forever (close() has already run and found no cast to leave).
+    if (this.closed) return;
     const cast = this.hub.for(inst.conn!, tab);
     const old = this.front;
     this.front = { tab, conn: inst.conn!, cast };

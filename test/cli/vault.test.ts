@@ -70,7 +70,7 @@ t.test("the daemon's refusals print its message and next step, exit 2", async (t
   const r = await cli(['set', 'cli.example', 'totp'], 'not a base32 secret!\n');
   t.equal(r.code, 2);
   t.match(r.stderr, /browserd: the totp value is not usable/);
-  t.match(r.stderr, /next: Paste the base32 secret/);
+  t.match(r.stderr, /next: Store the base32 secret/);
   t.same(d.daemon.env.vault.info('alice', 'cli.example')?.fields, ['password'], 'nothing changed');
 });
 

@@ -419,8 +419,23 @@ t.test('the socket checks Host and Origin like every route', async (t) => {
   t.equal(await statusWithHost(url, new URL(url).host), 200, 'and serves its own Host');
 });
 
+t.test('viewers that leave right after hello leave no screencast running', async (t) => {
+  const opened = await stack.rest('browser_open', { url: `${stack.site.url}/red` });
+  const url = opened.json.live_url as string;
+  // Each leaves while its tab may still be coming to the front: none may join the cast after it left.
+  for (let i = 0; i < 5; i++) {
+    const s = await openSocket(url);
+    await s.next((m) => m.type === 'hello');
+    await s.close();
+  }
+  await screencastsStopped();
+  t.equal(stack.d.daemon.env.live.casts.size, 0, 'every screencast stopped');
+});
+
 t.test('a connected viewer keeps its link open; after the last one leaves it expires; the screencast stops', async (t) => {
   const env = stack.d.daemon.env;
+  // Viewers of earlier tests may still be leaving: count this test's screencast alone.
+  await screencastsStopped();
   t.teardown(() => {
     env.live.now = () => Date.now();
   });
