@@ -152,7 +152,7 @@ t.test('chrome-remote-interface, a common CDP client, connects through the URL, 
   t.teardown(() => client.close().catch(() => undefined));
   const { targetId } = await client.Target.createTarget({ url: 'about:blank' });
   const { sessionId } = await client.Target.attachToTarget({ targetId, flatten: true });
-  await client.send('Page.enable', {}, sessionId);
+  await client.send('Page.enable', undefined, sessionId);
   const loaded = new Promise((resolve) => client.on(`Page.loadEventFired.${sessionId}` as any, resolve));
   await client.send('Page.navigate', { url: `${stack.site.url}/hello` }, sessionId);
   await loaded;
