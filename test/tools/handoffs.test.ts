@@ -34,9 +34,15 @@ t.before(async () => {
   person = await launchChromium({ userDataDir: personDir, headless: true, extra: ['--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'] });
 });
 t.teardown(async () => {
-  await person?.close();
-  rmSync(personDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-  await d.stop();
+  // The daemon stops whatever the person's browser does: a teardown that threw before it left the daemon and
+  // its browser running, and the file hung to its time limit instead of reporting.
+  try {
+    await person?.close();
+    // Chromium's helper processes can still be writing into the profile just after it exits.
+    rmSync(personDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } finally {
+    await d.stop();
+  }
 });
 
 interface Created { id: string; url: string; expiresAt: string; text: string }
