@@ -30,17 +30,6 @@ let aliceToken: string;
 let bob: Client;
 /** Every result of the file, raw, for the scan at the end. */
 const results: unknown[] = [];
-/** Every daemon log line of the file: the test daemon echoes its log to stdout when BROWSERD_TEST_LOG is set. */
-const logLines: string[] = [];
-process.env.BROWSERD_TEST_LOG = 'info';
-const stdoutWrite = process.stdout.write.bind(process.stdout);
-process.stdout.write = ((chunk: any, ...rest: any[]) => {
-  if (typeof chunk === 'string' && chunk.startsWith('{"level"')) {
-    logLines.push(chunk);
-    return true;
-  }
-  return stdoutWrite(chunk, ...rest);
-}) as typeof process.stdout.write;
 
 async function run(client: Client, name: string, args: Record<string, unknown> = {}) {
   const r = await call(client, name, args);
@@ -252,7 +241,8 @@ t.test('no cookie or storage value appears in any result, log line or audit entr
   t.notOk((await run(alice, 'browser_session_save', { name: 'kept', tab: source })).isError);
   const all = JSON.stringify(results);
   const audit = JSON.stringify(d.daemon.env.audit.all(10000));
-  const log = logLines.join('');
+  // Every log line the daemon wrote so far (the test daemon keeps them all).
+  const log = d.logLines.join('');
   t.match(log, /browser started/, 'the daemon log was captured');
   t.match(audit, /browser_session_load/, 'the session tools are audited');
   for (const [what, value] of [['session cookie', SID], ['readable cookie', PREF], ['local storage value', TOKEN], ['domain cookie', SHARED], ['host-only cookie', HOSTONLY], ['unsaved cookie', OTHER]]) {
