@@ -50,7 +50,7 @@ export interface DaemonEnv {
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;
-  /** Absolute base of links we hand out: the public URL, else where the daemon listens. */
+  /** Absolute base of links we hand out, without a trailing slash: the public URL, else where the daemon listens. */
   baseUrl(): string;
   startedAt: Date;
 }

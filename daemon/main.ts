@@ -76,7 +76,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   if (!vaultKey.ok) log.error({ problem: vaultKey.problem, next: vaultKey.next }, `vault locked: ${vaultKey.message}`);
   const vault = new VaultStore(db, vaultKey);
   pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url));
-  const baseUrl = () => cfg.publicUrl ?? `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${appPort || cfg.port}`;
+  // Every link the daemon hands out (live view, hand-offs, CDP sessions) starts here, without a trailing slash.
+  const baseUrl = () => cfg.publicUrl?.replace(/\/+$/, '') ?? `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${appPort || cfg.port}`;
   const handoffs = new HandoffService(new HandoffStore(db), { maxLifeS: cfg.handoffMaxS, baseUrl, hasTab: (u, t) => !!tabs.get(u, t), log });
   // One field a line: each service added later is one line here.
   const env: DaemonEnv = {
@@ -96,7 +97,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     handoffs,
     live: new LiveLinks(baseUrl),
     search: backendFromEnv(),
-    ...cdpServices(db, log, cfg),
+    ...cdpServices(db, log, cfg, baseUrl),
     log,
     deniedPorts,
     baseUrl,
@@ -114,7 +115,6 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   }
   appPort = app.port;
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
-  env.cdpSessions.baseUrl = env.baseUrl().replace(/\/$/, '');
   log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: cfg.maxBrowsers }, 'browserd listening');
   let stopping: Promise<void> | undefined;
   return {
@@ -149,7 +149,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   };
 }
 
-function cdpServices(db: ReturnType<typeof openDb>, log: Logger, cfg: Config) {
+function cdpServices(db: ReturnType<typeof openDb>, log: Logger, cfg: Config, baseUrl: () => string) {
   const usage = new UsageStore(db);
-  return { usage, cdpSessions: new CdpSessions(usage, log, cfg.cdpSessionMaxMinutes) };
+  return { usage, cdpSessions: new CdpSessions(usage, log, cfg.cdpSessionMaxMinutes, baseUrl) };
 }

@@ -51,15 +51,14 @@ export class CdpSessions {
   private closing = false;
   /** Length of a metered minute. Tests shorten it to see expiry and metering without waiting minutes. */
   minuteMs = 60_000;
-  /** Where clients reach the daemon (http(s)://host:port), set once the server listens. */
-  baseUrl = '';
-
   readonly maxMinutes: number;
 
   constructor(
     private usage: UsageStore,
     private log: Logger,
     maxMinutes: number,
+    /** Where clients reach the daemon (http(s)://host:port, no trailing slash); known once the server listens. */
+    private baseUrl: () => string,
   ) {
     // A timer cannot wait longer than about 24 days; twenty days is more than any session needs.
     this.maxMinutes = Math.min(maxMinutes, MAX_SESSION_MINUTES);
@@ -71,7 +70,7 @@ export class CdpSessions {
 
   /** The ws:// (or wss://) URL a CDP client connects to. */
   urlOf(s: CdpSession): string {
-    return `${this.baseUrl.replace(/^http/, 'ws')}/cdp/${this.tokenOf(s.id)}`;
+    return `${this.baseUrl().replace(/^http/, 'ws')}/cdp/${this.tokenOf(s.id)}`;
   }
 
   async start(user: string, profile: string | undefined, minutes: number): Promise<CdpSession> {

@@ -114,7 +114,7 @@ export class HandoffService {
       ...(req.tab ? { tab: req.tab } : {}),
     });
     this.arm(record);
-    return { record, url: `${this.opts.baseUrl().replace(/\/+$/, '')}/handoff/${token}`, capped: wanted > capAt };
+    return { record, url: `${this.opts.baseUrl()}/handoff/${token}`, capped: wanted > capAt };
   }
 
   /** The user's hand-offs, newest first, optionally only those in one state. */

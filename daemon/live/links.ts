@@ -63,7 +63,7 @@ export class LiveLinks {
     const hash = digest(token);
     const rec: LinkRecord = { user, tabId, mode, expiresAt: this.now() + ttlMs, viewers: 0 };
     this.byHash.set(hash.toString('hex'), { hash, rec });
-    return { url: `${this.baseUrl().replace(/\/+$/, '')}/live/${token}`, token, rec };
+    return { url: `${this.baseUrl()}/live/${token}`, token, rec };
   }
 
   /** The record of a token that still opens, or undefined (unknown, malformed or expired: the caller cannot tell which). */

@@ -120,9 +120,9 @@ export const smsForwardUrl = (base: string, smsId: string) => `${base}/v1/inbox/
 
 /** The address SMS forwarders should post to: the public URL when set, else the one this caller reached. */
 function baseUrl(env: DaemonEnv, r: Req): string {
-  if (env.cfg.publicUrl) return env.cfg.publicUrl.replace(/\/+$/, '');
+  // Without a public URL, the address the caller used (its Host passed the origin check) reaches this daemon.
   const host = r.headers['host'];
-  return host ? `http://${host}` : `http://${env.cfg.host.includes(':') ? `[${env.cfg.host}]` : env.cfg.host}:${env.cfg.port}`;
+  return env.cfg.publicUrl || !host ? env.baseUrl() : `http://${host}`;
 }
 
 function unlocked(env: DaemonEnv) {

@@ -243,3 +243,12 @@ t.test('the whole-run scan fails a test file whose audit, results or logs held a
   await other.daemon.env.audit.append({ at: new Date().toISOString(), user: 'carol', tool: 'careless', via: 'internal', args: { note: 'it was Leaky-Value-31' }, outcome: 'ok', ms: 0 });
   await t.rejects(other.stop(), /a vault value or filled code appeared in: audit entry careless/);
 });
+
+t.test('with a public URL written with a trailing slash, handed-out links have exactly one slash', async (t) => {
+  const pub = await startTestDaemon({ publicUrl: 'https://browserd.example.test/' });
+  t.teardown(() => pub.stop());
+  const token = await pub.addUser('carol');
+  t.equal(pub.daemon.env.baseUrl(), 'https://browserd.example.test', 'the one base every link starts from');
+  const made = await pub.rest(token, 'PUT', '/v1/vault/phone', { kind: 'otp_inbox', sms: true });
+  t.match(made.json.forwardUrl, /^https:\/\/browserd\.example\.test\/v1\/inbox\/sms\/[A-Za-z0-9_-]{22}$/);
+});
