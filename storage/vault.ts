@@ -65,6 +65,11 @@ export class VaultStore {
     return this.keyState.ok ? undefined : { message: this.keyState.message, next: this.keyState.next };
   }
 
+  /** Throws not_configured, with the key's problem and what to do, while the vault is locked. */
+  requireOpen(): void {
+    this.sealer();
+  }
+
   private sealer(): Sealer {
     if (this.keyState.ok) return this.keyState.sealer;
     throw new BrowserdError('not_configured', this.keyState.message, { next: this.keyState.next });

@@ -18,8 +18,7 @@ const SessionName = Type.String({ description: 'Session name: letters, digits, d
 
 /** Every saved-session tool needs the vault key: while the vault is locked they all say why, the vault's way. */
 function store(ctx: ToolContext) {
-  const problem = ctx.env.vault.problem;
-  if (problem) throw new BrowserdError('not_configured', problem.message, { next: problem.next });
+  ctx.env.vault.requireOpen();
   return ctx.env.savedSessions;
 }
 

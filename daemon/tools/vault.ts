@@ -7,7 +7,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { params, RefParam, TabParam } from '../../protocol/params.js';
-import { BrowserdError } from '../../protocol/errors.js';
 import { VAULT_FIELD, VAULT_NAME } from '../../storage/vault.js';
 import type { ToolContext } from './context.js';
 import { inline, type ResponseBuilder } from './response.js';
@@ -53,8 +52,7 @@ export const vaultTools = [
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, _args, out) {
-      const problem = ctx.env.vault.problem;
-      if (problem) throw new BrowserdError('not_configured', problem.message, { next: problem.next });
+      ctx.env.vault.requireOpen();
       const entries = ctx.env.vault.list(ctx.user.id).map((e) => ({ name: e.name, kind: e.kind, fields: e.fields, ...(e.loginUrl ? { loginUrl: e.loginUrl } : {}), ...(e.inbox ? { inbox: e.inbox } : {}) }));
       out.set('entries', entries);
       if (!entries.length) {

@@ -10,8 +10,7 @@ export interface LoginEntry {
 
 export function loginEntry(ctx: ToolContext, site: string): LoginEntry {
   const vault = ctx.env.vault;
-  const problem = vault.problem;
-  if (problem) throw new BrowserdError('not_configured', problem.message, { next: problem.next });
+  vault.requireOpen();
   const info = vault.info(ctx.user.id, site);
   if (!info) {
     const names = vault.list(ctx.user.id).filter((e) => e.kind === 'login').map((e) => e.name);
