@@ -39,6 +39,8 @@ export interface Config {
   handoffMaxS: number;
   /** Longest timed CDP session a user may start (BROWSERD_CDP_SESSION_MAX_MINUTES). */
   cdpSessionMaxMinutes: number;
+  /** Bytes of stored responses per user, all caches together; the oldest go first (BROWSERD_CACHE_MAX_MB). */
+  cacheMaxBytesPerUser: number;
 }
 
 /** One browser per ~600 MB of memory, at least 1: a typical profile with a few tabs stays under that. */
@@ -113,5 +115,6 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     cdpSessionMaxMinutes: wholeNumber('cdp-session-max-minutes', flags['cdp-session-max-minutes'] ?? env.BROWSERD_CDP_SESSION_MAX_MINUTES, 120, 1),
     allowedOrigins: [...list(flags['allowed-origins'] ?? env.BROWSERD_ALLOWED_ORIGINS), ...(publicUrl ? [new URL(publicUrl).origin] : [])],
     handoffMaxS: wholeNumber('handoff-max-s', flags['handoff-max-s'] ?? env.BROWSERD_HANDOFF_MAX_S, 24 * 3600, 60),
+    cacheMaxBytesPerUser: wholeNumber('cache-max-mb', flags['cache-max-mb'] ?? env.BROWSERD_CACHE_MAX_MB, 1024, 1) * 1024 * 1024,
   };
 }

@@ -18,6 +18,9 @@ import type { HandoffService } from './handoff/service.js';
 import type { LiveLinks } from './live/links.js';
 import type { CdpSessions } from './cdp-proxy/sessions.js';
 import type { UsageStore } from '../storage/usage.js';
+import type { CrawlService } from './crawl/service.js';
+import type { ResponseCacheStore } from '../storage/response-cache.js';
+import type { SiteMemoryStore } from '../storage/site-memory.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -47,6 +50,12 @@ export interface DaemonEnv {
   cdpSessions: CdpSessions;
   /** Metered usage (CDP session minutes). */
   usage: UsageStore;
+  /** Crawl runs: durable queues and items, the engine that reads them. */
+  crawls: CrawlService;
+  /** Stored GET/HEAD responses per user and cache name (record/replay). */
+  responseCache: ResponseCacheStore;
+  /** Remembered site maps (browser_explore) and notes (browser_remember). */
+  siteMemory: SiteMemoryStore;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

@@ -35,6 +35,9 @@ import { scrubbingLogger } from './log-scrub.js';
 import { everyUsersSecrets } from './vault/user-secrets.js';
 import { UsageStore } from '../storage/usage.js';
 import { CdpSessions } from './cdp-proxy/sessions.js';
+import { CrawlService } from './crawl/service.js';
+import { ResponseCacheStore } from '../storage/response-cache.js';
+import { SiteMemoryStore } from '../storage/site-memory.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -98,6 +101,9 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     live: new LiveLinks(baseUrl),
     search: backendFromEnv(),
     ...cdpServices(db, log, cfg, baseUrl),
+    crawls: new CrawlService(() => env),
+    responseCache: new ResponseCacheStore(db, cfg.dataDir, { maxBytesPerUser: cfg.cacheMaxBytesPerUser }),
+    siteMemory: new SiteMemoryStore(db),
     log,
     deniedPorts,
     baseUrl,
@@ -114,6 +120,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     throw e;
   }
   appPort = app.port;
+  // Runs that were going when the daemon last stopped (or was killed) go on from their stored queues.
+  env.crawls.resumeAll();
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
   log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: cfg.maxBrowsers }, 'browserd listening');
   let stopping: Promise<void> | undefined;
@@ -132,6 +140,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
         await Promise.race([
           (async () => {
             await app.mcp.closeAll();
+            // No new crawl page starts; pages in flight finish while the browsers are still there.
+            await env.crawls.close();
             env.live.close();
             await env.cdpSessions.closeAll();
             await pool.closeAll();

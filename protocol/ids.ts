@@ -20,3 +20,8 @@ export function parseTabId(id: string): { profile?: string; n: number } | undefi
 export function formatTabId(n: number, profile?: string): string {
   return profile ? `${profile}/t${n}` : `t${n}`;
 }
+
+/** A crawl run: `crawl_` and 16 hex digits. */
+export const CRAWL_ID = /^crawl_[0-9a-f]{16}$/;
+/** A response cache's name: letters, digits, ".", "_", "-" (1-64). */
+export const CACHE_NAME = /^[A-Za-z0-9._-]{1,64}$/;

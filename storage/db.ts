@@ -24,6 +24,18 @@ export interface Db {
   smsMessages: Database<any, string>;
   /** Hand-offs to a person, with their page-token index (storage/handoffs.ts). */
   handoffs: Database<any, string>;
+  /** Crawl runs (spec, state, counters) by `<user>\0<id>` (storage/crawls.ts). */
+  crawls: Database<any, string>;
+  /** Pages waiting in each run's queue, in order (storage/crawls.ts). */
+  crawlQueue: Database<any, string>;
+  /** Every URL a run has queued, so no page is queued twice (storage/crawls.ts). */
+  crawlSeen: Database<any, string>;
+  /** Crawled pages, in the order they finished (storage/crawls.ts). */
+  crawlItems: Database<any, string>;
+  /** Response cache index; bodies are files under <data>/cache (storage/response-cache.ts). */
+  cacheIndex: Database<any, string>;
+  /** Remembered site maps and notes (storage/site-memory.ts). */
+  siteMemory: Database<any, string>;
   close(): Promise<void>;
   /** Resolves once every write so far is on disk: await it before acknowledging a write that must survive a crash. */
   flushed(): Promise<void>;
@@ -49,6 +61,12 @@ export function openDb(dataDir: string): Db {
     savedSessions: sub('savedSessions'),
     smsMessages: sub('smsMessages'),
     handoffs: sub('handoffs'),
+    crawls: sub('crawls'),
+    crawlQueue: sub('crawlQueue'),
+    crawlSeen: sub('crawlSeen'),
+    crawlItems: sub('crawlItems'),
+    cacheIndex: sub('cacheIndex'),
+    siteMemory: sub('siteMemory'),
     async close() {
       await root.close();
     },
