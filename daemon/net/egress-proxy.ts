@@ -20,9 +20,8 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
 import { promises as dns } from 'node:dns';
-import { classifyAddress, isBlockedAddress, parseHostAsIp } from './address.js';
+import { vetTarget, VetRefusal } from './vet.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -108,51 +107,22 @@ class Refusal extends Error {
   }
 }
 
-/** Addresses of this machine's interfaces: a denied port is denied on them too, not only on 127.0.0.1. */
-function localAddresses(): Set<string> {
-  const set = new Set<string>();
-  for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) set.add(a.address.toLowerCase());
-  return set;
-}
-
 export async function startEgressProxy(opts: EgressProxyOptions): Promise<EgressProxy> {
   const lookup = opts.lookup ?? defaultLookup;
-  const allow = opts.allowPrivateNetwork ? { loopback: true, private: true } : {};
   const connectTimeoutMs = opts.connectTimeoutMs ?? 30_000;
   const sockets = new Set<net.Socket>();
   let ownPort = 0;
 
-  /** Resolves and vets a target; returns every address, all of them checked, or throws a Refusal. */
+  const guard = { allowPrivateNetwork: opts.allowPrivateNetwork, allowTargets: opts.allowTargets, lookup, deniedPorts: () => new Set([...opts.deniedPorts(), ownPort]) };
+  /** Resolves and vets a target (vet.ts); returns every address, all of them checked, or throws a Refusal. */
   async function vet(host: string, port: number): Promise<string[]> {
-    const refuse = (status: number, reason: string, address?: string): never => {
-      throw new Refusal(status, { host, port, address, reason });
-    };
-    if (!host || !Number.isInteger(port) || port < 1 || port > 65535) refuse(400, 'malformed target');
-    const literal = parseHostAsIp(host);
-    let addresses: string[];
-    if (literal) addresses = [literal];
-    // RFC 6761: localhost names are loopback whatever a resolver says (Chromium treats them so too).
-    else if (/^(.+\.)?localhost\.?$/i.test(host)) addresses = ['127.0.0.1', '::1'];
-    else {
-      try {
-        addresses = (await lookup(host)).map((a) => a.address);
-      } catch {
-        addresses = [];
-      }
-      if (addresses.length === 0) refuse(502, 'name did not resolve');
+    try {
+      return await vetTarget(host, port, guard);
+    } catch (e) {
+      if (!(e instanceof VetRefusal)) throw e;
+      const status = e.kind === 'malformed' ? 400 : e.kind === 'unresolved' ? 502 : 403;
+      throw new Refusal(status, { host, port, address: e.address, reason: e.reason });
     }
-    // The proxy's own port is reserved too: a page must not loop requests through it.
-    const reservedPort = port === ownPort || opts.deniedPorts().has(port);
-    const local = reservedPort ? localAddresses() : undefined;
-    for (const address of addresses) {
-      const cls = classifyAddress(address);
-      const pair = address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
-      if (isBlockedAddress(address, allow) && !opts.allowTargets?.has(pair)) refuse(403, `${cls} address`, address);
-      if (local && (cls === 'loopback' || cls === 'unspecified' || local.has(address.toLowerCase()))) {
-        refuse(403, 'port reserved for the daemon and its browsers', address);
-      }
-    }
-    return addresses;
   }
 
   /** vet() for a request handler: a refusal is reported and answered with `refuse`, and undefined returned. */

@@ -1,11 +1,21 @@
 /**
- * The daemon's own HTTP client for pages (crawl http mode, robots.txt, sitemaps, feeds): the same
- * private-network guard as the egress proxy, applied the same way (resolve once, check every address, connect
- * to a checked address), on every redirect hop, plus the user's host policy.
- * OWNER: part "fetch". Interface fixed by the lead; body to be written.
+ * The daemon's own HTTP client for pages (crawl http mode, robots.txt, sitemaps, feeds). Pages the browser
+ * loads are guarded by the egress proxy; requests the daemon makes itself get the same guard here, the same
+ * way (vet.ts: resolve once, check every address, connect only to a checked one), on EVERY redirect hop, plus
+ * the user's host policy. Nothing here sends cookies or credentials, and Set-Cookie never leaves this file.
  */
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { readFileSync } from 'node:fs';
+import zlib from 'node:zlib';
+import type { LookupFunction } from 'node:net';
 import type { DaemonEnv } from '../env.js';
 import type { Fetcher, FetchedResponse, FetchOptions } from '../crawl/types.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { vetTarget, VetRefusal } from './vet.js';
+import { lookupWithRules, parseResolverRules } from '../browser/resolver-rules.js';
+import { evaluateHostPolicy } from '../policy/host-policy.js';
 
 export interface FetchGuard {
   allowPrivateNetwork: boolean;
@@ -17,19 +27,194 @@ export interface FetchGuard {
   hostAccess?: (url: string) => 'read_only' | 'blocked' | 'allowed' | 'default';
 }
 
+const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+/** Says who we are, so a site can tell a browserd crawl apart and robots.txt can address it ("browserd"). */
+export const CRAWLER_USER_AGENT = `Mozilla/5.0 (compatible; browserd/${VERSION}; +crawler)`;
+
+const MAX_REDIRECTS = 10;
+const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 30_000;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+// Connections are kept alive between pages of a crawl. Safe with the guard: every pooled socket was opened to
+// an address vetTarget checked, and every request is vetted again (host policy, redirects) before it may use one.
+const agents = {
+  'http:': new http.Agent({ keepAlive: true, maxSockets: 16 }),
+  'https:': new https.Agent({ keepAlive: true, maxSockets: 16 }),
+};
+
 /** The guard for one user's requests: the daemon's network settings and that user's host policy. */
-export function fetchGuardFor(_env: Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies'>, _user: string): FetchGuard {
-  throw new Error('guarded-fetch: not built yet');
+export function fetchGuardFor(env: Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies'>, user: string): FetchGuard {
+  return {
+    allowPrivateNetwork: env.cfg.allowPrivateNetwork,
+    allowTargets: env.cfg.allowTargets,
+    deniedPorts: () => env.deniedPorts(),
+    lookup: lookupWithRules(parseResolverRules(env.cfg.chromeArgs)),
+    hostAccess: (url) => evaluateHostPolicy(env.policies.rules(user), url),
+  };
+}
+
+export function networkFetcher(guard: FetchGuard): Fetcher {
+  return (url, opts) => guardedFetch(url, { ...opts, guard });
 }
 
 /**
  * GET or HEAD `url`, following up to 10 redirects (each hop checked), body decompressed and capped.
  * Throws BrowserdError: blocked (guard or host policy), navigation_failed (network, too large), timeout.
  */
-export async function guardedFetch(_url: string, _opts: FetchOptions & { guard: FetchGuard }): Promise<FetchedResponse> {
-  throw new Error('guarded-fetch: not built yet');
+export async function guardedFetch(url: string, opts: FetchOptions & { guard: FetchGuard }): Promise<FetchedResponse> {
+  const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  let method = opts.method ?? 'GET';
+  let current = url;
+  for (let hop = 0; ; hop++) {
+    const target = checkedUrl(current, opts.guard);
+    const addresses = await vetted(target, opts.guard);
+    const res = await requestOnce(target, addresses, method, opts, deadline);
+    const location = res.headers.location;
+    if (REDIRECTS.has(res.status) && location) {
+      if (hop >= MAX_REDIRECTS) throw new BrowserdError('navigation_failed', `${url}: more than ${MAX_REDIRECTS} redirects`, { next: 'Check the address; the site redirects in a loop.' });
+      let nextUrl: string;
+      try {
+        nextUrl = new URL(location, target).href;
+      } catch {
+        throw new BrowserdError('navigation_failed', `${target.href} redirects to an address that is not a URL`, { next: 'The site is broken at this address; try another page.' });
+      }
+      if (res.status === 303) method = 'GET';
+      current = nextUrl;
+      continue;
+    }
+    return { requestedUrl: url, url: target.href, status: res.status, headers: res.headers, body: res.body };
+  }
 }
 
-export function networkFetcher(guard: FetchGuard): Fetcher {
-  return (url, opts) => guardedFetch(url, { ...opts, guard });
+function checkedUrl(raw: string, guard: FetchGuard): URL {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new BrowserdError('validation_error', `not a URL: ${JSON.stringify(raw.slice(0, 200))}`, { next: 'Give a full http(s) address.' });
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new BrowserdError('blocked', `${u.protocol} addresses are not fetched`, { next: 'Only http(s) pages can be read.' });
+  if (u.username || u.password) throw new BrowserdError('blocked', 'addresses with credentials in them are not fetched', { next: 'Remove the user:password@ part; a saved session or the vault signs in instead.' });
+  if (guard.hostAccess?.(u.href) === 'blocked') throw new BrowserdError('blocked', `${u.hostname} is blocked by your host policy`, { next: 'Ask an admin to change the host policy, or leave this site out.' });
+  return u;
+}
+
+async function vetted(u: URL, guard: FetchGuard): Promise<string[]> {
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+  try {
+    return await vetTarget(host, port, guard);
+  } catch (e) {
+    if (!(e instanceof VetRefusal)) throw e;
+    if (e.kind === 'unresolved') throw new BrowserdError('navigation_failed', `${host} did not resolve`, { next: 'Check the address.' });
+    if (e.kind === 'reserved_port') throw new BrowserdError('blocked', `port ${port} on this machine is the daemon's own`, { next: 'Pages may not reach the daemon itself.' });
+    throw new BrowserdError('blocked', `${host} is a ${(e.addressClass ?? 'private').replace('_', '-')} address, which the daemon may not reach`, {
+      next: 'Use a public address; an admin can allow private networks (BROWSERD_ALLOW_PRIVATE_NETWORK=1) or single targets (BROWSERD_ALLOW_TARGETS).',
+    });
+  }
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/** One request to an already-vetted address list; resolves with the whole (decoded, capped) body. */
+function requestOnce(u: URL, addresses: string[], method: 'GET' | 'HEAD', opts: FetchOptions, deadline: number): Promise<RawResponse> {
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  // Node asks this instead of DNS: it can only ever answer with the addresses vetTarget checked.
+  const lookup: LookupFunction = (_host, options, cb) => {
+    const list = addresses.map((address) => ({ address, family: isIP(address) }));
+    if ((options as { all?: boolean }).all) (cb as unknown as (e: null, l: typeof list) => void)(null, list);
+    else cb(null, list[0]!.address, list[0]!.family);
+  };
+  return new Promise<RawResponse>((resolve, reject) => {
+    let settled = false;
+    const fail = (e: BrowserdError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      req.destroy();
+      reject(e);
+    };
+    const finish = (r: RawResponse) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      resolve(r);
+    };
+    const onAbort = () => fail(new BrowserdError('timeout', `${u.href}: the request was cancelled`, { next: 'Try again.' }));
+    const timer = setTimeout(() => fail(new BrowserdError('timeout', `${u.href} did not answer in time`, { next: 'Try again later, or give a longer timeout.' })), Math.max(1, deadline - Date.now()));
+    const lib = u.protocol === 'https:' ? https : http;
+    const req = lib.request({
+      protocol: u.protocol,
+      hostname: u.hostname.replace(/^\[|\]$/g, ''),
+      port: u.port || undefined,
+      path: u.pathname + u.search,
+      method,
+      agent: agents[u.protocol as 'http:' | 'https:'],
+      lookup,
+      headers: {
+        'user-agent': CRAWLER_USER_AGENT,
+        accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+        'accept-language': 'en',
+        'accept-encoding': 'gzip, deflate, br',
+        ...withoutCredentials(opts.headers),
+      },
+    });
+    if (opts.signal?.aborted) return onAbort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('error', (e) => fail(new BrowserdError('navigation_failed', `${u.href}: ${(e as NodeJS.ErrnoException).code ?? e.message}`, { next: 'Check that the site is up and the address is right.' })));
+    req.on('response', (res) => {
+      const headers = headerRecord(res);
+      const decoded = decoder(res.headers['content-encoding']);
+      const stream = decoded ? res.pipe(decoded) : res;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > maxBytes) return fail(new BrowserdError('navigation_failed', `${u.href} is larger than ${maxBytes} bytes`, { next: 'This is not a page to read whole.' }));
+        chunks.push(c);
+      });
+      stream.on('error', () => fail(new BrowserdError('navigation_failed', `${u.href}: the body could not be read or decoded`, { next: 'Try again later.' })));
+      stream.on('end', () => {
+        if (decoded) delete headers['content-encoding'];
+        finish({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
+      });
+    });
+    req.end();
+  });
+}
+
+/** Lower-case names, repeated headers joined; Set-Cookie dropped here so no cookie is ever kept or shown. */
+function headerRecord(res: http.IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers)) {
+    if (k === 'set-cookie' || v === undefined) continue;
+    out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+function decoder(encoding: string | undefined) {
+  switch ((encoding ?? '').trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return zlib.createGunzip();
+    case 'deflate':
+      return zlib.createInflate();
+    case 'br':
+      return zlib.createBrotliDecompress();
+    default:
+      return undefined;
+  }
+}
+
+const CREDENTIAL_HEADER = /^(cookie|authorization|proxy-authorization)$/i;
+function withoutCredentials(h: Record<string, string> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(h).filter(([k]) => !CREDENTIAL_HEADER.test(k)));
 }

@@ -5,8 +5,7 @@
  * name, which a second lookup could answer differently). Otherwise a vault entry would be a way to make the
  * daemon probe the host's own network, or its own loopback services.
  */
-import { promises as dns } from 'node:dns';
-import { classifyAddress, isBlockedAddress, parseHostAsIp } from '../../net/address.js';
+import { vetTarget, VetRefusal } from '../../net/vet.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 
 export interface MailboxGuard {
@@ -20,36 +19,18 @@ export interface MailboxGuard {
   lookup?: (host: string) => Promise<{ address: string }[]>;
 }
 
-const defaultLookup = (host: string) => dns.lookup(host, { all: true, verbatim: true });
-
 const NEXT_ALLOW = 'Use a mailbox on a public address; an admin can allow private networks (BROWSERD_ALLOW_PRIVATE_NETWORK=1) or this one address (BROWSERD_ALLOW_TARGETS=address:port).';
 
 /** Resolves `host` and returns the checked address to connect to; throws blocked or action_failed. */
 export async function mailboxAddress(inbox: string, host: string, port: number, guard: MailboxGuard): Promise<string> {
-  let addresses: string[];
-  const literal = parseHostAsIp(host);
-  if (literal) addresses = [literal];
-  // RFC 6761: localhost names are loopback whatever a resolver says.
-  else if (/^(.+\.)?localhost\.?$/i.test(host)) addresses = ['127.0.0.1', '::1'];
-  else {
-    try {
-      addresses = (await (guard.lookup ?? defaultLookup)(host)).map((a) => a.address);
-    } catch {
-      addresses = [];
-    }
-    if (!addresses.length) throw new BrowserdError('action_failed', `could not read inbox ${inbox}: the mailbox host ${host} did not resolve`, { next: 'Check the inbox host name in the vault (PUT /v1/vault/NAME), or ask a person for the code.' });
+  try {
+    const deniedPorts = guard.deniedPorts;
+    const addresses = await vetTarget(host, port, { ...guard, deniedPorts: deniedPorts ? () => deniedPorts : undefined });
+    return addresses[0]!;
+  } catch (e) {
+    if (!(e instanceof VetRefusal)) throw e;
+    if (e.kind === 'unresolved' || e.kind === 'malformed') throw new BrowserdError('action_failed', `could not read inbox ${inbox}: the mailbox host ${host} did not resolve`, { next: 'Check the inbox host name in the vault (PUT /v1/vault/NAME), or ask a person for the code.' });
+    if (e.kind === 'reserved_port') throw new BrowserdError('blocked', `inbox ${inbox}: port ${port} on this machine is the daemon's own`, { next: "Give the mailbox server's own address and port." });
+    throw new BrowserdError('blocked', `inbox ${inbox}: the mailbox host ${host} is a ${(e.addressClass ?? 'private').replace('_', '-')} address, which the daemon may not reach`, { next: NEXT_ALLOW });
   }
-  const allow = guard.allowPrivateNetwork ? { loopback: true, private: true } : {};
-  const allowTargets = new Set(guard.allowTargets ?? []);
-  for (const address of addresses) {
-    const cls = classifyAddress(address);
-    const pair = address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
-    if (isBlockedAddress(address, allow) && !allowTargets.has(pair)) {
-      throw new BrowserdError('blocked', `inbox ${inbox}: the mailbox host ${host} is a ${cls.replace('_', '-')} address, which the daemon may not reach`, { next: NEXT_ALLOW });
-    }
-    if (guard.deniedPorts?.has(port) && (cls === 'loopback' || cls === 'unspecified')) {
-      throw new BrowserdError('blocked', `inbox ${inbox}: port ${port} on this machine is the daemon's own`, { next: 'Give the mailbox server\'s own address and port.' });
-    }
-  }
-  return addresses[0]!;
 }
