@@ -76,6 +76,11 @@ export class Tab {
   get url() {
     return this.record.url;
   }
+  /** The main document's last response, if one arrived (a crawl records its status and type). */
+  get lastDocument(): { url: string; status: number; mimeType: string } | undefined {
+    return this.net.lastDocument;
+  }
+
   /** Recent responses (browser_network). */
   get network(): Ring<NetworkEntry> {
     return this.net.ring;

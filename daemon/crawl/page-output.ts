@@ -1,16 +1,170 @@
 /**
- * A fetched page -> a crawl item's content: Markdown/text/metadata, fields, schema check, extra formats,
- * chunks with citations, BM25 passages, and the visible links to follow.
- * OWNER: part "output". Interface fixed by the lead; body to be written.
+ * A fetched page -> a crawl item's content: Markdown, text or metadata, fields checked against a schema, more
+ * formats, chunks with citations, BM25 passages, and the visible links the crawl follows. The page is parsed
+ * once here (hidden parts removed when the HTML came without a browser), then converted to Markdown on a
+ * Markdown thread.
  */
+import render from 'dom-serializer';
+import { BrowserdError } from '../../protocol/errors.js';
+import { bestPassages, htmlToMarkdownOffThread } from '../read/index.js';
+import { byTag, collapseWs, eachElement, findFirst, isElement, parseHtml, textContent, type HDocument, type HElement } from '../read/html-tree.js';
 import type { CrawlSpec } from './params.js';
 import type { PageInput, PageOutput } from './types.js';
+import { removeStaticallyHidden, ZERO_WIDTH } from './static-hidden.js';
+import { readFields, schemaErrors } from './fields.js';
+import { absoluteHttp, documentBase, pageImages, pageMetadata, visibleLinks } from './metadata.js';
+import { chunkContent } from './chunks.js';
 
-export async function renderPage(_page: PageInput, _spec: CrawlSpec): Promise<PageOutput> {
-  throw new Error('page-output: not built yet');
+export { checkFieldSelectors, checkOutputSchema } from './fields.js';
+
+type Kind = 'html' | 'text' | 'json';
+
+function kindOf(contentType: string, body: string): Kind | undefined {
+  const t = contentType.split(';')[0]!.trim().toLowerCase();
+  if (t === 'text/html' || t === 'application/xhtml+xml') return 'html';
+  if (t === 'application/json' || t.endsWith('+json')) return 'json';
+  if (t.startsWith('text/')) return 'text';
+  // No type at all: sniff, as a browser would, for the common case of a page served without one.
+  if (!t && /^\s*<(?:!doctype html|html|head|body)\b/i.test(body)) return 'html';
+  return undefined;
 }
 
+/** Markdown -> plain text: the same content and order, without Markdown syntax. */
+export function markdownToText(md: string): string {
+  return md
+    .replace(/^```[^\n]*\n?|^~~~[^\n]*\n?/gm, '')
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
+    .replace(/^ {0,3}#{1,6}[ \t]+/gm, '')
+    .replace(/^ {0,3}>[ \t]?/gm, '')
+    .replace(/^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?\s*$/gm, '')
+    .replace(/^\|\s?|\s?\|$/gm, '')
+    .replace(/\s\|\s/g, '\t')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .replace(/(^|[^*\w])[*_]([^*_\n]+)[*_](?=[^*\w]|$)/g, '$1$2')
+    .replace(/`([^`]+)`/g, '$1')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+function cut(text: string, maxChars: number): { text: string; omitted?: number } {
+  if (text.length <= maxChars) return { text };
+  return { text: text.slice(0, maxChars), omitted: text.length - maxChars };
+}
+
+/** The page as HTML a person would see (hidden parts removed unless includeHidden), parsed once. */
+function visibleTree(page: PageInput, includeHidden: boolean): HDocument {
+  const doc = parseHtml(page.html.replace(ZERO_WIDTH, ''));
+  if (!page.visibleOnly && !includeHidden) removeStaticallyHidden(doc);
+  return doc;
+}
+
+export async function renderPage(page: PageInput, spec: CrawlSpec): Promise<PageOutput> {
+  const kind = kindOf(page.contentType, page.html.slice(0, 200));
+  if (!kind) throw new BrowserdError('action_failed', `not a page: ${page.contentType || 'no content type'}`, { next: 'Documents and media are not read by crawls yet; leave them out with deny.' });
+  if (kind !== 'html') return renderPlain(page, kind, spec);
+
+  const doc = visibleTree(page, spec.includeHidden);
+  const base = documentBase(doc, page.finalUrl);
+  const out: PageOutput = { links: visibleLinks(doc, base) };
+  const wantsMeta = spec.format === 'json' || spec.formats.includes('metadata');
+  const metadata = wantsMeta ? pageMetadata(doc, base) : undefined;
+  if (metadata) out.metadata = metadata;
+  if (spec.fields) {
+    out.fields = readFields(doc, spec.fields, (u) => absoluteHttp(u, base));
+    if (spec.outputSchema) {
+      const errors = schemaErrors(spec.outputSchema, out.fields);
+      if (errors) out.schemaErrors = errors;
+    }
+  }
+  const html = render(doc as never, { decodeEntities: false });
+  const needsMarkdown = spec.format !== 'json' || spec.formats.includes('markdown') || spec.formats.includes('text') || !!spec.chunk || !!spec.query;
+  let markdown = '';
+  if (needsMarkdown) {
+    const md = await htmlToMarkdownOffThread(html, page.finalUrl);
+    out.title = md.title || undefined;
+    markdown = md.markdown;
+  }
+  out.title ??= metadata?.title ?? titleOf(doc);
+  if (spec.format !== 'json') {
+    const full = spec.format === 'text' ? markdownToText(markdown) : markdown;
+    const c = cut(full, spec.maxChars);
+    out.content = c.text;
+    if (c.omitted) out.omittedChars = c.omitted;
+  }
+  if (spec.formats.length) {
+    const formats: NonNullable<PageOutput['formats']> = {};
+    for (const f of spec.formats) {
+      if (f === 'markdown') formats.markdown = cut(markdown, spec.maxChars).text;
+      else if (f === 'text') formats.text = cut(markdownToText(markdown), spec.maxChars).text;
+      else if (f === 'html') formats.html = cut(html, spec.maxChars).text;
+      else if (f === 'links') formats.links = out.links;
+      else if (f === 'images') formats.images = pageImages(doc, base);
+    }
+    if (Object.keys(formats).length) out.formats = formats;
+  }
+  addChunksAndPassages(out, markdown, page.finalUrl, spec);
+  return out;
+}
+
+function renderPlain(page: PageInput, kind: 'text' | 'json', spec: CrawlSpec): PageOutput {
+  let text = page.html.replace(ZERO_WIDTH, '');
+  if (kind === 'json') {
+    try {
+      text = JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      // Not valid JSON after all: kept as the text it is.
+    }
+  }
+  const out: PageOutput = { links: [] };
+  if (spec.format === 'json') out.metadata = { headings: [], jsonLd: [] };
+  else {
+    const c = cut(text, spec.maxChars);
+    out.content = c.text;
+    if (c.omitted) out.omittedChars = c.omitted;
+  }
+  addChunksAndPassages(out, text, page.finalUrl, spec);
+  return out;
+}
+
+function addChunksAndPassages(out: PageOutput, full: string, url: string, spec: CrawlSpec) {
+  if (spec.chunk && out.content !== undefined) out.chunks = chunkContent(out.content, url, spec.chunk);
+  if (spec.query) {
+    out.passages = bestPassages(full, spec.query, spec.topK).map((p) => ({ url, text: p.passage.text, headingPath: p.passage.headingPath, start: p.passage.start, end: p.passage.end, score: Number(p.score.toFixed(3)) }));
+    // As browser_read does: with a query the passages are the answer, not the whole page.
+    delete out.content;
+    delete out.omittedChars;
+  }
+}
+
+function titleOf(doc: HDocument): string | undefined {
+  let title: string | undefined;
+  eachElement(doc, (el) => {
+    if (title) return false;
+    if (el.name === 'title' || el.name === 'h1') title = collapseWs(textContent(el)).trim() || undefined;
+  });
+  return title;
+}
+
+/** Visible characters of body text a page needs before http HTML is trusted to stand for what a person sees. */
+const MIN_STATIC_TEXT = 200;
+const APP_ROOT = /<(?:div|main)\b[^>]*\bid=["']?(?:root|app|__next|__nuxt|svelte|main-app)["']?[^>]*>\s*<\/(?:div|main)>/i;
+const NOT_SHOWN = new Set(['script', 'style', 'noscript', 'template']);
+const ENABLE_JS = /<noscript\b[^>]*>[\s\S]{0,400}?(?:enable|turn on|requires?)\s+javascript/i;
+
 /** auto mode: true when http HTML cannot stand for what a person sees (an app shell that scripts fill in). */
-export function needsBrowser(_page: PageInput): boolean {
-  throw new Error('page-output: not built yet');
+export function needsBrowser(page: PageInput): boolean {
+  if (kindOf(page.contentType, page.html.slice(0, 200)) !== 'html') return false;
+  if (APP_ROOT.test(page.html) || ENABLE_JS.test(page.html)) return true;
+  if (!/<script\b/i.test(page.html)) return false;
+  const body = findFirst(parseHtml(page.html), byTag('body'));
+  let chars = 0;
+  const walk = (el: HElement) => {
+    for (const c of el.children) {
+      if (c.type === 'text') chars += c.data.trim().length;
+      else if (isElement(c) && !NOT_SHOWN.has(c.name)) walk(c);
+    }
+  };
+  if (body) walk(body);
+  return chars < MIN_STATIC_TEXT;
 }
