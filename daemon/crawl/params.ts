@@ -5,6 +5,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
+import { CACHE_MODES, CRAWL_FORMATS, type CrawlSpec } from '../../protocol/crawl.js';
+
+export { CACHE_MODES, CRAWL_FORMATS, type CrawlSpec };
 
 const Pattern = Type.String({ minLength: 1, maxLength: 2048 });
 const FieldSpec = Type.Union([
@@ -19,8 +22,6 @@ const FieldSpec = Type.Union([
   ),
 ]);
 
-export const CRAWL_FORMATS = ['markdown', 'text', 'html', 'links', 'images', 'metadata'] as const;
-export const CACHE_MODES = ['off', 'record', 'replay', 'replay-strict'] as const;
 export const COLLECT_TYPES = ['pdf', 'docx', 'doc', 'xlsx', 'xls', 'pptx', 'ppt', 'odt', 'ods', 'odp', 'rtf', 'epub', 'csv', 'tsv', 'image', 'audio', 'video'] as const;
 
 export const CrawlParams = params({
@@ -75,32 +76,6 @@ export const CrawlParams = params({
 });
 export type CrawlParamsInput = Static<typeof CrawlParams>;
 
-/** The crawl as stored and run: every default filled in, start URLs checked and normalised. */
-export interface CrawlSpec {
-  startUrls: string[];
-  sitemap?: string;
-  allow: string[];
-  deny: string[];
-  sameDomain: boolean;
-  maxPages: number;
-  maxDepth: number;
-  concurrency: number;
-  delayMs: number;
-  mode: 'http' | 'browser' | 'auto';
-  format: 'markdown' | 'text' | 'json';
-  maxChars: number;
-  fields?: Record<string, string | { css: string; attr?: string; all?: boolean }>;
-  outputSchema?: Record<string, unknown>;
-  obeyRobots: boolean;
-  includeHidden: boolean;
-  cache: (typeof CACHE_MODES)[number];
-  cacheName: string;
-  name?: string;
-  formats: (typeof CRAWL_FORMATS)[number][];
-  chunk?: { by: 'tokens' | 'headings'; size: number; overlap: number };
-  query?: string;
-  topK: number;
-}
 
 /** Most pages read at once inside one browser: more tabs on a 2-core host only queue behind each other. */
 export const BROWSER_CONCURRENCY = 2;

@@ -1,0 +1,242 @@
+/**
+ * Crawl runs, their queues and their items, durable in LMDB. Every key starts with the owner's id (built by the
+ * server from the caller, never from client input), then the run id. A finished page is ONE transaction: its
+ * item, its queue entry removed, the run's counters, and the links it found queued. So after a crash (kill -9)
+ * the store is always a consistent point of the run: a page is either done with its links queued, or still in
+ * the queue and read again; nothing in between.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from './db.js';
+import { InvalidCursorError } from './audit.js';
+import type { CrawlCounters, CrawlItem, CrawlSpec, CrawlState, ItemStatus } from '../protocol/crawl.js';
+
+export interface CrawlRecord {
+  id: string;
+  user: string;
+  spec: CrawlSpec;
+  state: CrawlState;
+  counters: CrawlCounters;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt?: string;
+  note?: string;
+  /** The sitemap's pages are in the queue (done once, at the run's first start). */
+  sitemapRead?: boolean;
+  nextQueueSeq: number;
+  nextItemSeq: number;
+}
+
+export interface QueueEntry {
+  seq: number;
+  url: string;
+  depth: number;
+  /** Times the page was put back after a 429/503 answer. */
+  tries?: number;
+}
+
+export interface NewLink {
+  url: string;
+  depth: number;
+}
+
+const SEP = '\u0000';
+const pad = (n: number) => String(n).padStart(12, '0');
+/** Seen-set keys hash the URL: LMDB keys are capped near 2 KB and URLs are not. */
+const urlHash = (url: string) => createHash('sha256').update(url).digest('base64url');
+
+export class CrawlStore {
+  private cursorKey: Buffer;
+
+  constructor(private db: Db) {
+    let k = this.db.meta.get('crawlCursorKey') as string | undefined;
+    if (!k) {
+      k = randomBytes(32).toString('base64');
+      this.db.meta.putSync('crawlCursorKey', k);
+    }
+    this.cursorKey = Buffer.from(k, 'base64');
+  }
+
+  private runKey = (user: string, id: string) => `${user}${SEP}${id}`;
+  private prefix = (user: string, id: string) => `${user}${SEP}${id}${SEP}`;
+
+  get(user: string, id: string): CrawlRecord | undefined {
+    return this.db.crawls.get(this.runKey(user, id)) as CrawlRecord | undefined;
+  }
+
+  /** One user's runs, newest first. */
+  runs(user: string): CrawlRecord[] {
+    const out: CrawlRecord[] = [];
+    for (const { value } of this.db.crawls.getRange({ start: `${user}${SEP}`, end: `${user}\u0001` })) out.push(value as CrawlRecord);
+    return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1));
+  }
+
+  /** Every user's runs in a state (at start: the ones that were running when the daemon stopped). */
+  runsIn(state: CrawlState): CrawlRecord[] {
+    const out: CrawlRecord[] = [];
+    for (const { value } of this.db.crawls.getRange({})) if ((value as CrawlRecord).state === state) out.push(value as CrawlRecord);
+    return out;
+  }
+
+  /** Stores a new run with its first pages queued; resolves once it is on disk (the start is acknowledged). */
+  async create(rec: CrawlRecord, first: NewLink[]): Promise<void> {
+    await this.db.root.transaction(() => {
+      this.enqueue(rec, first);
+      this.db.crawls.put(this.runKey(rec.user, rec.id), rec);
+    });
+    await this.db.flushed();
+  }
+
+  /** Queues links not seen before in this run (inside a transaction); mutates rec's counters and sequence. */
+  private enqueue(rec: CrawlRecord, links: NewLink[]): number {
+    let added = 0;
+    const p = this.prefix(rec.user, rec.id);
+    for (const l of links) {
+      const seenKey = `${p}${urlHash(l.url)}`;
+      if (this.db.crawlSeen.get(seenKey) !== undefined) continue;
+      this.db.crawlSeen.put(seenKey, 1);
+      const seq = rec.nextQueueSeq++;
+      this.db.crawlQueue.put(`${p}${pad(seq)}`, { seq, url: l.url, depth: l.depth } satisfies QueueEntry);
+      added++;
+    }
+    rec.counters.queued += added;
+    return added;
+  }
+
+  /** Adds pages to a run's queue (the sitemap's, at the first start). */
+  async addPages(user: string, id: string, links: NewLink[], mark: Partial<CrawlRecord> = {}): Promise<CrawlRecord | undefined> {
+    let rec: CrawlRecord | undefined;
+    await this.db.root.transaction(() => {
+      rec = this.get(user, id);
+      if (!rec) return;
+      this.enqueue(rec, links);
+      Object.assign(rec, mark, { updatedAt: new Date().toISOString() });
+      this.db.crawls.put(this.runKey(user, id), rec);
+    });
+    return rec;
+  }
+
+  /** The first waiting pages in queue order, skipping the given sequence numbers (pages in flight). */
+  queueHead(user: string, id: string, limit: number, skip: ReadonlySet<number>): QueueEntry[] {
+    const out: QueueEntry[] = [];
+    const p = this.prefix(user, id);
+    for (const { value } of this.db.crawlQueue.getRange({ start: p, end: `${user}${SEP}${id}\u0001` })) {
+      const e = value as QueueEntry;
+      if (skip.has(e.seq)) continue;
+      out.push(e);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** Puts a page back (after a 429/503) with its try count. */
+  async retryLater(user: string, id: string, entry: QueueEntry): Promise<void> {
+    await this.db.crawlQueue.put(`${this.prefix(user, id)}${pad(entry.seq)}`, entry);
+  }
+
+  /**
+   * A page is finished: its item stored, its queue entry gone, counters moved, and the links it found queued
+   * (only while the run still runs or is paused: a cancelled run queues nothing more). One transaction.
+   */
+  async finishPage(user: string, id: string, entry: QueueEntry, item: Omit<CrawlItem, 'seq'>, links: NewLink[]): Promise<{ item: CrawlItem; rec: CrawlRecord } | undefined> {
+    let out: { item: CrawlItem; rec: CrawlRecord } | undefined;
+    await this.db.root.transaction(() => {
+      const rec = this.get(user, id);
+      if (!rec) return;
+      const p = this.prefix(user, id);
+      const qKey = `${p}${pad(entry.seq)}`;
+      // A page whose entry is gone (cancelled meanwhile) still keeps its item: it was read; only counters
+      // of pages that were waiting move.
+      if (this.db.crawlQueue.get(qKey) !== undefined) {
+        this.db.crawlQueue.remove(qKey);
+        rec.counters.queued = Math.max(0, rec.counters.queued - 1);
+      }
+      const full = { ...item, seq: rec.nextItemSeq++ } as CrawlItem;
+      this.db.crawlItems.put(`${p}${pad(full.seq)}`, full);
+      rec.counters[item.status] += 1;
+      if (rec.state === 'running' || rec.state === 'paused') this.enqueue(rec, links);
+      rec.updatedAt = new Date().toISOString();
+      this.db.crawls.put(this.runKey(user, id), rec);
+      out = { item: full, rec };
+    });
+    return out;
+  }
+
+  /** Changes a run's state (and note); a final state drops what is still queued. Durable before it resolves. */
+  async setState(user: string, id: string, state: CrawlState, note?: string): Promise<CrawlRecord | undefined> {
+    let rec: CrawlRecord | undefined;
+    await this.db.root.transaction(() => {
+      rec = this.get(user, id);
+      if (!rec) return;
+      rec.state = state;
+      rec.updatedAt = new Date().toISOString();
+      if (note !== undefined) rec.note = note;
+      if (state === 'finished' || state === 'cancelled' || state === 'failed') {
+        rec.finishedAt = rec.updatedAt;
+        this.clearRange(this.db.crawlQueue, user, id);
+        rec.counters.queued = 0;
+      }
+      this.db.crawls.put(this.runKey(user, id), rec);
+    });
+    await this.db.flushed();
+    return rec;
+  }
+
+  private clearRange(db: Db['crawlQueue'], user: string, id: string) {
+    for (const key of db.getKeys({ start: this.prefix(user, id), end: `${user}${SEP}${id}\u0001` })) db.remove(key as string);
+  }
+
+  /** A page of items in finishing order, optionally one status; `cursor` from the previous page. */
+  items(user: string, id: string, opts: { status?: ItemStatus; cursor?: string; limit: number }): { items: CrawlItem[]; next?: string } {
+    const after = opts.cursor === undefined ? -1 : this.cursorSeq(user, id, opts.cursor);
+    const items: CrawlItem[] = [];
+    let more = false;
+    for (const item of this.iterItems(user, id, { status: opts.status, afterSeq: after })) {
+      if (items.length >= opts.limit) {
+        more = true;
+        break;
+      }
+      items.push(item);
+    }
+    return { items, ...(more && items.length ? { next: this.cursorFor(user, id, items[items.length - 1]!.seq) } : {}) };
+  }
+
+  /** Items one at a time from the store, never all at once (exports of 5,000 pages stream these). */
+  *iterItems(user: string, id: string, opts: { status?: ItemStatus; afterSeq?: number } = {}): Generator<CrawlItem> {
+    const p = this.prefix(user, id);
+    const start = opts.afterSeq !== undefined && opts.afterSeq >= 0 ? `${p}${pad(opts.afterSeq + 1)}` : p;
+    for (const { value } of this.db.crawlItems.getRange({ start, end: `${user}${SEP}${id}\u0001` })) {
+      const item = value as CrawlItem;
+      if (!opts.status || item.status === opts.status) yield item;
+    }
+  }
+
+  /** Removes a run with its queue, seen set and items. */
+  async delete(user: string, id: string): Promise<void> {
+    await this.db.root.transaction(() => {
+      this.clearRange(this.db.crawlQueue, user, id);
+      this.clearRange(this.db.crawlSeen, user, id);
+      this.clearRange(this.db.crawlItems, user, id);
+      this.db.crawls.remove(this.runKey(user, id));
+    });
+    await this.db.flushed();
+  }
+
+  private sign(user: string, id: string, seq: number): string {
+    return createHmac('sha256', this.cursorKey).update(`${user}${SEP}${id}${SEP}${seq}`).digest().subarray(0, 16).toString('base64url');
+  }
+
+  /** An opaque cursor after item `seq`, bound to this user and run. */
+  cursorFor(user: string, id: string, seq: number): string {
+    return `${seq.toString(36)}.${this.sign(user, id, seq)}`;
+  }
+
+  private cursorSeq(user: string, id: string, cursor: string): number {
+    const m = /^([0-9a-z]{1,10})\.([A-Za-z0-9_-]{22})$/.exec(cursor);
+    if (!m) throw new InvalidCursorError();
+    const seq = parseInt(m[1]!, 36);
+    const want = Buffer.from(this.sign(user, id, seq), 'base64url');
+    const got = Buffer.from(m[2]!, 'base64url');
+    if (got.length !== want.length || !timingSafeEqual(got, want)) throw new InvalidCursorError();
+    return seq;
+  }
+}
