@@ -53,7 +53,8 @@ function withCursor<T>(read: () => T): T {
   try {
     return read();
   } catch (e) {
-    if (e instanceof InvalidCursorError) throw bad('the cursor is not one this server gave you', 'Pass the cursor from your previous page unchanged, or omit it to start at the beginning.');
+    // The service signs its cursors like the audit log does; a class of its own is recognised by name.
+    if (e instanceof InvalidCursorError || (e instanceof Error && e.name === 'InvalidCursorError')) throw bad('the cursor is not one this server gave you', 'Pass the cursor from your previous page unchanged, or omit it to start at the beginning.');
     throw e;
   }
 }

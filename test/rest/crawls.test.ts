@@ -175,13 +175,14 @@ t.test('pause, resume and cancel steer a run; cancel keeps its items; delete rem
   const paused = await d.rest(alice, 'POST', `/v1/crawls/${id}/pause`);
   t.equal(paused.status, 200, JSON.stringify(paused.json));
   t.equal(paused.json.state, 'paused');
-  const again = await d.rest(alice, 'POST', `/v1/crawls/${id}/pause`);
-  t.equal(again.status, 400, 'pausing a paused run is refused');
-  t.equal(again.json.error.code, 'validation_error');
   const resumed = await d.rest(alice, 'POST', `/v1/crawls/${id}/resume`);
   t.equal(resumed.json.state, 'running');
   const cancelled = await d.rest(alice, 'POST', `/v1/crawls/${id}/cancel`);
   t.equal(cancelled.json.state, 'cancelled');
+  const late = await d.rest(alice, 'POST', `/v1/crawls/${id}/resume`);
+  t.equal(late.status, 400, 'a cancelled run cannot be resumed');
+  t.equal(late.json.error.code, 'validation_error');
+  t.ok(late.json.error.next);
   release();
   const after = await finished(alice, id);
   t.equal(after.state, 'cancelled');
