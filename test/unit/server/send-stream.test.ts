@@ -8,6 +8,19 @@ import uWS from 'uWebSockets.js';
 import { request, type IncomingMessage } from 'node:http';
 import { captureReq, sendError, sendStream, type Req } from '../../../daemon/server/http.js';
 import { BrowserdError } from '../../../protocol/errors.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { encodeExport } from '../../../daemon/crawl/export.js';
+import type { CrawlItem } from '../../../daemon/crawl/types.js';
+
+// A full collection before each heap reading, so what is measured is what is held, not garbage not yet swept.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+/** JS heap plus Buffer memory (which lives outside the heap). */
+const heldBytes = () => {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
 
 type Route = (r: Req) => Promise<void>;
 const routes = new Map<string, Route>();
@@ -126,4 +139,33 @@ t.test('an error before the first byte is answered; after it the connection is c
   const late = await get('/late');
   t.equal(late.statusCode, 200);
   await t.rejects(readAll(late), 'the body ends in an error, so a half export never looks whole');
+});
+
+t.test('a 5,000-item export streams without the heap ever holding it', async (t) => {
+  const N = 5000;
+  const body = 'words of page text, '.repeat(200);
+  routes.set('/export', (r) =>
+    sendStream(r, 200, { 'Content-Type': 'application/x-ndjson' }, encodeExport('jsonl', (function* (): Generator<CrawlItem> {
+      for (let i = 1; i <= N; i++) yield { seq: i, url: `http://site.test/bulk/${i}`, depth: 3, status: 'done', title: `Bulk ${i}`, content: `${body}${i}`, at: '2026-11-23T23:00:00.000Z' };
+    })(), { secretForms: [] })),
+  );
+  gc();
+  const base = heldBytes();
+  let peak = 0;
+  let bytes = 0;
+  let lines = 0;
+  let chunks = 0;
+  const res = await get('/export');
+  for await (const c of res) {
+    bytes += (c as Buffer).length;
+    lines += (c as Buffer).toString('latin1').split('\n').length - 1;
+    if (++chunks % 8 === 0) {
+      gc();
+      peak = Math.max(peak, heldBytes() - base);
+    }
+  }
+  t.equal(lines, N, 'every item arrived');
+  t.ok(chunks >= 16, `measured along the way (${chunks} chunks)`);
+  // Held whole, the export would add at least its own size to the heap; streamed, a few chunks at most.
+  t.ok(peak < bytes / 4, `heap grew at most ${(peak / 1e6).toFixed(1)} MB while ${(bytes / 1e6).toFixed(1)} MB went out`);
 });
