@@ -48,6 +48,13 @@ function statusParam(r: Req): ItemStatus | undefined {
   return raw as ItemStatus;
 }
 
+/** The cursor to go on from; an empty one is no cursor this server gave, refused like GET /v1/audit refuses it. */
+function cursorParam(r: Req): string | undefined {
+  const raw = r.query.get('cursor');
+  if (raw === '') throw bad('the cursor is empty', 'Pass the cursor from your previous page unchanged, or omit it to start at the beginning.');
+  return raw ?? undefined;
+}
+
 /** A cursor the service could not read is the caller's mistake, told the way GET /v1/audit tells it. */
 function withCursor<T>(read: () => T): T {
   try {
@@ -91,7 +98,7 @@ export function crawlHandlers(env: DaemonEnv): Record<string, Handler> {
     },
     'GET /v1/crawls': async (r, u) => {
       const limit = intParam(r, 'limit', 1, 500, 50);
-      const cursor = r.query.get('cursor') ?? undefined;
+      const cursor = cursorParam(r);
       const page = withCursor(() => env.crawls.list(me(u).id, { limit, ...(cursor !== undefined ? { cursor } : {}) }));
       const forms = userSecretForms(env, me(u).id);
       sendJson(r, 200, { ok: true, crawls: page.runs.map((x) => scrubDeep({ ...x, links: links(x.id) }, forms)), ...(page.next ? { cursor: page.next } : {}) });
@@ -112,7 +119,7 @@ export function crawlHandlers(env: DaemonEnv): Record<string, Handler> {
       const { id } = run(me(u).id, raw!);
       const status = statusParam(r);
       const limit = intParam(r, 'limit', 1, 500, 100);
-      const cursor = r.query.get('cursor') ?? undefined;
+      const cursor = cursorParam(r);
       const page = withCursor(() => env.crawls.items(me(u).id, id, { limit, ...(status ? { status } : {}), ...(cursor !== undefined ? { cursor } : {}) }));
       const forms = userSecretForms(env, me(u).id);
       sendJson(r, 200, { ok: true, id, items: page.items.map((x) => scrubDeep(x, forms)), ...(page.next ? { cursor: page.next } : {}) });

@@ -195,6 +195,8 @@ t.test('bad ids, formats, statuses, limits and cursors are validation_errors wit
     ['GET', `/v1/crawls/${ID}/items?cursor=forged`],
     ['GET', '/v1/crawls?limit=-1'],
     ['GET', '/v1/crawls?cursor=bob:1'],
+    ['GET', '/v1/crawls?cursor='],
+    ['GET', `/v1/crawls/${ID}/items?cursor=`],
   ];
   for (const [method, path] of cases) {
     calls.length = 0;
