@@ -4,6 +4,7 @@ import { toJsonSchema } from '../daemon/tools/schema.js';
 import { ERROR_CODES } from '../protocol/errors.js';
 import { VERSION } from '../daemon/main.js';
 import { ROUTES, routeKey } from '../daemon/server/routes.js';
+import { CrawlParams } from '../daemon/crawl/params.js';
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
 
@@ -23,6 +24,35 @@ function stdErrors(extra: number[] = []) {
 
 const pathParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
 const plainOk = (description: string) => ({ '200': { description, content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: true } } } } });
+
+const crawlIdParam = { ...pathParam('id'), description: 'crawl_ and 16 hex digits; another user\'s id is not_found.' };
+const crawlRun = { type: 'object', description: 'ok, id, name, state (running | paused | finished | cancelled | failed), counters {queued, done, failed, blocked}, createdAt, updatedAt, finishedAt, note, links {self, items, export}.', properties: { ok: { type: 'boolean' }, id: { type: 'string' }, state: { type: 'string', enum: ['running', 'paused', 'finished', 'cancelled', 'failed'] }, counters: { type: 'object' }, links: { type: 'object' } }, required: ['ok', 'id', 'state', 'counters', 'links'], additionalProperties: true };
+const runAnswer = (description: string) => ({ description, content: { 'application/json': { schema: crawlRun } } });
+const statusQuery = { name: 'status', in: 'query', description: 'Only items with this status.', schema: { type: 'string', enum: ['done', 'failed', 'blocked'] } };
+const cursorQuery = { name: 'cursor', in: 'query', description: 'Opaque, from the previous page, valid for the caller only; anything else is validation_error.', schema: { type: 'string' } };
+
+/** The crawl resources: POST /v1/crawls is browser_crawl; the rest read, steer and export runs. */
+function crawlOperations(): Record<string, Record<string, unknown>> {
+  const action = (what: string) => ({ parameters: [crawlIdParam], responses: { '200': runAnswer(what), ...stdErrors([404]) } });
+  return {
+    'POST /v1/crawls': { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(CrawlParams) } } }, responses: { '201': runAnswer('started'), ...stdErrors([403, 501]) } },
+    'GET /v1/crawls': { parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } }, cursorQuery], responses: { ...plainOk('crawls (newest first, each as GET /v1/crawls/{id} without spec), and a cursor when there are more'), ...stdErrors() } },
+    'GET /v1/crawls/{id}': { parameters: [crawlIdParam], responses: { '200': runAnswer('the run, with spec: its parameters with every default filled'), ...stdErrors([404]) } },
+    'POST /v1/crawls/{id}/pause': action('paused'),
+    'POST /v1/crawls/{id}/resume': action('running again'),
+    'POST /v1/crawls/{id}/cancel': action('cancelled; items kept'),
+    'DELETE /v1/crawls/{id}': { parameters: [crawlIdParam], responses: { ...plainOk('deleted: id, deleted'), ...stdErrors([404]) } },
+    'GET /v1/crawls/{id}/items': { parameters: [crawlIdParam, statusQuery, { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 } }, cursorQuery], responses: { ...plainOk('items: whole items (seq, url, finalUrl, depth, status, httpStatus, via, title, content, metadata, fields, formats, chunks, passages, error, at), and a cursor when there are more'), ...stdErrors([404]) } },
+    'GET /v1/crawls/{id}/export': {
+      parameters: [crawlIdParam, { name: 'format', in: 'query', schema: { type: 'string', enum: ['jsonl', 'csv', 'json'], default: 'jsonl' } }, statusQuery],
+      description: 'Streamed as an attachment named <id>.<format>. CSV: a header row, CRLF line ends, columns seq, url, final_url, status, http_status, depth, title, content, error, at, then one per field of the crawl; lists and objects as JSON text; a cell starting with = + - @ gets a leading \' so spreadsheets treat it as text.',
+      responses: {
+        '200': { description: 'the items', content: { 'application/x-ndjson': { schema: { type: 'string' } }, 'text/csv': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'array', items: { type: 'object' } } } } },
+        ...stdErrors([404]),
+      },
+    },
+  };
+}
 
 /** What a route answers, beyond its summary in the route table; keyed by `METHOD /path`. */
 function operationDetails(): Record<string, Record<string, unknown>> {
@@ -44,6 +74,7 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /handoff/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the "Your turn" page', content: { 'text/html': { schema: { type: 'string' } } } }, '404': { description: 'unknown token (plain page)' }, '410': { description: 'the hand-off is over (plain page)' } } },
     'POST /handoff/{token}/done': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'resolved; a thank-you page', content: { 'text/html': { schema: { type: 'string' } } } }, '403': { description: 'posted from another site' }, '404': { description: 'unknown token (plain page)' }, '410': { description: 'the hand-off is over (plain page)' } } },
     'GET /live/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the viewer page (HTML, no-store, frame-ancestors self)', content: { 'text/html': { schema: { type: 'string' } } } }, '403': errorResponse('forbidden: a Host this daemon does not answer to'), '404': errorResponse('not_found: the link is unknown or expired') } },
+    ...crawlOperations(),
     'GET /v1/vault': { responses: { ...plainOk('entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value'), ...stdErrors([501]) } },
     'PUT /v1/vault/{name}': {
       parameters: [pathParam('name')],

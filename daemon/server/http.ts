@@ -145,3 +145,69 @@ export function bearer(r: Req): string | undefined {
   const m = /^Bearer\s+(\S+)$/i.exec(h.trim());
   return m?.[1];
 }
+
+/** Bytes gathered before one write: few syscalls, and a bounded amount held while the client is slow. */
+export const STREAM_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Streams `source` as the body (chunked): parts are gathered into ~64 KiB writes, and when uWS reports
+ * backpressure (write returns false) the next write waits for onWritable, so a slow reader holds at most one
+ * chunk here rather than the whole body. A client that goes away stops the iteration (its finally blocks run).
+ * The status and headers go out with the first chunk: an error before that throws with nothing sent, so the
+ * caller can still answer it; an error after that cuts the connection, so a half body never looks complete.
+ */
+export async function sendStream(r: Req, status: number, headers: Record<string, string>, source: Iterable<string | Buffer> | AsyncIterable<string | Buffer>): Promise<void> {
+  if (r.aborted) return;
+  let wake: (() => void) | undefined;
+  const resume = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  r.signal.addEventListener('abort', resume, { once: true });
+  r.res.onWritable(() => {
+    resume();
+    return true;
+  });
+  let started = false;
+  let pending: Buffer[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (r.aborted) return;
+    const chunk = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
+    pending = [];
+    size = 0;
+    let ok = true;
+    r.res.cork(() => {
+      if (!started) {
+        r.res.writeStatus(statusLine(status));
+        for (const [k, v] of Object.entries(headers)) r.res.writeHeader(k, v);
+        started = true;
+      }
+      if (chunk.length) ok = r.res.write(chunk);
+    });
+    if (!ok && !r.aborted) await new Promise<void>((resolve) => (wake = resolve));
+  };
+  try {
+    for await (const part of source) {
+      if (r.aborted) break;
+      const buf = typeof part === 'string' ? Buffer.from(part, 'utf8') : part;
+      if (!buf.length) continue;
+      pending.push(buf);
+      size += buf.length;
+      if (size >= STREAM_CHUNK_BYTES) await flush();
+      if (r.aborted) break;
+    }
+    if (r.aborted) return;
+    await flush();
+    if (!r.aborted) r.res.cork(() => r.res.end());
+  } catch (e) {
+    if (started && !r.aborted) {
+      r.aborted = true;
+      r.res.close();
+    }
+    throw e;
+  } finally {
+    r.signal.removeEventListener('abort', resume);
+  }
+}

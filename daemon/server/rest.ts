@@ -11,6 +11,7 @@ import { inboxHandlers } from './rest-inbox.js';
 import { handoffPageHandlers } from './handoff-page.js';
 import { liveHandlers } from '../live/handlers.js';
 import { vaultHandlers } from './rest-vault.js';
+import { crawlHandlers } from './rest-crawls.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -31,7 +32,7 @@ async function runTool(env: DaemonEnv, r: Req, user: UserRecord, name: string, a
 }
 
 /** Reads a tool call's JSON body; a body too deep to walk never reaches the dispatch, but the refusal is audited. */
-async function toolBody(env: DaemonEnv, r: Req, user: UserRecord, tool: string): Promise<unknown> {
+export async function toolBody(env: DaemonEnv, r: Req, user: UserRecord, tool: string): Promise<unknown> {
   try {
     return await readJson(r);
   } catch (e) {
@@ -99,6 +100,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
       sendJson(r, 200, { ok: true, entries: page.entries, ...(page.next ? { cursor: page.next } : {}) });
     },
     ...vaultHandlers(env),
+    ...crawlHandlers(env),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r) => {
       const body = (await readJson(r)) as { name?: unknown } | null;
