@@ -1,11 +1,18 @@
 /**
- * Crawl runs for every user: start, state changes, waiting, items, and resuming what was running when the
- * daemon stopped. The engine (engine.ts) reads pages; this is the face tools and REST call.
- * OWNER: part "engine". Interface fixed by the lead; body to be written.
+ * Crawl runs for every user: start, state changes, waiting, items, and going on with what was running when the
+ * daemon stopped. The engine (engine.ts) reads pages; this is the face tools and REST call. Every lookup takes
+ * the caller's id: another user's crawl id is simply not found.
  */
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { DaemonEnv } from '../env.js';
+import { CrawlStore, type CrawlRecord } from '../../storage/crawls.js';
+import { BrowserdError } from '../../protocol/errors.js';
 import type { CrawlSpec } from './params.js';
 import type { CrawlItem, CrawlRunInfo, ItemStatus } from './types.js';
+import { CrawlRun } from './engine.js';
+import { checkFieldSelectors, checkOutputSchema } from './page-output.js';
+import { pageKey } from './rules.js';
 
 export type CrawlAction = 'pause' | 'resume' | 'cancel';
 
@@ -15,44 +22,169 @@ export interface ItemPage {
   next?: string;
 }
 
+/** How long a stopping daemon waits for pages in flight before it closes the browsers under them. */
+const STOP_GRACE_MS = 5000;
+
+const info = (r: CrawlRecord): CrawlRunInfo => ({
+  id: r.id,
+  ...(r.spec.name ? { name: r.spec.name } : {}),
+  state: r.state,
+  counters: { ...r.counters },
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
+  ...(r.finishedAt ? { finishedAt: r.finishedAt } : {}),
+  ...(r.note ? { note: r.note } : {}),
+});
+
 export class CrawlService {
+  private store?: CrawlStore;
+  private runs = new Map<string, CrawlRun>();
+  private events = new EventEmitter();
+  private closing = false;
+
   /** `env` is read lazily: the service is built inside the env literal it belongs to. */
-  constructor(_env: () => DaemonEnv) {}
+  constructor(private readonly env: () => DaemonEnv) {
+    this.events.setMaxListeners(0);
+  }
+
+  private get db(): CrawlStore {
+    this.store ??= new CrawlStore(this.env().db);
+    return this.store;
+  }
+
+  private key = (user: string, id: string) => `${user}\u0000${id}`;
+
+  private launch(rec: CrawlRecord) {
+    if (this.closing) return;
+    const key = this.key(rec.user, rec.id);
+    if (this.runs.has(key)) return;
+    const run = new CrawlRun(this.env(), this.db, rec, { changed: (r) => this.events.emit(key, r) });
+    this.runs.set(key, run);
+    void run.done.finally(() => {
+      if (this.runs.get(key) === run) this.runs.delete(key);
+    });
+  }
+
   /** Starts a run; resolves once the run and its first queue entries are on disk. */
-  async start(_user: string, _spec: CrawlSpec): Promise<CrawlRunInfo> {
-    throw new Error('crawl: not built yet');
+  async start(user: string, spec: CrawlSpec): Promise<CrawlRunInfo> {
+    checkFieldSelectors(spec.fields);
+    checkOutputSchema(spec.outputSchema);
+    if (this.closing) throw new BrowserdError('shutting_down', 'the daemon is stopping', { next: 'Start the crawl again in a few seconds.' });
+    const now = new Date().toISOString();
+    const rec: CrawlRecord = {
+      id: `crawl_${randomBytes(8).toString('hex')}`,
+      user,
+      spec,
+      state: 'running',
+      counters: { queued: 0, done: 0, failed: 0, blocked: 0 },
+      createdAt: now,
+      updatedAt: now,
+      nextQueueSeq: 1,
+      nextItemSeq: 1,
+    };
+    await this.db.create(rec, spec.startUrls.map((u) => ({ url: pageKey(u), depth: 0 })));
+    this.launch(rec);
+    return info(rec);
   }
-  get(_user: string, _id: string): CrawlRunInfo | undefined {
-    throw new Error('crawl: not built yet');
+
+  get(user: string, id: string): CrawlRunInfo | undefined {
+    const rec = this.db.get(user, id);
+    return rec && info(rec);
   }
+
   /** The stored spec of a run (for REST GET and exports). */
-  spec(_user: string, _id: string): CrawlSpec | undefined {
-    throw new Error('crawl: not built yet');
+  spec(user: string, id: string): CrawlSpec | undefined {
+    return this.db.get(user, id)?.spec;
   }
-  list(_user: string, _opts: { limit: number; cursor?: string }): { runs: CrawlRunInfo[]; next?: string } {
-    throw new Error('crawl: not built yet');
+
+  list(user: string, opts: { limit: number; cursor?: string }): { runs: CrawlRunInfo[]; next?: string } {
+    const all = this.db.runs(user);
+    let from = 0;
+    if (opts.cursor !== undefined) {
+      const at = all.findIndex((r) => this.db.cursorFor(user, r.id, 0) === opts.cursor);
+      if (at < 0) throw new BrowserdError('validation_error', 'the cursor is not one this server gave you', { next: 'Pass the cursor from your previous page unchanged, or omit it for the newest runs.' });
+      from = at + 1;
+    }
+    const page = all.slice(from, from + opts.limit);
+    const more = from + opts.limit < all.length;
+    return { runs: page.map(info), ...(more && page.length ? { next: this.db.cursorFor(user, page[page.length - 1]!.id, 0) } : {}) };
   }
+
   /** pause | resume | cancel, as the state machine allows; anything else is a validation_error naming the state. */
-  async act(_user: string, _id: string, _action: CrawlAction): Promise<CrawlRunInfo> {
-    throw new Error('crawl: not built yet');
+  async act(user: string, id: string, action: CrawlAction): Promise<CrawlRunInfo> {
+    const rec = this.db.get(user, id);
+    if (!rec) throw new BrowserdError('not_found', `no crawl ${id}`, { next: 'List your crawls with GET /v1/crawls, or start one with browser_crawl.' });
+    const allowed: Record<CrawlAction, CrawlRecord['state'][]> = { pause: ['running'], resume: ['paused'], cancel: ['running', 'paused'] };
+    if (!allowed[action].includes(rec.state)) {
+      const can = rec.state === 'running' ? 'pause or cancel' : rec.state === 'paused' ? 'resume or cancel' : 'read its items; start a new crawl to read more';
+      throw new BrowserdError('validation_error', `crawl ${id} is ${rec.state}, so it cannot ${action}`, { next: `A ${rec.state} crawl can only ${can}.` });
+    }
+    const next = action === 'pause' ? 'paused' : action === 'resume' ? 'running' : 'cancelled';
+    const updated = (await this.db.setState(user, id, next, action === 'cancel' ? 'cancelled by the caller' : undefined))!;
+    this.events.emit(this.key(user, id), updated);
+    const run = this.runs.get(this.key(user, id));
+    run?.poke();
+    if (next === 'running') {
+      // A pause that has not yet wound down goes on in the same engine; otherwise a new one picks up the queue.
+      if (run) await run.done;
+      this.launch(updated);
+    }
+    return info(updated);
   }
+
   /** Resolves when the run is no longer running, or after timeoutMs, or when signal aborts. */
-  async waitWhileRunning(_user: string, _id: string, _timeoutMs: number, _signal?: AbortSignal): Promise<CrawlRunInfo> {
-    throw new Error('crawl: not built yet');
+  async waitWhileRunning(user: string, id: string, timeoutMs: number, signal?: AbortSignal): Promise<CrawlRunInfo> {
+    const first = this.get(user, id);
+    if (!first) throw new BrowserdError('not_found', `no crawl ${id}`, { next: 'List your crawls with GET /v1/crawls.' });
+    if (first.state !== 'running' || timeoutMs <= 0 || signal?.aborted) return first;
+    const key = this.key(user, id);
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.events.off(key, onChange);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const onChange = (r: CrawlRecord) => {
+        if (r.state !== 'running') done();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.events.on(key, onChange);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+    return this.get(user, id)!;
   }
-  items(_user: string, _id: string, _opts: { status?: ItemStatus; cursor?: string; limit: number }): ItemPage {
-    throw new Error('crawl: not built yet');
+
+  items(user: string, id: string, opts: { status?: ItemStatus; cursor?: string; limit: number }): ItemPage {
+    if (!this.db.get(user, id)) throw new BrowserdError('not_found', `no crawl ${id}`, { next: 'List your crawls with GET /v1/crawls.' });
+    return this.db.items(user, id, opts);
   }
+
   /** Every item in order, read lazily from the store (exports stream these without holding the crawl). */
-  *iterateItems(_user: string, _id: string, _opts: { status?: ItemStatus } = {}): Generator<CrawlItem> {
-    throw new Error('crawl: not built yet');
+  *iterateItems(user: string, id: string, opts: { status?: ItemStatus } = {}): Generator<CrawlItem> {
+    if (!this.db.get(user, id)) return;
+    yield* this.db.iterItems(user, id, opts);
   }
-  /** Deletes a finished, cancelled or failed run with its items (a running one is cancelled first). */
-  async delete(_user: string, _id: string): Promise<void> {
-    throw new Error('crawl: not built yet');
+
+  /** Deletes a run with its items (a running one is cancelled first). */
+  async delete(user: string, id: string): Promise<void> {
+    const rec = this.db.get(user, id);
+    if (!rec) throw new BrowserdError('not_found', `no crawl ${id}`, { next: 'List your crawls with GET /v1/crawls.' });
+    if (rec.state === 'running' || rec.state === 'paused') await this.db.setState(user, id, 'cancelled', 'deleted');
+    const run = this.runs.get(this.key(user, id));
+    run?.poke();
+    if (run) await run.done;
+    await this.db.delete(user, id);
   }
+
   /** At daemon start: every run that was running goes on from its queue. */
-  resumeAll(): void {}
+  resumeAll(): void {
+    for (const rec of this.db.runsIn('running')) this.launch(rec);
+  }
+
   /** At daemon stop: no new pages start; waits for pages in flight up to the grace period. */
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.runs.values()].map((r) => r.stop(STOP_GRACE_MS)));
+  }
 }

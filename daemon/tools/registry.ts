@@ -20,6 +20,7 @@ import { handoffTools } from './handoffs.js';
 import { viewerTools } from './viewer.js';
 import { vaultTools } from './vault.js';
 import { cdpSessionTools } from './cdp-sessions.js';
+import { crawlTools } from './crawl.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -42,6 +43,7 @@ const ALL: ToolDef<any>[] = [
   ...viewerTools,
   ...vaultTools,
   ...cdpSessionTools,
+  ...crawlTools,
 ];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));

@@ -78,12 +78,16 @@ t.test('POST /v1/crawls starts a crawl through browser_crawl and answers 201 wit
 
 t.test('POST /v1/crawls refuses bad parameters the way the tool does, and starts nothing', async (t) => {
   const before = (await d.rest(alice, 'GET', '/v1/crawls?limit=500')).json.crawls.length;
-  for (const body of [{}, { startUrls: [] }, { startUrls: [`${site.base}/`], maxPages: 0 }, { startUrls: [`${site.base}/`], mode: 'teleport' }, { startUrls: [`${site.base}/`], bogus: 1 }, { startUrls: ['javascript:alert(1)'] }]) {
+  for (const body of [{}, { startUrls: [] }, { startUrls: [`${site.base}/`], maxPages: 0 }, { startUrls: [`${site.base}/`], mode: 'teleport' }, { startUrls: [`${site.base}/`], bogus: 1 }]) {
     const r = await d.rest(alice, 'POST', '/v1/crawls', body);
     t.equal(r.status, 400, JSON.stringify(body));
     t.equal(r.json.error.code, 'validation_error');
     t.ok(r.json.error.next, 'with a next step');
   }
+  // An address no page may open is `blocked`, whichever tool or route was asked (the one address check).
+  const js = await d.rest(alice, 'POST', '/v1/crawls', { startUrls: ['javascript:alert(1)'] });
+  t.equal(js.status, 403);
+  t.equal(js.json.error.code, 'blocked');
   const r = await d.rest(alice, 'POST', '/v1/crawls', { startUrls: [`${site.base}/`], collect: { documents: true } });
   t.equal(r.json.error.code, 'not_configured');
   t.equal((await d.rest(alice, 'GET', '/v1/crawls?limit=500')).json.crawls.length, before, 'no run was made');

@@ -1,0 +1,290 @@
+/**
+ * One crawl run going: up to `concurrency` pages in flight, each host spaced (politeness.ts), robots.txt asked
+ * first (robots.ts), a page read over http or in a read tab of the user's own profile, rendered
+ * (page-output.ts), and finished in one store transaction with the links it found (storage/crawls.ts).
+ * Pause stops new pages (those in flight finish); cancel also drops the queue; `stop` (daemon shutdown) stops
+ * new pages and leaves the run `running` in the store, so the next start goes on from the queue.
+ */
+import type { DaemonEnv } from '../env.js';
+import type { CrawlRecord, CrawlStore, NewLink, QueueEntry } from '../../storage/crawls.js';
+import type { Tab } from '../browser/tab.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import type { CrawlSpec } from './params.js';
+import type { CrawlItem, Fetcher, FetchedResponse, PageInput } from './types.js';
+import { fetchGuardFor, networkFetcher } from '../net/guarded-fetch.js';
+import { withResponseCache, attachTabCache } from '../cache/index.js';
+import { RobotsBook } from './robots.js';
+import { readSitemapUrls } from './sitemap.js';
+import { needsBrowser, renderPage } from './page-output.js';
+import { readInBrowser } from './browser-reader.js';
+import { crawlSites, onSites, pageKey, passesRules } from './rules.js';
+import { HostSchedule, MAX_TRIES } from './politeness.js';
+import { scrubDeep, userSecretForms } from './export.js';
+
+/** Queue entries looked at when choosing the next page: enough to find one whose host is ready. */
+const LOOKAHEAD = 64;
+
+type Env = Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies' | 'pool' | 'log' | 'vault' | 'filledCodes' | 'responseCache'>;
+
+export interface RunEvents {
+  /** The run's record changed (a page finished, or its state moved). */
+  changed(rec: CrawlRecord): void;
+}
+
+export class CrawlRun {
+  private inFlight = new Map<number, Promise<void>>();
+  private stopped = false;
+  private wake?: () => void;
+  private readonly spec: CrawlSpec;
+  private readonly hosts: HostSchedule;
+  private readonly fetcher: Fetcher;
+  private readonly robots: RobotsBook;
+  private readonly sites: Set<string>;
+  private tabs: Tab[] = [];
+  private freeTabs: Tab[] = [];
+  private releaseBrowser?: () => void;
+  readonly done: Promise<void>;
+
+  constructor(
+    private readonly env: Env,
+    private readonly store: CrawlStore,
+    private rec: CrawlRecord,
+    private readonly events: RunEvents,
+  ) {
+    this.spec = rec.spec;
+    this.hosts = new HostSchedule(this.spec.delayMs);
+    this.fetcher = withResponseCache(env, rec.user, this.spec.cache, this.spec.cacheName, networkFetcher(fetchGuardFor(env, rec.user)));
+    this.robots = new RobotsBook(this.fetcher);
+    this.sites = crawlSites([...this.spec.startUrls, ...(this.spec.sitemap ? [this.spec.sitemap] : [])]);
+    this.done = this.loop().catch((e) => this.fail(e));
+  }
+
+  get id() {
+    return this.rec.id;
+  }
+
+  /** The store said something changed (pause, cancel): look again now rather than at the next timer. */
+  poke() {
+    this.wake?.();
+  }
+
+  /** Daemon shutdown: no new pages; the record stays as it is. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    this.poke();
+    await Promise.race([this.done, new Promise((r) => setTimeout(r, graceMs).unref())]);
+  }
+
+  private current(): CrawlRecord | undefined {
+    return this.store.get(this.rec.user, this.rec.id);
+  }
+
+  private async loop(): Promise<void> {
+    if (this.spec.sitemap && !this.rec.sitemapRead) await this.readSitemap();
+    for (;;) {
+      const rec = this.current();
+      if (!rec || this.stopped || rec.state !== 'running') break;
+      this.rec = rec;
+      const used = rec.counters.done + rec.counters.failed;
+      if (used + this.inFlight.size >= this.spec.maxPages) {
+        if (this.inFlight.size) await this.nextEvent();
+        else {
+          await this.finish(`maxPages (${this.spec.maxPages}) reached`);
+          break;
+        }
+        continue;
+      }
+      if (this.inFlight.size >= this.spec.concurrency) {
+        await this.nextEvent();
+        continue;
+      }
+      const pick = this.pickNext();
+      if (pick === 'empty') {
+        if (this.inFlight.size) await this.nextEvent();
+        else {
+          await this.finish();
+          break;
+        }
+        continue;
+      }
+      if (typeof pick === 'number') {
+        await this.nextEvent(pick);
+        continue;
+      }
+      const host = new URL(pick.url).host;
+      this.hosts.take(host);
+      const work = this.page(pick, host).finally(() => {
+        this.inFlight.delete(pick.seq);
+        this.poke();
+      });
+      this.inFlight.set(pick.seq, work);
+    }
+    await Promise.allSettled(this.inFlight.values());
+    await this.closeTabs();
+  }
+
+  /** The next page whose host may be asked now, or how long until one may, or 'empty'. */
+  private pickNext(): QueueEntry | number | 'empty' {
+    const head = this.store.queueHead(this.rec.user, this.rec.id, LOOKAHEAD, new Set(this.inFlight.keys()));
+    if (!head.length) return 'empty';
+    let soonest = Infinity;
+    const now = Date.now();
+    for (const e of head) {
+      const wait = this.hosts.waitFor(new URL(e.url).host, now);
+      if (wait === 0) return e;
+      soonest = Math.min(soonest, wait);
+    }
+    return soonest;
+  }
+
+  /** Waits for a page to finish, a poke, or `ms`. Never a busy loop. */
+  private nextEvent(ms?: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = ms !== undefined ? setTimeout(done, ms) : undefined;
+      function done() {
+        if (timer) clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async readSitemap() {
+    let urls: string[] = [];
+    let note: string | undefined;
+    try {
+      urls = await readSitemapUrls(this.spec.sitemap!, this.fetcher, { max: Math.max(this.spec.maxPages * 4, 100) });
+    } catch (e) {
+      note = `the sitemap could not be read: ${e instanceof Error ? e.message : String(e)}`;
+    }
+    const links = urls.filter((u) => (!this.spec.sameDomain || onSites(u, this.sites)) && passesRules(u, this.spec.allow, this.spec.deny)).map((url) => ({ url: pageKey(url), depth: 0 }));
+    const rec = await this.store.addPages(this.rec.user, this.rec.id, links, { sitemapRead: true, ...(note ? { note } : {}) });
+    if (rec) {
+      this.rec = rec;
+      this.events.changed(rec);
+    }
+  }
+
+  /** Reads one page and finishes it; a 429/503 puts it back with the host backed off. */
+  private async page(entry: QueueEntry, host: string): Promise<void> {
+    const base = { url: entry.url, depth: entry.depth, at: '' };
+    let item: Omit<CrawlItem, 'seq'>;
+    let links: NewLink[] = [];
+    try {
+      if (this.spec.obeyRobots) {
+        const rules = await this.robots.rulesFor(entry.url);
+        this.hosts.setCrawlDelay(host, rules.crawlDelayMs);
+        if (!rules.allowed(entry.url)) {
+          await this.finishPage(entry, { ...base, status: 'blocked', error: 'robots.txt disallows this page' }, []);
+          return;
+        }
+      }
+      const page = await this.read(entry, host);
+      if (!page) return; // put back for later (429/503)
+      if (page.status < 200 || page.status >= 300) {
+        item = { ...base, finalUrl: page.finalUrl, status: 'failed', httpStatus: page.status, via: page.via, error: `HTTP ${page.status}` };
+      } else {
+        const out = await renderPage(page, this.spec);
+        const { links: found, ...content } = out;
+        const forms = userSecretForms(this.env, this.rec.user);
+        item = { ...base, ...scrubDeep(content, forms), finalUrl: page.finalUrl, status: 'done', httpStatus: page.status, via: page.via, linkCount: found.length };
+        if (entry.depth < this.spec.maxDepth) links = this.follow(found, entry.depth + 1);
+      }
+    } catch (e) {
+      item = { ...base, status: 'failed', error: e instanceof BrowserdError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e) };
+    }
+    await this.finishPage(entry, item, links);
+  }
+
+  private follow(found: string[], depth: number): NewLink[] {
+    const out: NewLink[] = [];
+    for (const url of found) {
+      if (this.spec.sameDomain && !onSites(url, this.sites)) continue;
+      if (!passesRules(url, this.spec.allow, this.spec.deny)) continue;
+      out.push({ url: pageKey(url), depth });
+    }
+    return out;
+  }
+
+  private async finishPage(entry: QueueEntry, item: Omit<CrawlItem, 'seq'>, links: NewLink[]) {
+    const done = await this.store.finishPage(this.rec.user, this.rec.id, entry, { ...item, at: new Date().toISOString() }, links);
+    if (done) {
+      this.rec = done.rec;
+      this.events.changed(done.rec);
+    }
+  }
+
+  /** The page as HTML, over http or in the browser as the mode says; undefined when it must wait (429/503). */
+  private async read(entry: QueueEntry, host: string): Promise<PageInput | undefined> {
+    if (this.spec.mode === 'browser') return this.readInTab(entry.url);
+    const res = await this.fetcher(entry.url);
+    if (res.status === 429 || res.status === 503) {
+      const tries = (entry.tries ?? 0) + 1;
+      if (tries < MAX_TRIES) {
+        this.hosts.backOff(host, res.headers['retry-after'], tries);
+        await this.store.retryLater(this.rec.user, this.rec.id, { ...entry, tries });
+        return undefined;
+      }
+    }
+    const page = httpPage(entry.url, res);
+    if (this.spec.mode === 'auto' && page.status >= 200 && page.status < 300 && needsBrowser(page)) return this.readInTab(entry.url);
+    return page;
+  }
+
+  private async readInTab(url: string): Promise<PageInput> {
+    const tab = await this.takeTab();
+    try {
+      return await readInBrowser(tab, url, { includeHidden: this.spec.includeHidden });
+    } finally {
+      this.freeTabs.push(tab);
+    }
+  }
+
+  /** A read tab of the user's own profile, one per page in flight, kept for the run's next pages. */
+  private async takeTab(): Promise<Tab> {
+    const free = this.freeTabs.pop();
+    if (free) return free;
+    // While the run has tabs the idle sweeper leaves the browser alone.
+    this.releaseBrowser ??= this.env.pool.hold(this.rec.user);
+    const inst = await this.env.pool.get(this.rec.user);
+    const tab = await inst.scratchTab();
+    if (this.spec.cache !== 'off') await attachTabCache(this.env, this.rec.user, this.spec.cache, this.spec.cacheName, tab);
+    this.tabs.push(tab);
+    return tab;
+  }
+
+  private async closeTabs() {
+    const tabs = this.tabs.splice(0);
+    this.freeTabs = [];
+    await Promise.all(tabs.map((t) => t.close().catch(() => undefined)));
+    this.releaseBrowser?.();
+    this.releaseBrowser = undefined;
+  }
+
+  private async finish(note?: string) {
+    const rec = await this.store.setState(this.rec.user, this.rec.id, 'finished', note);
+    if (rec) this.events.changed(rec);
+  }
+
+  private async fail(e: unknown) {
+    this.env.log.error({ crawl: this.rec.id, err: String(e) }, 'crawl run failed');
+    await this.closeTabs().catch(() => undefined);
+    if (this.stopped) return;
+    const rec = await this.store.setState(this.rec.user, this.rec.id, 'failed', `the run stopped on an internal error: ${e instanceof Error ? e.message : String(e)}`).catch(() => undefined);
+    if (rec) this.events.changed(rec);
+  }
+}
+
+/** charset from the Content-Type header, else UTF-8 (meta charset sniffing is a browser's job: mode browser). */
+function decodeBody(res: FetchedResponse): string {
+  const charset = /charset=["']?([\w-]+)/i.exec(res.headers['content-type'] ?? '')?.[1];
+  try {
+    return new TextDecoder(charset ?? 'utf-8').decode(res.body);
+  } catch {
+    return new TextDecoder('utf-8').decode(res.body);
+  }
+}
+
+function httpPage(url: string, res: FetchedResponse): PageInput {
+  return { url, finalUrl: res.url, status: res.status, contentType: res.headers['content-type'] ?? '', html: decodeBody(res), via: res.fromCache ? 'cache' : 'http', visibleOnly: false };
+}

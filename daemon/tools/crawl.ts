@@ -1,0 +1,113 @@
+/**
+ * browser_crawl starts a background crawl (durable: it goes on across daemon restarts) and answers its id at
+ * once; browser_crawl_status follows it, steers it (pause, resume, cancel) and pages through its items, each
+ * fenced and cut at 2,000 characters (REST serves them whole and exports them).
+ */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, StringEnum } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { InvalidCursorError } from '../../storage/audit.js';
+import { checkUrl } from '../net/url-check.js';
+import { CrawlParams, normaliseCrawlSpec } from '../crawl/params.js';
+import type { CrawlItem, CrawlRunInfo } from '../crawl/types.js';
+import type { ResponseBuilder } from './response.js';
+import { inline } from './response.js';
+
+/** What one item may show in a tool answer; the rest is on REST (GET /v1/crawls/{id}/items, export). */
+export const ITEM_CHARS_IN_ANSWER = 2000;
+const MAX_WAIT_S = 60;
+
+function counters(run: CrawlRunInfo): string {
+  const c = run.counters;
+  return `${run.state}: ${c.done} done, ${c.failed} failed, ${c.blocked} blocked by robots.txt, ${c.queued} queued`;
+}
+
+function describeRun(out: ResponseBuilder, run: CrawlRunInfo) {
+  out.set('id', run.id);
+  out.set('crawl', run);
+  out.text(`Crawl ${run.id}${run.name ? ` (${inline(run.name)})` : ''} — ${counters(run)}${run.note ? `. ${inline(run.note)}` : ''}`);
+}
+
+/** An item's text for a model: what was read, cut at ITEM_CHARS_IN_ANSWER characters. */
+function itemBody(item: CrawlItem): string {
+  const parts: string[] = [];
+  if (item.title) parts.push(`# ${item.title}`);
+  if (item.fields) parts.push(`fields: ${JSON.stringify(item.fields)}`);
+  if (item.schemaErrors) parts.push(`schema errors: ${item.schemaErrors.join('; ')}`);
+  if (item.passages) parts.push(item.passages.map((p) => `${p.headingPath.length ? `§ ${p.headingPath.join(' › ')}\n` : ''}${p.text}`).join('\n\n---\n\n'));
+  else if (item.content !== undefined) parts.push(item.content);
+  else if (item.metadata) parts.push(JSON.stringify(item.metadata));
+  const text = parts.join('\n\n');
+  return text.length > ITEM_CHARS_IN_ANSWER ? `${text.slice(0, ITEM_CHARS_IN_ANSWER)}\n[… ${text.length - ITEM_CHARS_IN_ANSWER} more characters: GET /v1/crawls/{id}/items has the whole item]` : text;
+}
+
+const cutItem = (item: CrawlItem): CrawlItem => {
+  const copy = { ...item };
+  for (const k of ['content', 'formats', 'chunks'] as const) if (copy[k] !== undefined) delete copy[k];
+  return { ...copy, ...(item.content !== undefined ? { content: item.content.slice(0, ITEM_CHARS_IN_ANSWER) } : {}) };
+};
+
+export const crawlTools = [
+  defineTool({
+    name: 'browser_crawl',
+    title: 'Crawl a site',
+    description:
+      "Starts a background crawl from startUrls and/or a sitemap and answers its id at once; follow it with browser_crawl_status. Honours robots.txt, spaces requests per host, stays on the same domain by default, and survives daemon restarts. mode http reads plain pages, browser reads in read-only tabs of your own signed-in profile (never writes), auto (default) uses the browser only for pages that need scripts. Items are Markdown (or text, or page metadata with format json), with optional CSS fields, chunks with citations, or BM25 passages for a query.",
+    input: CrawlParams,
+    effect: 'read',
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const spec = normaliseCrawlSpec(args, (u) => checkUrl(u, ctx.env.cfg));
+      const run = await ctx.env.crawls.start(ctx.user.id, spec);
+      describeRun(out, run);
+      out.text(`Follow it with browser_crawl_status {"id": "${run.id}", "timeoutS": 30}; REST: GET /v1/crawls/${run.id}/items, export at /v1/crawls/${run.id}/export?format=jsonl.`);
+    },
+  }),
+  defineTool({
+    name: 'browser_crawl_status',
+    title: 'Crawl status and items',
+    description:
+      'A crawl\'s state and counters (queued, done, failed, blocked by robots.txt) and its newest items, each cut at 2,000 characters. timeoutS waits while it runs (up to 60 s). action pause|resume|cancel steers it (pause lets pages in flight finish; cancel keeps the items so far). status filters items; cursor (from the More line) pages on.',
+    input: params({
+      id: Type.String({ pattern: '^crawl_[0-9a-f]{16}$', description: 'The crawl id browser_crawl answered (crawl_ and 16 hex digits).' }),
+      timeoutS: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_S, description: 'Seconds to wait while the crawl runs, 0-60. Default 0. Ignored with action.' })),
+      action: Type.Optional(StringEnum(['pause', 'resume', 'cancel'], { description: 'pause: no new pages start; resume: go on; cancel: end for good, items kept.' })),
+      items: Type.Optional(Type.Integer({ minimum: 0, maximum: 50, description: 'Items to show, 0-50. Default 10.' })),
+      status: Type.Optional(StringEnum(['done', 'failed', 'blocked'], { description: 'Only items of this status.' })),
+      cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'From the previous answer\'s More line.' })),
+    }),
+    effect: 'read',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const user = ctx.user.id;
+      const known = ctx.env.crawls.get(user, args.id);
+      if (!known) throw new BrowserdError('not_found', `no crawl ${args.id}`, { next: 'Start one with browser_crawl; its answer has the id.' });
+      const run = args.action
+        ? await ctx.env.crawls.act(user, args.id, args.action)
+        : await ctx.env.crawls.waitWhileRunning(user, args.id, (args.timeoutS ?? 0) * 1000, ctx.signal);
+      describeRun(out, run);
+      const limit = args.items ?? 10;
+      if (limit === 0) return;
+      let page;
+      try {
+        page = ctx.env.crawls.items(user, args.id, { status: args.status, cursor: args.cursor, limit });
+      } catch (e) {
+        if (e instanceof InvalidCursorError) throw new BrowserdError('validation_error', 'the cursor is not one this server gave you for this crawl', { next: 'Pass the cursor from the previous answer\'s More line unchanged, or leave it out to start at the first item.' });
+        throw e;
+      }
+      out.set('items', page.items.map(cutItem));
+      if (!page.items.length) out.text(args.cursor ? 'No more items.' : `No ${args.status ? `${args.status} ` : ''}items yet.`);
+      for (const item of page.items) {
+        const head = `${item.seq}. ${item.status}${item.httpStatus ? ` (HTTP ${item.httpStatus})` : ''} depth ${item.depth}: ${inline(item.url)}${item.error ? ` — ${inline(item.error)}` : ''}`;
+        out.text(head);
+        if (item.status === 'done') out.page(`crawl item ${item.seq}: ${item.url}`, itemBody(item));
+      }
+      if (page.next) {
+        out.set('cursor', page.next);
+        out.text(`More: browser_crawl_status {"id": "${args.id}", "cursor": "${page.next}"${args.status ? `, "status": "${args.status}"` : ''}}`);
+      }
+    },
+  }),
+];
