@@ -10,12 +10,17 @@ export const MAX_TRIES = 3;
 export class HostSchedule {
   private nextAt = new Map<string, number>();
   private delays = new Map<string, number>();
+  private lastStart = new Map<string, number>();
 
   constructor(private readonly delayMs: number) {}
 
   /** robots.txt Crawl-delay for a host: the gap becomes the larger of it and delayMs. */
   setCrawlDelay(host: string, ms: number | undefined) {
-    if (ms !== undefined) this.delays.set(host, Math.max(this.delayMs, ms));
+    if (ms === undefined || this.delays.has(host)) return;
+    this.delays.set(host, Math.max(this.delayMs, ms));
+    // Learned after the first request already set the next time with the shorter gap: push it out.
+    const last = this.lastStart.get(host);
+    if (last !== undefined) this.nextAt.set(host, Math.max(this.nextAt.get(host) ?? 0, last + this.gap(host)));
   }
 
   private gap(host: string): number {
@@ -29,6 +34,7 @@ export class HostSchedule {
 
   /** A request to `host` starts now: the next may start one gap later. */
   take(host: string, now = Date.now()) {
+    this.lastStart.set(host, Math.max(this.nextAt.get(host) ?? 0, now));
     this.nextAt.set(host, Math.max(this.nextAt.get(host) ?? 0, now) + this.gap(host));
   }
 
