@@ -75,6 +75,8 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'POST /handoff/{token}/done': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'resolved; a thank-you page', content: { 'text/html': { schema: { type: 'string' } } } }, '403': { description: 'posted from another site' }, '404': { description: 'unknown token (plain page)' }, '410': { description: 'the hand-off is over (plain page)' } } },
     'GET /live/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the viewer page (HTML, no-store, frame-ancestors self)', content: { 'text/html': { schema: { type: 'string' } } } }, '403': errorResponse('forbidden: a Host this daemon does not answer to'), '404': errorResponse('not_found: the link is unknown or expired') } },
     ...crawlOperations(),
+    'GET /v1/caches': { responses: { ...plainOk('caches: name, entries, bytes, updatedAt'), ...stdErrors() } },
+    'DELETE /v1/caches/{name}': { parameters: [{ ...pathParam('name'), description: 'letters, digits, ".", "_", "-"' }], responses: { ...plainOk('deleted: name, deleted'), ...stdErrors([404]) } },
     'GET /v1/vault': { responses: { ...plainOk('entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value'), ...stdErrors([501]) } },
     'PUT /v1/vault/{name}': {
       parameters: [pathParam('name')],

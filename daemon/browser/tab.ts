@@ -16,7 +16,7 @@ import { Ring, type LogEntry, type NetworkEntry, type LogKind } from './tab-log.
 import type { HostAccess } from '../policy/host-policy.js';
 import { READ_TAB_GUARD } from './read-guard.js';
 import { TabNetwork, assertAlive } from './tab-network.js';
-import { WriteGuard } from './write-guard.js';
+import { WriteGuard, type Responder } from './write-guard.js';
 import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
 
 const WORLD = 'browserd';
@@ -79,6 +79,38 @@ export class Tab {
   /** The main document's last response, if one arrived (a crawl records its status and type). */
   get lastDocument(): { url: string; status: number; mimeType: string } | undefined {
     return this.net.lastDocument;
+  }
+
+  /** Lets `responder` answer the tab's GET/HEAD requests (a cache replaying); returns the detach. */
+  async setResponder(responder: Responder): Promise<() => Promise<void>> {
+    this.guard.responder = responder;
+    return async () => {
+      if (this.guard.responder === responder) this.guard.responder = undefined;
+    };
+  }
+
+  /** Calls `cb` with every GET response the tab's page receives, body included (a cache recording). */
+  async onResponses(cb: (r: { url: string; status: number; headers: Record<string, string>; body: Buffer }) => void): Promise<() => Promise<void>> {
+    const d = new DisposableStore();
+    const gets = new Set<string>();
+    const meta = new Map<string, { url: string; status: number; headers: Record<string, string> }>();
+    const sid = this.sessionId;
+    d.add(this.conn.on('Network.requestWillBeSent', sid, (p) => void (p.request.method === 'GET' ? gets.add(p.requestId) : gets.delete(p.requestId))));
+    d.add(this.conn.on('Network.responseReceived', sid, (p) => {
+      if (!gets.has(p.requestId)) return;
+      const headers = Object.fromEntries(Object.entries(p.response.headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
+      meta.set(p.requestId, { url: p.response.url, status: p.response.status, headers });
+    }));
+    d.add(this.conn.on('Network.loadingFinished', sid, (p) => {
+      const m = meta.get(p.requestId);
+      meta.delete(p.requestId);
+      gets.delete(p.requestId);
+      if (!m) return;
+      void this.conn.sendMayFail('Network.getResponseBody', { requestId: p.requestId }, sid).then((r) => {
+        if (r) cb({ ...m, body: Buffer.from(r.body, r.base64Encoded ? 'base64' : 'utf8') });
+      });
+    }));
+    return async () => d.dispose();
   }
 
   /** Recent responses (browser_network). */

@@ -22,6 +22,10 @@ export interface GuardedOwner {
 
 export type HostAccessFn = (url: string) => HostAccess | 'default';
 
+/** What answers a request instead of the network (a response cache replaying): a response, 'fail', or nothing. */
+export type ResponderAnswer = { status: number; headers: Record<string, string>; body: Buffer } | 'fail' | undefined;
+export type Responder = (req: { url: string; method: string; resourceType: string }) => Promise<ResponderAnswer>;
+
 interface PausedRequest { requestId: string; frameId?: string; request: { url: string; method: string }; resourceType: string }
 
 export class WriteGuard {
@@ -29,6 +33,8 @@ export class WriteGuard {
   private realmGuards = new Map<string, string>();
   /** The first session guarded: the tab's own. */
   private mainSession?: string;
+  /** Answers allowed GET/HEAD requests from elsewhere than the network (set while a cache replays). */
+  responder?: Responder;
 
   constructor(private conn: CdpConnection, private owner: GuardedOwner, private hostAccess: HostAccessFn) {}
 
@@ -93,6 +99,14 @@ export class WriteGuard {
       return;
     }
     if (p.resourceType === 'Document') await this.realmGuardFor(session, p);
+    if (this.responder && (p.request.method === 'GET' || p.request.method === 'HEAD') && /^https?:/.test(p.request.url)) {
+      const answer = await this.responder({ url: p.request.url, method: p.request.method, resourceType: p.resourceType }).catch(() => undefined);
+      if (answer === 'fail') return void this.conn.sendMayFail('Fetch.failRequest', { requestId: p.requestId, errorReason: 'InternetDisconnected' }, session);
+      if (answer) {
+        const responseHeaders = Object.entries(answer.headers).map(([name, value]) => ({ name, value }));
+        return void this.conn.sendMayFail('Fetch.fulfillRequest', { requestId: p.requestId, responseCode: answer.status, responseHeaders, body: answer.body.toString('base64') }, session);
+      }
+    }
     void this.conn.sendMayFail('Fetch.continueRequest', { requestId: p.requestId }, session);
   }
 }

@@ -1,23 +1,75 @@
 /**
- * The response cache as the rest of the daemon uses it: a Fetcher wrapped to record or replay, and the same for a
- * browser tab's requests.
- * OWNER: part "cache". Interface fixed by the lead; bodies to be written.
+ * The response cache as the rest of the daemon uses it: a Fetcher wrapped to record or replay, and the same for
+ * a browser tab's own requests. record stores GET/HEAD answers (redacted, see redact.ts); replay answers from the
+ * store and goes to the network for the rest; replay-strict never goes out, and a page with no stored response
+ * fails with not_found.
  */
 import type { DaemonEnv } from '../env.js';
 import type { Tab } from '../browser/tab.js';
-import type { Fetcher } from '../crawl/types.js';
+import type { Fetcher, FetchedResponse } from '../crawl/types.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { scrubList } from '../tools/redact.js';
+import { userSecrets } from '../vault/user-secrets.js';
+import { cacheBody, cacheHeaders, cacheUrl } from './redact.js';
+import type { CachedResponse } from '../../storage/response-cache.js';
 
 export type CacheMode = 'off' | 'record' | 'replay' | 'replay-strict';
+type CacheEnv = Pick<DaemonEnv, 'responseCache' | 'vault' | 'filledCodes'>;
 
-/**
- * `fetch` behind user's cache `name`: record stores GET/HEAD responses (secrets redacted), replay answers from
- * it and goes out for the rest, replay-strict never goes out (a miss throws not_found). off returns `fetch`.
- */
-export function withResponseCache(_env: Pick<DaemonEnv, 'responseCache' | 'vault' | 'filledCodes'>, _user: string, _mode: CacheMode, _name: string, fetch: Fetcher): Fetcher {
-  return fetch;
+export const missError = (url: string, name: string) =>
+  new BrowserdError('not_found', `no stored response for ${cacheUrl(url)} in cache "${name}"`, { next: 'Record it first with cache: "record", or use cache: "replay", which goes to the site for what is not stored.' });
+
+/** Statuses worth replaying: a server error or a partial body says nothing about the page. */
+const storable = (status: number) => status >= 200 && status < 500 && status !== 206;
+
+/** Stores one answer, redacted; a failure to store never fails the page that was read. */
+export async function record(env: CacheEnv, user: string, name: string, method: 'GET' | 'HEAD', requestedUrl: string, res: { url: string; status: number; headers: Record<string, string>; body: Buffer }): Promise<void> {
+  if (!storable(res.status)) return;
+  const forms = scrubList(userSecrets(env, user));
+  await env.responseCache.put(user, name, {
+    method,
+    url: cacheUrl(requestedUrl),
+    finalUrl: cacheUrl(res.url),
+    status: res.status,
+    headers: cacheHeaders(res.headers),
+    body: cacheBody(res.body, res.headers['content-type'], forms),
+  });
 }
 
-/** The same for a read tab's own requests (browser mode); returns the function that detaches it. */
-export async function attachTabCache(_env: Pick<DaemonEnv, 'responseCache' | 'vault' | 'filledCodes'>, _user: string, _mode: CacheMode, _name: string, _tab: Tab): Promise<() => Promise<void>> {
-  throw new Error('cache: not built yet');
+export function lookup(env: CacheEnv, user: string, name: string, method: 'GET' | 'HEAD', url: string): CachedResponse | undefined {
+  return env.responseCache.get(user, name, method, cacheUrl(url));
+}
+
+/** `fetch` behind user's cache `name` in the given mode; off returns `fetch` itself. */
+export function withResponseCache(env: CacheEnv, user: string, mode: CacheMode, name: string, fetch: Fetcher): Fetcher {
+  if (mode === 'off') return fetch;
+  return async (url, opts = {}): Promise<FetchedResponse> => {
+    const method = opts.method ?? 'GET';
+    if (mode === 'replay' || mode === 'replay-strict') {
+      const hit = lookup(env, user, name, method, url);
+      if (hit) return { requestedUrl: url, url: hit.finalUrl, status: hit.status, headers: hit.headers, body: hit.body, fromCache: true };
+      if (mode === 'replay-strict') throw missError(url, name);
+      return fetch(url, opts);
+    }
+    const res = await fetch(url, opts);
+    await record(env, user, name, method, url, res).catch(() => undefined);
+    return res;
+  };
+}
+
+/**
+ * The same for a read tab's own requests (browser mode): replay answers GETs from the store through the tab's
+ * request interception (strict fails a miss), record stores what the tab received. Returns the detach.
+ */
+export async function attachTabCache(env: CacheEnv, user: string, mode: CacheMode, name: string, tab: Tab): Promise<() => Promise<void>> {
+  if (mode === 'off') return async () => {};
+  if (mode === 'record') {
+    return tab.onResponses((r) => void record(env, user, name, 'GET', r.url, r).catch(() => undefined));
+  }
+  return tab.setResponder(async (req) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+    const hit = lookup(env, user, name, req.method, req.url);
+    if (hit) return { status: hit.status, headers: hit.headers, body: hit.body };
+    return mode === 'replay-strict' ? 'fail' : undefined;
+  });
 }

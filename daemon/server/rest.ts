@@ -12,6 +12,7 @@ import { handoffPageHandlers } from './handoff-page.js';
 import { liveHandlers } from '../live/handlers.js';
 import { vaultHandlers } from './rest-vault.js';
 import { crawlHandlers } from './rest-crawls.js';
+import { cacheHandlers } from './rest-caches.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -101,6 +102,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     },
     ...vaultHandlers(env),
     ...crawlHandlers(env),
+    ...cacheHandlers(env),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r) => {
       const body = (await readJson(r)) as { name?: unknown } | null;

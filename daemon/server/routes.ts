@@ -40,6 +40,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', path: '/v1/crawls/{id}/cancel', auth: 'user', summary: 'Cancel a crawl; its items are kept' },
   { method: 'DELETE', path: '/v1/crawls/{id}', auth: 'user', summary: 'Delete a crawl with its items (a running one is cancelled first)' },
   { method: 'GET', path: '/v1/crawls/{id}/items', auth: 'user', summary: "A page of a crawl's items, whole (not cut), in the order they finished" },
+  { method: 'GET', path: '/v1/caches', auth: 'user', summary: "The caller's response caches: name, entries, bytes, last stored" },
+  { method: 'DELETE', path: '/v1/caches/{name}', auth: 'user', summary: 'Delete one of the caller\'s response caches with its stored responses' },
   { method: 'GET', path: '/v1/crawls/{id}/export', auth: 'user', summary: "Every item of a crawl as a streamed file: JSON Lines, CSV (RFC 4180) or one JSON array" },
   { method: 'GET', path: '/v1/vault', auth: 'user', summary: "The caller's vault entries: names, kinds, field names and login URLs, never a value" },
   { method: 'PUT', path: '/v1/vault/{name}', auth: 'user', summary: 'Create or update a vault entry: merge login fields, or set an otp_inbox (IMAP, or SMS: answers its forwarding URL and secret once)' },

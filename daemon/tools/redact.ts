@@ -26,7 +26,7 @@ const URLS = new Set(['url', 'urls']);
 const TEXT = new Set(['text', 'value', 'js', 'query', 'values']);
 
 /** Query parameter names whose values are secrets often enough that none is kept. */
-const SECRET_PARAM = /pass|pwd|secret|token|auth|key|sig|session|sid|code|otp|jwt|cred|ticket|nonce|state|saml|bearer|cookie/i;
+export const SECRET_PARAM = /pass|pwd|secret|token|auth|key|sig|session|sid|code|otp|jwt|cred|ticket|nonce|state|saml|bearer|cookie/i;
 
 /** Key names browser_press may send that reveal nothing typed: named keys and chords. */
 const NAMED_KEY = /^(?:(?:Control|Shift|Alt|Meta)\+)*(?:Enter|Tab|Escape|Backspace|Delete|Space|Home|End|PageUp|PageDown|Insert|Arrow(?:Up|Down|Left|Right)|F\d{1,2}|Control|Shift|Alt|Meta)$/;
