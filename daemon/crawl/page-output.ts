@@ -157,14 +157,16 @@ export function needsBrowser(page: PageInput): boolean {
   if (kindOf(page.contentType, page.html.slice(0, 200)) !== 'html') return false;
   if (APP_ROOT.test(page.html) || ENABLE_JS.test(page.html)) return true;
   if (!/<script\b/i.test(page.html)) return false;
-  const body = findFirst(parseHtml(page.html), byTag('body'));
+  const doc = parseHtml(page.html);
+  // htmlparser2 adds no <body> to a fragment: then the whole document is the body.
+  const body = findFirst(doc, byTag('body')) ?? doc;
   let chars = 0;
-  const walk = (el: HElement) => {
+  const walk = (el: HElement | HDocument) => {
     for (const c of el.children) {
       if (c.type === 'text') chars += c.data.trim().length;
-      else if (isElement(c) && !NOT_SHOWN.has(c.name)) walk(c);
+      else if (isElement(c) && !NOT_SHOWN.has(c.name) && c.name !== 'head') walk(c);
     }
   };
-  if (body) walk(body);
+  walk(body);
   return chars < MIN_STATIC_TEXT;
 }

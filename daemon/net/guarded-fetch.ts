@@ -166,9 +166,10 @@ function requestOnce(u: URL, addresses: string[], method: 'GET' | 'HEAD', opts: 
         ...withoutCredentials(opts.headers),
       },
     });
+    // The error listener first: destroying a request with none would throw its error at the process.
+    req.on('error', (e) => fail(new BrowserdError('navigation_failed', `${u.href}: ${(e as NodeJS.ErrnoException).code ?? e.message}`, { next: 'Check that the site is up and the address is right.' })));
     if (opts.signal?.aborted) return onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (e) => fail(new BrowserdError('navigation_failed', `${u.href}: ${(e as NodeJS.ErrnoException).code ?? e.message}`, { next: 'Check that the site is up and the address is right.' })));
     req.on('response', (res) => {
       const headers = headerRecord(res);
       const decoded = decoder(res.headers['content-encoding']);
