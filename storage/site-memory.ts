@@ -1,6 +1,6 @@
 /**
- * What the daemon remembers about a site per user: the map browser_explore built, and notes browser_remember
- * stored. OWNER: part "site". Interface fixed by the lead; body to be written.
+ * What the daemon remembers about a site, per user: the map browser_explore built, and notes browser_remember
+ * stored. Keyed `<user>\0<host>`, the user part always the caller's own.
  */
 import type { Db } from './db.js';
 
@@ -11,24 +11,44 @@ export interface SiteNote {
 
 export interface SiteMemory {
   host: string;
-  /** The last explore's map (shape owned by daemon/site/explore.ts). */
+  /** The last explore's map (its shape is daemon/site/explore.ts's). */
   map?: unknown;
   exploredAt?: string;
   notes: SiteNote[];
 }
 
+/** Notes kept per site; the oldest go when more arrive. */
+export const MAX_NOTES = 100;
+
 export class SiteMemoryStore {
-  constructor(_db: Db) {}
-  get(_user: string, _host: string): SiteMemory | undefined {
-    throw new Error('site memory: not built yet');
+  constructor(private readonly db: Db) {}
+
+  private key = (user: string, host: string) => `${user}\u0000${host}`;
+
+  get(user: string, host: string): SiteMemory | undefined {
+    return this.db.siteMemory.get(this.key(user, host)) as SiteMemory | undefined;
   }
-  async saveMap(_user: string, _host: string, _map: unknown): Promise<void> {
-    throw new Error('site memory: not built yet');
+
+  async saveMap(user: string, host: string, map: unknown): Promise<void> {
+    await this.db.root.transaction(() => {
+      const m = this.get(user, host) ?? { host, notes: [] };
+      this.db.siteMemory.put(this.key(user, host), { ...m, map, exploredAt: new Date().toISOString() });
+    });
+    await this.db.flushed();
   }
-  async addNote(_user: string, _host: string, _note: string): Promise<SiteMemory> {
-    throw new Error('site memory: not built yet');
+
+  async addNote(user: string, host: string, note: string): Promise<SiteMemory> {
+    let out!: SiteMemory;
+    await this.db.root.transaction(() => {
+      const m = this.get(user, host) ?? { host, notes: [] };
+      out = { ...m, notes: [...m.notes, { note, at: new Date().toISOString() }].slice(-MAX_NOTES) };
+      this.db.siteMemory.put(this.key(user, host), out);
+    });
+    await this.db.flushed();
+    return out;
   }
-  hosts(_user: string): string[] {
-    throw new Error('site memory: not built yet');
+
+  hosts(user: string): string[] {
+    return [...this.db.siteMemory.getKeys({ start: `${user}\u0000`, end: `${user}\u0001` })].map((k) => (k as string).slice(user.length + 1));
   }
 }

@@ -17,7 +17,7 @@ import { RobotsBook } from './robots.js';
 import { readSitemapUrls } from './sitemap.js';
 import { needsBrowser, renderPage } from './page-output.js';
 import { readInBrowser } from './browser-reader.js';
-import { crawlSites, onSites, pageKey, passesRules } from './rules.js';
+import { crawlSites, looksLikeSignOut, onSites, pageKey, passesRules } from './rules.js';
 import { HostSchedule, MAX_TRIES } from './politeness.js';
 import { scrubDeep, userSecretForms } from './export.js';
 
@@ -200,7 +200,7 @@ export class CrawlRun {
     const out: NewLink[] = [];
     for (const url of found) {
       if (this.spec.sameDomain && !onSites(url, this.sites)) continue;
-      if (!passesRules(url, this.spec.allow, this.spec.deny)) continue;
+      if (!passesRules(url, this.spec.allow, this.spec.deny) || looksLikeSignOut(url)) continue;
       out.push({ url: pageKey(url), depth });
     }
     return out;

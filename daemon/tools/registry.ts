@@ -21,6 +21,7 @@ import { viewerTools } from './viewer.js';
 import { vaultTools } from './vault.js';
 import { cdpSessionTools } from './cdp-sessions.js';
 import { crawlTools } from './crawl.js';
+import { siteTools } from './site.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -44,6 +45,7 @@ const ALL: ToolDef<any>[] = [
   ...vaultTools,
   ...cdpSessionTools,
   ...crawlTools,
+  ...siteTools,
 ];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));

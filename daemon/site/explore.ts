@@ -1,0 +1,85 @@
+/**
+ * browser_explore: reads up to maxPages pages of one site breadth-first in a READ tab of the user's own profile
+ * (so it sees what the user sees, and can send nothing), and builds a map: what each page is for, its forms,
+ * and where sign-in, search and listings are. Sign-out links are never followed. The map is remembered.
+ */
+import type { Tab } from '../browser/tab.js';
+import { readInBrowser } from '../crawl/browser-reader.js';
+import { looksLikeSignOut, pageKey, siteHost } from '../crawl/rules.js';
+import { pageLinks } from './links.js';
+import { pageFacts, type FormInfo, type PageKind } from './page-kinds.js';
+
+export interface ExploredPage {
+  url: string;
+  title?: string;
+  kind: PageKind;
+  forms: FormInfo[];
+  /** Same-site links on the page. */
+  links: number;
+}
+
+export interface ExploreMap {
+  host: string;
+  startUrl: string;
+  exploredAt: string;
+  pages: ExploredPage[];
+  /** Pages that could not be read, with why. */
+  failed: { url: string; error: string }[];
+  summary: {
+    loginUrl?: string;
+    searchUrl?: string;
+    /** The query parameter the search form sends (GET). */
+    searchParam?: string;
+    listings: string[];
+    articles: number;
+  };
+}
+
+export async function exploreSite(tab: Tab, startUrl: string, maxPages: number, signal?: AbortSignal): Promise<ExploreMap> {
+  const home = siteHost(new URL(startUrl).hostname);
+  const queue = [pageKey(startUrl)];
+  const queued = new Set(queue);
+  const pages: ExploredPage[] = [];
+  const failed: { url: string; error: string }[] = [];
+  while (queue.length && pages.length + failed.length < maxPages && !signal?.aborted) {
+    const url = queue.shift()!;
+    let html: string;
+    let finalUrl: string;
+    try {
+      const page = await readInBrowser(tab, url, { includeHidden: false });
+      if (page.status >= 400) throw new Error(`HTTP ${page.status}`);
+      html = page.html;
+      finalUrl = page.finalUrl;
+    } catch (e) {
+      failed.push({ url, error: e instanceof Error ? e.message : String(e) });
+      continue;
+    }
+    const facts = pageFacts(html, finalUrl);
+    const links = pageLinks(html, finalUrl, true).map((l) => l.url).filter((u) => siteHost(new URL(u).hostname) === home);
+    pages.push({ url, ...(facts.title ? { title: facts.title } : {}), kind: facts.kind, forms: facts.forms, links: links.length });
+    for (const l of links) {
+      const key = pageKey(l);
+      if (queued.has(key) || looksLikeSignOut(key)) continue;
+      queued.add(key);
+      queue.push(key);
+    }
+  }
+  const login = pages.find((p) => p.kind === 'login');
+  const search = pages.find((p) => p.kind === 'search');
+  const searchForm = search?.forms.find((f) => f.method === 'get');
+  const searchParam = searchForm?.fields.find((x) => x.type === 'search' || /^(q|query|search|s|keywords?|term|k)$/i.test(x.name))?.name;
+  return {
+    host: home,
+    startUrl,
+    exploredAt: new Date().toISOString(),
+    pages,
+    failed,
+    summary: {
+      ...(login ? { loginUrl: login.url } : {}),
+      ...(search ? { searchUrl: searchForm?.action ?? search.url } : {}),
+      ...(searchParam ? { searchParam } : {}),
+      listings: pages.filter((p) => p.kind === 'listing').map((p) => p.url),
+      articles: pages.filter((p) => p.kind === 'article').length,
+    },
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * A site's shape and what was learned about it: browser_map lists URLs without reading pages, browser_explore
+ * reads a few pages read-only and remembers what they are for, browser_recall gives that back with notes,
+ * browser_remember keeps a note. Memory is per user and per site (www. counts as the same site).
+ */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, StringEnum } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { checkUrl } from '../net/url-check.js';
+import { siteHost } from '../crawl/rules.js';
+import { mapSite } from '../site/map.js';
+import { exploreSite, type ExploreMap } from '../site/explore.js';
+import { scrubList, scrubText } from './redact.js';
+import { userSecrets } from '../vault/user-secrets.js';
+import { inline, type ResponseBuilder } from './response.js';
+
+const Patterns = (what: string) => Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 50, description: `${what}: * is a wildcard, everything else literal; /blog/* matches the path; a pattern with :// the whole URL.` }));
+const SourceChoice = (what: string) => StringEnum(['include', 'only', 'skip'], { description: `${what}: include (default), only, or skip.` });
+export const MAX_EXPLORE_PAGES = 100;
+export const MAX_NOTE_CHARS = 2000;
+
+/** A host name or a URL -> the site key memory is kept under. */
+function hostOf(input: string): string {
+  const s = input.trim();
+  let host: string;
+  try {
+    host = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(s) ? s : `http://${s}`).hostname;
+  } catch {
+    throw new BrowserdError('validation_error', `"${s.slice(0, 100)}" is not a host name or URL`, { next: 'Give a host such as "example.com" or a URL on the site.' });
+  }
+  if (!host) throw new BrowserdError('validation_error', 'the host is empty', { next: 'Give a host such as "example.com".' });
+  return siteHost(host);
+}
+
+function describeMap(out: ResponseBuilder, map: ExploreMap) {
+  const s = map.summary;
+  out.text(`Site ${map.host}: ${map.pages.length} page(s) explored ${map.exploredAt}${map.failed.length ? `, ${map.failed.length} could not be read` : ''}.`);
+  out.text(`Sign-in: ${s.loginUrl ? inline(s.loginUrl) : 'not found'}. Search: ${s.searchUrl ? `${inline(s.searchUrl)}${s.searchParam ? ` (parameter ${inline(s.searchParam)})` : ''}` : 'not found'}. Listings: ${s.listings.length ? s.listings.map(inline).join(', ') : 'none'}. Articles: ${s.articles}.`);
+  out.page(
+    `site map of ${map.host}`,
+    map.pages
+      .map((p) => `${p.kind.padEnd(7)} ${p.url}${p.title ? ` — ${p.title}` : ''}${p.forms.length ? ` [forms: ${p.forms.map((f) => `${f.method.toUpperCase()} ${f.action} (${f.fields.map((x) => `${x.name}:${x.type}`).join(', ')})`).join('; ')}]` : ''}`)
+      .join('\n'),
+  );
+}
+
+export const siteTools = [
+  defineTool({
+    name: 'browser_map',
+    title: 'List a site\'s URLs',
+    description:
+      "Lists a site's URLs without reading its pages: its sitemaps, the feeds the start page announces, and the start page's links. Honours robots.txt; the same host only (www. counted) unless includeSubdomains. query ranks URLs by relevance (BM25 over path words and link text).",
+    input: params({
+      url: Type.String({ minLength: 1, maxLength: 8192, description: 'The start page (a full http(s) URL).' }),
+      query: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Rank URLs by relevance to this.' })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'URLs to answer, 1-5000. Default 100.' })),
+      sitemap: Type.Optional(SourceChoice('Sitemap URLs')),
+      includeSubdomains: Type.Optional(Type.Boolean({ description: 'Also sub-domains of the start host. Default false.' })),
+      allow: Patterns('Only URLs matching one of these'),
+      deny: Patterns('Never URLs matching one of these (deny wins)'),
+      useBrowser: Type.Optional(Type.Boolean({ description: 'Read the start page in a read-only tab of your own profile (for pages that need scripts or your sign-in). Default false.' })),
+      feeds: Type.Optional(SourceChoice('Feed entries (RSS, Atom)')),
+    }),
+    effect: 'read',
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const url = checkUrl(args.url, ctx.env.cfg);
+      if (url === 'about:blank') throw new BrowserdError('validation_error', 'give the site\'s address', { next: 'Pass {"url": "https://example.com/"}.' });
+      const result = await mapSite(ctx.env, ctx.user.id, {
+        url,
+        query: args.query,
+        limit: args.limit ?? 100,
+        sitemap: args.sitemap ?? 'include',
+        feeds: args.feeds ?? 'include',
+        includeSubdomains: args.includeSubdomains ?? false,
+        allow: args.allow ?? [],
+        deny: args.deny ?? [],
+        browser: args.useBrowser ? () => ctx.browser() : undefined,
+        signal: ctx.signal,
+      });
+      out.set('urls', result.urls);
+      out.set('found', result.found);
+      out.set('disallowed', result.disallowed);
+      const f = result.found;
+      out.text(`${result.urls.length} URL(s) of ${inline(new URL(url).host)} (found: ${f.link} on the page, ${f.sitemap} in sitemaps, ${f.feed} in feeds; ${result.disallowed} left out by robots.txt)${args.query ? ', best matches first' : ''}:`);
+      if (result.urls.length) out.page(`URLs of ${new URL(url).host}`, result.urls.map((u) => `${u.url} (${u.source})${u.title ? ` ${u.title}` : ''}`).join('\n'));
+    },
+  }),
+  defineTool({
+    name: 'browser_explore',
+    title: 'Explore a site read-only',
+    description:
+      'Reads up to maxPages pages of one site (same host, breadth-first) in a read-only tab of your own profile, never submitting anything or following sign-out links, and answers a map: what each page is (home, login, search, listing, article, form), its forms, and where sign-in, search and listings are. Waits until done and remembers the map (browser_recall).',
+    input: params({
+      url: Type.String({ minLength: 1, maxLength: 8192, description: 'Where to start (a full http(s) URL).' }),
+      maxPages: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPLORE_PAGES, description: 'Pages to read, 1-100. Default 25.' })),
+    }),
+    effect: 'read',
+    async handle(ctx, args, out) {
+      const url = checkUrl(args.url, ctx.env.cfg);
+      if (url === 'about:blank') throw new BrowserdError('validation_error', 'give the site\'s address', { next: 'Pass {"url": "https://example.com/"}.' });
+      const tab = await (await ctx.browser()).scratchTab();
+      let map: ExploreMap;
+      try {
+        map = await exploreSite(tab, url, args.maxPages ?? 25, ctx.signal);
+      } finally {
+        await tab.close().catch(() => undefined);
+      }
+      ctx.checkCancelled();
+      await ctx.env.siteMemory.saveMap(ctx.user.id, map.host, map);
+      out.set('map', map);
+      describeMap(out, map);
+      out.text(`Remembered: browser_recall {"host": "${map.host}"} gives this map back with your notes.`);
+    },
+  }),
+  defineTool({
+    name: 'browser_recall',
+    title: 'Recall a site',
+    description: "What is remembered about a site: the map browser_explore built and the notes browser_remember stored. Yours only.",
+    input: params({ host: Type.String({ minLength: 1, maxLength: 2048, description: 'A host such as "example.com", or a URL on the site.' }) }),
+    effect: 'read',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const host = hostOf(args.host);
+      const m = ctx.env.siteMemory.get(ctx.user.id, host);
+      out.set('host', host);
+      if (!m) {
+        out.text(`Nothing is remembered about ${inline(host)}. Build a map with browser_explore {"url": "https://${host}/"}, or store a note with browser_remember.`);
+        return;
+      }
+      out.set('memory', m);
+      if (m.map) describeMap(out, m.map as ExploreMap);
+      else out.text(`No map of ${inline(host)} yet (browser_explore builds one).`);
+      if (m.notes.length) out.page(`notes about ${host}`, m.notes.map((n) => `${n.at}: ${n.note}`).join('\n'));
+      else out.text('No notes.');
+    },
+  }),
+  defineTool({
+    name: 'browser_remember',
+    title: 'Remember about a site',
+    description: 'Stores a note about a site for later (browser_recall gives it back): how to find things, what worked. Up to 2,000 characters; the 100 newest notes per site are kept. Never store secrets: the vault holds those.',
+    input: params({
+      host: Type.String({ minLength: 1, maxLength: 2048, description: 'A host such as "example.com", or a URL on the site.' }),
+      note: Type.String({ minLength: 1, maxLength: MAX_NOTE_CHARS, description: 'What to remember.' }),
+    }),
+    effect: 'read',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const host = hostOf(args.host);
+      // A vault value pasted into a note is not kept: memory is read back to models.
+      const note = scrubText(args.note, scrubList(userSecrets(ctx.env, ctx.user.id)));
+      const m = await ctx.env.siteMemory.addNote(ctx.user.id, host, note);
+      out.set('host', host);
+      out.set('notes', m.notes.length);
+      out.text(`Remembered a note about ${inline(host)} (${m.notes.length} note(s) kept).`);
+    },
+  }),
+];
