@@ -204,7 +204,8 @@ export class CrawlStore {
   *iterItems(user: string, id: string, opts: { status?: ItemStatus; afterSeq?: number } = {}): Generator<CrawlItem> {
     const p = this.prefix(user, id);
     const start = opts.afterSeq !== undefined && opts.afterSeq >= 0 ? `${p}${pad(opts.afterSeq + 1)}` : p;
-    for (const { value } of this.db.crawlItems.getRange({ start, end: `${user}${SEP}${id}\u0001` })) {
+    // snapshot false: a slow export download must not hold one read snapshot open (the file would grow meanwhile).
+    for (const { value } of this.db.crawlItems.getRange({ start, end: `${user}${SEP}${id}\u0001`, snapshot: false })) {
       const item = value as CrawlItem;
       if (!opts.status || item.status === opts.status) yield item;
     }
