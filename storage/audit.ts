@@ -1,6 +1,7 @@
 /** The audit log: every tool call, arguments redacted before they get here. Newest first per user. */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Db } from './db.js';
+import { cursorKey } from './cursor-key.js';
 
 export interface AuditEntry {
   at: string;
@@ -27,13 +28,7 @@ export class AuditStore {
   private cursorKey: Buffer;
 
   constructor(private db: Db) {
-    // Cursors are signed with a per-data-dir secret: a caller can hand back only a cursor we gave that caller.
-    let k = this.db.meta.get('auditCursorKey') as string | undefined;
-    if (!k) {
-      k = randomBytes(32).toString('base64');
-      this.db.meta.putSync('auditCursorKey', k);
-    }
-    this.cursorKey = Buffer.from(k, 'base64');
+    this.cursorKey = cursorKey(db, 'auditCursorKey');
   }
 
   /** Appends durably: an audit entry is acknowledged only once it is on disk. */

@@ -5,21 +5,16 @@
  * the store is always a consistent point of the run: a page is either done with its links queued, or still in
  * the queue and read again; nothing in between.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Db } from './db.js';
 import { InvalidCursorError } from './audit.js';
-import type { CrawlCounters, CrawlItem, CrawlSpec, CrawlState, ItemStatus } from '../protocol/crawl.js';
+import { cursorKey } from './cursor-key.js';
+import type { CrawlItem, CrawlRunInfo, CrawlSpec, CrawlState, ItemStatus } from '../protocol/crawl.js';
 
-export interface CrawlRecord {
-  id: string;
+/** A run as stored: what callers see of it (CrawlRunInfo) plus its owner, its spec and the store's counters. */
+export interface CrawlRecord extends Omit<CrawlRunInfo, 'name'> {
   user: string;
   spec: CrawlSpec;
-  state: CrawlState;
-  counters: CrawlCounters;
-  createdAt: string;
-  updatedAt: string;
-  finishedAt?: string;
-  note?: string;
   /** The sitemap's pages are in the queue (done once, at the run's first start). */
   sitemapRead?: boolean;
   nextQueueSeq: number;
@@ -48,12 +43,7 @@ export class CrawlStore {
   private cursorKey: Buffer;
 
   constructor(private db: Db) {
-    let k = this.db.meta.get('crawlCursorKey') as string | undefined;
-    if (!k) {
-      k = randomBytes(32).toString('base64');
-      this.db.meta.putSync('crawlCursorKey', k);
-    }
-    this.cursorKey = Buffer.from(k, 'base64');
+    this.cursorKey = cursorKey(db, 'crawlCursorKey');
   }
 
   private runKey = (user: string, id: string) => `${user}${SEP}${id}`;
