@@ -216,18 +216,23 @@ export class CrawlRun {
 
   /** The page as HTML, over http or in the browser as the mode says; undefined when it must wait (429/503). */
   private async read(entry: QueueEntry, host: string): Promise<PageInput | undefined> {
-    if (this.spec.mode === 'browser') return this.readInTab(entry.url);
-    const res = await this.fetcher(entry.url);
-    if (res.status === 429 || res.status === 503) {
+    let page: PageInput;
+    let retryAfter: string | undefined;
+    if (this.spec.mode === 'browser') page = await this.readInTab(entry.url);
+    else {
+      const res = await this.fetcher(entry.url);
+      retryAfter = res.headers['retry-after'];
+      page = httpPage(entry.url, res);
+      if (this.spec.mode === 'auto' && page.status >= 200 && page.status < 300 && needsBrowser(page)) page = await this.readInTab(entry.url);
+    }
+    if (page.status === 429 || page.status === 503) {
       const tries = (entry.tries ?? 0) + 1;
       if (tries < MAX_TRIES) {
-        this.hosts.backOff(host, res.headers['retry-after'], tries);
+        this.hosts.backOff(host, retryAfter, tries);
         await this.store.retryLater(this.rec.user, this.rec.id, { ...entry, tries });
         return undefined;
       }
     }
-    const page = httpPage(entry.url, res);
-    if (this.spec.mode === 'auto' && page.status >= 200 && page.status < 300 && needsBrowser(page)) return this.readInTab(entry.url);
     return page;
   }
 

@@ -155,6 +155,27 @@ export class CrawlService {
     return this.get(user, id)!;
   }
 
+  /** Resolves with the run's info once `pred` holds for it (checked now and at every change), or after timeoutMs. */
+  async waitFor(user: string, id: string, pred: (run: CrawlRunInfo) => boolean, timeoutMs: number): Promise<CrawlRunInfo> {
+    const first = this.get(user, id);
+    if (!first) throw new BrowserdError('not_found', `no crawl ${id}`, { next: 'List your crawls with GET /v1/crawls.' });
+    if (pred(first)) return first;
+    const key = this.key(user, id);
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.events.off(key, onChange);
+        resolve();
+      };
+      const onChange = (r: CrawlRecord) => {
+        if (pred(info(r))) done();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.events.on(key, onChange);
+    });
+    return this.get(user, id)!;
+  }
+
   items(user: string, id: string, opts: { status?: ItemStatus; cursor?: string; limit: number }): ItemPage {
     if (!this.db.get(user, id)) throw new BrowserdError('not_found', `no crawl ${id}`, { next: 'List your crawls with GET /v1/crawls.' });
     return this.db.items(user, id, opts);

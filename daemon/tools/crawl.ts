@@ -68,7 +68,7 @@ export const crawlTools = [
     name: 'browser_crawl_status',
     title: 'Crawl status and items',
     description:
-      'A crawl\'s state and counters (queued, done, failed, blocked by robots.txt) and its newest items, each cut at 2,000 characters. timeoutS waits while it runs (up to 60 s). action pause|resume|cancel steers it (pause lets pages in flight finish; cancel keeps the items so far). status filters items; cursor (from the More line) pages on.',
+      'A crawl\'s state and counters (queued, done, failed, blocked by robots.txt) and its items in the order they finished, each cut at 2,000 characters. timeoutS waits while it runs (up to 60 s). action pause|resume|cancel steers it (pause lets pages in flight finish; cancel keeps the items so far). status filters items; cursor (from the More line) pages on.',
     input: params({
       id: Type.String({ pattern: '^crawl_[0-9a-f]{16}$', description: 'The crawl id browser_crawl answered (crawl_ and 16 hex digits).' }),
       timeoutS: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_S, description: 'Seconds to wait while the crawl runs, 0-60. Default 0. Ignored with action.' })),

@@ -129,9 +129,11 @@ t.test('pause lets the page in flight finish and starts no other; resume goes on
   t.match(paused.text, /paused/);
   release();
   // The page in flight finishes while paused: its item arrives, and then nothing else is asked for.
-  for (let i = 0; i < 200 && d.daemon.env.crawls.get('alice', id)!.counters.done < 1; i++) await new Promise((r) => setTimeout(r, 25));
-  t.equal(d.daemon.env.crawls.get('alice', id)!.counters.done, 1, 'the in-flight page finished');
+  const afterSlow = await d.daemon.env.crawls.waitFor('alice', id, (r) => r.counters.done >= 1, 10_000);
+  t.equal(afterSlow.counters.done, 1, 'the in-flight page finished');
   const seen = site.requests.length;
+  // Silence is the assertion here, so this one wait is on time: 400 ms in which a running crawl (delay 0) would
+  // have asked for several pages.
   await new Promise((r) => setTimeout(r, 400));
   t.equal(site.requests.length, seen, 'a paused crawl sends nothing');
   t.equal(d.daemon.env.crawls.get('alice', id)!.state, 'paused');
