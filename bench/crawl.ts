@@ -20,7 +20,7 @@ import { median, now, printTable } from './lib.js';
 
 const PAGES = 500;
 const MEMORY_PAGES = 5000;
-const HTTP_RUNS = 3;
+const HTTP_RUNS = Number(process.env.BENCH_CRAWL_HTTP_RUNS ?? 3);
 const BROWSER_RUNS = 1;
 const CHROMIUM = process.env.BROWSERD_CHROME ?? '/usr/bin/chromium';
 
@@ -82,7 +82,7 @@ async function playwright(site: CrawlSite, pages: number, concurrency?: number):
     const { chromium } = await import('playwright-core');
     log.setLevel(log.LEVELS.WARNING);
     // Our launcher's quiet switches (no calls home, no first-run work), minus what Playwright sets itself.
-    const args = chromiumSwitches({ userDataDir: profile, headless: true }).filter((a) => !/^--(user-data-dir|remote-debugging|headless)/.test(a));
+    const args = chromiumSwitches({ userDataDir: profile, headless: true }).filter((a) => a.startsWith('--') && !/^--(user-data-dir|remote-debugging|headless)/.test(a));
     let done = 0;
     const t0 = now();
     const crawler = new PlaywrightCrawler(
