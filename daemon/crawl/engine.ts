@@ -19,7 +19,8 @@ import { needsBrowser, renderPage } from './page-output.js';
 import { readInBrowser } from './browser-reader.js';
 import { crawlSites, looksLikeSignOut, onSites, pageKey, passesRules } from './rules.js';
 import { HostSchedule, MAX_TRIES } from './politeness.js';
-import { scrubDeep, userSecretForms } from './export.js';
+import { scrubDeep } from '../tools/redact.js';
+import { userSecretForms } from '../vault/user-secrets.js';
 
 /** Queue entries looked at when choosing the next page: enough to find one whose host is ready. */
 const LOOKAHEAD = 64;
@@ -157,8 +158,8 @@ export class CrawlRun {
     } catch (e) {
       note = `the sitemap could not be read: ${e instanceof Error ? e.message : String(e)}`;
     }
-    const links = urls.filter((u) => (!this.spec.sameDomain || onSites(u, this.sites)) && passesRules(u, this.spec.allow, this.spec.deny)).map((url) => ({ url: pageKey(url), depth: 0 }));
-    const rec = await this.store.addPages(this.rec.user, this.rec.id, links, { sitemapRead: true, ...(note ? { note } : {}) });
+    // Sitemap pages start at depth 0 but, unlike start URLs, answer to the same rules as found links.
+    const rec = await this.store.addPages(this.rec.user, this.rec.id, this.follow(urls, 0), { sitemapRead: true, ...(note ? { note } : {}) });
     if (rec) {
       this.rec = rec;
       this.events.changed(rec);
@@ -196,6 +197,7 @@ export class CrawlRun {
     await this.finishPage(entry, item, links);
   }
 
+  /** The links a run may queue: same site, allow/deny, no sign-out; keyed one way. */
   private follow(found: string[], depth: number): NewLink[] {
     const out: NewLink[] = [];
     for (const url of found) {

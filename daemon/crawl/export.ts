@@ -3,9 +3,7 @@
  * takes items one at a time and yields text as it goes, so an export of thousands of pages is never held whole:
  * the REST route feeds it straight from the store to the socket.
  */
-import type { DaemonEnv } from '../env.js';
-import { scrubList, scrubText } from '../tools/redact.js';
-import { userSecrets } from '../vault/user-secrets.js';
+import { scrubDeep } from '../tools/redact.js';
 import type { CrawlItem } from './types.js';
 
 export const EXPORT_FORMATS = ['jsonl', 'csv', 'json'] as const;
@@ -33,22 +31,6 @@ const BASE_VALUE: Record<(typeof CSV_BASE_COLUMNS)[number], (item: CrawlItem) =>
   at: (i) => i.at,
 };
 
-/**
- * Every string in a value (object keys too) with the caller's secrets hidden. Exports leave through no tool
- * answer, so the dispatch's redaction never sees them: a page that echoed a vault value must not carry it out.
- */
-export function scrubDeep<T>(value: T, forms: readonly string[], depth = 0): T {
-  if (!forms.length) return value;
-  if (typeof value === 'string') return scrubText(value, forms) as T;
-  if (!value || typeof value !== 'object' || depth > 64) return value;
-  if (Array.isArray(value)) return value.map((x) => scrubDeep(x, forms, depth + 1)) as T;
-  return Object.fromEntries(Object.entries(value).map(([k, x]) => [scrubText(k, forms), scrubDeep(x, forms, depth + 1)])) as T;
-}
-
-/** Every form of the user's vault values and filled codes, read once per answer (see scrubDeep). */
-export function userSecretForms(env: Pick<DaemonEnv, 'vault' | 'filledCodes'>, user: string): string[] {
-  return scrubList(userSecrets(env, user));
-}
 
 /** One item per line; JSON.stringify escapes line breaks inside strings, so a line is always a whole item. */
 export function* encodeJsonl(items: Iterable<CrawlItem>): Generator<string> {

@@ -90,17 +90,22 @@ export function pageMetadata(doc: HDocument, base: string): PageMetadata {
   };
 }
 
-/** Links (a, area) in page order, absolute, de-duplicated. The tree has already lost what a person cannot see. */
-export function visibleLinks(doc: HDocument, base: string): string[] {
-  const out = new Set<string>();
+/** Links (a, area) in page order, absolute, de-duplicated, with their text. The tree has already lost what a person cannot see. */
+export function linksWithText(doc: HDocument, base: string): { url: string; text: string }[] {
+  const out = new Map<string, { url: string; text: string }>();
   eachElement(doc, (el) => {
     if (el.name === 'script' || el.name === 'style' || el.name === 'template' || el.name === 'head') return false;
     if ((el.name === 'a' || el.name === 'area') && el.attribs.href) {
-      const u = absoluteHttp(el.attribs.href, base);
-      if (u) out.add(u);
+      const url = absoluteHttp(el.attribs.href, base);
+      if (url && !out.has(url)) out.set(url, { url, text: collapseWs(textContent(el) || el.attribs.title || el.attribs['aria-label'] || '').trim().slice(0, 200) });
     }
   });
-  return [...out];
+  return [...out.values()];
+}
+
+/** What a crawl follows: the visible links' addresses. */
+export function visibleLinks(doc: HDocument, base: string): string[] {
+  return linksWithText(doc, base).map((l) => l.url);
 }
 
 export function pageImages(doc: HDocument, base: string): { src: string; alt?: string }[] {

@@ -6,6 +6,7 @@
 import { gunzipSync } from 'node:zlib';
 import { parseDocument } from 'htmlparser2';
 import type { Fetcher } from './types.js';
+import { absoluteHttp } from './metadata.js';
 
 /** Nested sitemap indexes followed at most this deep: real sites use one level; deeper is a loop or a trap. */
 const MAX_INDEX_DEPTH = 3;
@@ -42,17 +43,6 @@ function textOf(n: XNode): string {
   return s;
 }
 
-function httpUrl(raw: string, base: string): string | undefined {
-  try {
-    const u = new URL(raw.trim(), base);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
-    u.hash = '';
-    return u.href;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The body as text, gunzipped when it is gzip (by its magic bytes: servers label .gz files every which way). */
 function bodyText(body: Buffer): string {
   if (body.length > 2 && body[0] === 0x1f && body[1] === 0x8b) return gunzipSync(body, { maxOutputLength: MAX_SITEMAP_BYTES }).toString('utf8');
@@ -84,7 +74,7 @@ export async function readSitemapUrls(url: string, fetch: Fetcher, opts: { max: 
       const name = local(el);
       if (name !== 'sitemap' && name !== 'url') continue;
       const loc = [...elements(el)].find((c) => local(c) === 'loc');
-      const u = loc && httpUrl(textOf(loc), res.url);
+      const u = loc && absoluteHttp(textOf(loc), res.url);
       if (!u) continue;
       if (name === 'sitemap') children.push(u);
       else if (pages.size < opts.max) pages.add(u);
@@ -119,15 +109,15 @@ export function parseFeed(xml: string, baseUrl: string): FeedEntry[] {
     if (name === 'entry') {
       // Atom: the alternate link (rel absent means alternate).
       const link = kids.find((c) => local(c) === 'link' && (!c.attribs?.rel || c.attribs.rel === 'alternate') && c.attribs?.href);
-      url = link && httpUrl(link.attribs!.href!, baseUrl);
+      url = link && absoluteHttp(link.attribs!.href!, baseUrl);
     } else {
       const link = kids.find((c) => local(c) === 'link');
-      url = link && httpUrl(textOf(link), baseUrl);
+      url = link && absoluteHttp(textOf(link), baseUrl);
       if (!url) {
         const guid = kids.find((c) => local(c) === 'guid' && c.attribs?.isPermaLink !== 'false');
-        url = guid && httpUrl(textOf(guid), baseUrl);
+        url = guid && absoluteHttp(textOf(guid), baseUrl);
       }
-      url ??= el.attribs?.['rdf:about'] ? httpUrl(el.attribs['rdf:about'], baseUrl) : undefined;
+      url ??= el.attribs?.['rdf:about'] ? absoluteHttp(el.attribs['rdf:about'], baseUrl) : undefined;
     }
     if (!url || seen.has(url)) continue;
     seen.add(url);
@@ -147,7 +137,7 @@ export function feedLinksIn(html: string, baseUrl: string): string[] {
     const rel = (el.attribs?.rel ?? '').toLowerCase().split(/\s+/);
     const type = (el.attribs?.type ?? '').toLowerCase();
     if (!rel.includes('alternate') || !/^application\/(rss|atom|rdf)\+xml$/.test(type)) continue;
-    const u = el.attribs?.href && httpUrl(el.attribs.href, baseUrl);
+    const u = el.attribs?.href && absoluteHttp(el.attribs.href, baseUrl);
     if (u) out.add(u);
   }
   return [...out];

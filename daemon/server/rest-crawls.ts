@@ -11,7 +11,9 @@ import { CRAWL_ID } from '../../protocol/ids.js';
 import { callTool } from '../tools/dispatch.js';
 import type { CrawlAction } from '../crawl/service.js';
 import type { CrawlRunInfo, ItemStatus } from '../crawl/types.js';
-import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, encodeExport, scrubDeep, userSecretForms, type ExportFormat } from '../crawl/export.js';
+import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, encodeExport, type ExportFormat } from '../crawl/export.js';
+import { scrubDeep } from '../tools/redact.js';
+import { userSecretForms } from '../vault/user-secrets.js';
 import { sendError, sendJson, sendStream, type Req } from './http.js';
 import { toolBody, type Handler } from './rest.js';
 

@@ -82,6 +82,19 @@ export function scrubText(text: string, forms: readonly string[]): string {
   return out;
 }
 
+/**
+ * Every string in a value (object keys too) with the secrets hidden; walked to a bounded depth, so a secret
+ * like `":"` cannot break JSON and a deep value costs nothing. Tool answers get this from the response builder;
+ * what leaves by other ways (exports, stored crawl items) calls it itself.
+ */
+export function scrubDeep<T>(value: T, forms: readonly string[], depth = 0): T {
+  if (!forms.length) return value;
+  if (typeof value === 'string') return scrubText(value, forms) as T;
+  if (!value || typeof value !== 'object' || depth > 64) return value;
+  if (Array.isArray(value)) return value.map((x) => scrubDeep(x, forms, depth + 1)) as T;
+  return Object.fromEntries(Object.entries(value).map(([k, x]) => [scrubText(k, forms), scrubDeep(x, forms, depth + 1)])) as T;
+}
+
 export function holdsSecret(text: string, forms: readonly string[]): boolean {
   return forms.some((f) => text.includes(f) && (!isDigits(f) || wholeNumber(f).test(text)));
 }

@@ -3,11 +3,12 @@
  * each use (the vault caches its values per user), so a value saved a moment ago is hidden from the next result.
  */
 import type { DaemonEnv } from '../env.js';
+import { scrubList } from '../tools/redact.js';
 
-// Where redaction applies: tool results and errors (dispatch.ts), audit arguments (redact.ts) and log lines
-// (log-scrub.ts). Anything that later keeps page traffic or content (a HAR recorder, a response cache) must
-// pass what it stores through scrubText(text, scrubList(userSecrets(env, user))) from daemon/tools/redact.ts
-// before writing it; none exists yet.
+// Where redaction applies: tool results and errors (dispatch.ts), audit arguments (redact.ts), log lines
+// (log-scrub.ts), crawl items as stored and exported (crawl/engine.ts, crawl/export.ts), the response cache
+// (cache/redact.ts) and site notes (tools/site.ts). Anything new that keeps page traffic or content (a HAR
+// recorder) must scrub what it stores with userSecretForms before writing it.
 
 type SecretSources = Pick<DaemonEnv, 'vault' | 'filledCodes'>;
 
@@ -20,4 +21,9 @@ export function everyUsersSecrets(env: SecretSources & Pick<DaemonEnv, 'users'>)
   const all = new Set<string>();
   for (const u of env.users.list()) for (const v of userSecrets(env, u.id)) all.add(v);
   return [...all];
+}
+
+/** Every form of the user's secrets, longest first: what scrubText and scrubDeep take. Read once per answer. */
+export function userSecretForms(env: SecretSources, user: string): string[] {
+  return scrubList(userSecrets(env, user));
 }
