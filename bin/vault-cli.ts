@@ -73,8 +73,9 @@ async function readPiped(): Promise<string> {
 function prompt(question: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const stdin = process.stdin;
-    process.stderr.write(question);
+    // Echo off before the prompt shows: what is typed the moment the prompt appears must not be echoed either.
     stdin.setRawMode(true);
+    process.stderr.write(question);
     stdin.resume();
     stdin.setEncoding('utf8');
     let value = '';
