@@ -12,8 +12,7 @@ import { callTool } from '../tools/dispatch.js';
 import type { CrawlAction } from '../crawl/service.js';
 import type { CrawlRunInfo, ItemStatus } from '../crawl/types.js';
 import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, encodeExport, type ExportFormat } from '../crawl/export.js';
-import { scrubDeep } from '../tools/redact.js';
-import { userSecretForms } from '../vault/user-secrets.js';
+import { secretScrubber, userSecretForms } from '../vault/user-secrets.js';
 import { sendError, sendJson, sendStream, type Req } from './http.js';
 import { toolBody, type Handler } from './rest.js';
 
@@ -80,7 +79,7 @@ export function crawlHandlers(env: DaemonEnv): Record<string, Handler> {
     return { id, info };
   };
   /** Run answers carry the name and URLs the caller gave and notes that may quote a page: scrubbed like items. */
-  const runJson = (user: string, info: CrawlRunInfo, extra: Record<string, unknown> = {}) => scrubDeep({ ok: true, ...info, ...extra, links: links(info.id) }, userSecretForms(env, user));
+  const runJson = (user: string, info: CrawlRunInfo, extra: Record<string, unknown> = {}) => secretScrubber(env, user)({ ok: true, ...info, ...extra, links: links(info.id) });
   const act = (action: CrawlAction): Handler => async (r, u, [raw]) => {
     const { id } = run(me(u).id, raw!);
     const info = await env.crawls.act(me(u).id, id, action);
@@ -102,8 +101,8 @@ export function crawlHandlers(env: DaemonEnv): Record<string, Handler> {
       const limit = intParam(r, 'limit', 1, 500, 50);
       const cursor = cursorParam(r);
       const page = withCursor(() => env.crawls.list(me(u).id, { limit, ...(cursor !== undefined ? { cursor } : {}) }));
-      const forms = userSecretForms(env, me(u).id);
-      sendJson(r, 200, { ok: true, crawls: page.runs.map((x) => scrubDeep({ ...x, links: links(x.id) }, forms)), ...(page.next ? { cursor: page.next } : {}) });
+      const scrub = secretScrubber(env, me(u).id);
+      sendJson(r, 200, { ok: true, crawls: page.runs.map((x) => scrub({ ...x, links: links(x.id) })), ...(page.next ? { cursor: page.next } : {}) });
     },
     'GET /v1/crawls/{id}': async (r, u, [raw]) => {
       const { id, info } = run(me(u).id, raw!);
@@ -123,8 +122,8 @@ export function crawlHandlers(env: DaemonEnv): Record<string, Handler> {
       const limit = intParam(r, 'limit', 1, 500, 100);
       const cursor = cursorParam(r);
       const page = withCursor(() => env.crawls.items(me(u).id, id, { limit, ...(status ? { status } : {}), ...(cursor !== undefined ? { cursor } : {}) }));
-      const forms = userSecretForms(env, me(u).id);
-      sendJson(r, 200, { ok: true, id, items: page.items.map((x) => scrubDeep(x, forms)), ...(page.next ? { cursor: page.next } : {}) });
+      const scrub = secretScrubber(env, me(u).id);
+      sendJson(r, 200, { ok: true, id, items: page.items.map((x) => scrub(x)), ...(page.next ? { cursor: page.next } : {}) });
     },
     'GET /v1/crawls/{id}/export': async (r, u, [raw]) => {
       const user = me(u).id;

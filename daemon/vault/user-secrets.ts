@@ -3,7 +3,7 @@
  * each use (the vault caches its values per user), so a value saved a moment ago is hidden from the next result.
  */
 import type { DaemonEnv } from '../env.js';
-import { scrubList } from '../tools/redact.js';
+import { scrubDeep, scrubList } from '../tools/redact.js';
 
 // Where redaction applies: tool results and errors (dispatch.ts), audit arguments (redact.ts), log lines
 // (log-scrub.ts), crawl items as stored and exported (crawl/engine.ts, crawl/export.ts), the response cache
@@ -26,4 +26,10 @@ export function everyUsersSecrets(env: SecretSources & Pick<DaemonEnv, 'users'>)
 /** Every form of the user's secrets, longest first: what scrubText and scrubDeep take. Read once per answer. */
 export function userSecretForms(env: SecretSources, user: string): string[] {
   return scrubList(userSecrets(env, user));
+}
+
+/** A function that hides the user's secrets in any value; the secrets are read once, when it is made. */
+export function secretScrubber(env: SecretSources, user: string): <T>(value: T) => T {
+  const forms = userSecretForms(env, user);
+  return (value) => scrubDeep(value, forms);
 }
