@@ -114,10 +114,14 @@ export class CrawlRun {
       }
       const host = new URL(pick.url).host;
       this.hosts.take(host);
-      const work = this.page(pick, host).finally(() => {
-        this.inFlight.delete(pick.seq);
-        this.poke();
-      });
+      // page() turns every reading error into a failed item; what is left (the store refusing a write) is
+      // logged here, and the page stays queued for the next start, rather than crashing the daemon unawaited.
+      const work = this.page(pick, host)
+        .catch((e) => this.env.log.error({ crawl: this.rec.id, url: pick.url, err: String(e) }, 'crawl page could not be stored'))
+        .finally(() => {
+          this.inFlight.delete(pick.seq);
+          this.poke();
+        });
       this.inFlight.set(pick.seq, work);
     }
     await Promise.allSettled(this.inFlight.values());
