@@ -113,7 +113,8 @@ export class CrawlRun {
         continue;
       }
       const host = new URL(pick.url).host;
-      this.hosts.take(host);
+      // A page robots.txt is already known to refuse is never fetched, so it takes no turn of its host.
+      if (!(this.spec.obeyRobots && this.robots.known(pick.url)?.allowed(pick.url) === false)) this.hosts.take(host);
       // page() turns every reading error into a failed item; what is left (the store refusing a write) is
       // logged here, and the page stays queued for the next start, rather than crashing the daemon unawaited.
       const work = this.page(pick, host)

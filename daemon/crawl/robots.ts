@@ -33,7 +33,13 @@ const DISALLOW_ALL: RobotsRules = { allowed: () => false, sitemaps: [] };
 
 export class RobotsBook {
   private byOrigin = new Map<string, Promise<RobotsRules>>();
+  private loaded = new Map<string, RobotsRules>();
   constructor(private readonly fetch: Fetcher) {}
+
+  /** The rules for `url`'s origin if they have been read already (no waiting), else undefined. */
+  known(url: string): RobotsRules | undefined {
+    return this.loaded.get(new URL(url).origin);
+  }
 
   /**
    * The rules for `url`'s origin. RFC 9309 2.3.1: a missing robots.txt (4xx) allows all; a server error or an
@@ -43,7 +49,10 @@ export class RobotsBook {
     const origin = new URL(url).origin;
     let rules = this.byOrigin.get(origin);
     if (!rules) {
-      rules = this.load(origin);
+      rules = this.load(origin).then((r) => {
+        this.loaded.set(origin, r);
+        return r;
+      });
       this.byOrigin.set(origin, rules);
     }
     return rules;
