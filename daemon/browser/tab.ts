@@ -95,7 +95,14 @@ export class Tab {
     const gets = new Set<string>();
     const meta = new Map<string, { url: string; status: number; headers: Record<string, string> }>();
     const sid = this.sessionId;
-    d.add(this.conn.on('Network.requestWillBeSent', sid, (p) => void (p.request.method === 'GET' ? gets.add(p.requestId) : gets.delete(p.requestId))));
+    d.add(this.conn.on('Network.requestWillBeSent', sid, (p) => {
+      // A redirect hop arrives as the next request's redirectResponse: it is a response of its own to keep,
+      // so a replay answers the old address with the same redirect and the page ends where it did.
+      const hop = p.redirectResponse;
+      if (hop && gets.has(p.requestId)) cb({ url: hop.url, status: hop.status, headers: Object.fromEntries(Object.entries(hop.headers).map(([k, v]) => [k.toLowerCase(), String(v)])), body: Buffer.alloc(0) });
+      if (p.request.method === 'GET') gets.add(p.requestId);
+      else gets.delete(p.requestId);
+    }));
     d.add(this.conn.on('Network.responseReceived', sid, (p) => {
       if (!gets.has(p.requestId)) return;
       const headers = Object.fromEntries(Object.entries(p.response.headers).map(([k, v]) => [k.toLowerCase(), String(v)]));

@@ -24,6 +24,7 @@ t.before(async () => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'set-cookie': 'sid=s3ss10n; HttpOnly', 'x-session-token': 'tok-998877' });
     res.end(html(`<h1>Account</h1><p>Your API password is ${SECRET}.</p>`, '', 'Account'));
   });
+  site.route('/old-post', (_q, res) => void res.writeHead(301, { location: '/blog/post-3' }).end());
   d = await startTestDaemon();
   alice = await d.addUser('alice');
   bob = await d.addUser('bob');
@@ -48,8 +49,8 @@ t.test('record, replay and replay-strict with the site stopped', async (t) => {
   const start = { startUrls: [`${site.base}/blog/`, account], maxDepth: 1, cacheName: 'rec' };
   const recorded = await crawl({ ...start, cache: 'record' });
   t.equal(recorded.filter((i) => i.status === 'done').length, 8, 'the blog, its 6 links and the account page');
-  const browserRecorded = await crawl({ startUrls: [`${site.base}/blog/post-1`], maxDepth: 0, mode: 'browser', cache: 'record', cacheName: 'br' });
-  t.equal(browserRecorded[0]!.status, 'done');
+  const browserRecorded = await crawl({ startUrls: [`${site.base}/blog/post-1`, `${site.base}/old-post`], maxDepth: 0, mode: 'browser', cache: 'record', cacheName: 'br' });
+  t.ok(browserRecorded.every((i) => i.status === 'done'));
 
   const stored = d.daemon.env.responseCache.get('alice', 'rec', 'GET', cacheUrl(account))!;
   t.ok(stored, 'stored under the redacted URL');
@@ -76,6 +77,10 @@ t.test('record, replay and replay-strict with the site stopped', async (t) => {
   const inBrowser = await crawl({ startUrls: [`${site.base}/blog/post-1`], maxDepth: 0, mode: 'browser', cache: 'replay-strict', cacheName: 'br' });
   t.equal(inBrowser[0]!.status, 'done', inBrowser[0]!.error ?? 'done');
   t.match(inBrowser[0]!.content, /Introduction to post 1/, 'a page read in the browser replays from the cache');
+  const redirected = await crawl({ startUrls: [`${site.base}/old-post`], maxDepth: 0, mode: 'browser', cache: 'replay-strict', cacheName: 'br' });
+  t.equal(redirected[0]!.status, 'done', redirected[0]!.error ?? 'done');
+  t.match(redirected[0]!.content, /Introduction to post 3/, 'a redirect recorded in the browser replays, and the page ends where it did');
+  t.match(redirected[0]!.finalUrl, /\/blog\/post-3$/);
 });
 
 t.test('caches are listed and deleted per user only', async (t) => {
