@@ -24,7 +24,11 @@ export function wildcardMatch(pattern: string, text: string): boolean {
 }
 
 function patternMatches(pattern: string, url: URL): boolean {
-  return wildcardMatch(pattern, pattern.includes('://') ? url.href : url.pathname + url.search);
+  if (!pattern.includes('://')) return wildcardMatch(pattern, url.pathname + url.search);
+  // The fragment names no other page (the queue drops it): `/team#bio` is `/team` to a whole-URL pattern too.
+  const whole = new URL(url.href);
+  whole.hash = '';
+  return wildcardMatch(pattern, whole.href);
 }
 
 /** allow/deny as a crawl applies them to a discovered link. */
