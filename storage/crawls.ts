@@ -118,9 +118,15 @@ export class CrawlStore {
     return out;
   }
 
-  /** Puts a page back (after a 429/503) with its try count. */
+  /**
+   * Puts a page back (after a 429/503) with its try count. Only over its own entry: a run cancelled or finished
+   * while the page was in flight has dropped its queue, and the page must not come back into it.
+   */
   async retryLater(user: string, id: string, entry: QueueEntry): Promise<void> {
-    await this.db.crawlQueue.put(`${this.prefix(user, id)}${pad(entry.seq)}`, entry);
+    const key = `${this.prefix(user, id)}${pad(entry.seq)}`;
+    await this.db.root.transaction(() => {
+      if (this.db.crawlQueue.get(key) !== undefined) this.db.crawlQueue.put(key, entry);
+    });
   }
 
   /**
