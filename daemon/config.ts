@@ -41,6 +41,12 @@ export interface Config {
   cdpSessionMaxMinutes: number;
   /** Bytes of stored responses per user, all caches together; the oldest go first (BROWSERD_CACHE_MAX_MB). */
   cacheMaxBytesPerUser: number;
+  /** A markitdown-mcp server (Streamable HTTP MCP endpoint) for types we do not read ourselves (BROWSERD_MARKITDOWN_URL). */
+  markitdownUrl?: string;
+  /** A docling-serve base URL for the same (BROWSERD_DOCLING_URL). */
+  doclingUrl?: string;
+  /** Longest a sidecar converter may take for one document (BROWSERD_CONVERTER_TIMEOUT_S, default 120). */
+  converterTimeoutMs: number;
 }
 
 /** One browser per ~600 MB of memory, at least 1: a typical profile with a few tabs stays under that. */
@@ -58,6 +64,19 @@ export function parseListen(s: string): { host: string; port: number } {
 
 export function defaultDataDir(): string {
   return process.env.BROWSERD_DATA || join(homedir(), '.local', 'share', 'browserd');
+}
+
+/** An admin-set http(s) address, checked at start so a typo fails there and not on a user's first call. */
+function serviceUrl(name: string, raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error(`${name} must be an http(s) URL, not "${raw}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`${name} must be an http(s) URL, not "${raw}"`);
+  return u.href.replace(/\/$/, '');
 }
 
 function wholeNumber(flag: string, raw: string | boolean | undefined, fallback: number, min: number): number {
@@ -116,5 +135,8 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     allowedOrigins: [...list(flags['allowed-origins'] ?? env.BROWSERD_ALLOWED_ORIGINS), ...(publicUrl ? [new URL(publicUrl).origin] : [])],
     handoffMaxS: wholeNumber('handoff-max-s', flags['handoff-max-s'] ?? env.BROWSERD_HANDOFF_MAX_S, 24 * 3600, 60),
     cacheMaxBytesPerUser: wholeNumber('cache-max-mb', flags['cache-max-mb'] ?? env.BROWSERD_CACHE_MAX_MB, 1024, 1) * 1024 * 1024,
+    markitdownUrl: serviceUrl('BROWSERD_MARKITDOWN_URL', env.BROWSERD_MARKITDOWN_URL),
+    doclingUrl: serviceUrl('BROWSERD_DOCLING_URL', env.BROWSERD_DOCLING_URL),
+    converterTimeoutMs: wholeNumber('converter-timeout-s', env.BROWSERD_CONVERTER_TIMEOUT_S, 120, 1) * 1000,
   };
 }

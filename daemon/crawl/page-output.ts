@@ -14,8 +14,10 @@ import { removeStaticallyHidden, ZERO_WIDTH } from './static-hidden.js';
 import { readFields, schemaErrors } from './fields.js';
 import { absoluteHttp, documentBase, pageImages, pageMetadata, visibleLinks } from './metadata.js';
 import { chunkContent } from './chunks.js';
+import { markdownToText } from '../read/plain-text.js';
 
 export { checkFieldSelectors, checkOutputSchema } from './fields.js';
+export { markdownToText } from '../read/plain-text.js';
 
 type Kind = 'html' | 'text' | 'json';
 
@@ -27,24 +29,6 @@ function kindOf(contentType: string, body: string): Kind | undefined {
   // No type at all: sniff, as a browser would, for the common case of a page served without one.
   if (!t && /^\s*<(?:!doctype html|html|head|body)\b/i.test(body)) return 'html';
   return undefined;
-}
-
-/** Markdown -> plain text: the same content and order, without Markdown syntax. */
-export function markdownToText(md: string): string {
-  return md
-    .replace(/^```[^\n]*\n?|^~~~[^\n]*\n?/gm, '')
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
-    .replace(/^ {0,3}#{1,6}[ \t]+/gm, '')
-    .replace(/^ {0,3}>[ \t]?/gm, '')
-    .replace(/^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?\s*$/gm, '')
-    .replace(/^\|\s?|\s?\|$/gm, '')
-    .replace(/\s\|\s/g, '\t')
-    .replace(/(\*\*|__)(.+?)\1/g, '$2')
-    .replace(/(^|[^*\w])[*_]([^*_\n]+)[*_](?=[^*\w]|$)/g, '$1$2')
-    .replace(/`([^`]+)`/g, '$1')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }
 
 function cut(text: string, maxChars: number): { text: string; omitted?: number } {
