@@ -31,6 +31,7 @@ import { lookupWithRules, parseResolverRules } from './browser/resolver-rules.js
 import type { Config } from './config.js';
 import type { DaemonEnv } from './env.js';
 import { closeMarkdownThreads } from './read/index.js';
+import { closeConverterThreads } from './docs/pool.js';
 import { scrubbingLogger } from './log-scrub.js';
 import { everyUsersSecrets } from './vault/user-secrets.js';
 import { UsageStore } from '../storage/usage.js';
@@ -151,6 +152,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
         app.close();
         await proxy.close().catch(() => undefined);
         await closeMarkdownThreads().catch(() => undefined);
+        await closeConverterThreads().catch(() => undefined);
         await db.close().catch(() => undefined);
         log.info('browserd stopped');
       })();

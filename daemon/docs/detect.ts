@@ -21,6 +21,9 @@ const BY_EXT: Record<string, DocKind> = {
   markdown: 'text', log: 'text',
 };
 
+/** Types only a sidecar reads: never taken for text, even when they look like it (RTF is text; the rest are binary). */
+const SIDECAR_ONLY = new Set(['doc', 'xls', 'ppt', 'odt', 'ods', 'odp', 'rtf', 'epub']);
+
 const BY_MIME: Record<string, DocKind> = {
   'application/pdf': 'pdf',
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
@@ -70,6 +73,7 @@ export async function detectKind(bytes: Buffer, name?: string, contentType?: str
   const ext = extensionOf(name);
   const mime = bareMime(contentType);
   // An extension or type that says "some XML" or "some text" still needs the bytes to tell a feed from HTML.
+  if (SIDECAR_ONLY.has(ext)) return { ext, mime: mime || undefined };
   const claimed = BY_EXT[ext] ?? BY_MIME[mime];
   if (claimed && claimed !== 'text' && claimed !== 'html') return { kind: claimed, ext: ext || KIND_EXT[claimed], mime: mime || undefined };
   const magic = await fileTypeFromBuffer(bytes).catch(() => undefined);

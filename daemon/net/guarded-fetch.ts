@@ -62,7 +62,13 @@ export function networkFetcher(guard: FetchGuard): Fetcher {
  * GET or HEAD `url`, following up to 10 redirects (each hop checked), body decompressed and capped.
  * Throws BrowserdError: blocked (guard or host policy), navigation_failed (network, too large), timeout.
  */
-export async function guardedFetch(url: string, opts: FetchOptions & { guard: FetchGuard }): Promise<FetchedResponse> {
+export interface GuardedFetchOptions extends FetchOptions {
+  guard: FetchGuard;
+  /** The error for a body past maxBytes (default: navigation_failed, "not a page to read whole"). */
+  tooLarge?: (url: string, maxBytes: number) => BrowserdError;
+}
+
+export async function guardedFetch(url: string, opts: GuardedFetchOptions): Promise<FetchedResponse> {
   const deadline = Date.now() + (opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   let method = opts.method ?? 'GET';
   let current = url;
@@ -122,7 +128,7 @@ interface RawResponse {
 }
 
 /** One request to an already-vetted address list; resolves with the whole (decoded, capped) body. */
-function requestOnce(u: URL, addresses: string[], method: 'GET' | 'HEAD', opts: FetchOptions, deadline: number): Promise<RawResponse> {
+function requestOnce(u: URL, addresses: string[], method: 'GET' | 'HEAD', opts: GuardedFetchOptions, deadline: number): Promise<RawResponse> {
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   // Node asks this instead of DNS: it can only ever answer with the addresses vetTarget checked.
   const lookup: LookupFunction = (_host, options, cb) => {
@@ -178,7 +184,7 @@ function requestOnce(u: URL, addresses: string[], method: 'GET' | 'HEAD', opts: 
       let size = 0;
       stream.on('data', (c: Buffer) => {
         size += c.length;
-        if (size > maxBytes) return fail(new BrowserdError('navigation_failed', `${u.href} is larger than ${maxBytes} bytes`, { next: 'This is not a page to read whole.' }));
+        if (size > maxBytes) return fail(opts.tooLarge?.(u.href, maxBytes) ?? new BrowserdError('navigation_failed', `${u.href} is larger than ${maxBytes} bytes`, { next: 'This is not a page to read whole.' }));
         chunks.push(c);
       });
       stream.on('error', () => fail(new BrowserdError('navigation_failed', `${u.href}: the body could not be read or decoded`, { next: 'Try again later.' })));

@@ -18,7 +18,11 @@ export interface Req {
   repeated: string[];
 }
 
-export const MAX_BODY = 16 * 1024 * 1024;
+/**
+ * Largest JSON body: the largest document a call takes inline (15 MB, browser_convert and browser_upload) as
+ * base64 (4/3 of it) with room for the rest of the call.
+ */
+export const MAX_BODY = 21 * 1024 * 1024;
 
 export function captureReq(res: HttpResponse, req: HttpRequest): Req {
   const headers: Record<string, string> = {};

@@ -1,12 +1,13 @@
 /** browser_status: who the caller is, their policy, their browser. */
 import { defineTool } from './define.js';
 import { params } from '../../protocol/params.js';
+import { convertersStatus } from '../docs/index.js';
 
 export const statusTools = [
   defineTool({
     name: 'browser_status',
     title: 'Status',
-    description: "The caller's user, policy (approvals, take-over), browser state (running, version, tabs) and limits.",
+    description: "The caller's user, policy (approvals, take-over), browser state (running, version, tabs), the document converters this server has, and limits.",
     input: params({}),
     effect: 'read',
     needsBrowser: false,
@@ -24,6 +25,7 @@ export const statusTools = [
         tabs: tabs.length,
         defaultTab: ctx.defaultTabId() ?? null,
         ...(cdp ? { cdpSession: { id: cdp.id, cdpUrl: ctx.env.cdpSessions.urlOf(cdp), expiresAt: new Date(cdp.expiresAt).toISOString() } } : {}),
+        converters: convertersStatus(ctx.env.cfg),
         limits: { maxBrowsersOnHost: ctx.env.cfg.maxBrowsers, browsersPerUser: ctx.env.cfg.maxBrowsersPerUser, tabsPerUser: ctx.env.cfg.maxTabsPerUser, browserIdleS: Math.round(ctx.env.cfg.browserIdleMs / 1000) },
       };
       out.set('status', status);
@@ -33,6 +35,7 @@ export const statusTools = [
           `Approvals: ${status.policy.approvals ? 'on (sensitive actions return needsApproval)' : 'off'}`,
           `Browser: ${inst ? `running (${inst.version}), ${inst.tabs.size} tabs live` : 'stopped (starts on the next call that needs it)'}`,
           `Tabs: ${tabs.length} of ${ctx.env.cfg.maxTabsPerUser}${status.defaultTab ? `, default ${status.defaultTab}` : ''}`,
+          `Converters: ${status.converters.filter((c) => c.available).map((c) => c.name).join(', ')}`,
           ...(status.cdpSession ? [`CDP session: ${status.cdpSession.cdpUrl} (until ${status.cdpSession.expiresAt})`] : []),
         ].join('\n'),
       );
