@@ -41,6 +41,10 @@ export interface Config {
   cdpSessionMaxMinutes: number;
   /** Bytes of stored responses per user, all caches together; the oldest go first (BROWSERD_CACHE_MAX_MB). */
   cacheMaxBytesPerUser: number;
+  /** A page download larger than this is cancelled and its bytes removed (BROWSERD_DOWNLOAD_MAX_MB, default 1024). */
+  downloadMaxBytes: number;
+  /** How long a share link of a stored file opens (BROWSERD_DOWNLOAD_LINK_TTL_S, default 30 min). */
+  downloadLinkTtlS: number;
 }
 
 /** One browser per ~600 MB of memory, at least 1: a typical profile with a few tabs stays under that. */
@@ -116,5 +120,7 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     allowedOrigins: [...list(flags['allowed-origins'] ?? env.BROWSERD_ALLOWED_ORIGINS), ...(publicUrl ? [new URL(publicUrl).origin] : [])],
     handoffMaxS: wholeNumber('handoff-max-s', flags['handoff-max-s'] ?? env.BROWSERD_HANDOFF_MAX_S, 24 * 3600, 60),
     cacheMaxBytesPerUser: wholeNumber('cache-max-mb', flags['cache-max-mb'] ?? env.BROWSERD_CACHE_MAX_MB, 1024, 1) * 1024 * 1024,
+    downloadMaxBytes: wholeNumber('download-max-mb', flags['download-max-mb'] ?? env.BROWSERD_DOWNLOAD_MAX_MB, 1024, 1) * 1024 * 1024,
+    downloadLinkTtlS: wholeNumber('download-link-ttl-s', flags['download-link-ttl-s'] ?? env.BROWSERD_DOWNLOAD_LINK_TTL_S, 30 * 60, 1),
   };
 }
