@@ -4,7 +4,7 @@
  * the same bytes (sha-256) and never overwrite a name that holds other bytes.
  */
 import { privateDir } from './private-fs.js';
-import { createReadStream, readdirSync, readFileSync, statSync, writeFileSync, existsSync, renameSync, linkSync, unlinkSync, copyFileSync, chmodSync, constants, type ReadStream, type Stats } from 'node:fs';
+import { createReadStream, openSync, fstatSync, closeSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync, renameSync, linkSync, unlinkSync, copyFileSync, chmodSync, constants, type ReadStream, type Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join, extname } from 'node:path';
 
@@ -196,6 +196,29 @@ export class FileStore {
       });
       return this.added(user, placed, sha256);
     });
+  }
+
+  /**
+   * The file as a stream, only if it still holds the bytes with this sha-256 (a share link's promise). The
+   * check and the stream are about one and the same file: the descriptor is opened first and must be the very
+   * version that was hashed, so a file replaced between the check and the read cannot be sent instead.
+   */
+  async openIfHash(user: string, name: string, sha256: string): Promise<{ stream: ReadStream; size: number } | undefined> {
+    const p = this.path(user, name);
+    if (!p || (await this.sha256(user, name)) !== sha256) return undefined;
+    let fd: number;
+    try {
+      fd = openSync(p, 'r');
+    } catch {
+      return undefined;
+    }
+    const s = fstatSync(fd);
+    const h = this.hashes.get(p);
+    if (!h || h.sha256 !== sha256 || h.ino !== s.ino || h.size !== s.size || h.mtimeMs !== s.mtimeMs) {
+      closeSync(fd);
+      return undefined;
+    }
+    return { stream: createReadStream('', { fd, highWaterMark: 64 * 1024 }), size: s.size };
   }
 
   /** Deletes a stored file; false when there was none. */

@@ -22,6 +22,7 @@ import { vaultTools } from './vault.js';
 import { cdpSessionTools } from './cdp-sessions.js';
 import { crawlTools } from './crawl.js';
 import { siteTools } from './site.js';
+import { downloadTools } from './downloads.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -46,6 +47,7 @@ const ALL: ToolDef<any>[] = [
   ...cdpSessionTools,
   ...crawlTools,
   ...siteTools,
+  ...downloadTools,
 ];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));
