@@ -140,7 +140,8 @@ export class DownloadWatcher extends EventEmitter {
   }
 
   private capReason(): string {
-    return `larger than the ${Math.round(this.opts.maxBytes / (1024 * 1024))} MB download limit`;
+    const mb = this.opts.maxBytes / (1024 * 1024);
+    return `larger than the download limit (${Number.isInteger(mb) ? `${mb} MB` : `${this.opts.maxBytes} bytes`}), so it was cancelled`;
   }
 
   /** The staged bytes, finished (guid) or partial (guid.crdownload), are gone once a download ends unstored. */

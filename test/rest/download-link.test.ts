@@ -4,7 +4,7 @@
  * another user's name or another file swapped into a re-signed-looking payload, after the file is replaced
  * or deleted, or once expired, it answers 404 with no byte of any file. Files are the caller's own.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { randomBytes, createHash } from 'node:crypto';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
 import { loadConfig } from '../../daemon/config.js';
@@ -39,7 +39,7 @@ async function open(url: string): Promise<{ status: number; headers: Headers; bo
   return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
 }
 
-function assertRefused(t: Tap.Test, r: { status: number; body: Buffer }, what: string) {
+function assertRefused(t: Test, r: { status: number; body: Buffer }, what: string) {
   t.equal(r.status, 404, `${what}: 404`);
   t.notOk(r.body.includes(secretPdf.subarray(9, 41)), `${what}: no bytes of the file`);
   t.notOk(r.body.includes(otherFile), `${what}: no bytes of another file`);
@@ -138,6 +138,18 @@ t.test('GET /v1/files/{name} streams the exact bytes to the owner only, with the
   t.ok(Buffer.from(await res.arrayBuffer()).equals(secretPdf));
   t.equal(res.headers.get('content-disposition'), 'attachment; filename="Report Q3.pdf"');
   t.equal((await fetch(`${d.url}/v1/files/${encodeURIComponent('Report Q3.pdf')}`)).status, 401, 'no bearer: 401');
+});
+
+t.test('as: file past 15 MB is refused inline and pointed at its URL', async (t) => {
+  await d.daemon.env.files.addBytes('alice', 'huge.bin', Buffer.alloc(15 * 1024 * 1024 + 1, 1));
+  const r = await d.rest(alice, 'POST', '/v1/tools/browser_download_get', { file: 'huge.bin', as: 'file' });
+  t.equal(r.status, 400);
+  t.match(r.json.error, { code: 'validation_error', next: /GET \/v1\/files\/huge\.bin/ });
+  t.notOk(JSON.stringify(r.json).includes('AQEBAQEB'), 'no bytes');
+  const small = await d.rest(alice, 'POST', '/v1/tools/browser_download_get', { file: 'other.csv', as: 'file' });
+  t.equal(small.status, 200);
+  t.ok(Buffer.from(small.json.resources[0].data, 'base64').equals(otherFile), 'REST gets the bytes under resources');
+  d.daemon.env.files.remove('alice', 'huge.bin');
 });
 
 t.test('BROWSERD_DOWNLOAD_LINK_TTL_S: any positive whole seconds; anything else refuses to start', async (t) => {
