@@ -36,16 +36,16 @@ function attachment(name: string, body: Buffer | string, type: string) {
 }
 
 /** The next download this user's default browser settles (stored, too large, cancelled): the event, not a sleep. */
-function nextDownload(profileUser = 'alice'): Promise<DownloadOutcome> {
-  const inst = d.daemon.env.pool.peek(profileUser);
-  if (!inst?.downloads) throw new Error('no running browser with downloads for ' + profileUser);
+function nextDownload(profile?: string): Promise<DownloadOutcome> {
+  const inst = d.daemon.env.pool.peek('alice', profile);
+  if (!inst?.downloads) throw new Error(`no running browser with downloads for alice ${profile ?? ''}`);
   return new Promise((resolve) => inst.downloads!.once('settled', resolve));
 }
 
-async function clickDownload(label: RegExp): Promise<DownloadOutcome> {
+async function clickDownload(label: RegExp, profile?: string): Promise<DownloadOutcome> {
   const snap = await call(client, 'browser_snapshot');
   const ref = refOf(snap.text, label);
-  const settled = nextDownload();
+  const settled = nextDownload(profile);
   const clicked = await call(client, 'browser_click', { ref });
   if (clicked.isError) throw new Error(clicked.text);
   return settled;
@@ -71,7 +71,12 @@ t.before(async () => {
   site.route('/files/data', attachment('data.csv', csv, 'text/csv'));
   site.route('/files/book', attachment('book.xlsx', xlsx, 'application/octet-stream'));
   site.route('/files/evil', attachment('../../.ssh/authorized_keys', 'not a key', 'text/plain'));
-  site.route('/files/big', attachment('big.bin', Buffer.alloc(CAP * 4, 7), 'application/octet-stream'));
+  // Announces 4x the cap and sends only half of it, then holds on: the download can never complete, so the
+  // only way it ends is our cancel.
+  site.route('/files/big', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(CAP * 4), 'content-disposition': 'attachment; filename="big.bin"' });
+    res.write(Buffer.alloc(CAP * 2, 7));
+  });
   site.route(
     '/downloads',
     html(`<h1>Downloads</h1>
@@ -144,6 +149,14 @@ t.test('a tab in a named context downloads into the same files', async (t) => {
   t.match(o, { state: 'stored', file: { name: 'data.csv', mimeType: 'text/csv' } });
   const wb = await clickDownload(/link "Get the workbook"/);
   t.match(wb, { state: 'stored', file: { name: 'book.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' } });
+});
+
+t.test('a named profile (a browser of its own) downloads into the same files, once', async (t) => {
+  const open = await call(client, 'browser_open', { url: `${site.url}/downloads`, profile: 'side' });
+  t.notOk(open.isError, open.text);
+  const o = await clickDownload(/link "Get the report"/, 'side');
+  t.match(o, { state: 'stored', file: { name: 'Report Q3.pdf', existing: true } }, 'the same bytes from another browser: still one file');
+  t.same(readdirSync(d.daemon.env.files.stagingDir('alice', 'profile-side')), [], "the profile's staging dir is empty");
 });
 
 t.test('download_get argument rules and unknown files', async (t) => {
