@@ -47,6 +47,10 @@ export interface Config {
   doclingUrl?: string;
   /** Longest a sidecar converter may take for one document (BROWSERD_CONVERTER_TIMEOUT_S, default 120). */
   converterTimeoutMs: number;
+  /** A page download larger than this is cancelled and its bytes removed (BROWSERD_DOWNLOAD_MAX_MB, default 1024). */
+  downloadMaxBytes: number;
+  /** How long a share link of a stored file opens (BROWSERD_DOWNLOAD_LINK_TTL_S, default 30 min). */
+  downloadLinkTtlS: number;
 }
 
 /** One browser per ~600 MB of memory, at least 1: a typical profile with a few tabs stays under that. */
@@ -138,5 +142,7 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     markitdownUrl: serviceUrl('BROWSERD_MARKITDOWN_URL', env.BROWSERD_MARKITDOWN_URL),
     doclingUrl: serviceUrl('BROWSERD_DOCLING_URL', env.BROWSERD_DOCLING_URL),
     converterTimeoutMs: wholeNumber('converter-timeout-s', env.BROWSERD_CONVERTER_TIMEOUT_S, 120, 1) * 1000,
+    downloadMaxBytes: wholeNumber('download-max-mb', flags['download-max-mb'] ?? env.BROWSERD_DOWNLOAD_MAX_MB, 1024, 1) * 1024 * 1024,
+    downloadLinkTtlS: wholeNumber('download-link-ttl-s', flags['download-link-ttl-s'] ?? env.BROWSERD_DOWNLOAD_LINK_TTL_S, 30 * 60, 1),
   };
 }

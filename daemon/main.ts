@@ -79,7 +79,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   // A key problem locks the vault, not the daemon: everything else keeps working and every vault use says why.
   if (!vaultKey.ok) log.error({ problem: vaultKey.problem, next: vaultKey.next }, `vault locked: ${vaultKey.message}`);
   const vault = new VaultStore(db, vaultKey);
-  pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url));
+  const files = new FileStore(cfg.dataDir);
+  pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url), files);
   // Every link the daemon hands out (live view, hand-offs, CDP sessions) starts here, without a trailing slash.
   const baseUrl = () => cfg.publicUrl?.replace(/\/+$/, '') ?? `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${appPort || cfg.port}`;
   const handoffs = new HandoffService(new HandoffStore(db), { maxLifeS: cfg.handoffMaxS, baseUrl, hasTab: (u, t) => !!tabs.get(u, t), log });
@@ -91,7 +92,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     tabs,
     audit,
     pool,
-    files: new FileStore(cfg.dataDir),
+    files,
     profiles: new ProfileStore(cfg.dataDir),
     policies,
     vault,

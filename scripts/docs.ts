@@ -73,6 +73,29 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'POST /v1/inbox/sms/{inbox}': { parameters: [pathParam('inbox')], description: "Authorization: Bearer <the SMS inbox's secret> (not a user token). A wrong secret and an unknown inbox both answer 401 and store nothing. Body at most 16 KB.", requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { text: { type: 'string' }, from: { type: 'string' }, receivedAt: { type: 'string', description: 'ISO time or epoch milliseconds' } }, required: ['text'] } }, 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { Body: { type: 'string' }, From: { type: 'string' } }, required: ['Body'] } } } }, responses: { '202': { description: 'stored; waiting browser_fill_otp calls look at it at once', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } } } }, ...stdErrors([501]) } },
     'GET /handoff/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the "Your turn" page', content: { 'text/html': { schema: { type: 'string' } } } }, '404': { description: 'unknown token (plain page)' }, '410': { description: 'the hand-off is over (plain page)' } } },
     'POST /handoff/{token}/done': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'resolved; a thank-you page', content: { 'text/html': { schema: { type: 'string' } } } }, '403': { description: 'posted from another site' }, '404': { description: 'unknown token (plain page)' }, '410': { description: 'the hand-off is over (plain page)' } } },
+    'POST /v1/convert': {
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: toJsonSchema(allTools().find((t) => t.name === 'browser_convert')!.input) },
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: ['file'],
+              properties: {
+                file: { type: 'string', format: 'binary', description: 'The document, at most 15 MB; its file name gives the type.' },
+                converter: { type: 'string', enum: ['auto', 'builtin', 'markitdown', 'docling'] },
+                format: { type: 'string', enum: ['markdown', 'text'] },
+                maxChars: { type: 'integer', minimum: 1, maximum: 200000 },
+                store: { type: 'boolean' },
+              },
+            },
+          },
+        },
+      },
+      responses: { ...plainOk('conversion: source, kind, converter, chars, truncated, title, parts; file when stored; text with the fenced document'), ...stdErrors([404, 501, 502, 504]) },
+    },
+    'GET /dl/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the shared file, streamed as an attachment (nosniff, no-store, no-referrer)', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, '404': errorResponse('not_found: the link expired, was altered, or its file was deleted or now holds other bytes (one answer for all, no file bytes)') } },
     'GET /live/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the viewer page (HTML, no-store, frame-ancestors self)', content: { 'text/html': { schema: { type: 'string' } } } }, '403': errorResponse('forbidden: a Host this daemon does not answer to'), '404': errorResponse('not_found: the link is unknown or expired') } },
     ...crawlOperations(),
     'GET /v1/caches': { responses: { ...plainOk('caches: name, entries, bytes, updatedAt'), ...stdErrors() } },

@@ -12,6 +12,8 @@ import type { TabRecord, TabStore } from '../../storage/tabs.js';
 import { formatTabId } from '../../protocol/ids.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { HostAccess } from '../policy/host-policy.js';
+import type { FileStore } from '../../storage/files.js';
+import { DownloadWatcher, type DownloadOrigin } from './downloads.js';
 
 export interface InstanceOptions {
   user: string;
@@ -27,6 +29,8 @@ export interface InstanceOptions {
   log: Logger;
   /** The user's host policy for a URL (read_only, blocked, allowed or default). */
   hostAccess?: (url: string) => HostAccess | 'default';
+  /** Where page downloads go (the user's files) and the largest one kept; without it Chromium's default applies. */
+  downloads?: { files: FileStore; maxBytes: number };
   /** Called when the process dies on its own, so the pool can free the slot. */
   onExit: (inst: BrowserInstance) => void;
 }
@@ -55,6 +59,8 @@ export class BrowserInstance {
   private scratchSeq = 0;
   /** Targets of browser_read's scratch tabs, while they are open. */
   private scratchTargets = new Set<string>();
+  /** Page downloads of every context of this browser, on their way into the user's files. */
+  downloads?: DownloadWatcher;
   startedAt?: Date;
   version?: string;
   alive = false;
@@ -95,11 +101,38 @@ export class BrowserInstance {
     this.disposables.add(conn.on('Target.attachedToTarget', '', (p) => this.onAttached(p)));
     this.disposables.add(conn.on('Target.detachedFromTarget', '', (p) => this.onDetached(p.targetId)));
     await conn.send('Target.setDiscoverTargets', { discover: true });
+    await this.watchDownloads(conn);
     // Every page is attached paused, so read-mode rules are in place before its first request (popups too).
     await conn.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
     await this.reopenTabs();
     this.startedAt = new Date();
     this.opts.log.info({ user: this.opts.user, profile: this.opts.profile, ms: Date.now() - t0, pid: this.pid }, 'browser started');
+  }
+
+  /**
+   * Downloads land in the user's files, once (downloads.ts). Set per browser context: each named context
+   * gets the same behaviour when it is created (contextId), so no context falls back to Chromium's default.
+   */
+  private async watchDownloads(conn: CdpConnection) {
+    const d = this.opts.downloads;
+    if (!d) return;
+    const { user, profile } = this.opts;
+    this.downloads = new DownloadWatcher(conn, {
+      stagingDir: d.files.stagingDir(user, profile ? `profile-${profile}` : 'default'),
+      maxBytes: d.maxBytes,
+      store: (name, staged) => d.files.addFile(user, name, staged),
+      origin: (frameId) => this.downloadOrigin(frameId),
+      log: this.opts.log,
+    });
+    this.disposables.add(this.downloads);
+    await this.downloads.enable();
+  }
+
+  /** A download's tab: a page's main frame id is its target id (a download from a subframe has no tab). */
+  private downloadOrigin(frameId: string): DownloadOrigin {
+    const tab = [...this.tabs.values()].find((t) => t.targetId === frameId);
+    const context = tab?.record.context;
+    return { tab, browserContextId: context ? this.contexts.get(context) : undefined };
   }
 
   private markDead() {
@@ -247,6 +280,7 @@ export class BrowserInstance {
     if (!id) {
       id = (await this.conn!.send('Target.createBrowserContext', { disposeOnDetach: false })).browserContextId;
       this.contexts.set(name, id);
+      await this.downloads?.enable(id);
     }
     return id;
   }

@@ -11,6 +11,7 @@ import type { TabStore } from '../../storage/tabs.js';
 import type { Config } from '../config.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { HostAccess } from '../policy/host-policy.js';
+import type { FileStore } from '../../storage/files.js';
 
 /** A renderer's V8 heap bound (MB): one runaway page must not take the host's memory with it. */
 export const RENDERER_HEAP_MB = 1024;
@@ -32,6 +33,8 @@ export class BrowserPool {
     private log: Logger,
     private proxyPort: () => number | undefined,
     private hostAccess: (user: string, url: string) => HostAccess | 'default' = () => 'default',
+    /** The users' files, where page downloads land; without it downloads are left to Chromium's default. */
+    private files?: FileStore,
   ) {
     if (cfg.browserIdleMs > 0) {
       this.idleSweeper = setInterval(() => void this.closeIdle(), Math.min(30_000, Math.max(250, Math.floor(cfg.browserIdleMs / 2))));
@@ -136,6 +139,7 @@ export class BrowserPool {
       tabs: this.tabs,
       log: this.log,
       hostAccess: (url) => this.hostAccess(user, url),
+      downloads: this.files ? { files: this.files, maxBytes: this.cfg.downloadMaxBytes } : undefined,
       onExit: (i) => {
         if (this.instances.get(i.key) === i) this.instances.delete(i.key);
       },

@@ -5,7 +5,7 @@ import { InvalidCursorError } from '../../storage/audit.js';
 import { callTool } from '../tools/dispatch.js';
 import { allTools, listProfiles, toJsonSchema } from '../tools/registry.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { readJson, send, sendError, sendJson, TooDeepError, type Req } from './http.js';
+import { readJson, sendError, sendJson, TooDeepError, type Req } from './http.js';
 import type { RouteSpec } from './routes.js';
 import { inboxHandlers } from './rest-inbox.js';
 import { handoffPageHandlers } from './handoff-page.js';
@@ -13,6 +13,8 @@ import { liveHandlers } from '../live/handlers.js';
 import { vaultHandlers } from './rest-vault.js';
 import { crawlHandlers } from './rest-crawls.js';
 import { cacheHandlers } from './rest-caches.js';
+import { downloadHandlers } from './rest-downloads.js';
+import { convertHandlers } from './rest-convert.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -26,7 +28,7 @@ function segment(raw: string): string {
   }
 }
 
-async function runTool(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
+export async function runTool(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
   const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest' });
   if (!result.ok) return sendError(r, result.error);
   sendJson(r, okStatus, { ...result.out.renderJson(), tool: name });
@@ -80,14 +82,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
       return runTool(env, r, me(u), name, await toolBody(env, r, me(u), name));
     },
     'GET /v1/profiles': async (r, u) => sendJson(r, 200, { ok: true, profiles: listProfiles(env, me(u).id) }),
-    'GET /v1/files': async (r, u) => sendJson(r, 200, { ok: true, files: env.files.list(me(u).id).map((f) => ({ ...f, url: `/v1/files/${encodeURIComponent(f.name)}` })) }),
-    'GET /v1/files/{name}': async (r, u, [raw]) => {
-      const name = segment(raw);
-      const info = env.files.info(me(u).id, name);
-      const data = info && env.files.read(me(u).id, name);
-      if (!info || !data) throw new BrowserdError('not_found', `no file ${name}`, { next: 'List your files with GET /v1/files.' });
-      send(r, 200, data, { 'Content-Type': info.mimeType, 'Content-Disposition': `attachment; filename="${name.replace(/"/g, '')}"`, 'X-Content-Type-Options': 'nosniff' });
-    },
+    ...downloadHandlers(env),
     'GET /v1/audit': async (r, u) => {
       const limit = Number(r.query.get('limit') ?? 50);
       if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new BrowserdError('validation_error', 'limit must be a whole number from 1 to 500', { next: 'Pass ?limit=50.' });
@@ -103,6 +98,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     ...vaultHandlers(env),
     ...crawlHandlers(env),
     ...cacheHandlers(env),
+    ...convertHandlers(env),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r) => {
       const body = (await readJson(r)) as { name?: unknown } | null;

@@ -22,6 +22,8 @@ import { vaultTools } from './vault.js';
 import { cdpSessionTools } from './cdp-sessions.js';
 import { crawlTools } from './crawl.js';
 import { siteTools } from './site.js';
+import { downloadTools } from './downloads.js';
+import { convertTools } from './convert.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -46,6 +48,8 @@ const ALL: ToolDef<any>[] = [
   ...cdpSessionTools,
   ...crawlTools,
   ...siteTools,
+  ...downloadTools,
+  ...convertTools,
 ];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));

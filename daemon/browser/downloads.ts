@@ -1,0 +1,176 @@
+/**
+ * Page downloads, the CDP side: Chromium writes each download under its guid into a staging dir of this
+ * browser; once complete it moves into the user's files (FileStore.addFile: one copy of the same bytes, a
+ * free safe name). A download past the admin's cap is cancelled and its bytes removed. What became of each
+ * is a line in the log of the tab that started it.
+ */
+import { EventEmitter } from 'node:events';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { CdpConnection, Disposable, EventParams } from '../cdp/connection.js';
+import type { AddedFile } from '../../storage/files.js';
+import type { LogEntry, LogKind } from './tab-log.js';
+
+/** Chromium's download guids: a UUID. Anything else never becomes a path. */
+const GUID = /^[0-9a-fA-F-]{36}$/;
+
+/** Where a download came from: the tab whose frame started it (if it is one of ours) and its browser context. */
+export interface DownloadOrigin {
+  tab?: { id: string; logEvent(kind: LogKind, e: Omit<LogEntry, 'at' | 'kind'>): void };
+  browserContextId?: string;
+}
+
+export interface DownloadWatcherOptions {
+  stagingDir: string;
+  /** Larger downloads are cancelled (config downloadMaxBytes). */
+  maxBytes: number;
+  /** Moves a finished download into the user's files. */
+  store(name: string, stagedPath: string): Promise<AddedFile>;
+  origin(frameId: string): DownloadOrigin;
+  log: Logger;
+}
+
+export type DownloadState = 'stored' | 'canceled' | 'too_large' | 'failed';
+
+/** What became of one download ('settled' event). */
+export interface DownloadOutcome {
+  guid: string;
+  url: string;
+  suggestedName: string;
+  state: DownloadState;
+  tab?: string;
+  file?: AddedFile;
+  reason?: string;
+}
+
+/** A download under way, as browser_downloads shows it. */
+export interface DownloadInProgress {
+  name: string;
+  url: string;
+  receivedBytes: number;
+  totalBytes: number;
+  tab?: string;
+}
+
+interface Active {
+  guid: string;
+  url: string;
+  suggestedName: string;
+  origin: DownloadOrigin;
+  receivedBytes: number;
+  totalBytes: number;
+  /** Set once we asked Chromium to cancel it for its size. */
+  tooLarge?: boolean;
+}
+
+export class DownloadWatcher extends EventEmitter {
+  private active = new Map<string, Active>();
+  private subs: Disposable[] = [];
+
+  constructor(private conn: CdpConnection, private opts: DownloadWatcherOptions) {
+    super();
+    // Whatever is in the staging dir when the browser starts was left by one that died mid-download.
+    for (const n of readdirSync(opts.stagingDir)) rmSync(join(opts.stagingDir, n), { force: true, recursive: true });
+    this.subs.push(conn.on('Browser.downloadWillBegin', '', (p) => this.onBegin(p)));
+    this.subs.push(conn.on('Browser.downloadProgress', '', (p) => void this.onProgress(p)));
+  }
+
+  /** Downloads of a browser context (the default one without an id) go to the staging dir, named by guid. */
+  async enable(browserContextId?: string): Promise<void> {
+    await this.conn.send('Browser.setDownloadBehavior', {
+      behavior: 'allowAndName',
+      downloadPath: this.opts.stagingDir,
+      eventsEnabled: true,
+      ...(browserContextId ? { browserContextId } : {}),
+    });
+  }
+
+  inProgress(): DownloadInProgress[] {
+    return [...this.active.values()].map((a) => ({ name: a.suggestedName, url: a.url, receivedBytes: a.receivedBytes, totalBytes: a.totalBytes, tab: a.origin.tab?.id }));
+  }
+
+  dispose() {
+    for (const s of this.subs.splice(0)) s.dispose();
+    this.active.clear();
+  }
+
+  private onBegin(p: EventParams<'Browser.downloadWillBegin'>) {
+    if (!GUID.test(p.guid)) return;
+    this.active.set(p.guid, { guid: p.guid, url: p.url, suggestedName: p.suggestedFilename, origin: this.opts.origin(p.frameId), receivedBytes: 0, totalBytes: 0 });
+  }
+
+  private async onProgress(p: EventParams<'Browser.downloadProgress'>) {
+    const a = this.active.get(p.guid);
+    if (!a) return;
+    a.receivedBytes = p.receivedBytes;
+    a.totalBytes = p.totalBytes;
+    if (p.state === 'inProgress') {
+      if (!a.tooLarge && Math.max(p.totalBytes, p.receivedBytes) > this.opts.maxBytes) {
+        a.tooLarge = true;
+        await this.conn.sendMayFail('Browser.cancelDownload', { guid: p.guid, ...(a.origin.browserContextId ? { browserContextId: a.origin.browserContextId } : {}) });
+      }
+      return;
+    }
+    this.active.delete(p.guid);
+    const staged = join(this.opts.stagingDir, p.guid);
+    if (p.state === 'canceled') {
+      this.removeStaged(p.guid);
+      return this.settle(a, a.tooLarge ? { state: 'too_large', reason: this.capReason() } : { state: 'canceled', reason: 'cancelled' });
+    }
+    // completed: it may have finished before our cancel reached Chromium.
+    let size: number;
+    try {
+      size = statSync(staged).size;
+    } catch {
+      return this.settle(a, { state: 'failed', reason: 'the finished file was not where the browser was told to put it' });
+    }
+    if (size > this.opts.maxBytes) {
+      this.removeStaged(p.guid);
+      return this.settle(a, { state: 'too_large', reason: this.capReason() });
+    }
+    try {
+      const file = await this.opts.store(a.suggestedName || lastSegment(a.url), staged);
+      this.settle(a, { state: 'stored', file });
+    } catch (e) {
+      this.removeStaged(p.guid);
+      this.opts.log.warn({ err: String(e) }, 'a finished download could not be stored');
+      this.settle(a, { state: 'failed', reason: 'it could not be stored in your files' });
+    }
+  }
+
+  private capReason(): string {
+    const mb = this.opts.maxBytes / (1024 * 1024);
+    return `larger than the download limit (${Number.isInteger(mb) ? `${mb} MB` : `${this.opts.maxBytes} bytes`}), so it was cancelled`;
+  }
+
+  /** The staged bytes, finished (guid) or partial (guid.crdownload), are gone once a download ends unstored. */
+  private removeStaged(guid: string) {
+    for (const n of [guid, `${guid}.crdownload`]) rmSync(join(this.opts.stagingDir, n), { force: true });
+  }
+
+  private settle(a: Active, r: Pick<DownloadOutcome, 'state' | 'file' | 'reason'>) {
+    const outcome: DownloadOutcome = { guid: a.guid, url: a.url, suggestedName: a.suggestedName, tab: a.origin.tab?.id, ...r };
+    a.origin.tab?.logEvent('download', { url: a.url, detail: describe(outcome) });
+    this.emit('settled', outcome);
+  }
+}
+
+function lastSegment(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
+  } catch {
+    return '';
+  }
+}
+
+/** The tab log's line: the stored name, or why there is none. */
+export function describe(o: DownloadOutcome): string {
+  if (o.state === 'stored' && o.file) {
+    const f = o.file;
+    return f.existing
+      ? `same bytes already in your files as "${f.name}" (${f.size} bytes); kept one copy`
+      : `stored in your files as "${f.name}" (${f.size} bytes, ${f.mimeType})`;
+  }
+  return `not stored: ${o.reason ?? o.state}`;
+}

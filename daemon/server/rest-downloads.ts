@@ -1,0 +1,58 @@
+/**
+ * Stored files over HTTP: the caller's list and one file (bearer), and share links (`/dl/<token>`, no
+ * bearer: the signed token is the credential). Files are streamed from disk, never read whole: a download
+ * can be a gigabyte.
+ */
+import type { DaemonEnv } from '../env.js';
+import type { UserRecord } from '../../storage/users.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { ShareLinks } from '../../storage/share-links.js';
+import { sendJson, sendStream } from './http.js';
+import type { Handler } from './rest.js';
+
+function segment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new BrowserdError('validation_error', `"${raw.slice(0, 80)}" is not a valid URL path segment`, { next: 'Percent-encode the name correctly.' });
+  }
+}
+
+/** The headers of a file handed out: always saved, never rendered or sniffed, never cached on the way. */
+function fileHeaders(name: string, mimeType: string): Record<string, string> {
+  return {
+    'Content-Type': mimeType,
+    // FILE_NAME allows no quote, backslash or control character: the name cannot break out of the header value.
+    'Content-Disposition': `attachment; filename="${name}"`,
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+  };
+}
+
+/** One answer for every link that does not open, so a holder learns nothing about which check failed. */
+const deadLink = () =>
+  new BrowserdError('not_found', 'this link does not open: it expired, was altered, or its file was deleted or changed', {
+    next: 'Ask the file owner for a new link (browser_download_link).',
+  });
+
+export function downloadHandlers(env: DaemonEnv): Record<string, Handler> {
+  const me = (u: UserRecord | undefined) => u!;
+  return {
+    'GET /v1/files': async (r, u) => sendJson(r, 200, { ok: true, files: env.files.list(me(u).id).map((f) => ({ ...f, url: `/v1/files/${encodeURIComponent(f.name)}` })) }),
+    'GET /v1/files/{name}': async (r, u, [raw]) => {
+      const name = segment(raw!);
+      const info = env.files.info(me(u).id, name);
+      const stream = info && env.files.stream(me(u).id, name);
+      if (!info || !stream) throw new BrowserdError('not_found', `no file ${name}`, { next: 'List your files with GET /v1/files.' });
+      await sendStream(r, 200, fileHeaders(name, info.mimeType), stream);
+    },
+    'GET /dl/{token}': async (r, _u, [raw]) => {
+      const p = new ShareLinks(env.cfg.dataDir).verify(raw!);
+      if (!p || p.e <= Math.floor(Date.now() / 1000) || !env.users.get(p.u)) throw deadLink();
+      const info = env.files.info(p.u, p.f);
+      const opened = info && (await env.files.openIfHash(p.u, p.f, p.h));
+      if (!info || !opened) throw deadLink();
+      await sendStream(r, 200, { ...fileHeaders(info.name, info.mimeType), 'Referrer-Policy': 'no-referrer' }, opened.stream);
+    },
+  };
+}

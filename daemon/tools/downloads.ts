@@ -1,0 +1,154 @@
+/**
+ * The user's files as an agent sees them: what is stored (page downloads, PDFs, stored conversions), one
+ * file read as Markdown, as rows or as bytes, and a short-lived link that opens it without a token.
+ */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { inline } from './response.js';
+import { params, StringEnum } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import type { ToolContext } from './context.js';
+import type { FileInfo } from '../../storage/files.js';
+import { ShareLinks } from '../../storage/share-links.js';
+import type { Conversion, SheetRows } from '../docs/types.js';
+
+/** Largest file handed back inline (as: file) or read here (as: text, rows): bigger ones go by their URL. */
+const INLINE_MAX_BYTES = 15 * 1024 * 1024;
+const ROWS_DEFAULT = 2000;
+const ROWS_MAX = 20000;
+
+const FileParam = Type.String({ description: 'A file name as browser_downloads lists it, e.g. "Report Q3.pdf".', minLength: 1, maxLength: 200 });
+
+const fileUrl = (name: string) => `/v1/files/${encodeURIComponent(name)}`;
+
+/** The caller's stored file, or not_found saying where the names are. */
+function storedFile(ctx: ToolContext, name: string): FileInfo {
+  const info = ctx.env.files.info(ctx.user.id, name);
+  if (!info) throw new BrowserdError('not_found', `no file "${inline(name)}" in your files`, { next: 'List your files with browser_downloads and pass a name exactly as listed.' });
+  return info;
+}
+
+function tooLarge(info: FileInfo, what: string): BrowserdError {
+  return new BrowserdError('validation_error', `"${info.name}" is ${info.size} bytes: ${what} at most ${INLINE_MAX_BYTES} bytes (15 MB)`, {
+    next: `Fetch it whole with GET ${fileUrl(info.name)} (bearer token), or share it with browser_download_link.`,
+    details: { url: fileUrl(info.name), size: info.size },
+  });
+}
+
+/** The file's bytes for reading here, refused past 15 MB (before anything is read). */
+function smallBytes(ctx: ToolContext, info: FileInfo, what: string): Buffer {
+  if (info.size > INLINE_MAX_BYTES) throw tooLarge(info, what);
+  const bytes = ctx.env.files.read(ctx.user.id, info.name);
+  if (!bytes) throw new BrowserdError('not_found', `"${info.name}" was removed meanwhile`, { next: 'List your files with browser_downloads.' });
+  return bytes;
+}
+
+/**
+ * The document converters are loaded on first use: they bring parsers (PDF, Office, sheets) the daemon
+ * does not need until someone reads a document.
+ */
+const docs = () => import('../docs/index.js');
+
+export const downloadTools = [
+  defineTool({
+    name: 'browser_downloads',
+    title: 'Your files and downloads',
+    description:
+      "The user's stored files, newest first: page downloads (a click on a download link stores the file here, once, under its own name), PDFs, stored conversions. Each with name, size, MIME type and its URL (GET with the bearer token). Downloads still under way are listed apart. Read one with browser_download_get; share one with browser_download_link.",
+    input: params({}),
+    effect: 'read',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, _args, out) {
+      const files = ctx.env.files.list(ctx.user.id).map((f) => ({ name: f.name, size: f.size, mimeType: f.mimeType, modifiedAt: f.modifiedAt, url: fileUrl(f.name) }));
+      const underWay = ctx.env.pool
+        .list()
+        .filter((b) => b.opts.user === ctx.user.id)
+        .flatMap((b) => b.downloads?.inProgress() ?? []);
+      out.set('files', files).set('inProgress', underWay);
+      out.text(files.length ? `${files.length} file${files.length === 1 ? '' : 's'}, newest first:` : 'No files yet.');
+      // Names and URLs come from pages (Content-Disposition): listed inside the fence.
+      if (files.length) out.page('your files', files.map((f) => `${f.name} | ${f.size} bytes | ${f.mimeType} | ${f.url}`).join('\n'));
+      if (underWay.length) {
+        out.text(`${underWay.length} download${underWay.length === 1 ? '' : 's'} still under way:`);
+        out.page('downloads under way', underWay.map((d) => `${d.name} | ${d.receivedBytes} of ${d.totalBytes || '?'} bytes | ${d.url}`).join('\n'));
+      }
+    },
+  }),
+  defineTool({
+    name: 'browser_download_get',
+    title: 'Read a stored file',
+    description:
+      'One of your files: as "text" (default) the document converted to Markdown (PDF, Word, Excel, PowerPoint, CSV/TSV, HTML, feeds, text); as "rows" the rows of a CSV, TSV or Excel sheet (`sheet` by name, default the first; `limit` rows, default 2000, at most 20000; says the total and whether it was cut); as "file" the bytes (at most 15 MB; larger files go by their URL).',
+    input: params({
+      file: FileParam,
+      as: Type.Optional(StringEnum(['text', 'rows', 'file'] as const, { description: 'text (default), rows or file.', default: 'text' })),
+      sheet: Type.Optional(Type.String({ description: 'as rows only: the sheet name (Excel). Default: the first sheet.', minLength: 1, maxLength: 200 })),
+      limit: Type.Optional(Type.Integer({ description: `as rows only: rows to return, 1-${ROWS_MAX}. Default ${ROWS_DEFAULT}.`, minimum: 1, maximum: ROWS_MAX })),
+    }),
+    effect: 'read',
+    openWorld: false,
+    needsBrowser: false,
+    check(args) {
+      const as = args.as ?? 'text';
+      if (as !== 'rows' && (args.sheet !== undefined || args.limit !== undefined)) {
+        throw new BrowserdError('validation_error', `sheet and limit go with as: "rows", not as: "${as}"`, { next: 'Pass as: "rows" to read a sheet, or drop sheet and limit.' });
+      }
+    },
+    async handle(ctx, args, out) {
+      const info = storedFile(ctx, args.file);
+      const as = args.as ?? 'text';
+      out.set('file', info.name).set('size', info.size).set('mimeType', info.mimeType).set('url', fileUrl(info.name));
+      if (as === 'file') {
+        const bytes = smallBytes(ctx, info, 'files are handed back inline up to');
+        out.resource(`browserd-file:///${encodeURIComponent(info.name)}`, bytes.toString('base64'), info.mimeType);
+        out.text(`The bytes of "${inline(info.name)}" (${info.size} bytes, ${info.mimeType}) follow as an embedded resource.`);
+        return;
+      }
+      const src = { bytes: smallBytes(ctx, info, 'documents are read here up to'), name: info.name, contentType: info.mimeType };
+      if (as === 'rows') {
+        const { readSheetRows } = await docs();
+        const limit = args.limit ?? ROWS_DEFAULT;
+        const r: SheetRows = await readSheetRows(src, { sheet: args.sheet, limit });
+        if (args.sheet !== undefined && r.sheet !== args.sheet) {
+          throw new BrowserdError('not_found', `"${inline(info.name)}" has no sheet "${inline(args.sheet)}"; its sheets: ${r.sheets.map((s) => `"${inline(s)}"`).join(', ')}`, {
+            next: 'Pass one of those names as sheet, or leave sheet out for the first.',
+            details: { sheets: r.sheets },
+          });
+        }
+        out.set('sheets', r.sheets).set('sheet', r.sheet).set('rows', r.rows).set('total', r.total).set('truncated', r.truncated);
+        out.text(`${r.rows.length} of ${r.total} rows of sheet ${r.sheets.indexOf(r.sheet) + 1} of ${r.sheets.length} in "${inline(info.name)}"${r.truncated ? ` (cut at limit ${limit}: pass a larger limit, up to ${ROWS_MAX})` : ''}.`);
+        out.page(`${info.name} sheet ${r.sheet}`, r.rows.map((row) => row.join('\t')).join('\n'));
+        return;
+      }
+      const { convertDocument } = await docs();
+      const c: Conversion = await convertDocument(ctx.env.cfg, src, { signal: ctx.signal });
+      out.set('kind', c.kind).set('converter', c.converter).set('chars', c.chars).set('truncated', c.truncated);
+      if (c.title !== undefined) out.set('title', c.title);
+      if (c.parts !== undefined) out.set('parts', c.parts);
+      out.text(`"${inline(info.name)}" as Markdown (${c.kind}, ${c.chars} characters${c.truncated ? ', cut: read it with browser_convert and a larger maxChars' : ''}):`);
+      out.page(info.name, c.content);
+    },
+  }),
+  defineTool({
+    name: 'browser_download_link',
+    title: 'Share a stored file by link',
+    description:
+      'A link that opens one of your files without a token, for a person or another program: it expires (30 minutes unless the admin set otherwise) and stops opening if the file is deleted or replaced by other bytes. Anyone holding it can fetch the file until then.',
+    input: params({ file: FileParam }),
+    effect: 'read',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const info = storedFile(ctx, args.file);
+      const sha256 = await ctx.env.files.sha256(ctx.user.id, info.name);
+      if (!sha256) throw new BrowserdError('not_found', `"${info.name}" was removed meanwhile`, { next: 'List your files with browser_downloads.' });
+      const expires = Math.floor(Date.now() / 1000) + ctx.env.cfg.downloadLinkTtlS;
+      const token = new ShareLinks(ctx.env.cfg.dataDir).make({ u: ctx.user.id, f: info.name, h: sha256, e: expires });
+      const url = `${ctx.env.baseUrl()}/dl/${token}`;
+      const expiresAt = new Date(expires * 1000).toISOString();
+      out.set('url', url).set('expiresAt', expiresAt).set('file', info.name);
+      out.text(`A link to "${inline(info.name)}" that opens without a token until ${expiresAt}: ${url}`);
+    },
+  }),
+];
