@@ -36,8 +36,9 @@ t.test('base64 over MCP: the text in order, fenced, with what was read', async (
   t.notOk(r.isError, r.text);
   t.match(r.text, /Converted invoice\.pdf \(pdf, builtin converter, 2 pages\)/);
   t.match(r.text, /<<<page nonce=[0-9a-f]{16}[^\n]*>>>\n# Invoice\n\n## Page 1\n\nInvoice first page\n\n## Page 2\n\nTotals second page\n<<<end-page/);
-  const s = r.raw.structuredContent;
-  t.match(s.conversion, { source: 'base64', kind: 'pdf', converter: 'builtin', parts: 2, truncated: false });
+  const rest = await stack.rest('browser_convert', { base64: b64(pdf), name: 'invoice.pdf' });
+  t.equal(rest.status, 200);
+  t.match(rest.json.conversion, { source: 'base64', kind: 'pdf', converter: 'builtin', parts: 2, truncated: false });
 });
 
 t.test('a url is fetched through the guard, named by its header, stored once', async (t) => {
@@ -50,8 +51,8 @@ t.test('a url is fetched through the guard, named by its header, stored once', a
   t.match(again.text, /Already in your files as Invoice March\.pdf/);
   t.same(await files(), [...before, 'Invoice March.pdf'].sort(), 'one file, however often it is stored');
   const byFile = await call(stack.client, 'browser_convert', { file: 'Invoice March.pdf', format: 'text', maxChars: 30 });
-  t.match(byFile.raw.structuredContent.conversion, { source: 'file', truncated: true });
   t.match(byFile.text, /Cut at 30 of \d+ characters/);
+  t.match((await stack.rest('browser_convert', { file: 'Invoice March.pdf', format: 'text', maxChars: 30 })).json.conversion, { source: 'file', truncated: true });
   const docx = await call(stack.client, 'browser_convert', { url: `${stack.site.url}/docs/terms.docx` });
   t.match(docx.text, /# Terms\n\nClause one/);
   t.match((await call(stack.client, 'browser_convert', { url: `${stack.site.url}/docs/missing.pdf` })).text, /navigation_failed/);
@@ -134,7 +135,7 @@ t.test('bad input is refused with a code and changes nothing', async (t) => {
 t.test('browser_status lists the converters', async (t) => {
   const r = await call(stack.client, 'browser_status');
   t.match(r.text, /Converters: builtin/);
-  t.match(r.raw.structuredContent.status.converters, [{ name: 'builtin', available: true }, { name: 'markitdown', available: false }, { name: 'docling', available: false }]);
+  t.match((await stack.rest('browser_status')).json.status.converters, [{ name: 'builtin', available: true }, { name: 'markitdown', available: false }, { name: 'docling', available: false }]);
 });
 
 t.test('with private networks off, a loopback URL is blocked and the site sees nothing', async (t) => {
