@@ -4,7 +4,8 @@
 import t from 'tap';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { call, startTestDaemon } from '../fixtures/daemon.js';
-import { makeDocx, makePdf, makePptx } from '../fixtures/documents.js';
+import { makeDocx, makePdf, makePptx, makeXlsx } from '../fixtures/documents.js';
+import { startFakeMarkitdown } from '../fixtures/sidecars.js';
 
 let stack: Stack;
 let pdf: Buffer;
@@ -59,6 +60,34 @@ t.test('a url is fetched through the guard, named by its header, stored once', a
   const huge = await call(stack.client, 'browser_convert', { url: `${stack.site.url}/docs/huge.txt` });
   t.ok(huge.isError);
   t.match(huge.text, /validation_error[\s\S]*larger than 15 MB/);
+});
+
+t.test('every built-in type by base64, url, REST and upload, in order', async (t) => {
+  const docs: { name: string; type: string; bytes: Buffer; want: string[] }[] = [
+    { name: 'a.pdf', type: 'application/pdf', bytes: await makePdf([['p-one'], ['p-two'], ['p-three']]), want: ['## Page 1', 'p-one', '## Page 2', 'p-two', '## Page 3', 'p-three'] },
+    { name: 'a.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', bytes: await makeDocx(['# D-head', 'd-one', 'd-two']), want: ['# D-head', 'd-one', 'd-two'] },
+    { name: 'a.xlsx', type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', bytes: await makeXlsx([{ name: 'S-one', rows: [['h'], ['x-1']] }, { name: 'S-two', rows: [['h'], ['x-2']] }]), want: ['## S-one', 'x-1', '## S-two', 'x-2'] },
+    { name: 'a.pptx', type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', bytes: await makePptx([{ title: 'k-one', body: ['k-body'] }, { title: 'k-two', body: [], notes: 'k-note' }]), want: ['Slide 1: k-one', 'k-body', 'Slide 2: k-two', 'k-note'] },
+    { name: 'a.csv', type: 'text/csv', bytes: Buffer.from('c-h1,c-h2\n"c, 1",c-2\n'), want: ['| c-h1 | c-h2 |', '| c, 1 | c-2 |'] },
+    { name: 'a.rss', type: 'application/rss+xml', bytes: Buffer.from('<?xml version="1.0"?><rss version="2.0"><channel><title>F</title><item><title>f-one</title><description>&lt;b&gt;f-text&lt;/b&gt;</description></item><item><title>f-two</title></item></channel></rss>'), want: ['## f-one', 'f-text', '## f-two'] },
+    { name: 'a.html', type: 'text/html', bytes: Buffer.from('<html><body><h1>h-one</h1><p>h-para</p><h2>h-two</h2></body></html>'), want: ['# h-one', 'h-para', '## h-two'] },
+  ];
+  for (const doc of docs) {
+    stack.site.route(`/all/${doc.name}`, (_req, res) => void res.writeHead(200, { 'content-type': doc.type }).end(doc.bytes));
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(doc.bytes)]), doc.name);
+    const upload = await fetch(`${stack.d.url}/v1/convert`, { method: 'POST', headers: { authorization: `Bearer ${stack.token}` }, body: form }).then((r) => r.json());
+    const answers = {
+      base64: (await call(stack.client, 'browser_convert', { base64: b64(doc.bytes), name: doc.name })).text,
+      url: (await call(stack.client, 'browser_convert', { url: `${stack.site.url}/all/${doc.name}` })).text,
+      rest: (await stack.d.rest(stack.token, 'POST', '/v1/convert', { base64: b64(doc.bytes), name: doc.name })).json.text,
+      upload: upload.text,
+    };
+    for (const [via, text] of Object.entries(answers)) {
+      const at = doc.want.map((w) => String(text).indexOf(w));
+      t.ok(at.every((x, i) => x >= 0 && (i === 0 || x > at[i - 1]!)), `${doc.name} by ${via}: ${at.join(',')}`);
+    }
+  }
 });
 
 t.test('a failed conversion stores nothing', async (t) => {
@@ -138,9 +167,10 @@ t.test('browser_status lists the converters', async (t) => {
   t.match((await stack.rest('browser_status')).json.status.converters, [{ name: 'builtin', available: true }, { name: 'markitdown', available: false }, { name: 'docling', available: false }]);
 });
 
-t.test('with private networks off, a loopback URL is blocked and the site sees nothing', async (t) => {
-  const guarded = await startTestDaemon({ allowPrivateNetwork: false });
-  t.teardown(() => guarded.stop());
+t.test('with private networks off, a loopback URL is blocked and the site sees nothing; the admin\'s converter is still reached', async (t) => {
+  const markitdown = await startFakeMarkitdown();
+  const guarded = await startTestDaemon({ allowPrivateNetwork: false, markitdownUrl: markitdown.url });
+  t.teardown(async () => { await guarded.stop(); await markitdown.close(); });
   const token = await guarded.addUser('bob');
   const client = await guarded.mcp(token);
   const seen = stack.site.requests.length;
@@ -150,4 +180,10 @@ t.test('with private networks off, a loopback URL is blocked and the site sees n
     t.match(r.text, /blocked/, url);
   }
   t.equal(stack.site.requests.length, seen, 'no request reached the fixture');
+  // The converter's address is the admin's, on loopback too: it is not a page address and skips the guard.
+  const epub = await call(client, 'browser_convert', { base64: b64('chapter words'), name: 'Book.epub' });
+  t.notOk(epub.isError, epub.text);
+  t.match(epub.text, /markitdown converter/);
+  t.match(epub.text, /Book\.epub: chapter words/);
+  t.match((await call(client, 'browser_status')).text, /Converters: builtin, markitdown/);
 });
