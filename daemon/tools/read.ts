@@ -11,6 +11,8 @@ import { htmlToMarkdownOffThread, bestPassages } from '../read/index.js';
 import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from './context.js';
 import { inline } from './response.js';
+import { ScrollUntilParam, type ScrollUntilInput } from '../../protocol/read-params.js';
+import { checkScrollOptions, scrollUntil, type ScrollStop } from '../read/scroll-until.js';
 
 export const READ_MAX_URLS = 50;
 /** Scratch tabs read in parallel: enough to hide latency, few enough for a 2-core host. */
@@ -23,9 +25,27 @@ export interface PageReading {
   markdown?: string;
   passages?: { text: string; headingPath: string[]; score: number; start: number; end: number }[];
   error?: string;
+  /** What scrollUntil did before the page was read; `items` as Markdown, in the order the list showed them. */
+  scroll?: { items: string[]; scrolls: number; stoppedBecause: ScrollStop };
 }
 
-type ReadOptions = { includeHidden?: boolean; query?: string; topK?: number; maxChars: number };
+type ReadOptions = { includeHidden?: boolean; query?: string; topK?: number; maxChars: number; scrollUntil?: ScrollUntilInput; signal: AbortSignal };
+
+/**
+ * Reads one tab as it is now: scrolls first when asked (the list items it kept are turned into Markdown on the
+ * Markdown threads), then grabs and converts the page.
+ */
+async function readTab(tab: Tab, opts: ReadOptions): Promise<PageReading> {
+  let scroll: PageReading['scroll'];
+  if (opts.scrollUntil) {
+    const r = await scrollUntil(tab, opts.scrollUntil, opts.signal);
+    const items = await Promise.all(r.items.map((html) => htmlToMarkdownOffThread(html, tab.url, { mode: 'page' }).then((m) => m.markdown.trim())));
+    scroll = { items, scrolls: r.scrolls, stoppedBecause: r.stoppedBecause };
+  }
+  const reading = await toReading(await grab(tab, opts), opts);
+  if (scroll) reading.scroll = scroll;
+  return reading;
+}
 
 /** The page's visible HTML, as the in-page script gives it (hidden text out unless asked). */
 function grab(tab: Tab, opts: ReadOptions) {
@@ -51,12 +71,16 @@ async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptions): Pr
   const converting: Promise<void>[] = [];
   let next = 0;
   const worker = async () => {
-    const tab = await inst.scratchTab();
+    const tab = await inst.scratchTab({ drawn: !!opts.scrollUntil });
     try {
       while (next < urls.length && !ctx.signal.aborted) {
         const i = next++;
         try {
           await tab.navigate(urls[i]);
+          if (opts.scrollUntil) {
+            results[i] = await readTab(tab, opts);
+            continue;
+          }
           const page = await grab(tab, opts);
           // The conversion runs on a Markdown thread while this tab already loads its next address.
           converting.push(toReading(page, opts).then((r) => void (results[i] = r), (e) => void (results[i] = failedReading(urls[i], e))));
@@ -73,6 +97,13 @@ async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptions): Pr
   return results;
 }
 
+const STOP_WORDS: Record<ScrollStop, string> = {
+  count: 'it held the items asked for (count)',
+  no_new: 'nothing new came for noNewForMs before the end',
+  max_scrolls: 'it used maxScrolls wheel turns',
+  end: 'it reached the end and nothing more loaded',
+};
+
 export const readPageTools = [
   defineTool({
     name: 'browser_read',
@@ -86,18 +117,22 @@ export const readPageTools = [
       topK: Type.Optional(Type.Integer({ description: 'Passages per page with query, 1-50. Default 5.', minimum: 1, maximum: 50 })),
       maxChars: Type.Optional(Type.Integer({ description: 'Markdown characters per page, 100-200000. Default 20000.', minimum: 100, maximum: 200000 })),
       includeHidden: IncludeHiddenParam,
+      scrollUntil: Type.Optional(ScrollUntilParam),
     }),
     effect: 'read',
-    async handle(ctx, args, out) {
+    check(args) {
       if (args.tab && args.urls) throw new BrowserdError('validation_error', 'give tab or urls, not both', { next: 'Read a tab, or a list of addresses.' });
-      const opts = { includeHidden: args.includeHidden, query: args.query, topK: args.topK, maxChars: args.maxChars ?? 20000 };
+      if (args.scrollUntil) checkScrollOptions(args.scrollUntil);
+    },
+    async handle(ctx, args, out) {
+      const opts: ReadOptions = { includeHidden: args.includeHidden, query: args.query, topK: args.topK, maxChars: args.maxChars ?? 20000, scrollUntil: args.scrollUntil, signal: ctx.signal };
       let readings: PageReading[];
       if (args.urls) {
         const urls = args.urls.map((u) => checkUrl(u, ctx.env.cfg));
         readings = await readUrls(ctx, urls, opts);
       } else {
         const tab = await ctx.tab(args.tab);
-        readings = [await toReading(await grab(tab, opts), opts)];
+        readings = [await readTab(tab, opts)];
         out.set('tab', tab.id);
       }
       out.set('pages', readings);
@@ -109,6 +144,11 @@ export const readPageTools = [
         }
         const body = r.passages ? r.passages.map((p) => `${p.headingPath.length ? `§ ${p.headingPath.join(' › ')}\n` : ''}${p.text}`).join('\n\n---\n\n') : r.markdown!;
         out.text(`${i + 1}. ${inline(r.url)}`);
+        if (r.scroll) {
+          const s = r.scroll;
+          out.text(`Scrolled ${s.scrolls} time(s), stopped because ${STOP_WORDS[s.stoppedBecause]}${args.scrollUntil?.item ? `; ${s.items.length} item(s) kept in order:` : '.'}`);
+          if (s.items.length) out.page(`items of page ${i + 1}: ${r.url}`, s.items.map((it, n) => `${n + 1}. ${it.replace(/\n/g, '\n   ')}`).join('\n'));
+        }
         out.page(`page ${i + 1}: ${r.url}`, `# ${r.title ?? ''}\n\n${body}`);
       });
     },
