@@ -125,6 +125,8 @@ export interface ExtractResult {
 
 export type { ListItemsOptions, ListItemsResult, ListItem } from './list-items.js';
 import type { ListItemsOptions, ListItemsResult } from './list-items.js';
+export type { PageFile } from './file-links.js';
+import type { PageFile } from './file-links.js';
 
 /** The functions of the script as written (each may throw an InjectedError; see the envelope above). */
 export interface InjectedApi {
@@ -176,6 +178,8 @@ export interface InjectedApi {
   /** The items of a list (scrollUntil) in the order they show, each with a key naming its row, and the scroller's state. Fails validation_error for a bad selector or a container that matches nothing. */
   listItems(opts: ListItemsOptions): ListItemsResult;
   /** Waits (at most timeoutMs) for the page to react to a scroll: scrollend, or a DOM mutation, then a pause in mutations. The one API function that answers a promise. */
+  /** The files the page offers a person (links, embedded documents, images, audio and video), absolute URLs, hidden ones left out. */
+  fileLinks(opts: { limit?: number }): PageFile[];
   pageChange(opts: { container?: string; scrolled: boolean; timeoutMs: number; quietMs?: number }): Promise<'scrolled' | 'mutated' | 'timeout'>;
 }
 

@@ -11,6 +11,7 @@ import { InjectedError } from './failure.js';
 import { findText } from './find.js';
 import { visibleHtml } from './html.js';
 import { listItems, pageChange } from './list-items.js';
+import { fileLinks } from './file-links.js';
 import { elementInfo, elementInfoAt, focusedInfo } from './info.js';
 import { loginView, maskSecret, remaskSecrets, secretTarget, submitFor } from './login-fields.js';
 import { check, query } from './query.js';
@@ -45,6 +46,7 @@ const functions: Omit<InjectedApi, 'version'> = {
   remaskSecrets,
   listItems,
   pageChange,
+  fileLinks,
 };
 
 function answering<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => InjectedAnswer<R> {

@@ -10,8 +10,9 @@ import { checkUrl } from '../net/url-check.js';
 import { htmlToMarkdownOffThread, bestPassages } from '../read/index.js';
 import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from './context.js';
-import { inline } from './response.js';
-import { ScrollUntilParam, type ScrollUntilInput } from '../../protocol/read-params.js';
+import { inline, type ResponseBuilder } from './response.js';
+import { CollectParam, ScrollUntilParam, type CollectOptions, type ScrollUntilInput } from '../../protocol/read-params.js';
+import { checkCollectOptions, collectFiles, type CollectContext, type CollectedEntry } from '../docs/collect.js';
 import { checkScrollOptions, scrollUntil, type ScrollStop } from '../read/scroll-until.js';
 
 export const READ_MAX_URLS = 50;
@@ -27,13 +28,19 @@ export interface PageReading {
   error?: string;
   /** What scrollUntil did before the page was read; `items` as Markdown, in the order the list showed them. */
   scroll?: { items: string[]; scrolls: number; stoppedBecause: ScrollStop };
+  /** The files collect fetched from the page (stored once in the user's files), in page order. */
+  files?: CollectedEntry[];
 }
 
-type ReadOptions = { includeHidden?: boolean; query?: string; topK?: number; maxChars: number; scrollUntil?: ScrollUntilInput; signal: AbortSignal };
+type ReadOptions = {
+  includeHidden?: boolean; query?: string; topK?: number; maxChars: number; scrollUntil?: ScrollUntilInput; signal: AbortSignal;
+  collect?: CollectOptions; collector: CollectContext;
+};
 
 /**
  * Reads one tab as it is now: scrolls first when asked (the list items it kept are turned into Markdown on the
- * Markdown threads), then grabs and converts the page.
+ * Markdown threads), then grabs and converts the page, then collects the files it offers when asked (after the
+ * scroll, so links that only loaded while scrolling are among them).
  */
 async function readTab(tab: Tab, opts: ReadOptions): Promise<PageReading> {
   let scroll: PageReading['scroll'];
@@ -42,8 +49,11 @@ async function readTab(tab: Tab, opts: ReadOptions): Promise<PageReading> {
     const items = await Promise.all(r.items.map((html) => htmlToMarkdownOffThread(html, tab.url, { mode: 'page' }).then((m) => m.markdown.trim())));
     scroll = { items, scrolls: r.scrolls, stoppedBecause: r.stoppedBecause };
   }
-  const reading = await toReading(await grab(tab, opts), opts);
+  const page = await grab(tab, opts);
+  const files = opts.collect ? await collectFiles(opts.collector, tab, page.url, opts.collect) : undefined;
+  const reading = await toReading(page, opts);
   if (scroll) reading.scroll = scroll;
+  if (files) reading.files = files;
   return reading;
 }
 
@@ -77,7 +87,7 @@ async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptions): Pr
         const i = next++;
         try {
           await tab.navigate(urls[i]);
-          if (opts.scrollUntil) {
+          if (opts.scrollUntil || opts.collect) {
             results[i] = await readTab(tab, opts);
             continue;
           }
@@ -104,6 +114,23 @@ const STOP_WORDS: Record<ScrollStop, string> = {
   end: 'it reached the end and nothing more loaded',
 };
 
+const kb = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+
+/** The collected files of one page: a trusted line each (page-controlled parts through inline()), documents fenced. */
+function writeFiles(out: ResponseBuilder, files: CollectedEntry[], page: number) {
+  const ok = files.filter((f) => f.status !== 'failed').length;
+  out.text(`Files of page ${page}: ${ok} of ${files.length} collected${files.length ? '' : ' (none of the asked types linked)'}; stored once in your files (browser_downloads lists them).`);
+  for (const f of files) {
+    if (f.status === 'failed') {
+      out.text(`- ${f.type} ${inline(f.url)} — failed (${f.reason}): ${inline(f.error ?? '')}`);
+      continue;
+    }
+    const how = f.status === 'existing' ? 'already in your files' : 'stored';
+    out.text(`- ${inline(f.name!)} (${f.type}, ${kb(f.size!)}) from ${inline(f.url)} — ${how}${f.convertError ? `; not converted: ${inline(f.convertError)}` : ''}${f.truncated ? '; Markdown cut at maxChars' : ''}`);
+    if (f.markdown !== undefined) out.page(`file ${f.name} from ${f.url}`, f.markdown);
+  }
+}
+
 export const readPageTools = [
   defineTool({
     name: 'browser_read',
@@ -118,14 +145,18 @@ export const readPageTools = [
       maxChars: Type.Optional(Type.Integer({ description: 'Markdown characters per page, 100-200000. Default 20000.', minimum: 100, maximum: 200000 })),
       includeHidden: IncludeHiddenParam,
       scrollUntil: Type.Optional(ScrollUntilParam),
+      collect: Type.Optional(CollectParam),
     }),
     effect: 'read',
     check(args) {
       if (args.tab && args.urls) throw new BrowserdError('validation_error', 'give tab or urls, not both', { next: 'Read a tab, or a list of addresses.' });
       if (args.scrollUntil) checkScrollOptions(args.scrollUntil);
+      if (args.collect) checkCollectOptions(args.collect);
     },
     async handle(ctx, args, out) {
-      const opts: ReadOptions = { includeHidden: args.includeHidden, query: args.query, topK: args.topK, maxChars: args.maxChars ?? 20000, scrollUntil: args.scrollUntil, signal: ctx.signal };
+      const opts: ReadOptions = { includeHidden: args.includeHidden, query: args.query, topK: args.topK, maxChars: args.maxChars ?? 20000, scrollUntil: args.scrollUntil, signal: ctx.signal,
+        collect: args.collect, collector: { env: ctx.env, user: ctx.user.id, signal: ctx.signal },
+      };
       let readings: PageReading[];
       if (args.urls) {
         const urls = args.urls.map((u) => checkUrl(u, ctx.env.cfg));
@@ -150,6 +181,7 @@ export const readPageTools = [
           if (s.items.length) out.page(`items of page ${i + 1}: ${r.url}`, s.items.map((it, n) => `${n + 1}. ${it.replace(/\n/g, '\n   ')}`).join('\n'));
         }
         out.page(`page ${i + 1}: ${r.url}`, `# ${r.title ?? ''}\n\n${body}`);
+        if (r.files) writeFiles(out, r.files, i + 1);
       });
     },
   }),
