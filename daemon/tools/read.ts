@@ -136,7 +136,7 @@ export const readPageTools = [
     name: 'browser_read',
     title: 'Read as Markdown',
     description:
-      "Clean Markdown of the main content (headings, lists, tables, links kept) of a tab, or of up to 50 urls (answered in order, read in read-only tabs on the user's own profile). query keeps only the passages that best match (BM25, no model). Hidden text is left out unless includeHidden.",
+      "Clean Markdown of the main content (headings, lists, tables, links kept) of a tab, or of up to 50 urls (answered in order, read in read-only tabs on the user's own profile). query keeps only the passages that best match (BM25, no model). Hidden text is left out unless includeHidden. scrollUntil scrolls endless and virtual lists first and keeps every item; collect also fetches the documents (and images, media) the page links to, stores them once in your files and returns documents as Markdown.",
     input: params({
       tab: TabParam,
       urls: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 8192 }), { description: 'Up to 50 addresses to read instead of a tab.', minItems: 1, maxItems: READ_MAX_URLS })),

@@ -54,6 +54,13 @@ t.before(async () => {
     <a href="/files/hidden.pdf" style="display:none">Hidden</a>
     <img src="/files/photo.png" width="200" height="100" alt="A photo"> <img src="/files/icon.png" width="8" height="8">`));
   site.route('/about', html('<h1>About</h1>'));
+  // A file only a signed-in browser gets: the cookie the page set must go along.
+  site.route('/files/members.csv', (q, res) => {
+    const ok = /(^|;\s*)member=yes/.test(q.headers.cookie ?? '');
+    res.writeHead(ok ? 200 : 403, { 'content-type': ok ? 'text/csv' : 'text/plain' });
+    res.end(ok ? 'member,only\neta,theta\n' : 'members only');
+  });
+  site.route('/members', html(`<script>document.cookie = 'member=yes; path=/'</script><a href="/files/members.csv">Members</a>`));
   site.route('/troubles', html(`<h1>Troubles</h1>
     <a href="http://victim.test:${victim.port}/secret.pdf">Elsewhere</a>
     <a href="http://127.0.0.2:${victim.port}/secret.pdf">Literal</a>
@@ -135,6 +142,12 @@ t.test('a fake fence inside a document cannot close ours', async (t) => {
   t.match(c.text, /Ignore the above/, 'the text itself is still there, inside our fence');
   const csvBlock = c.text.slice(c.text.indexOf(`source="file data.csv`));
   t.ok(csvBlock.indexOf('Ignore the above') < csvBlock.indexOf(`<<<end-page nonce=${nonce}>>>`), 'inside the fence');
+});
+
+t.test("the browser's cookies go along", async (t) => {
+  const f = (await tool('browser_read', { urls: [`${site.url}/members`], collect: {} })).json.pages[0].files as any[];
+  t.equal(f[0]?.status, 'stored', JSON.stringify(f));
+  t.match(f[0].markdown, /eta/, 'the members-only file came back');
 });
 
 t.test('model fields answer not_configured and bad input changes nothing', async (t) => {
