@@ -177,10 +177,12 @@ export interface InjectedApi {
   remaskSecrets(): number;
   /** The items of a list (scrollUntil) in the order they show, each with a key naming its row, and the scroller's state. Fails validation_error for a bad selector or a container that matches nothing. */
   listItems(opts: ListItemsOptions): ListItemsResult;
-  /** Waits (at most timeoutMs) for the page to react to a scroll: scrollend, or a DOM mutation, then a pause in mutations. The one API function that answers a promise. */
   /** The files the page offers a person (links, embedded documents, images, audio and video), absolute URLs, hidden ones left out. */
   fileLinks(opts: { limit?: number }): PageFile[];
-  pageChange(opts: { container?: string; scrolled: boolean; timeoutMs: number; quietMs?: number }): Promise<'scrolled' | 'mutated' | 'timeout'>;
+  /** Starts watching for the page to react to a scroll (scrollend, or a DOM mutation, then a pause in mutations), at most timeoutMs; call before the wheel turns. */
+  watchChange(opts: { container?: string; scrolled: boolean; timeoutMs: number; quietMs?: number }): void;
+  /** What ended the watch watchChange started. The one API function that answers a promise. */
+  changed(): Promise<'scrolled' | 'mutated' | 'timeout'>;
 }
 
 export type InjectedFunctionName = Exclude<keyof InjectedApi, 'version'>;

@@ -10,7 +10,7 @@ import { extract } from './extract.js';
 import { InjectedError } from './failure.js';
 import { findText } from './find.js';
 import { visibleHtml } from './html.js';
-import { listItems, pageChange } from './list-items.js';
+import { changed, listItems, watchChange } from './list-items.js';
 import { fileLinks } from './file-links.js';
 import { elementInfo, elementInfoAt, focusedInfo } from './info.js';
 import { loginView, maskSecret, remaskSecrets, secretTarget, submitFor } from './login-fields.js';
@@ -45,7 +45,8 @@ const functions: Omit<InjectedApi, 'version'> = {
   maskSecret,
   remaskSecrets,
   listItems,
-  pageChange,
+  watchChange,
+  changed,
   fileLinks,
 };
 
@@ -53,7 +54,7 @@ function answering<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) 
   return (...args) => {
     try {
       const value = fn(...args);
-      // An async function (pageChange) answers the same envelope once it settles; Tab.call awaits the promise.
+      // An async function (changed) answers the same envelope once it settles; Tab.call awaits the promise.
       if (value instanceof Promise) return value.then((v) => ({ ok: true, value: v }), failed) as unknown as InjectedAnswer<R>;
       return { ok: true, value };
     } catch (e) {

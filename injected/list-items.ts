@@ -90,26 +90,35 @@ export function listItems(opts: ListItemsOptions): ListItemsResult {
   return result;
 }
 
+export type PageChange = 'scrolled' | 'mutated' | 'timeout';
+
+/** The watch watchChange started, until changed() hands it over. One at a time: a new watch ends the old one. */
+let watching: { done: Promise<PageChange>; stop: () => void } | undefined;
+
 /**
- * Resolves once the page has reacted: after a scroll we started, when the scroll ended (scrollend, so a smooth
- * scroll is not read half-way); otherwise at the first DOM mutation. Then it waits for mutations to pause for
- * `quietMs` (a list renders in a frame or two), never past `timeoutMs`. Answers what woke it.
+ * Starts watching for the page to react, before the daemon turns the wheel (so a scroll that ends at once is
+ * not missed). After a scroll we started it waits for the scroll to end (scrollend, so a smooth scroll is not
+ * read half-way); otherwise for the first DOM mutation. Then it waits for mutations to pause for `quietMs` (a
+ * list renders in a frame or two), never past `timeoutMs` in all. changed() answers what woke it.
  */
-export function pageChange(opts: { container?: string; scrolled: boolean; timeoutMs: number; quietMs?: number }): Promise<'scrolled' | 'mutated' | 'timeout'> {
+export function watchChange(opts: { container?: string; scrolled: boolean; timeoutMs: number; quietMs?: number }): void {
+  watching?.stop();
   const s = scroller(opts.container);
   const isDoc = s === document.scrollingElement || s === document.documentElement;
   const scrollTarget: EventTarget = isDoc ? window : s;
   const quietMs = opts.quietMs ?? 60;
-  return new Promise((resolve) => {
+  let stop!: () => void;
+  const done = new Promise<PageChange>((resolve) => {
     let woke: 'scrolled' | 'mutated' | undefined;
     let quiet: ReturnType<typeof setTimeout> | undefined;
-    const finish = (why: 'scrolled' | 'mutated' | 'timeout') => {
+    const finish = (why: PageChange) => {
       observer.disconnect();
       scrollTarget.removeEventListener('scrollend', onScrollEnd);
       clearTimeout(bound);
       clearTimeout(quiet);
       resolve(why);
     };
+    stop = () => finish(woke ?? 'timeout');
     const settle = () => {
       clearTimeout(quiet);
       quiet = setTimeout(() => finish(woke!), quietMs);
@@ -119,7 +128,7 @@ export function pageChange(opts: { container?: string; scrolled: boolean; timeou
       settle();
     };
     const observer = new MutationObserver(() => {
-      if (!woke && opts.scrolled) return; // mid-scroll renders: wait for the scroll to end
+      if (!woke && opts.scrolled) return; // renders during the scroll: wait for it to end
       woke ??= 'mutated';
       settle();
     });
@@ -127,4 +136,12 @@ export function pageChange(opts: { container?: string; scrolled: boolean; timeou
     scrollTarget.addEventListener('scrollend', onScrollEnd);
     const bound = setTimeout(() => finish(woke ?? 'timeout'), Math.max(0, opts.timeoutMs));
   });
+  watching = { done, stop };
+}
+
+/** What woke the watch watchChange started ('timeout' when none is running). */
+export function changed(): Promise<PageChange> {
+  const w = watching;
+  watching = undefined;
+  return w ? w.done : Promise.resolve('timeout');
 }

@@ -46,6 +46,12 @@ export class CollectedStore {
     return this.table.get(`${user}\u0000h\u0000${sha256}`) as string | undefined;
   }
 
+  /** The name the bytes with this sha-256 are stored under: recorded as the file is written, before any other addition looks. */
+  async rememberHash(user: string, sha256: string, name: string): Promise<void> {
+    await this.table.put(`${user}\u0000h\u0000${sha256}`, name);
+    await this.db.flushed();
+  }
+
   async remember(user: string, f: CollectedFile): Promise<void> {
     await this.db.root.transaction(() => {
       this.table.put(`${user}\u0000u\u0000${f.url}`, f);

@@ -167,13 +167,16 @@ const storing = new Map<string, Promise<unknown>>();
 function storeOnce(ctx: CollectContext, name: string, bytes: Buffer, sha256: string): Promise<{ name: string; existing: boolean }> {
   const { env, user } = ctx;
   const run = async () => {
-    const known = CollectedStore.of(env.db).nameOfHash(user, sha256);
+    const store = CollectedStore.of(env.db);
+    const known = store.nameOfHash(user, sha256);
     const held = known ? env.files.read(user, known) : undefined;
     if (known && held && createHash('sha256').update(held).digest('hex') === sha256) return { name: known, existing: true };
     for (let n = 1; ; n++) {
       const candidate = numbered(name, n);
       if (!env.files.info(user, candidate)) {
         env.files.write(user, candidate, bytes);
+        // Inside the one-at-a-time section: the same bytes fetched at the same time from another URL find it.
+        await store.rememberHash(user, sha256, candidate);
         return { name: candidate, existing: false };
       }
     }

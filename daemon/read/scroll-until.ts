@@ -21,7 +21,7 @@ export const SCROLL_MAX = 500;
 export interface ScrollUntilOptions {
   /** Stop once this many items are held (needs `item`). */
   count?: number;
-  /** Stop when no new item (or, without `item`, no new height or position) came for this long. Default 1500. */
+  /** Stop when no new item, height or scroll position came for this long. Default 1500. */
   noNewForMs?: number;
   /** Wheel turns at most; default 50, at most 500. */
   maxScrolls?: number;
@@ -104,9 +104,9 @@ export async function scrollUntil(tab: Tab, opts: ScrollUntilOptions, signal?: A
   for (;;) {
     stopIfAborted(signal);
     const now: ListItemsResult = await tab.call('listItems', ask);
-    let progress = merge.add(now.items) > 0 || now.height > tallest;
-    // Without items to count, getting further down the page is progress too.
-    if (!opts.item && now.top > furthest) progress = true;
+    // Progress: a new item, a taller page, or getting further down than before (rows already held can take
+    // a few turns to pass). Only a page that neither grows nor moves for noNewForMs is "no new".
+    const progress = merge.add(now.items) > 0 || now.height > tallest || now.top > furthest;
     tallest = Math.max(tallest, now.height);
     furthest = Math.max(furthest, now.top);
     if (progress) lastNew = Date.now();
@@ -120,19 +120,19 @@ export async function scrollUntil(tab: Tab, opts: ScrollUntilOptions, signal?: A
       stop = atEnd ? 'end' : 'no_new';
       break;
     }
-    let scrolled = false;
+    if (!atEnd && scrolls >= maxScrolls) {
+      stop = 'max_scrolls';
+      break;
+    }
+    // Watch first, then turn the wheel: a scroll that ends at once still wakes the wait. At the end there is
+    // nothing to turn: wait for the page to load more (an endless list appends when its bottom is reached).
+    const timeoutMs = Math.min(WAIT_CAP_MS, Math.max(0, noNewForMs - quietFor));
+    await tab.call('watchChange', { container: opts.container, scrolled: !atEnd, timeoutMs });
     if (!atEnd) {
-      if (scrolls >= maxScrolls) {
-        stop = 'max_scrolls';
-        break;
-      }
       await wheel(tab, now.point, 0, Math.max(40, Math.round(now.client * STEP_OF_VIEW)));
       scrolls++;
-      scrolled = true;
     }
-    // At the end, wait for the page to load more (an endless list appends when the bottom is reached).
-    const timeoutMs = Math.min(WAIT_CAP_MS, Math.max(0, noNewForMs - quietFor));
-    await tab.call('pageChange', { container: opts.container, scrolled, timeoutMs });
+    await tab.call('changed');
   }
   const items = merge.items.map((i) => i.html);
   return { items: opts.count !== undefined ? items.slice(0, opts.count) : items, scrolls, stoppedBecause: stop };

@@ -35,13 +35,15 @@ t.before(async () => {
     res.writeHead(200, { 'content-type': type, ...extra });
     res.end(body);
   };
-  site.route('/files/report.pdf', serve('application/pdf', await pdfWith(['Quarterly report alpha', 'Second page beta'])));
+  // Built once: pdf-lib stamps the time into each PDF, and the copy below must be the very same bytes.
+  const report = await pdfWith(['Quarterly report alpha', 'Second page beta']);
+  site.route('/files/report.pdf', serve('application/pdf', report));
   site.route('/files/letter.docx', serve('application/vnd.openxmlformats-officedocument.wordprocessingml.document', await docxWith(['Dear reader gamma', 'Yours delta'])));
   site.route('/files/sheet.xlsx', serve('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', await xlsxWith('Prices', [['fruit', 'price'], ['epsilon-apple', 3]])));
   site.route('/files/data.csv', serve('text/csv', `name,note\nzeta,"quoted, comma"\nfence,"${FAKE_FENCE.replace(/"/g, '""')}"\n`));
   site.route('/files/photo.png', serve('image/png', png(200, 100)));
   site.route('/files/icon.png', serve('image/png', png(8, 8)));
-  site.route('/files/same-as-report', serve('application/pdf', await pdfWith(['Quarterly report alpha', 'Second page beta']), { 'content-disposition': 'attachment; filename="copy.pdf"' }));
+  site.route('/files/same-as-report', serve('application/pdf', report, { 'content-disposition': 'attachment; filename="copy.pdf"' }));
   site.route('/files/login-wall.pdf', serve('text/html', html('<h1>Please sign in</h1>')));
   site.route('/files/big.csv', serve('text/csv', 'x\n'.repeat(600_000)));
   site.route('/files/missing.pdf', (_q, res) => { res.writeHead(404, { 'content-type': 'text/plain' }); res.end('no'); });

@@ -7,7 +7,7 @@ import t from 'tap';
 import { call } from '../fixtures/daemon.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { type FixtureSite } from '../fixtures/site.js';
-import { endlessList, tallPage, virtualList } from '../fixtures/list-pages.js';
+import { endlessList, stuckPage, virtualList } from '../fixtures/list-pages.js';
 
 let stack: Stack;
 let site: FixtureSite;
@@ -19,7 +19,7 @@ t.before(async () => {
   site.route('/endless', endlessList(100));
   site.route('/forever', endlessList(100000));
   site.route('/virtual', virtualList(500, REPEATED));
-  site.route('/tall', tallPage());
+  site.route('/stuck', stuckPage());
 });
 t.teardown(() => stack.stop());
 
@@ -85,14 +85,16 @@ t.test('end: a list that stops growing is read whole; without item the page is r
   t.match(p.markdown, /Item 100\b/, 'the page read afterwards holds the last item loaded');
 });
 
-t.test('no_new: the items stop coming long before the page ends', async (t) => {
-  const tab = await open('/tall');
+t.test('no_new: a page that neither grows nor moves, far from its end', async (t) => {
+  const tab = await open('/stuck');
   const started = Date.now();
   const r = await stack.rest('browser_read', { tab, scrollUntil: { item: 'li.it', noNewForMs: 400, maxScrolls: 500 } });
   const s = r.json.pages[0].scroll;
   t.equal(s.stoppedBecause, 'no_new');
   t.same(s.items, ['Top 1', 'Top 2', 'Top 3', 'Top 4', 'Top 5']);
+  t.ok(s.scrolls >= 1, 'it did try the wheel');
   t.ok(Date.now() - started < 10000, 'it gave up after the quiet time, not at the scroll budget');
+  t.equal(await evalNumber(tab, 'scrollY'), 0, 'the page really did not move');
 });
 
 t.test('bad input is refused with a code and changes nothing', async (t) => {
