@@ -109,7 +109,7 @@ async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptions): Pr
 
 const STOP_WORDS: Record<ScrollStop, string> = {
   count: 'it held the items asked for (count)',
-  no_new: 'nothing new came for noNewForMs before the end',
+  no_new: 'the page neither grew nor moved for noNewForMs, short of its end',
   max_scrolls: 'it used maxScrolls wheel turns',
   end: 'it reached the end and nothing more loaded',
 };
