@@ -123,6 +123,11 @@ export interface ExtractResult {
   total: number;
 }
 
+export type { ListItemsOptions, ListItemsResult, ListItem } from './list-items.js';
+import type { ListItemsOptions, ListItemsResult } from './list-items.js';
+export type { PageFile } from './file-links.js';
+import type { PageFile } from './file-links.js';
+
 /** The functions of the script as written (each may throw an InjectedError; see the envelope above). */
 export interface InjectedApi {
   version: string;
@@ -170,6 +175,14 @@ export interface InjectedApi {
   /** Draws a filled non-password secret field as dots; remaskSecrets puts that back before a screenshot. */
   maskSecret(ref: string): void;
   remaskSecrets(): number;
+  /** The items of a list (scrollUntil) in the order they show, each with a key naming its row, and the scroller's state. Fails validation_error for a bad selector or a container that matches nothing. */
+  listItems(opts: ListItemsOptions): ListItemsResult;
+  /** The files the page offers a person (links, embedded documents, images, audio and video), absolute URLs, hidden ones left out. */
+  fileLinks(opts: { limit?: number }): PageFile[];
+  /** Starts watching for the page to react to a scroll (scrollend, or a DOM mutation, then a pause in mutations), at most timeoutMs; call before the wheel turns. */
+  watchChange(opts: { container?: string; scrolled: boolean; timeoutMs: number; quietMs?: number }): void;
+  /** What ended the watch watchChange started. The one API function that answers a promise. */
+  changed(): Promise<'scrolled' | 'mutated' | 'timeout'>;
 }
 
 export type InjectedFunctionName = Exclude<keyof InjectedApi, 'version'>;

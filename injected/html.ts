@@ -126,6 +126,16 @@ function headHtml(doc: Document): string {
   return `<head>${parts.join('')}</head>`;
 }
 
+/**
+ * One element as visible HTML (the same writer as visibleHtml: hidden parts out, URLs absolute), or '' when
+ * the element itself is hidden. scrollUntil keeps list items this way.
+ */
+export function elementHtml(el: Element, c: Ctx): string {
+  const w = new HtmlWriter(c);
+  w.element(el);
+  return w.out.join('');
+}
+
 export function visibleHtml(opts: { includeHidden?: boolean }): { html: string; url: string; title: string } {
   const c = new Ctx(!!opts.includeHidden);
   const w = new HtmlWriter(c);

@@ -10,6 +10,8 @@ import { extract } from './extract.js';
 import { InjectedError } from './failure.js';
 import { findText } from './find.js';
 import { visibleHtml } from './html.js';
+import { changed, listItems, watchChange } from './list-items.js';
+import { fileLinks } from './file-links.js';
 import { elementInfo, elementInfoAt, focusedInfo } from './info.js';
 import { loginView, maskSecret, remaskSecrets, secretTarget, submitFor } from './login-fields.js';
 import { check, query } from './query.js';
@@ -42,18 +44,29 @@ const functions: Omit<InjectedApi, 'version'> = {
   secretTarget,
   maskSecret,
   remaskSecrets,
+  listItems,
+  watchChange,
+  changed,
+  fileLinks,
 };
 
 function answering<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => InjectedAnswer<R> {
   return (...args) => {
     try {
-      return { ok: true, value: fn(...args) };
+      const value = fn(...args);
+      // An async function (changed) answers the same envelope once it settles; Tab.call awaits the promise.
+      if (value instanceof Promise) return value.then((v) => ({ ok: true, value: v }), failed) as unknown as InjectedAnswer<R>;
+      return { ok: true, value };
     } catch (e) {
-      if (e instanceof InjectedError) return { ok: false, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
-      // A bug of ours or a DOM exception we did not foresee: still an answer, never a bare throw.
-      return { ok: false, code: 'action_failed', message: `in-page script failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}` };
+      return failed(e);
     }
   };
+}
+
+function failed(e: unknown): Extract<InjectedAnswer<never>, { ok: false }> {
+  if (e instanceof InjectedError) return { ok: false, code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
+  // A bug of ours or a DOM exception we did not foresee: still an answer, never a bare throw.
+  return { ok: false, code: 'action_failed', message: `in-page script failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}` };
 }
 
 const api = { version: '1' } as Record<string, unknown>;

@@ -348,11 +348,12 @@ export class BrowserInstance {
 
   /**
    * A read-mode tab that is not one of the user's tabs (no id, not persisted), for reading many URLs on the
-   * user's own profile. The caller closes it.
+   * user's own profile. The caller closes it. `drawn` keeps it drawing frames, in a window of its own: wheel
+   * events (scrollUntil) are only answered by a tab that draws.
    */
-  async scratchTab(): Promise<Tab> {
+  async scratchTab({ drawn = false }: { drawn?: boolean } = {}): Promise<Tab> {
     this.assertAlive();
-    const tab = await this.materialise(this.scratchRecord(), { visible: false, persist: false, drawn: false });
+    const tab = await this.materialise(this.scratchRecord(), { visible: false, persist: false, drawn });
     this.scratchTargets.add(tab.targetId);
     return tab;
   }

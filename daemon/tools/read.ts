@@ -10,7 +10,10 @@ import { checkUrl } from '../net/url-check.js';
 import { htmlToMarkdownOffThread, bestPassages } from '../read/index.js';
 import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from './context.js';
-import { inline } from './response.js';
+import { inline, type ResponseBuilder } from './response.js';
+import { CollectParam, ScrollUntilParam, type CollectOptions, type ScrollUntilInput } from '../../protocol/read-params.js';
+import { checkCollectOptions, collectFiles, type CollectContext, type CollectedEntry } from '../docs/collect.js';
+import { checkScrollOptions, scrollUntil, type ScrollStop } from '../read/scroll-until.js';
 
 export const READ_MAX_URLS = 50;
 /** Scratch tabs read in parallel: enough to hide latency, few enough for a 2-core host. */
@@ -23,9 +26,36 @@ export interface PageReading {
   markdown?: string;
   passages?: { text: string; headingPath: string[]; score: number; start: number; end: number }[];
   error?: string;
+  /** What scrollUntil did before the page was read; `items` as Markdown, in the order the list showed them. */
+  scroll?: { items: string[]; scrolls: number; stoppedBecause: ScrollStop };
+  /** The files collect fetched from the page (stored once in the user's files), in page order. */
+  files?: CollectedEntry[];
 }
 
-type ReadOptions = { includeHidden?: boolean; query?: string; topK?: number; maxChars: number };
+type ReadOptions = {
+  includeHidden?: boolean; query?: string; topK?: number; maxChars: number; scrollUntil?: ScrollUntilInput; signal: AbortSignal;
+  collect?: CollectOptions; collector: CollectContext;
+};
+
+/**
+ * Reads one tab as it is now: scrolls first when asked (the list items it kept are turned into Markdown on the
+ * Markdown threads), then grabs and converts the page, then collects the files it offers when asked (after the
+ * scroll, so links that only loaded while scrolling are among them).
+ */
+async function readTab(tab: Tab, opts: ReadOptions): Promise<PageReading> {
+  let scroll: PageReading['scroll'];
+  if (opts.scrollUntil) {
+    const r = await scrollUntil(tab, opts.scrollUntil, opts.signal);
+    const items = await Promise.all(r.items.map((html) => htmlToMarkdownOffThread(html, tab.url, { mode: 'page' }).then((m) => m.markdown.trim())));
+    scroll = { items, scrolls: r.scrolls, stoppedBecause: r.stoppedBecause };
+  }
+  const page = await grab(tab, opts);
+  const files = opts.collect ? await collectFiles(opts.collector, tab, page.url, opts.collect) : undefined;
+  const reading = await toReading(page, opts);
+  if (scroll) reading.scroll = scroll;
+  if (files) reading.files = files;
+  return reading;
+}
 
 /** The page's visible HTML, as the in-page script gives it (hidden text out unless asked). */
 function grab(tab: Tab, opts: ReadOptions) {
@@ -51,12 +81,16 @@ async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptions): Pr
   const converting: Promise<void>[] = [];
   let next = 0;
   const worker = async () => {
-    const tab = await inst.scratchTab();
+    const tab = await inst.scratchTab({ drawn: !!opts.scrollUntil });
     try {
       while (next < urls.length && !ctx.signal.aborted) {
         const i = next++;
         try {
           await tab.navigate(urls[i]);
+          if (opts.scrollUntil || opts.collect) {
+            results[i] = await readTab(tab, opts);
+            continue;
+          }
           const page = await grab(tab, opts);
           // The conversion runs on a Markdown thread while this tab already loads its next address.
           converting.push(toReading(page, opts).then((r) => void (results[i] = r), (e) => void (results[i] = failedReading(urls[i], e))));
@@ -73,12 +107,36 @@ async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptions): Pr
   return results;
 }
 
+const STOP_WORDS: Record<ScrollStop, string> = {
+  count: 'it held the items asked for (count)',
+  no_new: 'the page neither grew nor moved for noNewForMs, short of its end',
+  max_scrolls: 'it used maxScrolls wheel turns',
+  end: 'it reached the end and nothing more loaded',
+};
+
+const kb = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
+
+/** The collected files of one page: a trusted line each (page-controlled parts through inline()), documents fenced. */
+function writeFiles(out: ResponseBuilder, files: CollectedEntry[], page: number) {
+  const ok = files.filter((f) => f.status !== 'failed').length;
+  out.text(`Files of page ${page}: ${ok} of ${files.length} collected${files.length ? '' : ' (none of the asked types linked)'}; stored once in your files (browser_downloads lists them).`);
+  for (const f of files) {
+    if (f.status === 'failed') {
+      out.text(`- ${f.type} ${inline(f.url)} — failed (${f.reason}): ${inline(f.error ?? '')}`);
+      continue;
+    }
+    const how = f.status === 'existing' ? 'already in your files' : 'stored';
+    out.text(`- ${inline(f.name!)} (${f.type}, ${kb(f.size!)}) from ${inline(f.url)} — ${how}${f.convertError ? `; not converted: ${inline(f.convertError)}` : ''}${f.truncated ? '; Markdown cut at maxChars' : ''}`);
+    if (f.markdown !== undefined) out.page(`file ${f.name} from ${f.url}`, f.markdown);
+  }
+}
+
 export const readPageTools = [
   defineTool({
     name: 'browser_read',
     title: 'Read as Markdown',
     description:
-      "Clean Markdown of the main content (headings, lists, tables, links kept) of a tab, or of up to 50 urls (answered in order, read in read-only tabs on the user's own profile). query keeps only the passages that best match (BM25, no model). Hidden text is left out unless includeHidden.",
+      "Clean Markdown of the main content (headings, lists, tables, links kept) of a tab, or of up to 50 urls (answered in order, read in read-only tabs on the user's own profile). query keeps only the passages that best match (BM25, no model). Hidden text is left out unless includeHidden. scrollUntil scrolls endless and virtual lists first and keeps every item; collect also fetches the documents (and images, media) the page links to, stores them once in your files and returns documents as Markdown.",
     input: params({
       tab: TabParam,
       urls: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 8192 }), { description: 'Up to 50 addresses to read instead of a tab.', minItems: 1, maxItems: READ_MAX_URLS })),
@@ -86,18 +144,26 @@ export const readPageTools = [
       topK: Type.Optional(Type.Integer({ description: 'Passages per page with query, 1-50. Default 5.', minimum: 1, maximum: 50 })),
       maxChars: Type.Optional(Type.Integer({ description: 'Markdown characters per page, 100-200000. Default 20000.', minimum: 100, maximum: 200000 })),
       includeHidden: IncludeHiddenParam,
+      scrollUntil: Type.Optional(ScrollUntilParam),
+      collect: Type.Optional(CollectParam),
     }),
     effect: 'read',
-    async handle(ctx, args, out) {
+    check(args) {
       if (args.tab && args.urls) throw new BrowserdError('validation_error', 'give tab or urls, not both', { next: 'Read a tab, or a list of addresses.' });
-      const opts = { includeHidden: args.includeHidden, query: args.query, topK: args.topK, maxChars: args.maxChars ?? 20000 };
+      if (args.scrollUntil) checkScrollOptions(args.scrollUntil);
+      if (args.collect) checkCollectOptions(args.collect);
+    },
+    async handle(ctx, args, out) {
+      const opts: ReadOptions = { includeHidden: args.includeHidden, query: args.query, topK: args.topK, maxChars: args.maxChars ?? 20000, scrollUntil: args.scrollUntil, signal: ctx.signal,
+        collect: args.collect, collector: { env: ctx.env, user: ctx.user.id, signal: ctx.signal },
+      };
       let readings: PageReading[];
       if (args.urls) {
         const urls = args.urls.map((u) => checkUrl(u, ctx.env.cfg));
         readings = await readUrls(ctx, urls, opts);
       } else {
         const tab = await ctx.tab(args.tab);
-        readings = [await toReading(await grab(tab, opts), opts)];
+        readings = [await readTab(tab, opts)];
         out.set('tab', tab.id);
       }
       out.set('pages', readings);
@@ -109,7 +175,13 @@ export const readPageTools = [
         }
         const body = r.passages ? r.passages.map((p) => `${p.headingPath.length ? `§ ${p.headingPath.join(' › ')}\n` : ''}${p.text}`).join('\n\n---\n\n') : r.markdown!;
         out.text(`${i + 1}. ${inline(r.url)}`);
+        if (r.scroll) {
+          const s = r.scroll;
+          out.text(`Scrolled ${s.scrolls} time(s), stopped because ${STOP_WORDS[s.stoppedBecause]}${args.scrollUntil?.item ? `; ${s.items.length} item(s) kept in order:` : '.'}`);
+          if (s.items.length) out.page(`items of page ${i + 1}: ${r.url}`, s.items.map((it, n) => `${n + 1}. ${it.replace(/\n/g, '\n   ')}`).join('\n'));
+        }
         out.page(`page ${i + 1}: ${r.url}`, `# ${r.title ?? ''}\n\n${body}`);
+        if (r.files) writeFiles(out, r.files, i + 1);
       });
     },
   }),

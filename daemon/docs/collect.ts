@@ -1,0 +1,219 @@
+/**
+ * collect: the files a page offers (linked documents, images, audio and video), fetched through the page's own
+ * browser tab (loadResource: the user's cookies, the egress guard, a GET, so read tabs stay read-only), stored
+ * once per user in their files, and listed with the page they came from; documents also as Markdown. Shared by
+ * browser_read and (later) crawls. A file that fails is listed with its reason; it never fails the read.
+ */
+import { extname } from 'node:path';
+import { BrowserdError } from '../../protocol/errors.js';
+import { COLLECT_DEFAULT_FILES, COLLECT_MAX_FILES, type CollectFileType, type CollectOptions } from '../../protocol/read-params.js';
+import type { PageFile } from '../../injected/api.js';
+import type { DaemonEnv } from '../env.js';
+import type { Tab } from '../browser/tab.js';
+import { loadResource } from '../browser/resource.js';
+import { checkUrl } from '../net/url-check.js';
+import { evaluateHostPolicy } from '../policy/host-policy.js';
+import { allowedByDomains } from '../policy/url-rules.js';
+import { safeFileName } from '../../storage/files.js';
+import { dispositionName } from './fetch-url.js';
+import { convertDocument } from './index.js';
+import { DOC_MAX_BYTES } from './types.js';
+
+export const DOCUMENT_TYPES: readonly CollectFileType[] = ['pdf', 'docx', 'doc', 'xlsx', 'xls', 'pptx', 'ppt', 'odt', 'ods', 'odp', 'rtf', 'epub', 'csv', 'tsv'];
+export const COLLECT_DEFAULT_CHARS = 20000;
+/** Files fetched at once from one tab: a few hide latency without flooding one site. */
+const FETCH_CONCURRENCY = 3;
+
+const BY_EXTENSION: Record<string, CollectFileType> = {
+  ...Object.fromEntries(DOCUMENT_TYPES.map((t) => [`.${t}`, t])),
+  '.png': 'image', '.jpg': 'image', '.jpeg': 'image', '.gif': 'image', '.webp': 'image', '.avif': 'image', '.svg': 'image', '.bmp': 'image',
+  '.mp3': 'audio', '.wav': 'audio', '.oga': 'audio', '.m4a': 'audio', '.flac': 'audio', '.aac': 'audio', '.opus': 'audio',
+  '.mp4': 'video', '.webm': 'video', '.ogv': 'video', '.mov': 'video', '.m4v': 'video', '.mkv': 'video', '.ogg': 'audio',
+};
+
+const BY_MIME: Record<string, CollectFileType> = {
+  'application/pdf': 'pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/msword': 'doc',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'application/vnd.ms-excel': 'xls',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
+  'application/vnd.ms-powerpoint': 'ppt',
+  'application/vnd.oasis.opendocument.text': 'odt',
+  'application/vnd.oasis.opendocument.spreadsheet': 'ods',
+  'application/vnd.oasis.opendocument.presentation': 'odp',
+  'application/rtf': 'rtf', 'text/rtf': 'rtf',
+  'application/epub+zip': 'epub',
+  'text/csv': 'csv',
+  'text/tab-separated-values': 'tsv',
+};
+
+/** The collect type a MIME type names, or undefined. */
+export function typeOfMime(mime: string | undefined): CollectFileType | undefined {
+  const m = (mime ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!m) return undefined;
+  if (BY_MIME[m]) return BY_MIME[m];
+  if (m.startsWith('image/')) return 'image';
+  if (m.startsWith('audio/')) return 'audio';
+  if (m.startsWith('video/')) return 'video';
+  return undefined;
+}
+
+/** The collect type a URL's path or a file name ends with, or undefined. */
+export function typeOfName(nameOrUrl: string | undefined): CollectFileType | undefined {
+  if (!nameOrUrl) return undefined;
+  let path = nameOrUrl;
+  try {
+    path = decodeURIComponent(new URL(nameOrUrl).pathname);
+  } catch {
+    // a bare file name
+  }
+  return BY_EXTENSION[extname(path).toLowerCase()];
+}
+
+/** What a page file is before it is fetched: extension, then declared type, then the download name. */
+function expectedType(f: PageFile): CollectFileType | undefined {
+  if (f.kind === 'image') return 'image';
+  return typeOfName(f.url) ?? typeOfMime(f.type) ?? typeOfName(f.download) ?? (f.kind === 'media' ? 'video' : undefined);
+}
+
+/** The types the options ask for. */
+function wantedTypes(o: CollectOptions): Set<CollectFileType> {
+  if (o.types?.length) return new Set(o.types);
+  const want = new Set<CollectFileType>();
+  if (o.documents !== false) for (const t of DOCUMENT_TYPES) want.add(t);
+  if (o.images) want.add('image');
+  if (o.media) {
+    want.add('audio');
+    want.add('video');
+  }
+  return want;
+}
+
+/**
+ * Refuses what collect cannot do yet, before anything is read: the caption fields need model features,
+ * which this server does not offer.
+ */
+export function checkCollectOptions(o: CollectOptions): void {
+  const modelFields = (['caption', 'captionMax', 'model', 'maxTokensTotal'] as const).filter((k) => o[k] !== undefined && o[k] !== false);
+  if (modelFields.length) {
+    throw new BrowserdError('not_configured', `collect.${modelFields.join(', collect.')}: model features are not available yet`, { next: 'Collect without caption, captionMax, model and maxTokensTotal.' });
+  }
+  if (o.types?.length && (o.documents !== undefined || o.images !== undefined || o.media !== undefined)) {
+    throw new BrowserdError('validation_error', 'collect.types replaces documents, images and media; give one or the other', { next: 'Pass types alone, or documents/images/media alone.' });
+  }
+}
+
+export interface CollectedEntry {
+  /** The page the file was linked from. */
+  page: string;
+  url: string;
+  type: CollectFileType;
+  /** stored: new in the user's files; existing: the same bytes were already there (nothing stored); failed. */
+  status: 'stored' | 'existing' | 'failed';
+  /** Why it failed: blocked (guard or host policy), too_large, http_error, not_a_file, failed. */
+  reason?: string;
+  error?: string;
+  name?: string;
+  size?: number;
+  contentType?: string;
+  /** Documents, converted (page text: callers fence it). */
+  markdown?: string;
+  truncated?: boolean;
+  /** Why a stored document has no Markdown. */
+  convertError?: string;
+}
+
+export interface CollectContext {
+  env: DaemonEnv;
+  user: string;
+  signal: AbortSignal;
+}
+
+/** The file name a response suggests (Content-Disposition), else the URL's last segment, made one the store takes. */
+export function fileNameFor(url: string, headers: Record<string, string>, type: CollectFileType): string {
+  let raw = dispositionName(headers['content-disposition']);
+  if (!raw) {
+    try {
+      raw = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
+    } catch {
+      raw = '';
+    }
+  }
+  const ext = DOCUMENT_TYPES.includes(type) ? `.${type}` : '';
+  const name = safeFileName(raw ?? '', 'file');
+  return ext && !typeOfName(name) ? `${name}${ext}` : name;
+}
+
+/** Why a URL may not be fetched for this user and tab (guard, host policy, allowedDomains), or undefined. */
+function refusal(ctx: CollectContext, tab: Tab, url: string): string | undefined {
+  try {
+    checkUrl(url, ctx.env.cfg);
+  } catch (e) {
+    return e instanceof BrowserdError ? e.message : String(e);
+  }
+  if (evaluateHostPolicy(ctx.env.policies.rules(ctx.user), url) === 'blocked') return "the site is blocked by the user's policy";
+  const domains = tab.record.allowedDomains;
+  if (domains?.length && !allowedByDomains(url, domains)) return `outside the tab's allowedDomains (${domains.join(', ')})`;
+  return undefined;
+}
+
+async function collectOne(ctx: CollectContext, tab: Tab, pageUrl: string, f: PageFile, type: CollectFileType, o: CollectOptions): Promise<CollectedEntry> {
+  const entry: CollectedEntry = { page: pageUrl, url: f.url, type, status: 'failed' };
+  const fail = (reason: string, error: string): CollectedEntry => Object.assign(entry, { status: 'failed' as const, reason, error });
+  const no = refusal(ctx, tab, f.url);
+  if (no) return fail('blocked', no);
+  const maxBytes = Math.min(o.maxBytes ?? DOC_MAX_BYTES, DOC_MAX_BYTES);
+  const loaded = await loadResource(tab, f.url, { maxBytes, signal: ctx.signal }).catch((e) => ({ ok: false as const, reason: 'failed' as const, detail: e instanceof Error ? e.message : String(e) }));
+  if (!loaded.ok) return fail(loaded.reason, loaded.detail);
+  const contentType = loaded.headers['content-type'];
+  const served = typeOfMime(contentType);
+  // The link promised a file and the site answered a web page (a sign-in wall, an error page): not the file.
+  if (/^text\/html\b/i.test(contentType ?? '') && type !== 'image') return fail('not_a_file', `the link answered a web page (${contentType}), not a ${type} file`);
+  if (served && served !== type && !typeOfName(f.url)) entry.type = served;
+  const stored = await ctx.env.files.addBytes(ctx.user, fileNameFor(f.url, loaded.headers, entry.type), loaded.bytes);
+  Object.assign(entry, { status: stored.existing ? 'existing' : 'stored', name: stored.name, size: loaded.bytes.length, contentType });
+  if (DOCUMENT_TYPES.includes(entry.type) && o.convert !== false) {
+    try {
+      const conv = await convertDocument(ctx.env.cfg, { bytes: loaded.bytes, name: stored.name, contentType }, { converter: o.converter, maxChars: o.maxChars ?? COLLECT_DEFAULT_CHARS, signal: ctx.signal });
+      entry.markdown = conv.content;
+      entry.truncated = conv.truncated;
+    } catch (e) {
+      entry.convertError = e instanceof BrowserdError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e);
+    }
+  }
+  return entry;
+}
+
+/**
+ * Collects the files of the page open in `tab` (its address is `pageUrl`), as the options ask: at most
+ * maxFiles (default 20, at most 200), each at most maxBytes (default and most 15 MB). Answers one entry per
+ * file in page order.
+ */
+export async function collectFiles(ctx: CollectContext, tab: Tab, pageUrl: string, o: CollectOptions): Promise<CollectedEntry[]> {
+  checkCollectOptions(o);
+  const want = wantedTypes(o);
+  const maxFiles = Math.min(o.maxFiles ?? COLLECT_DEFAULT_FILES, COLLECT_MAX_FILES);
+  const picked: { f: PageFile; type: CollectFileType }[] = [];
+  for (const f of await tab.call('fileLinks', { limit: 5000 })) {
+    if (picked.length >= maxFiles) break;
+    const type = expectedType(f);
+    if (!type || !want.has(type)) continue;
+    if (f.kind === 'image' && o.minImagePx && ((f.width ?? 0) < o.minImagePx || (f.height ?? 0) < o.minImagePx)) continue;
+    picked.push({ f, type });
+  }
+  const out: CollectedEntry[] = new Array(picked.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < picked.length) {
+      const i = next++;
+      if (ctx.signal.aborted) {
+        out[i] = { page: pageUrl, url: picked[i]!.f.url, type: picked[i]!.type, status: 'failed', reason: 'failed', error: 'the call was cancelled' };
+        continue;
+      }
+      out[i] = await collectOne(ctx, tab, pageUrl, picked[i]!.f, picked[i]!.type, o);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FETCH_CONCURRENCY, picked.length) }, worker));
+  return out;
+}
