@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark in sequence, each printing its own table, after a note of the machine.
- * `--only NAME` (overhead, snapshot-size, cold-start, read, query, page-load, isolation, crawl) runs one. Benchmarks print numbers and never
+ * `--only NAME` (overhead, snapshot-size, cold-start, read, query, page-load, isolation, crawl, docs) runs one. Benchmarks print numbers and never
  * assert times; the exit code is non-zero only when a benchmark could not run at all.
  */
 import { machineLines, now } from './lib.js';
@@ -14,6 +14,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   'page-load': () => import('./page-load.js'),
   isolation: () => import('./isolation.js'),
   crawl: () => import('./crawl.js'),
+  docs: () => import('./docs.js'),
 };
 
 function parseOnly(argv: string[]): string[] {

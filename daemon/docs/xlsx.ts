@@ -13,13 +13,15 @@ export async function xlsxToMarkdown(bytes: Buffer, budget: number): Promise<{ m
     chars += heading.length;
     if (kept < budget) { out.push(heading); kept += heading.length; }
     let header: string[] | undefined;
-    for await (const cells of sheet.rows) {
-      // The first row is the header; each later row becomes one table line of its own.
-      const line = header ? tableRow(cells, header.length) : tableHead(cells);
-      header ??= cells;
-      const piece = `${line}\n`;
-      chars += piece.length;
-      if (kept < budget) { out.push(piece); kept += piece.length; }
+    for await (const group of sheet.batches) {
+      for (const cells of group) {
+        // The first row is the header; each later row becomes one table line of its own.
+        const line = header ? tableRow(cells, header.length) : tableHead(cells);
+        header ??= cells;
+        const piece = `${line}\n`;
+        chars += piece.length;
+        if (kept < budget) { out.push(piece); kept += piece.length; }
+      }
     }
   }
   return { markdown: out.join('').trimEnd(), parts: sheets, chars };
