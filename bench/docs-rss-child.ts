@@ -6,7 +6,7 @@
  * The converter thread starts on this first conversion, as after the daemon's idle timeout: its start is
  * counted too.
  *
- *   node --import tsx bench/docs-rss-child.ts <file> <name>
+ *   node bench/docs-rss-launch.js <file> <name>
  */
 import { readFileSync } from 'node:fs';
 import { convertDocument } from '../daemon/docs/index.js';

@@ -120,11 +120,12 @@ async function sideBySide(ours: () => Promise<{ units: number; chars: number }>,
 
 // ------------------------------------------------------------------ memory, in children
 
-const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'docs-rss-child.ts');
+// Started through a plain-JS launcher, as the daemon is (see docs-rss-launch.js).
+const LAUNCH = join(dirname(fileURLToPath(import.meta.url)), 'docs-rss-launch.js');
 interface Mem { idle: number; peak: number; maxRss: number; maxRssAtIdle: number; seconds: number; parts?: number; chars: number; bytes: number }
 
 async function memoryOf(file: string, name: string): Promise<Mem> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', CHILD, file, name], { maxBuffer: 1 << 20, timeout: 300_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, [LAUNCH, file, name], { maxBuffer: 1 << 20, timeout: 300_000 });
   const line = stdout.trim().split('\n').pop() ?? '';
   return JSON.parse(line) as Mem;
 }
@@ -211,9 +212,8 @@ export async function run(): Promise<void> {
         'idle: the child after loading the converter module, before reading the file; peak - idle uses the larger of the sampled peak and maxRSS',
         '  (maxRSS only when it grew after idle: loading modules through tsx passes a transient high-water mark first).',
         'Each conversion starts its converter thread (piscina, 384 MB heap cap), as the first one after the daemon\'s 30 s idle timeout does; the first two rows are that cost with each library.',
-        'Most of a PDF\'s cost is fixed (the 10-page row): the converter thread imports pdfjs-dist (pdf.mjs + pdf.worker.mjs, 3.4 MB',
-        '  of JS) through tsx\'s loader hooks (daemon/docs/worker.js registers tsx first). The same pdfjs loop in plain node peaks about 120 MB',
-        '  over idle; importing pdfjs in worker.js before register() measured 231-237 MB over idle for these PDFs (a change for worker.js).',
+        'The child starts as the daemon does (tsx registered in-process, no --import flag for threads to inherit). Each converter thread',
+        '  imports pdfjs-dist (3.4 MB of JS) before it registers tsx: through tsx\'s loader the same import cost about 300 MB more.',
         `goal: peak - idle within 256 MB for a ~15 MB PDF or workbook. Big workbook: ${(BIG_XLSX_ROWS / mem[3]![2].seconds).toFixed(0)} rows/s including the thread start.`,
       ],
     );

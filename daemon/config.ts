@@ -45,7 +45,7 @@ export interface Config {
   markitdownUrl?: string;
   /** A docling-serve base URL for the same (BROWSERD_DOCLING_URL). */
   doclingUrl?: string;
-  /** Longest a sidecar converter may take for one document (BROWSERD_CONVERTER_TIMEOUT_S, default 120). */
+  /** Longest one document conversion may take, built-in or sidecar (BROWSERD_CONVERTER_TIMEOUT_S, default 120). */
   converterTimeoutMs: number;
   /** A page download larger than this is cancelled and its bytes removed (BROWSERD_DOWNLOAD_MAX_MB, default 1024). */
   downloadMaxBytes: number;

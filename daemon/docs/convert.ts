@@ -45,7 +45,7 @@ export async function convertDocument(cfg: DocsConfig, src: DocSource & { url?: 
   let parts: number | undefined;
   if (converter === 'builtin') {
     // Text past the budget is counted but not built; the extra room lets a format change keep maxChars whole.
-    const answer = await runOnConverterThread({ op: 'convert', kind: detected.kind!, bytes: src.bytes, budget: maxChars * 2 + 1024, url: src.url }, opts.signal);
+    const answer = await runOnConverterThread({ op: 'convert', kind: detected.kind!, bytes: src.bytes, budget: maxChars * 2 + 1024, url: src.url }, opts.signal, cfg.converterTimeoutMs);
     if (!answer.ok) throw new BrowserdError(answer.code as never, answer.message, { next: answer.next });
     ({ markdown: content, title, parts } = answer);
     chars = answer.chars;

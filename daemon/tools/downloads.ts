@@ -109,7 +109,7 @@ export const downloadTools = [
       if (as === 'rows') {
         const { readSheetRows } = await docs();
         const limit = args.limit ?? ROWS_DEFAULT;
-        const r: SheetRows = await readSheetRows(src, { sheet: args.sheet, limit });
+        const r: SheetRows = await readSheetRows(src, { sheet: args.sheet, limit, signal: ctx.signal, timeoutMs: ctx.env.cfg.converterTimeoutMs });
         if (args.sheet !== undefined && r.sheet !== args.sheet) {
           throw new BrowserdError('not_found', `"${inline(info.name)}" has no sheet "${inline(args.sheet)}"; its sheets: ${r.sheets.map((s) => `"${inline(s)}"`).join(', ')}`, {
             next: 'Pass one of those names as sheet, or leave sheet out for the first.',
