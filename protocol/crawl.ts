@@ -2,6 +2,7 @@
  * The shapes of a crawl that every layer shares (storage keeps them, the daemon makes them, clients read them):
  * the stored spec, a fetched page, what a page becomes (an item), a run's counters and state.
  */
+import type { CollectedEntry, CollectOptions, ScrollOutcome, ScrollUntilInput } from './read-params.js';
 
 export const CRAWL_FORMATS = ['markdown', 'text', 'html', 'links', 'images', 'metadata'] as const;
 export const CACHE_MODES = ['off', 'record', 'replay', 'replay-strict'] as const;
@@ -31,6 +32,10 @@ export interface CrawlSpec {
   chunk?: { by: 'tokens' | 'headings'; size: number; overlap: number };
   query?: string;
   topK: number;
+  /** Fetch the files each page offers (pages are then read in the browser). */
+  collect?: CollectOptions;
+  /** Scroll each page's list before reading it (pages are then read in the browser). */
+  scrollUntil?: ScrollUntilInput;
 }
 
 
@@ -77,6 +82,10 @@ export interface PageInput {
    * HTML: the renderer removes what can be told hidden without a browser.
    */
   visibleOnly: boolean;
+  /** What scrollUntil did before the page was read (browser reads with scrollUntil). */
+  scroll?: ScrollOutcome;
+  /** The files collect fetched from the page (browser reads with collect). */
+  files?: CollectedEntry[];
 }
 
 export interface Citation {
@@ -143,6 +152,10 @@ export interface CrawlItem extends Omit<PageOutput, 'links'> {
   error?: string;
   /** Links found on the page (how many), for the reader; the links themselves go to the queue. */
   linkCount?: number;
+  /** scrollUntil: the list items kept, in order, and why scrolling stopped. */
+  scroll?: ScrollOutcome;
+  /** collect: the files of the page, stored once in the user's files; documents with Markdown. */
+  files?: CollectedEntry[];
   at: string;
 }
 

@@ -44,3 +44,33 @@ export const ScrollUntilParam = Type.Object(
   { additionalProperties: false, description: 'Scroll with real wheel events before reading, until the list has count items, nothing new comes, the end, or maxScrolls; says why it stopped.' },
 );
 export type ScrollUntilInput = Static<typeof ScrollUntilParam>;
+
+/** One file collect looked at: stored (or already held), or failed with its reason. */
+export interface CollectedEntry {
+  /** The page the file was linked from. */
+  page: string;
+  url: string;
+  type: CollectFileType;
+  /** stored: new in the user's files; existing: the same bytes were already there (nothing stored); failed. */
+  status: 'stored' | 'existing' | 'failed';
+  /** Why it failed: blocked (guard or host policy), too_large, http_error, not_a_file, failed. */
+  reason?: string;
+  error?: string;
+  name?: string;
+  size?: number;
+  contentType?: string;
+  /** Documents, converted (page text: callers fence it). */
+  markdown?: string;
+  truncated?: boolean;
+  /** Why a stored document has no Markdown. */
+  convertError?: string;
+}
+
+export type ScrollStop = 'count' | 'no_new' | 'max_scrolls' | 'end';
+
+/** What scrollUntil did before a page was read: the items it kept (as Markdown, in list order) and why it stopped. */
+export interface ScrollOutcome {
+  items: string[];
+  scrolls: number;
+  stoppedBecause: ScrollStop;
+}

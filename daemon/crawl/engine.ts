@@ -25,7 +25,7 @@ import { userSecretForms } from '../vault/user-secrets.js';
 /** Queue entries looked at when choosing the next page: enough to find one whose host is ready. */
 const LOOKAHEAD = 64;
 
-type Env = Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies' | 'pool' | 'log' | 'vault' | 'filledCodes' | 'responseCache'>;
+type Env = Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies' | 'pool' | 'log' | 'vault' | 'filledCodes' | 'responseCache' | 'files'>;
 
 export interface RunEvents {
   /** The run's record changed (a page finished, or its state moved). */
@@ -44,6 +44,8 @@ export class CrawlRun {
   private tabs: Tab[] = [];
   private freeTabs: Tab[] = [];
   private releaseBrowser?: () => void;
+  /** Aborted when the run stops (shutdown): ends a scroll or a file fetch under way instead of waiting it out. */
+  private readonly halt = new AbortController();
   readonly done: Promise<void>;
 
   constructor(
@@ -72,6 +74,7 @@ export class CrawlRun {
   /** Daemon shutdown: no new pages; the record stays as it is. */
   async stop(graceMs: number): Promise<void> {
     this.stopped = true;
+    this.halt.abort();
     this.poke();
     await Promise.race([this.done, new Promise((r) => setTimeout(r, graceMs).unref())]);
   }
@@ -191,7 +194,8 @@ export class CrawlRun {
         item = { ...base, finalUrl: page.finalUrl, status: 'failed', httpStatus: page.status, via: page.via, error: `HTTP ${page.status}` };
       } else {
         const out = await renderPage(page, this.spec);
-        const { links: found, ...content } = out;
+        const { links: found, ...rendered } = out;
+        const content = { ...rendered, ...(page.scroll ? { scroll: page.scroll } : {}), ...(page.files ? { files: page.files } : {}) };
         const forms = userSecretForms(this.env, this.rec.user);
         item = { ...base, ...scrubDeep(content, forms), finalUrl: page.finalUrl, status: 'done', httpStatus: page.status, via: page.via, linkCount: found.length };
         if (entry.depth < this.spec.maxDepth) links = this.follow(found, entry.depth + 1);
@@ -246,7 +250,9 @@ export class CrawlRun {
   private async readInTab(url: string): Promise<PageInput> {
     const tab = await this.takeTab();
     try {
-      return await readInBrowser(tab, url, { includeHidden: this.spec.includeHidden });
+      const { includeHidden, scrollUntil, collect } = this.spec;
+      const collector = collect ? { env: this.env, user: this.rec.user, signal: this.halt.signal } : undefined;
+      return await readInBrowser(tab, url, { includeHidden, scrollUntil, collect, collector, signal: this.halt.signal });
     } finally {
       this.freeTabs.push(tab);
     }
@@ -259,7 +265,8 @@ export class CrawlRun {
     // While the run has tabs the idle sweeper leaves the browser alone.
     this.releaseBrowser ??= this.env.pool.hold(this.rec.user);
     const inst = await this.env.pool.get(this.rec.user);
-    const tab = await inst.scratchTab();
+    // Wheel events reach only a tab that draws: a crawl that scrolls lists reads in drawn tabs.
+    const tab = await inst.scratchTab({ drawn: !!this.spec.scrollUntil });
     if (this.spec.cache !== 'off') await attachTabCache(this.env, this.rec.user, this.spec.cache, this.spec.cacheName, tab);
     this.tabs.push(tab);
     return tab;

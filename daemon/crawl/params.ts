@@ -6,6 +6,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { CACHE_MODES, CRAWL_FORMATS, type CrawlSpec } from '../../protocol/crawl.js';
+import { CollectParam, ScrollUntilParam } from '../../protocol/read-params.js';
+import { checkCollectOptions } from '../docs/collect.js';
+import { checkScrollOptions } from '../read/scroll-until.js';
 
 export { CACHE_MODES, CRAWL_FORMATS, type CrawlSpec };
 
@@ -60,19 +63,8 @@ export const CrawlParams = params({
   ),
   query: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Keep only the passages that best match (BM25, no model).' })),
   topK: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Passages per page with query, default 5.' })),
-  collect: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Download the documents and media pages link to (documents, images, media, types, maxFiles, ...).' })),
-  scrollUntil: Type.Optional(
-    Type.Object(
-      {
-        count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
-        noNewForMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 60000 })),
-        maxScrolls: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-        item: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
-        container: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
-      },
-      { additionalProperties: false, description: 'Scroll pages read in the browser until the list has this many items or stops growing.' },
-    ),
-  ),
+  collect: Type.Optional(CollectParam),
+  scrollUntil: Type.Optional(ScrollUntilParam),
 });
 export type CrawlParamsInput = Static<typeof CrawlParams>;
 
@@ -91,10 +83,15 @@ export function normaliseCrawlSpec(p: CrawlParamsInput, checkUrl: (u: string) =>
   if (p.extractor) throw new BrowserdError('not_configured', 'learned extractors are not available on this server yet', { next: 'Use fields (name -> CSS selector) instead of extractor.' });
   if (p.outputSchema && !p.fields) throw new BrowserdError('not_configured', 'filling outputSchema without fields needs a model, which this server does not offer yet', { next: 'Give fields (name -> CSS selector); outputSchema then checks them.' });
   if (p.prompt && !p.outputSchema) throw bad('prompt goes with outputSchema', 'Drop prompt, or give outputSchema too.');
-  if (p.collect) throw new BrowserdError('not_configured', 'collect (downloading documents and media) is not available on crawls yet', { next: 'Crawl without collect; read the documents with browser_read.' });
   if (p.topK !== undefined && !p.query) throw bad('topK goes with query', 'Give query too, or drop topK.');
-  if (p.scrollUntil) throw new BrowserdError('not_configured', 'scrollUntil is not available on crawls yet', { next: 'Crawl without scrollUntil.' });
-  const mode = p.mode ?? 'auto';
+  if (p.collect) checkCollectOptions(p.collect);
+  if (p.scrollUntil) checkScrollOptions(p.scrollUntil);
+  const inBrowser = !!(p.collect || p.scrollUntil);
+  if (inBrowser && p.mode === 'http') {
+    throw bad('collect and scrollUntil work on pages read in the browser, and mode http reads none there', 'Use mode "browser" (or leave mode out), or drop collect and scrollUntil.');
+  }
+  // Files are fetched, and lists scrolled, by the page's own tab: every page of such a crawl is read in the browser.
+  const mode = inBrowser ? 'browser' : p.mode ?? 'auto';
   const concurrency = p.concurrency ?? 2;
   const startUrls = [...new Set((p.startUrls ?? []).map(checkUrl))];
   return {
@@ -121,5 +118,7 @@ export function normaliseCrawlSpec(p: CrawlParamsInput, checkUrl: (u: string) =>
     ...(p.chunk ? { chunk: { by: p.chunk.by, size: p.chunk.size ?? 500, overlap: p.chunk.overlap ?? 50 } } : {}),
     ...(p.query ? { query: p.query } : {}),
     topK: p.topK ?? 5,
+    ...(p.collect ? { collect: p.collect } : {}),
+    ...(p.scrollUntil ? { scrollUntil: p.scrollUntil } : {}),
   };
 }

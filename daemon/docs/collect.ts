@@ -6,7 +6,8 @@
  */
 import { extname } from 'node:path';
 import { BrowserdError } from '../../protocol/errors.js';
-import { COLLECT_DEFAULT_FILES, COLLECT_MAX_FILES, type CollectFileType, type CollectOptions } from '../../protocol/read-params.js';
+import { COLLECT_DEFAULT_FILES, COLLECT_MAX_FILES, type CollectedEntry, type CollectFileType, type CollectOptions } from '../../protocol/read-params.js';
+export type { CollectedEntry } from '../../protocol/read-params.js';
 import type { PageFile } from '../../injected/api.js';
 import type { DaemonEnv } from '../env.js';
 import type { Tab } from '../browser/tab.js';
@@ -104,28 +105,8 @@ export function checkCollectOptions(o: CollectOptions): void {
   }
 }
 
-export interface CollectedEntry {
-  /** The page the file was linked from. */
-  page: string;
-  url: string;
-  type: CollectFileType;
-  /** stored: new in the user's files; existing: the same bytes were already there (nothing stored); failed. */
-  status: 'stored' | 'existing' | 'failed';
-  /** Why it failed: blocked (guard or host policy), too_large, http_error, not_a_file, failed. */
-  reason?: string;
-  error?: string;
-  name?: string;
-  size?: number;
-  contentType?: string;
-  /** Documents, converted (page text: callers fence it). */
-  markdown?: string;
-  truncated?: boolean;
-  /** Why a stored document has no Markdown. */
-  convertError?: string;
-}
-
 export interface CollectContext {
-  env: DaemonEnv;
+  env: Pick<DaemonEnv, 'cfg' | 'files' | 'policies'>;
   user: string;
   signal: AbortSignal;
 }

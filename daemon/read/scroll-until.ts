@@ -1,7 +1,7 @@
 /**
  * scrollUntil: scrolls a page (or one scrolling element) with real wheel events, as a person would, and keeps
  * every item of a list as it appears, once each and in order, until enough are held, nothing new comes, the
- * end is reached or the scroll budget is spent. Shared by browser_read and (later) crawls.
+ * end is reached or the scroll budget is spent. Shared by browser_read and crawls.
  *
  * Virtual lists keep only the rows near the viewport in the DOM and reuse nodes for other rows, so items are
  * collected while they are shown, named by what they show (text and identifying attributes, in-page), and
@@ -9,6 +9,9 @@
  * already held. That keeps two different rows with equal text apart (they sit at different places of the
  * run) where a set of seen keys would merge them.
  */
+import type { ScrollOutcome, ScrollStop } from '../../protocol/read-params.js';
+import { htmlToMarkdownOffThread } from './markdown-pool.js';
+export type { ScrollStop } from '../../protocol/read-params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { ListItem, ListItemsResult } from '../../injected/api.js';
 import { wheel } from '../browser/gestures.js';
@@ -31,7 +34,6 @@ export interface ScrollUntilOptions {
   container?: string;
 }
 
-export type ScrollStop = 'count' | 'no_new' | 'max_scrolls' | 'end';
 
 export interface ScrollUntilResult {
   /** Each item's visible HTML, in the order the list shows them (empty without `item`). */
@@ -136,4 +138,11 @@ export async function scrollUntil(tab: Tab, opts: ScrollUntilOptions, signal?: A
   }
   const items = merge.items.map((i) => i.html);
   return { items: opts.count !== undefined ? items.slice(0, opts.count) : items, scrolls, stoppedBecause: stop };
+}
+
+/** scrollUntil as the readers use it: the kept items turned into Markdown (on the Markdown threads), in order. */
+export async function scrollForReading(tab: Tab, opts: ScrollUntilOptions, signal?: AbortSignal): Promise<ScrollOutcome> {
+  const r = await scrollUntil(tab, opts, signal);
+  const items = await Promise.all(r.items.map((html) => htmlToMarkdownOffThread(html, tab.url, { mode: 'page' }).then((m) => m.markdown.trim())));
+  return { items, scrolls: r.scrolls, stoppedBecause: r.stoppedBecause };
 }

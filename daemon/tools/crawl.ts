@@ -35,6 +35,10 @@ function itemBody(item: CrawlItem): string {
   if (item.title) parts.push(`# ${item.title}`);
   if (item.fields) parts.push(`fields: ${JSON.stringify(item.fields)}`);
   if (item.schemaErrors) parts.push(`schema errors: ${item.schemaErrors.join('; ')}`);
+  if (item.files?.length) {
+    parts.push(`files (${item.files.length}):\n${item.files.map((f) => `- ${f.status === 'failed' ? `failed (${f.reason ?? 'failed'})` : `${f.name} (${f.type}, ${f.size} bytes${f.status === 'existing' ? ', already held' : ''})`}: ${f.url}`).join('\n')}`);
+  }
+  if (item.scroll) parts.push(`list: ${item.scroll.items.length} item(s) kept over ${item.scroll.scrolls} scroll(s), stopped: ${item.scroll.stoppedBecause}`);
   if (item.passages) parts.push(item.passages.map((p) => `${p.headingPath.length ? `§ ${p.headingPath.join(' › ')}\n` : ''}${p.text}`).join('\n\n---\n\n'));
   else if (item.content !== undefined) parts.push(item.content);
   else if (item.metadata) parts.push(JSON.stringify(item.metadata));
@@ -45,6 +49,9 @@ function itemBody(item: CrawlItem): string {
 const cutItem = (item: CrawlItem): CrawlItem => {
   const copy = { ...item };
   for (const k of ['content', 'formats', 'chunks'] as const) if (copy[k] !== undefined) delete copy[k];
+  // Documents' Markdown and list items are whole on REST; here, what was kept and how much.
+  if (copy.files) copy.files = copy.files.map(({ markdown, ...f }) => ({ ...f, ...(markdown !== undefined ? { markdownChars: markdown.length } : {}) }));
+  if (copy.scroll) copy.scroll = { ...copy.scroll, items: copy.scroll.items.slice(0, 5) };
   return { ...copy, ...(item.content !== undefined ? { content: item.content.slice(0, ITEM_CHARS_IN_ANSWER) } : {}) };
 };
 

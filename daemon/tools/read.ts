@@ -13,7 +13,7 @@ import type { ToolContext } from './context.js';
 import { inline, type ResponseBuilder } from './response.js';
 import { CollectParam, ScrollUntilParam, type CollectOptions, type ScrollUntilInput } from '../../protocol/read-params.js';
 import { checkCollectOptions, collectFiles, type CollectContext, type CollectedEntry } from '../docs/collect.js';
-import { checkScrollOptions, scrollUntil, type ScrollStop } from '../read/scroll-until.js';
+import { checkScrollOptions, scrollForReading, type ScrollStop } from '../read/scroll-until.js';
 
 export const READ_MAX_URLS = 50;
 /** Scratch tabs read in parallel: enough to hide latency, few enough for a 2-core host. */
@@ -43,12 +43,7 @@ type ReadOptions = {
  * scroll, so links that only loaded while scrolling are among them).
  */
 async function readTab(tab: Tab, opts: ReadOptions): Promise<PageReading> {
-  let scroll: PageReading['scroll'];
-  if (opts.scrollUntil) {
-    const r = await scrollUntil(tab, opts.scrollUntil, opts.signal);
-    const items = await Promise.all(r.items.map((html) => htmlToMarkdownOffThread(html, tab.url, { mode: 'page' }).then((m) => m.markdown.trim())));
-    scroll = { items, scrolls: r.scrolls, stoppedBecause: r.stoppedBecause };
-  }
+  const scroll = opts.scrollUntil ? await scrollForReading(tab, opts.scrollUntil, opts.signal) : undefined;
   const page = await grab(tab, opts);
   const files = opts.collect ? await collectFiles(opts.collector, tab, page.url, opts.collect) : undefined;
   const reading = await toReading(page, opts);

@@ -88,7 +88,7 @@ t.test('POST /v1/crawls refuses bad parameters the way the tool does, and starts
   const js = await d.rest(alice, 'POST', '/v1/crawls', { startUrls: ['javascript:alert(1)'] });
   t.equal(js.status, 403);
   t.equal(js.json.error.code, 'blocked');
-  const r = await d.rest(alice, 'POST', '/v1/crawls', { startUrls: [`${site.base}/`], collect: { documents: true } });
+  const r = await d.rest(alice, 'POST', '/v1/crawls', { startUrls: [`${site.base}/`], collect: { images: true, caption: true } });
   t.equal(r.json.error.code, 'not_configured');
   t.equal((await d.rest(alice, 'GET', '/v1/crawls?limit=500')).json.crawls.length, before, 'no run was made');
 });
