@@ -27,7 +27,11 @@ import type { TestDaemon } from '../test/fixtures/daemon.js';
 import type { DownloadOutcome } from '../daemon/browser/downloads.js';
 import { now, printTable } from './lib.js';
 
-const SIZE = 500 * 1000 * 1000;
+/**
+ * 500 MB; BENCH_DOWNLOAD_MB sets another size (the child server inherits it) to see whether the growth follows
+ * the size (it should not). Past the daemon's download cap (1024 MiB by default) the download is cancelled.
+ */
+const SIZE = Number(process.env.BENCH_DOWNLOAD_MB ?? 500) * 1000 * 1000;
 /** The server's write size: one chunk is made only when the previous one has been taken by the socket. */
 const CHUNK = 1024 * 1024;
 const NAME = 'big.bin';
@@ -110,24 +114,46 @@ async function startServer(): Promise<{ child: ChildProcess; url: string }> {
 
 // ------------------------------------------------------------------ measuring
 
-interface Peak { idle: number; peak: number; peakHeap: number; peakArrayBuffers: number; idleHeap: number; idleArrayBuffers: number; samples: number }
+interface Peak {
+  idle: number;
+  peak: number;
+  peakHeap: number;
+  peakArrayBuffers: number;
+  idleHeap: number;
+  idleArrayBuffers: number;
+  samples: number;
+  /** Peak RSS by phase, when the caller names phases (where the growth happens, if it does). */
+  byPhase: Record<string, { peak: number; firstMs: number; lastMs: number }>;
+}
 
-/** Samples this process's memory every 20 ms until stopped; the first sample is taken at once (idle). */
-function sampleMemory(): { stop(): Peak } {
+/**
+ * Samples this process's memory every 20 ms until stopped; the first sample is taken at once (idle). `phase`
+ * names what is going on at each sample, so a peak can be placed (Chromium receiving, or our hash and move).
+ */
+function sampleMemory(phase: () => string = () => 'all'): { stop(): Peak } {
   const m0 = process.memoryUsage();
-  const p: Peak = { idle: m0.rss, peak: m0.rss, idleHeap: m0.heapUsed, peakHeap: m0.heapUsed, idleArrayBuffers: m0.arrayBuffers, peakArrayBuffers: m0.arrayBuffers, samples: 1 };
+  const t0 = now();
+  const p: Peak = { idle: m0.rss, peak: m0.rss, idleHeap: m0.heapUsed, peakHeap: m0.heapUsed, idleArrayBuffers: m0.arrayBuffers, peakArrayBuffers: m0.arrayBuffers, samples: 1, byPhase: {} };
+  let stopped = false;
   const take = () => {
     const m = process.memoryUsage();
     p.peak = Math.max(p.peak, m.rss);
     p.peakHeap = Math.max(p.peakHeap, m.heapUsed);
     p.peakArrayBuffers = Math.max(p.peakArrayBuffers, m.arrayBuffers);
     p.samples++;
+    const at = now() - t0;
+    const ph = (p.byPhase[phase()] ??= { peak: m.rss, firstMs: at, lastMs: at });
+    ph.peak = Math.max(ph.peak, m.rss);
+    ph.lastMs = at;
   };
   const timer = setInterval(take, SAMPLE_MS);
   return {
     stop() {
-      clearInterval(timer);
-      take();
+      if (!stopped) {
+        clearInterval(timer);
+        take();
+        stopped = true;
+      }
       return p;
     },
   };
@@ -168,7 +194,15 @@ async function downloadOnce(d: TestDaemon, token: string, client: Client): Promi
   let outcome: DownloadOutcome | undefined;
   watcher.once('settled', (o: DownloadOutcome) => (outcome = o));
 
-  const mem = sampleMemory();
+  // The watcher lists a download from Chromium's downloadWillBegin until its last progress event; after that,
+  // until 'settled', the daemon is hashing the staged copy and moving (or dropping) it.
+  let began = false;
+  const phase = () => {
+    if (outcome) return 'settled';
+    if (watcher.inProgress().length) return (began = true), 'receiving';
+    return began ? 'hash+move' : 'click';
+  };
+  const mem = sampleMemory(phase);
   const t0 = now();
   try {
     await callOk(client, 'browser_click', { ref });
@@ -237,6 +271,15 @@ export async function run(): Promise<void> {
       rate(SIZE, x.ms),
     ];
     const [first, second] = downloads as [Download, Download];
+    /** Where the peak was: each phase's time span and its peak over idle. */
+    const phases = (x: Download) =>
+      ['click', 'receiving', 'hash+move', 'settled']
+        .filter((k) => x.mem.byPhase[k])
+        .map((k) => {
+          const ph = x.mem.byPhase[k]!;
+          return `${k} ${(ph.firstMs / 1000).toFixed(2)}-${(ph.lastMs / 1000).toFixed(2)} s +${mb(ph.peak - x.mem.idle)} MB`;
+        })
+        .join('; ');
     printTable(
       `A ${mb(SIZE)} MB page download (daemon process RSS, sampled every ${SAMPLE_MS} ms from the click until browser_downloads lists it)`,
       ['run', 'idle RSS', 'peak RSS', 'peak - idle', 'heap / buffers growth', 'wall', 'MB/s'],
@@ -246,7 +289,8 @@ export async function run(): Promise<void> {
         row('plain Node http GET piped to a file, same server (this machine\'s limit)', raw),
       ],
       [
-        `goal: a 500 MB download adds nothing. Daemon peak - idle: ${mb(first.mem.peak - first.mem.idle)} MB first, ${mb(second.mem.peak - second.mem.idle)} MB for the deduplicated second (a few tens of MB is the goal; printed, not asserted).`,
+        `goal: a 500 MB download adds nothing.${SIZE !== 500e6 ? ` (this run: ${mb(SIZE)} MB, set by BENCH_DOWNLOAD_MB)` : ''} Daemon peak - idle: ${mb(first.mem.peak - first.mem.idle)} MB first, ${mb(second.mem.peak - second.mem.idle)} MB for the deduplicated second (a few tens of MB is the goal; printed, not asserted).`,
+        `by phase (time from the click, peak RSS over idle): 1st: ${phases(first)}. 2nd: ${phases(second)}.`,
         `files after both downloads: ${storedNames.map((n) => `"${n}"`).join(', ') || 'none'} (${storedNames.filter((n) => n.startsWith('big')).length === 1 ? 'one file, as promised' : 'MORE THAN ONE: the dedupe did not hold'}).`,
         `browserd's wall time runs from the click to the poll that sees the file stored: it includes Chromium writing the staged file, the egress proxy relaying every byte through this process, the streamed sha-256 and the move, plus up to ${POLL_MS} ms of polling (${first.polls} and ${second.polls} polls).`,
         'The server is a child process, so the RSS above is the daemon (with the MCP client) alone; the raw GET row is this same process after the daemon stopped.',
