@@ -31,7 +31,6 @@ export interface McpContent {
     | { type: 'resource'; resource: { uri: string; mimeType: string; blob: string } }
   )[];
   isError?: boolean;
-  structuredContent?: Record<string, unknown>;
 }
 
 /** Makes page text unable to open or close a fence of ours, whatever nonce it guesses. */
@@ -101,7 +100,7 @@ export class ResponseBuilder {
     return this;
   }
 
-  /** Structured values for REST callers (and structuredContent on MCP). */
+  /** Structured values for REST callers; MCP callers get the rendered text (and images, resources) only. */
   set(key: string, value: unknown): this {
     this.data[key] = value;
     return this;
