@@ -10,12 +10,9 @@ import { BrowserdError } from '../../protocol/errors.js';
 import type { ToolContext } from './context.js';
 import type { FileInfo } from '../../storage/files.js';
 import { ShareLinks } from '../../storage/share-links.js';
-import type { Conversion, SheetRows } from '../docs/types.js';
-
-/** Largest file handed back inline (as: file) or read here (as: text, rows): bigger ones go by their URL. */
-const INLINE_MAX_BYTES = 15 * 1024 * 1024;
-const ROWS_DEFAULT = 2000;
-const ROWS_MAX = 20000;
+import { convertDocument, readSheetRows } from '../docs/index.js';
+import { ROWS_DEFAULT_LIMIT as ROWS_DEFAULT, ROWS_MAX_LIMIT as ROWS_MAX } from '../docs/rows.js';
+import { DOC_MAX_BYTES as INLINE_MAX_BYTES } from '../docs/types.js';
 
 const FileParam = Type.String({ description: 'A file name as browser_downloads lists it, e.g. "Report Q3.pdf".', minLength: 1, maxLength: 200 });
 
@@ -42,12 +39,6 @@ function smallBytes(ctx: ToolContext, info: FileInfo, what: string): Buffer {
   if (!bytes) throw new BrowserdError('not_found', `"${info.name}" was removed meanwhile`, { next: 'List your files with browser_downloads.' });
   return bytes;
 }
-
-/**
- * The document converters are loaded on first use: they bring parsers (PDF, Office, sheets) the daemon
- * does not need until someone reads a document.
- */
-const docs = () => import('../docs/index.js');
 
 export const downloadTools = [
   defineTool({
@@ -107,22 +98,15 @@ export const downloadTools = [
       }
       const src = { bytes: smallBytes(ctx, info, 'documents are read here up to'), name: info.name, contentType: info.mimeType };
       if (as === 'rows') {
-        const { readSheetRows } = await docs();
         const limit = args.limit ?? ROWS_DEFAULT;
-        const r: SheetRows = await readSheetRows(src, { sheet: args.sheet, limit, signal: ctx.signal, timeoutMs: ctx.env.cfg.converterTimeoutMs });
-        if (args.sheet !== undefined && r.sheet !== args.sheet) {
-          throw new BrowserdError('not_found', `"${inline(info.name)}" has no sheet "${inline(args.sheet)}"; its sheets: ${r.sheets.map((s) => `"${inline(s)}"`).join(', ')}`, {
-            next: 'Pass one of those names as sheet, or leave sheet out for the first.',
-            details: { sheets: r.sheets },
-          });
-        }
+        // An unknown sheet is not_found naming the sheets there are (the converter thread's answer).
+        const r = await readSheetRows(src, { sheet: args.sheet, limit, signal: ctx.signal, timeoutMs: ctx.env.cfg.converterTimeoutMs });
         out.set('sheets', r.sheets).set('sheet', r.sheet).set('rows', r.rows).set('total', r.total).set('truncated', r.truncated);
         out.text(`${r.rows.length} of ${r.total} rows of sheet ${r.sheets.indexOf(r.sheet) + 1} of ${r.sheets.length} in "${inline(info.name)}"${r.truncated ? ` (cut at limit ${limit}: pass a larger limit, up to ${ROWS_MAX})` : ''}.`);
         out.page(`${info.name} sheet ${r.sheet}`, r.rows.map((row) => row.join('\t')).join('\n'));
         return;
       }
-      const { convertDocument } = await docs();
-      const c: Conversion = await convertDocument(ctx.env.cfg, src, { signal: ctx.signal });
+      const c = await convertDocument(ctx.env.cfg, src, { signal: ctx.signal });
       out.set('kind', c.kind).set('converter', c.converter).set('chars', c.chars).set('truncated', c.truncated);
       if (c.title !== undefined) out.set('title', c.title);
       if (c.parts !== undefined) out.set('parts', c.parts);
