@@ -6,7 +6,7 @@ export function markdownToText(md: string): string {
     .replace(/\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)/g, '$1')
     .replace(/^ {0,3}#{1,6}[ \t]+/gm, '')
     .replace(/^ {0,3}>[ \t]?/gm, '')
-    .replace(/^\s*\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*\|?\s*$/gm, '')
+    .replace(/^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*:?-*:?[ \t]*\|?[ \t]*(?:\n|$)/gm, '')
     .replace(/^\|\s?|\s?\|$/gm, '')
     .replace(/\s\|\s/g, '\t')
     .replace(/(\*\*|__)(.+?)\1/g, '$2')

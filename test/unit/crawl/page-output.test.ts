@@ -77,6 +77,8 @@ t.test('auto mode: app shells need the browser, articles do not', async (t) => {
 
 t.test('markdownToText and the link rules', async (t) => {
   t.equal(markdownToText('# Title\n\nSome **bold** and [a link](http://x/) and `code`.'), 'Title\n\nSome bold and a link and code.');
+  // A table's rule line goes with its line break: rows stay together, and the text before stays apart.
+  t.equal(markdownToText('Before\n\n| a | b |\n| --- | :---: |\n| 1 | 2 |\n\nafter'), 'Before\n\na\tb\n1\t2\n\nafter');
   t.ok(wildcardMatch('/blog/*', '/blog/post-1'));
   t.notOk(wildcardMatch('/blog/*', '/blogs/x'));
   t.ok(wildcardMatch('*post-*', '/blog/post-2'));
