@@ -18,6 +18,7 @@ import { READ_TAB_GUARD } from './read-guard.js';
 import { TabNetwork, assertAlive } from './tab-network.js';
 import { WriteGuard, type Responder } from './write-guard.js';
 import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
+import { TrafficRecorder } from '../traffic/recorder.js';
 
 const WORLD = 'browserd';
 
@@ -28,8 +29,12 @@ export class Tab {
   readonly writeLog = new Ring<LogEntry>(500);
   private disposables = new DisposableStore();
   private readonly net: TabNetwork;
+  /** The tab's requests and responses as they happen, for capture, HAR and API maps (passive; keeps nothing unsubscribed). */
+  readonly traffic: TrafficRecorder;
   private readonly guard: WriteGuard;
   private readonly adoption: TargetAdoption;
+  /** Follows a session's Network events for the tab's bookkeeping and its traffic recorder. */
+  private readonly listenNetwork: (session: string, d: DisposableStore) => void;
   private worldContext?: number;
   private mainFrameId?: string;
   private confirmNext = false;
@@ -63,8 +68,14 @@ export class Tab {
       logEvent: (kind: LogKind, e: Omit<LogEntry, 'at' | 'kind'>) => this.logEvent(kind, e),
     };
     this.net = new TabNetwork(conn, owner);
+    this.traffic = new TrafficRecorder(conn);
     this.guard = new WriteGuard(conn, owner, hostAccess);
-    this.adoption = new TargetAdoption(conn, owner, this.guard, this.disposables, (child, d) => this.net.listen(child, d), () => this.record.mode === 'read' || this.guard.pageIsReadOnly());
+    const listenNetwork = (session: string, d: DisposableStore) => {
+      this.net.listen(session, d);
+      this.traffic.listen(session, d);
+    };
+    this.adoption = new TargetAdoption(conn, owner, this.guard, this.disposables, listenNetwork, () => this.record.mode === 'read' || this.guard.pageIsReadOnly());
+    this.listenNetwork = listenNetwork;
   }
 
   get id() {
@@ -226,7 +237,7 @@ export class Tab {
     d.add(c.on('Runtime.consoleAPICalled', s, (p) => {
       if (p.type === 'error') this.logEvent('console_error', { detail: p.args.map((a) => a.value ?? a.description ?? '').join(' ').slice(0, 300) });
     }));
-    this.net.listen(s, d);
+    this.listenNetwork(s, d);
     this.adoption.watch(s);
   }
 

@@ -4,9 +4,8 @@
  * entry), and the user's vault values and filled codes hidden in text bodies.
  */
 import { scrubText, SECRET_PARAM } from '../tools/redact.js';
-
-/** Response headers never stored: they set or carry credentials. */
-const CREDENTIAL_HEADER = /^(set-cookie2?|cookie|authorization|proxy-authorization|proxy-authenticate)$|token|secret|session|csrf|xsrf|api-?key|auth/i;
+// Response headers never stored: they set or carry credentials (the same names recorded traffic hides).
+import { CREDENTIAL_HEADER } from '../traffic/redact.js';
 
 /** The URL a cache entry is stored and looked up under. */
 export function cacheUrl(raw: string): string {

@@ -113,11 +113,17 @@ function typeOf(v: unknown): string {
 
 /** A URL without user:password, secret-looking query values or a fragment carrying parameters (OAuth tokens). */
 export function redactUrl(raw: string): string {
+  const whole = redactUrlWhole(raw);
+  return whole === undefined ? fingerprint(raw) : clip(whole);
+}
+
+/** redactUrl without the cut, for records that must keep the address whole (a HAR); undefined when not a URL. */
+export function redactUrlWhole(raw: string): string | undefined {
   let u: URL;
   try {
     u = new URL(raw);
   } catch {
-    return fingerprint(raw);
+    return undefined;
   }
   if (u.username || u.password) {
     u.username = u.password ? 'redacted' : u.username ? 'redacted' : '';
@@ -125,7 +131,7 @@ export function redactUrl(raw: string): string {
   }
   for (const k of [...new Set(u.searchParams.keys())]) if (SECRET_PARAM.test(k)) u.searchParams.set(k, 'redacted');
   if (u.hash.includes('=')) u.hash = '#redacted';
-  return clip(u.toString());
+  return u.toString();
 }
 
 function keepScalar(v: unknown): unknown {
