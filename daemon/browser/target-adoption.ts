@@ -32,8 +32,8 @@ export class TargetAdoption {
     private owner: AdoptionOwner,
     private guard: WriteGuard,
     private disposables: DisposableStore,
-    /** A child frame's network events, so settling waits for them too. */
-    private onFrameSession: (session: string, d: DisposableStore) => void = () => undefined,
+    /** A child frame's or dedicated worker's network events: settling waits for them, the traffic recorder sees them. */
+    private onNetworkSession: (session: string, d: DisposableStore) => void = () => undefined,
     private realmGuardNeeded: RealmGuardNeeded = () => owner.mode === 'read',
   ) {}
 
@@ -74,9 +74,10 @@ export class TargetAdoption {
       // A worker paused before its first statement: its global scope exists, its script has not run yet.
       steps.push(c.sendMayFail('Runtime.evaluate', { expression: READ_TAB_GUARD }, child));
     }
-    if (type === 'iframe') {
+    // Frames in other processes and dedicated workers report their own requests on their own sessions.
+    if (type === 'iframe' || type === 'worker') {
       steps.push(c.sendMayFail('Network.enable', {}, child));
-      this.onFrameSession(child, d);
+      this.onNetworkSession(child, d);
     }
     steps.push(c.sendMayFail('Target.setAutoAttach', AUTO_ATTACH, child));
     await Promise.all(steps);
