@@ -25,3 +25,5 @@ export function formatTabId(n: number, profile?: string): string {
 export const CRAWL_ID = /^crawl_[0-9a-f]{16}$/;
 /** A response cache's name: letters, digits, ".", "_", "-" (1-64). */
 export const CACHE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+/** An API map: `api_` and 16 hex digits. */
+export const API_MAP_ID = /^api_[0-9a-f]{16}$/;
