@@ -18,6 +18,7 @@ import { READ_TAB_GUARD } from './read-guard.js';
 import { TabNetwork, assertAlive } from './tab-network.js';
 import { WriteGuard, type Responder } from './write-guard.js';
 import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
+import { TabRoutes } from './routes.js';
 
 const WORLD = 'browserd';
 
@@ -26,6 +27,8 @@ export class Tab {
   readonly targetId: string;
   sessionId: string;
   readonly writeLog = new Ring<LogEntry>(500);
+  /** browser_route's mocks and blocks: in memory with the tab, so they end when it closes or the browser restarts. */
+  readonly routes = new TabRoutes();
   private disposables = new DisposableStore();
   private readonly net: TabNetwork;
   private readonly guard: WriteGuard;
@@ -63,7 +66,8 @@ export class Tab {
       logEvent: (kind: LogKind, e: Omit<LogEntry, 'at' | 'kind'>) => this.logEvent(kind, e),
     };
     this.net = new TabNetwork(conn, owner);
-    this.guard = new WriteGuard(conn, owner, hostAccess);
+    // Frames and dedicated workers share this guard (target-adoption.ts), so the tab's routes hold there too.
+    this.guard = new WriteGuard(conn, owner, hostAccess, this.routes);
     this.adoption = new TargetAdoption(conn, owner, this.guard, this.disposables, (child, d) => this.net.listen(child, d), () => this.record.mode === 'read' || this.guard.pageIsReadOnly());
   }
 
@@ -316,6 +320,9 @@ export class Tab {
       const blocked = /BLOCKED_BY_CLIENT/.test(r.errorText) ? this.writeLog.all().slice(-1)[0] : undefined;
       if (blocked?.kind === 'navigation_blocked') {
         throw new BrowserdError('blocked', `navigation to ${url} was blocked: ${blocked.detail}`, { next: 'Report this to the user; do not try another way. allowedDomains are set when a tab is opened.' });
+      }
+      if (blocked?.kind === 'route_blocked' && blocked.url === url) {
+        throw new BrowserdError('navigation_failed', `${url} did not load: ${blocked.detail} of this tab`, { next: 'Remove the route (browser_route action "remove") to load the page.' });
       }
       throw new BrowserdError('navigation_failed', `${url} did not load: ${r.errorText}`, { next: 'Check the address; if the site is down, try again later.' });
     }
