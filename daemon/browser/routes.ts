@@ -208,7 +208,9 @@ export class TabRoutes {
     } else {
       answer = { kind: 'block', id };
     }
-    this.routes.push({ view, matchesUrl: urlMatcher(spec.urlPattern), methods: methods && new Set(methods), types: types && new Set(types), answer });
+    // Chromium's interception reports fetch() as XHR (both have no destination), so either name means both.
+    const typeSet = types && new Set<string>(types.flatMap((x) => (x === 'xhr' || x === 'fetch' ? ['xhr', 'fetch'] : [x])));
+    this.routes.push({ view, matchesUrl: urlMatcher(spec.urlPattern), methods: methods && new Set(methods), types: typeSet, answer });
     return { ...view };
   }
 

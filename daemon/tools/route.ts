@@ -20,7 +20,7 @@ const RouteInput = params({
   })),
   kind: Type.Optional(StringEnum(ROUTE_KINDS, { description: 'add: mock (answer with status/body/headers; nothing reaches the site), block (fail with BlockedByClient and a browser_log line) or fail (fail with errorReason).' })),
   methods: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 20 }), { description: 'add: only these HTTP methods, e.g. ["GET"]. Default all.', minItems: 1, maxItems: 20 })),
-  resourceTypes: Type.Optional(Type.Array(StringEnum(ROUTE_RESOURCE_TYPES, { description: 'A CDP resource type, lower-case.' }), { description: 'add: only these resource types, e.g. ["xhr", "fetch"]. Default all.', minItems: 1, maxItems: ROUTE_RESOURCE_TYPES.length })),
+  resourceTypes: Type.Optional(Type.Array(StringEnum(ROUTE_RESOURCE_TYPES, { description: 'A CDP resource type, lower-case.' }), { description: 'add: only these resource types, e.g. ["document"] or ["xhr"]. Chromium reports fetch() as xhr where requests are intercepted, so "xhr" and "fetch" each match both. Default all.', minItems: 1, maxItems: ROUTE_RESOURCE_TYPES.length })),
   status: Type.Optional(Type.Integer({ description: 'mock: HTTP status, 100-599. Default 200.', minimum: 100, maximum: 599 })),
   body: Type.Optional(Type.String({ description: 'mock: response body, at most 1 MiB (UTF-8). Default empty.', maxLength: MAX_MOCK_BODY_BYTES })),
   contentType: Type.Optional(Type.String({ description: 'mock: Content-Type. Default text/plain; charset=utf-8 when a body is given.', minLength: 1, maxLength: 200 })),

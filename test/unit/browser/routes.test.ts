@@ -55,10 +55,13 @@ t.test('the newest matching route wins; methods and resource types filter', asyn
   t.match(r.match(req('http://h/api/items')), { kind: 'fail', id: 'r2', errorReason: 'TimedOut' });
   t.match(r.match(req('http://h/api/other')), { kind: 'mock', id: 'r1' });
   t.equal(r.match(req('http://h/page')), undefined);
-  t.equal(r.match(req('http://h/api/items', 'POST', 'Fetch'))?.id, 'r2', 'r3 is for xhr only');
+  t.equal(r.match(req('http://h/api/items', 'POST', 'Script'))?.id, 'r2', 'r3 is for xhr only');
   t.equal(r.match(req('http://h/api/items', 'POST', 'XHR'))?.id, 'r3', 'methods are compared upper-case, types lower-case');
   t.same(r.list().map((x) => x.hits), [1, 2, 1], "each answer counts once, for the route that gave it");
   t.same(r.list()[2].methods, ['POST']);
+  r.add({ urlPattern: '/x', kind: 'block', resourceTypes: ['fetch'] });
+  t.equal(r.match(req('http://h/x', 'GET', 'XHR'))?.id, 'r4', 'Chromium pauses fetch() as XHR: "fetch" takes it');
+  t.same(r.list()[3].resourceTypes, ['fetch'], 'the list shows what was asked for');
 });
 
 t.test('a mock carries its status, type, headers and body', async (t) => {
