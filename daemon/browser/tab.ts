@@ -321,7 +321,8 @@ export class Tab {
       if (blocked?.kind === 'navigation_blocked') {
         throw new BrowserdError('blocked', `navigation to ${url} was blocked: ${blocked.detail}`, { next: 'Report this to the user; do not try another way. allowedDomains are set when a tab is opened.' });
       }
-      if (blocked?.kind === 'route_blocked' && blocked.url === url) {
+      // A route's block of this document (or of a redirect hop on its way), not of some request of the old page.
+      if (blocked?.kind === 'route_blocked' && blocked.detail?.startsWith('Document ')) {
         throw new BrowserdError('navigation_failed', `${url} did not load: ${blocked.detail} of this tab`, { next: 'Remove the route (browser_route action "remove") to load the page.' });
       }
       throw new BrowserdError('navigation_failed', `${url} did not load: ${r.errorText}`, { next: 'Check the address; if the site is down, try again later.' });
