@@ -19,6 +19,7 @@ import { TabNetwork, assertAlive } from './tab-network.js';
 import { WriteGuard, type Responder } from './write-guard.js';
 import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
 import { TrafficRecorder } from '../traffic/recorder.js';
+import { TabRoutes } from './routes.js';
 
 const WORLD = 'browserd';
 
@@ -27,6 +28,8 @@ export class Tab {
   readonly targetId: string;
   sessionId: string;
   readonly writeLog = new Ring<LogEntry>(500);
+  /** browser_route's mocks and blocks: in memory with the tab, so they end when it closes or the browser restarts. */
+  readonly routes = new TabRoutes();
   private disposables = new DisposableStore();
   private readonly net: TabNetwork;
   /** The tab's requests and responses as they happen, for capture, HAR and API maps (passive; keeps nothing unsubscribed). */
@@ -69,7 +72,8 @@ export class Tab {
     };
     this.net = new TabNetwork(conn, owner);
     this.traffic = new TrafficRecorder(conn);
-    this.guard = new WriteGuard(conn, owner, hostAccess);
+    // Frames and dedicated workers share this guard (target-adoption.ts), so the tab's routes hold there too.
+    this.guard = new WriteGuard(conn, owner, hostAccess, this.routes);
     const listenNetwork = (session: string, d: DisposableStore) => {
       this.net.listen(session, d);
       this.traffic.listen(session, d);
@@ -327,6 +331,10 @@ export class Tab {
       const blocked = /BLOCKED_BY_CLIENT/.test(r.errorText) ? this.writeLog.all().slice(-1)[0] : undefined;
       if (blocked?.kind === 'navigation_blocked') {
         throw new BrowserdError('blocked', `navigation to ${url} was blocked: ${blocked.detail}`, { next: 'Report this to the user; do not try another way. allowedDomains are set when a tab is opened.' });
+      }
+      // A route's block of this document (or of a redirect hop on its way), not of some request of the old page.
+      if (blocked?.kind === 'route_blocked' && blocked.detail?.startsWith('Document ')) {
+        throw new BrowserdError('navigation_failed', `${url} did not load: ${blocked.detail} of this tab`, { next: 'Remove the route (browser_route action "remove") to load the page.' });
       }
       throw new BrowserdError('navigation_failed', `${url} did not load: ${r.errorText}`, { next: 'Check the address; if the site is down, try again later.' });
     }

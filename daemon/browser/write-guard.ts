@@ -9,6 +9,7 @@ import type { HostAccess } from '../policy/host-policy.js';
 import type { LogKind, LogEntry } from './tab-log.js';
 import { SAFE_METHODS } from './tab-network.js';
 import { READ_TAB_GUARD } from './read-guard.js';
+import type { TabRoutes, RouteAnswer } from './routes.js';
 
 export interface GuardedOwner {
   readonly mode: 'read' | 'act';
@@ -36,7 +37,13 @@ export class WriteGuard {
   /** Answers allowed GET/HEAD requests from elsewhere than the network (set while a cache replays). */
   responder?: Responder;
 
-  constructor(private conn: CdpConnection, private owner: GuardedOwner, private hostAccess: HostAccessFn) {}
+  constructor(
+    private conn: CdpConnection,
+    private owner: GuardedOwner,
+    private hostAccess: HostAccessFn,
+    /** The tab's routes (browser_route), asked only about requests the verdict let through. */
+    private routes?: TabRoutes,
+  ) {}
 
   /** True when the tab's page is on a site the user's policy makes read-only. */
   pageIsReadOnly(): boolean {
@@ -99,6 +106,10 @@ export class WriteGuard {
       return;
     }
     if (p.resourceType === 'Document') await this.realmGuardFor(session, p);
+    // Routes come after the verdict, so a route only answers or stops what the rules already let go out, and
+    // before the responder, so the agent's own mock wins over a cache replaying.
+    const routed = this.routes?.match({ url: p.request.url, method: p.request.method, resourceType: p.resourceType });
+    if (routed) return this.answerByRoute(routed, p, session);
     if (this.responder && (p.request.method === 'GET' || p.request.method === 'HEAD') && /^https?:/.test(p.request.url)) {
       const answer = await this.responder({ url: p.request.url, method: p.request.method, resourceType: p.resourceType }).catch(() => undefined);
       if (answer === 'fail') return void this.conn.sendMayFail('Fetch.failRequest', { requestId: p.requestId, errorReason: 'InternetDisconnected' }, session);
@@ -108,5 +119,17 @@ export class WriteGuard {
       }
     }
     void this.conn.sendMayFail('Fetch.continueRequest', { requestId: p.requestId }, session);
+  }
+
+  private async answerByRoute(a: RouteAnswer, p: PausedRequest, session: string) {
+    const requestId = p.requestId;
+    if (a.kind === 'mock') {
+      const done = await this.conn.sendMayFail('Fetch.fulfillRequest', { requestId, responseCode: a.status, responseHeaders: a.headers, body: a.bodyBase64 }, session);
+      // A response Chromium would not take (a status it cannot fulfil with) must not leave the request hanging.
+      if (!done) void this.conn.sendMayFail('Fetch.failRequest', { requestId, errorReason: 'Failed' }, session);
+      return;
+    }
+    if (a.kind === 'block') this.owner.logEvent('route_blocked', { method: p.request.method, url: p.request.url, detail: `${p.resourceType} request blocked by route ${a.id}` });
+    void this.conn.sendMayFail('Fetch.failRequest', { requestId, errorReason: a.kind === 'block' ? 'BlockedByClient' : a.errorReason }, session);
   }
 }

@@ -1,0 +1,92 @@
+/** browser_route: mock, block or fail a tab's requests (like Playwright's page.route), per tab, in memory. */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, TabParam, StringEnum } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { inline } from './response.js';
+import {
+  checkRouteSpec, MAX_MOCK_BODY_BYTES, MAX_MOCK_HEADERS, MAX_ROUTES_PER_TAB, ROUTE_ERROR_REASONS, ROUTE_KINDS, ROUTE_RESOURCE_TYPES,
+  type RouteSpec, type RouteView,
+} from '../browser/routes.js';
+
+const ADD_ONLY = ['urlPattern', 'kind', 'methods', 'resourceTypes', 'status', 'body', 'contentType', 'headers', 'errorReason'] as const;
+
+const RouteInput = params({
+  action: Type.Optional(StringEnum(['add', 'list', 'remove'] as const, { description: 'add a route, list them, or remove one (id) or all. Default list.', default: 'list' })),
+  tab: TabParam,
+  urlPattern: Type.Optional(Type.String({
+    description: 'add: which URLs. "*" matches every request; a pattern with * is a glob over the whole URL where ** crosses "/" and * does not ("**/api/*", "**/*.png"); anything else is a case-sensitive substring of the URL.',
+    minLength: 1, maxLength: 4096,
+  })),
+  kind: Type.Optional(StringEnum(ROUTE_KINDS, { description: 'add: mock (answer with status/body/headers; nothing reaches the site), block (fail with BlockedByClient and a browser_log line) or fail (fail with errorReason).' })),
+  methods: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 20 }), { description: 'add: only these HTTP methods, e.g. ["GET"]. Default all.', minItems: 1, maxItems: 20 })),
+  resourceTypes: Type.Optional(Type.Array(StringEnum(ROUTE_RESOURCE_TYPES, { description: 'A CDP resource type, lower-case.' }), { description: 'add: only these resource types, e.g. ["document"] or ["xhr"]. Chromium reports fetch() as xhr where requests are intercepted, so "xhr" and "fetch" each match both. Default all.', minItems: 1, maxItems: ROUTE_RESOURCE_TYPES.length })),
+  status: Type.Optional(Type.Integer({ description: 'mock: HTTP status, 100-599. Default 200.', minimum: 100, maximum: 599 })),
+  body: Type.Optional(Type.String({ description: 'mock: response body, at most 1 MiB (UTF-8). Default empty.', maxLength: MAX_MOCK_BODY_BYTES })),
+  contentType: Type.Optional(Type.String({ description: 'mock: Content-Type. Default text/plain; charset=utf-8 when a body is given.', minLength: 1, maxLength: 200 })),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 8192 }), { description: `mock: response headers, name to value (at most ${MAX_MOCK_HEADERS}; Set-Cookie is refused).` })),
+  errorReason: Type.Optional(StringEnum(ROUTE_ERROR_REASONS, { description: 'fail: the network error the page sees (CDP Network.ErrorReason). Default Failed.' })),
+  id: Type.Optional(Type.String({ description: 'remove: the route to remove ("r1"); without it every route of the tab goes.', pattern: '^r[1-9][0-9]{0,8}$' })),
+});
+
+function describe(r: RouteView): string {
+  const where = `${r.methods ? r.methods.join('/') : 'any method'}, ${r.resourceTypes ? r.resourceTypes.join('/') : 'any type'}`;
+  const what = r.kind === 'mock' ? `mock ${r.status}${r.contentType ? ` ${inline(r.contentType)}` : ''}, ${r.bodyBytes} bytes` : r.kind === 'fail' ? `fail ${r.errorReason}` : 'block';
+  return `${r.id}: ${what} for ${inline(r.urlPattern)} (${where}); ${r.hits} hit${r.hits === 1 ? '' : 's'}`;
+}
+
+export const routeTools = [
+  defineTool({
+    name: 'browser_route',
+    title: 'Mock, block or fail requests',
+    description:
+      `Per-tab rules for the page's requests, frames and dedicated workers included. action add: kind mock answers matching requests with your status, body and headers (nothing reaches the site); block fails them as blocked by the client (logged in browser_log); fail fails them with errorReason. list shows them with ids (r1, r2) and hit counts; remove drops one by id, or all. The newest matching route wins; at most ${MAX_ROUTES_PER_TAB} per tab. Routes run after the tab's write rules, so a read tab's writes stay blocked whatever a route says. Routes live in memory with the tab: gone when it closes or the browser restarts, never saved.`,
+    input: RouteInput,
+    effect: 'write',
+    openWorld: false,
+    check(args) {
+      const action = args.action ?? 'list';
+      if (action !== 'add') {
+        for (const p of ADD_ONLY) {
+          if (args[p] !== undefined) throw new BrowserdError('validation_error', `"${p}" goes with action "add", not "${action}"`, { next: `Drop "${p}", or use action "add".`, details: { parameter: p } });
+        }
+      }
+      if (action !== 'remove' && args.id !== undefined) throw new BrowserdError('validation_error', `"id" goes with action "remove", not "${action}"`, { next: 'Drop "id", or use action "remove".', details: { parameter: 'id' } });
+      if (action === 'add') checkRouteSpec(specOf(args));
+    },
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      const action = args.action ?? 'list';
+      out.set('tab', tab.id);
+      if (action === 'add') {
+        const route = tab.routes.add(specOf(args));
+        out.set('route', route).set('routes', tab.routes.list());
+        out.text(`Added route ${describe(route)} in ${tab.id}. It applies to requests from now on (reload the page to see it on requests already made); the newest matching route wins.`);
+        return;
+      }
+      if (action === 'remove') {
+        const removed = tab.routes.remove(args.id);
+        out.set('removed', removed).set('routes', tab.routes.list());
+        out.text(removed.length ? `Removed ${removed.join(', ')} from ${tab.id}; ${tab.routes.size} route${tab.routes.size === 1 ? '' : 's'} left.` : `${tab.id} had no routes.`);
+        return;
+      }
+      const routes = tab.routes.list();
+      out.set('routes', routes);
+      out.text(routes.length ? `Routes of ${tab.id}, oldest first (the newest matching one wins):\n${routes.map(describe).join('\n')}` : `${tab.id} has no routes.`);
+    },
+  }),
+];
+
+function specOf(args: Partial<RouteSpec>): RouteSpec {
+  return {
+    urlPattern: args.urlPattern as string,
+    kind: args.kind as RouteSpec['kind'],
+    ...(args.methods !== undefined ? { methods: args.methods } : {}),
+    ...(args.resourceTypes !== undefined ? { resourceTypes: args.resourceTypes } : {}),
+    ...(args.status !== undefined ? { status: args.status } : {}),
+    ...(args.body !== undefined ? { body: args.body } : {}),
+    ...(args.contentType !== undefined ? { contentType: args.contentType } : {}),
+    ...(args.headers !== undefined ? { headers: args.headers } : {}),
+    ...(args.errorReason !== undefined ? { errorReason: args.errorReason } : {}),
+  };
+}
