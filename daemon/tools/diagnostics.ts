@@ -1,7 +1,55 @@
-/** What happened in a tab: its write log and its recent network responses. */
+/** What happened in a tab: its write log, its recent network responses and the bodies its capture kept. */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
+import { inline, type ResponseBuilder } from './response.js';
 import { params, TabParam } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { captureOf, type CapturedBody, type CapturedExchange } from '../traffic/capture.js';
+import { describeCapture } from './capture.js';
+import type { Tab } from '../browser/tab.js';
+
+/** The ring holds 300 responses; a capture at most 200 exchanges (browser_capture's maxBodies). */
+const RING_LIMIT = 300;
+const CAPTURED_LIMIT = 200;
+
+function headerLines(h: Record<string, string>): string {
+  return Object.entries(h).map(([k, v]) => `  ${k}: ${v}`).join('\n');
+}
+
+function bodyText(label: string, b: CapturedBody): string {
+  const mark = b.truncated ? ` (truncated: first part of ${b.size} bytes)` : ` (${b.size} bytes)`;
+  return `${label}${b.base64 ? ', binary as base64' : ''}${mark}:\n${b.text}`;
+}
+
+/** One captured exchange as page data: everything in it (URL, headers, bodies) came from the page or its server. */
+function exchangeText(x: CapturedExchange): string {
+  const lines = [`#${x.seq} ${x.method} ${x.url}`, `status ${x.failed ? `failed: ${x.failed.errorText}${x.failed.blockedReason ? ` (${x.failed.blockedReason})` : ''}` : x.status} · type ${x.type}${x.mimeType ? ` · ${x.mimeType}` : ''}${x.redirectUrl ? ` · redirected to ${x.redirectUrl}` : ''}`];
+  if (Object.keys(x.requestHeaders).length) lines.push(`request headers:\n${headerLines(x.requestHeaders)}`);
+  if (x.requestBody) lines.push(bodyText('request body', x.requestBody));
+  if (Object.keys(x.responseHeaders).length) lines.push(`response headers:\n${headerLines(x.responseHeaders)}`);
+  if (x.responseBody) lines.push(bodyText('response body', x.responseBody));
+  return lines.join('\n');
+}
+
+function showCaptured(tab: Tab, args: { filter?: string; type?: string; failedOnly?: boolean; limit?: number }, out: ResponseBuilder) {
+  const capture = captureOf(tab.traffic);
+  out.set('tab', tab.id);
+  if (!capture) {
+    out.set('capture', null).set('captured', []);
+    out.text(`No capture in ${tab.id}: start one with browser_capture{urlPattern}, then let the page make its requests.`);
+    return;
+  }
+  let rows = capture.list();
+  if (args.filter) rows = rows.filter((r) => r.url.includes(args.filter!));
+  if (args.type) rows = rows.filter((r) => r.type === args.type!.toLowerCase());
+  if (args.failedOnly) rows = rows.filter((r) => r.status >= 400 || r.failed);
+  rows = rows.slice(0, args.limit ?? 50);
+  const state = capture.state();
+  out.set('capture', state).set('captured', rows);
+  out.text(describeCapture(tab.id, state));
+  if (!rows.length) out.text('No captured exchange matches.');
+  for (const x of rows) out.page(`captured #${x.seq} in ${tab.id}: ${inline(x.url)}`, exchangeText(x));
+}
 
 export const diagnosticsTools = [
   defineTool({
@@ -22,18 +70,25 @@ export const diagnosticsTools = [
   defineTool({
     name: 'browser_network',
     title: 'Recent network responses',
-    description: 'Recent responses of the tab, newest last: URL, method, status, type. Filter by URL substring, resource type, or failures only.',
+    description: 'Recent responses of the tab, newest last: URL, method, status, type. Filter by URL substring, resource type, or failures only. With captured: true, the exchanges browser_capture kept instead, oldest first, with redacted headers and bodies.',
     input: params({
       tab: TabParam,
       filter: Type.Optional(Type.String({ description: 'URL substring.', maxLength: 2000 })),
       type: Type.Optional(Type.String({ description: 'Resource type: document, xhr, fetch, script, stylesheet, image, font, media, ping, other.', maxLength: 40 })),
       failedOnly: Type.Optional(Type.Boolean({ description: 'Only status >= 400 and failed requests. Default false.' })),
-      limit: Type.Optional(Type.Integer({ description: '1-300. Default 50.', minimum: 1, maximum: 300 })),
+      limit: Type.Optional(Type.Integer({ description: `Recent responses: the newest N, 1-${RING_LIMIT}. Captured: the first N kept, 1-${CAPTURED_LIMIT}. Default 50.`, minimum: 1, maximum: RING_LIMIT })),
+      captured: Type.Optional(Type.Boolean({ description: "List what the tab's browser_capture kept (method, URL, status, type, redacted headers and bodies, truncation) instead of recent responses. Default false." })),
     }),
     effect: 'read',
     openWorld: false,
+    check(args) {
+      if (args.captured && args.limit !== undefined && args.limit > CAPTURED_LIMIT) {
+        throw new BrowserdError('validation_error', `limit must be at most ${CAPTURED_LIMIT} with captured: true (a capture keeps at most ${CAPTURED_LIMIT} exchanges)`, { next: `Give limit 1-${CAPTURED_LIMIT}.` });
+      }
+    },
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
+      if (args.captured) return showCaptured(tab, args, out);
       let rows = tab.network.all();
       if (args.filter) rows = rows.filter((r) => r.url.includes(args.filter!));
       if (args.type) rows = rows.filter((r) => r.type === args.type!.toLowerCase());

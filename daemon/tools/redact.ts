@@ -16,7 +16,7 @@ const SAFE = new Set([
   'failedOnly', 'file', 'filter', 'flags', 'format', 'fromRef', 'fromX', 'fromY', 'fullPage', 'gone', 'height', 'includeHidden', 'kind',
   'landscape', 'language', 'limit', 'live', 'marginMm', 'maxChars', 'mode', 'name', 'pageRanges', 'paper', 'profile', 'quality', 'ref',
   'regex', 'scale', 'scope', 'selector', 'slowly', 'steps', 'submit', 'tab', 'timeMs', 'timeoutMs', 'to', 'toRef', 'toX', 'toY', 'topK',
-  'type', 'visible', 'width', 'x', 'xpath', 'y', 'allowedDomains', 'converter', 'store', 'sheet', 'as',
+  'type', 'visible', 'width', 'x', 'xpath', 'y', 'allowedDomains', 'converter', 'store', 'sheet', 'as', 'maxBodies', 'maxBytes', 'captured', 'maxEntries', 'maxBodyBytes', 'bodies', 'access',
 ]);
 
 /** Arguments that are URLs: kept without credentials and secret values. */

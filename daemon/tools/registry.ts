@@ -25,6 +25,7 @@ import { siteTools } from './site.js';
 import { downloadTools } from './downloads.js';
 import { convertTools } from './convert.js';
 import { routeTools } from './route.js';
+import { captureTools } from './capture.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -52,6 +53,7 @@ const ALL: ToolDef<any>[] = [
   ...downloadTools,
   ...convertTools,
   ...routeTools,
+  ...captureTools,
 ];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));

@@ -1,0 +1,73 @@
+/**
+ * browser_capture: keep the bodies of a tab's API calls (what its scripts fetch and post), redacted, so an agent
+ * can see the data a page works with without scraping it from the rendered page. Reading them back is
+ * browser_network{captured: true} (diagnostics.ts). The capture is passive: it never sends, pauses or changes a
+ * request, so it is a read tool and a read tab's writes stay blocked while it runs.
+ */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { inline } from './response.js';
+import { params, StringEnum, TabParam } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { CAPTURE_LIMITS, captureOf, startCapture, type CaptureState } from '../traffic/capture.js';
+import { trafficRedactor } from '../traffic/redact.js';
+import { userSecretForms } from '../vault/user-secrets.js';
+
+const { maxBodies: B, maxBytes: M } = CAPTURE_LIMITS;
+
+/** One line about a capture, for trusted text: the pattern is the caller's, but it is shown inline-safe anyway. */
+export function describeCapture(tab: string, s: CaptureState): string {
+  const methods = s.methods.length ? s.methods.join(', ') : 'every method';
+  return `Capture in ${tab} (${s.running ? 'running' : 'stopped'}): urlPattern ${inline(JSON.stringify(s.urlPattern))}, ${methods}; ${s.kept} of at most ${s.maxBodies} kept, ${s.notKept} later match(es) counted and not kept; bodies cut at ${s.maxBytes} bytes.`;
+}
+
+const StartOnly = ['urlPattern', 'methods', 'maxBodies', 'maxBytes'] as const;
+
+export const captureTools = [
+  defineTool({
+    name: 'browser_capture',
+    title: 'Capture API bodies',
+    description:
+      "Keeps the request and response bodies of the tab's requests whose URL matches urlPattern (from now on, frames and workers included), redacted: credential headers, cookie values, secret JSON keys and your vault values are hidden, names kept. The first maxBodies matches are kept, later ones only counted; a body longer than maxBytes is cut and marked truncated. A start replaces the running capture and its bodies; stop ends it and keeps what it has. Read them with browser_network{captured: true}. Passive: it never sends or changes a request, and a read tab's writes stay blocked.",
+    input: params({
+      action: Type.Optional(StringEnum(['start', 'stop'], { description: 'start (default): begin capturing, replacing any capture of the tab. stop: end it; what it kept stays readable.', default: 'start' })),
+      tab: TabParam,
+      urlPattern: Type.Optional(Type.String({ description: 'Required with start. "*" matches any URL; a pattern with * is a glob over the whole URL (** crosses /, * does not: "**/api/*"); anything else is a case-sensitive substring ("/api/").', minLength: 1, maxLength: 2000 })),
+      methods: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]{1,20}$' }), { description: 'HTTP methods to keep, e.g. ["GET","POST"]. Default: all.', minItems: 1, maxItems: 20 })),
+      maxBodies: Type.Optional(Type.Integer({ description: `Exchanges kept, ${B.min}-${B.max}. Default ${B.default}.`, minimum: B.min, maximum: B.max })),
+      maxBytes: Type.Optional(Type.Integer({ description: `Longest body kept in bytes, ${M.min}-${M.max}; longer ones are cut and marked. Default ${M.default}.`, minimum: M.min, maximum: M.max })),
+    }),
+    effect: 'read',
+    openWorld: false,
+    check(args) {
+      if ((args.action ?? 'start') === 'start') {
+        if (args.urlPattern === undefined) throw new BrowserdError('validation_error', 'urlPattern is required to start a capture', { next: 'Give urlPattern, e.g. "/api/" (substring), "**/api/*" (glob) or "*" (everything).' });
+        return;
+      }
+      const given = StartOnly.filter((k) => args[k] !== undefined);
+      if (given.length) throw new BrowserdError('validation_error', `${given.join(', ')} only go with action "start"`, { next: 'Call stop with tab alone, or start a new capture with these options.' });
+    },
+    async handle(ctx, args, out) {
+      const tab = await ctx.tab(args.tab);
+      out.set('tab', tab.id);
+      if ((args.action ?? 'start') === 'stop') {
+        const capture = captureOf(tab.traffic);
+        if (!capture) throw new BrowserdError('not_found', `no capture was started in ${tab.id}`, { next: 'Start one with browser_capture{urlPattern}.' });
+        capture.stop();
+        out.set('capture', capture.state());
+        out.text(`${describeCapture(tab.id, capture.state())} Read them with browser_network{captured: true}.`);
+        return;
+      }
+      // The user's secrets as of now: the redactor hides them before anything is kept; answers scrub again on the way out.
+      const redactor = trafficRedactor(userSecretForms(ctx.env, ctx.user.id));
+      const capture = startCapture(tab.traffic, {
+        urlPattern: args.urlPattern!,
+        methods: args.methods?.map((m) => m.toUpperCase()),
+        maxBodies: args.maxBodies ?? B.default,
+        maxBytes: args.maxBytes ?? M.default,
+      }, redactor);
+      out.set('capture', capture.state());
+      out.text(`${describeCapture(tab.id, capture.state())} Requests from now on are captured; read them with browser_network{captured: true}.`);
+    },
+  }),
+];

@@ -1,0 +1,207 @@
+/**
+ * A tab's body capture (browser_capture): a TrafficSink that keeps the request and response bodies of the
+ * exchanges whose URL and method match, redacted BEFORE they are kept (one redactor, redact.ts), so what sits
+ * in memory is already what any caller may see. It keeps the first `maxBodies` matches and only counts later
+ * ones; each body is cut at `maxBytes`. Memory is bounded by maxBodies x 2 bodies x maxBytes (plus headers).
+ *
+ * At most one capture per tab: a start replaces the running one with its kept bodies; a stop ends it and
+ * leaves what it kept readable. It lives as long as the tab's recorder (a WeakMap keyed by it), so it goes with
+ * the tab and needs no hook in the tab's own code.
+ */
+import type { Disposable } from '../cdp/connection.js';
+import type { TrafficRecorder } from './recorder.js';
+import type { Exchange, TrafficSink } from './types.js';
+import { REDACTED, type TrafficRedactor } from './redact.js';
+import { urlMatcher, type UrlMatcher } from './url-pattern.js';
+
+export const CAPTURE_LIMITS = {
+  maxBodies: { min: 1, max: 200, default: 50 },
+  maxBytes: { min: 1, max: 1_048_576, default: 65_536 },
+} as const;
+
+export interface CaptureOptions {
+  urlPattern: string;
+  /** Upper-case HTTP methods; empty or absent: every method. */
+  methods?: string[];
+  maxBodies: number;
+  maxBytes: number;
+}
+
+export interface CapturedBody {
+  /** The redacted body, cut to maxBytes; base64 when the body is binary. */
+  text: string;
+  base64: boolean;
+  /** Bytes of the whole (redacted) body, before any cut. */
+  size: number;
+  truncated: boolean;
+}
+
+export interface CapturedExchange {
+  /** 1 for the first exchange kept, and so on: the order they ended in. */
+  seq: number;
+  /** When the request started (ISO). */
+  at: string;
+  method: string;
+  url: string;
+  /** 0 when no response came (failed, blocked). */
+  status: number;
+  type: string;
+  mimeType?: string;
+  failed?: { errorText: string; blockedReason?: string; canceled?: boolean };
+  redirectUrl?: string;
+  requestHeaders: Record<string, string>;
+  responseHeaders: Record<string, string>;
+  requestBody?: CapturedBody;
+  responseBody?: CapturedBody;
+}
+
+export interface CaptureState {
+  urlPattern: string;
+  methods: string[];
+  maxBodies: number;
+  maxBytes: number;
+  running: boolean;
+  startedAt: string;
+  kept: number;
+  /** Matches that came after maxBodies were kept: counted, not kept. */
+  notKept: number;
+}
+
+const utf8Fatal = new TextDecoder('utf-8', { fatal: true });
+
+/** `text` cut to at most `max` UTF-8 bytes, never inside a character. */
+function cutUtf8(text: string, max: number): CapturedBody {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= max) return { text, base64: false, size: bytes.length, truncated: false };
+  let end = max;
+  // Back off continuation bytes (10xxxxxx) so the cut lands on a character boundary.
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return { text: bytes.subarray(0, end).toString('utf8'), base64: false, size: bytes.length, truncated: true };
+}
+
+function header(h: Record<string, string>, name: string): string | undefined {
+  for (const [k, v] of Object.entries(h)) if (k.toLowerCase() === name) return v;
+  return undefined;
+}
+
+export class TabCapture implements TrafficSink {
+  private readonly matches: UrlMatcher;
+  private readonly methods: Set<string>;
+  private readonly items: CapturedExchange[] = [];
+  private notKept = 0;
+  private running = true;
+  private readonly startedAt = new Date().toISOString();
+  private subscription?: Disposable;
+
+  constructor(readonly options: CaptureOptions, private readonly redactor: TrafficRedactor) {
+    this.matches = urlMatcher(options.urlPattern);
+    this.methods = new Set((options.methods ?? []).map((m) => m.toUpperCase()));
+  }
+
+  private matching(ex: Exchange): boolean {
+    return (!this.methods.size || this.methods.has(ex.request.method.toUpperCase())) && this.matches(ex.request.url);
+  }
+
+  private get full(): boolean {
+    return this.items.length >= this.options.maxBodies;
+  }
+
+  /** Bodies are fetched only for exchanges this capture would still keep: later matches cost no body read. */
+  wantsBody(ex: Exchange): boolean {
+    return this.running && !this.full && !ex.failed && this.matching(ex);
+  }
+
+  done(ex: Exchange): void {
+    if (!this.running || !this.matching(ex)) return;
+    // Checked again here: bodies are fetched asynchronously, so two exchanges may have asked for the last slot.
+    if (this.full) {
+      this.notKept++;
+      return;
+    }
+    this.items.push(this.keep(ex));
+  }
+
+  /** The exchange as kept: every value that could carry a credential goes through the redactor first. */
+  private keep(ex: Exchange): CapturedExchange {
+    const r = this.redactor;
+    const reqType = header(ex.request.headers, 'content-type');
+    const resType = ex.response ? header(ex.response.headers, 'content-type') ?? ex.response.mimeType : undefined;
+    return {
+      seq: this.items.length + 1,
+      at: new Date(ex.request.startedAt).toISOString(),
+      method: ex.request.method,
+      url: r.url(ex.request.url),
+      status: ex.response?.status ?? 0,
+      type: ex.resourceType,
+      ...(ex.response?.mimeType ? { mimeType: ex.response.mimeType } : {}),
+      ...(ex.failed ? { failed: { ...ex.failed, errorText: r.text(ex.failed.errorText) } } : {}),
+      ...(ex.redirectUrl ? { redirectUrl: r.url(ex.redirectUrl) } : {}),
+      requestHeaders: r.headers(ex.request.headers),
+      responseHeaders: ex.response ? r.headers(ex.response.headers) : {},
+      ...(ex.request.postData !== undefined ? { requestBody: this.body(ex.request.postData, false, reqType) } : {}),
+      ...(ex.body ? { responseBody: this.body(ex.body.text, ex.body.base64, resType) } : {}),
+    };
+  }
+
+  /**
+   * A body redacted, then cut (redacting first: a JSON body cut before redaction would no longer parse, and its
+   * secret keys would slip through as plain text). Binary that is really UTF-8 text is treated as text; true
+   * binary is kept as base64 unless it holds one of the user's secrets, then it is not kept at all.
+   */
+  private body(raw: string, base64: boolean, contentType: string | undefined): CapturedBody {
+    const max = this.options.maxBytes;
+    if (base64) {
+      const bytes = Buffer.from(raw, 'base64');
+      let text: string | undefined;
+      try {
+        text = utf8Fatal.decode(bytes);
+      } catch {
+        text = undefined;
+      }
+      if (text === undefined) {
+        if (this.redactor.text(bytes.toString('latin1')) !== bytes.toString('latin1')) return { text: REDACTED, base64: false, size: bytes.length, truncated: false };
+        return { text: bytes.subarray(0, max).toString('base64'), base64: true, size: bytes.length, truncated: bytes.length > max };
+      }
+      raw = text;
+    }
+    return cutUtf8(this.redactor.body(raw, contentType), max);
+  }
+
+  /** Starts following the tab's traffic. */
+  attach(recorder: TrafficRecorder) {
+    this.subscription = recorder.subscribe(this);
+  }
+
+  /** Stops keeping; what was kept stays readable. */
+  stop() {
+    this.running = false;
+    this.subscription?.dispose();
+    this.subscription = undefined;
+  }
+
+  /** Kept exchanges, oldest first. */
+  list(): CapturedExchange[] {
+    return [...this.items];
+  }
+
+  state(): CaptureState {
+    const o = this.options;
+    return { urlPattern: o.urlPattern, methods: [...this.methods], maxBodies: o.maxBodies, maxBytes: o.maxBytes, running: this.running, startedAt: this.startedAt, kept: this.items.length, notKept: this.notKept };
+  }
+}
+
+/** One capture per tab recorder; the entry goes when the recorder (and so the tab) is gone. */
+const captures = new WeakMap<TrafficRecorder, TabCapture>();
+
+/** Starts a capture on the tab's recorder, replacing (and dropping) the one before. */
+export function startCapture(recorder: TrafficRecorder, options: CaptureOptions, redactor: TrafficRedactor): TabCapture {
+  captures.get(recorder)?.stop();
+  const capture = new TabCapture(options, redactor);
+  captures.set(recorder, capture);
+  capture.attach(recorder);
+  return capture;
+}
+
+export function captureOf(recorder: TrafficRecorder): TabCapture | undefined {
+  return captures.get(recorder);
+}
