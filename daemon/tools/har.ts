@@ -24,15 +24,17 @@ export const HAR_RESOURCE_TYPES = ['document', 'stylesheet', 'image', 'media', '
 const DEFAULT_TYPES = ['document', 'xhr', 'fetch', 'websocket', 'eventsource'];
 const START_ONLY = ['urlPattern', 'resourceTypes', 'bodies', 'maxEntries', 'maxBodyBytes'] as const;
 
+// Start-only and summary-only arguments carry no schema default: the validator would fill it in, and a
+// default filled in could not be told from an argument given with the wrong action.
 const HarInput = params({
   action: Type.Optional(StringEnum(['start', 'summary', 'stop', 'export', 'delete'], { description: 'start recording, summary (default: state, counts, newest entries), stop (keep the file), export (store a .har in your files), delete.', default: 'summary' })),
   tab: TabParam,
   urlPattern: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'start only: which URLs to record. "*" (default) is every URL; with * a glob (** crosses /), else a case-sensitive substring.' })),
   resourceTypes: Type.Optional(Type.Array(StringEnum(HAR_RESOURCE_TYPES, { description: 'A Chromium resource type.' }), { minItems: 1, maxItems: HAR_RESOURCE_TYPES.length, uniqueItems: true, description: `start only: resource types to record. Default ${DEFAULT_TYPES.join(', ')}.` })),
-  bodies: Type.Optional(StringEnum(['text', 'none', 'all'], { description: 'start only: text (default) keeps text bodies, none keeps none, all adds binary bodies as base64.', default: 'text' })),
-  maxEntries: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, default: 1000, description: 'start only: entries kept; later requests are counted, not kept. Default 1000.' })),
-  maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1048576, default: 65536, description: 'start only: longest body kept, in bytes; longer ones are cut and marked _truncated. Default 65536.' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50, description: 'summary only: newest entries listed. Default 50.' })),
+  bodies: Type.Optional(StringEnum(['text', 'none', 'all'], { description: 'start only: text (default) keeps text bodies, none keeps none, all adds binary bodies as base64.' })),
+  maxEntries: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'start only: entries kept; later requests are counted, not kept. Default 1000.' })),
+  maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1048576, description: 'start only: longest body kept, in bytes; longer ones are cut and marked _truncated. Default 65536.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'summary only: newest entries listed. Default 50.' })),
 });
 
 type HarArgs = { action?: 'start' | 'summary' | 'stop' | 'export' | 'delete'; tab?: string; urlPattern?: string; resourceTypes?: string[]; bodies?: 'text' | 'none' | 'all'; maxEntries?: number; maxBodyBytes?: number; limit?: number };

@@ -110,6 +110,17 @@ export function queryString(url: string): HarNameValue[] {
   }
 }
 
+/**
+ * A redacted URL as a valid URI: a placeholder put into it ("[secret hidden]") has a space and brackets,
+ * which a URI may not carry outside its host. Everything after the host that a URI cannot hold is
+ * percent-encoded; a query parsed from it (queryString) reads the placeholder back.
+ */
+export function asUri(url: string): string {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]*)(.*)$/is.exec(url);
+  if (!m) return url;
+  return m[1] + m[2]!.replace(/[^A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]/gu, (c) => encodeURIComponent(c));
+}
+
 /** Cuts text to at most `max` UTF-8 bytes without splitting a character. */
 export function cutUtf8(text: string, max: number): { text: string; cut: boolean; bytes: number } {
   const bytes = Buffer.byteLength(text, 'utf8');
@@ -205,7 +216,7 @@ function content(ex: Exchange, r: TrafficRedactor, o: HarEntryOptions): HarEntry
 export function harEntry(ex: Exchange, r: TrafficRedactor, o: HarEntryOptions, pageref?: string, open = false): HarEntry {
   const res = ex.response;
   const { timings, time } = harTimings(ex);
-  const url = r.url(ex.request.url);
+  const url = asUri(r.url(ex.request.url));
   const version = httpVersion(res?.httpVersion ?? ex.request.httpVersion);
   const reqHeaders = r.headers(ex.request.headers);
   const resHeaders = r.headers(res?.headers ?? {});
@@ -231,7 +242,7 @@ export function harEntry(ex: Exchange, r: TrafficRedactor, o: HarEntryOptions, p
       headers: headerList(resHeaders),
       cookies: responseCookies(headerValue(res?.headers ?? {}, 'set-cookie')),
       content: content(ex, r, o),
-      redirectURL: ex.redirectUrl ? r.url(ex.redirectUrl) : location ? r.url(location) : '',
+      redirectURL: ex.redirectUrl ? asUri(r.url(ex.redirectUrl)) : location ? asUri(r.url(location)) : '',
       headersSize: -1,
       bodySize: ex.finished && !ex.failed ? ex.finished.encodedDataLength : -1,
     },
