@@ -10,8 +10,8 @@ const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', im
 
 export async function* harDocument(rec: HarRecording): AsyncGenerator<string> {
   const entries = rec.entries();
-  // Entries first read up to where the file ends now; pages are written after the first read so a page whose
-  // document just ended is already in the list.
+  // The first entry is read before the envelope is written: reading waits for pending appends, so the pages
+  // written next already include a page whose document just ended.
   const first = await entries.next();
   const head = { version: '1.2', creator: { name: 'browserd', version: VERSION }, pages: rec.harPages() };
   yield `{"log":${JSON.stringify(head).slice(0, -1)},"entries":[`;
