@@ -65,6 +65,11 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /v1/tabs': { responses: { '200': { description: 'tabs', content: { 'application/json': { schema: toolResult } } }, ...stdErrors() } },
     'POST /v1/tabs': { requestBody: { content: { 'application/json': { schema: toJsonSchema(allTools().find((t) => t.name === 'browser_open')!.input) } } }, responses: { '201': { description: 'opened', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([403, 502]) } },
     'DELETE /v1/tabs/{id}': { parameters: [pathParam('id')], responses: { '200': { description: 'closed', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([404]) } },
+    'GET /v1/tabs/{id}/har': {
+      parameters: [pathParam('id')],
+      description: 'Streamed from the recording\'s file, entry by entry. Every value is redacted as it was recorded (credential headers, cookie values, secret query parameters and JSON keys, CSRF values, the caller\'s vault values); names are kept. While recording, exchanges still open (a stream, a WebSocket) come last, marked _open. 404 when the tab never recorded, its recording was deleted, the tab is closed, or it is another user\'s tab.',
+      responses: { '200': { description: 'a HAR 1.2 document: log.version, creator, pages, entries (with _resourceType, _webSocketMessages, _eventSourceMessages)', content: { 'application/json': { schema: { type: 'object', properties: { log: { type: 'object' } }, required: ['log'] } } } }, ...stdErrors([404]) },
+    },
     'GET /v1/tools': { responses: { '200': { description: 'tools' }, ...stdErrors() } },
     'GET /v1/profiles': { responses: { ...plainOk('profiles: name, running, tab count'), ...stdErrors() } },
     'GET /v1/files': { responses: { ...plainOk('files: name, size, mimeType, modifiedAt, url'), ...stdErrors() } },

@@ -17,7 +17,16 @@ export interface TabRecord {
 }
 
 export class TabStore {
+  /** Called when a tab record is removed (the tab closed for good), so what was kept for the tab goes with it. */
+  private removedListeners = new Set<(user: string, id: string) => void>();
+
   constructor(private db: Db) {}
+
+  /** Calls `cb` with each tab removed from now on; returns the unsubscribe. */
+  onRemoved(cb: (user: string, id: string) => void): () => void {
+    this.removedListeners.add(cb);
+    return () => this.removedListeners.delete(cb);
+  }
 
   private key(user: string, id: string) {
     return `${user}\u0000${id}`;
@@ -52,6 +61,13 @@ export class TabStore {
   async remove(user: string, id: string): Promise<void> {
     await this.db.tabs.remove(this.key(user, id));
     await this.db.flushed();
+    for (const cb of this.removedListeners) {
+      try {
+        cb(user, id);
+      } catch {
+        // A listener's failure is its own: the tab is gone either way.
+      }
+    }
   }
 
   getDefault(user: string): string | undefined {

@@ -5,7 +5,7 @@
  * page only through a Tab.
  */
 import type { CdpConnection } from '../cdp/connection.js';
-import { CdpError, DisposableStore } from '../cdp/connection.js';
+import { CdpError, DisposableStore, type Disposable } from '../cdp/connection.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { TabRecord } from '../../storage/tabs.js';
 import type { InjectedAnswer, InjectedApi, InjectedFunctionName } from '../../injected/api.js';
@@ -22,6 +22,9 @@ import { TrafficRecorder } from '../traffic/recorder.js';
 import { TabRoutes } from './routes.js';
 
 const WORLD = 'browserd';
+
+/** A main-frame page event (Tab.onPageEvents). */
+export type PageEvent = { kind: 'navigated'; url: string; loaderId: string } | { kind: 'contentLoad' | 'load'; timestamp: number };
 
 export class Tab {
   readonly record: TabRecord;
@@ -133,6 +136,23 @@ export class Tab {
       });
     }));
     return async () => d.dispose();
+  }
+
+  /**
+   * The main frame's page events, for a HAR's pages: a document committed (with its loader id, which is also
+   * the request id of the document's request), DOMContentLoaded and load (Chromium's monotonic seconds, the
+   * clock of Network timestamps). Dispose to stop; closing the tab stops it too.
+   */
+  onPageEvents(cb: (e: PageEvent) => void): Disposable {
+    const d = new DisposableStore();
+    const s = this.sessionId;
+    d.add(this.conn.on('Page.frameNavigated', s, ({ frame }) => {
+      if (!frame.parentId && !this.leaving) cb({ kind: 'navigated', url: frame.url + (frame.urlFragment ?? ''), loaderId: frame.loaderId });
+    }));
+    d.add(this.conn.on('Page.domContentEventFired', s, ({ timestamp }) => cb({ kind: 'contentLoad', timestamp })));
+    d.add(this.conn.on('Page.loadEventFired', s, ({ timestamp }) => cb({ kind: 'load', timestamp })));
+    this.disposables.add(d);
+    return d;
   }
 
   /** Recent responses (browser_network). */

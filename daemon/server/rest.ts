@@ -15,6 +15,7 @@ import { crawlHandlers } from './rest-crawls.js';
 import { cacheHandlers } from './rest-caches.js';
 import { downloadHandlers } from './rest-downloads.js';
 import { convertHandlers } from './rest-convert.js';
+import { harHandlers } from './rest-har.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -99,6 +100,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     ...crawlHandlers(env),
     ...cacheHandlers(env),
     ...convertHandlers(env),
+    ...harHandlers(env),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r) => {
       const body = (await readJson(r)) as { name?: unknown } | null;

@@ -22,6 +22,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/tabs', auth: 'user', summary: 'List tabs (as browser_tabs)' },
   { method: 'POST', path: '/v1/tabs', auth: 'user', summary: 'Open a tab (as browser_open); the answer carries the tab id' },
   { method: 'DELETE', path: '/v1/tabs/{id}', auth: 'user', summary: 'Close a tab (as browser_close_tab)' },
+  { method: 'GET', path: '/v1/tabs/{id}/har', auth: 'user', summary: "The tab's HAR recording (browser_har), recording or stopped, as one redacted HAR 1.2 JSON document, streamed" },
   { method: 'GET', path: '/v1/tools', auth: 'user', summary: 'Every tool with its input schema' },
   { method: 'POST', path: '/v1/tools/{name}', auth: 'user', summary: 'Call a tool (documented once per tool below)' },
   { method: 'GET', path: '/v1/profiles', auth: 'user', summary: "The caller's browser profiles: the default one and named ones" },

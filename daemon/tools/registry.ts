@@ -26,6 +26,7 @@ import { downloadTools } from './downloads.js';
 import { convertTools } from './convert.js';
 import { routeTools } from './route.js';
 import { captureTools } from './capture.js';
+import { harTools } from './har.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -54,6 +55,7 @@ const ALL: ToolDef<any>[] = [
   ...convertTools,
   ...routeTools,
   ...captureTools,
+  ...harTools,
 ];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));

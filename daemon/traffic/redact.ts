@@ -6,9 +6,11 @@
  * secret-looking query parameters, secret-looking keys in JSON and form bodies and in WebSocket/SSE messages,
  * password and CSRF fields, and any vault value or filled code of the user, wherever it appears.
  */
-import { SECRET_PARAM, redactUrlWhole, scrubText } from '../tools/redact.js';
+import { SECRET_HIDDEN, SECRET_PARAM, redactUrlWhole, scrubText } from '../tools/redact.js';
 
 export const REDACTED = '[redacted]';
+/** The secret placeholder as it may stand inside a URL and leave it a valid URI. */
+const URL_SAFE_HIDDEN = encodeURIComponent(SECRET_HIDDEN);
 
 /** Header names whose values are credentials (or set them). */
 export const CREDENTIAL_HEADER = /^(set-cookie2?|cookie|authorization|proxy-authorization|proxy-authenticate|www-authenticate)$|token|secret|session|csrf|xsrf|api-?key|auth|password/i;
@@ -77,7 +79,7 @@ export function trafficRedactor(secretForms: readonly string[]): TrafficRedactor
     return scrub(value);
   };
   const r: TrafficRedactor = {
-    url: (raw) => scrub(redactUrlWhole(raw) ?? raw),
+    url: (raw) => scrub(redactUrlWhole(raw) ?? raw).split(SECRET_HIDDEN).join(URL_SAFE_HIDDEN),
     header,
     headers: (h) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, header(k, v)])),
     body(text, contentType) {

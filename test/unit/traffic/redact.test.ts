@@ -17,6 +17,9 @@ t.test('URLs: secret query values and user info hidden, names kept, the rest who
   const long = `https://u:p@api.test/items?page=2&access_token=abc&q=${'x'.repeat(500)}`;
   const out = r.url(long);
   t.match(out, /^https:\/\/redacted@api\.test\/items\?page=2&access_token=redacted&q=x{500}$/);
+  const withVault = r.url('https://api.test/u/hunter2-vault/items?note=hunter2-vault');
+  t.equal(withVault, 'https://api.test/u/%5Bsecret%20hidden%5D/items?note=%5Bsecret%20hidden%5D', 'a vault value in a URL is hidden and the URL stays a valid URI');
+  t.doesNotThrow(() => new URL(withVault));
 });
 
 t.test('bodies: JSON keys and form fields by name, valid JSON kept, vault values anywhere', async (t) => {

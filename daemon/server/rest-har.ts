@@ -1,0 +1,34 @@
+/**
+ * GET /v1/tabs/{id}/har: the tab's HAR recording (recording or stopped) as one HAR 1.2 JSON document, streamed
+ * from its file entry by entry (never built whole in memory). 404 when the tab never recorded, its recording
+ * was deleted, the tab is closed, or the tab is another user's: one answer, so nothing tells them apart.
+ */
+import type { DaemonEnv } from '../env.js';
+import type { UserRecord } from '../../storage/users.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { harRecordings } from '../traffic/har-recordings.js';
+import { harDocument } from '../traffic/har-document.js';
+import { sendStream } from './http.js';
+import type { Handler } from './rest.js';
+
+function segment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new BrowserdError('validation_error', `"${raw.slice(0, 80)}" is not a valid URL path segment`, { next: 'Percent-encode the tab id correctly.' });
+  }
+}
+
+export function harHandlers(env: DaemonEnv): Record<string, Handler> {
+  return {
+    'GET /v1/tabs/{id}/har': async (r, u, [raw]) => {
+      const user = (u as UserRecord).id;
+      const tab = segment(raw!);
+      const rec = env.tabs.get(user, tab) ? harRecordings(env).get(user, tab) : undefined;
+      if (!rec || rec.state === 'deleted') {
+        throw new BrowserdError('not_found', `no HAR recording for tab ${tab}`, { next: 'Start one with browser_har {"action":"start"}; list your tabs with GET /v1/tabs.' });
+      }
+      await sendStream(r, 200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' }, harDocument(rec));
+    },
+  };
+}
