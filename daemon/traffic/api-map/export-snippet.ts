@@ -132,7 +132,8 @@ export function exportSnippets(map: ApiMap, endpoints: ApiEndpoint[], lang: Snip
     if (single) {
       parts.push(`${comment}\n${code}`);
     } else if (lang === 'curl') {
-      parts.push(`${comment}\n${names.get(s.ep)}() {\n${code.split('\n').map((l) => `  ${l}`).join('\n')}\n}`);
+      // Not indented: a body continues over lines inside quotes, where indentation would change it.
+      parts.push(`${comment}\n${names.get(s.ep)}() {\n${code}\n}`);
     } else {
       const body = code.replace(/^print\(response\.text\)$/m, 'return response');
       parts.push(`${comment}\ndef ${names.get(s.ep)}():\n${body.split('\n').map((l) => (l ? `    ${l}` : '')).join('\n')}`);

@@ -91,12 +91,15 @@ async function endpointCode(map: ApiMap, ep: ApiEndpoint, fn: string, types: str
     ...given.sort((a, b) => a.name.localeCompare(b.name)).map((p) => `  ${lit(p.name)}${p.required ? '' : '?'}: ${paramType(p)};`),
   ];
   const paramsType = `${base}Params`;
-  const out = [`export interface ${paramsType} {\n${fields.join('\n')}\n}`];
+  // No parameters, no argument: a helper without them is called with its body (or nothing) alone.
+  const out = fields.length ? [`export interface ${paramsType} {\n${fields.join('\n')}\n}`] : [];
   const allOptional = !fields.some((f) => !f.includes('?:'));
 
   const tmpl = (v: string) => {
     // A value with env placeholders becomes a template literal; plain values stay JSON strings.
     if (!v.includes('\u0000')) return lit(v);
+    const whole = /^\u0000([A-Z0-9_]+)\u0000$/.exec(v);
+    if (whole) return `env(${lit(whole[1]!)})`;
     return `\`${v.split(/\u0000([A-Z0-9_]+)\u0000/).map((part, i) => (i % 2 ? `\${env(${lit(part)})}` : part.replace(/[`\\$]/g, (c) => `\\${c}`))).join('')}\``;
   };
   const pathExpr = `\`${ep.path.split(/\{([^}]+)\}/).map((part, i) => {
@@ -127,10 +130,10 @@ async function endpointCode(map: ApiMap, ep: ApiEndpoint, fn: string, types: str
     const bodyType = reqType ?? (isJson(ep.requestBody.contentType) ? 'unknown' : 'string');
     if (gqlQuery !== undefined) {
       const hasVars = Boolean((ep.requestBody.schema.properties as Record<string, unknown> | undefined)?.variables);
-      bodyArg = `, variables: ${hasVars && reqType ? `${reqType}['variables']` : 'Record<string, unknown>'}${hasVars ? '' : ' = {}'}`;
+      bodyArg = `variables: ${hasVars && reqType ? `${reqType}['variables']` : 'Record<string, unknown>'}${hasVars ? '' : ' = {}'}`;
       bodyExpr = `{ operationName: ${lit(ep.operation?.name ?? '')}, query: ${lit(gqlQuery)}, variables }`;
     } else {
-      bodyArg = `, body: ${bodyType}`;
+      bodyArg = `body: ${bodyType}`;
       bodyExpr = 'body';
     }
     if (bodyDeps.length && isJson(ep.requestBody.contentType)) {
@@ -143,10 +146,8 @@ async function endpointCode(map: ApiMap, ep: ApiEndpoint, fn: string, types: str
     }
   }
   out.push(`${doc}
-export async function ${fn}(params: ${paramsType}${allOptional ? ' = {}' : ''}${bodyArg}): Promise<${returns}> {
-  const url = withQuery(new URL(${pathExpr}, ${lit(httpOrigin(ep.origin))}), {
-${query.join('\n')}
-  });
+export async function ${fn}(${[fields.length ? `params: ${paramsType}${allOptional && !bodyArg ? ' = {}' : ''}` : '', bodyArg].filter(Boolean).join(', ')}): Promise<${returns}> {
+  const url = ${query.length ? `withQuery(new URL(${pathExpr}, ${lit(httpOrigin(ep.origin))}), {\n${query.join('\n')}\n  })` : `new URL(${pathExpr}, ${lit(httpOrigin(ep.origin))})`};
   const headers: Record<string, string> = {
 ${headers.join('\n')}
   };
@@ -156,7 +157,7 @@ ${headers.join('\n')}
 }
 
 function functionName(ep: ApiEndpoint, used: Set<string>): string {
-  const p = pascal(ep.operation ? `${ep.operation.type} ${ep.operation.name}` : `${ep.method} ${ep.path.replace(/\{([^}]+)\}/g, 'by $1')}`);
+  const p = pascal(ep.operation ? `${ep.operation.type} ${ep.operation.name}` : `${ep.method.toLowerCase()} ${ep.path.replace(/\{([^}]+)\}/g, 'by $1')}`);
   let name = p[0]!.toLowerCase() + p.slice(1);
   for (let n = 2; used.has(name); n++) name = `${p[0]!.toLowerCase()}${p.slice(1)}${n}`;
   used.add(name);
