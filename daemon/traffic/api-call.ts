@@ -69,7 +69,7 @@ export async function runApiCall(ctx: ToolContext, args: ApiCallArgs, out: Respo
   // ---- the senders; what they use that is secret is scrubbed from the answer
   const secrets: string[] = [];
   const jar = cookieJar(ctx, tab, args.tab, session?.cookies, secrets);
-  const send: Sender = tab ? pageSender(tab) : serverSender(fetchGuardFor(ctx.env, user), jar, ctx.signal);
+  const send: Sender = tab ? notingPageCookies(pageSender(tab), jar) : serverSender(fetchGuardFor(ctx.env, user), jar, ctx.signal);
 
   // ---- dependencies (CSRF tokens and the like), then the call and its pages
   const values = { ...params };
@@ -216,6 +216,20 @@ function cookieJar(ctx: ToolContext, pageTab: Tab | undefined, tabArg: string | 
       if (value) secrets.push(value);
     }
     return header;
+  };
+}
+
+/**
+ * In page mode the page sends its own cookies, unseen by us: they are looked up around each request (before:
+ * what went out; after: what the answer set) so a site that echoes one cannot put it into the answer.
+ */
+function notingPageCookies(send: Sender, jar: (url: URL) => Promise<string | undefined>): Sender {
+  return async (req) => {
+    const url = new URL(req.url);
+    await jar(url);
+    const res = await send(req);
+    await jar(url);
+    return res;
   };
 }
 
