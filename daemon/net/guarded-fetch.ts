@@ -2,7 +2,10 @@
  * The daemon's own HTTP client for pages (crawl http mode, robots.txt, sitemaps, feeds). Pages the browser
  * loads are guarded by the egress proxy; requests the daemon makes itself get the same guard here, the same
  * way (vet.ts: resolve once, check every address, connect only to a checked one), on EVERY redirect hop, plus
- * the user's host policy. Nothing here sends cookies or credentials, and Set-Cookie never leaves this file.
+ * the user's host policy. Callers' headers never carry cookies or credentials, and Set-Cookie never leaves this
+ * file. The one way a Cookie header goes out is `cookiesFor`: the daemon's own lookup in the user's browser or
+ * saved session (browser_api_call server mode), asked per hop for that hop's address, after it was vetted, so a
+ * redirect elsewhere gets only what belongs there.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -62,8 +65,13 @@ export function networkFetcher(guard: FetchGuard): Fetcher {
  * GET or HEAD `url`, following up to 10 redirects (each hop checked), body decompressed and capped.
  * Throws BrowserdError: blocked (guard or host policy), navigation_failed (network, too large), timeout.
  */
-export interface GuardedFetchOptions extends FetchOptions {
+export interface GuardedFetchOptions extends Omit<FetchOptions, 'method'> {
   guard: FetchGuard;
+  /** GET and HEAD by default; other methods (browser_api_call) send `body` and are never sent to a read-only site. */
+  method?: string;
+  body?: Buffer;
+  /** The Cookie header for a vetted hop's address, from the daemon's own store (never from a caller's headers). */
+  cookiesFor?: (url: URL) => Promise<string | undefined>;
   /** The error for a body past maxBytes (default: navigation_failed, "not a page to read whole"). */
   tooLarge?: (url: string, maxBytes: number) => BrowserdError;
 }
@@ -74,8 +82,13 @@ export async function guardedFetch(url: string, opts: GuardedFetchOptions): Prom
   let current = url;
   for (let hop = 0; ; hop++) {
     const target = checkedUrl(current, opts.guard);
+    const writes = method !== 'GET' && method !== 'HEAD';
+    if (writes && opts.guard.hostAccess?.(target.href) === 'read_only') {
+      throw new BrowserdError('site_read_only', `${target.hostname} is read-only by your host policy: a ${method} is not sent there`, { next: 'Report this to the user; do not try another way.' });
+    }
     const addresses = await vetted(target, opts.guard);
-    const res = await requestOnce(target, addresses, method, opts, deadline);
+    const cookie = await opts.cookiesFor?.(target);
+    const res = await requestOnce(target, addresses, method, writes ? opts.body : undefined, cookie, opts, deadline);
     const location = res.headers.location;
     if (REDIRECTS.has(res.status) && location) {
       if (hop >= MAX_REDIRECTS) throw new BrowserdError('navigation_failed', `${url}: more than ${MAX_REDIRECTS} redirects`, { next: 'Check the address; the site redirects in a loop.' });
@@ -85,7 +98,8 @@ export async function guardedFetch(url: string, opts: GuardedFetchOptions): Prom
       } catch {
         throw new BrowserdError('navigation_failed', `${target.href} redirects to an address that is not a URL`, { next: 'The site is broken at this address; try another page.' });
       }
-      if (res.status === 303) method = 'GET';
+      // As browsers do: 303 always, and 301/302 after a POST, go on as a GET without the body.
+      if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) method = 'GET';
       current = nextUrl;
       continue;
     }
@@ -128,7 +142,7 @@ interface RawResponse {
 }
 
 /** One request to an already-vetted address list; resolves with the whole (decoded, capped) body. */
-function requestOnce(u: URL, addresses: string[], method: 'GET' | 'HEAD', opts: GuardedFetchOptions, deadline: number): Promise<RawResponse> {
+function requestOnce(u: URL, addresses: string[], method: string, body: Buffer | undefined, cookie: string | undefined, opts: GuardedFetchOptions, deadline: number): Promise<RawResponse> {
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   // Node asks this instead of DNS: it can only ever answer with the addresses vetTarget checked.
   const lookup: LookupFunction = (_host, options, cb) => {
@@ -170,6 +184,8 @@ function requestOnce(u: URL, addresses: string[], method: 'GET' | 'HEAD', opts: 
         'accept-language': 'en',
         'accept-encoding': 'gzip, deflate, br',
         ...withoutCredentials(opts.headers),
+        ...(cookie ? { cookie } : {}),
+        ...(body ? { 'content-length': String(body.length) } : {}),
       },
     });
     // The error listener first: destroying a request with none would throw its error at the process.
@@ -193,7 +209,7 @@ function requestOnce(u: URL, addresses: string[], method: 'GET' | 'HEAD', opts: 
         finish({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
       });
     });
-    req.end();
+    req.end(body);
   });
 }
 

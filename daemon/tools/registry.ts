@@ -27,6 +27,7 @@ import { convertTools } from './convert.js';
 import { routeTools } from './route.js';
 import { captureTools } from './capture.js';
 import { harTools } from './har.js';
+import { apiCallTools } from './api-call.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -56,6 +57,7 @@ const ALL: ToolDef<any>[] = [
   ...routeTools,
   ...captureTools,
   ...harTools,
+  ...apiCallTools,
 ];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));
