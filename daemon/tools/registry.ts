@@ -24,6 +24,7 @@ import { crawlTools } from './crawl.js';
 import { siteTools } from './site.js';
 import { downloadTools } from './downloads.js';
 import { convertTools } from './convert.js';
+import { apiMapTools } from './api-map.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -50,6 +51,7 @@ const ALL: ToolDef<any>[] = [
   ...siteTools,
   ...downloadTools,
   ...convertTools,
+  ...apiMapTools,
 ];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));
