@@ -21,12 +21,6 @@ import type { UsageStore } from '../storage/usage.js';
 import type { CrawlService } from './crawl/service.js';
 import type { ResponseCacheStore } from '../storage/response-cache.js';
 import type { SiteMemoryStore } from '../storage/site-memory.js';
-import type { ApiMap } from '../protocol/api-map.js';
-
-/** Where browser_api_call finds a user's API maps (storage/api-maps.ts's ApiMapStore fits it). */
-export interface ApiMapLookup {
-  get(user: string, id: string): ApiMap | undefined;
-}
 
 export interface DaemonEnv {
   cfg: Config;
@@ -62,8 +56,6 @@ export interface DaemonEnv {
   responseCache: ResponseCacheStore;
   /** Remembered site maps (browser_explore) and notes (browser_remember). */
   siteMemory: SiteMemoryStore;
-  /** The users' API maps (browser_api_map); absent until the map store is wired in, then every map is not_found. */
-  apiMaps?: ApiMapLookup;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

@@ -184,6 +184,8 @@ export function redactArgs(_tool: string, args: unknown, secrets: readonly strin
     else if (TEXT.has(k)) out[k] = text(v, forms);
     // File contents are neither useful in an audit log nor small: keep their size only.
     else if (k === 'base64') out[k] = typeof v === 'string' ? `[${Buffer.byteLength(v, 'base64')} bytes]` : `[${typeOf(v)}]`;
+    // A HAR given in carries a session's credentials: its size only, never a value.
+    else if (k === 'har') out[k] = typeof v === 'string' ? `[HAR ${v.length} chars]` : v && typeof v === 'object' ? `[HAR ${Array.isArray((v as { log?: { entries?: unknown } }).log?.entries) ? (v as { log: { entries: unknown[] } }).log.entries.length : 0} entries]` : `[${typeOf(v)}]`;
     else if (k === 'fields' && v && typeof v === 'object' && !Array.isArray(v)) {
       out[k] = Object.fromEntries(Object.entries(v).slice(0, MAX_ITEMS).map(([ref, val]) => [clip(ref), typeof val === 'string' ? text(val, forms) : `[${typeOf(val)}]`]));
     } else if (SAFE.has(k)) out[k] = keepScalar(v);

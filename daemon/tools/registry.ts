@@ -28,6 +28,7 @@ import { routeTools } from './route.js';
 import { captureTools } from './capture.js';
 import { harTools } from './har.js';
 import { apiCallTools } from './api-call.js';
+import { apiMapTools } from './api-map.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -58,6 +59,7 @@ const ALL: ToolDef<any>[] = [
   ...captureTools,
   ...harTools,
   ...apiCallTools,
+  ...apiMapTools,
 ];
 
 const byName = new Map(ALL.map((t) => [t.name, t]));

@@ -19,6 +19,7 @@ import { trafficRedactor } from './redact.js';
 import { buildRequest, checkCallerHeaders, isWrite, resolveEndpoint, type ApiRequest, type ParamValue, type ResolvedEndpoint } from './api-call-request.js';
 import { atPointer, itemsOf, nextPage, pageSizeOf, type PageSeen } from './api-call-paging.js';
 import { cookieHeaderFor, pageSender, serverSender, type ApiResponse, type JarCookie, type Sender } from './api-call-send.js';
+import { apiMapStore } from '../../storage/api-maps.js';
 
 export interface ApiCallArgs {
   map: string;
@@ -39,7 +40,7 @@ const SHOWN_BODY_CHARS = 12_000;
 
 export async function runApiCall(ctx: ToolContext, args: ApiCallArgs, out: ResponseBuilder): Promise<void> {
   const user = ctx.user.id;
-  const map = ctx.env.apiMaps?.get(user, args.map);
+  const map = apiMapStore(ctx.env.db).get(user, args.map);
   if (!map) throw new BrowserdError('not_found', `no API map ${args.map}`, { next: 'List your maps with browser_api_map{action:"list"}, or build one from a HAR (browser_api_map{action:"build"}).' });
   const mode = args.mode ?? 'page';
   const access = args.access ?? 'read';

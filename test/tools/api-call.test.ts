@@ -9,15 +9,7 @@ import { startStack, type Stack } from '../fixtures/stack.js';
 import { startTestDaemon } from '../fixtures/daemon.js';
 import { html } from '../fixtures/site.js';
 import type { ApiEndpoint, ApiMap } from '../../protocol/api-map.js';
-import type { ApiMapLookup } from '../../daemon/env.js';
-
-// An in-memory map lookup for this test ONLY: the real store (storage/api-maps.ts) is another helper's and not
-// merged yet; it answers the same get(user, id).
-class MemoryMaps implements ApiMapLookup {
-  private maps = new Map<string, ApiMap>();
-  put(user: string, m: ApiMap) { this.maps.set(`${user}\u0000${m.id}`, m); }
-  get(user: string, id: string) { return this.maps.get(`${user}\u0000${id}`); }
-}
+import { apiMapStore } from '../../storage/api-maps.js';
 
 const SID = 'sid-value-7f3a9c21e4';
 const CSRF = 'csrf-token-5b8d2e91';
@@ -25,7 +17,6 @@ const ALL = Array.from({ length: 7 }, (_, i) => ({ id: i + 1, name: `item ${i + 
 
 let s: Stack;
 let aliceId: string;
-const maps = new MemoryMaps();
 
 function json(res: ServerResponse, body: unknown, headers: Record<string, string> = {}) {
   res.writeHead(200, { 'content-type': 'application/json', ...headers });
@@ -67,9 +58,9 @@ const MAP = 'api_0123456789abcdef';
 t.before(async () => {
   s = await startStack();
   const env = s.d.daemon.env;
-  env.apiMaps = maps;
   aliceId = env.users.list().find((u) => u.name === 'alice')!.id;
-  maps.put(aliceId, buildMap(MAP, `http://ro.test:${s.site.port}`));
+  // Stored the way browser_api_map stores a built map.
+  await apiMapStore(env.db).put(aliceId, buildMap(MAP, `http://ro.test:${s.site.port}`));
   await env.policies.setRules(aliceId, [{ pattern: 'ro.test', access: 'read_only' }]);
   const site = s.site;
   site.route('/app', (_req, res) => {
@@ -233,9 +224,7 @@ t.test('server mode: the private-network guard stops a loopback target', async (
   t.teardown(() => guarded.stop());
   const token = await guarded.addUser('carol');
   const carol = guarded.daemon.env.users.list().find((u) => u.name === 'carol')!.id;
-  const own = new MemoryMaps();
-  own.put(carol, buildMap(MAP, `http://ro.test:${s.site.port}`));
-  guarded.daemon.env.apiMaps = own;
+  await apiMapStore(guarded.daemon.env.db).put(carol, buildMap(MAP, `http://ro.test:${s.site.port}`));
   const mark = s.site.requests.length;
   const r = await guarded.rest(token, 'POST', '/v1/tools/browser_api_call', { map: MAP, endpoint: 'GET /api/whoami', mode: 'server' });
   t.equal(r.json.error?.code, 'blocked', JSON.stringify(r.json));
