@@ -33,6 +33,8 @@ export interface InstanceOptions {
   downloads?: { files: FileStore; maxBytes: number };
   /** Called when the process dies on its own, so the pool can free the slot. */
   onExit: (inst: BrowserInstance) => void;
+  /** Called with each user tab as it is made, also a tab reopened after a crash or restart (same id, new object). */
+  onTab?: (tab: Tab) => void;
 }
 
 export interface OpenTabOptions {
@@ -269,9 +271,11 @@ export class BrowserInstance {
   }
 
   private makeTab(rec: TabRecord, targetId: string, sessionId: string, persist = true): Tab {
-    return new Tab(this.conn!, rec, targetId, sessionId, (t) => {
+    const tab = new Tab(this.conn!, rec, targetId, sessionId, (t) => {
       if (persist && !t.closed) void this.opts.tabs.put(t.record, false);
     }, this.opts.hostAccess);
+    if (persist) this.opts.onTab?.(tab);
+    return tab;
   }
 
   private async contextId(name?: string): Promise<string | undefined> {

@@ -24,7 +24,10 @@ export class BrowserPool {
   private inUse = new Map<string, number>();
   private closing = false;
   private idleSweeper?: NodeJS.Timeout;
-  /** 'idle-closed' (key) after an idle browser was shut down. */
+  /**
+   * 'idle-closed' (key) after an idle browser was shut down; 'tab' (user, tab) for each user tab made, also one
+   * reopened under its old id after a crash or restart, so whatever follows a tab can follow the new object.
+   */
   readonly events = new EventEmitter();
 
   constructor(
@@ -143,6 +146,7 @@ export class BrowserPool {
       onExit: (i) => {
         if (this.instances.get(i.key) === i) this.instances.delete(i.key);
       },
+      onTab: (tab) => this.events.emit('tab', user, tab),
     });
     const p = inst
       .start()

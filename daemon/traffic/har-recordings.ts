@@ -41,6 +41,11 @@ export class HarRecordings {
     rmSync(this.dir, { recursive: true, force: true });
     privateDir(this.dir);
     env.tabs.onRemoved((user, tab) => void this.forget(user, tab));
+    // A tab reopened after its browser crashed or was restarted is a new object under the same id: follow it.
+    env.pool.events.on('tab', (user: string, tab: Tab) => {
+      const rec = this.byTab.get(key(user, tab.id));
+      if (rec && rec.state === 'recording') rec.follow(tab);
+    });
   }
 
   /** The tab's recording, if it has one and the tab is still open (a tab closed meanwhile takes it along). */

@@ -241,3 +241,19 @@ t.test('a read tab records, and its page still sends no write', async (t) => {
   t.equal(login.response.status, 0, 'with no response');
   t.ok(login.response._error, `and its failure: ${login.response._error}`);
 });
+
+t.test('a recording goes on after the browser is killed and the tab reopened under its id', async (t) => {
+  const tab = await openTab('act');
+  t.equal((await tool('browser_har', { action: 'start', tab, urlPattern: '**/api/items*' })).status, 200);
+  await runApp(tab);
+  const before = (await tool('browser_har', { action: 'summary', tab })).json;
+  const inst = stack.d.daemon.env.pool.peek(stack.d.daemon.env.users.list().find((u) => u.name === 'alice')!.id)!;
+  const exited = new Promise((r) => (inst as any).chromium.process.once('exit', r));
+  process.kill(inst.pid!, 'SIGKILL');
+  await exited;
+  await runApp(tab); // the next call reopens the tab (a new object) and loads the app again
+  const after = (await tool('browser_har', { action: 'summary', tab })).json;
+  t.equal(after.har.state, 'recording');
+  t.ok(before.har.entries > 0);
+  t.ok(after.har.entries > before.har.entries, `entries grew after the restart (${before.har.entries} -> ${after.har.entries})`);
+});
