@@ -51,7 +51,7 @@ export const captureTools = [
       const tab = await ctx.tab(args.tab);
       out.set('tab', tab.id);
       if ((args.action ?? 'start') === 'stop') {
-        const capture = captureOf(tab.traffic);
+        const capture = captureOf(ctx.env, ctx.user.id, tab.id);
         if (!capture) throw new BrowserdError('not_found', `no capture was started in ${tab.id}`, { next: 'Start one with browser_capture{urlPattern}.' });
         capture.stop();
         out.set('capture', capture.state());
@@ -60,7 +60,7 @@ export const captureTools = [
       }
       // The user's secrets as of now: the redactor hides them before anything is kept; answers scrub again on the way out.
       const redactor = trafficRedactor(userSecretForms(ctx.env, ctx.user.id));
-      const capture = startCapture(tab.traffic, {
+      const capture = await startCapture(ctx.env, ctx.user.id, tab, {
         urlPattern: args.urlPattern!,
         methods: args.methods?.map((m) => m.toUpperCase()),
         maxBodies: args.maxBodies ?? B.default,

@@ -1,4 +1,5 @@
 /** What happened in a tab: its write log, its recent network responses and the bodies its capture kept. */
+import type { ToolContext } from './context.js';
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { inline, type ResponseBuilder } from './response.js';
@@ -31,8 +32,8 @@ function exchangeText(x: CapturedExchange): string {
   return lines.join('\n');
 }
 
-function showCaptured(tab: Tab, args: { filter?: string; type?: string; failedOnly?: boolean; limit?: number }, out: ResponseBuilder) {
-  const capture = captureOf(tab.traffic);
+function showCaptured(ctx: ToolContext, tab: Tab, args: { filter?: string; type?: string; failedOnly?: boolean; limit?: number }, out: ResponseBuilder) {
+  const capture = captureOf(ctx.env, ctx.user.id, tab.id);
   out.set('tab', tab.id);
   if (!capture) {
     out.set('capture', null).set('captured', []);
@@ -88,7 +89,7 @@ export const diagnosticsTools = [
     },
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      if (args.captured) return showCaptured(tab, args, out);
+      if (args.captured) return showCaptured(ctx, tab, args, out);
       let rows = tab.network.all();
       if (args.filter) rows = rows.filter((r) => r.url.includes(args.filter!));
       if (args.type) rows = rows.filter((r) => r.type === args.type!.toLowerCase());

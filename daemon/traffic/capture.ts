@@ -5,11 +5,13 @@
  * ones; each body is cut at `maxBytes`. Memory is bounded by maxBodies x 2 bodies x maxBytes (plus headers).
  *
  * At most one capture per tab: a start replaces the running one with its kept bodies; a stop ends it and
- * leaves what it kept readable. It lives as long as the tab's recorder (a WeakMap keyed by it), so it goes with
- * the tab and needs no hook in the tab's own code.
+ * leaves what it kept readable. It is kept by user and tab id (tab-scoped.ts): it follows the tab when the tab
+ * is reopened after a crash or restart, and goes when the tab is closed.
  */
 import type { Disposable } from '../cdp/connection.js';
-import type { TrafficRecorder } from './recorder.js';
+import type { Tab } from '../browser/tab.js';
+import type { DaemonEnv } from '../env.js';
+import { TabScoped, type TabScopedItem } from './tab-scoped.js';
 import type { Exchange, TrafficSink } from './types.js';
 import { REDACTED, type TrafficRedactor } from './redact.js';
 import { urlMatcher, type UrlMatcher } from './url-pattern.js';
@@ -84,7 +86,7 @@ function header(h: Record<string, string>, name: string): string | undefined {
   return undefined;
 }
 
-export class TabCapture implements TrafficSink {
+export class TabCapture implements TrafficSink, TabScopedItem {
   private readonly matches: UrlMatcher;
   private readonly methods: Set<string>;
   private readonly items: CapturedExchange[] = [];
@@ -167,9 +169,21 @@ export class TabCapture implements TrafficSink {
     return cutUtf8(this.redactor.body(raw, contentType), max);
   }
 
-  /** Starts following the tab's traffic. */
-  attach(recorder: TrafficRecorder) {
-    this.subscription = recorder.subscribe(this);
+  /** Still capturing: follows its tab when the tab is reopened after a crash or restart. */
+  get live(): boolean {
+    return this.running;
+  }
+
+  /** Starts following the tab's traffic (again, on a tab reopened under the same id). */
+  follow(tab: Tab) {
+    this.subscription?.dispose();
+    this.subscription = tab.traffic.subscribe(this);
+  }
+
+  /** Its tab is gone or a new capture replaces it: nothing more is kept, and what was kept goes. */
+  drop() {
+    this.stop();
+    this.items.length = 0;
   }
 
   /** Stops keeping; what was kept stays readable. */
@@ -190,18 +204,23 @@ export class TabCapture implements TrafficSink {
   }
 }
 
-/** One capture per tab recorder; the entry goes when the recorder (and so the tab) is gone. */
-const captures = new WeakMap<TrafficRecorder, TabCapture>();
+/** One capture per tab, per daemon (tests run several daemons in one process). */
+const perDaemon = new WeakMap<DaemonEnv, TabScoped<TabCapture>>();
 
-/** Starts a capture on the tab's recorder, replacing (and dropping) the one before. */
-export function startCapture(recorder: TrafficRecorder, options: CaptureOptions, redactor: TrafficRedactor): TabCapture {
-  captures.get(recorder)?.stop();
+function captures(env: DaemonEnv): TabScoped<TabCapture> {
+  let c = perDaemon.get(env);
+  if (!c) perDaemon.set(env, (c = new TabScoped<TabCapture>(env)));
+  return c;
+}
+
+/** Starts a capture on the user's tab, replacing (and dropping) the one before. */
+export async function startCapture(env: DaemonEnv, user: string, tab: Tab, options: CaptureOptions, redactor: TrafficRedactor): Promise<TabCapture> {
   const capture = new TabCapture(options, redactor);
-  captures.set(recorder, capture);
-  capture.attach(recorder);
+  await captures(env).set(user, tab.id, capture);
+  capture.follow(tab);
   return capture;
 }
 
-export function captureOf(recorder: TrafficRecorder): TabCapture | undefined {
-  return captures.get(recorder);
+export function captureOf(env: DaemonEnv, user: string, tab: string): TabCapture | undefined {
+  return captures(env).get(user, tab);
 }

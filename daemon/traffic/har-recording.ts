@@ -3,6 +3,7 @@
  * appends it, as one JSON line, to the tab's file in the data dir. Entries are never held in memory: only
  * counters, the newest few lines for a summary, and the pages (one per main-frame document, few).
  */
+import type { TabScopedItem } from './tab-scoped.js';
 import { createReadStream } from 'node:fs';
 import { open, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
@@ -43,7 +44,7 @@ export interface HarPage {
 
 const baseId = (exchangeId: string) => exchangeId.split(':')[0]!;
 
-export class HarRecording implements TrafficSink {
+export class HarRecording implements TrafficSink, TabScopedItem {
   state: HarState = 'recording';
   readonly startedAt = new Date();
   stoppedAt?: Date;
@@ -197,6 +198,16 @@ export class HarRecording implements TrafficSink {
     this.stoppedAt = new Date();
     this.unfollow();
     await this.tail;
+  }
+
+  /** Still recording: follows its tab when the tab is reopened after a crash or restart. */
+  get live(): boolean {
+    return this.state === 'recording';
+  }
+
+  /** Its tab is gone or a new recording replaces it: the file goes. */
+  async drop(): Promise<void> {
+    if (this.state !== 'deleted') await this.delete();
   }
 
   /** Deletes the file; the recording keeps only its state, so a summary can say it was deleted. */

@@ -15,6 +15,7 @@ import { userSecretForms } from '../vault/user-secrets.js';
 import { scrubList } from '../tools/redact.js';
 import { trafficRedactor } from './redact.js';
 import { HarRecording, type HarOptions } from './har-recording.js';
+import { TabScoped } from './tab-scoped.js';
 
 /** One set per daemon (a test runs several daemons in one process): keyed by the daemon's env, not global. */
 const perDaemon = new WeakMap<DaemonEnv, HarRecordings>();
@@ -28,43 +29,33 @@ export function harRecordings(env: DaemonEnv): HarRecordings {
   return r;
 }
 
-const key = (user: string, tab: string) => `${user}\u0000${tab}`;
 /** A tab id (`t3`, `work/t3`) or user id as one file-name-safe path segment. */
 const segment = (s: string) => encodeURIComponent(s).replace(/\./g, '%2E');
 
 export class HarRecordings {
-  private byTab = new Map<string, HarRecording>();
+  private recordings: TabScoped<HarRecording>;
   private dir: string;
 
   constructor(private env: DaemonEnv) {
     this.dir = join(env.cfg.dataDir, 'har');
     rmSync(this.dir, { recursive: true, force: true });
     privateDir(this.dir);
-    env.tabs.onRemoved((user, tab) => void this.forget(user, tab));
-    // A tab reopened after its browser crashed or was restarted is a new object under the same id: follow it.
-    env.pool.events.on('tab', (user: string, tab: Tab) => {
-      const rec = this.byTab.get(key(user, tab.id));
-      if (rec && rec.state === 'recording') rec.follow(tab);
-    });
+    this.recordings = new TabScoped(env);
   }
 
   /** The tab's recording, if it has one and the tab is still open (a tab closed meanwhile takes it along). */
   get(user: string, tab: string): HarRecording | undefined {
-    const rec = this.byTab.get(key(user, tab));
-    if (rec && !this.env.tabs.get(user, tab)) {
-      void this.forget(user, tab);
-      return undefined;
-    }
-    return rec;
+    return this.recordings.get(user, tab);
   }
 
   /** Starts a new recording for a tab, replacing a stopped or deleted one (its file emptied). */
   async start(user: string, tab: Tab, options: HarOptions): Promise<HarRecording> {
-    const old = this.byTab.get(key(user, tab.id));
+    const old = this.recordings.get(user, tab.id);
+    // The old recording's file is the new one's path: it goes before the new one creates it.
     if (old && old.state !== 'deleted') await old.delete();
     const file = join(privateDir(join(this.dir, segment(user))), `${segment(tab.id)}.jsonl`);
     const rec = await HarRecording.start(tab, file, options, () => trafficRedactor(this.secretForms(user)));
-    this.byTab.set(key(user, tab.id), rec);
+    await this.recordings.set(user, tab.id, rec);
     return rec;
   }
 
@@ -75,12 +66,5 @@ export class HarRecordings {
     } catch {
       return scrubList(this.env.filledCodes.list(user));
     }
-  }
-
-  private async forget(user: string, tab: string) {
-    const rec = this.byTab.get(key(user, tab));
-    if (!rec) return;
-    this.byTab.delete(key(user, tab));
-    await rec.delete();
   }
 }

@@ -132,8 +132,7 @@ t.test('a substring keeps only matching exchanges, redacted, in the order they e
   }
 
   // Redacted before it is kept, not only on the way out: the capture in memory holds no secret either.
-  const inst = await d.daemon.env.pool.get('alice');
-  const kept = JSON.stringify(captureOf((await inst.getTab(tab)).traffic)!.list());
+  const kept = JSON.stringify(captureOf(d.daemon.env, 'alice', tab)!.list());
   for (const s of SECRETS) t.notMatch(kept, s, `${s} is not kept in memory`);
 });
 
@@ -300,4 +299,19 @@ t.test('bad input is refused and changes nothing', async (t) => {
   const state = (await captured(tab)).capture!;
   t.equal(state.urlPattern, '/api/a', 'the running capture is the same');
   t.equal(state.running, true);
+});
+
+t.test('a capture goes on after the browser is killed and the tab reopened, and goes when the tab is closed', async (t) => {
+  const tab = await openTab('act');
+  await call(client, 'browser_capture', { tab, urlPattern: '/api/b' });
+  const inst = d.daemon.env.pool.peek('alice')!;
+  const exited = new Promise((r) => (inst as any).chromium.process.once('exit', r));
+  process.kill(inst.pid!, 'SIGKILL');
+  await exited;
+  await runApp(tab); // the first call after the kill reopens the tab (a new object under the same id)
+  const after = captureOf(d.daemon.env, 'alice', tab)!;
+  t.ok(after.state().running, 'still capturing');
+  t.ok(after.list().some((x) => x.url.endsWith('/api/b')), 'what the reopened tab fetched is kept');
+  await call(client, 'browser_close_tab', { tab });
+  t.equal(captureOf(d.daemon.env, 'alice', tab), undefined, 'gone with the tab');
 });
