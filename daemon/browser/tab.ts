@@ -32,7 +32,8 @@ export class Tab {
   sessionId: string;
   readonly writeLog = new Ring<LogEntry>(500);
   /** browser_route's mocks and blocks: in memory with the tab, so they end when it closes or the browser restarts. */
-  readonly routes = new TabRoutes();
+  /** browser_route's rules; a tab reopened after a crash or restart takes over the ones it had (adoptRoutes). */
+  routes = new TabRoutes();
   private disposables = new DisposableStore();
   private readonly net: TabNetwork;
   /** The tab's requests and responses as they happen, for capture, HAR and API maps (passive; keeps nothing unsubscribed). */
@@ -87,6 +88,12 @@ export class Tab {
 
   get id() {
     return this.record.id;
+  }
+
+  /** Takes over the routes of the tab this one replaces (same id, after a crash or restart). */
+  adoptRoutes(routes: TabRoutes) {
+    this.routes = routes;
+    this.guard.useRoutes(routes);
   }
   get mode() {
     return this.record.mode;

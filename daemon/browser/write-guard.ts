@@ -45,6 +45,11 @@ export class WriteGuard {
     private routes?: TabRoutes,
   ) {}
 
+  /** The routes a tab reopened under its id takes over from the tab it replaces. */
+  useRoutes(routes: TabRoutes) {
+    this.routes = routes;
+  }
+
   /** True when the tab's page is on a site the user's policy makes read-only. */
   pageIsReadOnly(): boolean {
     return this.hostAccess(this.owner.url) === 'read_only';

@@ -1,4 +1,8 @@
 /** browser_route: mock, block or fail a tab's requests (like Playwright's page.route), per tab, in memory. */
+import type { Tab } from '../browser/tab.js';
+import type { DaemonEnv } from '../env.js';
+import type { ToolContext } from './context.js';
+import { TabScoped, type TabScopedItem } from '../traffic/tab-scoped.js';
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
@@ -6,7 +10,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { inline } from './response.js';
 import {
   checkRouteSpec, MAX_MOCK_BODY_BYTES, MAX_MOCK_HEADERS, MAX_ROUTES_PER_TAB, ROUTE_ERROR_REASONS, ROUTE_KINDS, ROUTE_RESOURCE_TYPES,
-  type RouteSpec, type RouteView,
+  type RouteSpec, type RouteView, type TabRoutes,
 } from '../browser/routes.js';
 
 const ADD_ONLY = ['urlPattern', 'kind', 'methods', 'resourceTypes', 'status', 'body', 'contentType', 'headers', 'errorReason'] as const;
@@ -35,12 +39,35 @@ function describe(r: RouteView): string {
   return `${r.id}: ${what} for ${inline(r.urlPattern)} (${where}); ${r.hits} hit${r.hits === 1 ? '' : 's'}`;
 }
 
+/** A tab's routes as something its user keeps: a tab reopened under the same id takes them over. */
+class KeptRoutes implements TabScopedItem {
+  constructor(readonly routes: TabRoutes) {}
+  get live() {
+    return this.routes.size > 0;
+  }
+  follow(tab: Tab) {
+    tab.adoptRoutes(this.routes);
+  }
+  drop() {}
+}
+
+const kept = new WeakMap<DaemonEnv, TabScoped<KeptRoutes>>();
+
+/** Registers the tab's routes once, so they outlive the tab object (not the tab). */
+function keepRoutesOf(ctx: ToolContext, tab: Tab) {
+  let scoped = kept.get(ctx.env);
+  if (!scoped) kept.set(ctx.env, (scoped = new TabScoped<KeptRoutes>(ctx.env)));
+  const held = scoped.get(ctx.user.id, tab.id);
+  if (!held) void scoped.set(ctx.user.id, tab.id, new KeptRoutes(tab.routes));
+  else if (held.routes !== tab.routes) tab.adoptRoutes(held.routes);
+}
+
 export const routeTools = [
   defineTool({
     name: 'browser_route',
     title: 'Mock, block or fail requests',
     description:
-      `Per-tab rules for the page's requests, frames and dedicated workers included. action add: kind mock answers matching requests with your status, body and headers (nothing reaches the site); block fails them as blocked by the client (logged in browser_log); fail fails them with errorReason. list shows them with ids (r1, r2) and hit counts; remove drops one by id, or all. The newest matching route wins; at most ${MAX_ROUTES_PER_TAB} per tab. Routes run after the tab's write rules, so a read tab's writes stay blocked whatever a route says. Routes live in memory with the tab: gone when it closes or the browser restarts, never saved.`,
+      `Per-tab rules for the page's requests, frames and dedicated workers included. action add: kind mock answers matching requests with your status, body and headers (nothing reaches the site); block fails them as blocked by the client (logged in browser_log); fail fails them with errorReason. list shows them with ids (r1, r2) and hit counts; remove drops one by id, or all. The newest matching route wins; at most ${MAX_ROUTES_PER_TAB} per tab. Routes run after the tab's write rules, so a read tab's writes stay blocked whatever a route says. Routes live in memory with the tab: kept when its browser restarts, gone when the tab closes or the daemon restarts, never saved.`,
     input: RouteInput,
     effect: 'write',
     openWorld: false,
@@ -56,6 +83,7 @@ export const routeTools = [
     },
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
+      keepRoutesOf(ctx, tab);
       const action = args.action ?? 'list';
       out.set('tab', tab.id);
       if (action === 'add') {

@@ -261,3 +261,18 @@ t.test('a blocked document: navigate says which route stopped it', async (t) => 
   t.match(r.json.error.message, /blocked by route r1/);
   t.match(r.json.error.next, /browser_route/);
 });
+
+t.test('routes are kept when the browser is killed and the tab reopened under its id', async (t) => {
+  const tab = await open('/app');
+  await route({ tab, action: 'add', urlPattern: '**/api/items', kind: 'mock', body: '{"items":["kept"]}', contentType: 'application/json' });
+  // Only this tab is reopened after the kill, so every request the site sees next is this tab's.
+  for (const other of (await stack.rest('browser_tabs')).json.tabs) if (other.id !== tab) await stack.rest('browser_close_tab', { tab: other.id });
+  const inst = stack.d.daemon.env.pool.peek('alice')!;
+  const exited = new Promise((r) => (inst as any).chromium.process.once('exit', r));
+  process.kill(inst.pid!, 'SIGKILL');
+  await exited;
+  const { seen, reached } = await load(tab, '/app');
+  t.equal(seen.items.body, '{"items":["kept"]}', 'the reopened tab still answers from the route');
+  t.notOk(reachedPath(reached, "/api/items"), "and the site is still not asked, also when the tab reopened at its page");
+  t.match((await route({ tab })).json.routes, [{ id: 'r1', kind: 'mock' }]);
+});
