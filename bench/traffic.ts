@@ -20,6 +20,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { runInNewContext } from 'node:vm';
 import { startTestDaemon } from '../test/fixtures/daemon.js';
 import { callTool } from '../daemon/tools/dispatch.js';
@@ -61,6 +62,11 @@ export async function run(): Promise<void> {
   const site = await startTrafficSite();
   const times: Record<Side, number[]> = { off: [], on: [], pwHar: [], pwPlain: [] };
   const callsBySide: Record<Side, number> = { off: 0, on: 0, pwHar: 0, pwPlain: 0 };
+  // Where the time goes: this process's CPU (the daemon, its proxy and write gate, or Playwright's driver, all
+  // in-process) and its event loop's delay while each side loads. A daemon request paused by the write gate
+  // waits for this loop, so loop delay is page latency on the daemon sides and not on Playwright's.
+  const cpuBySide: Record<Side, number> = { off: 0, on: 0, pwHar: 0, pwPlain: 0 };
+  const loopBySide = Object.fromEntries(SIDES.map((s) => [s, monitorEventLoopDelay({ resolution: 1 })])) as Record<Side, IntervalHistogram>;
   const notes: string[] = [];
   const harDir = mkdtempSync(join(tmpdir(), 'browserd-bench-har-'));
   const pwProfile = mkdtempSync(join(tmpdir(), 'browserd-bench-pw-'));
@@ -161,6 +167,8 @@ export async function run(): Promise<void> {
     /** One round of one side: a warm-up load, then every page once; the samples go to times[side]. */
     const round = async (side: Side, r: number) => {
       const before = site.apiCalls();
+      const cpu = process.cpuUsage();
+      loopBySide[side].enable();
       if (side === 'off' || side === 'on') {
         if (side === 'on') await tool('browser_har', { action: 'start', tab });
         await daemonLoad(0, `w${r}`);
@@ -185,6 +193,9 @@ export async function run(): Promise<void> {
         await context.close();
         if (side === 'pwHar') harBytes = Math.max(harBytes, statSync(path).size);
       }
+      loopBySide[side].disable();
+      const used = process.cpuUsage(cpu);
+      cpuBySide[side] += (used.user + used.system) / 1000;
       callsBySide[side] += site.apiCalls() - before;
     };
 
@@ -193,6 +204,8 @@ export async function run(): Promise<void> {
     for (const side of SIDES) {
       times[side].length = 0;
       callsBySide[side] = 0;
+      cpuBySide[side] = 0;
+      loopBySide[side].reset();
     }
     for (let r = 0; r < ROUNDS; r++) {
       const rotated = SIDES.map((_, i) => SIDES[(i + r) % SIDES.length]!);
@@ -202,10 +215,13 @@ export async function run(): Promise<void> {
     pwBrowser = undefined;
 
     const m = Object.fromEntries(SIDES.map((s) => [s, median(times[s])])) as Record<Side, number>;
-    const row = (name: string, s: Side, ratio: number, what: string) => [name, times[s].length, `${m[s].toFixed(1)} ms`, `${p90(times[s]).toFixed(1)} ms`, `${ratio.toFixed(2)}x`, what];
+    // CPU per load counts the warm-up load of each round too: every load of the side while it ran.
+    const cpuPerLoad = (s: Side) => cpuBySide[s] / (ROUNDS * (PAGE_COUNT + 1));
+    const loop = (s: Side) => `${(loopBySide[s].mean / 1e6).toFixed(1)} / ${(loopBySide[s].percentile(99) / 1e6).toFixed(1)} ms`;
+    const row = (name: string, s: Side, ratio: number, what: string) => [name, times[s].length, `${m[s].toFixed(1)} ms`, `${p90(times[s]).toFixed(1)} ms`, `${ratio.toFixed(2)}x`, what, `${cpuPerLoad(s).toFixed(1)} ms`, loop(s)];
     printTable(
       `Page load with traffic recording (${PAGE_COUNT} pages x ${CALLS_PER_PAGE} API calls, page's own time to its last answer, medians)`,
-      ['side', 'loads', 'median', 'p90', 'ratio', 'ratio of'],
+      ['side', 'loads', 'median', 'p90', 'ratio', 'ratio of', 'node CPU/load', 'loop delay mean/p99'],
       [
         row('daemon act tab, recording off', 'off', 1, ''),
         row('daemon act tab, browser_har on (bodies text)', 'on', m.on / m.off, 'on / off (goal <= 1.15x)'),
@@ -213,6 +229,7 @@ export async function run(): Promise<void> {
         row('Playwright, no recordHar', 'pwPlain', m.pwHar / m.pwPlain, 'Playwright recordHar / Playwright plain'),
       ],
       [
+        'node CPU/load and loop delay: this process (daemon, or Playwright\'s driver) while the side ran; not in the page\'s time by themselves.',
         `${ROUNDS} rounds, each side's order rotated and reversed every other round; a warm-up round of every side first, not counted.`,
         `API calls the site answered per side (each should be ${ROUNDS * (PAGE_COUNT + 1) * CALLS_PER_PAGE}): ${SIDES.map((s) => `${s} ${callsBySide[s]}`).join(', ')}.`,
         `Our HAR records document, xhr and fetch (the defaults) with text bodies inline; Playwright's records every type with every body embedded (these pages load nothing else). Largest Playwright HAR of a round: ${mb(harBytes)}.`,
