@@ -1,0 +1,249 @@
+/**
+ * What recording a tab's traffic costs. 20 loopback pages, each making 30 API calls (bench/traffic-site.ts),
+ * loaded on the same Debian Chromium by
+ *  - off: a daemon act tab, nothing recording;
+ *  - on: the same tab with browser_har recording (bodies text, default limits), started before a round's pages
+ *    and stopped (then deleted) after them;
+ *  - Playwright recordHar: playwright-core on /usr/bin/chromium, a context made with
+ *    recordHar { content: 'embed' } (bodies inline in the HAR, as our bodies text keeps them), closed after
+ *    the round's pages (that is when Playwright writes its HAR);
+ *  - Playwright plain: the same without recordHar, so the HAR's own cost on Playwright's side can be read.
+ * The number is the page's own time from navigation start to its last API answer read (a performance.now()
+ * stamp the page stores), so no CDP round trip is in it. Rounds alternate the order of the sides to spread
+ * drift; every side loads a warm-up page first in each round. Medians over all loads of a side.
+ *
+ * Then the daemon's memory for a 5,000-entry recording (the daemon runs in this process, so this process's RSS
+ * and heap), the recording's file and exported HAR sizes, and the time buildApiMap takes on that HAR.
+ * Benchmarks print; they never assert a time.
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { runInNewContext } from 'node:vm';
+import { startTestDaemon } from '../test/fixtures/daemon.js';
+import { callTool } from '../daemon/tools/dispatch.js';
+import { chromiumSwitches } from '../daemon/browser/switches.js';
+import { harRecordings } from '../daemon/traffic/har-recordings.js';
+import { harDocument } from '../daemon/traffic/har-document.js';
+import { trafficRedactor } from '../daemon/traffic/redact.js';
+import { userSecretForms } from '../daemon/vault/user-secrets.js';
+import { buildApiMap } from '../daemon/traffic/api-map/index.js';
+import { startTrafficSite, PAGE_COUNT, CALLS_PER_PAGE, type TrafficSite } from './traffic-site.js';
+import { median, now, p90, packageVersion, printTable } from './lib.js';
+
+const ROUNDS = Number(process.env.BENCH_TRAFFIC_ROUNDS ?? 5);
+const MEMORY_ENTRIES = 5000;
+const CHROMIUM = process.env.BROWSERD_CHROME ?? '/usr/bin/chromium';
+/** Waits for the page's stamp (set already, as a rule, by the time a driver's load wait returns). */
+const STAMP = `new Promise((resolve) => { const t0 = Date.now(); const look = () => (window.__apiDone !== undefined || Date.now() - t0 > 20000 ? resolve(window.__apiDone ?? -2) : setTimeout(look, 5)); look(); })`;
+
+type Side = 'off' | 'on' | 'pwHar' | 'pwPlain';
+const SIDES: Side[] = ['off', 'on', 'pwHar', 'pwPlain'];
+
+/** A collectable heap: `npm run bench` runs node without --expose-gc, so the flag is set now and gc taken from a fresh context. */
+function gcFunction(): () => void {
+  if (typeof global.gc === 'function') return global.gc;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+function stampOf(v: unknown, where: string): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${where}: the page did not finish its API calls (stamp ${String(v)})`);
+  return n;
+}
+
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+
+export async function run(): Promise<void> {
+  const gc = gcFunction();
+  const site = await startTrafficSite();
+  const times: Record<Side, number[]> = { off: [], on: [], pwHar: [], pwPlain: [] };
+  const callsBySide: Record<Side, number> = { off: 0, on: 0, pwHar: 0, pwPlain: 0 };
+  // Where the time goes: this process's CPU (the daemon, its proxy and write gate, or Playwright's driver, all
+  // in-process) and its event loop's delay while each side loads. A daemon request paused by the write gate
+  // waits for this loop, so loop delay is page latency on the daemon sides and not on Playwright's.
+  const cpuBySide: Record<Side, number> = { off: 0, on: 0, pwHar: 0, pwPlain: 0 };
+  const loopBySide = Object.fromEntries(SIDES.map((s) => [s, monitorEventLoopDelay({ resolution: 1 })])) as Record<Side, IntervalHistogram>;
+  const notes: string[] = [];
+  const harDir = mkdtempSync(join(tmpdir(), 'browserd-bench-har-'));
+  const pwProfile = mkdtempSync(join(tmpdir(), 'browserd-bench-pw-'));
+  const d = await startTestDaemon();
+  let pwBrowser: import('playwright-core').Browser | undefined;
+  try {
+    await d.addUser('bench');
+    const user = d.daemon.env.users.get('bench')!;
+    const tool = async (name: string, args: Record<string, unknown>) => {
+      const r = await callTool(d.daemon.env, user, name, args, { via: 'internal' });
+      if (!r.ok) throw new Error(`${name}: ${r.error.code} ${r.error.message}`);
+      return r.out;
+    };
+    const opened = await tool('browser_open', { url: site.pageUrl(0, 'open'), mode: 'act' });
+    const tab = String(opened.renderJson().tab);
+    const daemonLoad = async (page: number, runId: string) => {
+      await tool('browser_navigate', { tab, url: site.pageUrl(page, runId) });
+      const out = await tool('browser_evaluate', { tab, js: STAMP, timeoutMs: 25000 });
+      return stampOf(/(-?[\d.]+)\s*<<<end-page/.exec(String(out.renderJson().text))?.[1], `daemon ${site.pageUrl(page, runId)}`);
+    };
+
+    /**
+     * A 5,000-entry recording's memory, measured before Playwright runs in this process (playwright-core's
+     * driver and its in-memory HAR would be in the same RSS) and after one warm-up load of each page.
+     */
+    const memory = async () => {
+      for (let p = 0; p < PAGE_COUNT; p++) await daemonLoad(p, 'memwarm');
+      await tool('browser_har', { action: 'start', tab, maxEntries: MEMORY_ENTRIES });
+      const rec = harRecordings(d.daemon.env).get(user.id, tab)!;
+      gc();
+      const before = process.memoryUsage();
+      let peakRss = before.rss;
+      let peakHeap = before.heapUsed;
+      const sampler = setInterval(() => {
+        const u = process.memoryUsage();
+        peakRss = Math.max(peakRss, u.rss);
+        peakHeap = Math.max(peakHeap, u.heapUsed);
+      }, 100);
+      const t0 = now();
+      let loads = 0;
+      try {
+        while (rec.counts.entries < MEMORY_ENTRIES) {
+          await daemonLoad(loads % PAGE_COUNT, `mem${loads}`);
+          loads++;
+        }
+      } finally {
+        clearInterval(sampler);
+      }
+      const recordSeconds = (now() - t0) / 1000;
+      await tool('browser_har', { action: 'stop', tab });
+      gc();
+      const after = process.memoryUsage();
+      const fileBytes = statSync(rec.file).size;
+      const exported = await tool('browser_har', { action: 'export', tab });
+      const exportBytes = Number(exported.renderJson().size);
+
+      // The HAR as browser_api_map reads it: one document in memory, the user's secrets in the redactor.
+      let text = '';
+      for await (const piece of harDocument(rec)) text += piece;
+      const har = JSON.parse(text) as { log: { entries: unknown[] } };
+      const redactor = trafficRedactor(userSecretForms(d.daemon.env, user.id));
+      const runs: number[] = [];
+      let endpoints = 0;
+      for (let i = 0; i < 3; i++) {
+        const s = now();
+        endpoints = buildApiMap(har, { redactor, name: 'bench' }).endpoints.length;
+        runs.push(now() - s);
+      }
+      const toolRun = now();
+      await tool('browser_api_map', { action: 'build', tab, name: 'bench-tool' });
+      const toolMs = now() - toolRun;
+      await tool('browser_har', { action: 'delete', tab });
+
+      printTable(
+        `Daemon memory for a ${MEMORY_ENTRIES}-entry HAR recording (this process: the daemon runs in it)`,
+        ['measure', 'before', 'peak', 'after', 'after - before'],
+        [
+          ['RSS', mb(before.rss), mb(peakRss), mb(after.rss), mb(after.rss - before.rss)],
+          ['heap used', mb(before.heapUsed), mb(peakHeap), mb(after.heapUsed), mb(after.heapUsed - before.heapUsed)],
+        ],
+        [
+          `${rec.counts.entries} entries (${rec.counts.dropped} more not kept) from ${loads} page loads in ${recordSeconds.toFixed(1)} s; before and after measured after a full GC, peak sampled every 100 ms.`,
+          `recording file (JSON lines, in the data dir): ${mb(fileBytes)}; exported HAR: ${mb(exportBytes)}.`,
+          `api_map build on the ${har.log.entries.length}-entry HAR: buildApiMap ${median(runs).toFixed(0)} ms (median of 3, ${endpoints} endpoints); browser_api_map {build} from the tab's recording, end to end ${toolMs.toFixed(0)} ms.`,
+        ],
+      );
+    };
+
+    await memory();
+
+    const { chromium } = await import('playwright-core');
+    // Our launcher's quiet switches (no calls home, no first-run work), minus what Playwright sets itself.
+    const args = chromiumSwitches({ userDataDir: pwProfile, headless: true }).filter((a) => a.startsWith('--') && !/^--(user-data-dir|remote-debugging|headless)/.test(a));
+    pwBrowser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
+    const browser = pwBrowser;
+    let harBytes = 0;
+
+    /** One round of one side: a warm-up load, then every page once; the samples go to times[side]. */
+    const round = async (side: Side, r: number) => {
+      const before = site.apiCalls();
+      const cpu = process.cpuUsage();
+      loopBySide[side].enable();
+      if (side === 'off' || side === 'on') {
+        if (side === 'on') await tool('browser_har', { action: 'start', tab });
+        await daemonLoad(0, `w${r}`);
+        for (let p = 0; p < PAGE_COUNT; p++) times[side].push(await daemonLoad(p, `${side}${r}`));
+        if (side === 'on') {
+          const stopped = await tool('browser_har', { action: 'stop', tab });
+          const entries = Number((stopped.renderJson().har as { entries?: number } | undefined)?.entries);
+          const want = (PAGE_COUNT + 1) * (CALLS_PER_PAGE + 1);
+          if (entries !== want) notes.push(`round ${r}: the recording held ${entries} entries, ${want} expected`);
+          await tool('browser_har', { action: 'delete', tab });
+        }
+      } else {
+        const path = join(harDir, `pw-${r}.har`);
+        const context = await browser.newContext(side === 'pwHar' ? { recordHar: { path, content: 'embed' } } : {});
+        const page = await context.newPage();
+        const pwLoad = async (p: number, runId: string) => {
+          await page.goto(site.pageUrl(p, runId), { waitUntil: 'load' });
+          return stampOf(await page.evaluate(STAMP), `playwright ${site.pageUrl(p, runId)}`);
+        };
+        await pwLoad(0, `w${r}`);
+        for (let p = 0; p < PAGE_COUNT; p++) times[side].push(await pwLoad(p, `${side}${r}`));
+        await context.close();
+        if (side === 'pwHar') harBytes = Math.max(harBytes, statSync(path).size);
+      }
+      loopBySide[side].disable();
+      const used = process.cpuUsage(cpu);
+      cpuBySide[side] += (used.user + used.system) / 1000;
+      callsBySide[side] += site.apiCalls() - before;
+    };
+
+    // One round of every side first, not counted: JIT, Chromium's caches, connections.
+    for (const side of SIDES) await round(side, -1);
+    for (const side of SIDES) {
+      times[side].length = 0;
+      callsBySide[side] = 0;
+      cpuBySide[side] = 0;
+      loopBySide[side].reset();
+    }
+    for (let r = 0; r < ROUNDS; r++) {
+      const rotated = SIDES.map((_, i) => SIDES[(i + r) % SIDES.length]!);
+      for (const side of r % 2 ? rotated.reverse() : rotated) await round(side, r);
+    }
+    await browser.close();
+    pwBrowser = undefined;
+
+    const m = Object.fromEntries(SIDES.map((s) => [s, median(times[s])])) as Record<Side, number>;
+    // CPU per load counts the warm-up load of each round too: every load of the side while it ran.
+    const cpuPerLoad = (s: Side) => cpuBySide[s] / (ROUNDS * (PAGE_COUNT + 1));
+    const loop = (s: Side) => `${(loopBySide[s].mean / 1e6).toFixed(1)} / ${(loopBySide[s].percentile(99) / 1e6).toFixed(1)} ms`;
+    const row = (name: string, s: Side, ratio: number, what: string) => [name, times[s].length, `${m[s].toFixed(1)} ms`, `${p90(times[s]).toFixed(1)} ms`, `${ratio.toFixed(2)}x`, what, `${cpuPerLoad(s).toFixed(1)} ms`, loop(s)];
+    printTable(
+      `Page load with traffic recording (${PAGE_COUNT} pages x ${CALLS_PER_PAGE} API calls, page's own time to its last answer, medians)`,
+      ['side', 'loads', 'median', 'p90', 'ratio', 'ratio of', 'node CPU/load', 'loop delay mean/p99'],
+      [
+        row('daemon act tab, recording off', 'off', 1, ''),
+        row('daemon act tab, browser_har on (bodies text)', 'on', m.on / m.off, 'on / off (goal <= 1.15x)'),
+        row(`Playwright ${packageVersion('playwright-core')} recordHar embed`, 'pwHar', m.on / m.pwHar, 'on / Playwright recordHar (goal <= 1.0x)'),
+        row('Playwright, no recordHar', 'pwPlain', m.pwHar / m.pwPlain, 'Playwright recordHar / Playwright plain'),
+      ],
+      [
+        'node CPU/load and loop delay: this process (daemon, or Playwright\'s driver) while the side ran; not in the page\'s time by themselves.',
+        `${ROUNDS} rounds, each side's order rotated and reversed every other round; a warm-up round of every side first, not counted.`,
+        `API calls the site answered per side (each should be ${ROUNDS * (PAGE_COUNT + 1) * CALLS_PER_PAGE}): ${SIDES.map((s) => `${s} ${callsBySide[s]}`).join(', ')}.`,
+        `Our HAR records document, xhr and fetch (the defaults) with text bodies inline; Playwright's records every type with every body embedded (these pages load nothing else). Largest Playwright HAR of a round: ${mb(harBytes)}.`,
+        'The daemon sides go through the daemon\'s egress proxy and its Fetch-paused write gate; Playwright\'s go straight to the site, so "Playwright, no recordHar" vs "off" is the daemon\'s own rules, not recording.',
+        ...notes,
+      ],
+    );
+
+    await tool('browser_close_tab', { tab });
+  } finally {
+    await pwBrowser?.close().catch(() => undefined);
+    await d.stop();
+    await site.close();
+    rmSync(harDir, { recursive: true, force: true });
+    rmSync(pwProfile, { recursive: true, force: true });
+  }
+}
