@@ -3,6 +3,8 @@
  * starts its own (same launcher, same switches, same CDP connection class), and Playwright MCP on Debian's
  * chromium. Benchmarks print; they never assert a time.
  */
+import { callTool } from '../daemon/tools/dispatch.js';
+import type { TestDaemon } from '../test/fixtures/daemon.js';
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -231,4 +233,18 @@ export async function startPlaywrightMcp(): Promise<PlaywrightMcp> {
 /** The text of an MCP tool result (all text parts joined). */
 export function mcpText(r: any): string {
   return (r?.content ?? []).filter((c: any) => c.type === 'text').map((c: any) => c.text).join('\n');
+}
+
+/**
+ * A user of an in-process test daemon and a way to call its tools straight through the dispatch (no HTTP), as
+ * benchmarks that time the page, not the transport, do. A refused call throws with its code.
+ */
+export async function inProcessCaller(d: TestDaemon, name = 'bench') {
+  await d.addUser(name);
+  const user = d.daemon.env.users.get(name)!;
+  return async (tool: string, args: Record<string, unknown>) => {
+    const r = await callTool(d.daemon.env, user, tool, args, { via: 'internal' });
+    if (!r.ok) throw new Error(`${tool}: ${r.error.code} ${r.error.message}`);
+    return r.out;
+  };
 }

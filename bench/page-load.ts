@@ -10,9 +10,8 @@
  * adopts recursively.
  */
 import { startTestDaemon } from '../test/fixtures/daemon.js';
-import { callTool } from '../daemon/tools/dispatch.js';
 import { startBenchSite } from './pages.js';
-import { launchRawBrowser, median, printTable } from './lib.js';
+import { inProcessCaller, launchRawBrowser, median, printTable } from './lib.js';
 
 const PAGES = ['/form', '/products', '/table', '/article', '/frames'];
 const RUNS = 15;
@@ -39,13 +38,7 @@ export async function run(): Promise<void> {
 
     const d = await startTestDaemon();
     try {
-      await d.addUser('bench');
-      const user = d.daemon.env.users.get('bench')!;
-      const tool = async (name: string, args: Record<string, unknown>) => {
-        const r = await callTool(d.daemon.env, user, name, args, { via: 'internal' });
-        if (!r.ok) throw new Error(`${name}: ${r.error.code} ${r.error.message}`);
-        return r.out;
-      };
+      const tool = await inProcessCaller(d);
       for (const mode of ['act', 'read'] as const) {
         const opened = await tool('browser_open', { url: site.url('/form'), mode });
         const tab = String(opened.renderJson().tab);

@@ -23,7 +23,6 @@ import { setFlagsFromString } from 'node:v8';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { runInNewContext } from 'node:vm';
 import { startTestDaemon } from '../test/fixtures/daemon.js';
-import { callTool } from '../daemon/tools/dispatch.js';
 import { chromiumSwitches } from '../daemon/browser/switches.js';
 import { harRecordings } from '../daemon/traffic/har-recordings.js';
 import { harDocument } from '../daemon/traffic/har-document.js';
@@ -31,7 +30,7 @@ import { trafficRedactor } from '../daemon/traffic/redact.js';
 import { userSecretForms } from '../daemon/vault/user-secrets.js';
 import { buildApiMap } from '../daemon/traffic/api-map/index.js';
 import { startTrafficSite, PAGE_COUNT, CALLS_PER_PAGE, type TrafficSite } from './traffic-site.js';
-import { median, now, p90, packageVersion, printTable } from './lib.js';
+import { inProcessCaller, median, now, p90, packageVersion, printTable } from './lib.js';
 
 const ROUNDS = Number(process.env.BENCH_TRAFFIC_ROUNDS ?? 5);
 const MEMORY_ENTRIES = 5000;
@@ -73,13 +72,8 @@ export async function run(): Promise<void> {
   const d = await startTestDaemon();
   let pwBrowser: import('playwright-core').Browser | undefined;
   try {
-    await d.addUser('bench');
+    const tool = await inProcessCaller(d);
     const user = d.daemon.env.users.get('bench')!;
-    const tool = async (name: string, args: Record<string, unknown>) => {
-      const r = await callTool(d.daemon.env, user, name, args, { via: 'internal' });
-      if (!r.ok) throw new Error(`${name}: ${r.error.code} ${r.error.message}`);
-      return r.out;
-    };
     const opened = await tool('browser_open', { url: site.pageUrl(0, 'open'), mode: 'act' });
     const tab = String(opened.renderJson().tab);
     const daemonLoad = async (page: number, runId: string) => {
