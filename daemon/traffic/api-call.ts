@@ -66,6 +66,11 @@ export async function runApiCall(ctx: ToolContext, args: ApiCallArgs, out: Respo
   }
   const session = args.session !== undefined ? ctx.env.savedSessions.open(user, args.session) : undefined;
   if (args.session !== undefined && !session) throw new BrowserdError('not_found', `no saved session ${args.session}`, { next: 'List saved sessions with browser_session_list.' });
+  // A write to a site is what approvals are for: with them on, it is asked about, not sent (as a sensitive click is).
+  if (write && ctx.user.approvals) {
+    out.needsApproval({ action: 'api_call', classes: ['api write'], reasons: [`${target.endpoint.id} ${writeWhy(target.endpoint)}`], ...(tab ? { tab: tab.id } : {}), target: target.endpoint.id });
+    return;
+  }
 
   // ---- the senders; what they use that is secret is scrubbed from the answer
   const secrets: string[] = [];

@@ -211,6 +211,21 @@ t.test('refusals send nothing', async (t) => {
   t.same(s.site.requests.filter((r) => r.path === '/api/ro'), [], 'the read-only site never got the write');
 });
 
+t.test('with approvals on, a write is asked about and not sent; a read still goes', async (t) => {
+  await s.d.daemon.env.users.update('alice', { approvals: true });
+  t.teardown(() => s.d.daemon.env.users.update('alice', { approvals: false }));
+  const mark = s.site.requests.length;
+  for (const args of [{ tab: actTab }, { mode: 'server' }]) {
+    const r = await apiCall({ endpoint: 'POST /api/save', body: { name: 'asked' }, access: 'act', ...args });
+    t.equal(r.status, 200);
+    t.match(r.json.needsApproval, { action: 'api_call', classes: ['api write'], target: 'POST /api/save' });
+    t.match(r.json.text, /needsApproval/);
+  }
+  t.same(apiRequestsSince(mark), [], 'neither the write nor its CSRF fetch was sent');
+  const read = await apiCall({ endpoint: 'GET /api/whoami', mode: 'server' });
+  t.equal(read.json.status, 200, 'reads are not asked about');
+});
+
 t.test('another user cannot use the map', async (t) => {
   const bob = await s.d.addUser('bob');
   const mark = s.site.requests.length;
