@@ -43,6 +43,14 @@ function buildMap(id: string, roOrigin: string): ApiMap {
       ep({ id: 'GET /api/linked', method: 'GET', path: '/api/linked', pagination: { style: 'next_link', from: 'header:link' } }),
       ep({ id: 'GET /api/items/{id}', method: 'GET', path: '/api/items/{id}' }),
       ep({ id: 'GET /api/whoami', method: 'GET', path: '/api/whoami' }),
+      ep({
+        id: 'graphql query ItemByName', kind: 'graphql', method: 'POST', path: '/api/graphql', operation: { type: 'query', name: 'ItemByName' },
+        requestBody: { contentType: 'application/json', schema: { type: 'object' }, example: JSON.stringify({ query: 'query ItemByName($name: String) { item(name: $name) { id name } }', variables: { name: 'x' } }) },
+      }),
+      ep({
+        id: 'graphql mutation Rename', kind: 'graphql', method: 'POST', path: '/api/graphql', write: true, operation: { type: 'mutation', name: 'Rename' },
+        requestBody: { contentType: 'application/json', schema: { type: 'object' }, example: JSON.stringify({ query: 'mutation Rename($id: Int) { rename(id: $id) }' }) },
+      }),
       ep({ id: 'GET /api/csrf', method: 'GET', path: '/api/csrf' }),
       ep({
         id: 'POST /api/save', method: 'POST', path: '/api/save', write: true,
@@ -89,6 +97,10 @@ t.before(async () => {
   site.route('/api/items/7', (_req, res) => json(res, { id: 7, name: 'item 7' }));
   site.route('/api/whoami', (req, res) => json(res, { signedIn: (req.headers.cookie ?? '').includes(SID), echo: req.headers.cookie ?? null }));
   site.route('/api/csrf', (_req, res) => json(res, { csrf: CSRF }));
+  site.route('/api/graphql', (_req, res, body) => {
+    const { query, variables, operationName } = JSON.parse(body || '{}');
+    json(res, { data: { op: operationName, query, variables } });
+  });
   site.route('/api/save', (req, res, body) => {
     if (req.headers['x-csrf-token'] !== CSRF) {
       res.writeHead(403, { 'content-type': 'application/json' });
@@ -224,6 +236,18 @@ t.test('with approvals on, a write is asked about and not sent; a read still goe
   t.same(apiRequestsSince(mark), [], 'neither the write nor its CSRF fetch was sent');
   const read = await apiCall({ endpoint: 'GET /api/whoami', mode: 'server' });
   t.equal(read.json.status, 200, 'reads are not asked about');
+});
+
+t.test('GraphQL: an operation by name, its query from the map, variables from params; a mutation is a write', async (t) => {
+  const mark = s.site.requests.length;
+  const r = await apiCall({ endpoint: 'ItemByName', params: { name: 'widget' }, mode: 'server' });
+  t.equal(r.json.status, 200, JSON.stringify(r.json).slice(0, 300));
+  t.match(r.json.text, /"op":"ItemByName"/);
+  t.match(r.json.text, /query ItemByName\(\$name: String\)/);
+  t.match(r.json.text, /"variables":\{"name":"widget"\}/);
+  const refused = await apiCall({ endpoint: 'Rename', params: { id: 1 }, mode: 'server' });
+  t.equal(refused.json.error?.code, 'refused', 'a mutation without access act');
+  t.same(apiRequestsSince(mark).map((q) => `${q.method} ${q.path}`), ['POST /api/graphql'], 'the query went; the refused mutation did not');
 });
 
 t.test('another user cannot use the map', async (t) => {
