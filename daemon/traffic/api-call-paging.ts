@@ -3,6 +3,7 @@
  * the style the map saw (page number, offset, cursor at a JSON pointer, next link in the body or a Link
  * header), or why there is none.
  */
+import { atPointer } from './api-map/json-pointer.js';
 import LinkHeader from 'http-link-header';
 import type { Pagination } from '../../protocol/api-map.js';
 
@@ -15,19 +16,6 @@ export function itemsOf(body: unknown): unknown[] | undefined {
   let best: unknown[] | undefined;
   for (const v of Object.values(o)) if (Array.isArray(v) && (!best || v.length > best.length)) best = v;
   return best;
-}
-
-/** A JSON pointer (RFC 6901) into a parsed body. */
-export function atPointer(body: unknown, pointer: string): unknown {
-  if (pointer === '' || pointer === '/') return pointer === '' ? body : (body as Record<string, unknown> | undefined)?.[''];
-  if (!pointer.startsWith('/')) return undefined;
-  let cur: unknown = body;
-  for (const raw of pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[key];
-  }
-  return cur;
 }
 
 export interface PageSeen {

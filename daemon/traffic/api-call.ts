@@ -17,7 +17,8 @@ import { userSecretForms } from '../vault/user-secrets.js';
 import { scrubList } from '../tools/redact.js';
 import { trafficRedactor } from './redact.js';
 import { buildRequest, checkCallerHeaders, isWrite, resolveEndpoint, type ApiRequest, type ParamValue, type ResolvedEndpoint } from './api-call-request.js';
-import { atPointer, itemsOf, nextPage, pageSizeOf, type PageSeen } from './api-call-paging.js';
+import { itemsOf, nextPage, pageSizeOf, type PageSeen } from './api-call-paging.js';
+import { atPointer, withPointer } from './api-map/json-pointer.js';
 import { cookieHeaderFor, pageSender, serverSender, type ApiResponse, type JarCookie, type Sender } from './api-call-send.js';
 import { apiMapStore } from '../../storage/api-maps.js';
 
@@ -245,17 +246,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** A JSON body with `value` set at a pointer (/csrf, /meta/token), objects made on the way. */
-function withPointer(body: unknown, pointer: string, value: string): unknown {
-  const keys = (pointer.startsWith('/') ? pointer.slice(1) : pointer).split('/').map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const root: Record<string, unknown> = body && typeof body === 'object' && !Array.isArray(body) ? structuredClone(body as Record<string, unknown>) : {};
-  let cur = root;
-  for (const k of keys.slice(0, -1)) {
-    if (!cur[k] || typeof cur[k] !== 'object') cur[k] = {};
-    cur = cur[k] as Record<string, unknown>;
-  }
-  cur[keys.at(-1)!] = value;
-  return root;
 }
