@@ -14,6 +14,7 @@ import type { DaemonEnv } from '../env.js';
 import { TabScoped, type TabScopedItem } from './tab-scoped.js';
 import type { Exchange, TrafficSink } from './types.js';
 import { REDACTED, type TrafficRedactor } from './redact.js';
+import { cutUtf8 } from './cut.js';
 import { urlMatcher, type UrlMatcher } from './url-pattern.js';
 
 export const CAPTURE_LIMITS = {
@@ -71,14 +72,10 @@ export interface CaptureState {
 
 const utf8Fatal = new TextDecoder('utf-8', { fatal: true });
 
-/** `text` cut to at most `max` UTF-8 bytes, never inside a character. */
-function cutUtf8(text: string, max: number): CapturedBody {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= max) return { text, base64: false, size: bytes.length, truncated: false };
-  let end = max;
-  // Back off continuation bytes (10xxxxxx) so the cut lands on a character boundary.
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
-  return { text: bytes.subarray(0, end).toString('utf8'), base64: false, size: bytes.length, truncated: true };
+/** A body cut to `max` bytes as a capture keeps it. */
+function keptText(text: string, max: number): CapturedBody {
+  const c = cutUtf8(text, max);
+  return { text: c.text, base64: false, size: c.bytes, truncated: c.cut };
 }
 
 function header(h: Record<string, string>, name: string): string | undefined {
@@ -166,7 +163,7 @@ export class TabCapture implements TrafficSink, TabScopedItem {
       }
       raw = text;
     }
-    return cutUtf8(this.redactor.body(raw, contentType), max);
+    return keptText(this.redactor.body(raw, contentType), max);
   }
 
   /** Still capturing: follows its tab when the tab is reopened after a crash or restart. */

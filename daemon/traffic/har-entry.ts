@@ -2,6 +2,7 @@
  * One finished exchange as a HAR 1.2 entry, redacted: the only place HAR entries are made, so nothing reaches
  * a HAR file without passing the traffic redactor. Pure (no I/O): what it is given in, an entry out.
  */
+import { cutUtf8 } from './cut.js';
 import type { Exchange, ExchangeMessage, ExchangeResponse } from './types.js';
 import { REDACTED, type TrafficRedactor } from './redact.js';
 
@@ -119,16 +120,6 @@ export function asUri(url: string): string {
   const m = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]*)(.*)$/is.exec(url);
   if (!m) return url;
   return m[1] + m[2]!.replace(/[^A-Za-z0-9\-._~:/?#@!$&'()*+,;=%]/gu, (c) => encodeURIComponent(c));
-}
-
-/** Cuts text to at most `max` UTF-8 bytes without splitting a character. */
-export function cutUtf8(text: string, max: number): { text: string; cut: boolean; bytes: number } {
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes <= max) return { text, cut: false, bytes };
-  let s = Buffer.from(text, 'utf8').subarray(0, max).toString('utf8');
-  // A character split at the cut decodes to U+FFFD: drop it rather than keep half a character.
-  if (s.endsWith('\uFFFD')) s = s.slice(0, -1);
-  return { text: s, cut: true, bytes };
 }
 
 /**

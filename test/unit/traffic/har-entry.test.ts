@@ -1,7 +1,8 @@
 // The HAR entry builder: timings from Chromium's ResourceTiming, cookies, query strings and post data, all
 // redacted (names kept), bodies cut and marked.
 import t from 'tap';
-import { cutUtf8, harEntry, harTimings, httpVersion, queryString, requestCookies, responseCookies } from '../../../daemon/traffic/har-entry.js';
+import { harEntry, harTimings, httpVersion, queryString, requestCookies, responseCookies } from '../../../daemon/traffic/har-entry.js';
+import { cutUtf8 } from '../../../daemon/traffic/cut.js';
 import { trafficRedactor, REDACTED } from '../../../daemon/traffic/redact.js';
 import { scrubList } from '../../../daemon/tools/redact.js';
 import type { Exchange } from '../../../daemon/traffic/types.js';
