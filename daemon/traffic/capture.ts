@@ -15,6 +15,7 @@ import { TabScoped, type TabScopedItem } from './tab-scoped.js';
 import type { Exchange, TrafficSink } from './types.js';
 import { REDACTED, type TrafficRedactor } from './redact.js';
 import { cutUtf8 } from './cut.js';
+import { headerValue } from './headers.js';
 import { urlMatcher, type UrlMatcher } from './url-pattern.js';
 
 export const CAPTURE_LIMITS = {
@@ -78,11 +79,6 @@ function keptText(text: string, max: number): CapturedBody {
   return { text: c.text, base64: false, size: c.bytes, truncated: c.cut };
 }
 
-function header(h: Record<string, string>, name: string): string | undefined {
-  for (const [k, v] of Object.entries(h)) if (k.toLowerCase() === name) return v;
-  return undefined;
-}
-
 export class TabCapture implements TrafficSink, TabScopedItem {
   private readonly matches: UrlMatcher;
   private readonly methods: Set<string>;
@@ -123,8 +119,8 @@ export class TabCapture implements TrafficSink, TabScopedItem {
   /** The exchange as kept: every value that could carry a credential goes through the redactor first. */
   private keep(ex: Exchange): CapturedExchange {
     const r = this.redactor;
-    const reqType = header(ex.request.headers, 'content-type');
-    const resType = ex.response ? header(ex.response.headers, 'content-type') ?? ex.response.mimeType : undefined;
+    const reqType = headerValue(ex.request.headers, 'content-type');
+    const resType = ex.response ? headerValue(ex.response.headers, 'content-type') ?? ex.response.mimeType : undefined;
     return {
       seq: this.items.length + 1,
       at: new Date(ex.request.startedAt).toISOString(),

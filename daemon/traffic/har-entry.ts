@@ -3,6 +3,7 @@
  * a HAR file without passing the traffic redactor. Pure (no I/O): what it is given in, an entry out.
  */
 import { cutUtf8 } from './cut.js';
+import { headerValue } from './headers.js';
 import type { Exchange, ExchangeMessage, ExchangeResponse } from './types.js';
 import { REDACTED, type TrafficRedactor } from './redact.js';
 
@@ -61,12 +62,6 @@ export function httpVersion(protocol: string | undefined): string {
 function headerList(h: Record<string, string>): HarNameValue[] {
   // Chromium joins repeated headers with a line break (Set-Cookie above all): HAR lists each one.
   return Object.entries(h).flatMap(([name, value]) => value.split('\n').map((v) => ({ name, value: v })));
-}
-
-function headerValue(h: Record<string, string>, name: string): string | undefined {
-  const n = name.toLowerCase();
-  for (const [k, v] of Object.entries(h)) if (k.toLowerCase() === n) return v;
-  return undefined;
 }
 
 /** A Cookie request header as HAR cookies: names kept, every value hidden. */
