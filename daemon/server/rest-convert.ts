@@ -8,13 +8,14 @@ import BusboyImport from '@fastify/busboy';
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
+import { DOC_MAX_BYTES } from '../docs/types.js';
 import { readBody, type Req } from './http.js';
 import { runTool, toolBody, type Handler } from './rest.js';
 
 const Busboy = BusboyImport as unknown as typeof import('@fastify/busboy').default;
 
-/** The document limit of browser_convert; the rest of the form is a few short fields. */
-const UPLOAD_MAX_BYTES = 15 * 1024 * 1024;
+/** The upload may be as large as any document browser_convert takes; the rest of the form is a few short fields. */
+const UPLOAD_MAX_BYTES = DOC_MAX_BYTES;
 const FORM_MAX_BYTES = UPLOAD_MAX_BYTES + 256 * 1024;
 
 const bad = (message: string, next = 'Send the document in part "file" of a multipart/form-data body, with converter, format, maxChars or store as fields.') =>
