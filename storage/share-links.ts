@@ -36,6 +36,10 @@ function strictB64url(s: string): Buffer | undefined {
   return b64url(b) === s ? b : undefined;
 }
 
+/**
+ * Made per link made or opened, on purpose: the key file is read each time, so deleting it ends every link at
+ * once without a restart (as the README promises).
+ */
 export class ShareLinks {
   private key?: Buffer;
 
