@@ -51,6 +51,30 @@ export interface Config {
   downloadMaxBytes: number;
   /** How long a share link of a stored file opens (BROWSERD_DOWNLOAD_LINK_TTL_S, default 30 min). */
   downloadLinkTtlS: number;
+  /** Model providers: base URLs, the host's own keys, extra model ids and the per-request timeout. */
+  models: ModelConfig;
+}
+
+/**
+ * Where the three provider families are reached and with which host keys. A request's X-Model-Key wins over
+ * the host key of the chosen model's provider; the keys are never logged, stored or returned.
+ */
+export interface ModelConfig {
+  /** OpenAI-compatible Chat Completions base URL, with its `/v1` (BROWSERD_OPENAI_BASE_URL). */
+  openaiBaseUrl: string;
+  /** Anthropic Messages base URL (BROWSERD_ANTHROPIC_BASE_URL). */
+  anthropicBaseUrl: string;
+  /** Gemini generateContent base URL (BROWSERD_GEMINI_BASE_URL). */
+  geminiBaseUrl: string;
+  openaiKey?: string;
+  anthropicKey?: string;
+  geminiKey?: string;
+  /** Extra model ids (`openai/…`, `anthropic/…`, `gemini/…`), comma-separated in BROWSERD_MODELS. */
+  extraModels: string[];
+  /** The model a call without `model` uses (BROWSERD_DEFAULT_MODEL; else the first preset with a host key). */
+  defaultModel?: string;
+  /** Longest one provider request may take (BROWSERD_MODEL_TIMEOUT_S, default 120). */
+  timeoutMs: number;
 }
 
 /** One browser per ~600 MB of memory, at least 1: a typical profile with a few tabs stays under that. */
@@ -144,5 +168,16 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     converterTimeoutMs: wholeNumber('converter-timeout-s', env.BROWSERD_CONVERTER_TIMEOUT_S, 120, 1) * 1000,
     downloadMaxBytes: wholeNumber('download-max-mb', flags['download-max-mb'] ?? env.BROWSERD_DOWNLOAD_MAX_MB, 1024, 1) * 1024 * 1024,
     downloadLinkTtlS: wholeNumber('download-link-ttl-s', flags['download-link-ttl-s'] ?? env.BROWSERD_DOWNLOAD_LINK_TTL_S, 30 * 60, 1),
+    models: {
+      openaiBaseUrl: serviceUrl('BROWSERD_OPENAI_BASE_URL', env.BROWSERD_OPENAI_BASE_URL) ?? 'https://api.openai.com/v1',
+      anthropicBaseUrl: serviceUrl('BROWSERD_ANTHROPIC_BASE_URL', env.BROWSERD_ANTHROPIC_BASE_URL) ?? 'https://api.anthropic.com',
+      geminiBaseUrl: serviceUrl('BROWSERD_GEMINI_BASE_URL', env.BROWSERD_GEMINI_BASE_URL) ?? 'https://generativelanguage.googleapis.com',
+      openaiKey: env.BROWSERD_OPENAI_API_KEY || undefined,
+      anthropicKey: env.BROWSERD_ANTHROPIC_API_KEY || undefined,
+      geminiKey: env.BROWSERD_GEMINI_API_KEY || undefined,
+      extraModels: (env.BROWSERD_MODELS ?? '').split(',').map((x) => x.trim()).filter(Boolean),
+      defaultModel: env.BROWSERD_DEFAULT_MODEL || undefined,
+      timeoutMs: wholeNumber('model-timeout-s', env.BROWSERD_MODEL_TIMEOUT_S, 120, 1) * 1000,
+    },
   };
 }

@@ -8,7 +8,7 @@ export interface AuditEntry {
   user: string;
   tool: string;
   tab?: string;
-  via: 'mcp' | 'rest' | 'cli' | 'internal';
+  via: 'mcp' | 'rest' | 'cli' | 'internal' | 'task';
   args: unknown;
   outcome: 'ok' | string;
   ms: number;

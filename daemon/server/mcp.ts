@@ -29,6 +29,12 @@ export const SERVER_INSTRUCTIONS = [
 
 type JsonRpcId = string | number | null;
 
+/** The X-Model-Key header of the HTTP request that carried a tool call (one value; a repeated header is joined by fetch). */
+function modelKeyOf(headers: Record<string, string | string[] | undefined> | undefined): string | undefined {
+  const v = headers?.['x-model-key'];
+  return typeof v === 'string' && v ? v : undefined;
+}
+
 interface Session {
   user: string;
   server: Server;
@@ -63,7 +69,7 @@ export class McpGateway {
       tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: toJsonSchema(t.input) as any, annotations: annotationsFor(t) })),
     }));
     server.setRequestHandler(LooseCallToolRequest, async (req, extra) => {
-      const r = await callTool(this.env, user, req.params.name, req.params.arguments ?? {}, { signal: extra.signal, via: 'mcp' });
+      const r = await callTool(this.env, user, req.params.name, req.params.arguments ?? {}, { signal: extra.signal, via: 'mcp', modelKey: modelKeyOf(extra.requestInfo?.headers) });
       return (r.ok ? r.out.renderMcp() : renderErrorMcp(r.error)) as any;
     });
     return server;

@@ -30,7 +30,7 @@ function segment(raw: string): string {
 }
 
 export async function runTool(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
-  const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest' });
+  const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest', modelKey: r.headers['x-model-key'] });
   if (!result.ok) return sendError(r, result.error);
   sendJson(r, okStatus, { ...result.out.renderJson(), tool: name });
 }

@@ -13,6 +13,9 @@ import { KeyedLock } from './lock.js';
 
 const tabLocks = new KeyedLock();
 
+/** Which door a call came in by; `task` is a server-run task's model choosing a tool. */
+export type CallVia = 'mcp' | 'rest' | 'cli' | 'internal' | 'task';
+
 export class ToolContext {
   private releases: (() => void)[] = [];
   /** Tabs already resolved and locked in this call, by id: asking again (pipeline, then handler) is free. */
@@ -32,7 +35,12 @@ export class ToolContext {
     readonly env: DaemonEnv,
     readonly user: UserRecord,
     readonly signal: AbortSignal,
-    readonly via: 'mcp' | 'rest' | 'cli' | 'internal',
+    readonly via: CallVia,
+    /**
+     * The caller's model provider key (X-Model-Key), for this call only: handed to daemon/models, sent only to
+     * the chosen model's provider, never stored, logged, audited or returned.
+     */
+    readonly modelKey?: string,
   ) {}
 
   /**

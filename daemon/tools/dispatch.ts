@@ -9,7 +9,7 @@ import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { ToolDef } from './define.js';
-import { ToolContext } from './context.js';
+import { ToolContext, type CallVia } from './context.js';
 import { inline, ResponseBuilder } from './response.js';
 import { getTool, toolNames } from './registry.js';
 import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from './validate.js';
@@ -21,13 +21,15 @@ export type CallOutcome = { ok: true; out: ResponseBuilder } | { ok: false; erro
 
 export interface CallOptions {
   signal?: AbortSignal;
-  via: 'mcp' | 'rest' | 'cli' | 'internal';
+  via: CallVia;
+  /** The caller's X-Model-Key header, if any (see ToolContext.modelKey). */
+  modelKey?: string;
 }
 
 export async function callTool(env: DaemonEnv, user: UserRecord, name: string, rawArgs: unknown, opts: CallOptions): Promise<CallOutcome> {
   const started = Date.now();
   const signal = opts.signal ?? new AbortController().signal;
-  const ctx = new ToolContext(env, user, signal, opts.via);
+  const ctx = new ToolContext(env, user, signal, opts.via, opts.modelKey || undefined);
   const out = new ResponseBuilder();
   let outcome: CallOutcome;
   let args: Record<string, unknown> | undefined;
