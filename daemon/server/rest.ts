@@ -35,6 +35,13 @@ export async function runTool(env: DaemonEnv, r: Req, user: UserRecord, name: st
   sendJson(r, okStatus, { ...result.out.renderJson(), tool: name });
 }
 
+/** A REST-only operation (registry OPERATIONS) through the one dispatch; its answer is the result's fields. */
+export async function runOperation(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
+  const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest', operation: true, modelKey: r.headers['x-model-key'] });
+  if (!result.ok) return sendError(r, result.error);
+  sendJson(r, okStatus, { ...result.out.renderJson(), operation: name });
+}
+
 /** Reads a tool call's JSON body; a body too deep to walk never reaches the dispatch, but the refusal is audited. */
 export async function toolBody(env: DaemonEnv, r: Req, user: UserRecord, tool: string): Promise<unknown> {
   try {

@@ -22,6 +22,8 @@ export type CallOutcome = { ok: true; out: ResponseBuilder } | { ok: false; erro
 export interface CallOptions {
   signal?: AbortSignal;
   via: CallVia;
+  /** Set by the REST route of a REST-only operation (registry OPERATIONS): only then may one be called. */
+  operation?: boolean;
   /** The caller's X-Model-Key header, if any (see ToolContext.modelKey). */
   modelKey?: string;
 }
@@ -36,7 +38,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
   // Arguments too deep to walk are never walked again, not even to redact them for the audit log.
   const tooDeep = argsDepthExceeds(rawArgs, MAX_ARGS_DEPTH);
   try {
-    const tool = lookUp(name);
+    const tool = lookUp(name, opts.operation === true);
     if (tooDeep) throw new BrowserdError('validation_error', `${name} arguments are nested more than ${MAX_ARGS_DEPTH} levels deep`, { next: "Pass the arguments the tool's input schema describes (tools/list)." });
     args = validateArgs(name, tool.input, rawArgs);
     tool.check?.(args);
@@ -83,8 +85,8 @@ function secretsOf(env: DaemonEnv, user: string): string[] {
   }
 }
 
-function lookUp(name: string): ToolDef<any> {
-  const tool = typeof name === 'string' ? getTool(name) : undefined;
+function lookUp(name: string, operation: boolean): ToolDef<any> {
+  const tool = typeof name === 'string' ? getTool(name, { operations: operation }) : undefined;
   if (!tool) throw new BrowserdError('validation_error', `unknown tool "${String(name).slice(0, 80)}"`, { next: `Tools are: ${toolNames().join(', ')}.` });
   return tool;
 }

@@ -62,11 +62,25 @@ const ALL: ToolDef<any>[] = [
   ...apiMapTools,
 ];
 
-const byName = new Map(ALL.map((t) => [t.name, t]));
-if (byName.size !== ALL.length) throw new Error('two tools share a name');
+/**
+ * Operations: REST routes that run through the same dispatch as tools (validation, audit, scrubbing, errors)
+ * but are not MCP tools (ask, extractors, observe/act/validate, research, tasks). Each route names its
+ * operation; neither tools/list nor POST /v1/tools/{name} offers them.
+ */
+const OPERATIONS: ToolDef<any>[] = [];
 
-export function getTool(name: string): ToolDef<any> | undefined {
+const byName = new Map([...ALL, ...OPERATIONS].map((t) => [t.name, t]));
+if (byName.size !== ALL.length + OPERATIONS.length) throw new Error('two tools share a name');
+const operationNames = new Set(OPERATIONS.map((t) => t.name));
+
+/** A tool, or (with `operations`) a REST-only operation, by name. */
+export function getTool(name: string, opts: { operations?: boolean } = {}): ToolDef<any> | undefined {
+  if (operationNames.has(name) && !opts.operations) return undefined;
   return byName.get(name);
+}
+
+export function allOperations(): ToolDef<any>[] {
+  return OPERATIONS;
 }
 
 export function allTools(): ToolDef<any>[] {
