@@ -21,6 +21,7 @@ import type { UsageStore } from '../storage/usage.js';
 import type { CrawlService } from './crawl/service.js';
 import type { ResponseCacheStore } from '../storage/response-cache.js';
 import type { SiteMemoryStore } from '../storage/site-memory.js';
+import type { ModelUsageStore } from '../storage/model-usage.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -56,6 +57,8 @@ export interface DaemonEnv {
   responseCache: ResponseCacheStore;
   /** Remembered site maps (browser_explore) and notes (browser_remember). */
   siteMemory: SiteMemoryStore;
+  /** Model tokens used, per user, model and day, as the providers reported them. */
+  modelUsage: ModelUsageStore;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

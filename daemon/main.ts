@@ -39,6 +39,8 @@ import { CdpSessions } from './cdp-proxy/sessions.js';
 import { CrawlService } from './crawl/service.js';
 import { ResponseCacheStore } from '../storage/response-cache.js';
 import { SiteMemoryStore } from '../storage/site-memory.js';
+import { ModelUsageStore } from '../storage/model-usage.js';
+import { checkModelConfig } from './models/catalog.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -54,6 +56,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   // No line this daemon logs carries a user's vault value or filled code; the source is set once the stores exist.
   let logSecrets: () => readonly string[] = () => [];
   log = scrubbingLogger(log, () => logSecrets());
+  checkModelConfig(cfg.models);
   const db = openDb(cfg.dataDir);
   // Chromium makes the per-user profile dirs below this one; a private parent keeps every profile private.
   privateDir(join(cfg.dataDir, 'profiles'));
@@ -106,12 +109,15 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     crawls: new CrawlService(() => env),
     responseCache: new ResponseCacheStore(db, cfg.dataDir, { maxBytesPerUser: cfg.cacheMaxBytesPerUser }),
     siteMemory: new SiteMemoryStore(db),
+    modelUsage: new ModelUsageStore(db),
     log,
     deniedPorts,
     baseUrl,
     startedAt: new Date(),
   };
-  logSecrets = () => everyUsersSecrets(env);
+  // The host's model keys are secrets like vault values: no log line may carry one.
+  const hostModelKeys = [cfg.models.openaiKey, cfg.models.anthropicKey, cfg.models.geminiKey].filter((k): k is string => !!k);
+  logSecrets = () => [...everyUsersSecrets(env), ...hostModelKeys];
   let app: AppHandle;
   try {
     app = await startApp(env, VERSION);

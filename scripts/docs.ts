@@ -1,5 +1,5 @@
 /** The content of generated docs, built from the registry and the error table. */
-import { allTools } from '../daemon/tools/registry.js';
+import { allOperations, allTools } from '../daemon/tools/registry.js';
 import { toJsonSchema } from '../daemon/tools/schema.js';
 import { ERROR_CODES } from '../protocol/errors.js';
 import { VERSION } from '../daemon/main.js';
@@ -54,6 +54,20 @@ function crawlOperations(): Record<string, Record<string, unknown>> {
   };
 }
 
+/**
+ * A route that runs a REST-only operation (runOperation): its JSON body is the operation's input schema (the
+ * path's {id} filled in by the route, when it has one), its answer the result's fields.
+ */
+function operationRoute(name: string, okStatus = 200, errors: number[] = [403, 404, 409, 422, 501, 502, 504]): Record<string, unknown> {
+  const op = allOperations().find((o) => o.name === name);
+  if (!op) throw new Error(`scripts/docs.ts: no operation ${name}`);
+  return {
+    'x-operation': name,
+    requestBody: { required: false, content: { 'application/json': { schema: toJsonSchema(op.input) } } },
+    responses: { [String(okStatus)]: { description: 'result', content: { 'application/json': { schema: toolResult } } }, ...stdErrors(errors) },
+  };
+}
+
 /** What a route answers, beyond its summary in the route table; keyed by `METHOD /path`. */
 function operationDetails(): Record<string, Record<string, unknown>> {
   return {
@@ -61,6 +75,14 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'POST /mcp': { requestBody: { content: { 'application/json': { schema: { type: 'object' } } } }, responses: { '200': { description: 'JSON-RPC response' }, ...stdErrors([403, 404]) } },
     'GET /mcp': { responses: { '200': { description: 'text/event-stream' }, ...stdErrors([404]) } },
     'DELETE /mcp': { responses: { '200': { description: 'closed' }, ...stdErrors([404]) } },
+    'GET /v1/models': { responses: { '200': { description: 'the model ids a call may choose', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, models: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, provider: { type: 'string', enum: ['openai', 'anthropic', 'gemini'] }, default: { type: 'boolean' } }, required: ['id', 'provider', 'default'] } } }, required: ['ok', 'models'] } } } }, ...stdErrors() } },
+    'GET /v1/usage': {
+      parameters: [
+        { name: 'from', in: 'query', required: false, schema: { type: 'string', format: 'date' }, description: 'First day (YYYY-MM-DD, UTC), inclusive' },
+        { name: 'to', in: 'query', required: false, schema: { type: 'string', format: 'date' }, description: 'Last day (YYYY-MM-DD, UTC), inclusive' },
+      ],
+      responses: { '200': { description: 'model tokens per day and model, as the providers reported them', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, models: { type: 'array', items: { type: 'object', properties: { day: { type: 'string' }, model: { type: 'string' }, requests: { type: 'integer' }, inputTokens: { type: 'integer' }, outputTokens: { type: 'integer' } } } }, totals: { type: 'object' }, cdpSessionMinutes: { type: 'integer' } }, required: ['ok', 'models', 'totals'] } } } }, ...stdErrors() },
+    },
     'GET /v1/me': { responses: { '200': { description: 'me', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, user: { type: 'string' }, policy: { type: 'object' }, limits: { type: 'object' } }, required: ['ok', 'user', 'policy', 'limits'] } } } }, ...stdErrors() } },
     'GET /v1/tabs': { responses: { '200': { description: 'tabs', content: { 'application/json': { schema: toolResult } } }, ...stdErrors() } },
     'POST /v1/tabs': { requestBody: { content: { 'application/json': { schema: toJsonSchema(allTools().find((t) => t.name === 'browser_open')!.input) } } }, responses: { '201': { description: 'opened', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([403, 502]) } },

@@ -16,6 +16,7 @@ import { cacheHandlers } from './rest-caches.js';
 import { downloadHandlers } from './rest-downloads.js';
 import { convertHandlers } from './rest-convert.js';
 import { harHandlers } from './rest-har.js';
+import { usageHandlers } from './rest-usage.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -63,12 +64,13 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     ...handoffPageHandlers(env),
     'GET /health': async (r) => health(r),
     ...inboxHandlers(env),
+    ...usageHandlers(env),
     'GET /v1/me': async (r, u) =>
       sendJson(r, 200, {
         ok: true,
         user: me(u).id,
         policy: { approvals: me(u).approvals, takeover: me(u).takeover, hostRules: env.policies.rules(me(u).id) },
-        usage: { cdpSessionMinutes: env.usage.minutes(me(u).id, 'cdp_session') },
+        usage: { cdpSessionMinutes: env.usage.minutes(me(u).id, 'cdp_session'), models: env.modelUsage.totals(me(u).id) },
         limits: {
           maxBrowsersOnHost: env.cfg.maxBrowsers,
           browsersPerUser: env.cfg.maxBrowsersPerUser,

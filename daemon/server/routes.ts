@@ -19,6 +19,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/mcp', auth: 'user', summary: 'MCP server-to-client stream' },
   { method: 'DELETE', path: '/mcp', auth: 'user', summary: 'End an MCP session' },
   { method: 'GET', path: '/v1/me', auth: 'user', summary: "The caller's user id, policy and limits" },
+  { method: 'GET', path: '/v1/models', auth: 'user', summary: 'The model ids a model-using call may choose (`openai/…`, `anthropic/…`, `gemini/…`), with the default marked' },
+  { method: 'GET', path: '/v1/usage', auth: 'user', summary: "The caller's model tokens per day and model as the providers reported them, with totals and CDP session minutes" },
   { method: 'GET', path: '/v1/tabs', auth: 'user', summary: 'List tabs (as browser_tabs)' },
   { method: 'POST', path: '/v1/tabs', auth: 'user', summary: 'Open a tab (as browser_open); the answer carries the tab id' },
   { method: 'DELETE', path: '/v1/tabs/{id}', auth: 'user', summary: 'Close a tab (as browser_close_tab)' },

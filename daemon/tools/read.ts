@@ -32,7 +32,7 @@ export interface PageReading {
   files?: CollectedEntry[];
 }
 
-type ReadOptions = {
+export type ReadOptions = {
   includeHidden?: boolean; query?: string; topK?: number; maxChars: number; scrollUntil?: ScrollUntilInput; signal: AbortSignal;
   collect?: CollectOptions; collector: CollectContext;
 };
@@ -42,7 +42,7 @@ type ReadOptions = {
  * Markdown threads), then grabs and converts the page, then collects the files it offers when asked (after the
  * scroll, so links that only loaded while scrolling are among them).
  */
-async function readTab(tab: Tab, opts: ReadOptions): Promise<PageReading> {
+export async function readTab(tab: Tab, opts: ReadOptions): Promise<PageReading> {
   const scroll = opts.scrollUntil ? await scrollForReading(tab, opts.scrollUntil, opts.signal) : undefined;
   const page = await grab(tab, opts);
   const files = opts.collect ? await collectFiles(opts.collector, tab, page.url, opts.collect) : undefined;
@@ -70,7 +70,7 @@ async function toReading(page: { html: string; url: string }, opts: ReadOptions)
 
 const failedReading = (url: string, e: unknown): PageReading => ({ url, ok: false, error: e instanceof BrowserdError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e) });
 
-async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptions): Promise<PageReading[]> {
+export async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptions): Promise<PageReading[]> {
   const inst = await ctx.browser();
   const results: PageReading[] = new Array(urls.length);
   const converting: Promise<void>[] = [];

@@ -1,0 +1,7 @@
+/** Placeholder until the anthropic adapter lands (it is being written on its own branch); refuses every call. */
+import { BrowserdError } from '../../../protocol/errors.js';
+import type { ProviderTurn } from '../types.js';
+
+export const anthropicTurn: ProviderTurn = async () => {
+  throw new BrowserdError('not_configured', 'the anthropic adapter is not built yet', { next: 'Use another provider.' });
+};

@@ -1,0 +1,30 @@
+/**
+ * Pages read for a model: a tab as it is now, or addresses read in read-only scratch tabs, through the same
+ * pipeline as browser_read (hidden text left out unless includeHidden), whole (no maxChars cut: the chunk
+ * picker decides what is sent).
+ */
+import { checkUrl } from '../net/url-check.js';
+import type { PageText } from '../models/chunks.js';
+import type { ToolContext } from './context.js';
+import { readTab, readUrls, type ReadOptions } from './read.js';
+
+export type ModelPage = PageText & { ok: boolean; error?: string };
+
+/** Markdown cap per page: far above what a model is sent, low enough that a giant page cannot exhaust memory. */
+const PAGE_MAX_CHARS = 2_000_000;
+
+export async function readPagesForModel(ctx: ToolContext, src: { url?: string; urls?: string[]; tab?: string; includeHidden?: boolean }): Promise<ModelPage[]> {
+  const opts: ReadOptions = {
+    includeHidden: src.includeHidden,
+    maxChars: PAGE_MAX_CHARS,
+    signal: ctx.signal,
+    collector: { env: ctx.env, user: ctx.user.id, signal: ctx.signal },
+  };
+  const asPage = (r: Awaited<ReturnType<typeof readTab>>): ModelPage => ({ url: r.url, title: r.title, markdown: r.markdown ?? '', ok: r.ok, ...(r.error ? { error: r.error } : {}) });
+  if (src.url !== undefined || src.urls !== undefined) {
+    const urls = (src.urls ?? [src.url!]).map((u) => checkUrl(u, ctx.env.cfg));
+    return (await readUrls(ctx, urls, opts)).map(asPage);
+  }
+  const tab = await ctx.tab(src.tab);
+  return [asPage(await readTab(tab, opts))];
+}
