@@ -105,3 +105,39 @@ t.test('session: unknown model and missing key fail at open; a turn over budget 
   t.same(usage.list('u', { from: '2026-11-24', to: '2026-11-24' }), [{ day: '2026-11-24', model: 'openai/gpt-5-mini', requests: 2, inputTokens: 15, outputTokens: 3 }]);
   t.same(usage.totals('u'), { requests: 3, inputTokens: 22, outputTokens: 6 });
 });
+
+t.test('session through each family\'s real SDK and the loopback fakes: X-Model-Key over the host key, usage as the provider reported it', async (t) => {
+  const { startFakeModels } = await import('../../fixtures/fake-models.js');
+  const fake = await startFakeModels();
+  const dir = mkdtempSync(join(tmpdir(), 'browserd-models-'));
+  const db = openDb(dir);
+  t.teardown(async () => {
+    await fake.close();
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const usage = new ModelUsageStore(db);
+  const env = { cfg: { models: fake.config }, modelUsage: usage } as never;
+  const signal = new AbortController().signal;
+  const cases = [
+    ['openai', 'openai/gpt-5-mini', 'authorization', (k: string) => `Bearer ${k}`],
+    ['anthropic', 'anthropic/claude-sonnet-4-5', 'x-api-key', (k: string) => k],
+    ['gemini', 'gemini/gemini-2.5-flash', 'x-goog-api-key', (k: string) => k],
+  ] as const;
+  for (const [provider, model, header, value] of cases) {
+    fake.script(provider, { text: 'host', usage: { input: 11, output: 3 } }, { text: 'caller', usage: { input: 7, output: 2 } });
+    const before = fake.requests.length;
+    const host = openModelSession({ env, user: 'u', model, signal });
+    t.equal((await host.turn({ system: 'Be brief.', messages: [{ role: 'user', content: 'hi' }] })).text, 'host');
+    const own = openModelSession({ env, user: 'u', model, key: 'callers-own-key', signal });
+    t.equal((await own.turn({ system: 'Be brief.', messages: [{ role: 'user', content: 'hi' }] })).text, 'caller');
+    const [a, b] = fake.requests.slice(before);
+    t.equal(a.provider, provider);
+    t.equal(a.headers[header], value(`host-${provider}-key`), `${provider}: the host key in its own header`);
+    t.equal(b.headers[header], value('callers-own-key'), `${provider}: X-Model-Key wins over the host key`);
+    t.notOk(JSON.stringify(b.headers).includes(`host-${provider}-key`), `${provider}: the host key is not sent when the caller brings one`);
+    t.same(own.usage(), { model, turns: 1, inputTokens: 7, outputTokens: 2, budget: 300000 });
+  }
+  const day = usage.list('u');
+  t.same(day.map((r) => [r.model, r.requests, r.inputTokens, r.outputTokens]).sort(), cases.map(([, m]) => [m, 2, 18, 5]).sort(), 'usage per model equals the fakes\' counts');
+});

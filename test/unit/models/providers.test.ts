@@ -4,11 +4,11 @@
  * (text, tool calls, JSON, usage, stop reason, errors without the key, timeouts, cancels).
  */
 import t from 'tap';
-import { isBrowserdError, type BrowserdError } from '../../protocol/errors.js';
-import { PROVIDER_TURNS } from '../../daemon/models/providers/index.js';
-import { scrubKey } from '../../daemon/models/providers/failure.js';
-import { PROVIDERS, type Provider, type ProviderRequest, type TurnRequest } from '../../daemon/models/types.js';
-import { startFakeModels, type FakeModels, type RecordedRequest } from '../fixtures/fake-models.js';
+import { isBrowserdError, type BrowserdError } from '../../../protocol/errors.js';
+import { PROVIDER_TURNS } from '../../../daemon/models/providers/index.js';
+import { scrubKey } from '../../../daemon/models/providers/failure.js';
+import { PROVIDERS, type Provider, type ProviderRequest, type TurnRequest } from '../../../daemon/models/types.js';
+import { startFakeModels, type FakeModels, type RecordedRequest } from '../../fixtures/fake-models.js';
 
 const fake: FakeModels = await startFakeModels();
 t.teardown(() => fake.close());
