@@ -22,6 +22,8 @@ import type { CrawlService } from './crawl/service.js';
 import type { ResponseCacheStore } from '../storage/response-cache.js';
 import type { SiteMemoryStore } from '../storage/site-memory.js';
 import type { ModelUsageStore } from '../storage/model-usage.js';
+import type { ResearchStore } from '../storage/research.js';
+import type { TaskService } from './tasks/service.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -59,6 +61,10 @@ export interface DaemonEnv {
   siteMemory: SiteMemoryStore;
   /** Model tokens used, per user, model and day, as the providers reported them. */
   modelUsage: ModelUsageStore;
+  /** Research answers (POST /v1/research), per user. */
+  research: ResearchStore;
+  /** Server-run tasks: durable states and conversations, the loops that run them. */
+  tasks: TaskService;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

@@ -41,6 +41,8 @@ import { ResponseCacheStore } from '../storage/response-cache.js';
 import { SiteMemoryStore } from '../storage/site-memory.js';
 import { ModelUsageStore } from '../storage/model-usage.js';
 import { checkModelConfig } from './models/catalog.js';
+import { ResearchStore } from '../storage/research.js';
+import { TaskService } from './tasks/service.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -110,6 +112,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     responseCache: new ResponseCacheStore(db, cfg.dataDir, { maxBytesPerUser: cfg.cacheMaxBytesPerUser }),
     siteMemory: new SiteMemoryStore(db),
     modelUsage: new ModelUsageStore(db),
+    research: new ResearchStore(db),
+    tasks: new TaskService(() => env),
     log,
     deniedPorts,
     baseUrl,
@@ -130,6 +134,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   appPort = app.port;
   // Runs that were going when the daemon last stopped (or was killed) go on from their stored queues.
   env.crawls.resumeAll();
+  // Tasks that were running or queued go on from their last stored step; paused ones wait on their hand-offs.
+  env.tasks.resumeAll();
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
   log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: cfg.maxBrowsers }, 'browserd listening');
   let stopping: Promise<void> | undefined;
@@ -142,12 +148,16 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
       // Stop accepting (503 while closing), close browsers gracefully (cookies flushed), then the store.
       stopping ??= (async () => {
         app.closing = true;
+        // Before the hand-offs close: a paused task must not take their closing for a person's answer.
+        const tasksStopped = env.tasks.close();
         // Waiting browser_handoff_wait calls answer now (still open) instead of holding their sessions open.
         handoffs.close();
         const bound = new Promise((r) => setTimeout(r, cfg.shutdownGraceMs).unref());
         await Promise.race([
           (async () => {
             await app.mcp.closeAll();
+            // Running steps stop while the browsers are still there; their tasks stay running on record.
+            await tasksStopped;
             // No new crawl page starts; pages in flight finish while the browsers are still there.
             await env.crawls.close();
             env.live.close();
