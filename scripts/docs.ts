@@ -68,6 +68,23 @@ function operationRoute(name: string, okStatus = 200, errors: number[] = [403, 4
   };
 }
 
+/** Research and tasks: each route runs its operation (daemon/tools/tasks.ts); ids in paths, the rest in the body or query. */
+function taskRoutes(): Record<string, Record<string, unknown>> {
+  const idParam = (what: string) => ({ ...pathParam('id'), description: `${what}; another user's id is not_found.` });
+  const noBody = (r: Record<string, unknown>) => {
+    const { requestBody: _omit, ...rest } = r;
+    return rest;
+  };
+  return {
+    'POST /v1/research': { ...operationRoute('research', 201, [403, 422, 501, 502, 504]), description: 'X-Model-Key: the chosen provider\'s key (else the host\'s). The answer: id, research {question, answer, citations [{url, quote, chunk, headingPath, start, end}], sources, warnings, model, usage, createdAt}.' },
+    'GET /v1/research/{id}': { ...noBody(operationRoute('research_get', 200, [404])), parameters: [idParam('res_ and 16 hex digits')] },
+    'POST /v1/tasks': { ...operationRoute('task_start', 201, [403, 501]), description: 'X-Model-Key: the chosen provider\'s key, kept in memory only while the task lives (after a restart the host key is used, else the task fails with not_configured). The answer: id, task {id, state, goal, model, step, usage, calls, handoff, result, error, ...}.' },
+    'GET /v1/tasks': { ...noBody(operationRoute('task_list', 200, [])), parameters: [{ name: 'state', in: 'query', schema: { type: 'string', enum: ['queued', 'running', 'paused', 'succeeded', 'failed', 'cancelled'] } }] },
+    'GET /v1/tasks/{id}': { ...noBody(operationRoute('task_get', 200, [404])), parameters: [idParam('task_ and 16 hex digits'), { name: 'waitS', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 60 } }] },
+    'POST /v1/tasks/{id}/cancel': { ...noBody(operationRoute('task_cancel', 200, [404])), parameters: [idParam('task_ and 16 hex digits')] },
+  };
+}
+
 /** What a route answers, beyond its summary in the route table; keyed by `METHOD /path`. */
 function operationDetails(): Record<string, Record<string, unknown>> {
   return {
@@ -125,6 +142,7 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /dl/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the shared file, streamed as an attachment (nosniff, no-store, no-referrer)', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, '404': errorResponse('not_found: the link expired, was altered, or its file was deleted or now holds other bytes (one answer for all, no file bytes)') } },
     'GET /live/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the viewer page (HTML, no-store, frame-ancestors self)', content: { 'text/html': { schema: { type: 'string' } } } }, '403': errorResponse('forbidden: a Host this daemon does not answer to'), '404': errorResponse('not_found: the link is unknown or expired') } },
     ...crawlOperations(),
+    ...taskRoutes(),
     'GET /v1/caches': { responses: { ...plainOk('caches: name, entries, bytes, updatedAt'), ...stdErrors() } },
     'DELETE /v1/caches/{name}': { parameters: [{ ...pathParam('name'), description: 'letters, digits, ".", "_", "-"' }], responses: { ...plainOk('deleted: name, deleted'), ...stdErrors([404]) } },
     'GET /v1/vault': { responses: { ...plainOk('entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value'), ...stdErrors([501]) } },
