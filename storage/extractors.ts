@@ -81,10 +81,9 @@ export class ExtractorStore {
     return { replaced, current: this.get(user, rec.id) };
   }
 
-  /** True when the extractor was there (and is now gone). */
-  async delete(user: string, id: string): Promise<boolean> {
-    const had = await this.records.remove(this.key(user, id));
+  /** Removes one extractor (nothing happens when there is none); on disk before it resolves. */
+  async delete(user: string, id: string): Promise<void> {
+    await this.records.remove(this.key(user, id));
     await this.db.flushed();
-    return had;
   }
 }

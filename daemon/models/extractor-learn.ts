@@ -45,7 +45,7 @@ const MAX_ATTEMPTS = 2;
 const SYSTEM = [
   'You write CSS selectors that read named fields from a web page.',
   'You get a JSON Schema with one property per field, perhaps an instruction, and an outline of the page\'s visible HTML: one line per element with its tag, #id, .classes, some attributes and the start of its own text; "… N more like these" stands for repeated siblings.',
-  `Answer by calling ${TOOL}: for each field, "css" is a selector for document.querySelector on the real page (prefer ids, itemprop, data- attributes and meaningful classes over positions), and "attr" names an attribute (href, src, content, datetime ...) when the value is that attribute rather than the element's text.`,
+  `Answer by calling ${TOOL}: for each field, "css" is a selector for document.querySelector on the real page (prefer ids, itemprop and meaningful classes over positions; the outline shows every attribute a selector can rely on), and "attr" names an attribute (href, src, content, datetime ...) when the value is that attribute rather than the element's text.`,
   'A field\'s value is the text of the first match, or of every match when the schema makes it a list; it must satisfy the schema (a number field\'s text must hold exactly one number). Leave out a field the page does not hold.',
   FENCE_RULE,
 ].join('\n');

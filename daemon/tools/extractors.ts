@@ -159,7 +159,8 @@ export const extractorTools = [
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {
-      if (!(await ctx.env.extractors.delete(ctx.user.id, args.id))) extractorOf(ctx, args.id);
+      extractorOf(ctx, args.id);
+      await ctx.env.extractors.delete(ctx.user.id, args.id);
       out.set('deleted', args.id);
       out.text(`Deleted extractor ${args.id}.`);
     },

@@ -28,7 +28,7 @@ function shopPage(n: string): string {
   // The hidden note must never reach a provider: the model sees visible markup only.
   const hidden = '<div style="display:none" class="note">HIDDEN-NOTE-7731</div>';
   if (markup === 'v1') return html(`<main><h1 class="title">${it.title}</h1><span class="price">${it.price}</span><ul>${it.tags.map((x) => `<li class="tag">${x}</li>`).join('')}</ul>${hidden}</main>`, '', it.title);
-  if (markup === 'v2') return html(`<div id="product"><h2 class="product-name">${it.title}</h2><p data-price="1">Now only ${it.price}</p><ul>${it.tags.map((x) => `<li class="chip">${x}</li>`).join('')}</ul>${hidden}</div>`, '', it.title);
+  if (markup === 'v2') return html(`<div id="product"><h2 class="product-name">${it.title}</h2><p class="now">Now only ${it.price}</p><ul>${it.tags.map((x) => `<li class="chip">${x}</li>`).join('')}</ul>${hidden}</div>`, '', it.title);
   return html(`<section><h3>${it.title}</h3><em>${it.price}</em>${hidden}</section>`, '', it.title);
 }
 
@@ -38,7 +38,7 @@ const schema = {
   required: ['title', 'price'],
 };
 const v1Fields = { title: { css: 'h1.title' }, price: { css: '.price' }, tags: { css: 'li.tag' } };
-const v2Fields = { title: { css: '#product .product-name' }, price: { css: 'p[data-price]' }, tags: { css: 'li.chip' } };
+const v2Fields = { title: { css: '#product .product-name' }, price: { css: '#product p.now' }, tags: { css: 'li.chip' } };
 const answer = (fields: Record<string, unknown>) => ({ toolCalls: [{ name: 'answer_selectors', args: { fields } }] });
 
 const itemUrl = (n: string) => `${s.site.url}/shop/item/${n}`;
