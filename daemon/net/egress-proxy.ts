@@ -17,6 +17,12 @@
  *
  * Redirects are not followed here: the response goes back to the browser as it is, and the browser's next
  * hop comes through the proxy again and is checked again.
+ *
+ * Plain http:// requests reuse upstream connections, kept per browser connection to the proxy (one keep-alive
+ * agent each, gone when that connection closes): a new TCP connection per request was most of an act tab's
+ * cost on a page of many API calls. Every request is still vetted first, and a kept connection is only ever
+ * to an address that was vetted when it was made; one browser connection's upstream sockets never serve
+ * another's.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -71,6 +77,9 @@ export interface EgressProxy {
   port: number;
   close(): Promise<void>;
 }
+
+/** An idle kept upstream connection is closed after this long (Chromium keeps its own idle ones about as long). */
+const IDLE_UPSTREAM_MS = 30_000;
 
 // `verbatim` keeps the resolver's own order rather than whatever default some library set for the process.
 const defaultLookup = async (host: string): Promise<ResolvedAddress[]> => dns.lookup(host, { all: true, verbatim: true });
@@ -162,6 +171,27 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     });
   }
 
+  /**
+   * One keep-alive agent per browser connection. The agent pools by `host:port`, and the host it is given is
+   * the first vetted address (never a name), so a name that now resolves elsewhere gets other sockets; its
+   * connections are made by connect(), so only to vetted addresses.
+   */
+  const agents = new WeakMap<net.Socket, http.Agent>();
+  function agentFor(client: net.Socket): http.Agent {
+    let agent = agents.get(client);
+    if (!agent) {
+      agent = new http.Agent({ keepAlive: true, timeout: IDLE_UPSTREAM_MS, scheduling: 'lifo' });
+      agent.createConnection = ((options: { vetted: string[]; port: number }, done: (err: Error | null, s?: net.Socket) => void) => {
+        connect(options.vetted, options.port).then((s) => done(null, s), (e: Error) => done(e));
+        return undefined;
+      }) as unknown as typeof agent.createConnection;
+      agents.set(client, agent);
+      const a = agent;
+      client.once('close', () => a.destroy());
+    }
+    return agent;
+  }
+
   const admissions = new WeakMap<net.Socket, string | undefined>();
   /** The refusal reason for a client connection, worked out on its first request and kept for the rest. */
   function refusalFor(socket: net.Socket): string | undefined {
@@ -215,27 +245,23 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     if (refuseStranger(req.socket, host, port, reply)) return;
     const addresses = await vetOrRefuse(host, port, reply);
     if (!addresses) return;
-    let socket: net.Socket;
-    try {
-      socket = await connect(addresses, port);
-    } catch (e) {
-      return reply(502, `browserd: could not connect to ${host}:${port}\n`);
-    }
     const upstream = http.request({
       method: req.method,
       path: target.pathname + target.search,
       headers: endToEndHeaders(req.rawHeaders) as unknown as http.OutgoingHttpHeaders,
-      // Host stays as the browser sent it (a virtual host), while the socket goes to the checked address.
+      // Host stays as the browser sent it (a virtual host), while the socket goes to a checked address.
       setHost: false,
-      // No agent: with createConnection and no agent, Node uses exactly this socket (agent: false would not).
-      createConnection: () => socket,
-    });
+      host: addresses[0],
+      port,
+      agent: agentFor(req.socket),
+      vetted: addresses,
+    } as http.RequestOptions);
     upstream.on('response', (up) => {
       res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEndHeaders(up.rawHeaders));
       up.pipe(res);
       up.on('error', () => res.destroy());
     });
-    upstream.on('error', () => reply(502, `browserd: upstream ${host}:${port} failed\n`));
+    upstream.on('error', () => reply(502, `browserd: could not reach ${host}:${port}\n`));
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);
   }

@@ -350,3 +350,65 @@ t.test('ownBrowsersOnly refuses this very process: it is not a browser the daemo
   t.match(p.blocked[0]?.reason ?? '', /not one of the daemon's browsers/);
   t.same(site.seen, []);
 });
+
+/** Several plain requests over ONE client connection, as a browser sends them through its proxy. */
+async function overOneConnection(proxyPort: number, urls: string[]) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const out: string[] = [];
+  for (const url of urls) {
+    out.push(
+      await new Promise<string>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port: proxyPort, path: url, agent }, async (res) => {
+          let body = '';
+          for await (const chunk of res) body += chunk;
+          resolve(body);
+        }).on('error', reject);
+      }),
+    );
+  }
+  agent.destroy();
+  return out;
+}
+
+t.test('plain requests on one browser connection reuse one upstream connection; other connections and addresses get their own', async (t) => {
+  const a = await httpServer();
+  const b = await httpServer();
+  const conns = { a: 0, b: 0 };
+  a.server.on('connection', () => conns.a++);
+  b.server.on('connection', () => conns.b++);
+  t.teardown(() => Promise.all([a.close(), b.close()]));
+  const p = await proxy(t, { allowPrivateNetwork: true });
+  const got = await overOneConnection(p.port, [`http://127.0.0.1:${a.port}/1`, `http://127.0.0.1:${a.port}/2`, `http://rebind.test:${a.port}/3`, `http://127.0.0.1:${b.port}/4`, `http://127.0.0.1:${a.port}/5`]);
+  t.same(got, ['hello GET /1', 'hello GET /2', 'hello GET /3', 'hello GET /4', 'hello GET /5']);
+  t.equal(conns.a, 1, 'one upstream connection served every request to a, by address or by a name vetted to it');
+  t.equal(conns.b, 1);
+  await overOneConnection(p.port, [`http://127.0.0.1:${a.port}/6`]);
+  t.equal(conns.a, 2, 'another browser connection does not borrow the first one\'s upstream socket');
+});
+
+t.test('a kept upstream connection is never used for a target that is refused now', async (t) => {
+  const a = await httpServer();
+  let conns = 0;
+  a.server.on('connection', () => conns++);
+  t.teardown(() => a.close());
+  const denied = new Set<number>();
+  const p = await proxy(t, { allowPrivateNetwork: true, deniedPorts: () => denied });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const bodies: string[] = [];
+  for (const path of ['/before', '/after']) {
+    if (path === '/after') denied.add(a.port);
+    else denied.delete(a.port);
+    bodies.push(await new Promise<string>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: p.port, path: `http://127.0.0.1:${a.port}${path}`, agent }, async (res) => {
+        let body = '';
+        for await (const chunk of res) body += chunk;
+        resolve(`${res.statusCode} ${body}`);
+      }).on('error', reject);
+    }));
+  }
+  agent.destroy();
+  t.match(bodies[0], /^200 hello GET \/before/);
+  t.match(bodies[1], /^403 browserd: blocked/);
+  t.notOk(a.seen.some((s) => s.url === '/after'), 'the refused request never reached the server over the kept connection');
+  t.equal(conns, 1);
+});
