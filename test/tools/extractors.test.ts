@@ -109,6 +109,21 @@ t.test('learn: a wrong answer gets one retry with what failed; two wrong answers
   t.equal(storedCount(), count, 'nothing stored');
 });
 
+t.test("anthropic and gemini learn too: the retry answers the tool call in each family's own form", async (t) => {
+  for (const [provider, model] of [['anthropic', 'anthropic/claude-sonnet-4-5'], ['gemini', 'gemini/gemini-2.5-flash']] as const) {
+    const before = sent();
+    fake.script(provider, answer({ title: { css: 'h1.nope' }, price: { css: '.price' } }), answer(v1Fields));
+    const r = await rest('POST', '/v1/extractors', { url: itemUrl('2'), schema, model });
+    t.equal(r.status, 201, JSON.stringify(r.json));
+    t.same(r.json.data, { title: 'Red Toaster', price: 19, tags: ['red'] });
+    const mine = fake.requests.slice(before);
+    t.same(mine.map((q) => q.provider), [provider, provider], `two ${provider} requests`);
+    t.equal(r.json.extractor.model, model);
+    t.equal(r.json.usage.inputTokens, mine.reduce((n, q) => n + Math.round(q.bodyText.length / 4), 0), "usage is the provider's count");
+    t.equal((await rest('DELETE', `/v1/extractors/${r.json.id}`)).status, 200);
+  }
+});
+
 t.test('run: selectors on other pages and on a tab, with no provider request', async (t) => {
   const before = sent();
   const r = await rest('POST', `/v1/extractors/${id}/run`, { urls: [itemUrl('2'), itemUrl('1')] });
