@@ -22,6 +22,7 @@ import type { CrawlService } from './crawl/service.js';
 import type { ResponseCacheStore } from '../storage/response-cache.js';
 import type { SiteMemoryStore } from '../storage/site-memory.js';
 import type { ModelUsageStore } from '../storage/model-usage.js';
+import type { ExtractorStore } from '../storage/extractors.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -59,6 +60,8 @@ export interface DaemonEnv {
   siteMemory: SiteMemoryStore;
   /** Model tokens used, per user, model and day, as the providers reported them. */
   modelUsage: ModelUsageStore;
+  /** Learned extractors (per-field selectors proven on a page), per user. */
+  extractors: ExtractorStore;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

@@ -40,6 +40,7 @@ import { CrawlService } from './crawl/service.js';
 import { ResponseCacheStore } from '../storage/response-cache.js';
 import { SiteMemoryStore } from '../storage/site-memory.js';
 import { ModelUsageStore } from '../storage/model-usage.js';
+import { ExtractorStore } from '../storage/extractors.js';
 import { checkModelConfig } from './models/catalog.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -110,6 +111,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     responseCache: new ResponseCacheStore(db, cfg.dataDir, { maxBytesPerUser: cfg.cacheMaxBytesPerUser }),
     siteMemory: new SiteMemoryStore(db),
     modelUsage: new ModelUsageStore(db),
+    extractors: new ExtractorStore(db),
     log,
     deniedPorts,
     baseUrl,

@@ -17,6 +17,7 @@ import { downloadHandlers } from './rest-downloads.js';
 import { convertHandlers } from './rest-convert.js';
 import { harHandlers } from './rest-har.js';
 import { usageHandlers } from './rest-usage.js';
+import { extractorHandlers } from './rest-extractors.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -110,6 +111,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     ...cacheHandlers(env),
     ...convertHandlers(env),
     ...harHandlers(env),
+    ...extractorHandlers(env),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r) => {
       const body = (await readJson(r)) as { name?: unknown } | null;

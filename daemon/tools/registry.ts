@@ -29,6 +29,7 @@ import { captureTools } from './capture.js';
 import { harTools } from './har.js';
 import { apiCallTools } from './api-call.js';
 import { apiMapTools } from './api-map.js';
+import { extractorTools } from './extractors.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -67,7 +68,9 @@ const ALL: ToolDef<any>[] = [
  * but are not MCP tools (ask, extractors, observe/act/validate, research, tasks). Each route names its
  * operation; neither tools/list nor POST /v1/tools/{name} offers them.
  */
-const OPERATIONS: ToolDef<any>[] = [];
+const OPERATIONS: ToolDef<any>[] = [
+  ...extractorTools,
+];
 
 const byName = new Map([...ALL, ...OPERATIONS].map((t) => [t.name, t]));
 if (byName.size !== ALL.length + OPERATIONS.length) throw new Error('two tools share a name');
