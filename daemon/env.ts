@@ -24,6 +24,7 @@ import type { SiteMemoryStore } from '../storage/site-memory.js';
 import type { ModelUsageStore } from '../storage/model-usage.js';
 import type { ResearchStore } from '../storage/research.js';
 import type { TaskService } from './tasks/service.js';
+import type { ExtractorStore } from '../storage/extractors.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -65,6 +66,8 @@ export interface DaemonEnv {
   research: ResearchStore;
   /** Server-run tasks: durable states and conversations, the loops that run them. */
   tasks: TaskService;
+  /** Learned extractors (per-field selectors proven on a page), per user. */
+  extractors: ExtractorStore;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

@@ -40,6 +40,7 @@ import { CrawlService } from './crawl/service.js';
 import { ResponseCacheStore } from '../storage/response-cache.js';
 import { SiteMemoryStore } from '../storage/site-memory.js';
 import { ModelUsageStore } from '../storage/model-usage.js';
+import { ExtractorStore } from '../storage/extractors.js';
 import { checkModelConfig } from './models/catalog.js';
 import { ResearchStore } from '../storage/research.js';
 import { TaskService } from './tasks/service.js';
@@ -114,6 +115,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     modelUsage: new ModelUsageStore(db),
     research: new ResearchStore(db),
     tasks: new TaskService(() => env),
+    extractors: new ExtractorStore(db),
     log,
     deniedPorts,
     baseUrl,

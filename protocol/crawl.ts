@@ -23,6 +23,8 @@ export interface CrawlSpec {
   maxChars: number;
   fields?: Record<string, string | { css: string; attr?: string; all?: boolean }>;
   outputSchema?: Record<string, unknown>;
+  /** The learned extractor whose fields and schema these are (its version when the crawl started). */
+  extractor?: { id: string; version: number };
   obeyRobots: boolean;
   includeHidden: boolean;
   cache: (typeof CACHE_MODES)[number];

@@ -85,6 +85,19 @@ function taskRoutes(): Record<string, Record<string, unknown>> {
   };
 }
 
+/** Learned extractors: each route is one REST-only operation; {id} is ext_ and 16 hex digits. */
+function extractorOperations(): Record<string, Record<string, unknown>> {
+  const idParam = { ...pathParam('id'), description: 'ext_ and 16 hex digits; another user\'s id is not_found.' };
+  const result = (description: string) => ({ description, content: { 'application/json': { schema: toolResult } } });
+  return {
+    'POST /v1/extractors': { ...operationRoute('extractor_learn', 201), requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(allOperations().find((o) => o.name === 'extractor_learn')!.input) } } } },
+    'GET /v1/extractors': { 'x-operation': 'extractor_list', responses: { '200': result('extractors: every extractor of the caller (id, name, version, model, learnedOn, schema, prompt, fields, createdAt, updatedAt)'), ...stdErrors() } },
+    'GET /v1/extractors/{id}': { 'x-operation': 'extractor_get', parameters: [idParam], responses: { '200': result('extractor'), ...stdErrors([404]) } },
+    'DELETE /v1/extractors/{id}': { 'x-operation': 'extractor_delete', parameters: [idParam], responses: { '200': result('deleted: the id'), ...stdErrors([404]) } },
+    'POST /v1/extractors/{id}/run': { ...operationRoute('extractor_run'), parameters: [idParam] },
+  };
+}
+
 /** What a route answers, beyond its summary in the route table; keyed by `METHOD /path`. */
 function operationDetails(): Record<string, Record<string, unknown>> {
   return {
@@ -143,6 +156,7 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /live/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the viewer page (HTML, no-store, frame-ancestors self)', content: { 'text/html': { schema: { type: 'string' } } } }, '403': errorResponse('forbidden: a Host this daemon does not answer to'), '404': errorResponse('not_found: the link is unknown or expired') } },
     ...crawlOperations(),
     ...taskRoutes(),
+    ...extractorOperations(),
     'GET /v1/caches': { responses: { ...plainOk('caches: name, entries, bytes, updatedAt'), ...stdErrors() } },
     'DELETE /v1/caches/{name}': { parameters: [{ ...pathParam('name'), description: 'letters, digits, ".", "_", "-"' }], responses: { ...plainOk('deleted: name, deleted'), ...stdErrors([404]) } },
     'GET /v1/vault': { responses: { ...plainOk('entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value'), ...stdErrors([501]) } },

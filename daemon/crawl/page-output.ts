@@ -12,6 +12,7 @@ import type { CrawlSpec } from './params.js';
 import type { PageInput, PageOutput } from './types.js';
 import { removeStaticallyHidden, ZERO_WIDTH } from './static-hidden.js';
 import { readFields, schemaErrors } from './fields.js';
+import { judgeValues } from '../models/extractor-values.js';
 import { absoluteHttp, documentBase, pageImages, pageMetadata, visibleLinks } from './metadata.js';
 import { chunkContent } from './chunks.js';
 import { markdownToText } from '../read/plain-text.js';
@@ -54,7 +55,14 @@ export async function renderPage(page: PageInput, spec: CrawlSpec): Promise<Page
   const wantsMeta = spec.format === 'json' || spec.formats.includes('metadata');
   const metadata = wantsMeta ? pageMetadata(doc, base) : undefined;
   if (metadata) out.metadata = metadata;
-  if (spec.fields) {
+  if (spec.fields && spec.extractor && spec.outputSchema) {
+    // A learned extractor's values are judged as when it was learned: number fields take their number, and a
+    // required field that matched nothing is named.
+    const judged = judgeValues(spec.outputSchema, readFields(doc, spec.fields, (u) => absoluteHttp(u, base)));
+    out.fields = judged.data;
+    const errors = [...judged.missing.map((n) => `/${n}: required, matched nothing`), ...judged.errors];
+    if (errors.length) out.schemaErrors = errors;
+  } else if (spec.fields) {
     out.fields = readFields(doc, spec.fields, (u) => absoluteHttp(u, base));
     if (spec.outputSchema) {
       const errors = schemaErrors(spec.outputSchema, out.fields);

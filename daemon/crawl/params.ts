@@ -44,7 +44,7 @@ export const CrawlParams = params({
   outputSchema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'A JSON Schema each page\'s fields are checked against.' })),
   prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 4000, description: 'With outputSchema and no fields: what a model should fill in.' })),
   maxTokensTotal: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000000, description: 'Model token budget for the whole crawl, default 300000.' })),
-  extractor: Type.Optional(Type.String({ pattern: '^ext_[A-Za-z0-9]{1,64}$', description: 'A learned extractor (ext_...) instead of fields.' })),
+  extractor: Type.Optional(Type.String({ pattern: '^ext_[A-Za-z0-9]{1,64}$', description: 'A learned extractor (ext_..., POST /v1/extractors): its fields and schema are read on every page, with no model. Give it alone, without fields, outputSchema or prompt.' })),
   obeyRobots: Type.Optional(Type.Boolean({ description: 'Honour robots.txt (and its Crawl-delay). Default true.' })),
   includeHidden: Type.Optional(Type.Boolean({ description: 'Keep text a person cannot see. Default false.' })),
   cache: Type.Optional(StringEnum(CACHE_MODES, { description: 'off (default); record: store responses; replay: use stored ones, the network for the rest; replay-strict: stored ones only, a page with none fails.' })),
@@ -78,9 +78,18 @@ const bad = (message: string, next: string) => new BrowserdError('validation_err
  * Fills defaults and refuses what the schema cannot say. `checkUrl` is the daemon's one address check (scheme,
  * literal private addresses), passed in so this module stays free of the network layer.
  */
-export function normaliseCrawlSpec(p: CrawlParamsInput, checkUrl: (u: string) => string): CrawlSpec {
+/** A learned extractor as a crawl uses it: its fields and schema, looked up for the caller before the crawl starts. */
+export interface CrawlExtractor {
+  id: string;
+  version: number;
+  fields: NonNullable<CrawlSpec['fields']>;
+  schema: Record<string, unknown>;
+}
+
+export function normaliseCrawlSpec(p: CrawlParamsInput, checkUrl: (u: string) => string, extractor?: CrawlExtractor): CrawlSpec {
   if (!p.startUrls?.length && !p.sitemap) throw bad('give startUrls, sitemap or both', 'Pass {"startUrls": ["https://example.com/"]} or {"sitemap": "https://example.com/sitemap.xml"}.');
-  if (p.extractor) throw new BrowserdError('not_configured', 'learned extractors are not available on this server yet', { next: 'Use fields (name -> CSS selector) instead of extractor.' });
+  if (p.extractor && (p.fields || p.outputSchema || p.prompt)) throw bad('extractor brings its own fields and schema: give it alone', 'Drop fields, outputSchema and prompt, or drop extractor.');
+  if (p.extractor && extractor?.id !== p.extractor) throw new BrowserdError('not_found', `no extractor ${p.extractor}`, { next: 'List yours with GET /v1/extractors, or learn one with POST /v1/extractors.' });
   if (p.outputSchema && !p.fields) throw new BrowserdError('not_configured', 'filling outputSchema without fields needs a model, which this server does not offer yet', { next: 'Give fields (name -> CSS selector); outputSchema then checks them.' });
   if (p.prompt && !p.outputSchema) throw bad('prompt goes with outputSchema', 'Drop prompt, or give outputSchema too.');
   if (p.topK !== undefined && !p.query) throw bad('topK goes with query', 'Give query too, or drop topK.');
@@ -109,6 +118,8 @@ export function normaliseCrawlSpec(p: CrawlParamsInput, checkUrl: (u: string) =>
     maxChars: p.maxChars ?? 20000,
     ...(p.fields ? { fields: p.fields } : {}),
     ...(p.outputSchema ? { outputSchema: p.outputSchema } : {}),
+    // The extractor's fields are copied into the run: it reads the version it started with, even if re-learned meanwhile.
+    ...(extractor ? { fields: extractor.fields, outputSchema: extractor.schema, extractor: { id: extractor.id, version: extractor.version } } : {}),
     obeyRobots: p.obeyRobots ?? true,
     includeHidden: p.includeHidden ?? false,
     cache: p.cache ?? 'off',

@@ -13,6 +13,7 @@ import { CrawlParams, normaliseCrawlSpec } from '../crawl/params.js';
 import type { CrawlItem, CrawlRunInfo } from '../crawl/types.js';
 import type { ResponseBuilder } from './response.js';
 import { inline } from './response.js';
+import { extractorOf } from './extractors.js';
 
 /** What one item may show in a tool answer; the rest is on REST (GET /v1/crawls/{id}/items, export). */
 export const ITEM_CHARS_IN_ANSWER = 2000;
@@ -65,7 +66,9 @@ export const crawlTools = [
     effect: 'read',
     needsBrowser: false,
     async handle(ctx, args, out) {
-      const spec = normaliseCrawlSpec(args, (u) => checkUrl(u, ctx.env.cfg));
+      // Looked up under the caller's id: an unknown or another user's extractor is not_found before anything starts.
+      const learned = args.extractor ? extractorOf(ctx, args.extractor) : undefined;
+      const spec = normaliseCrawlSpec(args, (u) => checkUrl(u, ctx.env.cfg), learned && { id: learned.id, version: learned.version, fields: learned.fields, schema: learned.schema });
       const run = await ctx.env.crawls.start(ctx.user.id, spec);
       describeRun(out, run);
       out.text(`Follow it with browser_crawl_status {"id": "${run.id}", "timeoutS": 30}; REST: GET /v1/crawls/${run.id}/items, export at /v1/crawls/${run.id}/export?format=jsonl.`);

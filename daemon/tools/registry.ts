@@ -30,6 +30,7 @@ import { harTools } from './har.js';
 import { apiCallTools } from './api-call.js';
 import { apiMapTools } from './api-map.js';
 import { taskTools } from './tasks.js';
+import { extractorTools } from './extractors.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -70,6 +71,7 @@ const ALL: ToolDef<any>[] = [
  */
 const OPERATIONS: ToolDef<any>[] = [
   ...taskTools,
+  ...extractorTools,
 ];
 
 const byName = new Map([...ALL, ...OPERATIONS].map((t) => [t.name, t]));
