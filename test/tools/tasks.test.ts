@@ -71,6 +71,8 @@ const api = async (method: string, path: string, body?: unknown, token = s.token
 const start = (goal: string, extra: Record<string, unknown> = {}) => api('POST', '/v1/tasks', { goal, ...extra }, s.token, { 'X-Model-Key': USER_KEY });
 /** GET with waitS: answers once the task is neither queued nor running (the service's own change events). */
 const settled = async (id: string) => (await api('GET', `/v1/tasks/${id}?waitS=60`)).json.task;
+/** After Done: the task leaves paused on the hand-off's own wake-up (an event, not a timer). */
+const resumedFrom = (id: string) => s.d.daemon.env.tasks.waitFor('alice', id, (x) => x.state !== 'paused', 10_000);
 const requestsOf = (marker: string) => fake.requests.filter((r) => conversation(r).goal.includes(marker));
 const doneUrl = (handoffUrl: string) => `${s.d.url}${new URL(handoffUrl).pathname}/done`;
 
@@ -106,6 +108,7 @@ t.test('a scripted task calls real tools, is audited as via task, pauses on a ha
 
   const done = await fetch(doneUrl(paused.handoff.url), { method: 'POST' });
   t.equal(done.status, 200, 'Done on the hand-off page');
+  await resumedFrom(id);
   const finished = await settled(id);
   t.equal(finished.state, 'succeeded', JSON.stringify(finished));
   t.equal(finished.result, 'Pressed Go; the person solved the CAPTCHA.');
@@ -175,17 +178,17 @@ t.test('a restart goes on with a paused task and a running one, on the host key'
   t.equal(pausedTask.state, 'paused');
   // The second task is mid-turn (the fake holds its answer) when the daemon stops.
   fake.delayMs = 60_000;
+  let asked!: () => void;
+  const reachedFake = new Promise<void>((r) => (asked = r));
+  const answer = fake.fallback!;
+  fake.fallback = (req) => {
+    if (conversation(req).goal.includes('script-running')) asked();
+    return answer(req);
+  };
+  t.teardown(() => void (fake.fallback = answer));
   const running = await start('script-running');
-  await s.d.daemon.env.tasks.waitFor('alice', running.json.id, (x) => x.state === 'running', 10_000);
-  t.equal(requestsOf('script-running').length, 0, 'not asked yet');
-  await new Promise<void>((resolve) => {
-    const check = setInterval(() => {
-      if (requestsOf('script-running').length) {
-        clearInterval(check);
-        resolve();
-      }
-    }, 20);
-  });
+  await reachedFake;
+  t.equal((await api('GET', `/v1/tasks/${running.json.id}`)).json.task.state, 'running', 'mid-turn when the daemon stops');
   t.equal(requestsOf('script-running')[0]!.headers.authorization, `Bearer ${USER_KEY}`);
   await s.d.restart();
   fake.delayMs = 0;
@@ -198,6 +201,7 @@ t.test('a restart goes on with a paused task and a running one, on the host key'
   t.equal(still.state, 'paused', 'the paused task is still paused after the restart');
   t.equal(still.handoff.id, pausedTask.handoff.id);
   t.equal((await fetch(doneUrl(still.handoff.url), { method: 'POST' })).status, 200);
+  await resumedFrom(paused.json.id);
   const resumed = await settled(paused.json.id);
   t.equal(resumed.state, 'succeeded', JSON.stringify(resumed));
   t.equal(resumed.result, 'went on after the restart');
