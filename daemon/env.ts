@@ -25,6 +25,7 @@ import type { ModelUsageStore } from '../storage/model-usage.js';
 import type { ResearchStore } from '../storage/research.js';
 import type { TaskService } from './tasks/service.js';
 import type { ExtractorStore } from '../storage/extractors.js';
+import type { ActionCacheStore } from '../storage/action-cache.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -68,6 +69,8 @@ export interface DaemonEnv {
   tasks: TaskService;
   /** Learned extractors (per-field selectors proven on a page), per user. */
   extractors: ExtractorStore;
+  /** Remembered act steps (action, host, page structure -> tool calls), per user. */
+  actionCache: ActionCacheStore;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

@@ -41,6 +41,7 @@ import { ResponseCacheStore } from '../storage/response-cache.js';
 import { SiteMemoryStore } from '../storage/site-memory.js';
 import { ModelUsageStore } from '../storage/model-usage.js';
 import { ExtractorStore } from '../storage/extractors.js';
+import { ActionCacheStore } from '../storage/action-cache.js';
 import { checkModelConfig } from './models/catalog.js';
 import { ResearchStore } from '../storage/research.js';
 import { TaskService } from './tasks/service.js';
@@ -116,6 +117,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     research: new ResearchStore(db),
     tasks: new TaskService(() => env),
     extractors: new ExtractorStore(db),
+    actionCache: new ActionCacheStore(db),
     log,
     deniedPorts,
     baseUrl,

@@ -85,6 +85,21 @@ function taskRoutes(): Record<string, Record<string, unknown>> {
   };
 }
 
+/** Model steps on a tab: each route runs its operation (daemon/tools/act.ts); {id} is the tab, the rest in the body. */
+function actRoutes(): Record<string, Record<string, unknown>> {
+  const tab = { ...pathParam('id'), description: 'The tab id (t2, or <profile>%2Ft2); another user\'s tab is not_found.' };
+  const key = 'X-Model-Key: the chosen provider\'s key (else the host\'s); sent only to that provider.';
+  return {
+    'POST /v1/tabs/{id}/observe': { ...operationRoute('tab_observe', 200, [404, 422, 501, 502, 504]), parameters: [tab], description: `${key} The answer: candidates [{description, ref, element {role, name, nth}, tool, args}], warnings (dropped candidates), model, usage.` },
+    'POST /v1/tabs/{id}/act': {
+      ...operationRoute('tab_act', 200, [403, 404, 409, 422, 501, 502, 504]),
+      parameters: [tab],
+      description: `${key} The answer: cached (true when replayed from the action cache: no model request), steps [{tool, args, element}], results (each step's tool result), blocked, needsApproval, warnings, model, usage. The cache key is the action text, the page's host and its structure (role and name of every element with a ref); a cached step finds its element again by role, name and position.`,
+    },
+    'POST /v1/tabs/{id}/validate': { ...operationRoute('tab_validate', 200, [404, 422, 501, 502, 504]), parameters: [tab], description: `${key} The answer: pass (only with a quote found on the page), modelPass, quote, citation {chunk, quote, url, headingPath, start, end}, reason, warnings, model, usage.` },
+  };
+}
+
 /** Learned extractors: each route is one REST-only operation; {id} is ext_ and 16 hex digits. */
 function extractorOperations(): Record<string, Record<string, unknown>> {
   const idParam = { ...pathParam('id'), description: 'ext_ and 16 hex digits; another user\'s id is not_found.' };
@@ -157,6 +172,7 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     ...crawlOperations(),
     ...taskRoutes(),
     ...extractorOperations(),
+    ...actRoutes(),
     'GET /v1/caches': { responses: { ...plainOk('caches: name, entries, bytes, updatedAt'), ...stdErrors() } },
     'DELETE /v1/caches/{name}': { parameters: [{ ...pathParam('name'), description: 'letters, digits, ".", "_", "-"' }], responses: { ...plainOk('deleted: name, deleted'), ...stdErrors([404]) } },
     'GET /v1/vault': { responses: { ...plainOk('entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value'), ...stdErrors([501]) } },

@@ -19,6 +19,7 @@ import { harHandlers } from './rest-har.js';
 import { usageHandlers } from './rest-usage.js';
 import { taskHandlers } from './rest-tasks.js';
 import { extractorHandlers } from './rest-extractors.js';
+import { actHandlers } from './rest-act.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -114,6 +115,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     ...harHandlers(env),
     ...taskHandlers(env),
     ...extractorHandlers(env),
+    ...actHandlers(env),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r) => {
       const body = (await readJson(r)) as { name?: unknown } | null;

@@ -31,6 +31,7 @@ import { apiCallTools } from './api-call.js';
 import { apiMapTools } from './api-map.js';
 import { taskTools } from './tasks.js';
 import { extractorTools } from './extractors.js';
+import { actTools } from './act.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -72,6 +73,7 @@ const ALL: ToolDef<any>[] = [
 const OPERATIONS: ToolDef<any>[] = [
   ...taskTools,
   ...extractorTools,
+  ...actTools,
 ];
 
 const byName = new Map([...ALL, ...OPERATIONS].map((t) => [t.name, t]));
