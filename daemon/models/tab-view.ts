@@ -5,6 +5,8 @@
  * would make that call wait on us for ever.
  */
 import { ToolContext } from '../tools/context.js';
+import { scrubText } from '../tools/redact.js';
+import { userSecretForms } from '../vault/user-secrets.js';
 import { pageTargets, type PageTargets } from './page-targets.js';
 
 export interface TabView extends PageTargets {
@@ -21,10 +23,27 @@ export async function viewTab(ctx: ToolContext, tabId: string): Promise<TabView>
   try {
     const tab = await peek.tab(tabId);
     const snap = await tab.call('snapshot', {});
-    return { tab: tab.id, url: snap.url, host: hostOf(snap.url), title: snap.title, text: snap.text, ...pageTargets(snap.text) };
+    // A vault value filled into a plain text field shows in the snapshot as the field's value (only password
+    // inputs print dots), and a page may echo one (a greeting with the user name): hidden before a model, the
+    // cache or a result can see it. Element names are read after, so none keeps one either.
+    const text = hideSecrets(ctx, snap.text);
+    const title = hideSecrets(ctx, snap.title);
+    return { tab: tab.id, url: snap.url, host: hostOf(snap.url), title, text, ...pageTargets(text) };
   } finally {
     peek.release();
   }
+}
+
+/** The text with the user's vault values and filled codes hidden, as every tool result has them. */
+export function hideSecrets(ctx: ToolContext, text: string): string {
+  let forms: string[];
+  try {
+    forms = userSecretForms(ctx.env, ctx.user.id);
+  } catch {
+    // A vault that cannot be read filled nothing into any page; codes filled lately are still known.
+    forms = userSecretForms({ vault: { values: () => [] } as never, filledCodes: ctx.env.filledCodes }, ctx.user.id);
+  }
+  return scrubText(text, forms);
 }
 
 function hostOf(url: string): string {

@@ -10,6 +10,7 @@ import { chunkPages, fenceChunks, FENCE_RULE, pickChunks } from './chunks.js';
 import { checkCitations, type Citation } from './citations.js';
 import { forcedAnswer } from './forced-answer.js';
 import { openModelSession } from './session.js';
+import { hideSecrets } from './tab-view.js';
 import type { ToolSpec } from './types.js';
 
 export const ASSERTION_MAX = 2000;
@@ -49,7 +50,8 @@ export interface ValidateResult {
 
 export async function runValidate(ctx: ToolContext, args: { tab: string; assertion: string; includeHidden?: boolean; model?: string; maxTokensTotal?: number }) {
   const session = openModelSession({ env: ctx.env, user: ctx.user.id, model: args.model, key: ctx.modelKey, maxTokensTotal: args.maxTokensTotal, signal: ctx.signal });
-  const pages = (await readPagesForModel(ctx, { tab: args.tab, includeHidden: args.includeHidden })).filter((p) => p.ok);
+  // Vault values the page shows (a filled field, an echoed user name) are hidden before the model reads it.
+  const pages = (await readPagesForModel(ctx, { tab: args.tab, includeHidden: args.includeHidden })).filter((p) => p.ok).map((p) => ({ ...p, markdown: hideSecrets(ctx, p.markdown) }));
   const chunks = chunkPages(pages);
   const sent = pickChunks(chunks, args.assertion, CONTEXT_CHARS);
   const answer = await forcedAnswer(session, { system: SYSTEM, user: `Assertion: ${args.assertion}\n\nThe page:\n${fenceChunks(sent)}`, tool: JUDGE }, (a) => {

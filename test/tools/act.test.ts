@@ -15,6 +15,7 @@ import { startFakeModels, type FakeModels, type RecordedRequest, type ScriptedTu
 const USER_KEY = 'sk-act-caller-key-5d0c81f2';
 const PASSWORD = 'plum-Tangerine-7741-vault';
 const HIDDEN = 'HIDDEN-SENTENCE-NEVER-SENT';
+const API_KEY = 'ak-live-93jd72hf61ks0';
 
 let s: Stack;
 let fake: FakeModels;
@@ -28,6 +29,7 @@ const FORM = html(`<h1>Account</h1>
   <form onsubmit="event.preventDefault()">
     <label>Email <input id="email" name="email"></label>
     <label>Password <input id="pw" type="password" name="password"></label>
+    <label>API key <input id="apikey" name="apikey"></label>
     <button type="button" onclick="fetch('/saved',{method:'POST',body:document.getElementById('email').value+'|'+document.getElementById('pw').value}).then(()=>{document.getElementById('done').hidden=false})">Save</button>
   </form>
   <p id="done" hidden>Saved.</p>
@@ -62,7 +64,7 @@ t.before(async () => {
   bob = await s.d.addUser('bob');
   carol = await s.d.addUser('carol');
   await s.d.daemon.env.users.update('carol', { approvals: true });
-  await s.d.daemon.env.vault.setFields('alice', 'act.test', { fields: { password: PASSWORD } });
+  await s.d.daemon.env.vault.setFields('alice', 'act.test', { fields: { password: PASSWORD, api_key: API_KEY } });
   s.site.route('/form', FORM);
   s.site.route('/saved', (_req, res) => {
     res.writeHead(204);
@@ -160,6 +162,29 @@ t.test('act fills a %vault:site.field% placeholder with browser_fill_secret; no 
   const audit = JSON.stringify((await api('GET', '/v1/audit?limit=50')).json);
   t.notOk(audit.includes(PASSWORD), 'no audit entry holds it');
   t.ok(answers.every((a) => !a.includes(PASSWORD)), 'no answer holds it');
+});
+
+t.test('a vault value filled into a plain text field never reaches the model in a later snapshot or page text', async (t) => {
+  const tab = await open('/form', 'act');
+  answer = (req) => {
+    const ref = refIn(userText(req), /textbox "API key" \[ref=(e\d+)\]/);
+    return ref ? call('browser_type', { ref, text: '%vault:act.test.api_key%' }) : { text: 'no field' };
+  };
+  const r = await act(tab, { action: 'enter %vault:act.test.api_key% as the API key' });
+  t.equal(r.json.steps?.[0]?.tool, 'browser_fill_secret', JSON.stringify(r.json));
+  const len = await s.rest('browser_evaluate', { tab, js: "document.getElementById('apikey').value.length" });
+  t.match(len.json.text, new RegExp(`\\b${API_KEY.length}\\b`), 'the field holds the value');
+  const before = fake.requests.length;
+  answer = () => call('propose_actions', { candidates: [] });
+  t.equal((await api('POST', `/v1/tabs/${tab}/observe`, { instruction: 'save' })).status, 200);
+  answer = () => call('judge_assertion', { pass: false, quote: '', reason: 'no' });
+  t.equal((await api('POST', `/v1/tabs/${tab}/validate`, { assertion: 'the key is set', includeHidden: true })).status, 200);
+  answer = clickButton('Save');
+  t.equal((await act(tab, { action: 'press Save now' })).status, 200);
+  const sent = fake.requests.slice(before);
+  t.equal(sent.length, 3);
+  t.ok(sent.every((q) => !q.bodyText.includes(API_KEY)), 'no later provider request holds the value');
+  t.ok(sent[0]!.bodyText.includes('API key'), 'though the field itself is shown');
 });
 
 t.test('a placeholder used as part of a longer value is refused to the model, which gets one repair turn', async (t) => {
