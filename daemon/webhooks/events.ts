@@ -12,3 +12,12 @@ export interface Webhooks {
   /** Queues the event for each of the user's receivers that take it; resolves once the rows are durable (flushed). */
   emit(user: string, type: WebhookEvent, data: Record<string, unknown>): Promise<void>;
 }
+
+/** What the REST routes do with receivers (daemon/webhooks/service.ts implements both interfaces). */
+export interface WebhookReceivers {
+  /** Registers a receiver ({url, events?}); the only answer that ever carries its secret. */
+  register(user: string, body: unknown): Promise<{ id: string; url: string; events: string[]; createdAt: string; secret: string }>;
+  list(user: string): { id: string; url: string; events: string[]; createdAt: string; pending: number }[];
+  delete(user: string, id: string): Promise<void>;
+  deliveries(user: string, id: string, opts: { limit: number; state?: 'pending' | 'delivered' | 'failed' }): unknown[];
+}
