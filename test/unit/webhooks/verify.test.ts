@@ -3,7 +3,7 @@
  * a true call, also when the header holds several signatures, and rejects a forged signature, an altered body,
  * a stale or future timestamp, and a call missing a header.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { verifyWebhook, WebhookVerificationError } from '../../../client/verify.js';
@@ -24,7 +24,7 @@ function signed(opts: { secret?: string; at?: number; id?: string; payload?: str
 }
 
 /** The call throws a WebhookVerificationError whose message matches `why`. */
-function rejects(t: { ok(v: unknown, m?: string): void; match(v: unknown, p: RegExp, m?: string): void; fail(m: string): void }, fn: () => unknown, why: RegExp, name: string) {
+function rejects(t: Test, fn: () => unknown, why: RegExp, name: string) {
   try {
     fn();
     t.fail(`${name}: accepted`);
