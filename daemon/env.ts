@@ -25,6 +25,7 @@ import type { ModelUsageStore } from '../storage/model-usage.js';
 import type { ResearchStore } from '../storage/research.js';
 import type { TaskService } from './tasks/service.js';
 import type { ExtractorStore } from '../storage/extractors.js';
+import type { WebhookReceivers, Webhooks } from './webhooks/events.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -68,6 +69,10 @@ export interface DaemonEnv {
   tasks: TaskService;
   /** Learned extractors (per-field selectors proven on a page), per user. */
   extractors: ExtractorStore;
+  /** Signed callbacks: emit queues an event durably for the user's receivers; delivery retries for 24 h. */
+  webhooks: Webhooks;
+  /** Webhook receivers for the REST routes: register (secret shown once), list, delete, deliveries. */
+  webhookReceivers: WebhookReceivers;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

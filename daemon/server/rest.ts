@@ -19,6 +19,7 @@ import { harHandlers } from './rest-har.js';
 import { usageHandlers } from './rest-usage.js';
 import { taskHandlers } from './rest-tasks.js';
 import { extractorHandlers } from './rest-extractors.js';
+import { webhookHandlers } from './rest-webhooks.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -109,6 +110,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     },
     ...vaultHandlers(env),
     ...crawlHandlers(env),
+    ...webhookHandlers(env),
     ...cacheHandlers(env),
     ...convertHandlers(env),
     ...harHandlers(env),
