@@ -1,8 +1,10 @@
 /**
  * `npm run bench`: every benchmark in sequence, each printing its own table, after a note of the machine.
  * `--only NAME` (overhead, snapshot-size, cold-start, read, query, page-load, isolation, crawl, docs, downloads,
- * traffic, act-cache) runs one (downloads: the daemon's memory while a 500 MB page download is stored; traffic: page load
- * with browser_har recording off and on and against Playwright's recordHar, a 5,000-entry recording's memory).
+ * traffic, webhooks, act-cache) runs one (downloads: the daemon's memory while a 500 MB page download is stored; traffic: page load
+ * with browser_har recording off and on and against Playwright's recordHar, a 5,000-entry recording's memory; webhooks: outbox
+ * events/s against a bare standardwebhooks + fetch sender, and 100,000 rows pending while the receiver is down; act-cache: a
+ * 5-step act sequence twice against a fake model at 500 ms, the second run from the action cache).
  * Benchmarks print numbers and never assert times; the exit code is non-zero only when a benchmark could not run at all.
  */
 import { machineLines, now } from './lib.js';
@@ -20,6 +22,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   downloads: () => import('./downloads.js'),
   traffic: () => import('./traffic.js'),
   'act-cache': () => import('./act-cache.js'),
+  webhooks: () => import('./webhooks.js'),
 };
 
 function parseOnly(argv: string[]): string[] {

@@ -26,6 +26,7 @@ import type { ResearchStore } from '../storage/research.js';
 import type { TaskService } from './tasks/service.js';
 import type { ExtractorStore } from '../storage/extractors.js';
 import type { ActionCacheStore } from '../storage/action-cache.js';
+import type { WebhookReceivers, Webhooks } from './webhooks/events.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -71,6 +72,10 @@ export interface DaemonEnv {
   extractors: ExtractorStore;
   /** Remembered act steps (action, host, page structure -> tool calls), per user. */
   actionCache: ActionCacheStore;
+  /** Signed callbacks: emit queues an event durably for the user's receivers; delivery retries for 24 h. */
+  webhooks: Webhooks;
+  /** Webhook receivers for the REST routes: register (secret shown once), list, delete, deliveries. */
+  webhookReceivers: WebhookReceivers;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

@@ -45,6 +45,9 @@ import { ActionCacheStore } from '../storage/action-cache.js';
 import { checkModelConfig } from './models/catalog.js';
 import { ResearchStore } from '../storage/research.js';
 import { TaskService } from './tasks/service.js';
+import { WebhookStore } from '../storage/webhooks.js';
+import { WebhookService } from './webhooks/service.js';
+import { handoffEventData, downloadEventData } from './webhooks/sources.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -90,7 +93,23 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url), files);
   // Every link the daemon hands out (live view, hand-offs, CDP sessions) starts here, without a trailing slash.
   const baseUrl = () => cfg.publicUrl?.replace(/\/+$/, '') ?? `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${appPort || cfg.port}`;
-  const handoffs = new HandoffService(new HandoffStore(db), { maxLifeS: cfg.handoffMaxS, baseUrl, hasTab: (u, t) => !!tabs.get(u, t), log });
+  // Receivers get the egress guard's address rules (no host policy: they are the user's own endpoints).
+  const webhooks = new WebhookService({
+    store: new WebhookStore(db, () => vault.keySealer()),
+    guard: { allowPrivateNetwork: cfg.allowPrivateNetwork, allowTargets: cfg.allowTargets, deniedPorts, lookup: lookupWithRules(parseResolverRules(cfg.chromeArgs)) },
+    log,
+    version: VERSION,
+  });
+  const handoffs = new HandoffService(new HandoffStore(db), {
+    maxLifeS: cfg.handoffMaxS,
+    baseUrl,
+    hasTab: (u, t) => !!tabs.get(u, t),
+    log,
+    onFinished: (rec) => webhooks.emit(rec.user, 'handoff.finished', handoffEventData(rec)),
+  });
+  pool.events.on('download', (user: string, outcome) => {
+    webhooks.emit(user, 'download.finished', downloadEventData(outcome)).catch((e) => log.error({ err: String(e) }, 'download.finished event failed'));
+  });
   // One field a line: each service added later is one line here.
   const env: DaemonEnv = {
     cfg,
@@ -118,6 +137,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     tasks: new TaskService(() => env),
     extractors: new ExtractorStore(db),
     actionCache: new ActionCacheStore(db),
+    webhooks,
+    webhookReceivers: webhooks,
     log,
     deniedPorts,
     baseUrl,
@@ -131,6 +152,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     app = await startApp(env, VERSION);
   } catch (e) {
     handoffs.close();
+    await webhooks.stop().catch(() => undefined);
     await proxy.close();
     await db.close();
     throw e;
@@ -140,6 +162,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   env.crawls.resumeAll();
   // Tasks that were running or queued go on from their last stored step; paused ones wait on their hand-offs.
   env.tasks.resumeAll();
+  // Rows that came due while the daemon was down (or were in flight at a kill) go out now.
+  webhooks.start();
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
   log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: cfg.maxBrowsers }, 'browserd listening');
   let stopping: Promise<void> | undefined;
@@ -171,6 +195,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
           bound,
         ]);
         app.close();
+        // After the browsers: a download settling while they close still gets its row; attempts in flight stay pending.
+        await webhooks.stop().catch(() => undefined);
         await proxy.close().catch(() => undefined);
         await closeMarkdownThreads().catch(() => undefined);
         await closeConverterThreads().catch(() => undefined);

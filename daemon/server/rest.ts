@@ -20,6 +20,7 @@ import { usageHandlers } from './rest-usage.js';
 import { taskHandlers } from './rest-tasks.js';
 import { extractorHandlers } from './rest-extractors.js';
 import { actHandlers } from './rest-act.js';
+import { webhookHandlers } from './rest-webhooks.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -110,6 +111,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     },
     ...vaultHandlers(env),
     ...crawlHandlers(env),
+    ...webhookHandlers(env),
     ...cacheHandlers(env),
     ...convertHandlers(env),
     ...harHandlers(env),

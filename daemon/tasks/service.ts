@@ -71,6 +71,12 @@ export class TaskService {
 
   private k = (user: string, id: string) => `${user}\0${id}`;
 
+  /** task.finished to the user's webhook receivers, durable before the task's end is reported anywhere else. */
+  private async announce(rec: TaskRecord) {
+    const data = { id: rec.id, state: rec.state, goal: rec.goal, model: rec.model, steps: rec.step, usage: rec.usage, finishedAt: rec.finishedAt, ...(rec.result !== undefined ? { result: rec.result } : {}), ...(rec.error ? { error: rec.error } : {}) };
+    await this.env().webhooks.emit(rec.user, 'task.finished', data).catch((e) => this.env().log.error({ task: rec.id, err: e instanceof Error ? e.message : String(e) }, 'task.finished event failed'));
+  }
+
   private changed(rec: TaskRecord) {
     this.events.emit(this.k(rec.user, rec.id), rec);
   }
@@ -118,6 +124,7 @@ export class TaskService {
     if (!res.changed) {
       throw new BrowserdError('validation_error', `task ${id} is already ${res.rec.state}, so it cannot be cancelled`, { next: 'Nothing to do; start a new task with POST /v1/tasks if the goal still stands.' });
     }
+    await this.announce(res.rec);
     const key = this.k(user, id);
     this.keys.delete(key);
     this.watches.get(key)?.abort();
@@ -243,7 +250,10 @@ export class TaskService {
           : { state: 'paused', handoff: outcome.handoff };
     const res = await this.db.update(userId, id, (cur) => (cur.state === 'running' ? patch : undefined));
     if (!res?.changed) return;
-    if (outcome.kind !== 'paused') this.keys.delete(key);
+    if (outcome.kind !== 'paused') {
+      this.keys.delete(key);
+      await this.announce(res.rec);
+    }
     this.changed(res.rec);
     if (outcome.kind === 'paused') this.watch(res.rec);
   }

@@ -12,12 +12,16 @@ import { html } from '../fixtures/site.js';
 import { startFakeModels, type FakeModels, type RecordedRequest, type ScriptedTurn } from '../fixtures/fake-models.js';
 import { TASK_ID } from '../../protocol/tasks.js';
 import { TaskStore } from '../../storage/tasks.js';
+import { startReceiver, type Receiver } from '../fixtures/webhook-receiver.js';
+import { verifyWebhook } from '../../client/verify.js';
 
 const USER_KEY = 'sk-task-caller-key-9a41be07';
 
 let s: Stack;
 let fake: FakeModels;
 let bob: string;
+let receiver: Receiver;
+let hookSecret: string;
 const answers: string[] = [];
 
 /** The messages of an OpenAI request: the goal marker of its task and how many tool results it carries. */
@@ -56,11 +60,14 @@ t.before(async () => {
   };
   s = await startStack({ models: fake.config });
   bob = await s.d.addUser('bob');
+  receiver = await startReceiver();
+  hookSecret = (await s.d.rest(s.token, 'POST', '/v1/webhooks', { url: `${receiver.url}/hooks`, events: ['task.finished'] })).json.secret;
   s.site.route('/start', html('<h1>Start</h1><button onclick="fetch(\'/clicked\')">Go</button>', '', 'Start page'));
 });
 t.teardown(async () => {
   await s.stop();
   await fake.close();
+  await receiver.close();
 });
 
 const api = async (method: string, path: string, body?: unknown, token = s.token, headers: Record<string, string> = {}) => {
@@ -118,6 +125,11 @@ t.test('a scripted task calls real tools, is audited as via task, pauses on a ha
   t.match(JSON.stringify(conversation(last).messages.at(-1)), /pressed Done/, 'the model is told the person finished');
   t.equal(finished.usage.turns, 5);
   t.equal(finished.usage.inputTokens, requestsOf('script-main').reduce((n, q) => n + Math.round(q.bodyText.length / 4), 0), "usage is what the fake reported, over every turn");
+  await receiver.waitFor(() => receiver.calls.some((c) => JSON.parse(c.body).data?.id === id));
+  const delivered = receiver.calls.find((c) => JSON.parse(c.body).data?.id === id)!;
+  const event = verifyWebhook(hookSecret, delivered.headers as Record<string, string>, delivered.body);
+  t.equal(event.type, 'task.finished', "signed with the receiver's secret");
+  t.match(event.data, { id, state: 'succeeded', result: 'Pressed Go; the person solved the CAPTCHA.', steps: 5 });
 });
 
 t.test('two tasks run per user, a third queues; cancel frees a slot and stops the task', async (t) => {
