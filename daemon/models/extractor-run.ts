@@ -13,6 +13,7 @@ import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from '../tools/context.js';
 import { failuresOf, learnSelectors, type ExtractorPage } from './extractor-learn.js';
 import { openModelSession, type ModelSession } from './session.js';
+import { hideSecrets } from '../tools/model-pages.js';
 import type { SessionUsage } from './types.js';
 
 export interface ExtractorSource {
@@ -22,10 +23,14 @@ export interface ExtractorSource {
   includeHidden?: boolean;
 }
 
-/** A page's visible HTML (hidden text out unless asked), parsed: what learning and running both read. */
-async function pageOf(tab: Tab, includeHidden: boolean): Promise<ExtractorPage> {
+/**
+ * A page's visible HTML (hidden text out unless asked), parsed: what learning and running both read. The
+ * user's vault values are hidden first: a page that echoes one (a greeting with the user name) must not show
+ * it to a model, nor hand it back as a field's value.
+ */
+async function pageOf(ctx: ToolContext, tab: Tab, includeHidden: boolean): Promise<ExtractorPage> {
   const page = await tab.call('visibleHtml', { includeHidden });
-  return { url: page.url, doc: parseHtml(page.html.replace(ZERO_WIDTH, '')) };
+  return { url: page.url, doc: parseHtml(hideSecrets(ctx, page.html.replace(ZERO_WIDTH, ''))) };
 }
 
 /**
@@ -34,7 +39,7 @@ async function pageOf(tab: Tab, includeHidden: boolean): Promise<ExtractorPage> 
  */
 export async function eachPage(ctx: ToolContext, src: ExtractorSource, visit: (page: ExtractorPage) => Promise<void>, failed: (url: string, e: unknown) => void): Promise<void> {
   const includeHidden = src.includeHidden === true;
-  if (src.tab !== undefined) return visit(await pageOf(await ctx.tab(src.tab), includeHidden));
+  if (src.tab !== undefined) return visit(await pageOf(ctx, await ctx.tab(src.tab), includeHidden));
   const urls = (src.urls ?? [src.url!]).map((u) => checkUrl(u, ctx.env.cfg));
   const inst = await ctx.browser();
   const tab = await inst.scratchTab();
@@ -44,7 +49,7 @@ export async function eachPage(ctx: ToolContext, src: ExtractorSource, visit: (p
       let page: ExtractorPage;
       try {
         await tab.navigate(url);
-        page = await pageOf(tab, includeHidden);
+        page = await pageOf(ctx, tab, includeHidden);
       } catch (e) {
         failed(url, e);
         continue;

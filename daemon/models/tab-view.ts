@@ -5,8 +5,7 @@
  * would make that call wait on us for ever.
  */
 import { ToolContext } from '../tools/context.js';
-import { scrubText } from '../tools/redact.js';
-import { userSecretForms } from '../vault/user-secrets.js';
+import { hideSecrets } from '../tools/model-pages.js';
 import { pageTargets, type PageTargets } from './page-targets.js';
 
 export interface TabView extends PageTargets {
@@ -32,18 +31,6 @@ export async function viewTab(ctx: ToolContext, tabId: string): Promise<TabView>
   } finally {
     peek.release();
   }
-}
-
-/** The text with the user's vault values and filled codes hidden, as every tool result has them. */
-export function hideSecrets(ctx: ToolContext, text: string): string {
-  let forms: string[];
-  try {
-    forms = userSecretForms(ctx.env, ctx.user.id);
-  } catch {
-    // A vault that cannot be read filled nothing into any page; codes filled lately are still known.
-    forms = userSecretForms({ vault: { values: () => [] } as never, filledCodes: ctx.env.filledCodes }, ctx.user.id);
-  }
-  return scrubText(text, forms);
 }
 
 function hostOf(url: string): string {

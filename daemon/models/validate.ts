@@ -10,7 +10,7 @@ import { chunkPages, fenceChunks, FENCE_RULE, pickChunks } from './chunks.js';
 import { checkCitations, type Citation } from './citations.js';
 import { forcedAnswer } from './forced-answer.js';
 import { openModelSession } from './session.js';
-import { hideSecrets } from './tab-view.js';
+import { hideSecrets } from '../tools/model-pages.js';
 import type { ToolSpec } from './types.js';
 
 export const ASSERTION_MAX = 2000;

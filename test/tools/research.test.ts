@@ -144,3 +144,20 @@ t.test('no model key in results, audit or logs', async (t) => {
   t.notOk(s.d.logLines.some((l) => l.includes(USER_KEY)), 'no log line carries the key');
   t.notOk(answers.some((a) => a.includes(USER_KEY)), 'no answer carries the key');
 });
+
+t.test('a vault value a page shows is hidden before a model reads the page', async (t) => {
+  const VAULT = 'vault-username-shown-4c7e19';
+  const put = await s.d.rest(s.token, 'PUT', '/v1/vault/127.0.0.1', { fields: { username: VAULT } });
+  t.equal(put.status, 200, JSON.stringify(put.json));
+  s.site.route('/welcome', html(`<h1>Welcome back</h1><p>Signed in as ${VAULT}. The Aurora kettle ships in two days.</p>`, '', 'Welcome'));
+  search.results = [{ title: 'Welcome', url: `${s.site.url}/welcome`, content: 'account page' }];
+  fake.script('openai', { json: { answer: 'It ships in two days.', citations: [{ chunk: 'c1', url: `${s.site.url}/welcome`, quote: 'ships in two days' }] } });
+  const before = fake.requests.length;
+  const r = await research({ question: 'When does the Aurora kettle ship?', maxSources: 1 });
+  t.equal(r.status, 201, JSON.stringify(r.json));
+  const sent = fake.requests.slice(before);
+  t.equal(sent.length, 1);
+  t.match(sent[0].bodyText, /ships in two days/, 'the page itself was sent');
+  t.notOk(sent[0].bodyText.includes(VAULT), 'but not the vault value it shows');
+  t.notOk(JSON.stringify(r.json).includes(VAULT));
+});
