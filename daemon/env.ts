@@ -22,6 +22,7 @@ import type { CrawlService } from './crawl/service.js';
 import type { ResponseCacheStore } from '../storage/response-cache.js';
 import type { SiteMemoryStore } from '../storage/site-memory.js';
 import type { ModelUsageStore } from '../storage/model-usage.js';
+import type { WebhookReceivers, Webhooks } from './webhooks/events.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -59,6 +60,10 @@ export interface DaemonEnv {
   siteMemory: SiteMemoryStore;
   /** Model tokens used, per user, model and day, as the providers reported them. */
   modelUsage: ModelUsageStore;
+  /** Signed callbacks: emit queues an event durably for the user's receivers; delivery retries for 24 h. */
+  webhooks: Webhooks;
+  /** Webhook receivers for the REST routes: register (secret shown once), list, delete, deliveries. */
+  webhookReceivers: WebhookReceivers;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

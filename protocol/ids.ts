@@ -27,3 +27,5 @@ export const CRAWL_ID = /^crawl_[0-9a-f]{16}$/;
 export const CACHE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 /** An API map: `api_` and 16 hex digits. */
 export const API_MAP_ID = /^api_[0-9a-f]{16}$/;
+/** A webhook receiver: `wh_` and 16 hex digits. */
+export const WEBHOOK_ID = /^wh_[0-9a-f]{16}$/;

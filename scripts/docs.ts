@@ -5,6 +5,7 @@ import { ERROR_CODES } from '../protocol/errors.js';
 import { VERSION } from '../daemon/main.js';
 import { ROUTES, routeKey } from '../daemon/server/routes.js';
 import { CrawlParams } from '../daemon/crawl/params.js';
+import { WEBHOOK_EVENTS } from '../daemon/webhooks/events.js';
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
 
@@ -69,6 +70,48 @@ function operationRoute(name: string, okStatus = 200, errors: number[] = [403, 4
 }
 
 /** What a route answers, beyond its summary in the route table; keyed by `METHOD /path`. */
+/** The webhook routes, with full schemas: client/ generates its types from them. */
+function webhookDetails(): Record<string, Record<string, unknown>> {
+  const events = { type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENTS] } };
+  const receiver = { id: { type: 'string', pattern: '^wh_[0-9a-f]{16}$' }, url: { type: 'string' }, events, createdAt: { type: 'string', format: 'date-time' } };
+  const json = (schema: unknown) => ({ 'application/json': { schema } });
+  const attempt = { type: 'object', properties: { at: { type: 'string', format: 'date-time' }, status: { type: 'integer' }, error: { type: 'string' }, ms: { type: 'integer' } }, required: ['at', 'ms'] };
+  const delivery = {
+    type: 'object',
+    properties: {
+      id: { type: 'string', description: 'the webhook-id header: the same on every attempt' },
+      type: { type: 'string', enum: [...WEBHOOK_EVENTS] },
+      state: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+      attempts: { type: 'integer' },
+      createdAt: { type: 'string', format: 'date-time' },
+      nextAttemptAt: { type: 'string', format: 'date-time' },
+      finishedAt: { type: 'string', format: 'date-time' },
+      lastStatus: { type: 'integer' },
+      lastError: { type: 'string' },
+      history: { type: 'array', items: attempt, description: 'the latest 20 attempts, oldest first' },
+    },
+    required: ['id', 'type', 'state', 'attempts', 'createdAt', 'history'],
+  };
+  return {
+    'POST /v1/webhooks': {
+      description: 'The URL must be http(s) and pass the private-network guard (a loopback, private or link-local receiver is `blocked` unless the admin allows it). Each event is POSTed as `{type, timestamp, data}` signed with Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature); only a 2xx counts, redirects are never followed, and failures are retried for 24 h.',
+      requestBody: { content: json({ type: 'object', properties: { url: { type: 'string', maxLength: 2048 }, events: { ...events, minItems: 1, description: 'default: every event' } }, required: ['url'], additionalProperties: false }) },
+      responses: { '201': { description: 'registered; `secret` is shown this once', content: json({ type: 'object', properties: { ok: { type: 'boolean' }, ...receiver, secret: { type: 'string', pattern: '^whsec_' } }, required: ['ok', 'id', 'url', 'events', 'createdAt', 'secret'] }) }, ...stdErrors([403]) },
+    },
+    'GET /v1/webhooks': {
+      responses: { '200': { description: 'receivers, oldest first; never a secret', content: json({ type: 'object', properties: { ok: { type: 'boolean' }, webhooks: { type: 'array', items: { type: 'object', properties: { ...receiver, pending: { type: 'integer' } }, required: ['id', 'url', 'events', 'createdAt', 'pending'] } } }, required: ['ok', 'webhooks'] }) }, ...stdErrors() },
+    },
+    'DELETE /v1/webhooks/{id}': {
+      parameters: [pathParam('id')],
+      responses: { '200': { description: 'deleted', content: json({ type: 'object', properties: { ok: { type: 'boolean' }, id: { type: 'string' }, deleted: { type: 'boolean' } }, required: ['ok', 'id', 'deleted'] }) }, ...stdErrors([404]) },
+    },
+    'GET /v1/webhooks/{id}/deliveries': {
+      parameters: [pathParam('id'), { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }, { name: 'state', in: 'query', required: false, schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] } }],
+      responses: { '200': { description: 'deliveries, newest first', content: json({ type: 'object', properties: { ok: { type: 'boolean' }, id: { type: 'string' }, deliveries: { type: 'array', items: delivery } }, required: ['ok', 'id', 'deliveries'] }) }, ...stdErrors([404]) },
+    },
+  };
+}
+
 function operationDetails(): Record<string, Record<string, unknown>> {
   return {
     'GET /health': { security: [], responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, version: { type: 'string' }, uptimeS: { type: 'integer' }, browsers: { type: 'integer' } }, required: ['ok'] } } } }, '503': { description: 'closing' } } },
@@ -125,6 +168,7 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /dl/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the shared file, streamed as an attachment (nosniff, no-store, no-referrer)', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, '404': errorResponse('not_found: the link expired, was altered, or its file was deleted or now holds other bytes (one answer for all, no file bytes)') } },
     'GET /live/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the viewer page (HTML, no-store, frame-ancestors self)', content: { 'text/html': { schema: { type: 'string' } } } }, '403': errorResponse('forbidden: a Host this daemon does not answer to'), '404': errorResponse('not_found: the link is unknown or expired') } },
     ...crawlOperations(),
+    ...webhookDetails(),
     'GET /v1/caches': { responses: { ...plainOk('caches: name, entries, bytes, updatedAt'), ...stdErrors() } },
     'DELETE /v1/caches/{name}': { parameters: [{ ...pathParam('name'), description: 'letters, digits, ".", "_", "-"' }], responses: { ...plainOk('deleted: name, deleted'), ...stdErrors([404]) } },
     'GET /v1/vault': { responses: { ...plainOk('entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value'), ...stdErrors([501]) } },

@@ -17,6 +17,7 @@ import { downloadHandlers } from './rest-downloads.js';
 import { convertHandlers } from './rest-convert.js';
 import { harHandlers } from './rest-har.js';
 import { usageHandlers } from './rest-usage.js';
+import { webhookHandlers } from './rest-webhooks.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -107,6 +108,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     },
     ...vaultHandlers(env),
     ...crawlHandlers(env),
+    ...webhookHandlers(env),
     ...cacheHandlers(env),
     ...convertHandlers(env),
     ...harHandlers(env),
