@@ -23,6 +23,7 @@ import type { ResponseCacheStore } from '../storage/response-cache.js';
 import type { SiteMemoryStore } from '../storage/site-memory.js';
 import type { ModelUsageStore } from '../storage/model-usage.js';
 import type { WebhookReceivers, Webhooks } from './webhooks/events.js';
+import type { Records } from './records/index.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -64,6 +65,8 @@ export interface DaemonEnv {
   webhooks: Webhooks;
   /** Webhook receivers for the REST routes: register (secret shown once), list, delete, deliveries. */
   webhookReceivers: WebhookReceivers;
+  /** Recordings of tool calls on a tab and their background replays. */
+  records: Records;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

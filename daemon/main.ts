@@ -44,6 +44,7 @@ import { checkModelConfig } from './models/catalog.js';
 import { WebhookStore } from '../storage/webhooks.js';
 import { WebhookService } from './webhooks/service.js';
 import { handoffEventData, downloadEventData } from './webhooks/sources.js';
+import { Records } from './records/index.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -131,6 +132,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     modelUsage: new ModelUsageStore(db),
     webhooks,
     webhookReceivers: webhooks,
+    records: new Records(db, () => env),
     log,
     deniedPorts,
     baseUrl,
@@ -152,6 +154,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   appPort = app.port;
   // Runs that were going when the daemon last stopped (or was killed) go on from their stored queues.
   env.crawls.resumeAll();
+  // Recordings a restart cut off are stopped, and replays it interrupted end failed.
+  await env.records.start();
   // Rows that came due while the daemon was down (or were in flight at a kill) go out now.
   webhooks.start();
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
@@ -174,6 +178,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
             await app.mcp.closeAll();
             // No new crawl page starts; pages in flight finish while the browsers are still there.
             await env.crawls.close();
+            await env.records.close();
             env.live.close();
             await env.cdpSessions.closeAll();
             await pool.closeAll();
