@@ -10,6 +10,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { CACHE_NAME } from '../../protocol/ids.js';
 import type { Recording, Replay, Step } from '../../storage/records.js';
 import { notFound } from '../records/recorder.js';
+import { scriptJson, scriptTypescript } from '../records/script.js';
 import type { ResponseBuilder } from './response.js';
 import { inline } from './response.js';
 
@@ -102,6 +103,30 @@ export const recordTools = [
         if (!jpeg) throw new BrowserdError('not_found', `recording ${known.id} has no screenshot for step ${args.step}`, { next: `Its steps are 1-${known.steps}.` });
         out.image(jpeg.toString('base64'), 'image/jpeg');
       }
+    },
+  }),
+  defineTool({
+    name: 'browser_record_script',
+    title: 'A recording as a script',
+    description:
+      'A recording as a runnable Node script (format typescript, the default: run with npx tsx, BROWSERD_URL and BROWSERD_TOKEN set) that calls /v1/tools/* through @browserd/client, one commented block per step naming tool, element and value, finding each element again by its CSS locator; or format json, the same plan as data.',
+    input: params({
+      id: RecordingId('The recording (rec_ and 16 hex digits).'),
+      format: Type.Optional(StringEnum(['typescript', 'json'], { description: 'Default typescript.' })),
+    }),
+    effect: 'read',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const rec = ctx.env.records.store.get(ctx.user.id, args.id);
+      if (!rec) throw notFound(args.id);
+      const steps = ctx.env.records.store.steps(ctx.user.id, rec.id);
+      const format = args.format ?? 'typescript';
+      const script = format === 'json' ? JSON.stringify(scriptJson(rec, steps), null, 2) : scriptTypescript(rec, steps);
+      out.set('id', rec.id).set('format', format).set('script', script);
+      out.text(`Recording ${rec.id} as ${format === 'json' ? 'a JSON plan' : 'a TypeScript script (npx tsx; BROWSERD_URL and BROWSERD_TOKEN from the environment)'}, ${steps.length} step(s)${rec.state === 'recording' ? ' so far' : ''}:`);
+      // Built from page text (element names, locators, URLs): fenced like any page text.
+      out.page(`script for ${rec.id}`, script);
     },
   }),
   defineTool({

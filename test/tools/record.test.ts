@@ -7,6 +7,14 @@ import t from 'tap';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { html } from '../fixtures/site.js';
 import { refOf } from '../fixtures/daemon.js';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
 
 const SECRET = 'vault-Pass-90417';
 let s: Stack;
@@ -95,6 +103,9 @@ t.test('a vault value never lands in a step, and such a step is not replayed', a
   t.equal(r.json.steps[1].args.text, '[secret]');
   const stored = JSON.stringify([...s.d.daemon.env.db.records.getRange({})]);
   t.notOk(stored.includes(SECRET), 'not in the store');
+  const script = (await ok('browser_record_script', { id: rec.id })).script as string;
+  t.notOk(script.includes(SECRET), 'not in the script');
+  t.match(script, /throw new Error\("step 2 cannot run as recorded: it typed a vault value/);
   const replay = await ok('browser_replay', { id: rec.id });
   const done = await ok('browser_replay_wait', { id: replay.id, timeoutS: 60 });
   t.equal(done.state, 'failed');
@@ -119,6 +130,28 @@ t.test('bad input is a validation_error and stores nothing; other users get not_
   t.same((await ok('browser_record', { action: 'list' }, bob)).recordings, []);
   t.equal((await ok('browser_replay_wait', { id: replay.id, timeoutS: 60 })).state, 'done');
   t.equal(adds().length, 3, 'a cached replay still sends its write');
+});
+
+t.test('the script of a recording runs and repeats the write', async (t) => {
+  const json = await ok('browser_record_script', { id: recId, format: 'json' });
+  const plan = JSON.parse(json.script);
+  t.match(plan, { recording: recId, mode: 'act', startUrl: `${s.site.url}/list` });
+  t.match(plan.steps[2], { tool: 'browser_click', skip: /failed while recording/ });
+  const ts = (await ok('browser_record_script', { id: recId })).script as string;
+  t.match(ts, /\/\/ Step 2: browser_type on textbox "Item" \(input\[name="item"\]\), text "blue widget"/, 'a commented block naming tool, element and value');
+  t.match(ts, /\/\/ Step 4: browser_click on button "Add item"/);
+  t.match(ts, /\/\/ Skipped: failed while recording \(stale_ref\)/);
+  const dir = mkdtempSync(join(tmpdir(), 'browserd-script-'));
+  mkdirSync(join(dir, 'node_modules', '@browserd'), { recursive: true });
+  symlinkSync(join(repo, 'client'), join(dir, 'node_modules', '@browserd', 'client'));
+  writeFileSync(join(dir, 'replay.ts'), ts);
+  const before = adds().length;
+  const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(dir, 'replay.ts')], { cwd: repo, env: { ...process.env, BROWSERD_URL: s.d.url, BROWSERD_TOKEN: s.token }, timeout: 60_000 });
+  t.match(run.stdout, /done/);
+  t.equal(adds().length, before + 1, 'the site saw the write once more');
+  t.match(adds().at(-1)!.body, /item=blue\+widget/);
+  t.equal(await err('browser_record_script', { id: recId }, bob), 'not_found');
+  t.equal(await err('browser_record_script', { id: recId, format: 'python' }), 'validation_error');
 });
 
 t.test('replay-strict with the site stopped runs from the cache', async (t) => {
