@@ -18,6 +18,7 @@ import { userSecrets } from '../vault/user-secrets.js';
 import { locatorFor } from './locator.js';
 import { refArgs, stepArgs } from './args.js';
 import { recordingEvent } from './events.js';
+import { startVideo, type VideoCapture } from './video.js';
 
 export const MAX_STEPS = 500;
 export const MAX_RECORDING_MS = 30 * 60_000;
@@ -30,6 +31,7 @@ interface Active {
   rec: Recording;
   timer: NodeJS.Timeout;
   detachCache?: () => Promise<void>;
+  video?: VideoCapture;
 }
 
 /** A call on a recorded tab under way: `finish` appends it as a step (or does nothing if it missed the tab). */
@@ -95,9 +97,11 @@ export class Recorder {
         // loaded again (a GET of the same address, never a re-sent form) with the recorder listening.
         if (/^https?:/.test(tab.url)) await tab.navigate(tab.url);
       }
+      if (rec.video) a.video = await startVideo(env, user, tab);
     } catch (e) {
       clearTimeout(a.timer);
       await a.detachCache?.().catch(() => undefined);
+      await a.video?.cancel().catch(() => undefined);
       throw e;
     }
     this.active.set(this.key(user, tab.id), a);
@@ -117,6 +121,14 @@ export class Recorder {
     clearTimeout(entry.timer);
     const rec = entry.rec;
     await entry.detachCache?.().catch(() => undefined);
+    if (entry.video) {
+      try {
+        rec.videoFile = await entry.video.finish(`${rec.id}.webm`);
+      } catch (e) {
+        // The steps are the recording; a video that could not be made is a note on it, not a failed stop.
+        rec.note = `the video could not be made: ${e instanceof Error ? e.message : String(e)}`.slice(0, 300);
+      }
+    }
     rec.state = 'stopped';
     rec.stopReason = reason;
     rec.stoppedAt = new Date().toISOString();

@@ -154,6 +154,36 @@ t.test('the script of a recording runs and repeats the write', async (t) => {
   t.equal(await err('browser_record_script', { id: recId, format: 'python' }), 'validation_error');
 });
 
+t.test('video: true stores a WebM in the user\'s files that plays in Chromium', async (t) => {
+  const { tab } = await ok('browser_open', { url: `${s.site.url}/list`, mode: 'act' });
+  const rec = await ok('browser_record', { tab, video: true, name: 'with video' });
+  const snap = (await ok('browser_snapshot', { tab })).text;
+  await ok('browser_type', { tab, ref: refOf(snap, /textbox "Item"/), text: 'red paint' });
+  await ok('browser_type', { tab, ref: refOf(snap, /textbox "Note"/), text: 'two litres' });
+  const stopped = (await ok('browser_record', { action: 'stop', id: rec.id })).recording;
+  t.equal(stopped.videoFile, `${rec.id}.webm`, stopped.note ?? 'a video file');
+  const webm = s.d.daemon.env.files.read('alice', stopped.videoFile)!;
+  t.equal(webm.subarray(0, 4).toString('hex'), '1a45dfa3', 'an EBML (WebM) header');
+  s.site.route('/clip.webm', (_q, res) => void res.writeHead(200, { 'content-type': 'video/webm', 'content-length': webm.length }).end(webm));
+  s.site.route('/player', html('<video src="/clip.webm" muted preload="auto"></video>'));
+  const player = (await ok('browser_open', { url: `${s.site.url}/player` })).tab;
+  const page = await (await s.d.daemon.env.pool.get('alice')).getTab(player);
+  const r = await page.send('Runtime.evaluate', {
+    expression: `new Promise((done) => {
+      const v = document.querySelector('video');
+      const report = () => done({ readyState: v.readyState, duration: v.duration, width: v.videoWidth, error: v.error && v.error.message });
+      if (v.readyState >= 2) report();
+      else { v.addEventListener('loadeddata', report); v.addEventListener('error', report); }
+    })`,
+    awaitPromise: true,
+    returnByValue: true,
+  });
+  const v = r.result.value;
+  t.equal(v.error, null, 'Chromium decodes it');
+  t.ok(v.readyState >= 2, `readyState ${v.readyState}`);
+  t.ok(v.width > 0 && v.duration > 0, `${v.width} px wide, ${v.duration} s`);
+});
+
 t.test('replay-strict with the site stopped runs from the cache', async (t) => {
   const writes = adds().length;
   await s.site.close();
