@@ -195,3 +195,18 @@ t.test('replay-strict with the site stopped runs from the cache', async (t) => {
   t.equal(await err('browser_record', { action: 'delete', id: recId }), 'ok (200)');
   t.equal(await err('browser_record', { action: 'get', id: recId }), 'not_found');
 });
+
+t.test('a restart stops a recording under way and fails a running replay', async (t) => {
+  const { tab } = await ok('browser_open', {});
+  const rec = await ok('browser_record', { tab });
+  // A replay the daemon was running when it went down, as the store holds it.
+  const store = s.d.daemon.env.records.store;
+  const running = { id: store.newReplayId(), user: 'alice', recording: rec.id, cache: 'off' as const, state: 'running' as const, steps: [], createdAt: new Date().toISOString() };
+  await store.putReplay(running);
+  await s.d.restart();
+  const after = await ok('browser_replay_wait', { id: running.id, timeoutS: 0 });
+  t.equal(after.state, 'failed');
+  t.match(after.replay.error, /restarted/);
+  const got = (await ok('browser_record', { action: 'get', id: rec.id })).recording;
+  t.match(got, { state: 'stopped', stopReason: 'shutdown' }, 'a graceful stop ends it (after a crash, the next start does: restart)');
+});
