@@ -27,6 +27,7 @@ import type { TaskService } from './tasks/service.js';
 import type { ExtractorStore } from '../storage/extractors.js';
 import type { ActionCacheStore } from '../storage/action-cache.js';
 import type { WebhookReceivers, Webhooks } from './webhooks/events.js';
+import type { Records } from './records/index.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -76,6 +77,8 @@ export interface DaemonEnv {
   webhooks: Webhooks;
   /** Webhook receivers for the REST routes: register (secret shown once), list, delete, deliveries. */
   webhookReceivers: WebhookReceivers;
+  /** Recordings of tool calls on a tab and their background replays. */
+  records: Records;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

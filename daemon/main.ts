@@ -48,6 +48,7 @@ import { TaskService } from './tasks/service.js';
 import { WebhookStore } from '../storage/webhooks.js';
 import { WebhookService } from './webhooks/service.js';
 import { handoffEventData, downloadEventData } from './webhooks/sources.js';
+import { Records } from './records/index.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -139,6 +140,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     actionCache: new ActionCacheStore(db),
     webhooks,
     webhookReceivers: webhooks,
+    records: new Records(db, () => env),
     log,
     deniedPorts,
     baseUrl,
@@ -162,6 +164,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   env.crawls.resumeAll();
   // Tasks that were running or queued go on from their last stored step; paused ones wait on their hand-offs.
   env.tasks.resumeAll();
+  // Recordings a restart cut off are stopped, and replays it interrupted end failed.
+  await env.records.start();
   // Rows that came due while the daemon was down (or were in flight at a kill) go out now.
   webhooks.start();
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
@@ -188,6 +192,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
             await tasksStopped;
             // No new crawl page starts; pages in flight finish while the browsers are still there.
             await env.crawls.close();
+            await env.records.close();
             env.live.close();
             await env.cdpSessions.closeAll();
             await pool.closeAll();

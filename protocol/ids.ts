@@ -31,3 +31,7 @@ export const API_MAP_ID = /^api_[0-9a-f]{16}$/;
 export const EXTRACTOR_ID = /^ext_[0-9a-f]{16}$/;
 /** A webhook receiver: `wh_` and 16 hex digits. */
 export const WEBHOOK_ID = /^wh_[0-9a-f]{16}$/;
+/** A recording of tool calls on a tab: `rec_` and 16 hex digits. */
+export const RECORDING_ID = /^rec_[0-9a-f]{16}$/;
+/** A replay of a recording: `rpl_` and 16 hex digits. */
+export const REPLAY_ID = /^rpl_[0-9a-f]{16}$/;

@@ -42,6 +42,8 @@ export interface Db {
   webhookRows: Database<any, string>;
   /** When each pending outbox row is next due, per receiver (storage/webhooks.ts). */
   webhookDue: Database<any, string>;
+  /** Recordings, their steps and step screenshots, and replays (storage/records.ts). */
+  records: Database<any, string>;
   close(): Promise<void>;
   /** Resolves once every write so far is on disk: await it before acknowledging a write that must survive a crash. */
   flushed(): Promise<void>;
@@ -76,6 +78,7 @@ export function openDb(dataDir: string): Db {
     webhooks: sub('webhooks'),
     webhookRows: sub('webhookRows'),
     webhookDue: sub('webhookDue'),
+    records: sub('records'),
     async close() {
       await root.close();
     },

@@ -106,7 +106,7 @@ export class Tab {
     return this.net.lastDocument;
   }
 
-  /** Lets `responder` answer the tab's GET/HEAD requests (a cache replaying); returns the detach. */
+  /** Lets `responder` answer the tab's requests (a cache replaying; writes too, to fail them when strict); returns the detach. */
   async setResponder(responder: Responder): Promise<() => Promise<void>> {
     this.guard.responder = responder;
     return async () => {

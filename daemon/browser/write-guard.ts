@@ -34,7 +34,7 @@ export class WriteGuard {
   private realmGuards = new Map<string, string>();
   /** The first session guarded: the tab's own. */
   private mainSession?: string;
-  /** Answers allowed GET/HEAD requests from elsewhere than the network (set while a cache replays). */
+  /** Answers allowed requests from elsewhere than the network (set while a cache replays); undefined lets one go out. */
   responder?: Responder;
 
   constructor(
@@ -115,7 +115,8 @@ export class WriteGuard {
     // before the responder, so the agent's own mock wins over a cache replaying.
     const routed = this.routes?.match({ url: p.request.url, method: p.request.method, resourceType: p.resourceType });
     if (routed) return this.answerByRoute(routed, p, session);
-    if (this.responder && (p.request.method === 'GET' || p.request.method === 'HEAD') && /^https?:/.test(p.request.url)) {
+    // Every method goes to the responder: a strict replay fails the writes it cannot answer.
+    if (this.responder && /^https?:/.test(p.request.url)) {
       const answer = await this.responder({ url: p.request.url, method: p.request.method, resourceType: p.resourceType }).catch(() => undefined);
       if (answer === 'fail') return void this.conn.sendMayFail('Fetch.failRequest', { requestId: p.requestId, errorReason: 'InternetDisconnected' }, session);
       if (answer) {

@@ -67,7 +67,8 @@ export async function attachTabCache(env: CacheEnv, user: string, mode: CacheMod
     return tab.onResponses((r) => void record(env, user, name, 'GET', r.url, r).catch(() => undefined));
   }
   return tab.setResponder(async (req) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
+    // Strict never touches the network: a write (which no cache answers) fails in the browser too.
+    if (req.method !== 'GET' && req.method !== 'HEAD') return mode === 'replay-strict' ? 'fail' : undefined;
     const hit = lookup(env, user, name, req.method, req.url);
     if (hit) return { status: hit.status, headers: hit.headers, body: hit.body };
     return mode === 'replay-strict' ? 'fail' : undefined;

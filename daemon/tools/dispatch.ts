@@ -16,6 +16,7 @@ import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from './validate.js';
 import { gateTouches } from './gate-step.js';
 import { redactArgs, scrubText } from './redact.js';
 import { userSecrets } from '../vault/user-secrets.js';
+import type { PendingStep } from '../records/recorder.js';
 
 export type CallOutcome = { ok: true; out: ResponseBuilder } | { ok: false; error: BrowserdError };
 
@@ -35,6 +36,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
   const out = new ResponseBuilder();
   let outcome: CallOutcome;
   let args: Record<string, unknown> | undefined;
+  let step: PendingStep | undefined;
   // Arguments too deep to walk are never walked again, not even to redact them for the audit log.
   const tooDeep = argsDepthExceeds(rawArgs, MAX_ARGS_DEPTH);
   try {
@@ -45,6 +47,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
     if (tool.needsBrowser !== false && env.pool.wouldExceed(user.id, profileOf(args))) throw env.pool.capacityError(user.id);
     if (await gate(ctx, tool, args, out)) {
       ctx.checkCancelled();
+      step = await env.records.recorder.stepStarting(ctx, name, args);
       await tool.handle(ctx, args as never, out);
     }
     reportWrites(ctx, out);
@@ -53,6 +56,8 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
     outcome = { ok: false, error: fromCdp(e) ?? toBrowserdError(e) };
     if (outcome.error.code === 'internal_error') env.log.error({ user: user.id, tool: name, err: scrubText(e instanceof Error ? e.stack ?? e.message : String(e), opts.modelKey ? [opts.modelKey] : []) }, 'tool failed');
   } finally {
+    // A call on a recorded tab becomes a step while the call still holds the tab (daemon/records/recorder.ts).
+    if (step) await step.finish(outcome!);
     ctx.release();
   }
   // Read after the handler ran: a code it just filled, or a value saved meanwhile, is hidden from this result too.

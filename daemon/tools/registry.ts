@@ -32,6 +32,7 @@ import { apiMapTools } from './api-map.js';
 import { taskTools } from './tasks.js';
 import { extractorTools } from './extractors.js';
 import { actTools } from './act.js';
+import { recordTools } from './record.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -63,6 +64,7 @@ const ALL: ToolDef<any>[] = [
   ...harTools,
   ...apiCallTools,
   ...apiMapTools,
+  ...recordTools,
 ];
 
 /**

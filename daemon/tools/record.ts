@@ -1,0 +1,178 @@
+/**
+ * browser_record keeps the tool calls made on one tab as steps; browser_replay runs them again in the
+ * background in a new tab, and browser_replay_wait follows it; browser_record_script turns a recording into a
+ * Node script. The recorder and replayer are daemon/records/.
+ */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, StringEnum, TabParam } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { CACHE_NAME } from '../../protocol/ids.js';
+import type { Recording, Replay, Step } from '../../storage/records.js';
+import { notFound } from '../records/recorder.js';
+import { scriptJson, scriptTypescript } from '../records/script.js';
+import type { ResponseBuilder } from './response.js';
+import { inline } from './response.js';
+
+const RecordingId = (description: string) => Type.String({ pattern: '^rec_[0-9a-f]{16}$', description });
+const CacheNameParam = Type.String({ pattern: CACHE_NAME.source, description: 'A response cache name: letters, digits, ".", "_", "-" (1-64).' });
+const MAX_WAIT_S = 60;
+
+function describe(out: ResponseBuilder, rec: Recording) {
+  out.set('id', rec.id).set('recording', rec);
+  const extras = [rec.cacheName ? `cache "${rec.cacheName}"` : '', rec.videoFile ? `video in your files as ${rec.videoFile}` : '', rec.note ? inline(rec.note) : ''].filter(Boolean);
+  out.text(`Recording ${rec.id}${rec.name ? ` (${inline(rec.name)})` : ''} of tab ${rec.tab}: ${rec.state}${rec.stopReason ? ` (${rec.stopReason})` : ''}, ${rec.steps} step(s), started at ${inline(rec.startUrl)}${extras.length ? `; ${extras.join('; ')}` : ''}.`);
+}
+
+function stepLine(s: Step): string {
+  const target = Object.entries(s.locators).map(([k, l]) => `${k} → ${l.css}${l.role ? ` (${l.role}${l.name ? ` "${l.name}"` : ''})` : ''}`).join('; ');
+  return `${s.seq}. ${s.tool} ${JSON.stringify(s.args)} ${s.outcome}${s.message ? ` (${s.message})` : ''} ${s.ms} ms at ${s.url}${target ? ` — ${target}` : ''}`;
+}
+
+function describeReplay(out: ResponseBuilder, r: Replay) {
+  out.set('id', r.id).set('state', r.state).set('replay', r);
+  const failed = r.steps.filter((s) => !s.skipped && s.outcome !== 'ok').length;
+  out.text(`Replay ${r.id} of ${r.recording}: ${r.state}, ${r.steps.length} step(s) run${failed ? `, ${failed} failed` : ''}${r.tab ? ` in tab ${r.tab}` : ''}${r.cache !== 'off' ? `, cache ${r.cache} "${r.cacheName}"` : ''}${r.error ? ` — ${inline(r.error)}` : ''}.`);
+  if (r.steps.length) out.page(`replay ${r.id} steps`, r.steps.map((s) => `${s.seq}. ${s.tool}: ${s.skipped ? 'skipped' : s.outcome}${s.message ? ` (${s.message})` : ''} ${s.ms} ms`).join('\n'));
+}
+
+export const recordTools = [
+  defineTool({
+    name: 'browser_record',
+    title: 'Record tool calls on a tab',
+    description:
+      'action start (default) records every tool call on a tab as a step (tool, arguments without vault values, a CSS locator beside each ref, URL, duration, outcome, a JPEG after it) until stop, 500 steps or 30 minutes. cache record also stores the pages\' GET responses under cacheName (default the recording id) for browser_replay; video true adds a WebM of the tab to your files. list, get (with step: that step\'s JPEG), stop and delete take the id. Replay with browser_replay, script with browser_record_script.',
+    input: params({
+      action: Type.Optional(StringEnum(['start', 'stop', 'list', 'get', 'delete'], { description: 'Default start.' })),
+      tab: TabParam,
+      id: Type.Optional(RecordingId('The recording (rec_ and 16 hex digits), for stop, get and delete.')),
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A name for the recording (start).' })),
+      video: Type.Optional(Type.Boolean({ description: 'Also make a WebM video of the tab (start). Default false.' })),
+      cache: Type.Optional(StringEnum(['off', 'record'], { description: 'record: keep the GET responses the tab receives, for a replay from the cache (start). Default off.' })),
+      cacheName: Type.Optional(CacheNameParam),
+      step: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'With get: show this step\'s screenshot.' })),
+    }),
+    effect: 'read',
+    openWorld: false,
+    check(args) {
+      const action = args.action ?? 'start';
+      const field = (name: string, why: string) => new BrowserdError('validation_error', `${name}: ${why}`, { next: 'See browser_record\'s input schema: start takes tab, name, video, cache, cacheName; stop, get and delete take id.' });
+      if (action === 'start') {
+        if (args.id !== undefined) throw field('id', 'start makes a new recording; id goes with stop, get and delete');
+        if (args.cacheName !== undefined && args.cache !== 'record') throw field('cacheName', 'goes with cache: "record"');
+      } else {
+        for (const k of ['name', 'video', 'cache', 'cacheName'] as const) if (args[k] !== undefined) throw field(k, `only start takes it, not ${action}`);
+        if (action !== 'list' && !args.id) throw field('id', `${action} needs the recording id`);
+        if (action === 'list' && args.id) throw field('id', 'list takes no id');
+      }
+      if (args.step !== undefined && action !== 'get') throw field('step', 'goes with action get');
+    },
+    async handle(ctx, args, out) {
+      const records = ctx.env.records;
+      const user = ctx.user.id;
+      const action = args.action ?? 'start';
+      if (action === 'start') {
+        const rec = await records.recorder.start(ctx, args);
+        describe(out, rec);
+        out.text(`Every tool call on ${rec.tab} is a step until browser_record {"action": "stop", "id": "${rec.id}"}.`);
+        return;
+      }
+      if (action === 'list') {
+        const all = records.store.list(user);
+        out.set('recordings', all);
+        out.text(all.length ? `${all.length} recording(s):` : 'No recordings.');
+        for (const r of all) out.text(`${r.id}${r.name ? ` (${inline(r.name)})` : ''}: ${r.state}, ${r.steps} step(s), tab ${r.tab}, ${r.createdAt}`);
+        return;
+      }
+      const known = records.store.get(user, args.id!);
+      if (!known) throw notFound(args.id!);
+      if (action === 'stop') return describe(out, await records.recorder.stop(user, known.id, 'stop'));
+      if (action === 'delete') {
+        if (known.state === 'recording') await records.recorder.stop(user, known.id, 'stop');
+        await records.store.delete(user, known.id);
+        out.set('id', known.id).set('deleted', true);
+        out.text(`Deleted recording ${known.id} and its steps${known.videoFile ? ` (the video ${known.videoFile} stays in your files)` : ''}.`);
+        return;
+      }
+      describe(out, known);
+      const steps = records.store.steps(user, known.id);
+      out.set('steps', steps);
+      if (steps.length) out.page(`recording ${known.id} steps`, steps.map(stepLine).join('\n'));
+      if (args.step !== undefined) {
+        const jpeg = records.store.screenshot(user, known.id, args.step);
+        if (!jpeg) throw new BrowserdError('not_found', `recording ${known.id} has no screenshot for step ${args.step}`, { next: `Its steps are 1-${known.steps}.` });
+        out.image(jpeg.toString('base64'), 'image/jpeg');
+      }
+    },
+  }),
+  defineTool({
+    name: 'browser_record_script',
+    title: 'A recording as a script',
+    description:
+      'A recording as a runnable Node script (format typescript, the default: run with npx tsx, BROWSERD_URL and BROWSERD_TOKEN set) that calls /v1/tools/* through @browserd/client, one commented block per step naming tool, element and value, finding each element again by its CSS locator; or format json, the same plan as data.',
+    input: params({
+      id: RecordingId('The recording (rec_ and 16 hex digits).'),
+      format: Type.Optional(StringEnum(['typescript', 'json'], { description: 'Default typescript.' })),
+    }),
+    effect: 'read',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const rec = ctx.env.records.store.get(ctx.user.id, args.id);
+      if (!rec) throw notFound(args.id);
+      const steps = ctx.env.records.store.steps(ctx.user.id, rec.id);
+      const format = args.format ?? 'typescript';
+      const script = format === 'json' ? JSON.stringify(scriptJson(rec, steps), null, 2) : scriptTypescript(rec, steps);
+      out.set('id', rec.id).set('format', format).set('script', script);
+      out.text(`Recording ${rec.id} as ${format === 'json' ? 'a JSON plan' : 'a TypeScript script (npx tsx; BROWSERD_URL and BROWSERD_TOKEN from the environment)'}, ${steps.length} step(s)${rec.state === 'recording' ? ' so far' : ''}:`);
+      // Built from page text (element names, locators, URLs): fenced like any page text.
+      out.page(`script for ${rec.id}`, script);
+    },
+  }),
+  defineTool({
+    name: 'browser_replay',
+    title: 'Replay a recording',
+    description:
+      'Runs a stopped recording again in the background, in a new tab of the recorded mode, finding each step\'s element by its locator, and answers the replay id (rpl_…) at once; follow it with browser_replay_wait. cache replay answers GETs from the recording\'s stored responses (cacheName, default the recording\'s) and goes to the site for the rest; replay-strict never touches the network (a missing response or any write fails). Default off.',
+    input: params({
+      id: RecordingId('The recording to replay (rec_ and 16 hex digits).'),
+      cache: Type.Optional(StringEnum(['off', 'replay', 'replay-strict'], { description: 'Default off.' })),
+      cacheName: Type.Optional(CacheNameParam),
+    }),
+    effect: 'write',
+    openWorld: true,
+    check(args) {
+      if (args.cacheName !== undefined && (args.cache ?? 'off') === 'off') throw new BrowserdError('validation_error', 'cacheName: goes with cache "replay" or "replay-strict"', { next: 'Add cache, or leave cacheName out.' });
+    },
+    async handle(ctx, args, out) {
+      const records = ctx.env.records;
+      const rec = records.store.get(ctx.user.id, args.id);
+      if (!rec) throw notFound(args.id);
+      if (rec.state === 'recording') throw new BrowserdError('validation_error', `id: recording ${rec.id} is still recording`, { next: `Stop it first: browser_record {"action": "stop", "id": "${rec.id}"}.` });
+      const cache = args.cache ?? 'off';
+      if (cache !== 'off' && !args.cacheName && !rec.cacheName) {
+        throw new BrowserdError('validation_error', `cacheName: recording ${rec.id} kept no responses, so a cached replay needs a cacheName`, { next: 'Pass cacheName, or record with cache: "record".' });
+      }
+      const r = await records.replayer.start(ctx.user, rec, cache, args.cacheName);
+      describeReplay(out, r);
+      out.text(`Follow it with browser_replay_wait {"id": "${r.id}"}.`);
+    },
+  }),
+  defineTool({
+    name: 'browser_replay_wait',
+    title: 'Wait for a replay',
+    description: 'A replay\'s state (queued, running, done, failed), waiting while it is queued or running for up to timeoutS seconds (0-60, default 50), then the report of each step: outcome and duration.',
+    input: params({
+      id: Type.String({ pattern: '^rpl_[0-9a-f]{16}$', description: 'The replay id browser_replay answered (rpl_ and 16 hex digits).' }),
+      timeoutS: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_S, description: 'Seconds to wait, 0-60. Default 50.' })),
+    }),
+    effect: 'read',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const r = await ctx.env.records.replayer.wait(ctx.user.id, args.id, (args.timeoutS ?? 50) * 1000, ctx.signal);
+      if (!r) throw new BrowserdError('not_found', `no replay ${args.id}`, { next: 'Start one with browser_replay; its answer has the id.' });
+      describeReplay(out, r);
+    },
+  }),
+];

@@ -1,0 +1,177 @@
+/**
+ * Recordings (tool calls on one tab, each a step with its JPEG) and their replays, durable in LMDB. Every key
+ * starts with a kind letter and the owner's id (from the caller, never from client input), so one user's rows
+ * can never answer another's lookup. Key spaces of the one `records` database:
+ *   r <user> <rec id>            -> Recording
+ *   s <user> <rec id> <seq>      -> Step (seq zero-padded: steps come back in order)
+ *   j <user> <rec id> <seq>      -> the step's JPEG bytes (apart from the step, so listing steps reads no images)
+ *   p <user> <rpl id>            -> Replay
+ */
+import { randomBytes } from 'node:crypto';
+import type { Db } from './db.js';
+
+export type RecordingState = 'recording' | 'stopped';
+export type CacheUse = 'off' | 'record';
+
+export interface Recording {
+  id: string;
+  user: string;
+  name?: string;
+  state: RecordingState;
+  /** The recorded tab and what a replay needs to open one like it. */
+  tab: string;
+  mode: 'read' | 'act';
+  profile?: string;
+  context?: string;
+  /** Where the tab was when recording started: a replay starts there. */
+  startUrl: string;
+  cache: CacheUse;
+  /** The response cache this recording filled (cache record), and a replay's default. */
+  cacheName?: string;
+  video: boolean;
+  /** The WebM in the user's files, once stopped (video: true). */
+  videoFile?: string;
+  steps: number;
+  createdAt: string;
+  stoppedAt?: string;
+  /** Why it stopped: stop, step_limit, time_limit, restart, tab_closed; plus what went wrong with the video. */
+  stopReason?: string;
+  note?: string;
+}
+
+/** A stable way back to an element a step used by ref (see daemon/records/locator.ts). */
+export interface Locator {
+  css: string;
+  /** Accessible role and name at record time: for people reading the script, not for finding. */
+  role?: string;
+  name?: string;
+}
+
+export interface Step {
+  seq: number;
+  tool: string;
+  /** The arguments as called, with any vault value or filled code replaced by "[secret]". */
+  args: Record<string, unknown>;
+  /** One locator per ref argument: `ref`, `fromRef`, `toRef`, `fields.<ref>`. Absent when none could be made. */
+  locators: Record<string, Locator>;
+  url: string;
+  at: string;
+  ms: number;
+  /** ok, or the error code the call answered. */
+  outcome: string;
+  message?: string;
+  screenshot: boolean;
+}
+
+export type ReplayState = 'queued' | 'running' | 'done' | 'failed';
+
+export interface ReplayStepResult {
+  seq: number;
+  tool: string;
+  outcome: string;
+  message?: string;
+  ms: number;
+  /** Steps that failed while recording are not repeated. */
+  skipped?: boolean;
+}
+
+export interface Replay {
+  id: string;
+  user: string;
+  recording: string;
+  cache: 'off' | 'replay' | 'replay-strict';
+  cacheName?: string;
+  state: ReplayState;
+  tab?: string;
+  steps: ReplayStepResult[];
+  createdAt: string;
+  finishedAt?: string;
+  error?: string;
+}
+
+const SEP = '\u0000';
+const pad = (n: number) => String(n).padStart(5, '0');
+const newId = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
+
+export class RecordStore {
+  constructor(private db: Db) {}
+
+  private recKey = (user: string, id: string) => `r${SEP}${user}${SEP}${id}`;
+  private stepKey = (user: string, id: string, seq: number) => `s${SEP}${user}${SEP}${id}${SEP}${pad(seq)}`;
+  private shotKey = (user: string, id: string, seq: number) => `j${SEP}${user}${SEP}${id}${SEP}${pad(seq)}`;
+  private replayKey = (user: string, id: string) => `p${SEP}${user}${SEP}${id}`;
+
+  newRecordingId = () => newId('rec');
+  newReplayId = () => newId('rpl');
+
+  get(user: string, id: string): Recording | undefined {
+    return this.db.records.get(this.recKey(user, id)) as Recording | undefined;
+  }
+
+  /** One user's recordings, newest first. */
+  list(user: string): Recording[] {
+    const out: Recording[] = [];
+    for (const { value } of this.db.records.getRange({ start: `r${SEP}${user}${SEP}`, end: `r${SEP}${user}\u0001` })) out.push(value as Recording);
+    return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+  }
+
+  /** Every user's recordings still marked recording (a restart ends them). */
+  *unfinished(): Generator<Recording> {
+    for (const { value } of this.db.records.getRange({ start: `r${SEP}`, end: `r\u0001` })) if ((value as Recording).state === 'recording') yield value as Recording;
+  }
+
+  async put(rec: Recording): Promise<void> {
+    await this.db.records.put(this.recKey(rec.user, rec.id), rec);
+    await this.db.flushed();
+  }
+
+  /** A step, its JPEG and the recording's new count, in one transaction. */
+  async addStep(rec: Recording, step: Step, jpeg?: Buffer): Promise<void> {
+    await this.db.root.transaction(() => {
+      this.db.records.put(this.stepKey(rec.user, rec.id, step.seq), step);
+      if (jpeg) this.db.records.put(this.shotKey(rec.user, rec.id, step.seq), jpeg);
+      this.db.records.put(this.recKey(rec.user, rec.id), rec);
+    });
+  }
+
+  steps(user: string, id: string): Step[] {
+    const out: Step[] = [];
+    for (const { value } of this.db.records.getRange({ start: `s${SEP}${user}${SEP}${id}${SEP}`, end: `s${SEP}${user}${SEP}${id}\u0001` })) out.push(value as Step);
+    return out;
+  }
+
+  screenshot(user: string, id: string, seq: number): Buffer | undefined {
+    const v = this.db.records.get(this.shotKey(user, id, seq));
+    return v ? Buffer.from(v as Uint8Array) : undefined;
+  }
+
+  /** The recording, its steps and screenshots; its replays stay (they are their own records). */
+  async delete(user: string, id: string): Promise<boolean> {
+    if (!this.get(user, id)) return false;
+    await this.db.root.transaction(() => {
+      this.db.records.remove(this.recKey(user, id));
+      for (const k of ['s', 'j']) {
+        for (const key of this.db.records.getKeys({ start: `${k}${SEP}${user}${SEP}${id}${SEP}`, end: `${k}${SEP}${user}${SEP}${id}\u0001` })) this.db.records.remove(key as string);
+      }
+    });
+    await this.db.flushed();
+    return true;
+  }
+
+  getReplay(user: string, id: string): Replay | undefined {
+    return this.db.records.get(this.replayKey(user, id)) as Replay | undefined;
+  }
+
+  async putReplay(r: Replay): Promise<void> {
+    await this.db.records.put(this.replayKey(r.user, r.id), r);
+    await this.db.flushed();
+  }
+
+  /** Every user's replays that were queued or running (a restart fails them). */
+  *unfinishedReplays(): Generator<Replay> {
+    for (const { value } of this.db.records.getRange({ start: `p${SEP}`, end: `p\u0001` })) {
+      const r = value as Replay;
+      if (r.state === 'queued' || r.state === 'running') yield r;
+    }
+  }
+}
