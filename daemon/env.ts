@@ -23,6 +23,7 @@ import type { ResponseCacheStore } from '../storage/response-cache.js';
 import type { SiteMemoryStore } from '../storage/site-memory.js';
 import type { ModelUsageStore } from '../storage/model-usage.js';
 import type { WebhookReceivers, Webhooks } from './webhooks/events.js';
+import type { MonitorService } from './monitors/service.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -64,6 +65,8 @@ export interface DaemonEnv {
   webhooks: Webhooks;
   /** Webhook receivers for the REST routes: register (secret shown once), list, delete, deliveries. */
   webhookReceivers: WebhookReceivers;
+  /** Page monitors: stored in LMDB, run on their cron schedules by one timer (browser_monitor). */
+  monitors: MonitorService;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

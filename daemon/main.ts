@@ -44,6 +44,7 @@ import { checkModelConfig } from './models/catalog.js';
 import { WebhookStore } from '../storage/webhooks.js';
 import { WebhookService } from './webhooks/service.js';
 import { handoffEventData, downloadEventData } from './webhooks/sources.js';
+import { MonitorService } from './monitors/service.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -131,6 +132,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     modelUsage: new ModelUsageStore(db),
     webhooks,
     webhookReceivers: webhooks,
+    monitors: new MonitorService(db, () => env),
     log,
     deniedPorts,
     baseUrl,
@@ -154,6 +156,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   env.crawls.resumeAll();
   // Rows that came due while the daemon was down (or were in flight at a kill) go out now.
   webhooks.start();
+  // Monitors whose run fell while the daemon was down run once now; the rest wait for their next run.
+  env.monitors.start();
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
   log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: cfg.maxBrowsers }, 'browserd listening');
   let stopping: Promise<void> | undefined;
@@ -174,6 +178,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
             await app.mcp.closeAll();
             // No new crawl page starts; pages in flight finish while the browsers are still there.
             await env.crawls.close();
+            // No new check starts; checks in flight finish (and emit) while browsers and webhooks are up.
+            await env.monitors.stop();
             env.live.close();
             await env.cdpSessions.closeAll();
             await pool.closeAll();

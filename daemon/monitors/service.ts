@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DaemonEnv } from '../env.js';
+import type { Db } from '../../storage/db.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { MAX_MONITORS_PER_USER, MonitorStore, type Baseline, type CheckRecord, type MonitorRecord, type MonitorSpec } from '../../storage/monitors.js';
 import { parseCronRule, type CronRule } from './cron-rule.js';
@@ -59,8 +60,9 @@ export class MonitorService {
   private readonly clock: Clock;
   private readonly capture: CaptureFn;
 
-  constructor(private env: () => DaemonEnv, opts: MonitorServiceOptions = {}) {
-    this.store = new MonitorStore(env().db);
+  /** env is read at each check, not here: the service is built while the env it belongs to is. */
+  constructor(db: Db, private env: () => DaemonEnv, opts: MonitorServiceOptions = {}) {
+    this.store = new MonitorStore(db);
     this.clock = opts.clock ?? systemClock;
     this.capture = opts.capture ?? captureInBrowser;
     this.scheduler = new MonitorScheduler({

@@ -29,6 +29,7 @@ import { captureTools } from './capture.js';
 import { harTools } from './har.js';
 import { apiCallTools } from './api-call.js';
 import { apiMapTools } from './api-map.js';
+import { monitorTools } from './monitor.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -60,6 +61,7 @@ const ALL: ToolDef<any>[] = [
   ...harTools,
   ...apiCallTools,
   ...apiMapTools,
+  ...monitorTools,
 ];
 
 /**
