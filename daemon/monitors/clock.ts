@@ -51,6 +51,12 @@ export class ManualClock implements Clock {
     this.t = Math.max(this.t, to);
   }
 
+  /** Jumps to `to` first, then fires what is due, late: a machine that slept (suspend) or a stalled loop. */
+  jumpTo(to: number): void {
+    this.t = Math.max(this.t, to);
+    this.advanceTo(to);
+  }
+
   /** Timers still waiting (the scheduler keeps at most one). */
   pending(): number {
     return this.timers.length;

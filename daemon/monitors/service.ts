@@ -71,7 +71,9 @@ export class MonitorService {
       nextAfter: (key, after) => this.rules.get(key)?.nextAfter(new Date(after))?.getTime(),
       run: async (key, scheduledAt) => {
         const { user, id } = splitKey(key);
-        await this.check(user, id, 'schedule', new Date(scheduledAt).toISOString());
+        // The check covers every run up to now: one late by hours (asleep, or missed while down) stands for
+        // all it replaced, so a restart right after it does not run it again.
+        await this.check(user, id, 'schedule', new Date(Math.max(scheduledAt, this.clock.now())).toISOString());
       },
     });
   }
@@ -90,6 +92,11 @@ export class MonitorService {
         if (next !== undefined) this.scheduler.schedule(key, next);
       } else if (due !== undefined) this.scheduler.schedule(key, due);
     }
+  }
+
+  /** Resolves once no check is in flight (tests; shutdown uses stop). */
+  async settled(): Promise<void> {
+    while (this.inFlight.size) await Promise.allSettled([...this.inFlight.values()]);
   }
 
   /** No new check starts; waits for the running ones (their browsers are still up). */
