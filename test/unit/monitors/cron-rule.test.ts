@@ -1,12 +1,12 @@
 /** Cron rules: what is accepted, what is refused (lists and ranges too), zones and their offsets. */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { parseCronRule } from '../../../daemon/monitors/cron-rule.js';
 import { isoInZone } from '../../../daemon/monitors/zone-time.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 
 const NOW = new Date('2026-03-28T12:00:00Z');
 
-function refusal(t: Tap.Test, cron: string, tz = 'UTC'): BrowserdError | undefined {
+function refusal(t: Test, cron: string, tz = 'UTC'): BrowserdError | undefined {
   try {
     parseCronRule(cron, tz, { now: NOW });
     return undefined;

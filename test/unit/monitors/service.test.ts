@@ -3,7 +3,7 @@
  * switches: baseline first, an event only on a change, ignore, failed loads keep the baseline, checks order,
  * filter, limit and cap, other users, the per-user cap, and runs missed while the daemon was down run once.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ const spec = (over: Partial<MonitorSpec> = {}): MonitorSpec => ({ url: 'http://s
 
 interface Rig { db: Db; dir: string; clock: ManualClock; page: { text: string; fail?: string }; events: { user: string; type: string; data: any }[]; captures: string[]; service(): MonitorService }
 
-function rig(t: Tap.Test): Rig {
+function rig(t: Test): Rig {
   const dir = mkdtempSync(join(tmpdir(), 'browserd-monitors-'));
   const db = openDb(dir);
   const r: Rig = {
