@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: every benchmark in sequence, each printing its own table, after a note of the machine.
  * `--only NAME` (overhead, snapshot-size, cold-start, read, query, page-load, isolation, crawl, docs, downloads,
- * traffic) runs one (downloads: the daemon's memory while a 500 MB page download is stored; traffic: page load
- * with browser_har recording off and on and against Playwright's recordHar, a 5,000-entry recording's memory).
+ * traffic, webhooks) runs one (downloads: the daemon's memory while a 500 MB page download is stored; traffic: page load
+ * with browser_har recording off and on and against Playwright's recordHar, a 5,000-entry recording's memory; webhooks: outbox
+ * events/s against a bare standardwebhooks + fetch sender, and 100,000 rows pending while the receiver is down).
  * Benchmarks print numbers and never assert times; the exit code is non-zero only when a benchmark could not run at all.
  */
 import { machineLines, now } from './lib.js';
@@ -19,6 +20,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   docs: () => import('./docs.js'),
   downloads: () => import('./downloads.js'),
   traffic: () => import('./traffic.js'),
+  webhooks: () => import('./webhooks.js'),
 };
 
 function parseOnly(argv: string[]): string[] {

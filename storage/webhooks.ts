@@ -2,7 +2,7 @@
  * Webhook receivers and their durable outbox, in LMDB. A receiver's signing secret is sealed under the vault key
  * and bound to its user and id, so no listing can carry it and a record moved to another user fails to open.
  * The outbox holds one row per event and receiver with the exact body bytes that go out on every attempt, and a
- * due index (`user\0receiver\0nextAt\0row`) so the sender reads only what is due, receiver by receiver, in order.
+ * due index (`user/receiver/nextAt/row`) so the sender reads only what is due, receiver by receiver, in order.
  * Every key starts with the owner's id (the server builds it from the caller), so another user's receiver or row
  * is simply not there.
  */
@@ -51,7 +51,9 @@ export interface OutboxRow {
 
 export const HISTORY_KEPT = 20;
 
-const SEP = '\u0000';
+// Not \u0000: lmdb's ordered-binary keys read a string with NUL in it back as an array, which breaks ranges.
+// '/' is in no user name or id, and sorts after '.', '-' and '_', so `user/` ranges hold one user's keys only.
+const SEP = '/';
 const pad = (n: number) => String(Math.max(0, Math.floor(n))).padStart(15, '0');
 const receiverKey = (user: string, id: string) => `${user}${SEP}${id}`;
 const rowPrefix = (user: string, receiver: string) => `${user}${SEP}${receiver}${SEP}`;
@@ -90,7 +92,7 @@ export class WebhookStore {
   /** One user's receivers, oldest first; never their secrets. */
   receivers(user: string): ReceiverInfo[] {
     const out: ReceiverInfo[] = [];
-    for (const { value } of this.db.webhooks.getRange({ start: `${user}${SEP}`, end: `${user}\u0001` })) out.push(this.shown(value as ReceiverRecord));
+    for (const { value } of this.db.webhooks.getRange({ start: `${user}${SEP}`, end: after(`${user}${SEP}`) })) out.push(this.shown(value as ReceiverRecord));
     return out.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
   }
 
