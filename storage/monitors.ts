@@ -137,6 +137,7 @@ export class MonitorStore {
    */
   async addCheck(user: string, id: string, check: Omit<CheckRecord, 'seq'>, opts: { baseline?: Baseline; scheduledFor?: string } = {}): Promise<CheckRecord | undefined> {
     let stored: CheckRecord | undefined;
+    // Asynchronous: the write thread commits the checks of many monitors that finish together in one go.
     await this.db.root.transaction(() => {
       const rec = this.get(user, id);
       if (!rec) return;

@@ -54,7 +54,9 @@ const splitKey = (key: string) => {
 export class MonitorService {
   readonly store: MonitorStore;
   private scheduler: MonitorScheduler;
+  /** Each monitor's rule; monitors with the same cron and zone share one (a croner job holds a zone formatter). */
   private rules = new Map<string, CronRule>();
+  private sharedRules = new Map<string, { rule: CronRule; users: number }>();
   /** The check in flight per monitor, so checks of one monitor run one after another. */
   private inFlight = new Map<string, Promise<unknown>>();
   private readonly clock: Clock;
@@ -73,7 +75,9 @@ export class MonitorService {
         const { user, id } = splitKey(key);
         // The check covers every run up to now: one late by hours (asleep, or missed while down) stands for
         // all it replaced, so a restart right after it does not run it again.
-        await this.check(user, id, 'schedule', new Date(Math.max(scheduledAt, this.clock.now())).toISOString());
+        // The queue's slot bounds tabs, so it is free once the page is captured; comparing and storing go on
+        // beside the next checks (and the store commits many of them together).
+        await this.check(user, id, 'schedule', new Date(Math.max(scheduledAt, this.clock.now())).toISOString()).captured;
       },
     });
   }
@@ -83,8 +87,7 @@ export class MonitorService {
     const now = this.clock.now();
     for (const rec of this.store.all()) {
       const key = keyOf(rec.user, rec.id);
-      const rule = parseCronRule(rec.cron, rec.timezone, { checkGap: false, now: new Date(now) });
-      this.rules.set(key, rule);
+      const rule = this.useRule(key, rec.cron, rec.timezone, () => parseCronRule(rec.cron, rec.timezone, { checkGap: false, now: new Date(now) }));
       const due = rule.nextAfter(new Date(rec.scheduledFrom))?.getTime();
       if (due !== undefined && due <= now) {
         this.scheduler.runSoon(key, due);
@@ -121,8 +124,7 @@ export class MonitorService {
       throw new BrowserdError('refused', `you already have ${MAX_MONITORS_PER_USER} monitors, the most one user may`, { next: 'Delete one you no longer need (browser_monitor action "delete") and create again.' });
     }
     const key = keyOf(user, rec.id);
-    this.rules.set(key, rule);
-    const next = rule.nextAfter(now);
+    const next = this.useRule(key, rule.cron, rule.timezone, () => rule).nextAfter(now);
     if (next) this.scheduler.schedule(key, next.getTime());
     return this.view(rec);
   }
@@ -145,16 +147,34 @@ export class MonitorService {
     this.record(user, id);
     const key = keyOf(user, id);
     this.scheduler.remove(key);
-    this.rules.delete(key);
+    this.dropRule(key);
     await this.store.delete(user, id);
   }
 
   /** Checks now (after any check of it in flight) and answers the stored check. */
   async run(user: string, id: string): Promise<CheckRecord & { comparison?: Comparison }> {
     this.record(user, id);
-    const r = await this.check(user, id, 'run');
+    const r = await this.check(user, id, 'run').result;
     if (!r) throw this.notFound(id);
     return r;
+  }
+
+  private useRule(key: string, cron: string, timezone: string, make: () => CronRule): CronRule {
+    const text = `${timezone} ${cron}`;
+    let shared = this.sharedRules.get(text);
+    if (!shared) this.sharedRules.set(text, (shared = { rule: make(), users: 0 }));
+    shared.users++;
+    this.rules.set(key, shared.rule);
+    return shared.rule;
+  }
+
+  private dropRule(key: string) {
+    const rule = this.rules.get(key);
+    if (!rule) return;
+    this.rules.delete(key);
+    const text = `${rule.timezone} ${rule.cron}`;
+    const shared = this.sharedRules.get(text);
+    if (shared && --shared.users <= 0) this.sharedRules.delete(text);
   }
 
   private record(user: string, id: string): MonitorRecord {
@@ -185,19 +205,26 @@ export class MonitorService {
     };
   }
 
-  /** One check, queued behind the monitor's check in flight. */
-  private check(user: string, id: string, trigger: CheckRecord['trigger'], scheduledFor?: string): Promise<(CheckRecord & { comparison?: Comparison }) | undefined> {
+  /** One check, queued behind the monitor's check in flight; `captured` settles once its tab is closed. */
+  private check(user: string, id: string, trigger: CheckRecord['trigger'], scheduledFor?: string): { captured: Promise<void>; result: Promise<(CheckRecord & { comparison?: Comparison }) | undefined> } {
     const key = keyOf(user, id);
+    let markCaptured!: () => void;
+    const captured = new Promise<void>((r) => (markCaptured = r));
     const before = this.inFlight.get(key) ?? Promise.resolve();
-    const mine = before.catch(() => undefined).then(() => this.checkOnce(user, id, trigger, scheduledFor));
-    this.inFlight.set(key, mine);
-    void mine.finally(() => {
-      if (this.inFlight.get(key) === mine) this.inFlight.delete(key);
-    }).catch(() => undefined);
-    return mine;
+    const result = before
+      .catch(() => undefined)
+      .then(() => this.checkOnce(user, id, trigger, scheduledFor, markCaptured))
+      .finally(markCaptured);
+    this.inFlight.set(key, result);
+    void result
+      .finally(() => {
+        if (this.inFlight.get(key) === result) this.inFlight.delete(key);
+      })
+      .catch(() => undefined);
+    return { captured, result };
   }
 
-  private async checkOnce(user: string, id: string, trigger: CheckRecord['trigger'], scheduledFor?: string): Promise<(CheckRecord & { comparison?: Comparison }) | undefined> {
+  private async checkOnce(user: string, id: string, trigger: CheckRecord['trigger'], scheduledFor: string | undefined, captured: () => void): Promise<(CheckRecord & { comparison?: Comparison }) | undefined> {
     const rec = this.store.get(user, id);
     if (!rec) return undefined;
     const env = this.env();
@@ -205,7 +232,9 @@ export class MonitorService {
     let current: Baseline;
     try {
       current = await this.capture(env, user, rec);
+      captured();
     } catch (e) {
+      captured();
       // A failed load is a check of its own; the baseline stays what it was.
       const summary = e instanceof Error ? e.message : String(e);
       return this.store.addCheck(user, id, { at, changed: false, status: 'failed', summary, trigger }, { scheduledFor });
