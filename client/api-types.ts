@@ -2827,6 +2827,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tools/browser_monitor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Watch pages on a schedule
+         * @description Watches a page on a cron schedule, signed in as you (a hidden read-only tab of your profile: your cookies go along, the page can never write), and fires the monitor.changed webhook when it changes. action create (url, cron: five fields or @hourly/@daily, at least 5 minutes apart; timezone IANA, default UTC; compare text|snapshot|screenshot, default text; selector to watch one element; ignore: up to 20 regexes of lines to leave out (text, snapshot); threshold: share of pixels 0-1, default 0.01 (screenshot); name), list (default), get, checks (newest first; changedOnly), run (check now and answer the result), delete. The first check records the baseline and is never a change; a page that fails to load is a failed check and the baseline stays.
+         */
+        post: operations["browser_monitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/profiles": {
         parameters: {
             query?: never;
@@ -16464,6 +16484,163 @@ export interface operations {
                     id: string;
                     /** @description Seconds to wait, 0-60. Default 50. */
                     timeoutS?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_error: the method is not served on this path (see Allow) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    browser_monitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description What to do. Default list.
+                     * @default list
+                     * @enum {string}
+                     */
+                    action?: "create" | "list" | "get" | "checks" | "run" | "delete";
+                    /** @description The monitor (mon_ and 16 hex digits): get, checks, run, delete. */
+                    id?: string;
+                    /** @description create: the http(s) page to watch. */
+                    url?: string;
+                    /** @description create: five cron fields (minute hour day month weekday) or @hourly / @daily; runs at least 5 minutes apart. */
+                    cron?: string;
+                    /** @description create: the IANA zone the cron is read in. Default UTC. */
+                    timezone?: string;
+                    /**
+                     * @description create: what is compared: the visible text, the accessibility snapshot, or a picture. Default text.
+                     * @enum {string}
+                     */
+                    compare?: "text" | "snapshot" | "screenshot";
+                    /** @description create: a CSS selector; only its first match is watched. */
+                    selector?: string;
+                    /** @description create, screenshot only: the share of pixels (0-1) that must differ to count as a change. Default 0.01. */
+                    threshold?: number;
+                    /** @description create, text and snapshot: regular expressions; lines matching any are left out before comparing (timestamps, counters). */
+                    ignore?: string[];
+                    /** @description create: a name for you to recognise it. */
+                    name?: string;
+                    /** @description checks: only checks that found a change. Default false. */
+                    changedOnly?: boolean;
+                    /** @description list, checks: how many, 1-50. Default 10. */
+                    limit?: number;
                 };
             };
         };

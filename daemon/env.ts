@@ -28,6 +28,7 @@ import type { ExtractorStore } from '../storage/extractors.js';
 import type { ActionCacheStore } from '../storage/action-cache.js';
 import type { WebhookReceivers, Webhooks } from './webhooks/events.js';
 import type { Records } from './records/index.js';
+import type { MonitorService } from './monitors/service.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -79,6 +80,8 @@ export interface DaemonEnv {
   webhookReceivers: WebhookReceivers;
   /** Recordings of tool calls on a tab and their background replays. */
   records: Records;
+  /** Page monitors: stored in LMDB, run on their cron schedules by one timer (browser_monitor). */
+  monitors: MonitorService;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

@@ -49,6 +49,7 @@ import { WebhookStore } from '../storage/webhooks.js';
 import { WebhookService } from './webhooks/service.js';
 import { handoffEventData, downloadEventData } from './webhooks/sources.js';
 import { Records } from './records/index.js';
+import { MonitorService } from './monitors/service.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -141,6 +142,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     webhooks,
     webhookReceivers: webhooks,
     records: new Records(db, () => env),
+    monitors: new MonitorService(db, () => env),
     log,
     deniedPorts,
     baseUrl,
@@ -168,6 +170,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   await env.records.start();
   // Rows that came due while the daemon was down (or were in flight at a kill) go out now.
   webhooks.start();
+  // Monitors whose run fell while the daemon was down run once now; the rest wait for their next run.
+  env.monitors.start();
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
   log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: cfg.maxBrowsers }, 'browserd listening');
   let stopping: Promise<void> | undefined;
@@ -193,6 +197,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
             // No new crawl page starts; pages in flight finish while the browsers are still there.
             await env.crawls.close();
             await env.records.close();
+            // No new check starts; checks in flight finish (and emit) while browsers and webhooks are up.
+            await env.monitors.stop();
             env.live.close();
             await env.cdpSessions.closeAll();
             await pool.closeAll();

@@ -35,3 +35,5 @@ export const WEBHOOK_ID = /^wh_[0-9a-f]{16}$/;
 export const RECORDING_ID = /^rec_[0-9a-f]{16}$/;
 /** A replay of a recording: `rpl_` and 16 hex digits. */
 export const REPLAY_ID = /^rpl_[0-9a-f]{16}$/;
+/** A page monitor: `mon_` and 16 hex digits. */
+export const MONITOR_ID = /^mon_[0-9a-f]{16}$/;

@@ -33,6 +33,7 @@ import { taskTools } from './tasks.js';
 import { extractorTools } from './extractors.js';
 import { actTools } from './act.js';
 import { recordTools } from './record.js';
+import { monitorTools } from './monitor.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -65,6 +66,7 @@ const ALL: ToolDef<any>[] = [
   ...apiCallTools,
   ...apiMapTools,
   ...recordTools,
+  ...monitorTools,
 ];
 
 /**

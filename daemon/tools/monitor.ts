@@ -1,0 +1,115 @@
+/**
+ * browser_monitor: pages watched on a cron schedule, signed in as the user. One tool with an action, because
+ * a monitor is one record an agent creates once and looks at now and then; the checks run in the daemon
+ * (daemon/monitors/) whether or not anyone is connected, and a change fires the monitor.changed webhook.
+ */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { params, StringEnum } from '../../protocol/params.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { MONITOR_ID } from '../../protocol/ids.js';
+import { checkUrl } from '../net/url-check.js';
+import { monitorSpec, MAX_IGNORE } from '../monitors/spec.js';
+import type { MonitorView } from '../monitors/service.js';
+import type { CheckRecord } from '../../storage/monitors.js';
+import type { ResponseBuilder } from './response.js';
+import { inline } from './response.js';
+
+const ACTIONS = ['create', 'list', 'get', 'checks', 'run', 'delete'] as const;
+type Action = (typeof ACTIONS)[number];
+const CREATE_ONLY = ['url', 'cron', 'timezone', 'compare', 'selector', 'threshold', 'ignore', 'name'] as const;
+const NEEDS_ID: ReadonlySet<Action> = new Set(['get', 'checks', 'run', 'delete']);
+
+function describe(out: ResponseBuilder, m: MonitorView) {
+  const what = `${m.compare}${m.selector ? ` of ${inline(m.selector)}` : ''}`;
+  const last = m.lastCheck ? `; last check ${m.lastCheck.at} ${m.lastCheck.status}${m.lastCheck.changed ? ', changed' : ''}` : '; not checked yet';
+  out.text(`${m.id}${m.name ? ` (${inline(m.name)})` : ''}: ${inline(m.url)} — ${what}, cron "${inline(m.cron)}" in ${m.timezone}, next run ${m.nextRunAt ?? 'none'}${last}`);
+}
+
+function checkLine(c: CheckRecord): string {
+  return `${c.at} ${c.status}${c.status === 'ok' ? (c.changed ? ' CHANGED' : ' unchanged') : ''} (${c.trigger}): ${c.summary}`;
+}
+
+export const monitorTools = [
+  defineTool({
+    name: 'browser_monitor',
+    title: 'Watch pages on a schedule',
+    description:
+      'Watches a page on a cron schedule, signed in as you (a hidden read-only tab of your profile: your cookies go along, the page can never write), and fires the monitor.changed webhook when it changes. action create (url, cron: five fields or @hourly/@daily, at least 5 minutes apart; timezone IANA, default UTC; compare text|snapshot|screenshot, default text; selector to watch one element; ignore: up to 20 regexes of lines to leave out (text, snapshot); threshold: share of pixels 0-1, default 0.01 (screenshot); name), list (default), get, checks (newest first; changedOnly), run (check now and answer the result), delete. The first check records the baseline and is never a change; a page that fails to load is a failed check and the baseline stays.',
+    input: params({
+      action: Type.Optional(StringEnum(ACTIONS, { description: 'What to do. Default list.', default: 'list' })),
+      id: Type.Optional(Type.String({ pattern: MONITOR_ID.source, description: 'The monitor (mon_ and 16 hex digits): get, checks, run, delete.' })),
+      url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'create: the http(s) page to watch.' })),
+      cron: Type.Optional(Type.String({ minLength: 1, maxLength: 120, description: 'create: five cron fields (minute hour day month weekday) or @hourly / @daily; runs at least 5 minutes apart.' })),
+      timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'create: the IANA zone the cron is read in. Default UTC.' })),
+      compare: Type.Optional(StringEnum(['text', 'snapshot', 'screenshot'], { description: 'create: what is compared: the visible text, the accessibility snapshot, or a picture. Default text.' })),
+      selector: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'create: a CSS selector; only its first match is watched.' })),
+      threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'create, screenshot only: the share of pixels (0-1) that must differ to count as a change. Default 0.01.' })),
+      ignore: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: MAX_IGNORE, description: 'create, text and snapshot: regular expressions; lines matching any are left out before comparing (timestamps, counters).' })),
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'create: a name for you to recognise it.' })),
+      changedOnly: Type.Optional(Type.Boolean({ description: 'checks: only checks that found a change. Default false.' })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'list, checks: how many, 1-50. Default 10.' })),
+    }),
+    effect: 'read',
+    needsBrowser: false,
+    check(args) {
+      const action = args.action ?? 'list';
+      if (NEEDS_ID.has(action) && !args.id) throw new BrowserdError('validation_error', `browser_monitor ${action} needs "id"`, { next: 'List your monitors with browser_monitor {"action": "list"} to find the id.' });
+      if (!NEEDS_ID.has(action) && args.id) throw new BrowserdError('validation_error', `"id" is not taken by action ${action}`, { next: 'Leave id out, or use get, checks, run or delete.' });
+      if (action !== 'create') {
+        const stray = CREATE_ONLY.find((k) => args[k] !== undefined);
+        if (stray) throw new BrowserdError('validation_error', `"${stray}" is taken by action create only, not ${action}`, { next: `Leave ${stray} out; to change a monitor, delete it and create it again.` });
+      }
+      if (args.changedOnly !== undefined && action !== 'checks') throw new BrowserdError('validation_error', `"changedOnly" is taken by action checks only, not ${action}`, { next: 'Leave changedOnly out.' });
+      if (args.limit !== undefined && action !== 'list' && action !== 'checks') throw new BrowserdError('validation_error', `"limit" is taken by actions list and checks only, not ${action}`, { next: 'Leave limit out.' });
+    },
+    async handle(ctx, args, out) {
+      const user = ctx.user.id;
+      const monitors = ctx.env.monitors;
+      switch (args.action ?? 'list') {
+        case 'create': {
+          const spec = monitorSpec(args, (u) => checkUrl(u, ctx.env.cfg));
+          const m = await monitors.create(user, spec);
+          out.set('id', m.id).set('monitor', m);
+          out.text(`Created monitor ${m.id}. Its first check records the baseline; run one now with browser_monitor {"action": "run", "id": "${m.id}"}.`);
+          describe(out, m);
+          return;
+        }
+        case 'list': {
+          const { monitors: list, total } = monitors.list(user, args.limit ?? 10);
+          out.set('monitors', list).set('total', total);
+          out.text(total ? `${total} monitor(s)${list.length < total ? `, the first ${list.length} shown (limit up to 50)` : ''}:` : 'No monitors yet; create one with browser_monitor {"action": "create", "url": ..., "cron": "0 * * * *"}.');
+          for (const m of list) describe(out, m);
+          return;
+        }
+        case 'get': {
+          const m = monitors.get(user, args.id!);
+          out.set('id', m.id).set('monitor', m);
+          describe(out, m);
+          return;
+        }
+        case 'checks': {
+          const checks = monitors.checks(user, args.id!, { changedOnly: args.changedOnly ?? false, limit: args.limit ?? 10 });
+          out.set('id', args.id).set('checks', checks.map(({ seq: _seq, ...c }) => c));
+          out.text(checks.length ? `${checks.length} check(s) of ${args.id}, newest first${args.changedOnly ? ', changes only' : ''}:` : `No ${args.changedOnly ? 'changed ' : ''}checks of ${args.id} yet.`);
+          // Summaries quote the page (lines added and removed, its error text): page data, fenced.
+          if (checks.length) out.page(`checks of ${args.id}`, checks.map(checkLine).join('\n'));
+          return;
+        }
+        case 'run': {
+          const { seq: _seq, comparison, ...check } = await monitors.run(user, args.id!);
+          out.set('id', args.id).set('check', { ...check, ...(comparison?.added ? { added: comparison.added, removed: comparison.removed } : {}), ...(comparison?.share !== undefined ? { share: comparison.share } : {}) });
+          out.text(`Checked ${args.id}: ${check.status === 'failed' ? 'the check failed (the baseline is kept)' : check.changed ? 'CHANGED (monitor.changed sent to your webhooks)' : 'no change'}.`);
+          out.page(`check of ${args.id}`, check.summary);
+          return;
+        }
+        case 'delete': {
+          await monitors.delete(user, args.id!);
+          out.set('id', args.id).set('deleted', true);
+          out.text(`Deleted monitor ${args.id} with its checks.`);
+          return;
+        }
+      }
+    },
+  }),
+];
