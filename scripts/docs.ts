@@ -81,6 +81,19 @@ function extractorOperations(): Record<string, Record<string, unknown>> {
   };
 }
 
+/** Model extraction (the tool browser_extract_ai) and questions (the REST-only operation ask). */
+function modelOperations(): Record<string, Record<string, unknown>> {
+  const extract = allTools().find((t) => t.name === 'browser_extract_ai')!;
+  return {
+    'POST /v1/extract': {
+      description: 'Header X-Model-Key: your key for the model\'s provider (else the server\'s). With urls, results holds one {url, ok, data, citations, warnings, usage, error} per address.',
+      requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(extract.input) } } },
+      responses: { '200': { description: 'data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage, model (or results with urls)', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([403, 404, 422, 501, 502, 504]) },
+    },
+    'POST /v1/ask': { ...operationRoute('ask'), description: 'Header X-Model-Key: your key for the model\'s provider (else the server\'s). Answers answer, citations (chunk, quote, url, headingPath, start, end), warnings, usage, model.' },
+  };
+}
+
 /** What a route answers, beyond its summary in the route table; keyed by `METHOD /path`. */
 function operationDetails(): Record<string, Record<string, unknown>> {
   return {
@@ -139,6 +152,7 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /live/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the viewer page (HTML, no-store, frame-ancestors self)', content: { 'text/html': { schema: { type: 'string' } } } }, '403': errorResponse('forbidden: a Host this daemon does not answer to'), '404': errorResponse('not_found: the link is unknown or expired') } },
     ...crawlOperations(),
     ...extractorOperations(),
+    ...modelOperations(),
     'GET /v1/caches': { responses: { ...plainOk('caches: name, entries, bytes, updatedAt'), ...stdErrors() } },
     'DELETE /v1/caches/{name}': { parameters: [{ ...pathParam('name'), description: 'letters, digits, ".", "_", "-"' }], responses: { ...plainOk('deleted: name, deleted'), ...stdErrors([404]) } },
     'GET /v1/vault': { responses: { ...plainOk('entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value'), ...stdErrors([501]) } },

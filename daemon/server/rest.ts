@@ -18,6 +18,7 @@ import { convertHandlers } from './rest-convert.js';
 import { harHandlers } from './rest-har.js';
 import { usageHandlers } from './rest-usage.js';
 import { extractorHandlers } from './rest-extractors.js';
+import { modelHandlers } from './rest-models.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -112,6 +113,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     ...convertHandlers(env),
     ...harHandlers(env),
     ...extractorHandlers(env),
+    ...modelHandlers(env),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r) => {
       const body = (await readJson(r)) as { name?: unknown } | null;

@@ -30,6 +30,7 @@ import { harTools } from './har.js';
 import { apiCallTools } from './api-call.js';
 import { apiMapTools } from './api-map.js';
 import { extractorTools } from './extractors.js';
+import { askOperations, extractAiTools } from './extract-ai.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -61,6 +62,7 @@ const ALL: ToolDef<any>[] = [
   ...harTools,
   ...apiCallTools,
   ...apiMapTools,
+  ...extractAiTools,
 ];
 
 /**
@@ -70,6 +72,7 @@ const ALL: ToolDef<any>[] = [
  */
 const OPERATIONS: ToolDef<any>[] = [
   ...extractorTools,
+  ...askOperations,
 ];
 
 const byName = new Map([...ALL, ...OPERATIONS].map((t) => [t.name, t]));
