@@ -1,8 +1,10 @@
 /**
  * `npm run bench`: every benchmark in sequence, each printing its own table, after a note of the machine.
  * `--only NAME` (overhead, snapshot-size, cold-start, read, query, page-load, isolation, crawl, docs, downloads,
- * traffic) runs one (downloads: the daemon's memory while a 500 MB page download is stored; traffic: page load
- * with browser_har recording off and on and against Playwright's recordHar, a 5,000-entry recording's memory).
+ * traffic, model-extract) runs one (downloads: the daemon's memory while a 500 MB page download is stored;
+ * traffic: page load with browser_har recording off and on and against Playwright's recordHar, a 5,000-entry
+ * recording's memory; model-extract: tokens sent per browser_extract_ai on a long article against the whole page
+ * text, through the fake provider).
  * Benchmarks print numbers and never assert times; the exit code is non-zero only when a benchmark could not run at all.
  */
 import { machineLines, now } from './lib.js';
@@ -19,6 +21,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   docs: () => import('./docs.js'),
   downloads: () => import('./downloads.js'),
   traffic: () => import('./traffic.js'),
+  'model-extract': () => import('./model-extract.js'),
 };
 
 function parseOnly(argv: string[]): string[] {
