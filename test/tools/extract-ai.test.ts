@@ -162,6 +162,8 @@ t.test('each family gets its key in its own auth header; X-Model-Key beats the h
     const viaMcp = await client.callTool({ name: 'browser_extract_ai', arguments: { url: url(), schema, model } });
     t.notOk(viaMcp.isError, resultText(viaMcp));
     t.match(resultText(viaMcp), /"price": 42\.5/);
+    t.notOk(JSON.stringify(own.json).includes(CALLER_KEY), 'the key is not in the REST result');
+    t.notOk(JSON.stringify(viaMcp).includes(CALLER_KEY), 'nor in the MCP result');
     const [a, b, c] = fake.requests.slice(before);
     t.same([a.provider, b.provider, c.provider], [provider, provider, provider]);
     t.equal(a.headers[header], value(`host-${provider}-key`), `${provider}: the host key in its own header`);
