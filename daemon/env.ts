@@ -22,7 +22,11 @@ import type { CrawlService } from './crawl/service.js';
 import type { ResponseCacheStore } from '../storage/response-cache.js';
 import type { SiteMemoryStore } from '../storage/site-memory.js';
 import type { ModelUsageStore } from '../storage/model-usage.js';
+import type { ResearchStore } from '../storage/research.js';
+import type { TaskService } from './tasks/service.js';
 import type { ExtractorStore } from '../storage/extractors.js';
+import type { ActionCacheStore } from '../storage/action-cache.js';
+import type { WebhookReceivers, Webhooks } from './webhooks/events.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -60,8 +64,18 @@ export interface DaemonEnv {
   siteMemory: SiteMemoryStore;
   /** Model tokens used, per user, model and day, as the providers reported them. */
   modelUsage: ModelUsageStore;
+  /** Research answers (POST /v1/research), per user. */
+  research: ResearchStore;
+  /** Server-run tasks: durable states and conversations, the loops that run them. */
+  tasks: TaskService;
   /** Learned extractors (per-field selectors proven on a page), per user. */
   extractors: ExtractorStore;
+  /** Remembered act steps (action, host, page structure -> tool calls), per user. */
+  actionCache: ActionCacheStore;
+  /** Signed callbacks: emit queues an event durably for the user's receivers; delivery retries for 24 h. */
+  webhooks: Webhooks;
+  /** Webhook receivers for the REST routes: register (secret shown once), list, delete, deliveries. */
+  webhookReceivers: WebhookReceivers;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

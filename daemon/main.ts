@@ -41,7 +41,13 @@ import { ResponseCacheStore } from '../storage/response-cache.js';
 import { SiteMemoryStore } from '../storage/site-memory.js';
 import { ModelUsageStore } from '../storage/model-usage.js';
 import { ExtractorStore } from '../storage/extractors.js';
+import { ActionCacheStore } from '../storage/action-cache.js';
 import { checkModelConfig } from './models/catalog.js';
+import { ResearchStore } from '../storage/research.js';
+import { TaskService } from './tasks/service.js';
+import { WebhookStore } from '../storage/webhooks.js';
+import { WebhookService } from './webhooks/service.js';
+import { handoffEventData, downloadEventData } from './webhooks/sources.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -87,7 +93,23 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url), files);
   // Every link the daemon hands out (live view, hand-offs, CDP sessions) starts here, without a trailing slash.
   const baseUrl = () => cfg.publicUrl?.replace(/\/+$/, '') ?? `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${appPort || cfg.port}`;
-  const handoffs = new HandoffService(new HandoffStore(db), { maxLifeS: cfg.handoffMaxS, baseUrl, hasTab: (u, t) => !!tabs.get(u, t), log });
+  // Receivers get the egress guard's address rules (no host policy: they are the user's own endpoints).
+  const webhooks = new WebhookService({
+    store: new WebhookStore(db, () => vault.keySealer()),
+    guard: { allowPrivateNetwork: cfg.allowPrivateNetwork, allowTargets: cfg.allowTargets, deniedPorts, lookup: lookupWithRules(parseResolverRules(cfg.chromeArgs)) },
+    log,
+    version: VERSION,
+  });
+  const handoffs = new HandoffService(new HandoffStore(db), {
+    maxLifeS: cfg.handoffMaxS,
+    baseUrl,
+    hasTab: (u, t) => !!tabs.get(u, t),
+    log,
+    onFinished: (rec) => webhooks.emit(rec.user, 'handoff.finished', handoffEventData(rec)),
+  });
+  pool.events.on('download', (user: string, outcome) => {
+    webhooks.emit(user, 'download.finished', downloadEventData(outcome)).catch((e) => log.error({ err: String(e) }, 'download.finished event failed'));
+  });
   // One field a line: each service added later is one line here.
   const env: DaemonEnv = {
     cfg,
@@ -111,7 +133,12 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     responseCache: new ResponseCacheStore(db, cfg.dataDir, { maxBytesPerUser: cfg.cacheMaxBytesPerUser }),
     siteMemory: new SiteMemoryStore(db),
     modelUsage: new ModelUsageStore(db),
+    research: new ResearchStore(db),
+    tasks: new TaskService(() => env),
     extractors: new ExtractorStore(db),
+    actionCache: new ActionCacheStore(db),
+    webhooks,
+    webhookReceivers: webhooks,
     log,
     deniedPorts,
     baseUrl,
@@ -125,6 +152,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     app = await startApp(env, VERSION);
   } catch (e) {
     handoffs.close();
+    await webhooks.stop().catch(() => undefined);
     await proxy.close();
     await db.close();
     throw e;
@@ -132,6 +160,10 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   appPort = app.port;
   // Runs that were going when the daemon last stopped (or was killed) go on from their stored queues.
   env.crawls.resumeAll();
+  // Tasks that were running or queued go on from their last stored step; paused ones wait on their hand-offs.
+  env.tasks.resumeAll();
+  // Rows that came due while the daemon was down (or were in flight at a kill) go out now.
+  webhooks.start();
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
   log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: cfg.maxBrowsers }, 'browserd listening');
   let stopping: Promise<void> | undefined;
@@ -144,12 +176,16 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
       // Stop accepting (503 while closing), close browsers gracefully (cookies flushed), then the store.
       stopping ??= (async () => {
         app.closing = true;
+        // Before the hand-offs close: a paused task must not take their closing for a person's answer.
+        const tasksStopped = env.tasks.close();
         // Waiting browser_handoff_wait calls answer now (still open) instead of holding their sessions open.
         handoffs.close();
         const bound = new Promise((r) => setTimeout(r, cfg.shutdownGraceMs).unref());
         await Promise.race([
           (async () => {
             await app.mcp.closeAll();
+            // Running steps stop while the browsers are still there; their tasks stay running on record.
+            await tasksStopped;
             // No new crawl page starts; pages in flight finish while the browsers are still there.
             await env.crawls.close();
             env.live.close();
@@ -159,6 +195,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
           bound,
         ]);
         app.close();
+        // After the browsers: a download settling while they close still gets its row; attempts in flight stay pending.
+        await webhooks.stop().catch(() => undefined);
         await proxy.close().catch(() => undefined);
         await closeMarkdownThreads().catch(() => undefined);
         await closeConverterThreads().catch(() => undefined);

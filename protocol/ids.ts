@@ -29,3 +29,5 @@ export const CACHE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 export const API_MAP_ID = /^api_[0-9a-f]{16}$/;
 /** A learned extractor: `ext_` and 16 hex digits. */
 export const EXTRACTOR_ID = /^ext_[0-9a-f]{16}$/;
+/** A webhook receiver: `wh_` and 16 hex digits. */
+export const WEBHOOK_ID = /^wh_[0-9a-f]{16}$/;

@@ -6,7 +6,7 @@ export const DEFAULT_MAX_TOKENS_TOTAL = 300000;
 export const MAX_TOKENS_TOTAL_LIMIT = 2000000;
 
 export const ModelIdParam = Type.Optional(
-  Type.String({ description: 'A model id from GET /v1/models, such as "openai/gpt-5-mini". Default: the server\'s default model.', pattern: MODEL_ID_PATTERN }),
+  Type.String({ description: 'A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server\'s default model.', pattern: MODEL_ID_PATTERN }),
 );
 export const MaxTokensTotalParam = Type.Optional(
   Type.Integer({ description: `Token budget over every model turn of this call, 1-${MAX_TOKENS_TOTAL_LIMIT}. Default ${DEFAULT_MAX_TOKENS_TOTAL}. A turn that cannot fit is refused (budget_exceeded) before it is sent.`, minimum: 1, maximum: MAX_TOKENS_TOTAL_LIMIT }),

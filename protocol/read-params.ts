@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from './params.js';
+import { MaxTokensTotalParam, ModelIdParam } from './model-params.js';
 
 export const COLLECT_FILE_TYPES = ['pdf', 'docx', 'doc', 'xlsx', 'xls', 'pptx', 'ppt', 'odt', 'ods', 'odp', 'rtf', 'epub', 'csv', 'tsv', 'image', 'audio', 'video'] as const;
 export type CollectFileType = (typeof COLLECT_FILE_TYPES)[number];
@@ -24,10 +25,10 @@ export const CollectParam = Type.Object(
     minImagePx: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, description: 'Skip images smaller than this (width or height as shown, in CSS pixels).' })),
     convert: Type.Optional(Type.Boolean({ description: 'Convert documents to Markdown (default true).' })),
     converter: Type.Optional(StringEnum(['auto', 'builtin', 'markitdown', 'docling'], { description: 'Which converter: auto (default), builtin, markitdown, docling.' })),
-    caption: Type.Optional(Type.Boolean({ description: 'Caption images with a model (not available yet).' })),
-    captionMax: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Images captioned at most (not available yet).' })),
-    maxTokensTotal: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000000, description: 'Model token budget (not available yet).' })),
-    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Model for captions (not available yet).' })),
+    caption: Type.Optional(Type.Boolean({ description: 'Caption each collected image (PNG, JPEG, GIF, WebP up to 5 MB) with a model: a sentence or two of alt text. Needs images. Default false.' })),
+    captionMax: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Images captioned at most, over the whole call (with caption). Default: every collected image.' })),
+    maxTokensTotal: MaxTokensTotalParam,
+    model: ModelIdParam,
   },
   { additionalProperties: false, description: "Also fetch the files the page links to, through the browser (your cookies, the network guard, read-only), store each once in your files, and list them; documents come back as Markdown." },
 );
@@ -64,6 +65,10 @@ export interface CollectedEntry {
   truncated?: boolean;
   /** Why a stored document has no Markdown. */
   convertError?: string;
+  /** An image's alt text from a model (collect.caption): model output about page data, so callers fence it. */
+  caption?: string;
+  /** Why a collected image has no caption (format, size, budget, provider error). */
+  captionError?: string;
 }
 
 export type ScrollStop = 'count' | 'no_new' | 'max_scrolls' | 'end';

@@ -5,6 +5,7 @@ import { ERROR_CODES } from '../protocol/errors.js';
 import { VERSION } from '../daemon/main.js';
 import { ROUTES, routeKey } from '../daemon/server/routes.js';
 import { CrawlParams } from '../daemon/crawl/params.js';
+import { WEBHOOK_EVENTS } from '../daemon/webhooks/events.js';
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
 
@@ -68,6 +69,38 @@ function operationRoute(name: string, okStatus = 200, errors: number[] = [403, 4
   };
 }
 
+/** Research and tasks: each route runs its operation (daemon/tools/tasks.ts); ids in paths, the rest in the body or query. */
+function taskRoutes(): Record<string, Record<string, unknown>> {
+  const idParam = (what: string) => ({ ...pathParam('id'), description: `${what}; another user's id is not_found.` });
+  const noBody = (r: Record<string, unknown>) => {
+    const { requestBody: _omit, ...rest } = r;
+    return rest;
+  };
+  return {
+    'POST /v1/research': { ...operationRoute('research', 201, [403, 422, 501, 502, 504]), description: 'X-Model-Key: the chosen provider\'s key (else the host\'s). The answer: id, research {question, answer, citations [{url, quote, chunk, headingPath, start, end}], sources, warnings, model, usage, createdAt}.' },
+    'GET /v1/research/{id}': { ...noBody(operationRoute('research_get', 200, [404])), parameters: [idParam('res_ and 16 hex digits')] },
+    'POST /v1/tasks': { ...operationRoute('task_start', 201, [403, 501]), description: 'X-Model-Key: the chosen provider\'s key, kept in memory only while the task lives (after a restart the host key is used, else the task fails with not_configured). The answer: id, task {id, state, goal, model, step, usage, calls, handoff, result, error, ...}.' },
+    'GET /v1/tasks': { ...noBody(operationRoute('task_list', 200, [])), parameters: [{ name: 'state', in: 'query', schema: { type: 'string', enum: ['queued', 'running', 'paused', 'succeeded', 'failed', 'cancelled'] } }] },
+    'GET /v1/tasks/{id}': { ...noBody(operationRoute('task_get', 200, [404])), parameters: [idParam('task_ and 16 hex digits'), { name: 'waitS', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 60 } }] },
+    'POST /v1/tasks/{id}/cancel': { ...noBody(operationRoute('task_cancel', 200, [404])), parameters: [idParam('task_ and 16 hex digits')] },
+  };
+}
+
+/** Model steps on a tab: each route runs its operation (daemon/tools/act.ts); {id} is the tab, the rest in the body. */
+function actRoutes(): Record<string, Record<string, unknown>> {
+  const tab = { ...pathParam('id'), description: 'The tab id (t2, or <profile>%2Ft2); another user\'s tab is not_found.' };
+  const key = 'X-Model-Key: the chosen provider\'s key (else the host\'s); sent only to that provider.';
+  return {
+    'POST /v1/tabs/{id}/observe': { ...operationRoute('tab_observe', 200, [404, 422, 501, 502, 504]), parameters: [tab], description: `${key} The answer: candidates [{description, ref, element {role, name, nth}, tool, args}], warnings (dropped candidates), model, usage.` },
+    'POST /v1/tabs/{id}/act': {
+      ...operationRoute('tab_act', 200, [403, 404, 409, 422, 501, 502, 504]),
+      parameters: [tab],
+      description: `${key} The answer: cached (true when replayed from the action cache: no model request), steps [{tool, args, element}], results (each step's tool result), blocked, needsApproval, warnings, model, usage. The cache key is the action text, the page's host and its structure (role and name of every element with a ref); a cached step finds its element again by role, name and position.`,
+    },
+    'POST /v1/tabs/{id}/validate': { ...operationRoute('tab_validate', 200, [404, 422, 501, 502, 504]), parameters: [tab], description: `${key} The answer: pass (only with a quote found on the page), modelPass, quote, citation {chunk, quote, url, headingPath, start, end}, reason, warnings, model, usage.` },
+  };
+}
+
 /** Learned extractors: each route is one REST-only operation; {id} is ext_ and 16 hex digits. */
 function extractorOperations(): Record<string, Record<string, unknown>> {
   const idParam = { ...pathParam('id'), description: 'ext_ and 16 hex digits; another user\'s id is not_found.' };
@@ -95,6 +128,48 @@ function modelOperations(): Record<string, Record<string, unknown>> {
 }
 
 /** What a route answers, beyond its summary in the route table; keyed by `METHOD /path`. */
+/** The webhook routes, with full schemas: client/ generates its types from them. */
+function webhookDetails(): Record<string, Record<string, unknown>> {
+  const events = { type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENTS] } };
+  const receiver = { id: { type: 'string', pattern: '^wh_[0-9a-f]{16}$' }, url: { type: 'string' }, events, createdAt: { type: 'string', format: 'date-time' } };
+  const json = (schema: unknown) => ({ 'application/json': { schema } });
+  const attempt = { type: 'object', properties: { at: { type: 'string', format: 'date-time' }, status: { type: 'integer' }, error: { type: 'string' }, ms: { type: 'integer' } }, required: ['at', 'ms'] };
+  const delivery = {
+    type: 'object',
+    properties: {
+      id: { type: 'string', description: 'the webhook-id header: the same on every attempt' },
+      type: { type: 'string', enum: [...WEBHOOK_EVENTS] },
+      state: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+      attempts: { type: 'integer' },
+      createdAt: { type: 'string', format: 'date-time' },
+      nextAttemptAt: { type: 'string', format: 'date-time' },
+      finishedAt: { type: 'string', format: 'date-time' },
+      lastStatus: { type: 'integer' },
+      lastError: { type: 'string' },
+      history: { type: 'array', items: attempt, description: 'the latest 20 attempts, oldest first' },
+    },
+    required: ['id', 'type', 'state', 'attempts', 'createdAt', 'history'],
+  };
+  return {
+    'POST /v1/webhooks': {
+      description: 'The URL must be http(s) and pass the private-network guard (a loopback, private or link-local receiver is `blocked` unless the admin allows it). Each event is POSTed as `{type, timestamp, data}` signed with Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature); only a 2xx counts, redirects are never followed, and failures are retried for 24 h.',
+      requestBody: { content: json({ type: 'object', properties: { url: { type: 'string', maxLength: 2048 }, events: { ...events, minItems: 1, description: 'default: every event' } }, required: ['url'], additionalProperties: false }) },
+      responses: { '201': { description: 'registered; `secret` is shown this once', content: json({ type: 'object', properties: { ok: { type: 'boolean' }, ...receiver, secret: { type: 'string', pattern: '^whsec_' } }, required: ['ok', 'id', 'url', 'events', 'createdAt', 'secret'] }) }, ...stdErrors([403]) },
+    },
+    'GET /v1/webhooks': {
+      responses: { '200': { description: 'receivers, oldest first; never a secret', content: json({ type: 'object', properties: { ok: { type: 'boolean' }, webhooks: { type: 'array', items: { type: 'object', properties: { ...receiver, pending: { type: 'integer' } }, required: ['id', 'url', 'events', 'createdAt', 'pending'] } } }, required: ['ok', 'webhooks'] }) }, ...stdErrors() },
+    },
+    'DELETE /v1/webhooks/{id}': {
+      parameters: [pathParam('id')],
+      responses: { '200': { description: 'deleted', content: json({ type: 'object', properties: { ok: { type: 'boolean' }, id: { type: 'string' }, deleted: { type: 'boolean' } }, required: ['ok', 'id', 'deleted'] }) }, ...stdErrors([404]) },
+    },
+    'GET /v1/webhooks/{id}/deliveries': {
+      parameters: [pathParam('id'), { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }, { name: 'state', in: 'query', required: false, schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] } }],
+      responses: { '200': { description: 'deliveries, newest first', content: json({ type: 'object', properties: { ok: { type: 'boolean' }, id: { type: 'string' }, deliveries: { type: 'array', items: delivery } }, required: ['ok', 'id', 'deliveries'] }) }, ...stdErrors([404]) },
+    },
+  };
+}
+
 function operationDetails(): Record<string, Record<string, unknown>> {
   return {
     'GET /health': { security: [], responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, version: { type: 'string' }, uptimeS: { type: 'integer' }, browsers: { type: 'integer' } }, required: ['ok'] } } } }, '503': { description: 'closing' } } },
@@ -151,8 +226,11 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /dl/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the shared file, streamed as an attachment (nosniff, no-store, no-referrer)', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, '404': errorResponse('not_found: the link expired, was altered, or its file was deleted or now holds other bytes (one answer for all, no file bytes)') } },
     'GET /live/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the viewer page (HTML, no-store, frame-ancestors self)', content: { 'text/html': { schema: { type: 'string' } } } }, '403': errorResponse('forbidden: a Host this daemon does not answer to'), '404': errorResponse('not_found: the link is unknown or expired') } },
     ...crawlOperations(),
+    ...taskRoutes(),
     ...extractorOperations(),
     ...modelOperations(),
+    ...actRoutes(),
+    ...webhookDetails(),
     'GET /v1/caches': { responses: { ...plainOk('caches: name, entries, bytes, updatedAt'), ...stdErrors() } },
     'DELETE /v1/caches/{name}': { parameters: [{ ...pathParam('name'), description: 'letters, digits, ".", "_", "-"' }], responses: { ...plainOk('deleted: name, deleted'), ...stdErrors([404]) } },
     'GET /v1/vault': { responses: { ...plainOk('entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value'), ...stdErrors([501]) } },

@@ -36,6 +36,12 @@ export interface Db {
   cacheIndex: Database<any, string>;
   /** Remembered site maps and notes (storage/site-memory.ts). */
   siteMemory: Database<any, string>;
+  /** Webhook receivers, their secrets sealed (storage/webhooks.ts). */
+  webhooks: Database<any, string>;
+  /** Webhook outbox rows, one per event and receiver, with their bodies and attempts (storage/webhooks.ts). */
+  webhookRows: Database<any, string>;
+  /** When each pending outbox row is next due, per receiver (storage/webhooks.ts). */
+  webhookDue: Database<any, string>;
   close(): Promise<void>;
   /** Resolves once every write so far is on disk: await it before acknowledging a write that must survive a crash. */
   flushed(): Promise<void>;
@@ -67,6 +73,9 @@ export function openDb(dataDir: string): Db {
     crawlItems: sub('crawlItems'),
     cacheIndex: sub('cacheIndex'),
     siteMemory: sub('siteMemory'),
+    webhooks: sub('webhooks'),
+    webhookRows: sub('webhookRows'),
+    webhookDue: sub('webhookDue'),
     async close() {
       await root.close();
     },

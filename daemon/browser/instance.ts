@@ -13,7 +13,7 @@ import { formatTabId } from '../../protocol/ids.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { HostAccess } from '../policy/host-policy.js';
 import type { FileStore } from '../../storage/files.js';
-import { DownloadWatcher, type DownloadOrigin } from './downloads.js';
+import { DownloadWatcher, type DownloadOrigin, type DownloadOutcome } from './downloads.js';
 
 export interface InstanceOptions {
   user: string;
@@ -30,7 +30,7 @@ export interface InstanceOptions {
   /** The user's host policy for a URL (read_only, blocked, allowed or default). */
   hostAccess?: (url: string) => HostAccess | 'default';
   /** Where page downloads go (the user's files) and the largest one kept; without it Chromium's default applies. */
-  downloads?: { files: FileStore; maxBytes: number };
+  downloads?: { files: FileStore; maxBytes: number; onSettled?: (outcome: DownloadOutcome) => void };
   /** Called when the process dies on its own, so the pool can free the slot. */
   onExit: (inst: BrowserInstance) => void;
   /** Called with each user tab as it is made, also a tab reopened after a crash or restart (same id, new object). */
@@ -127,6 +127,7 @@ export class BrowserInstance {
       log: this.opts.log,
     });
     this.disposables.add(this.downloads);
+    if (d.onSettled) this.downloads.on('settled', d.onSettled);
     await this.downloads.enable();
   }
 

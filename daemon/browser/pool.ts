@@ -142,7 +142,8 @@ export class BrowserPool {
       tabs: this.tabs,
       log: this.log,
       hostAccess: (url) => this.hostAccess(user, url),
-      downloads: this.files ? { files: this.files, maxBytes: this.cfg.downloadMaxBytes } : undefined,
+      // 'download' (user, outcome): each page download's end, for the download.finished webhook.
+      downloads: this.files ? { files: this.files, maxBytes: this.cfg.downloadMaxBytes, onSettled: (o) => this.events.emit('download', user, o) } : undefined,
       onExit: (i) => {
         if (this.instances.get(i.key) === i) this.instances.delete(i.key);
       },

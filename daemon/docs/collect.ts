@@ -2,7 +2,8 @@
  * collect: the files a page offers (linked documents, images, audio and video), fetched through the page's own
  * browser tab (loadResource: the user's cookies, the egress guard, a GET, so read tabs stay read-only), stored
  * once per user in their files, and listed with the page they came from; documents also as Markdown. Shared by
- * browser_read and (later) crawls. A file that fails is listed with its reason; it never fails the read.
+ * browser_read and crawls. A file that fails is listed with its reason; it never fails the read. With caption,
+ * each image is also described by a model (daemon/models/caption.ts), under one budget for the call.
  */
 import { extname } from 'node:path';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -19,6 +20,8 @@ import { safeFileName } from '../../storage/files.js';
 import { dispositionName } from './fetch-url.js';
 import { convertDocument } from './index.js';
 import { DOC_MAX_BYTES } from './types.js';
+import { openModelSession, type ModelSession } from '../models/session.js';
+import { captionImage, captionRefusal } from '../models/caption.js';
 
 export const DOCUMENT_TYPES: readonly CollectFileType[] = ['pdf', 'docx', 'doc', 'xlsx', 'xls', 'pptx', 'ppt', 'odt', 'ods', 'odp', 'rtf', 'epub', 'csv', 'tsv'];
 export const COLLECT_DEFAULT_CHARS = 20000;
@@ -91,14 +94,14 @@ function wantedTypes(o: CollectOptions): Set<CollectFileType> {
   return want;
 }
 
-/**
- * Refuses what collect cannot do yet, before anything is read: the caption fields need model features,
- * which this server does not offer.
- */
+/** Checks between collect's fields, before anything is read. */
 export function checkCollectOptions(o: CollectOptions): void {
-  const modelFields = (['caption', 'captionMax', 'model', 'maxTokensTotal'] as const).filter((k) => o[k] !== undefined && o[k] !== false);
-  if (modelFields.length) {
-    throw new BrowserdError('not_configured', `collect.${modelFields.join(', collect.')}: model features are not available yet`, { next: 'Collect without caption, captionMax, model and maxTokensTotal.' });
+  const modelFields = (['captionMax', 'model', 'maxTokensTotal'] as const).filter((k) => o[k] !== undefined);
+  if (modelFields.length && !o.caption) {
+    throw new BrowserdError('validation_error', `collect.${modelFields.join(', collect.')} go with collect.caption`, { next: 'Add caption: true, or drop them.' });
+  }
+  if (o.caption && !wantedTypes(o).has('image')) {
+    throw new BrowserdError('validation_error', 'collect.caption captions images, and this collect takes none', { next: 'Add images: true (or "image" in types), or drop caption.' });
   }
   if (o.types?.length && (o.documents !== undefined || o.images !== undefined || o.media !== undefined)) {
     throw new BrowserdError('validation_error', 'collect.types replaces documents, images and media; give one or the other', { next: 'Pass types alone, or documents/images/media alone.' });
@@ -109,6 +112,32 @@ export interface CollectContext {
   env: Pick<DaemonEnv, 'cfg' | 'files' | 'policies'>;
   user: string;
   signal: AbortSignal;
+  /** With collect.caption: the call's model session (one budget for every caption) and how many may still be made. */
+  captions?: { session: ModelSession; left: number };
+}
+
+/**
+ * The model session captions use, opened before anything is read so a bad model id or a missing key fails
+ * first; undefined without collect.caption.
+ */
+export function openCaptioner(env: DaemonEnv, user: string, key: string | undefined, o: CollectOptions | undefined, signal: AbortSignal): CollectContext['captions'] {
+  if (!o?.caption) return undefined;
+  const session = openModelSession({ env, user, model: o.model, key, maxTokensTotal: o.maxTokensTotal, signal });
+  return { session, left: o.captionMax ?? Number.POSITIVE_INFINITY };
+}
+
+/** Captions a stored image in place (entry.caption or entry.captionError); never fails the file. */
+async function caption(ctx: CollectContext, entry: CollectedEntry, bytes: Uint8Array) {
+  const c = ctx.captions!;
+  const no = captionRefusal(bytes);
+  if (no) return void (entry.captionError = no);
+  if (c.left <= 0) return void (entry.captionError = 'captionMax captions were already made in this call');
+  c.left--;
+  try {
+    entry.caption = await captionImage(c.session, { bytes, url: entry.url });
+  } catch (e) {
+    entry.captionError = e instanceof BrowserdError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e);
+  }
 }
 
 /** The file name a response suggests (Content-Disposition), else the URL's last segment, made one the store takes. */
@@ -154,6 +183,7 @@ async function collectOne(ctx: CollectContext, tab: Tab, pageUrl: string, f: Pag
   if (served && served !== type && !typeOfName(f.url)) entry.type = served;
   const stored = await ctx.env.files.addBytes(ctx.user, fileNameFor(f.url, loaded.headers, entry.type), loaded.bytes);
   Object.assign(entry, { status: stored.existing ? 'existing' : 'stored', name: stored.name, size: loaded.bytes.length, contentType });
+  if (entry.type === 'image' && ctx.captions) await caption(ctx, entry, loaded.bytes);
   if (DOCUMENT_TYPES.includes(entry.type) && o.convert !== false) {
     try {
       const conv = await convertDocument(ctx.env.cfg, { bytes: loaded.bytes, name: stored.name, contentType }, { converter: o.converter, maxChars: o.maxChars ?? COLLECT_DEFAULT_CHARS, signal: ctx.signal });

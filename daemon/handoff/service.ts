@@ -44,6 +44,8 @@ export interface HandoffServiceOptions {
   log: Logger;
   /** The clock, in ms since the epoch; tests move it instead of sleeping. */
   now?: () => number;
+  /** Called once a hand-off is resolved or expired (the handoff.finished webhook); awaited, failures logged. */
+  onFinished?: (rec: HandoffRecord) => Promise<void>;
 }
 
 const k = (user: string, id: string) => `${user}\u0000${id}`;
@@ -133,7 +135,12 @@ export class HandoffService {
     });
     this.disarm(user, id);
     this.wake(user, id);
+    await this.finished(rec);
     return rec;
+  }
+
+  private async finished(rec: HandoffRecord) {
+    await this.opts.onFinished?.(rec).catch((e) => this.opts.log.error({ id: rec.id, err: String(e) }, 'hand-off finished event failed'));
   }
 
   /** Moves an open hand-off's expiry to `expiresInS` from now, no later than its cap. */
@@ -193,11 +200,13 @@ export class HandoffService {
     const now = this.now();
     for (const rec of this.store.listOpen()) {
       if (handoffStatus(rec, now) !== 'expired') continue;
-      await this.store
-        .update(rec.user, rec.id, (cur) => (handoffStatus(cur, now) === 'expired' && cur.status === 'open' ? { status: 'expired' } : {}))
+      let expiredNow = false;
+      const done = await this.store
+        .update(rec.user, rec.id, (cur) => (handoffStatus(cur, now) === 'expired' && cur.status === 'open' ? ((expiredNow = true), { status: 'expired' }) : {}))
         .catch((e) => this.opts.log.error({ id: rec.id, err: String(e) }, 'hand-off expiry write failed'));
       this.disarm(rec.user, rec.id);
       this.wake(rec.user, rec.id);
+      if (done && expiredNow) await this.finished(done);
     }
   }
 

@@ -8,7 +8,7 @@ import type { ModelConfig } from '../config.js';
 import { PROVIDERS, type ModelInfo, type Provider } from './types.js';
 
 /** A sensible current model per family; the admin adds others with BROWSERD_MODELS. */
-export const PRESET_MODELS: readonly string[] = ['openai/gpt-5-mini', 'anthropic/claude-sonnet-4-5', 'gemini/gemini-2.5-flash'];
+export const PRESET_MODELS: readonly string[] = ['openai/gpt-5.4-mini', 'anthropic/claude-sonnet-4-6', 'gemini/gemini-flash-latest'];
 
 const ID = new RegExp(MODEL_ID_PATTERN);
 

@@ -27,6 +27,12 @@ export interface SessionOptions {
 const DEFAULT_OUTPUT_TOKENS = 4096;
 /** Per-message framing the providers add around each message and tool (roles, separators): a safe overcount. */
 const MESSAGE_OVERHEAD = 4;
+/**
+ * What one image costs as input, counted before sending: the families charge by size, up to about 1,600 tokens
+ * for a large image (Anthropic ~1,600 at 1.15 MP, OpenAI 765–1,105 in high detail, Gemini 258 per 768 px tile
+ * up to a few tiles), so the most is counted and what the provider reports is what is kept.
+ */
+export const IMAGE_TOKENS = 1600;
 
 export function openModelSession(opts: SessionOptions): ModelSession {
   const cfg = opts.env.cfg.models;
@@ -91,7 +97,7 @@ export class ModelSession {
 function messageTokens(m: ChatMessage): number {
   switch (m.role) {
     case 'user':
-      return countTokens(m.content);
+      return countTokens(m.content) + (m.images?.length ?? 0) * IMAGE_TOKENS;
     case 'assistant':
       return countTokens(m.content ?? '') + (m.toolCalls ?? []).reduce((n, c) => n + countTokens(`${c.name}${JSON.stringify(c.args)}`), 0);
     case 'tool':

@@ -35,8 +35,14 @@ export interface ToolCall {
   args: Record<string, unknown>;
 }
 
+/** An image given to the model with a user message (base64 bytes); the three families read these types. */
+export interface ImageInput {
+  mimeType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+  data: string;
+}
+
 export type ChatMessage =
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string; images?: ImageInput[] }
   | { role: 'assistant'; content?: string; toolCalls?: ToolCall[] }
   /** The result of one tool call, answered in the next turn. */
   | { role: 'tool'; callId: string; name: string; content: string };

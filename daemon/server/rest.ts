@@ -17,8 +17,11 @@ import { downloadHandlers } from './rest-downloads.js';
 import { convertHandlers } from './rest-convert.js';
 import { harHandlers } from './rest-har.js';
 import { usageHandlers } from './rest-usage.js';
+import { taskHandlers } from './rest-tasks.js';
 import { extractorHandlers } from './rest-extractors.js';
 import { modelHandlers } from './rest-models.js';
+import { actHandlers } from './rest-act.js';
+import { webhookHandlers } from './rest-webhooks.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
@@ -109,11 +112,14 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     },
     ...vaultHandlers(env),
     ...crawlHandlers(env),
+    ...webhookHandlers(env),
     ...cacheHandlers(env),
     ...convertHandlers(env),
     ...harHandlers(env),
+    ...taskHandlers(env),
     ...extractorHandlers(env),
     ...modelHandlers(env),
+    ...actHandlers(env),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r) => {
       const body = (await readJson(r)) as { name?: unknown } | null;

@@ -14,7 +14,7 @@ import { inline, ResponseBuilder } from './response.js';
 import { getTool, toolNames } from './registry.js';
 import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from './validate.js';
 import { gateTouches } from './gate-step.js';
-import { redactArgs } from './redact.js';
+import { redactArgs, scrubText } from './redact.js';
 import { userSecrets } from '../vault/user-secrets.js';
 
 export type CallOutcome = { ok: true; out: ResponseBuilder } | { ok: false; error: BrowserdError };
@@ -51,12 +51,13 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
     outcome = { ok: true, out };
   } catch (e) {
     outcome = { ok: false, error: fromCdp(e) ?? toBrowserdError(e) };
-    if (outcome.error.code === 'internal_error') env.log.error({ user: user.id, tool: name, err: e instanceof Error ? e.stack : String(e) }, 'tool failed');
+    if (outcome.error.code === 'internal_error') env.log.error({ user: user.id, tool: name, err: scrubText(e instanceof Error ? e.stack ?? e.message : String(e), opts.modelKey ? [opts.modelKey] : []) }, 'tool failed');
   } finally {
     ctx.release();
   }
   // Read after the handler ran: a code it just filled, or a value saved meanwhile, is hidden from this result too.
-  const secrets = secretsOf(env, user.id);
+  // The caller's model key is one more: nothing it reaches should ever echo it, but if something did, it goes.
+  const secrets = [...secretsOf(env, user.id), ...(opts.modelKey ? [opts.modelKey] : [])];
   for (const s of secrets) out.addSecret(s);
   if (!outcome.ok) outcome = { ok: false, error: out.scrubError(outcome.error) };
   const tab = ctx.touched[0]?.id ?? (typeof args?.tab === 'string' ? args.tab : undefined);

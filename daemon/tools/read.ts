@@ -12,7 +12,7 @@ import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from './context.js';
 import { inline, type ResponseBuilder } from './response.js';
 import { CollectParam, ScrollUntilParam, type CollectOptions, type ScrollUntilInput } from '../../protocol/read-params.js';
-import { checkCollectOptions, collectFiles, type CollectContext, type CollectedEntry } from '../docs/collect.js';
+import { checkCollectOptions, collectFiles, openCaptioner, type CollectContext, type CollectedEntry } from '../docs/collect.js';
 import { checkScrollOptions, scrollForReading, type ScrollStop } from '../read/scroll-until.js';
 import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.js';
 import { openModelSession, type ModelSession } from '../models/session.js';
@@ -134,6 +134,8 @@ function writeFiles(out: ResponseBuilder, files: CollectedEntry[], page: number)
     const how = f.status === 'existing' ? 'already in your files' : 'stored';
     out.text(`- ${inline(f.name!)} (${f.type}, ${kb(f.size!)}) from ${inline(f.url)} — ${how}${f.convertError ? `; not converted: ${inline(f.convertError)}` : ''}${f.truncated ? '; Markdown cut at maxChars' : ''}`);
     if (f.markdown !== undefined) out.page(`file ${f.name} from ${f.url}`, f.markdown);
+    if (f.caption !== undefined) out.page(`caption of ${f.name} (written by a model from the image)`, f.caption);
+    else if (f.captionError) out.text(`  no caption for ${inline(f.name!)}: ${inline(f.captionError)}`);
   }
 }
 
@@ -173,7 +175,7 @@ export const readPageTools = [
       if (ctx.modelKey) out.addSecret(ctx.modelKey);
       const topK = args.topK ?? 5;
       const opts: ReadOptions = { includeHidden: args.includeHidden, query: args.query, topK: args.rerank ? Math.max(topK, RERANK_POOL) : topK, maxChars: args.maxChars ?? 20000, scrollUntil: args.scrollUntil, signal: ctx.signal,
-        collect: args.collect, collector: { env: ctx.env, user: ctx.user.id, signal: ctx.signal },
+        collect: args.collect, collector: { env: ctx.env, user: ctx.user.id, signal: ctx.signal, captions: openCaptioner(ctx.env, ctx.user.id, ctx.modelKey, args.collect, ctx.signal) },
       };
       let readings: PageReading[];
       if (args.urls) {

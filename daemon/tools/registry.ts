@@ -29,8 +29,10 @@ import { captureTools } from './capture.js';
 import { harTools } from './har.js';
 import { apiCallTools } from './api-call.js';
 import { apiMapTools } from './api-map.js';
+import { taskTools } from './tasks.js';
 import { extractorTools } from './extractors.js';
 import { askOperations, extractAiTools } from './extract-ai.js';
+import { actTools } from './act.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -71,8 +73,10 @@ const ALL: ToolDef<any>[] = [
  * operation; neither tools/list nor POST /v1/tools/{name} offers them.
  */
 const OPERATIONS: ToolDef<any>[] = [
+  ...taskTools,
   ...extractorTools,
   ...askOperations,
+  ...actTools,
 ];
 
 const byName = new Map([...ALL, ...OPERATIONS].map((t) => [t.name, t]));

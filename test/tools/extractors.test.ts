@@ -110,7 +110,7 @@ t.test('learn: a wrong answer gets one retry with what failed; two wrong answers
 });
 
 t.test("anthropic and gemini learn too: the retry answers the tool call in each family's own form", async (t) => {
-  for (const [provider, model] of [['anthropic', 'anthropic/claude-sonnet-4-5'], ['gemini', 'gemini/gemini-2.5-flash']] as const) {
+  for (const [provider, model] of [['anthropic', 'anthropic/claude-sonnet-4-6'], ['gemini', 'gemini/gemini-flash-latest']] as const) {
     const before = sent();
     fake.script(provider, answer({ title: { css: 'h1.nope' }, price: { css: '.price' } }), answer(v1Fields));
     const r = await rest('POST', '/v1/extractors', { url: itemUrl('2'), schema, model });

@@ -21,7 +21,9 @@ function toMessages(messages: ChatMessage[]): MessageParam[] {
     else out.push({ role: 'user', content: blocks });
   };
   for (const m of messages) {
-    if (m.role === 'user') pushUser([{ type: 'text', text: m.content }]);
+    if (m.role === 'user') {
+      pushUser([...(m.images ?? []).map((i): ContentBlockParam => ({ type: 'image', source: { type: 'base64', media_type: i.mimeType, data: i.data } })), { type: 'text', text: m.content }]);
+    }
     else if (m.role === 'tool') {
       const result: ToolResultBlockParam = { type: 'tool_result', tool_use_id: m.callId, content: m.content };
       pushUser([result]);

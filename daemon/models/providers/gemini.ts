@@ -39,7 +39,7 @@ export function geminiSchema(schema: unknown): unknown {
 function toContents(messages: ChatMessage[]): Content[] {
   const out: Content[] = [];
   for (const m of messages) {
-    if (m.role === 'user') out.push({ role: 'user', parts: [{ text: m.content }] });
+    if (m.role === 'user') out.push({ role: 'user', parts: [...(m.images ?? []).map((i) => ({ inlineData: { mimeType: i.mimeType, data: i.data } })), { text: m.content }] });
     else if (m.role === 'assistant') {
       const parts: Part[] = [];
       if (m.content) parts.push({ text: m.content });

@@ -14,7 +14,14 @@ const DEFAULT_OUTPUT_TOKENS = 4096;
 function toMessages(system: string, messages: ChatMessage[]): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [{ role: 'system', content: system }];
   for (const m of messages) {
-    if (m.role === 'user') out.push({ role: 'user', content: m.content });
+    if (m.role === 'user') {
+      out.push({
+        role: 'user',
+        content: m.images?.length
+          ? [...m.images.map((i) => ({ type: 'image_url' as const, image_url: { url: `data:${i.mimeType};base64,${i.data}` } })), { type: 'text' as const, text: m.content }]
+          : m.content,
+      });
+    }
     else if (m.role === 'tool') out.push({ role: 'tool', tool_call_id: m.callId, content: m.content });
     else {
       const calls = m.toolCalls ?? [];

@@ -30,7 +30,7 @@ t.test('catalog: presets plus BROWSERD_MODELS, the default follows the host keys
   t.throws(() => resolveModel(bare, 'mistral/large'), { code: 'validation_error' });
   t.throws(() => checkModelConfig(models({ BROWSERD_MODELS: 'nope' })), /BROWSERD_MODELS/);
   t.throws(() => checkModelConfig(models({ BROWSERD_DEFAULT_MODEL: 'openai/unlisted' })), /BROWSERD_DEFAULT_MODEL/);
-  t.equal(resolveModel(models({ BROWSERD_DEFAULT_MODEL: 'gemini/gemini-2.5-flash' })).id, 'gemini/gemini-2.5-flash');
+  t.equal(resolveModel(models({ BROWSERD_DEFAULT_MODEL: 'gemini/gemini-flash-latest' })).id, 'gemini/gemini-flash-latest');
 });
 
 const article = {
@@ -89,7 +89,7 @@ t.test('session: unknown model and missing key fail at open; a turn over budget 
   const env = { cfg: { models: models({ BROWSERD_OPENAI_API_KEY: 'host-key', BROWSERD_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) }, modelUsage: usage } as never;
   const signal = new AbortController().signal;
   t.throws(() => openModelSession({ env, user: 'u', model: 'openai/nope', signal }), { code: 'validation_error' });
-  t.throws(() => openModelSession({ env, user: 'u', model: 'anthropic/claude-sonnet-4-5', signal }), { code: 'not_configured' });
+  t.throws(() => openModelSession({ env, user: 'u', model: 'anthropic/claude-sonnet-4-6', signal }), { code: 'not_configured' });
   const s = openModelSession({ env, user: 'u', maxTokensTotal: 50, signal });
   const req = { system: 'Answer.', messages: [{ role: 'user' as const, content: 'word '.repeat(200) }] };
   t.ok(s.estimateTokens(req) > 50);
@@ -98,11 +98,11 @@ t.test('session: unknown model and missing key fail at open; a turn over budget 
   t.same(s.usage(), { model: s.model.id, turns: 0, inputTokens: 0, outputTokens: 0, budget: 50 });
   t.same(usage.list('u'), [], 'nothing counted');
 
-  await usage.add('u', 'openai/gpt-5-mini', { input: 10, output: 2 }, new Date('2026-11-24T10:00:00Z'));
-  await usage.add('u', 'openai/gpt-5-mini', { input: 5, output: 1 }, new Date('2026-11-24T23:00:00Z'));
-  await usage.add('u', 'openai/gpt-5-mini', { input: 7, output: 3 }, new Date('2026-11-25T01:00:00Z'));
-  await usage.add('v', 'openai/gpt-5-mini', { input: 100, output: 100 });
-  t.same(usage.list('u', { from: '2026-11-24', to: '2026-11-24' }), [{ day: '2026-11-24', model: 'openai/gpt-5-mini', requests: 2, inputTokens: 15, outputTokens: 3 }]);
+  await usage.add('u', 'openai/gpt-5.4-mini', { input: 10, output: 2 }, new Date('2026-11-24T10:00:00Z'));
+  await usage.add('u', 'openai/gpt-5.4-mini', { input: 5, output: 1 }, new Date('2026-11-24T23:00:00Z'));
+  await usage.add('u', 'openai/gpt-5.4-mini', { input: 7, output: 3 }, new Date('2026-11-25T01:00:00Z'));
+  await usage.add('v', 'openai/gpt-5.4-mini', { input: 100, output: 100 });
+  t.same(usage.list('u', { from: '2026-11-24', to: '2026-11-24' }), [{ day: '2026-11-24', model: 'openai/gpt-5.4-mini', requests: 2, inputTokens: 15, outputTokens: 3 }]);
   t.same(usage.totals('u'), { requests: 3, inputTokens: 22, outputTokens: 6 });
 });
 
@@ -120,9 +120,9 @@ t.test('session through each family\'s real SDK and the loopback fakes: X-Model-
   const env = { cfg: { models: fake.config }, modelUsage: usage } as never;
   const signal = new AbortController().signal;
   const cases = [
-    ['openai', 'openai/gpt-5-mini', 'authorization', (k: string) => `Bearer ${k}`],
-    ['anthropic', 'anthropic/claude-sonnet-4-5', 'x-api-key', (k: string) => k],
-    ['gemini', 'gemini/gemini-2.5-flash', 'x-goog-api-key', (k: string) => k],
+    ['openai', 'openai/gpt-5.4-mini', 'authorization', (k: string) => `Bearer ${k}`],
+    ['anthropic', 'anthropic/claude-sonnet-4-6', 'x-api-key', (k: string) => k],
+    ['gemini', 'gemini/gemini-flash-latest', 'x-goog-api-key', (k: string) => k],
   ] as const;
   for (const [provider, model, header, value] of cases) {
     fake.script(provider, { text: 'host', usage: { input: 11, output: 3 } }, { text: 'caller', usage: { input: 7, output: 2 } });
