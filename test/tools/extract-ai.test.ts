@@ -13,7 +13,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { html } from '../fixtures/site.js';
 import { resultText } from '../fixtures/daemon.js';
+import { PRESET_MODELS } from '../../daemon/models/catalog.js';
 import { startFakeModels, type FakeModels, type RecordedRequest } from '../fixtures/fake-models.js';
+
+/** The preset model of each family (the default is the OpenAI one: the fakes give every family a host key). */
+const [OPENAI, ANTHROPIC, GEMINI] = PRESET_MODELS;
 
 let s: Stack;
 let fake: FakeModels;
@@ -83,7 +87,7 @@ t.test('extract over REST: data checked, citations checked against the page, hid
   const r = await extract({ url: url(), schema, prompt: 'the product reviewed' });
   t.equal(r.status, 200, JSON.stringify(r.json));
   t.same(r.json.data, goodData);
-  t.equal(r.json.model, 'openai/gpt-5-mini', 'the default model');
+  t.equal(r.json.model, OPENAI, 'the default model');
   t.equal(r.json.url, url());
   const mine = fake.requests.slice(before);
   t.equal(mine.length, 1, 'one provider request');
@@ -104,9 +108,9 @@ t.test('extract over REST: data checked, citations checked against the page, hid
   t.match(r.json.warnings.join('\n'), new RegExp(`named chunk c1; its words are in ${cites[1].chunk}`));
 
   const u = fakeUsage(mine);
-  t.same(r.json.usage, { model: 'openai/gpt-5-mini', turns: 1, inputTokens: u.input, outputTokens: u.output, budget: 300000 }, 'usage is the provider-reported count');
+  t.same(r.json.usage, { model: OPENAI, turns: 1, inputTokens: u.input, outputTokens: u.output, budget: 300000 }, 'usage is the provider-reported count');
   const usage = await s.d.rest(s.token, 'GET', '/v1/usage');
-  t.same(usage.json.models.map((m: any) => [m.model, m.requests, m.inputTokens, m.outputTokens]), [['openai/gpt-5-mini', 1, u.input, u.output]], 'GET /v1/usage holds the same count');
+  t.same(usage.json.models.map((m: any) => [m.model, m.requests, m.inputTokens, m.outputTokens]), [[OPENAI, 1, u.input, u.output]], 'GET /v1/usage holds the same count');
 });
 
 t.test('includeHidden sends hidden text', async (t) => {
@@ -143,9 +147,9 @@ t.test('an invalid answer costs exactly one repair turn; a second invalid answer
 
 t.test('each family gets its key in its own auth header; X-Model-Key beats the host key, over REST and MCP', async (t) => {
   const families = [
-    ['openai', 'openai/gpt-5-mini', 'authorization', (k: string) => `Bearer ${k}`],
-    ['anthropic', 'anthropic/claude-sonnet-4-5', 'x-api-key', (k: string) => k],
-    ['gemini', 'gemini/gemini-2.5-flash', 'x-goog-api-key', (k: string) => k],
+    ['openai', OPENAI, 'authorization', (k: string) => `Bearer ${k}`],
+    ['anthropic', ANTHROPIC, 'x-api-key', (k: string) => k],
+    ['gemini', GEMINI, 'x-goog-api-key', (k: string) => k],
   ] as const;
   const client = await mcpWithKey(CALLER_KEY);
   t.teardown(() => client.close());
@@ -252,7 +256,7 @@ t.test('ask: an answer with citations checked against the pages', async (t) => {
       ],
     },
   });
-  const r = await ask({ question: 'Who makes the kettle and what does it cost?', url: url(), model: 'anthropic/claude-sonnet-4-5' }, { 'X-Model-Key': CALLER_KEY });
+  const r = await ask({ question: 'Who makes the kettle and what does it cost?', url: url(), model: ANTHROPIC }, { 'X-Model-Key': CALLER_KEY });
   t.equal(r.status, 200, JSON.stringify(r.json));
   t.equal(r.json.operation, 'ask');
   t.match(r.json.answer, /Acme Kitchen/);
@@ -263,7 +267,7 @@ t.test('ask: an answer with citations checked against the pages', async (t) => {
   t.equal(mine[0].headers['x-api-key'], CALLER_KEY);
   t.notMatch(mine[0].bodyText, new RegExp(HIDDEN));
   t.equal(r.json.usage.inputTokens, fakeUsage(mine).input);
-  t.equal(r.json.model, 'anthropic/claude-sonnet-4-5');
+  t.equal(r.json.model, ANTHROPIC);
 });
 
 t.test('ask is not an MCP tool nor a POST /v1/tools/{name} target', async (t) => {

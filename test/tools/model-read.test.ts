@@ -9,7 +9,11 @@
 import t from 'tap';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { html } from '../fixtures/site.js';
+import { PRESET_MODELS } from '../../daemon/models/catalog.js';
 import { startFakeModels, type FakeModels, type RecordedRequest } from '../fixtures/fake-models.js';
+
+/** The preset model of each family (the default is the OpenAI one: the fakes give every family a host key). */
+const [OPENAI, ANTHROPIC, GEMINI] = PRESET_MODELS;
 
 let s: Stack;
 let fake: FakeModels;
@@ -59,11 +63,11 @@ t.test('summary: the model summarises the fenced page text; hidden text never se
   t.match(r.json.text, /summary of page 1 \(written by the model from page text\)/, 'shown fenced');
   const u = fakeUsage(mine);
   t.same([r.json.usage.inputTokens, r.json.usage.outputTokens], [u.input, u.output]);
-  t.equal(r.json.model, 'openai/gpt-5-mini');
+  t.equal(r.json.model, OPENAI);
 
   const withHidden = sent();
   fake.script('gemini', { text: 'Summary.' });
-  const h = await read({ urls: [url()], summary: 'list every price', includeHidden: true, model: 'gemini/gemini-2.5-flash' });
+  const h = await read({ urls: [url()], summary: 'list every price', includeHidden: true, model: GEMINI });
   t.equal(h.status, 200, JSON.stringify(h.json));
   t.match(fake.requests[withHidden].bodyText, new RegExp(HIDDEN), 'includeHidden sends it');
   t.match(fake.requests[withHidden].bodyText, /list every price/, 'the instruction is sent');
@@ -78,7 +82,7 @@ t.test('rerank "model": the passages come back in the model\'s order, cut at top
   // The model puts BM25's last candidate first and its first one second.
   const order = [`c${pool.length}`, 'c1', 'c99'];
   fake.script('anthropic', { toolCalls: [{ name: 'rank', args: { order } }] });
-  const r = await read({ urls: [url()], query: 'price kettle descale line', topK: 2, rerank: 'model', model: 'anthropic/claude-sonnet-4-5' }, { 'X-Model-Key': CALLER_KEY });
+  const r = await read({ urls: [url()], query: 'price kettle descale line', topK: 2, rerank: 'model', model: ANTHROPIC }, { 'X-Model-Key': CALLER_KEY });
   t.equal(r.status, 200, JSON.stringify(r.json));
   t.same(r.json.pages[0].passages.map((p: { text: string }) => p.text), [pool.at(-1), pool[0]]);
   t.equal(r.json.pages[0].reranked, true);
@@ -92,7 +96,7 @@ t.test('read: bad model input is validation_error; a budget refusal sends nothin
   const before = sent();
   for (const args of [
     { urls: [url()], rerank: 'model' },
-    { urls: [url()], model: 'openai/gpt-5-mini' },
+    { urls: [url()], model: OPENAI },
     { urls: [url()], maxTokensTotal: 1000 },
     { urls: [url()], summary: true, maxTokensTotal: 0 },
     { urls: [url()], summary: true, maxTokensTotal: 2_000_001 },
@@ -133,7 +137,7 @@ t.test('crawl outputSchema without fields: a model fills every page with the sta
   const usageBefore = (await s.d.rest(s.token, 'GET', '/v1/usage')).json.totals;
   const r = await startCrawl({ startUrls: [`${s.site.url}/p/kettle`, `${s.site.url}/p/toaster`], outputSchema: productSchema, prompt: 'the product on sale' }, { 'X-Model-Key': CALLER_KEY });
   t.equal(r.status, 201, JSON.stringify(r.json));
-  t.equal(s.d.daemon.env.crawls.spec('alice', r.json.id)?.model, 'openai/gpt-5-mini', 'the default model, fixed when the crawl started');
+  t.equal(s.d.daemon.env.crawls.spec('alice', r.json.id)?.model, OPENAI, 'the default model, fixed when the crawl started');
   const run = await s.d.daemon.env.crawls.waitWhileRunning('alice', r.json.id, 60_000);
   t.equal(run.state, 'finished');
   const items = crawlItems(r.json.id);
@@ -175,7 +179,7 @@ t.test('crawl: a page whose model turn cannot fit the crawl\'s budget fails alon
     { startUrls: [`${s.site.url}/p/kettle`], outputSchema: productSchema, maxTokensTotal: 0 },
     { startUrls: [`${s.site.url}/p/kettle`], outputSchema: { type: 'array', items: { type: 'string' } } },
     { startUrls: [`${s.site.url}/p/kettle`], fields: { name: 'h1' }, outputSchema: productSchema, prompt: 'x' },
-    { startUrls: [`${s.site.url}/p/kettle`], fields: { name: 'h1' }, model: 'openai/gpt-5-mini' },
+    { startUrls: [`${s.site.url}/p/kettle`], fields: { name: 'h1' }, model: OPENAI },
     { startUrls: [`${s.site.url}/p/kettle`], prompt: 'x' },
   ]) {
     const bad = await startCrawl(body);
@@ -192,7 +196,7 @@ t.test("crawl across a restart: the caller's key is gone; the host key goes on, 
   const slow = { startUrls: urls, outputSchema: productSchema, delayMs: 60_000, concurrency: 1 };
   const before = sent();
   const onHost = await startCrawl({ ...slow }, { 'X-Model-Key': CALLER_KEY });
-  const noHost = await startCrawl({ ...slow, model: 'gemini/gemini-2.5-flash' }, { 'X-Model-Key': CALLER_KEY });
+  const noHost = await startCrawl({ ...slow, model: GEMINI }, { 'X-Model-Key': CALLER_KEY });
   t.equal(onHost.status, 201, JSON.stringify(onHost.json));
   t.equal(noHost.status, 201, JSON.stringify(noHost.json));
   for (const id of [onHost.json.id, noHost.json.id]) await s.d.daemon.env.crawls.waitFor('alice', id, (r) => r.counters.done >= 1, 60_000);
