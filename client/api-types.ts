@@ -2458,7 +2458,7 @@ export interface paths {
         put?: never;
         /**
          * Crawl a site
-         * @description Starts a background crawl from startUrls and/or a sitemap and answers its id at once; follow it with browser_crawl_status. Honours robots.txt, spaces requests per host, stays on the same domain by default, and survives daemon restarts. mode http reads plain pages, browser reads in read-only tabs of your own signed-in profile (never writes), auto (default) uses the browser only for pages that need scripts. Items are Markdown (or text, or page metadata with format json), with optional CSS fields, chunks with citations, or BM25 passages for a query.
+         * @description Starts a background crawl from startUrls and/or a sitemap and answers its id at once; follow it with browser_crawl_status. Honours robots.txt, spaces requests per host, stays on the same domain by default, and survives daemon restarts. mode http reads plain pages, browser reads in read-only tabs of your own signed-in profile (never writes), auto (default) uses the browser only for pages that need scripts. Items are Markdown (or text, or page metadata with format json), with optional CSS fields (or outputSchema filled by a model on every page, with prompt, model and one maxTokensTotal for the crawl), chunks with citations, or BM25 passages for a query.
          */
         post: operations["browser_crawl"];
         delete?: never;
@@ -2841,6 +2841,26 @@ export interface paths {
          * @description Watches a page on a cron schedule, signed in as you (a hidden read-only tab of your profile: your cookies go along, the page can never write), and fires the monitor.changed webhook when it changes. action create (url, cron: five fields or @hourly/@daily, at least 5 minutes apart; timezone IANA, default UTC; compare text|snapshot|screenshot, default text; selector to watch one element; ignore: up to 20 regexes of lines to leave out (text, snapshot); threshold: share of pixels 0-1, default 0.01 (screenshot); name), list (default), get, checks (newest first; changedOnly), run (check now and answer the result), delete. The first check records the baseline and is never a change; a page that fails to load is a failed check and the baseline stays.
          */
         post: operations["browser_monitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools/browser_extract_ai": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extract with a model
+         * @description Fills a JSON Schema from a page with a model: exactly one of url, urls (1-10, each extracted on its own) or tab. Only the page passages that best match the schema (and prompt) are sent, fenced as data; hidden text is left out unless includeHidden. The answer is checked against the schema (one repair turn, else action_failed) and every citation's quote is checked against the page: a quote not on the page is dropped and named in warnings. Returns data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage (tokens) and model. Uses X-Model-Key, else the server's key for the model's provider.
+         */
+        post: operations["browser_extract_ai"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3471,6 +3491,343 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/extract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fill a JSON Schema from a tab, url or urls with a model (as browser_extract_ai): data checked against the schema, citations checked against the page, usage and model
+         * @description Header X-Model-Key: your key for the model's provider (else the server's). With urls, results holds one {url, ok, data, citations, warnings, usage, error} per address.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description One address, read in a read-only tab. */
+                        url?: string;
+                        /** @description 1-10 addresses, each extracted on its own (one result per address). */
+                        urls?: string[];
+                        /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                        tab?: string;
+                        /** @description The JSON Schema the data must match, e.g. {"type":"object","properties":{"price":{"type":"number"}},"required":["price"]}. */
+                        schema: {
+                            [key: string]: unknown;
+                        };
+                        /** @description What to extract, in words (e.g. "the price after discount"). */
+                        prompt?: string;
+                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                        model?: string;
+                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                        maxTokensTotal?: number;
+                        /**
+                         * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                         * @default false
+                         */
+                        includeHidden?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage, model (or results with urls) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            ok: true;
+                            tool?: string;
+                            text: string;
+                            images?: {
+                                mimeType?: string;
+                                data?: string;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description validation_error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden | refused | site_read_only | blocked */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description validation_error: the method is not served on this path (see Allow) */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description action_failed | budget_exceeded */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_configured */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description navigation_failed */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description browser_capacity (with Retry-After) or shutting_down */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description timeout */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ask": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a question about a tab, url or urls with a model: an answer with citations checked against the page
+         * @description Header X-Model-Key: your key for the model's provider (else the server's). Answers answer, citations (chunk, quote, url, headingPath, start, end), warnings, usage, model.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description The question. */
+                        question: string;
+                        /** @description One address, read in a read-only tab. */
+                        url?: string;
+                        /** @description 1-10 addresses, read together: the answer may draw on all of them. */
+                        urls?: string[];
+                        /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                        tab?: string;
+                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                        model?: string;
+                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                        maxTokensTotal?: number;
+                        /**
+                         * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                         * @default false
+                         */
+                        includeHidden?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description result */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            ok: true;
+                            tool?: string;
+                            text: string;
+                            images?: {
+                                mimeType?: string;
+                                data?: string;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description validation_error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden | refused | site_read_only | blocked */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description validation_error: the method is not served on this path (see Allow) */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description stale_ref */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description action_failed | budget_exceeded */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_configured */
+                501: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description navigation_failed */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description browser_capacity (with Retry-After) or shutting_down */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description timeout */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -4185,13 +4542,15 @@ export interface paths {
                                 all?: boolean;
                             };
                         };
-                        /** @description A JSON Schema each page's fields are checked against. */
+                        /** @description A JSON Schema (type object). With fields: each page's fields are checked against it. Without fields: a model fills it on every page from the page's best passages (checked against the schema, citations checked against the page), using the starting call's X-Model-Key (kept in memory only; after a restart the server's key). */
                         outputSchema?: {
                             [key: string]: unknown;
                         };
                         /** @description With outputSchema and no fields: what a model should fill in. */
                         prompt?: string;
-                        /** @description Model token budget for the whole crawl, default 300000. */
+                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                        model?: string;
+                        /** @description With outputSchema and no fields: the model token budget for the whole crawl, 1-10000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent. */
                         maxTokensTotal?: number;
                         /** @description A learned extractor (ext_..., POST /v1/extractors): its fields and schema are read on every page, with no model. Give it alone, without fields, outputSchema or prompt. */
                         extractor?: string;
@@ -11590,6 +11949,17 @@ export interface operations {
                         /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                         model?: string;
                     };
+                    /** @description true: a model also writes a short summary of each page; a string: the summary follows that instruction (e.g. "list the prices"). Uses X-Model-Key, else the server's key. */
+                    summary?: boolean | string;
+                    /**
+                     * @description "model": a model re-orders the BM25 passages for query (from up to 20 candidates per page) before topK are kept. Needs query.
+                     * @enum {string}
+                     */
+                    rerank?: "model";
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
                 };
             };
         };
@@ -13866,13 +14236,15 @@ export interface operations {
                             all?: boolean;
                         };
                     };
-                    /** @description A JSON Schema each page's fields are checked against. */
+                    /** @description A JSON Schema (type object). With fields: each page's fields are checked against it. Without fields: a model fills it on every page from the page's best passages (checked against the schema, citations checked against the page), using the starting call's X-Model-Key (kept in memory only; after a restart the server's key). */
                     outputSchema?: {
                         [key: string]: unknown;
                     };
                     /** @description With outputSchema and no fields: what a model should fill in. */
                     prompt?: string;
-                    /** @description Model token budget for the whole crawl, default 300000. */
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description With outputSchema and no fields: the model token budget for the whole crawl, 1-10000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent. */
                     maxTokensTotal?: number;
                     /** @description A learned extractor (ext_..., POST /v1/extractors): its fields and schema are read on every page, with no model. Give it alone, without fields, outputSchema or prompt. */
                     extractor?: string;
@@ -16641,6 +17013,153 @@ export interface operations {
                     changedOnly?: boolean;
                     /** @description list, checks: how many, 1-50. Default 10. */
                     limit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description validation_error: the method is not served on this path (see Allow) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    browser_extract_ai: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description One address, read in a read-only tab. */
+                    url?: string;
+                    /** @description 1-10 addresses, each extracted on its own (one result per address). */
+                    urls?: string[];
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                    tab?: string;
+                    /** @description The JSON Schema the data must match, e.g. {"type":"object","properties":{"price":{"type":"number"}},"required":["price"]}. */
+                    schema: {
+                        [key: string]: unknown;
+                    };
+                    /** @description What to extract, in words (e.g. "the price after discount"). */
+                    prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
+                    includeHidden?: boolean;
                 };
             };
         };

@@ -23,6 +23,11 @@ export interface CrawlSpec {
   maxChars: number;
   fields?: Record<string, string | { css: string; attr?: string; all?: boolean }>;
   outputSchema?: Record<string, unknown>;
+  /** outputSchema without fields: a model fills it per page, told this in words. */
+  prompt?: string;
+  /** outputSchema without fields: the model (resolved when the crawl started) and the token budget of the whole crawl. */
+  model?: string;
+  maxTokensTotal?: number;
   /** The learned extractor whose fields and schema these are (its version when the crawl started). */
   extractor?: { id: string; version: number };
   obeyRobots: boolean;
@@ -158,7 +163,28 @@ export interface CrawlItem extends Omit<PageOutput, 'links'> {
   scroll?: ScrollOutcome;
   /** collect: the files of the page, stored once in the user's files; documents with Markdown. */
   files?: CollectedEntry[];
+  /** outputSchema filled by a model: which one, its tokens for this page (failed pages too), and for a filled page its checked citations and warnings. */
+  model?: ItemModelFill;
   at: string;
+}
+
+/** A quote of the page backing a value a model filled, checked against the page text; offsets into its Markdown. */
+export interface ModelCitation {
+  field?: string;
+  chunk: string;
+  quote: string;
+  url: string;
+  headingPath: string[];
+  start: number;
+  end: number;
+}
+
+export interface ItemModelFill {
+  id: string;
+  inputTokens: number;
+  outputTokens: number;
+  citations?: ModelCitation[];
+  warnings?: string[];
 }
 
 export type CrawlState = 'running' | 'paused' | 'finished' | 'cancelled' | 'failed';

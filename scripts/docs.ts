@@ -114,6 +114,19 @@ function extractorOperations(): Record<string, Record<string, unknown>> {
   };
 }
 
+/** Model extraction (the tool browser_extract_ai) and questions (the REST-only operation ask). */
+function modelOperations(): Record<string, Record<string, unknown>> {
+  const extract = allTools().find((t) => t.name === 'browser_extract_ai')!;
+  return {
+    'POST /v1/extract': {
+      description: 'Header X-Model-Key: your key for the model\'s provider (else the server\'s). With urls, results holds one {url, ok, data, citations, warnings, usage, error} per address.',
+      requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(extract.input) } } },
+      responses: { '200': { description: 'data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage, model (or results with urls)', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([403, 404, 422, 501, 502, 504]) },
+    },
+    'POST /v1/ask': { ...operationRoute('ask'), description: 'Header X-Model-Key: your key for the model\'s provider (else the server\'s). Answers answer, citations (chunk, quote, url, headingPath, start, end), warnings, usage, model.' },
+  };
+}
+
 /** What a route answers, beyond its summary in the route table; keyed by `METHOD /path`. */
 /** The webhook routes, with full schemas: client/ generates its types from them. */
 function webhookDetails(): Record<string, Record<string, unknown>> {
@@ -215,6 +228,7 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     ...crawlOperations(),
     ...taskRoutes(),
     ...extractorOperations(),
+    ...modelOperations(),
     ...actRoutes(),
     ...webhookDetails(),
     'GET /v1/caches': { responses: { ...plainOk('caches: name, entries, bytes, updatedAt'), ...stdErrors() } },

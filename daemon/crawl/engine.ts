@@ -15,7 +15,8 @@ import { fetchGuardFor, networkFetcher } from '../net/guarded-fetch.js';
 import { withResponseCache, attachTabCache } from '../cache/index.js';
 import { RobotsBook } from './robots.js';
 import { readSitemapUrls } from './sitemap.js';
-import { needsBrowser, renderPage } from './page-output.js';
+import { needsBrowser, renderPageAndText } from './page-output.js';
+import type { CrawlModel } from './model-fill.js';
 import { readInBrowser } from './browser-reader.js';
 import { crawlSites, looksLikeSignOut, onSites, pageKey, passesRules } from './rules.js';
 import { HostSchedule, MAX_TRIES } from './politeness.js';
@@ -53,6 +54,8 @@ export class CrawlRun {
     private readonly store: CrawlStore,
     private rec: CrawlRecord,
     private readonly events: RunEvents,
+    /** Fills outputSchema per page when the crawl has no fields (model-fill.ts); shared by the run's restarts in this process. */
+    private readonly model?: CrawlModel,
   ) {
     this.spec = rec.spec;
     this.hosts = new HostSchedule(this.spec.delayMs);
@@ -193,11 +196,17 @@ export class CrawlRun {
       if (page.status < 200 || page.status >= 300) {
         item = { ...base, finalUrl: page.finalUrl, status: 'failed', httpStatus: page.status, via: page.via, error: `HTTP ${page.status}` };
       } else {
-        const out = await renderPage(page, this.spec);
+        const { out, text } = await renderPageAndText(page, this.spec);
         const { links: found, ...rendered } = out;
-        const content = { ...rendered, ...(page.scroll ? { scroll: page.scroll } : {}), ...(page.files ? { files: page.files } : {}) };
         const forms = userSecretForms(this.env, this.rec.user);
-        item = { ...base, ...scrubDeep(content, forms), finalUrl: page.finalUrl, status: 'done', httpStatus: page.status, via: page.via, linkCount: found.length };
+        const filled = this.model ? await this.model.fill({ url: page.finalUrl, title: out.title, markdown: text }) : undefined;
+        if (filled && !filled.ok) {
+          // The model's failure is the page's (not_configured, budget_exceeded, an answer invalid after its repair turn); its tokens stay counted.
+          item = { ...base, finalUrl: page.finalUrl, status: 'failed', httpStatus: page.status, via: page.via, error: `${filled.error.code}: ${filled.error.message}`, ...(filled.model ? { model: filled.model } : {}) };
+        } else {
+          const content = { ...rendered, ...(filled ? { fields: filled.data as Record<string, unknown>, model: filled.model } : {}), ...(page.scroll ? { scroll: page.scroll } : {}), ...(page.files ? { files: page.files } : {}) };
+          item = { ...base, ...scrubDeep(content, forms), finalUrl: page.finalUrl, status: 'done', httpStatus: page.status, via: page.via, linkCount: found.length };
+        }
         if (entry.depth < this.spec.maxDepth) links = this.follow(found, entry.depth + 1);
       }
     } catch (e) {

@@ -15,6 +15,7 @@ import { readFields, schemaErrors } from './fields.js';
 import { judgeValues } from '../models/extractor-values.js';
 import { absoluteHttp, documentBase, pageImages, pageMetadata, visibleLinks } from './metadata.js';
 import { chunkContent } from './chunks.js';
+import { fillsWithModel } from './model-fill.js';
 import { markdownToText } from '../read/plain-text.js';
 
 export { checkFieldSelectors, checkOutputSchema } from './fields.js';
@@ -45,6 +46,14 @@ function visibleTree(page: PageInput, includeHidden: boolean): HDocument {
 }
 
 export async function renderPage(page: PageInput, spec: CrawlSpec): Promise<PageOutput> {
+  return (await renderPageAndText(page, spec)).out;
+}
+
+/**
+ * The item's content and the page's whole text (Markdown, not cut at maxChars; hidden parts out unless
+ * includeHidden), which a model filling outputSchema reads.
+ */
+export async function renderPageAndText(page: PageInput, spec: CrawlSpec): Promise<{ out: PageOutput; text: string }> {
   const kind = kindOf(page.contentType, page.html.slice(0, 200));
   if (!kind) throw new BrowserdError('action_failed', `not a page: ${page.contentType || 'no content type'}`, { next: 'Documents and media are not read by crawls yet; leave them out with deny.' });
   if (kind !== 'html') return renderPlain(page, kind, spec);
@@ -70,7 +79,7 @@ export async function renderPage(page: PageInput, spec: CrawlSpec): Promise<Page
     }
   }
   const html = render(doc as never, { decodeEntities: false });
-  const needsMarkdown = spec.format !== 'json' || spec.formats.includes('markdown') || spec.formats.includes('text') || !!spec.chunk || !!spec.query;
+  const needsMarkdown = spec.format !== 'json' || spec.formats.includes('markdown') || spec.formats.includes('text') || !!spec.chunk || !!spec.query || fillsWithModel(spec);
   let markdown = '';
   if (needsMarkdown) {
     const md = await htmlToMarkdownOffThread(html, page.finalUrl);
@@ -96,10 +105,10 @@ export async function renderPage(page: PageInput, spec: CrawlSpec): Promise<Page
     if (Object.keys(formats).length) out.formats = formats;
   }
   addChunksAndPassages(out, markdown, page.finalUrl, spec);
-  return out;
+  return { out, text: markdown };
 }
 
-function renderPlain(page: PageInput, kind: 'text' | 'json', spec: CrawlSpec): PageOutput {
+function renderPlain(page: PageInput, kind: 'text' | 'json', spec: CrawlSpec): { out: PageOutput; text: string } {
   let text = page.html.replace(ZERO_WIDTH, '');
   if (kind === 'json') {
     try {
@@ -116,7 +125,7 @@ function renderPlain(page: PageInput, kind: 'text' | 'json', spec: CrawlSpec): P
     if (c.omitted) out.omittedChars = c.omitted;
   }
   addChunksAndPassages(out, text, page.finalUrl, spec);
-  return out;
+  return { out, text };
 }
 
 function addChunksAndPassages(out: PageOutput, full: string, url: string, spec: CrawlSpec) {

@@ -9,6 +9,7 @@ import { CACHE_MODES, CRAWL_FORMATS, type CrawlSpec } from '../../protocol/crawl
 import { CollectParam, ScrollUntilParam } from '../../protocol/read-params.js';
 import { checkCollectOptions } from '../docs/collect.js';
 import { checkScrollOptions } from '../read/scroll-until.js';
+import { ModelIdParam } from '../../protocol/model-params.js';
 
 export { CACHE_MODES, CRAWL_FORMATS, type CrawlSpec };
 
@@ -41,9 +42,10 @@ export const CrawlParams = params({
   format: Type.Optional(StringEnum(['markdown', 'text', 'json'], { description: 'markdown (default), text, or json: page metadata (description, language, canonical URL, headings, JSON-LD) and no content.' })),
   maxChars: Type.Optional(Type.Integer({ minimum: 1, maximum: 200000, description: 'Content characters kept per page: 1-200000, default 20000.' })),
   fields: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100 }), FieldSpec, { description: 'name -> CSS selector, or {css, attr, all}: exact values per page.' })),
-  outputSchema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'A JSON Schema each page\'s fields are checked against.' })),
+  outputSchema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'A JSON Schema (type object). With fields: each page\'s fields are checked against it. Without fields: a model fills it on every page from the page\'s best passages (checked against the schema, citations checked against the page), using the starting call\'s X-Model-Key (kept in memory only; after a restart the server\'s key).' })),
   prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 4000, description: 'With outputSchema and no fields: what a model should fill in.' })),
-  maxTokensTotal: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000000, description: 'Model token budget for the whole crawl, default 300000.' })),
+  model: ModelIdParam,
+  maxTokensTotal: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000000, description: 'With outputSchema and no fields: the model token budget for the whole crawl, 1-10000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent.' })),
   extractor: Type.Optional(Type.String({ pattern: '^ext_[A-Za-z0-9]{1,64}$', description: 'A learned extractor (ext_..., POST /v1/extractors): its fields and schema are read on every page, with no model. Give it alone, without fields, outputSchema or prompt.' })),
   obeyRobots: Type.Optional(Type.Boolean({ description: 'Honour robots.txt (and its Crawl-delay). Default true.' })),
   includeHidden: Type.Optional(Type.Boolean({ description: 'Keep text a person cannot see. Default false.' })),
@@ -90,8 +92,12 @@ export function normaliseCrawlSpec(p: CrawlParamsInput, checkUrl: (u: string) =>
   if (!p.startUrls?.length && !p.sitemap) throw bad('give startUrls, sitemap or both', 'Pass {"startUrls": ["https://example.com/"]} or {"sitemap": "https://example.com/sitemap.xml"}.');
   if (p.extractor && (p.fields || p.outputSchema || p.prompt)) throw bad('extractor brings its own fields and schema: give it alone', 'Drop fields, outputSchema and prompt, or drop extractor.');
   if (p.extractor && extractor?.id !== p.extractor) throw new BrowserdError('not_found', `no extractor ${p.extractor}`, { next: 'List yours with GET /v1/extractors, or learn one with POST /v1/extractors.' });
-  if (p.outputSchema && !p.fields) throw new BrowserdError('not_configured', 'filling outputSchema without fields needs a model, which this server does not offer yet', { next: 'Give fields (name -> CSS selector); outputSchema then checks them.' });
   if (p.prompt && !p.outputSchema) throw bad('prompt goes with outputSchema', 'Drop prompt, or give outputSchema too.');
+  // outputSchema without fields: a model fills it on every page (daemon/crawl/model-fill.ts).
+  const byModel = !!p.outputSchema && !p.fields && !p.extractor;
+  if (p.prompt && p.fields) throw bad('prompt tells a model what to fill, and with fields no model runs', 'Drop prompt, or drop fields to have a model fill outputSchema.');
+  if ((p.model !== undefined || p.maxTokensTotal !== undefined) && !byModel) throw bad('model and maxTokensTotal go with outputSchema and no fields (a model filling it)', 'Drop model and maxTokensTotal, or give outputSchema without fields.');
+  if (byModel && (p.outputSchema as Record<string, unknown>).type !== 'object') throw bad('outputSchema filled by a model must be an object schema ({"type": "object", "properties": {...}}): its properties become each item\'s fields', 'Give {"type": "object", "properties": {"price": {"type": "number"}}}.');
   if (p.topK !== undefined && !p.query) throw bad('topK goes with query', 'Give query too, or drop topK.');
   if (p.collect) checkCollectOptions(p.collect);
   if (p.scrollUntil) checkScrollOptions(p.scrollUntil);
@@ -118,6 +124,9 @@ export function normaliseCrawlSpec(p: CrawlParamsInput, checkUrl: (u: string) =>
     maxChars: p.maxChars ?? 20000,
     ...(p.fields ? { fields: p.fields } : {}),
     ...(p.outputSchema ? { outputSchema: p.outputSchema } : {}),
+    ...(byModel && p.prompt ? { prompt: p.prompt } : {}),
+    ...(byModel && p.model ? { model: p.model } : {}),
+    ...(byModel && p.maxTokensTotal !== undefined ? { maxTokensTotal: p.maxTokensTotal } : {}),
     // The extractor's fields are copied into the run: it reads the version it started with, even if re-learned meanwhile.
     ...(extractor ? { fields: extractor.fields, outputSchema: extractor.schema, extractor: { id: extractor.id, version: extractor.version } } : {}),
     obeyRobots: p.obeyRobots ?? true,

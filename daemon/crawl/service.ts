@@ -13,6 +13,7 @@ import type { CrawlItem, CrawlRunInfo, ItemStatus } from './types.js';
 import { CrawlRun } from './engine.js';
 import { checkFieldSelectors, checkOutputSchema } from './page-output.js';
 import { pageKey } from './rules.js';
+import { CrawlModel, fillsWithModel } from './model-fill.js';
 
 export type CrawlAction = 'pause' | 'resume' | 'cancel';
 
@@ -39,6 +40,8 @@ const info = (r: CrawlRecord): CrawlRunInfo => ({
 export class CrawlService {
   private store?: CrawlStore;
   private runs = new Map<string, CrawlRun>();
+  /** Model fillers of crawls with outputSchema and no fields: the starting call's key lives here only, in memory. */
+  private models = new Map<string, CrawlModel>();
   private events = new EventEmitter();
   private closing = false;
 
@@ -58,15 +61,46 @@ export class CrawlService {
     if (this.closing) return;
     const key = this.key(rec.user, rec.id);
     if (this.runs.has(key)) return;
-    const run = new CrawlRun(this.env(), this.db, rec, { changed: (r) => this.events.emit(key, r) });
+    const run = new CrawlRun(this.env(), this.db, rec, { changed: (r) => this.events.emit(key, r) }, this.modelFor(rec));
     this.runs.set(key, run);
     void run.done.finally(() => {
       if (this.runs.get(key) === run) this.runs.delete(key);
+      // A paused run keeps its filler (and key) for resume; an ended one lets go of them.
+      const state = this.db.get(rec.user, rec.id)?.state;
+      if (state !== 'running' && state !== 'paused') this.dropModel(key);
     });
   }
 
-  /** Starts a run; resolves once the run and its first queue entries are on disk. */
-  async start(user: string, spec: CrawlSpec): Promise<CrawlRunInfo> {
+  /**
+   * The run's model filler: the one made when it started (with the caller's key), else (after a restart) a new
+   * one on the host key, its budget less what the stored items already spent.
+   */
+  private modelFor(rec: CrawlRecord, modelKey?: string): CrawlModel | undefined {
+    if (!fillsWithModel(rec.spec)) return undefined;
+    const key = this.key(rec.user, rec.id);
+    let model = this.models.get(key);
+    if (!model) {
+      const spent = () => {
+        let n = 0;
+        for (const item of this.db.iterItems(rec.user, rec.id)) n += (item.model?.inputTokens ?? 0) + (item.model?.outputTokens ?? 0);
+        return n;
+      };
+      model = new CrawlModel(this.env(), rec.user, rec.spec, modelKey, spent);
+      this.models.set(key, model);
+    }
+    return model;
+  }
+
+  private dropModel(key: string) {
+    this.models.get(key)?.close();
+    this.models.delete(key);
+  }
+
+  /**
+   * Starts a run; resolves once the run and its first queue entries are on disk. `modelKey` (the caller's
+   * X-Model-Key) is kept in memory for the run's model filler only, never stored.
+   */
+  async start(user: string, spec: CrawlSpec, opts: { modelKey?: string } = {}): Promise<CrawlRunInfo> {
     checkFieldSelectors(spec.fields);
     checkOutputSchema(spec.outputSchema);
     if (this.closing) throw new BrowserdError('shutting_down', 'the daemon is stopping', { next: 'Start the crawl again in a few seconds.' });
@@ -83,6 +117,7 @@ export class CrawlService {
       nextItemSeq: 1,
     };
     await this.db.create(rec, spec.startUrls.map((u) => ({ url: pageKey(u), depth: 0 })));
+    this.modelFor(rec, opts.modelKey);
     this.launch(rec);
     return info(rec);
   }
@@ -195,6 +230,7 @@ export class CrawlService {
     const run = this.runs.get(this.key(user, id));
     run?.poke();
     if (run) await run.done;
+    this.dropModel(this.key(user, id));
     await this.db.delete(user, id);
   }
 
@@ -207,5 +243,7 @@ export class CrawlService {
   async close(): Promise<void> {
     this.closing = true;
     await Promise.all([...this.runs.values()].map((r) => r.stop(STOP_GRACE_MS)));
+    // After the grace period: a page still waiting on its model is not stored, and is read again after the restart.
+    for (const m of this.models.values()) m.close();
   }
 }

@@ -90,7 +90,7 @@ export function crawlHandlers(env: DaemonEnv): Record<string, Handler> {
     'POST /v1/crawls': async (r, u) => {
       const user = me(u);
       // The tool itself starts the run: its validation, policy, audit and errors are the same on both doors.
-      const result = await callTool(env, user, 'browser_crawl', await toolBody(env, r, user, 'browser_crawl'), { signal: r.signal, via: 'rest' });
+      const result = await callTool(env, user, 'browser_crawl', await toolBody(env, r, user, 'browser_crawl'), { signal: r.signal, via: 'rest', modelKey: r.headers['x-model-key'] });
       if (!result.ok) return sendError(r, result.error);
       const id = result.out.data.id;
       const info = typeof id === 'string' ? env.crawls.get(user.id, id) : undefined;
@@ -131,7 +131,9 @@ export function crawlHandlers(env: DaemonEnv): Record<string, Handler> {
       const format = (r.query.get('format') ?? 'jsonl') as ExportFormat;
       if (!EXPORT_FORMATS.includes(format)) throw bad(`format must be one of ${EXPORT_FORMATS.join(', ')}`, 'Pass ?format=jsonl, ?format=csv or ?format=json.');
       const status = statusParam(r);
-      const fieldNames = Object.keys(env.crawls.spec(user, id)?.fields ?? {});
+      const spec = env.crawls.spec(user, id);
+      // A model-filled crawl has no fields: its columns are the schema's top-level properties.
+      const fieldNames = Object.keys(spec?.fields ?? (spec?.outputSchema?.properties as Record<string, unknown> | undefined) ?? {});
       const items = env.crawls.iterateItems(user, id, status ? { status } : {});
       await sendStream(
         r,

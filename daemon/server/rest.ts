@@ -19,6 +19,7 @@ import { harHandlers } from './rest-har.js';
 import { usageHandlers } from './rest-usage.js';
 import { taskHandlers } from './rest-tasks.js';
 import { extractorHandlers } from './rest-extractors.js';
+import { modelHandlers } from './rest-models.js';
 import { actHandlers } from './rest-act.js';
 import { webhookHandlers } from './rest-webhooks.js';
 
@@ -117,6 +118,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     ...harHandlers(env),
     ...taskHandlers(env),
     ...extractorHandlers(env),
+    ...modelHandlers(env),
     ...actHandlers(env),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r) => {

@@ -39,6 +39,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/handoff/{token}', auth: 'none', summary: 'The "Your turn" page of a hand-off (HTML); the token in the link is the credential' },
   { method: 'POST', path: '/handoff/{token}/done', auth: 'none', summary: 'Done on the "Your turn" page: resolves the hand-off (same-origin form post)' },
   { method: 'GET', path: '/live/{token}', auth: 'none', summary: 'Live view of a tab: the viewer page a live link opens (the token in the path is the only credential; its WebSocket is /live/{token}/ws)' },
+  { method: 'POST', path: '/v1/extract', auth: 'user', summary: 'Fill a JSON Schema from a tab, url or urls with a model (as browser_extract_ai): data checked against the schema, citations checked against the page, usage and model' },
+  { method: 'POST', path: '/v1/ask', auth: 'user', summary: 'Ask a question about a tab, url or urls with a model: an answer with citations checked against the page' },
   { method: 'POST', path: '/v1/extractors', auth: 'user', summary: 'Learn an extractor on a page (url or tab): per-field CSS selectors a model proposes, proven on the page against the schema before it is stored; answers its id (ext_…)' },
   { method: 'GET', path: '/v1/extractors', auth: 'user', summary: "The caller's learned extractors, most recently updated first" },
   { method: 'GET', path: '/v1/extractors/{id}', auth: 'user', summary: 'One learned extractor: schema, prompt, model, version, fields' },

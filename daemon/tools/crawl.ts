@@ -5,6 +5,9 @@
  */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
+import { fillsWithModel } from '../crawl/model-fill.js';
+import { openModelSession } from '../models/session.js';
+import { DEFAULT_MAX_TOKENS_TOTAL } from '../../protocol/model-params.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { InvalidCursorError } from '../../storage/audit.js';
@@ -36,6 +39,7 @@ function itemBody(item: CrawlItem): string {
   if (item.title) parts.push(`# ${item.title}`);
   if (item.fields) parts.push(`fields: ${JSON.stringify(item.fields)}`);
   if (item.schemaErrors) parts.push(`schema errors: ${item.schemaErrors.join('; ')}`);
+  if (item.model?.citations) parts.push(`filled by ${item.model.id}; citations: ${item.model.citations.map((c) => `${c.field ?? '-'} ← "${c.quote}"`).join('; ') || 'none'}${item.model.warnings?.length ? `; warnings: ${item.model.warnings.join('; ')}` : ''}`);
   if (item.files?.length) {
     parts.push(`files (${item.files.length}):\n${item.files.map((f) => `- ${f.status === 'failed' ? `failed (${f.reason ?? 'failed'})` : `${f.name} (${f.type}, ${f.size} bytes${f.status === 'existing' ? ', already held' : ''})`}: ${f.url}`).join('\n')}`);
   }
@@ -61,7 +65,7 @@ export const crawlTools = [
     name: 'browser_crawl',
     title: 'Crawl a site',
     description:
-      "Starts a background crawl from startUrls and/or a sitemap and answers its id at once; follow it with browser_crawl_status. Honours robots.txt, spaces requests per host, stays on the same domain by default, and survives daemon restarts. mode http reads plain pages, browser reads in read-only tabs of your own signed-in profile (never writes), auto (default) uses the browser only for pages that need scripts. Items are Markdown (or text, or page metadata with format json), with optional CSS fields, chunks with citations, or BM25 passages for a query.",
+      "Starts a background crawl from startUrls and/or a sitemap and answers its id at once; follow it with browser_crawl_status. Honours robots.txt, spaces requests per host, stays on the same domain by default, and survives daemon restarts. mode http reads plain pages, browser reads in read-only tabs of your own signed-in profile (never writes), auto (default) uses the browser only for pages that need scripts. Items are Markdown (or text, or page metadata with format json), with optional CSS fields (or outputSchema filled by a model on every page, with prompt, model and one maxTokensTotal for the crawl), chunks with citations, or BM25 passages for a query.",
     input: CrawlParams,
     effect: 'read',
     needsBrowser: false,
@@ -69,7 +73,13 @@ export const crawlTools = [
       // Looked up under the caller's id: an unknown or another user's extractor is not_found before anything starts.
       const learned = args.extractor ? extractorOf(ctx, args.extractor) : undefined;
       const spec = normaliseCrawlSpec(args, (u) => checkUrl(u, ctx.env.cfg), learned && { id: learned.id, version: learned.version, fields: learned.fields, schema: learned.schema });
-      const run = await ctx.env.crawls.start(ctx.user.id, spec);
+      if (fillsWithModel(spec)) {
+        // Model and key are resolved now, so a bad model id or a missing key refuses the crawl before it starts;
+        // the resolved id is stored, so a later change of the server's default does not switch models mid-crawl.
+        spec.model = openModelSession({ env: ctx.env, user: ctx.user.id, model: spec.model, key: ctx.modelKey, maxTokensTotal: spec.maxTokensTotal, signal: ctx.signal }).model.id;
+        out.text(`A model (${spec.model}) fills outputSchema on every page, within ${spec.maxTokensTotal ?? DEFAULT_MAX_TOKENS_TOTAL} tokens for the whole crawl.`);
+      }
+      const run = await ctx.env.crawls.start(ctx.user.id, spec, { modelKey: ctx.modelKey });
       describeRun(out, run);
       out.text(`Follow it with browser_crawl_status {"id": "${run.id}", "timeoutS": 30}; REST: GET /v1/crawls/${run.id}/items, export at /v1/crawls/${run.id}/export?format=jsonl.`);
     },

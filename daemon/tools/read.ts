@@ -4,7 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
-import { IncludeHiddenParam, params, TabParam } from '../../protocol/params.js';
+import { IncludeHiddenParam, params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkUrl } from '../net/url-check.js';
 import { htmlToMarkdownOffThread, bestPassages } from '../read/index.js';
@@ -14,6 +14,9 @@ import { inline, type ResponseBuilder } from './response.js';
 import { CollectParam, ScrollUntilParam, type CollectOptions, type ScrollUntilInput } from '../../protocol/read-params.js';
 import { checkCollectOptions, collectFiles, openCaptioner, type CollectContext, type CollectedEntry } from '../docs/collect.js';
 import { checkScrollOptions, scrollForReading, type ScrollStop } from '../read/scroll-until.js';
+import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.js';
+import { openModelSession, type ModelSession } from '../models/session.js';
+import { rerankPassages, summarisePage } from '../models/summary.js';
 
 export const READ_MAX_URLS = 50;
 /** Scratch tabs read in parallel: enough to hide latency, few enough for a 2-core host. */
@@ -30,7 +33,15 @@ export interface PageReading {
   scroll?: { items: string[]; scrolls: number; stoppedBecause: ScrollStop };
   /** The files collect fetched from the page (stored once in the user's files), in page order. */
   files?: CollectedEntry[];
+  /** summary: the model's summary of the page (its words about page text: shown fenced). */
+  summary?: string;
+  /** rerank "model": the passages are in the model's order; a note when it could not be used. */
+  reranked?: boolean;
+  modelWarning?: string;
 }
+
+/** BM25 candidates per page a model re-ranks: enough for it to lift a passage BM25 ranked low, few enough to be cheap. */
+const RERANK_POOL = 20;
 
 export type ReadOptions = {
   includeHidden?: boolean; query?: string; topK?: number; maxChars: number; scrollUntil?: ScrollUntilInput; signal: AbortSignal;
@@ -143,15 +154,27 @@ export const readPageTools = [
       includeHidden: IncludeHiddenParam,
       scrollUntil: Type.Optional(ScrollUntilParam),
       collect: Type.Optional(CollectParam),
+      summary: Type.Optional(Type.Union([Type.Boolean(), Type.String({ minLength: 1, maxLength: 2000 })], { description: 'true: a model also writes a short summary of each page; a string: the summary follows that instruction (e.g. "list the prices"). Uses X-Model-Key, else the server\'s key.' })),
+      rerank: Type.Optional(StringEnum(['model'], { description: '"model": a model re-orders the BM25 passages for query (from up to 20 candidates per page) before topK are kept. Needs query.' })),
+      model: ModelIdParam,
+      maxTokensTotal: MaxTokensTotalParam,
     }),
     effect: 'read',
     check(args) {
       if (args.tab && args.urls) throw new BrowserdError('validation_error', 'give tab or urls, not both', { next: 'Read a tab, or a list of addresses.' });
+      if (args.rerank && !args.query) throw new BrowserdError('validation_error', 'rerank goes with query', { next: 'Give query too, or drop rerank.' });
+      if ((args.model !== undefined || args.maxTokensTotal !== undefined) && !usesModel(args)) {
+        throw new BrowserdError('validation_error', 'model and maxTokensTotal go with summary or rerank "model"', { next: 'Give summary or rerank, or drop model and maxTokensTotal.' });
+      }
       if (args.scrollUntil) checkScrollOptions(args.scrollUntil);
       if (args.collect) checkCollectOptions(args.collect);
     },
     async handle(ctx, args, out) {
-      const opts: ReadOptions = { includeHidden: args.includeHidden, query: args.query, topK: args.topK, maxChars: args.maxChars ?? 20000, scrollUntil: args.scrollUntil, signal: ctx.signal,
+      // Model and key are resolved before any page is read: a bad model id or a missing key costs nothing.
+      const session = usesModel(args) ? openModelSession({ env: ctx.env, user: ctx.user.id, model: args.model, key: ctx.modelKey, maxTokensTotal: args.maxTokensTotal, signal: ctx.signal }) : undefined;
+      if (ctx.modelKey) out.addSecret(ctx.modelKey);
+      const topK = args.topK ?? 5;
+      const opts: ReadOptions = { includeHidden: args.includeHidden, query: args.query, topK: args.rerank ? Math.max(topK, RERANK_POOL) : topK, maxChars: args.maxChars ?? 20000, scrollUntil: args.scrollUntil, signal: ctx.signal,
         collect: args.collect, collector: { env: ctx.env, user: ctx.user.id, signal: ctx.signal, captions: openCaptioner(ctx.env, ctx.user.id, ctx.modelKey, args.collect, ctx.signal) },
       };
       let readings: PageReading[];
@@ -163,8 +186,15 @@ export const readPageTools = [
         readings = [await readTab(tab, opts)];
         out.set('tab', tab.id);
       }
+      if (session) await modelSteps(session, readings, { summary: args.summary, rerank: args.rerank === 'model' ? args.query : undefined, topK });
       out.set('pages', readings);
-      out.text(`Read ${readings.filter((r) => r.ok).length} of ${readings.length} page(s)${args.query ? `, best passages for the query` : ''}:`);
+      if (session) {
+        const u = session.usage();
+        out.set('usage', u);
+        out.set('model', session.model.id);
+        out.text(`Model ${session.model.id}: ${u.turns} turn(s), ${u.inputTokens} input and ${u.outputTokens} output tokens of a ${u.budget} budget.`);
+      }
+      out.text(`Read ${readings.filter((r) => r.ok).length} of ${readings.length} page(s)${args.query ? `, best passages for the query${args.rerank ? ' (ranked by the model)' : ''}` : ''}:`);
       readings.forEach((r, i) => {
         if (!r.ok) {
           out.text(`${i + 1}. ${inline(r.url)} — failed: ${inline(r.error ?? '')}`);
@@ -177,9 +207,41 @@ export const readPageTools = [
           out.text(`Scrolled ${s.scrolls} time(s), stopped because ${STOP_WORDS[s.stoppedBecause]}${args.scrollUntil?.item ? `; ${s.items.length} item(s) kept in order:` : '.'}`);
           if (s.items.length) out.page(`items of page ${i + 1}: ${r.url}`, s.items.map((it, n) => `${n + 1}. ${it.replace(/\n/g, '\n   ')}`).join('\n'));
         }
+        if (r.modelWarning) out.text(`Page ${i + 1}: ${inline(r.modelWarning)}`);
+        if (r.summary) out.page(`summary of page ${i + 1} (written by the model from page text): ${r.url}`, r.summary);
         out.page(`page ${i + 1}: ${r.url}`, `# ${r.title ?? ''}\n\n${body}`);
         if (r.files) writeFiles(out, r.files, i + 1);
       });
     },
   }),
 ];
+
+const usesModel = (args: { summary?: boolean | string; rerank?: string }) => (args.summary !== undefined && args.summary !== false) || args.rerank === 'model';
+
+/**
+ * The model steps, page after page on one budget (turns are never sent in parallel, so the budget check before
+ * each one sees what the earlier ones cost). A budget refusal ends the call: nothing more would fit. Any other
+ * model failure stays with its page, which keeps its text.
+ */
+async function modelSteps(session: ModelSession, readings: PageReading[], steps: { summary?: boolean | string; rerank?: string; topK: number }) {
+  for (const r of readings) {
+    if (!r.ok) continue;
+    try {
+      if (steps.rerank && r.passages) {
+        const ranked = await rerankPassages(session, r.url, steps.rerank, r.passages, steps.topK);
+        r.passages = ranked.passages;
+        r.reranked = !ranked.warning;
+        if (ranked.warning) r.modelWarning = ranked.warning;
+      }
+      if (steps.summary) {
+        const text = r.markdown ?? (r.passages ?? []).map((p) => p.text).join('\n\n');
+        r.summary = await summarisePage(session, { url: r.url, title: r.title, markdown: text }, typeof steps.summary === 'string' ? steps.summary : undefined);
+      }
+    } catch (e) {
+      if (e instanceof BrowserdError && (e.code === 'budget_exceeded' || e.code === 'timeout')) throw e;
+      r.modelWarning = `the model step failed: ${e instanceof BrowserdError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e)}`;
+    }
+    // A re-rank that failed leaves the whole candidate pool: the caller still gets topK, in BM25 order.
+    if (r.passages && r.passages.length > steps.topK) r.passages = r.passages.slice(0, steps.topK);
+  }
+}

@@ -31,6 +31,7 @@ import { apiCallTools } from './api-call.js';
 import { apiMapTools } from './api-map.js';
 import { taskTools } from './tasks.js';
 import { extractorTools } from './extractors.js';
+import { askOperations, extractAiTools } from './extract-ai.js';
 import { actTools } from './act.js';
 import { recordTools } from './record.js';
 import { monitorTools } from './monitor.js';
@@ -67,6 +68,7 @@ const ALL: ToolDef<any>[] = [
   ...apiMapTools,
   ...recordTools,
   ...monitorTools,
+  ...extractAiTools,
 ];
 
 /**
@@ -77,6 +79,7 @@ const ALL: ToolDef<any>[] = [
 const OPERATIONS: ToolDef<any>[] = [
   ...taskTools,
   ...extractorTools,
+  ...askOperations,
   ...actTools,
 ];
 

@@ -1,0 +1,157 @@
+/**
+ * browser_extract_ai (MCP tool, and POST /v1/extract): a caller's JSON Schema filled by a model from a tab or
+ * addresses, checked with ajv (one repair turn) and cited with quotes checked against the page. The model and
+ * key are resolved before any page is read, so a bad model id or a missing key costs nothing.
+ */
+import { Type } from '@sinclair/typebox';
+import { defineTool } from './define.js';
+import { IncludeHiddenParam, params } from '../../protocol/params.js';
+import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
+import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.js';
+import { openModelSession, type ModelSession } from '../models/session.js';
+import { checkExtractSchema, extractFromPages } from '../models/extract.js';
+import { askPages } from '../models/ask.js';
+import type { Citation } from '../models/citations.js';
+import type { SessionUsage } from '../models/types.js';
+import { readPagesForModel, type ModelPage } from './model-pages.js';
+import { checkOneSource, checkSourceUrls, MODEL_MAX_URLS, sourceParams } from './model-source.js';
+import { inline, type ResponseBuilder } from './response.js';
+
+export interface PageExtraction {
+  url: string;
+  ok: boolean;
+  data?: unknown;
+  citations?: Citation[];
+  warnings?: string[];
+  /** This page's share of the call's tokens. */
+  usage?: { inputTokens: number; outputTokens: number; turns: number };
+  error?: { code: string; message: string };
+}
+
+/** The session's totals now, to tell what one page of a many-page call cost. */
+const mark = (u: SessionUsage) => ({ inputTokens: u.inputTokens, outputTokens: u.outputTokens, turns: u.turns });
+const since = (a: ReturnType<typeof mark>, b: SessionUsage) => ({ inputTokens: b.inputTokens - a.inputTokens, outputTokens: b.outputTokens - a.outputTokens, turns: b.turns - a.turns });
+
+/** A page that could not be read, as the caller's error (the reading pipeline's message, page-controlled parts inline()d). */
+function unreadable(page: ModelPage): BrowserdError {
+  return new BrowserdError('action_failed', `${inline(page.url)} could not be read: ${inline(page.error ?? 'unknown error')}`, { next: 'Check the address with browser_open, or read a tab that shows the page.' });
+}
+
+async function extractOne(session: ModelSession, page: ModelPage, spec: { schema: Record<string, unknown>; prompt?: string }): Promise<PageExtraction> {
+  if (!page.ok) throw unreadable(page);
+  const before = mark(session.usage());
+  const r = await extractFromPages(session, [page], spec);
+  return { url: page.url, ok: true, data: r.data, citations: r.citations, warnings: r.warnings, usage: since(before, session.usage()) };
+}
+
+function describe(out: ResponseBuilder, r: PageExtraction, n?: number) {
+  const head = n === undefined ? '' : `${n}. `;
+  if (!r.ok) {
+    out.text(`${head}${inline(r.url)} — failed: ${r.error!.code}: ${inline(r.error!.message)}`);
+    return;
+  }
+  out.text(`${head}${inline(r.url)}: data matches the schema; ${r.citations!.length} citation(s) checked against the page${r.warnings!.length ? `, ${r.warnings!.length} warning(s)` : ''}.`);
+  out.page(`data extracted from ${r.url}`, JSON.stringify(r.data, null, 2));
+  if (r.citations!.length) out.page(`citations on ${r.url}`, r.citations!.map((c) => `${c.field ?? '-'} ← [${c.chunk}] "${c.quote}"`).join('\n'));
+  if (r.warnings!.length) out.page(`warnings for ${r.url}`, r.warnings!.join('\n'));
+}
+
+export const extractAiTools = [
+  defineTool({
+    name: 'browser_extract_ai',
+    title: 'Extract with a model',
+    description: `Fills a JSON Schema from a page with a model: exactly one of url, urls (1-${MODEL_MAX_URLS}, each extracted on its own) or tab. Only the page passages that best match the schema (and prompt) are sent, fenced as data; hidden text is left out unless includeHidden. The answer is checked against the schema (one repair turn, else action_failed) and every citation's quote is checked against the page: a quote not on the page is dropped and named in warnings. Returns data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage (tokens) and model. Uses X-Model-Key, else the server's key for the model's provider.`,
+    input: params({
+      ...sourceParams(`1-${MODEL_MAX_URLS} addresses, each extracted on its own (one result per address).`),
+      schema: Type.Object({}, { additionalProperties: true, description: 'The JSON Schema the data must match, e.g. {"type":"object","properties":{"price":{"type":"number"}},"required":["price"]}.' }),
+      prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 4000, description: 'What to extract, in words (e.g. "the price after discount").' })),
+      model: ModelIdParam,
+      maxTokensTotal: MaxTokensTotalParam,
+      includeHidden: IncludeHiddenParam,
+    }),
+    effect: 'read',
+    check(args) {
+      checkOneSource(args, '{"url": "https://shop.example/item/1", "schema": {...}}');
+      checkExtractSchema(args.schema);
+    },
+    async handle(ctx, args, out) {
+      checkSourceUrls(ctx, args);
+      if (ctx.modelKey) out.addSecret(ctx.modelKey);
+      const session = openModelSession({ env: ctx.env, user: ctx.user.id, model: args.model, key: ctx.modelKey, maxTokensTotal: args.maxTokensTotal, signal: ctx.signal });
+      const spec = { schema: args.schema, prompt: args.prompt };
+      const pages = await readPagesForModel(ctx, { url: args.url, urls: args.urls, tab: args.tab, includeHidden: args.includeHidden });
+      if (args.urls === undefined) {
+        const r = await extractOne(session, pages[0], spec);
+        out.set('url', r.url);
+        out.set('data', r.data);
+        out.set('citations', r.citations);
+        out.set('warnings', r.warnings);
+        finish(out, session);
+        describe(out, r);
+        return;
+      }
+      const results: PageExtraction[] = [];
+      for (const page of pages) {
+        ctx.checkCancelled();
+        try {
+          results.push(await extractOne(session, page, spec));
+        } catch (e) {
+          const err = toBrowserdError(e);
+          // A cancelled call ends here; any other failure belongs to its page, and the next page still runs.
+          if (ctx.signal.aborted) throw err;
+          results.push({ url: page.url, ok: false, error: { code: err.code, message: err.message } });
+        }
+      }
+      out.set('results', results);
+      finish(out, session);
+      out.text(`Extracted ${results.filter((r) => r.ok).length} of ${results.length} page(s):`);
+      results.forEach((r, i) => describe(out, r, i + 1));
+    },
+  }),
+];
+
+function finish(out: ResponseBuilder, session: ModelSession) {
+  const u = session.usage();
+  out.set('usage', u);
+  out.set('model', session.model.id);
+  out.text(`Model ${session.model.id}: ${u.turns} turn(s), ${u.inputTokens} input and ${u.outputTokens} output tokens of a ${u.budget} budget.`);
+}
+
+/** REST-only (POST /v1/ask): a question answered from pages with checked citations. */
+export const askOperations = [
+  defineTool({
+    name: 'ask',
+    title: 'Ask about pages',
+    description: `Answers a question from a tab, url or urls (1-${MODEL_MAX_URLS}, read together) with a model: the passages that best match the question are sent, fenced as data (hidden text left out unless includeHidden); every citation's quote is checked against the pages, one not on a page is dropped and named in warnings. Returns answer, citations (chunk, quote, url, headingPath, start, end), warnings, usage and model.`,
+    input: params({
+      question: Type.String({ minLength: 1, maxLength: 4000, description: 'The question.' }),
+      ...sourceParams(`1-${MODEL_MAX_URLS} addresses, read together: the answer may draw on all of them.`),
+      model: ModelIdParam,
+      maxTokensTotal: MaxTokensTotalParam,
+      includeHidden: IncludeHiddenParam,
+    }),
+    effect: 'read',
+    check(args) {
+      checkOneSource(args, '{"question": "What does it cost?", "url": "https://shop.example/item/1"}');
+    },
+    async handle(ctx, args, out) {
+      checkSourceUrls(ctx, args);
+      if (ctx.modelKey) out.addSecret(ctx.modelKey);
+      const session = openModelSession({ env: ctx.env, user: ctx.user.id, model: args.model, key: ctx.modelKey, maxTokensTotal: args.maxTokensTotal, signal: ctx.signal });
+      const pages = await readPagesForModel(ctx, { url: args.url, urls: args.urls, tab: args.tab, includeHidden: args.includeHidden });
+      const readable = pages.filter((p) => p.ok);
+      if (!readable.length) throw unreadable(pages[0]);
+      const r = await askPages(session, readable, args.question);
+      const failed = pages.filter((p) => !p.ok).map((p) => ({ url: p.url, error: p.error ?? 'unknown error' }));
+      out.set('answer', r.answer);
+      out.set('citations', r.citations);
+      out.set('warnings', r.warnings);
+      if (failed.length) out.set('failed', failed);
+      finish(out, session);
+      for (const f of failed) out.text(`Not read: ${inline(f.url)} — ${inline(f.error)}`);
+      out.page('answer (from page text)', r.answer);
+      if (r.citations.length) out.page('citations', r.citations.map((c) => `[${c.chunk}] ${c.url}: "${c.quote}"`).join('\n'));
+      if (r.warnings.length) out.page('warnings', r.warnings.join('\n'));
+    },
+  }),
+];
