@@ -16,7 +16,7 @@ import { withResponseCache, attachTabCache } from '../cache/index.js';
 import { RobotsBook } from './robots.js';
 import { readSitemapUrls } from './sitemap.js';
 import { needsBrowser, renderPageAndText } from './page-output.js';
-import type { CrawlModel } from './model-fill.js';
+import { fillsWithModel, type CrawlModel } from './model-fill.js';
 import { readInBrowser } from './browser-reader.js';
 import { crawlSites, looksLikeSignOut, onSites, pageKey, passesRules } from './rules.js';
 import { HostSchedule, MAX_TRIES } from './politeness.js';
@@ -199,7 +199,7 @@ export class CrawlRun {
         const { out, text } = await renderPageAndText(page, this.spec);
         const { links: found, ...rendered } = out;
         const forms = userSecretForms(this.env, this.rec.user);
-        const filled = this.model ? await this.model.fill({ url: page.finalUrl, title: out.title, markdown: text }) : undefined;
+        const filled = this.model && fillsWithModel(this.spec) ? await this.model.fill({ url: page.finalUrl, title: out.title, markdown: text }) : undefined;
         if (filled && !filled.ok) {
           // The model's failure is the page's (not_configured, budget_exceeded, an answer invalid after its repair turn); its tokens stay counted.
           item = { ...base, finalUrl: page.finalUrl, status: 'failed', httpStatus: page.status, via: page.via, error: `${filled.error.code}: ${filled.error.message}`, ...(filled.model ? { model: filled.model } : {}) };
@@ -260,7 +260,7 @@ export class CrawlRun {
     const tab = await this.takeTab();
     try {
       const { includeHidden, scrollUntil, collect } = this.spec;
-      const collector = collect ? { env: this.env, user: this.rec.user, signal: this.halt.signal } : undefined;
+      const collector = collect ? { env: this.env, user: this.rec.user, signal: this.halt.signal, captions: collect.caption ? this.model?.captioner() : undefined } : undefined;
       return await readInBrowser(tab, url, { includeHidden, scrollUntil, collect, collector, signal: this.halt.signal });
     } finally {
       this.freeTabs.push(tab);

@@ -1,5 +1,6 @@
 /**
- * A crawl's outputSchema filled by a model (no fields given): each page's text goes through the same extraction
+ * A crawl's model work: outputSchema filled by a model (no fields given), and collect.caption's image captions
+ * (their own budget, collect.maxTokensTotal, for the whole run). Each page's text goes through the same extraction
  * as browser_extract_ai (best chunks fenced, ajv check with one repair turn, citations checked), under ONE token
  * budget for the whole crawl. Turns are sent one at a time per crawl, so the budget check before each sees what
  * every earlier page cost; a page that cannot fit fails alone with nothing sent.
@@ -17,9 +18,13 @@ import type { PageText } from '../models/chunks.js';
 import { extractFromPages } from '../models/extract.js';
 import { openModelSession, type ModelSession } from '../models/session.js';
 import type { CrawlSpec } from './params.js';
+import { openCaptioner, type CollectContext } from '../docs/collect.js';
 
 /** A crawl whose outputSchema a model fills: a schema and no fields (a learned extractor brings fields). */
 export const fillsWithModel = (spec: Pick<CrawlSpec, 'outputSchema' | 'fields'>) => !!spec.outputSchema && !spec.fields;
+
+/** A crawl that asks a model anything: outputSchema to fill, or images to caption (collect.caption). */
+export const usesModel = (spec: Pick<CrawlSpec, 'outputSchema' | 'fields' | 'collect'>) => fillsWithModel(spec) || !!spec.collect?.caption;
 
 export type PageFill = { ok: true; data: unknown; model: ItemModelFill } | { ok: false; error: BrowserdError; model?: ItemModelFill };
 
@@ -39,6 +44,24 @@ export class CrawlModel {
     private readonly key: string | undefined,
     private readonly spentBefore: () => number,
   ) {}
+
+  private captions?: CollectContext['captions'];
+
+  /**
+   * collect.caption's captioner for the whole run (its own model, key and budget, from collect); when it cannot
+   * open (no key after a restart), every image says why instead of failing its page.
+   */
+  captioner(): CollectContext['captions'] {
+    if (!this.captions) {
+      try {
+        this.captions = openCaptioner(this.env, this.user, this.key, this.spec.collect, this.abort.signal);
+      } catch (e) {
+        const err = toBrowserdError(e);
+        this.captions = { unavailable: `${err.code}: ${err.message}` };
+      }
+    }
+    return this.captions;
+  }
 
   /** Ends a model request under way (daemon shutdown, crawl deleted). */
   close() {

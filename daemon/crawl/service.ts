@@ -13,7 +13,7 @@ import type { CrawlItem, CrawlRunInfo, ItemStatus } from './types.js';
 import { CrawlRun } from './engine.js';
 import { checkFieldSelectors, checkOutputSchema } from './page-output.js';
 import { pageKey } from './rules.js';
-import { CrawlModel, fillsWithModel } from './model-fill.js';
+import { CrawlModel, usesModel } from './model-fill.js';
 
 export type CrawlAction = 'pause' | 'resume' | 'cancel';
 
@@ -76,7 +76,7 @@ export class CrawlService {
    * one on the host key, its budget less what the stored items already spent.
    */
   private modelFor(rec: CrawlRecord, modelKey?: string): CrawlModel | undefined {
-    if (!fillsWithModel(rec.spec)) return undefined;
+    if (!usesModel(rec.spec)) return undefined;
     const key = this.key(rec.user, rec.id);
     let model = this.models.get(key);
     if (!model) {

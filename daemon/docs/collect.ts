@@ -112,8 +112,11 @@ export interface CollectContext {
   env: Pick<DaemonEnv, 'cfg' | 'files' | 'policies'>;
   user: string;
   signal: AbortSignal;
-  /** With collect.caption: the call's model session (one budget for every caption) and how many may still be made. */
-  captions?: { session: ModelSession; left: number };
+  /**
+   * With collect.caption: the call's model session (one budget for every caption) and how many may still be
+   * made; or why there is none (a crawl after a restart without a host key), which each image then says.
+   */
+  captions?: { session: ModelSession; left: number } | { unavailable: string };
 }
 
 /**
@@ -129,6 +132,7 @@ export function openCaptioner(env: DaemonEnv, user: string, key: string | undefi
 /** Captions a stored image in place (entry.caption or entry.captionError); never fails the file. */
 async function caption(ctx: CollectContext, entry: CollectedEntry, bytes: Uint8Array) {
   const c = ctx.captions!;
+  if ('unavailable' in c) return void (entry.captionError = c.unavailable);
   const no = captionRefusal(bytes);
   if (no) return void (entry.captionError = no);
   if (c.left <= 0) return void (entry.captionError = 'captionMax captions were already made in this call');

@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { fillsWithModel } from '../crawl/model-fill.js';
 import { openModelSession } from '../models/session.js';
+import { openCaptioner } from '../docs/collect.js';
 import { DEFAULT_MAX_TOKENS_TOTAL } from '../../protocol/model-params.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -78,6 +79,11 @@ export const crawlTools = [
         // the resolved id is stored, so a later change of the server's default does not switch models mid-crawl.
         spec.model = openModelSession({ env: ctx.env, user: ctx.user.id, model: spec.model, key: ctx.modelKey, maxTokensTotal: spec.maxTokensTotal, signal: ctx.signal }).model.id;
         out.text(`A model (${spec.model}) fills outputSchema on every page, within ${spec.maxTokensTotal ?? DEFAULT_MAX_TOKENS_TOTAL} tokens for the whole crawl.`);
+      }
+      if (spec.collect?.caption) {
+        // The same for captions: a bad collect.model or a missing key refuses the crawl now, not on its first image.
+        const captions = openCaptioner(ctx.env, ctx.user.id, ctx.modelKey, spec.collect, ctx.signal);
+        if (captions && 'session' in captions) spec.collect = { ...spec.collect, model: captions.session.model.id };
       }
       const run = await ctx.env.crawls.start(ctx.user.id, spec, { modelKey: ctx.modelKey });
       describeRun(out, run);

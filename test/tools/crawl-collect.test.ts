@@ -1,18 +1,22 @@
 // collect and scrollUntil on crawls: every page is read in the browser, each page's files are fetched by its
 // own tab and stored once across the whole crawl, documents come back as Markdown, lists are scrolled before
-// reading, and options the crawl cannot honour are refused before anything starts.
+// reading, images are captioned by a (loopback fake) model, and options the crawl cannot honour are refused
+// before anything starts.
 import t from 'tap';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { html } from '../fixtures/site.js';
-import { makePdf } from '../fixtures/documents.js';
+import { makePdf, png } from '../fixtures/documents.js';
+import { startFakeModels, type FakeModels } from '../fixtures/fake-models.js';
 import { endlessList } from '../fixtures/list-pages.js';
 
 let stack: Stack;
+let fake: FakeModels;
 
 t.before(async () => {
-  stack = await startStack();
+  fake = await startFakeModels();
+  stack = await startStack({ models: fake.config });
   const { site } = stack;
   const pdf = await makePdf([['Annual report zeta'], ['Second page eta']]);
   const serve = (type: string, body: Buffer | string) => (_req: unknown, res: import('node:http').ServerResponse) => void res.writeHead(200, { 'content-type': type }).end(body);
@@ -22,8 +26,13 @@ t.before(async () => {
   site.route('/b', endlessList(60));
   site.route('/files/report.pdf', serve('application/pdf', pdf));
   site.route('/files/rates.csv', serve('text/csv', 'rate,value\n"alpha, beta",3\n'));
+  site.route('/gallery', html('<h1>Gallery</h1><img src="/files/kettle.png" width="120" height="80" alt="">'));
+  site.route('/files/kettle.png', serve('image/png', png(120, 80)));
 });
-t.teardown(() => stack.stop());
+t.teardown(async () => {
+  await stack.stop();
+  await fake.close();
+});
 
 const userFiles = () => readdirSync(join(stack.d.dataDir, 'files', 'alice')).filter((n) => !n.startsWith('.')).sort();
 
@@ -65,14 +74,26 @@ t.test('scrollUntil on a crawl: each list scrolled before its page is read', asy
   t.match(b.content, /Item 60/, 'the page read after scrolling holds what loaded');
 });
 
+t.test('collect.caption on a crawl: each image described by the model, under the crawl\'s caption budget', async (t) => {
+  fake.script('openai', { text: 'A small grey kettle icon.', usage: { input: 800, output: 7 } });
+  const sent = fake.requests.length;
+  const { started, items } = await crawl({ startUrls: [`${stack.site.url}/gallery`], maxDepth: 0, collect: { images: true, caption: true } });
+  t.equal(started.status, 200, JSON.stringify(started.json).slice(0, 300));
+  const files = items[0]?.files as any[];
+  t.match(files, [{ type: 'image', name: 'kettle.png', caption: 'A small grey kettle icon.' }]);
+  t.equal(fake.requests.length - sent, 1, 'one provider request for the one image');
+  t.match(JSON.stringify(fake.requests.at(-1)!.body), /data:image\/png;base64,/);
+});
+
 t.test('what a crawl cannot honour is refused before it starts', async (t) => {
   const before = (await stack.d.rest(stack.token, 'GET', '/v1/crawls')).json.crawls.length;
   const http = await stack.rest('browser_crawl', { startUrls: [`${stack.site.url}/hub`], mode: 'http', collect: {} });
   t.equal(http.status, 400);
   t.match(http.json.error.message, /mode http/);
-  const caption = await stack.rest('browser_crawl', { startUrls: [`${stack.site.url}/hub`], collect: { images: true, caption: true } });
-  t.equal(caption.status, 501);
-  t.equal(caption.json.error.code, 'not_configured');
+  const caption = await stack.rest('browser_crawl', { startUrls: [`${stack.site.url}/hub`], collect: { images: true, caption: true, model: 'openai/nonesuch' } });
+  t.equal(caption.status, 400, 'an unknown caption model refuses the crawl before it starts');
+  const noImages = await stack.rest('browser_crawl', { startUrls: [`${stack.site.url}/hub`], collect: { documents: true, caption: true } });
+  t.equal(noImages.status, 400, 'caption without images');
   const scroll = await stack.rest('browser_crawl', { startUrls: [`${stack.site.url}/hub`], scrollUntil: { count: 5 } });
   t.equal(scroll.status, 400, 'count needs item');
   const unknown = await stack.rest('browser_crawl', { startUrls: [`${stack.site.url}/hub`], collect: { pdfs: true } });
