@@ -3,6 +3,7 @@
  * with a line diff (jsdiff), so a line moved or a counter ticking in an ignored line is not a change.
  * Screenshot: pixelmatch counts differing pixels, and the share of them against `threshold` decides.
  */
+import { linearRegExp } from './linear-regexp.js';
 import { diffLines } from 'diff';
 import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
@@ -20,9 +21,9 @@ export interface Comparison {
   share?: number;
 }
 
-/** Compiles ignore patterns; the caller has validated them (compileIgnore in params.ts). */
+/** Compiles ignore patterns on the linear-time engine; they were checked when the monitor was created (spec.ts). */
 export function ignoreMatchers(sources: readonly string[]): RegExp[] {
-  return sources.map((s) => new RegExp(s));
+  return sources.map((s) => linearRegExp(s));
 }
 
 /** The text as compared: whitespace at line ends trimmed, blank lines and ignored lines dropped. */

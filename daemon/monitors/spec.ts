@@ -3,6 +3,7 @@
  * only, through the same check as any page), the schedule, the ignore patterns (compiled now, so a typo is the
  * caller's error at create and never a failed check at 3 a.m.) and the selector (parsed now for the same reason).
  */
+import { linearRegExp } from './linear-regexp.js';
 import { compile } from 'css-select';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { CompareMode, MonitorSpec } from '../../storage/monitors.js';
@@ -41,9 +42,9 @@ export function monitorSpec(args: CreateArgs, checkUrl: (url: string) => string,
   if (ignore.length > MAX_IGNORE) bad(`"ignore" takes at most ${MAX_IGNORE} patterns, not ${ignore.length}`, 'Merge patterns with | or drop some.');
   ignore.forEach((src, i) => {
     try {
-      new RegExp(src);
+      linearRegExp(src);
     } catch (e) {
-      bad(`"ignore.${i}" ${JSON.stringify(src)} is not a regular expression (${(e as Error).message})`, 'Give JavaScript regular expression source, e.g. "^Updated \\\\d+ minutes ago$".');
+      bad(`"ignore.${i}" ${JSON.stringify(src)} is not a regular expression this server runs (${(e as Error).message}; backreferences and lookaround are not taken, so no pattern can take unbounded time)`, 'Give JavaScript regular expression source without backreferences or lookaround, e.g. "^Updated \\\\d+ minutes ago$".');
     }
   });
   if (args.selector !== undefined) {

@@ -53,3 +53,14 @@ t.test('screenshots: the share of changed pixels against the threshold', async (
   const resized = compareScreenshots(base, png(100, 120, 0), 0.5);
   t.same([resized.changed, resized.share], [true, 1], 'a new size is a change');
 });
+
+t.test('ignore patterns run in linear time: a backtracking bomb on a long line ends at once; backreferences are refused', async (t) => {
+  const [bomb] = ignoreMatchers(['^(a+)+$']);
+  const line = `${'a'.repeat(100_000)}!`;
+  const started = process.hrtime.bigint();
+  t.equal(comparableText(`keep\n${line}`, [bomb!]), `keep\n${line}\n`, 'the line does not match, and the answer comes');
+  // Generous bound: a backtracking engine would take longer than the age of the universe on this line.
+  t.ok(Number(process.hrtime.bigint() - started) / 1e6 < 5000);
+  t.throws(() => ignoreMatchers(['(a)\\1']), /linear/);
+  t.throws(() => ignoreMatchers(['(?<=x)y']), /linear/);
+});
