@@ -4,7 +4,7 @@
  * right away instead of a failure on every page.
  */
 import { compile, selectAll, selectOne } from 'css-select';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { schemaValidator } from '../json-schema.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { collapseWs, textContent, type HDocument, type HElement } from '../read/html-tree.js';
 import type { CrawlSpec } from './params.js';
@@ -23,26 +23,12 @@ export function checkFieldSelectors(fields: CrawlSpec['fields']): void {
   }
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const compiled = new Map<string, ValidateFunction>();
-
-function validator(schema: Record<string, unknown>): ValidateFunction {
-  const key = JSON.stringify(schema);
-  let v = compiled.get(key);
-  if (!v) {
-    v = ajv.compile(schema);
-    // A crawl's schema is used on every page; a few distinct ones are kept, not every one ever seen.
-    if (compiled.size > 100) compiled.clear();
-    compiled.set(key, v);
-  }
-  return v;
-}
 
 /** Throws validation_error when `schema` is not a JSON Schema ajv can compile. */
 export function checkOutputSchema(schema: Record<string, unknown> | undefined): void {
   if (!schema) return;
   try {
-    validator(schema);
+    schemaValidator(schema);
   } catch (e) {
     throw new BrowserdError('validation_error', `outputSchema is not a usable JSON Schema: ${(e as Error).message}`, { next: 'Give a JSON Schema object, e.g. {"type":"object","properties":{"price":{"type":"string"}},"required":["price"]}.' });
   }
@@ -73,7 +59,7 @@ export function readFields(doc: HDocument, fields: NonNullable<CrawlSpec['fields
 
 /** Violations of `schema` by `value`, as short "path: message" lines; undefined when it conforms. */
 export function schemaErrors(schema: Record<string, unknown>, value: unknown): string[] | undefined {
-  const v = validator(schema);
+  const v = schemaValidator(schema);
   if (v(value)) return undefined;
   return (v.errors ?? []).slice(0, 20).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);
 }

@@ -5,7 +5,7 @@
  * turn with the errors, then action_failed), and every quote is looked up on the page (checkCitations): a quote
  * not on the page is dropped and named in warnings, one in the wrong chunk is moved to the chunk that holds it.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import { schemaValidator } from '../json-schema.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { chunkPages, fenceChunks, FENCE_RULE, pickChunks, schemaQuery, type Chunk, type PageText } from './chunks.js';
 import { checkCitations, type Citation, type RawCitation } from './citations.js';
@@ -34,19 +34,6 @@ export interface Extracted {
   sent: string[];
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const compiled = new Map<string, ValidateFunction>();
-
-function validatorOf(schema: JsonSchema): ValidateFunction {
-  const key = JSON.stringify(schema);
-  let v = compiled.get(key);
-  if (!v) {
-    v = ajv.compile(schema);
-    if (compiled.size > 100) compiled.clear();
-    compiled.set(key, v);
-  }
-  return v;
-}
 
 /** Refuses (validation_error, before any page is read or model asked) a schema ajv cannot compile. */
 export function checkExtractSchema(schema: unknown): void {
@@ -54,7 +41,7 @@ export function checkExtractSchema(schema: unknown): void {
     throw new BrowserdError('validation_error', 'schema must be a JSON Schema object', { next: 'Pass e.g. {"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}.' });
   }
   try {
-    validatorOf(schema as JsonSchema);
+    schemaValidator(schema as JsonSchema);
   } catch (e) {
     throw new BrowserdError('validation_error', `schema is not a usable JSON Schema: ${(e as Error).message.slice(0, 300)}`, { next: 'Give a JSON Schema object, e.g. {"type":"object","properties":{"price":{"type":"number"}},"required":["price"]}.' });
   }
@@ -62,7 +49,7 @@ export function checkExtractSchema(schema: unknown): void {
 
 /** ajv's complaints about `data`, as short "path: message" lines; empty when it conforms. */
 export function dataErrors(schema: JsonSchema, data: unknown): string[] {
-  const v = validatorOf(schema);
+  const v = schemaValidator(schema);
   if (v(data)) return [];
   return (v.errors ?? []).slice(0, 20).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}${e.params && 'allowedValues' in e.params ? ` (${JSON.stringify(e.params.allowedValues)})` : ''}`);
 }

@@ -5,7 +5,7 @@
  * module, so an extractor that was proven when learned is checked the same way on every later page.
  */
 import { compile } from 'css-select';
-import { Ajv, type ValidateFunction } from 'ajv';
+import { coercingSchemaValidator } from '../json-schema.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { readFields } from '../crawl/fields.js';
 import { absoluteHttp, documentBase } from '../crawl/metadata.js';
@@ -21,21 +21,6 @@ const ATTR_NAME = /^[A-Za-z_:][A-Za-z0-9_.:-]{0,99}$/;
 const bad = (message: string, next: string) => new BrowserdError('validation_error', message, { next });
 const SCHEMA_NEXT = 'Give a flat object schema, e.g. {"type":"object","properties":{"title":{"type":"string"},"price":{"type":"number"},"tags":{"type":"array","items":{"type":"string"}}},"required":["title","price"]}.';
 
-// coerceTypes: a selector reads text, and "12.50" is a fine value for a number field; useDefaults off so a
-// value the page does not carry is never made up.
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: true });
-const compiled = new Map<string, ValidateFunction>();
-
-function validator(schema: JsonSchema): ValidateFunction {
-  const key = JSON.stringify(schema);
-  let v = compiled.get(key);
-  if (!v) {
-    v = ajv.compile(schema);
-    if (compiled.size > 100) compiled.clear();
-    compiled.set(key, v);
-  }
-  return v;
-}
 
 const typesOf = (s: Record<string, unknown>): string[] => (Array.isArray(s.type) ? (s.type as string[]) : typeof s.type === 'string' ? [s.type] : []);
 
@@ -46,7 +31,7 @@ const typesOf = (s: Record<string, unknown>): string[] => (Array.isArray(s.type)
  */
 export function checkExtractorSchema(schema: JsonSchema): void {
   try {
-    validator(schema);
+    coercingSchemaValidator(schema);
   } catch (e) {
     throw bad(`schema is not a usable JSON Schema: ${(e as Error).message}`, SCHEMA_NEXT);
   }
@@ -141,7 +126,7 @@ export function judgeValues(schema: JsonSchema, raw: Record<string, unknown>): J
     } else if (typeof v === 'string' && v !== '') data[name] = numeric ? numberIn(v) : v;
   }
   const missing = requiredFields(schema).filter((n) => !(n in data));
-  const check = validator(schema);
+  const check = coercingSchemaValidator(schema);
   const errors = check(data) ? [] : (check.errors ?? []).filter((e) => e.keyword !== 'required').slice(0, 20).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`);
   return { data, missing, errors, ok: !missing.length && !errors.length };
 }
