@@ -1,6 +1,6 @@
 /** The live view's HTTP route, spread into the REST handler table (its WebSocket is registered in app.ts). */
 import type { DaemonEnv } from '../env.js';
-import type { Handler } from '../server/rest.js';
+import type { Handler } from '../server/rest-call.js';
 import { serveViewerPage } from './page.js';
 
 export function liveHandlers(env: DaemonEnv): Record<string, Handler> {

@@ -14,7 +14,7 @@ import type { DaemonEnv } from '../env.js';
 import type { HandoffRecord } from '../../storage/handoffs.js';
 import { createLiveLink } from '../live/index.js';
 import { send, type Req } from './http.js';
-import type { Handler } from './rest.js';
+import type { Handler } from './rest-call.js';
 
 const REASONS: Record<HandoffRecord['reason'], string> = {
   captcha: 'A CAPTCHA needs solving',

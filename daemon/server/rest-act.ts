@@ -4,7 +4,7 @@
  */
 import type { DaemonEnv } from '../env.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { runOperation, toolBody, type Handler } from './rest.js';
+import { runOperation, toolBody, type Handler } from './rest-call.js';
 
 function segment(raw: string): string {
   try {

@@ -4,7 +4,7 @@ import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { CACHE_NAME } from '../../protocol/ids.js';
 import { sendJson } from './http.js';
-import type { Handler } from './rest.js';
+import type { Handler } from './rest-call.js';
 
 function cacheName(raw: string): string {
   let name: string;

@@ -10,7 +10,7 @@ import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { DOC_MAX_BYTES } from '../docs/types.js';
 import { readBody, type Req } from './http.js';
-import { runTool, toolBody, type Handler } from './rest.js';
+import { runTool, toolBody, type Handler } from './rest-call.js';
 
 const Busboy = BusboyImport as unknown as typeof import('@fastify/busboy').default;
 

@@ -14,7 +14,7 @@ import type { CrawlRunInfo, ItemStatus } from '../crawl/types.js';
 import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, encodeExport, type ExportFormat } from '../crawl/export.js';
 import { secretScrubber, userSecretForms } from '../vault/user-secrets.js';
 import { sendError, sendJson, sendStream, type Req } from './http.js';
-import { toolBody, type Handler } from './rest.js';
+import { toolBody, type Handler } from './rest-call.js';
 
 const ITEM_STATUSES: readonly ItemStatus[] = ['done', 'failed', 'blocked'];
 

@@ -8,7 +8,7 @@ import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { ShareLinks } from '../../storage/share-links.js';
 import { sendJson, sendStream } from './http.js';
-import type { Handler } from './rest.js';
+import type { Handler } from './rest-call.js';
 
 function segment(raw: string): string {
   try {

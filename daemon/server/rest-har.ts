@@ -9,7 +9,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { harRecordings } from '../traffic/har-recordings.js';
 import { harDocument } from '../traffic/har-document.js';
 import { sendStream } from './http.js';
-import type { Handler } from './rest.js';
+import type { Handler } from './rest-call.js';
 
 function segment(raw: string): string {
   try {

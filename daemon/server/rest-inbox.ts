@@ -8,7 +8,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DaemonEnv } from '../env.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { bearer, parseJsonBounded, readBody, sendJson } from './http.js';
-import type { Handler } from './rest.js';
+import type { Handler } from './rest-call.js';
 
 /** Far above any text message (a long SMS is ~1.6 KB), far below anything that could hurt. */
 export const SMS_BODY_MAX = 16 * 1024;

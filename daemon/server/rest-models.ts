@@ -4,7 +4,7 @@
  * the caller's X-Model-Key carried by runTool / runOperation and nowhere else.
  */
 import type { DaemonEnv } from '../env.js';
-import { runOperation, runTool, toolBody, type Handler } from './rest.js';
+import { runOperation, runTool, toolBody, type Handler } from './rest-call.js';
 
 export function modelHandlers(env: DaemonEnv): Record<string, Handler> {
   return {

@@ -6,7 +6,7 @@
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { runOperation, toolBody, type Handler } from './rest.js';
+import { runOperation, toolBody, type Handler } from './rest-call.js';
 
 function segment(raw: string): string {
   try {

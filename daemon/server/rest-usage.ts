@@ -3,7 +3,7 @@ import type { DaemonEnv } from '../env.js';
 import { listModels } from '../models/catalog.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { sendJson, type Req } from './http.js';
-import type { Handler } from './rest.js';
+import type { Handler } from './rest-call.js';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 

@@ -10,7 +10,7 @@ import { VAULT_FIELD, VAULT_NAME, type ImapInbox, type VaultEntryInfo } from '..
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { normaliseTotp } from '../vault/totp.js';
 import { parseJsonBounded, readBody, sendJson, type Req } from './http.js';
-import type { Handler } from './rest.js';
+import type { Handler } from './rest-call.js';
 
 /** Plenty for ~50 fields of 4096 characters; a vault write is small. */
 const MAX_VAULT_BODY = 512 * 1024;

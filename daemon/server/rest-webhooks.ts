@@ -10,7 +10,7 @@ import type { RowState } from '../../storage/webhooks.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { WEBHOOK_ID } from '../../protocol/ids.js';
 import { readJson, sendJson, type Req } from './http.js';
-import type { Handler } from './rest.js';
+import type { Handler } from './rest-call.js';
 
 const ROW_STATES: readonly RowState[] = ['pending', 'delivered', 'failed'];
 

@@ -2,10 +2,10 @@
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { InvalidCursorError } from '../../storage/audit.js';
-import { callTool } from '../tools/dispatch.js';
 import { allTools, listProfiles, toJsonSchema } from '../tools/registry.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { readJson, sendError, sendJson, TooDeepError, type Req } from './http.js';
+import { readJson, sendJson, type Req } from './http.js';
+import { runTool, toolBody, type Handler } from './rest-call.js';
 import type { RouteSpec } from './routes.js';
 import { inboxHandlers } from './rest-inbox.js';
 import { handoffPageHandlers } from './handoff-page.js';
@@ -23,42 +23,12 @@ import { modelHandlers } from './rest-models.js';
 import { actHandlers } from './rest-act.js';
 import { webhookHandlers } from './rest-webhooks.js';
 
-/** `user` is the caller for user routes; admin and open routes get none. */
-export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
-
 /** A path segment as text; a malformed %-escape is the caller's error, not ours. */
 function segment(raw: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
     throw new BrowserdError('validation_error', `"${raw}" is not a valid URL path segment`, { next: 'Percent-encode the name correctly.' });
-  }
-}
-
-export async function runTool(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
-  const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest', modelKey: r.headers['x-model-key'] });
-  if (!result.ok) return sendError(r, result.error);
-  sendJson(r, okStatus, { ...result.out.renderJson(), tool: name });
-}
-
-/** A REST-only operation (registry OPERATIONS) through the one dispatch; its answer is the result's fields. */
-export async function runOperation(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
-  const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest', operation: true, modelKey: r.headers['x-model-key'] });
-  if (!result.ok) return sendError(r, result.error);
-  sendJson(r, okStatus, { ...result.out.renderJson(), operation: name });
-}
-
-/** Reads a tool call's JSON body; a body too deep to walk never reaches the dispatch, but the refusal is audited. */
-export async function toolBody(env: DaemonEnv, r: Req, user: UserRecord, tool: string): Promise<unknown> {
-  try {
-    return await readJson(r);
-  } catch (e) {
-    if (e instanceof TooDeepError) {
-      await env.audit
-        .append({ at: new Date().toISOString(), user: user.id, tool, via: 'rest', args: '[body nested too deep]', outcome: e.code, ms: 0 })
-        .catch((err) => env.log.error({ err: String(err) }, 'audit write failed'));
-    }
-    throw e;
   }
 }
 

@@ -1,0 +1,38 @@
+/**
+ * How a REST handler runs a tool or an operation: through the one dispatch, with the caller's model key, its
+ * answer as JSON and its error from the one table. Every rest-*.ts file takes these from here.
+ */
+import type { DaemonEnv } from '../env.js';
+import type { UserRecord } from '../../storage/users.js';
+import { callTool } from '../tools/dispatch.js';
+import { readJson, sendError, sendJson, TooDeepError, type Req } from './http.js';
+
+/** `user` is the caller for user routes; admin and open routes get none. */
+export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
+
+export async function runTool(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
+  const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest', modelKey: r.headers['x-model-key'] });
+  if (!result.ok) return sendError(r, result.error);
+  sendJson(r, okStatus, { ...result.out.renderJson(), tool: name });
+}
+
+/** A REST-only operation (registry OPERATIONS) through the one dispatch; its answer is the result's fields. */
+export async function runOperation(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
+  const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest', operation: true, modelKey: r.headers['x-model-key'] });
+  if (!result.ok) return sendError(r, result.error);
+  sendJson(r, okStatus, { ...result.out.renderJson(), operation: name });
+}
+
+/** Reads a tool call's JSON body; a body too deep to walk never reaches the dispatch, but the refusal is audited. */
+export async function toolBody(env: DaemonEnv, r: Req, user: UserRecord, tool: string): Promise<unknown> {
+  try {
+    return await readJson(r);
+  } catch (e) {
+    if (e instanceof TooDeepError) {
+      await env.audit
+        .append({ at: new Date().toISOString(), user: user.id, tool, via: 'rest', args: '[body nested too deep]', outcome: e.code, ms: 0 })
+        .catch((err) => env.log.error({ err: String(err) }, 'audit write failed'));
+    }
+    throw e;
+  }
+}
