@@ -1,0 +1,98 @@
+/**
+ * The ends of recordings and replays: recording.finished and replay.finished reach a registered loopback
+ * receiver, signed (checked with the client's verifyWebhook), carrying ids, state and step counts and never a
+ * vault value, even when a recorded step filled one; a recording stops by itself when its tab is closed or goes
+ * away; another user's tab cannot be recorded, and calls on another user's tab of the same id are no steps.
+ */
+import t from 'tap';
+import { startStack, type Stack } from '../fixtures/stack.js';
+import { html } from '../fixtures/site.js';
+import { refOf } from '../fixtures/daemon.js';
+import { startReceiver, type Receiver, type ReceivedCall } from '../fixtures/webhook-receiver.js';
+import { verifyWebhook, type WebhookEvent } from '../../client/verify.js';
+
+const SECRET = 'plum-Vault-55812-pass';
+let s: Stack;
+let receiver: Receiver;
+let bob: string;
+let aliceSecret: string;
+let bobSecret: string;
+
+const login = html(`<h1>Sign in</h1>
+<form method="post" action="/signin"><label>User <input name="user"></label> <label>Password <input name="pw" type="password"></label> <button type="submit">Sign in</button></form>`, '', 'Sign in');
+
+t.before(async () => {
+  s = await startStack();
+  receiver = await startReceiver();
+  bob = await s.d.addUser('bob');
+  s.site.route('/login', login);
+  s.site.route('/signin', (_q, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(html('<p>Welcome.</p>', '', 'Welcome'));
+  });
+  const put = await s.d.rest(s.token, 'PUT', '/v1/vault/shop.test', { fields: { password: SECRET } });
+  if (put.status !== 200) throw new Error(JSON.stringify(put.json));
+  const events = ['recording.finished', 'replay.finished'];
+  const a = await s.d.rest(s.token, 'POST', '/v1/webhooks', { url: `${receiver.url}/alice`, events });
+  const b = await s.d.rest(bob, 'POST', '/v1/webhooks', { url: `${receiver.url}/bob`, events });
+  if (a.status !== 201 || b.status !== 201) throw new Error(JSON.stringify([a.json, b.json]));
+  aliceSecret = a.json.secret;
+  bobSecret = b.json.secret;
+});
+t.teardown(async () => {
+  await s?.stop();
+  await receiver?.close();
+});
+
+async function ok(name: string, args: Record<string, unknown> = {}, token = s.token) {
+  const r = await s.d.rest(token, 'POST', `/v1/tools/${name}`, args);
+  if (r.status !== 200) throw new Error(`${name}: ${JSON.stringify(r.json)}`);
+  return r.json;
+}
+async function err(name: string, args: Record<string, unknown>, token = s.token): Promise<string> {
+  const r = await s.d.rest(token, 'POST', `/v1/tools/${name}`, args);
+  return r.json.error?.code ?? `ok (${r.status})`;
+}
+
+/** The call to alice's receiver carrying `type` about `id` (awaited, not polled by sleeping). */
+async function eventFor(type: string, id: string): Promise<{ call: ReceivedCall; event: WebhookEvent }> {
+  const match = (c: ReceivedCall) => c.path === '/alice' && c.body.includes(`"type":"${type}"`) && c.body.includes(`"id":"${id}"`);
+  await receiver.waitFor(() => receiver.calls.some(match), 30_000);
+  const call = receiver.calls.find(match)!;
+  return { call, event: verifyWebhook(aliceSecret, call.headers, call.body) };
+}
+
+const signins = () => s.site.writes().filter((w) => w.path === '/signin');
+
+t.test('recording.finished and replay.finished arrive signed, with ids, state and counts and no vault value', async (t) => {
+  const { tab } = await ok('browser_open', { url: `http://shop.test:${s.site.port}/login`, mode: 'act' });
+  const rec = await ok('browser_record', { tab, name: 'sign in' });
+  const snap = (await ok('browser_snapshot', { tab })).text;
+  await ok('browser_type', { tab, ref: refOf(snap, /textbox "User"/), text: 'alice' });
+  await ok('browser_fill_secret', { tab, ref: refOf(snap, /textbox "Password"/), site: 'shop.test', field: 'password' });
+  await ok('browser_click', { tab, ref: refOf(snap, /button "Sign in"/) });
+  t.match((await s.site.waitFor((w) => w.path === '/signin')).body, `pw=${SECRET}`, 'the page got the vault value');
+  await ok('browser_record', { action: 'stop', id: rec.id });
+
+  const done = await eventFor('recording.finished', rec.id);
+  t.equal(done.event.type, 'recording.finished');
+  t.match(done.event.data, { id: rec.id, state: 'stopped', steps: 4, stopReason: 'stop', tab, name: 'sign in' });
+  t.match(done.call.headers['webhook-id'], /\S/, 'Standard Webhooks headers');
+  t.throws(() => verifyWebhook(bobSecret, done.call.headers, done.call.body), 'another receiver\'s secret does not verify it');
+  t.throws(() => verifyWebhook(aliceSecret, done.call.headers, done.call.body.replace('"steps":4', '"steps":5')), 'an altered body does not verify');
+
+  const replay = await ok('browser_replay', { id: rec.id });
+  const finished = await ok('browser_replay_wait', { id: replay.id, timeoutS: 60 });
+  t.equal(finished.state, 'done', JSON.stringify(finished.replay));
+  t.equal(signins().length, 2, 'the replay filled the secret again and signed in again');
+  t.match(signins()[1]!.body, `pw=${SECRET}`);
+  const replayed = await eventFor('replay.finished', replay.id);
+  t.match(replayed.event.data, { id: replay.id, recording: rec.id, state: 'done', cache: 'off', steps: 4, failed: 0 });
+
+  const everything = receiver.calls.map((c) => JSON.stringify(c.headers) + c.body).join('\n');
+  t.notOk(everything.includes(SECRET), 'no vault value in any event delivered');
+  const rows = JSON.stringify([...s.d.daemon.env.db.webhookRows.getRange({})]);
+  t.ok(rows.includes(rec.id), 'the outbox rows are where the events were');
+  t.notOk(rows.includes(SECRET), 'no vault value in the outbox');
+  t.notOk(receiver.calls.some((c) => c.path === '/bob'), "bob's receiver hears nothing of alice's work");
+});
