@@ -96,3 +96,53 @@ t.test('recording.finished and replay.finished arrive signed, with ids, state an
   t.notOk(rows.includes(SECRET), 'no vault value in the outbox');
   t.notOk(receiver.calls.some((c) => c.path === '/bob'), "bob's receiver hears nothing of alice's work");
 });
+
+t.test('a recording stops by itself when its tab is closed or goes away, and says so to the receiver', async (t) => {
+  const { tab } = await ok('browser_open', { url: `${s.site.url}/login`, mode: 'act' });
+  const rec = await ok('browser_record', { tab });
+  await ok('browser_snapshot', { tab });
+  await ok('browser_close_tab', { tab });
+  const closed = await eventFor('recording.finished', rec.id);
+  t.match(closed.event.data, { id: rec.id, state: 'stopped', stopReason: 'tab_closed', steps: 1 }, 'closing the tab is no step of it');
+  t.match((await ok('browser_record', { action: 'get', id: rec.id })).recording, { state: 'stopped', stopReason: 'tab_closed', steps: 1 });
+
+  // The tab going away without any tool: the page's target closed under the daemon (as a page closing itself).
+  const gone = (await ok('browser_open', { url: `${s.site.url}/login`, mode: 'act' })).tab;
+  const videoRec = await ok('browser_record', { tab: gone, video: true });
+  await ok('browser_snapshot', { tab: gone });
+  const inst = await s.d.daemon.env.pool.get('alice');
+  const page = await inst.getTab(gone);
+  await inst.conn!.send('Target.closeTarget', { targetId: page.targetId });
+  const went = await eventFor('recording.finished', videoRec.id);
+  t.match(went.event.data, { id: videoRec.id, state: 'stopped', stopReason: 'tab_closed', steps: 1 });
+  const stored = (await ok('browser_record', { action: 'get', id: videoRec.id })).recording;
+  t.equal(stored.videoFile, `${videoRec.id}.webm`, stored.note ?? 'the video of what the tab showed before it went is still made');
+
+  // A context closed with its tabs ends their recordings too.
+  const inContext = (await ok('browser_open', { url: `${s.site.url}/login`, context: 'temp' })).tab;
+  const ctxRec = await ok('browser_record', { tab: inContext });
+  await ok('browser_contexts', { action: 'close', name: 'temp' });
+  t.match((await eventFor('recording.finished', ctxRec.id)).event.data, { stopReason: 'tab_closed', steps: 0 });
+  t.equal(await err('browser_record', { action: 'stop', id: ctxRec.id }), 'ok (200)', 'stopping it again just answers it');
+  t.equal(receiver.calls.filter((c) => c.body.includes(ctxRec.id)).length, 1, 'one recording.finished, not two');
+});
+
+t.test("another user's tab cannot be recorded, and bob's calls on his own tab of the same id are no steps of alice's", async (t) => {
+  const { tab } = await ok('browser_open', { url: `${s.site.url}/login` });
+  t.equal(await err('browser_record', { tab }, bob), 'not_found', 'bob has no tab by that id');
+  t.same((await ok('browser_record', { action: 'list' }, bob)).recordings, [], 'nothing stored for bob');
+  const rec = await ok('browser_record', { tab });
+  t.match(rec.recording, { state: 'recording', tab }, "alice's tab was not taken by bob's attempt");
+  // Bob opens tabs until one has alice's tab id: the same id, another user's tab.
+  let bobs = '';
+  for (let i = 0; i < 12 && bobs !== tab; i++) bobs = (await ok('browser_open', { url: `${s.site.url}/login` }, bob)).tab;
+  t.equal(bobs, tab, 'bob holds a tab of the same id');
+  await ok('browser_snapshot', { tab: bobs }, bob);
+  const bobRec = await ok('browser_record', { tab: bobs }, bob);
+  await ok('browser_snapshot', { tab: bobs }, bob);
+  await ok('browser_record', { action: 'stop', id: bobRec.id }, bob);
+  t.equal((await ok('browser_record', { action: 'get', id: bobRec.id }, bob)).recording.steps, 1, "bob's own recording has his step");
+  const alices = await ok('browser_record', { action: 'stop', id: rec.id });
+  t.equal(alices.recording.steps, 0, "bob's calls did not land in alice's recording");
+  t.equal(await err('browser_record', { action: 'get', id: bobRec.id }), 'not_found', "alice cannot read bob's");
+});
