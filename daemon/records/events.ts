@@ -5,6 +5,7 @@ export function recordingEvent(rec: Recording): Record<string, unknown> {
   return {
     id: rec.id,
     ...(rec.name ? { name: rec.name } : {}),
+    state: rec.state,
     tab: rec.tab,
     steps: rec.steps,
     stopReason: rec.stopReason,

@@ -3,12 +3,15 @@
  * vault values, a locator beside each ref, the URL before, duration, outcome, a JPEG after). The call pipeline
  * asks `stepStarting` before the handler (elements are located while they still exist: a click may remove its
  * button) and the returned step's `finish` after it, while the call still holds the tab, so the screenshot shows
- * this call's result and no other. A recording ends on stop, at 500 steps, after 30 minutes, or with the daemon.
+ * this call's result and no other. A recording ends on stop, at 500 steps, after 30 minutes, when its tab is
+ * closed or goes away (`tab_closed`: browser_close_tab, a closed context, the page closing itself, the browser
+ * stopping), or with the daemon.
  */
 import type { DaemonEnv } from '../env.js';
 import type { ToolContext } from '../tools/context.js';
 import type { CallOutcome } from '../tools/dispatch.js';
 import type { Tab } from '../browser/tab.js';
+import type { CdpConnection, Disposable } from '../cdp/connection.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { Locator, RecordStore, Recording, Step } from '../../storage/records.js';
 import { attachTabCache } from '../cache/index.js';
@@ -32,6 +35,8 @@ interface Active {
   timer: NodeJS.Timeout;
   detachCache?: () => Promise<void>;
   video?: VideoCapture;
+  /** Stops the recording when the tab's CDP session ends; disposed at stop. */
+  tabGone?: Disposable;
 }
 
 /** A call on a recorded tab under way: `finish` appends it as a step (or does nothing if it missed the tab). */
@@ -89,6 +94,8 @@ export class Recorder {
       steps: 0,
       createdAt: new Date().toISOString(),
     };
+    // The browser the tab lives in is running (ctx.tab just used it); its connection tells when the tab goes.
+    const conn = (await env.pool.get(user, tab.record.profile)).conn;
     const a: Active = { rec, timer: setTimeout(() => void this.stop(user, id, 'time_limit').catch(() => undefined), MAX_RECORDING_MS).unref() };
     try {
       if (rec.cacheName) {
@@ -105,8 +112,23 @@ export class Recorder {
       throw e;
     }
     this.active.set(this.key(user, tab.id), a);
+    a.tabGone = this.watchTab(conn, user, id, tab);
     await this.store.put(rec);
     return rec;
+  }
+
+  /**
+   * A recorded tab that is gone can take no more steps, and nobody would stop a recording of a tab they no
+   * longer see: it stops itself, so recording.finished still reaches the user's receivers. The tab's session
+   * ending is the one signal every way out gives (closed by a tool, by the page, with its context, or the
+   * browser going down); a crash is not an end (the tab stays and can be reloaded). A session already gone is
+   * reported at once, so a tab closed while start ran is not missed.
+   */
+  private watchTab(conn: CdpConnection | undefined, user: string, id: string, tab: Tab): Disposable | undefined {
+    return conn?.onSessionGone(tab.sessionId, (end) => {
+      if (end.kind !== 'closed') return;
+      void this.stop(user, id, 'tab_closed').catch((e) => this.env().log.error({ user, id, err: String(e) }, 'stopping a recording of a closed tab failed'));
+    });
   }
 
   /** Ends a recording (its video muxed and stored) and sends recording.finished; a stopped one is returned as is. */
@@ -119,6 +141,7 @@ export class Recorder {
     }
     this.active.delete(this.key(user, entry.rec.tab));
     clearTimeout(entry.timer);
+    entry.tabGone?.dispose();
     const rec = entry.rec;
     await entry.detachCache?.().catch(() => undefined);
     if (entry.video) {

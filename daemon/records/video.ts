@@ -5,6 +5,12 @@
  * network), and
  * the encoded chunks are muxed into WebM by mediabunny here, with no ffmpeg. The file goes to the user's files.
  * Chromium sends a frame only when the picture changes, so each frame lasts until the next one.
+ *
+ * A busy page (an animation, a video) changes its picture 60 times a second; kept whole, its frames would fill
+ * the byte cap in seconds and leave the rest of a long recording without video. So at most MAX_FPS frames a
+ * second are kept: a frame that comes sooner than 1/MAX_FPS s after the last kept one is held aside as the
+ * newest picture, replaced by the next early one, and kept at stop if nothing came after it, so the video
+ * still ends on what the tab showed last.
  */
 import { BufferTarget, EncodedPacket, EncodedVideoPacketSource, Output, WebMOutputFormat } from 'mediabunny';
 import type { DaemonEnv } from '../env.js';
@@ -13,6 +19,9 @@ import type { FrameSink } from '../live/screencast.js';
 
 /** Frames kept for one video; past it later frames are dropped (the video says so). */
 const MAX_FRAME_BYTES = 200 * 1024 * 1024;
+/** The most frames a second a video keeps (what the encoder is told to expect, too). */
+export const MAX_FPS = 15;
+const MIN_FRAME_GAP_MS = 1000 / MAX_FPS;
 /** Frames per call into the encoder page: each call carries them as base64 over CDP. */
 const BATCH = 25;
 const KEYFRAME_EVERY = 60;
@@ -33,11 +42,23 @@ export async function startVideo(env: DaemonEnv, user: string, tab: Tab): Promis
   const cast = env.live.casts.for(inst.conn!, tab);
   const frames: Kept[] = [];
   let bytes = 0;
+  /** The newest frame that came too soon after the last kept one: kept at stop unless a later one was. */
+  let held: Kept | undefined;
+  const keep = (k: Kept) => {
+    if (bytes + k.jpeg.length > MAX_FRAME_BYTES) return;
+    bytes += k.jpeg.length;
+    frames.push(k);
+  };
   const sink: FrameSink = {
     frame(f) {
-      if (bytes + f.data.length > MAX_FRAME_BYTES) return;
-      bytes += f.data.length;
-      frames.push({ jpeg: f.data, at: Date.now() });
+      const now = { jpeg: f.data, at: Date.now() };
+      const last = frames.at(-1);
+      if (last && now.at - last.at < MIN_FRAME_GAP_MS) {
+        held = now;
+        return;
+      }
+      held = undefined;
+      keep(now);
     },
     gone() {},
   };
@@ -49,6 +70,8 @@ export async function startVideo(env: DaemonEnv, user: string, tab: Tab): Promis
     async finish(name) {
       cast.remove(sink);
       const end = Date.now();
+      if (held) keep(held);
+      held = undefined;
       if (!frames.length) throw new Error('the tab drew no frame while it was recorded');
       const encoder = await inst.scratchTab();
       try {
@@ -82,7 +105,7 @@ const ENCODER_PAGE = `globalThis.__video = {
     this.w = w; this.h = h;
     this.canvas = new OffscreenCanvas(w, h);
     this.g = this.canvas.getContext('2d');
-    const config = { codec: 'vp8', width: w, height: h, bitrate: 2000000, framerate: 15 };
+    const config = { codec: 'vp8', width: w, height: h, bitrate: 2000000, framerate: ${MAX_FPS} };
     const support = await VideoEncoder.isConfigSupported(config);
     if (!support.supported) throw new Error('this Chromium cannot encode VP8');
     this.enc = new VideoEncoder({
@@ -135,8 +158,9 @@ async function encode(page: Tab, frames: Kept[], end: number): Promise<Buffer> {
   let first = true;
   for (let i = 0; i < frames.length; i += BATCH) {
     const batch = frames.slice(i, i + BATCH).map((f, j) => {
-      const next = frames[i + j + 1]?.at ?? end;
-      const dur = Math.max(1, Math.min(next - f.at, MAX_FRAME_S * 1000));
+      const next = frames[i + j + 1]?.at;
+      // The last picture may have come just before stop: it still gets one frame's time, or a player skips it.
+      const dur = next === undefined ? Math.max(MIN_FRAME_GAP_MS, Math.min(end - f.at, MAX_FRAME_S * 1000)) : Math.max(1, Math.min(next - f.at, MAX_FRAME_S * 1000));
       return [f.jpeg, (f.at - t0) * 1000, dur * 1000];
     });
     const chunks = await inPage<Chunk[]>(page, `__video.add(${JSON.stringify(batch)})`);
