@@ -156,14 +156,17 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
         const socket = net.connect({ host: address, port });
         sockets.add(socket);
         socket.once('close', () => sockets.delete(socket));
-        socket.setTimeout(connectTimeoutMs, () => socket.destroy(new Error('connect timeout')));
+        // A timer of its own, not socket.setTimeout: a 'timeout' listener left on the socket would fire again
+        // whenever the keep-alive agent arms the socket's idle timer later, and destroy it mid-request.
+        const timer = setTimeout(() => socket.destroy(new Error('connect timeout')), connectTimeoutMs);
         socket.once('error', (err) => {
+          clearTimeout(timer);
           socket.destroy();
           next(err);
         });
         socket.once('connect', () => {
+          clearTimeout(timer);
           socket.removeAllListeners('error');
-          socket.setTimeout(0);
           resolve(socket);
         });
       };
@@ -245,25 +248,33 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     if (refuseStranger(req.socket, host, port, reply)) return;
     const addresses = await vetOrRefuse(host, port, reply);
     if (!addresses) return;
-    const upstream = http.request({
-      method: req.method,
-      path: target.pathname + target.search,
-      headers: endToEndHeaders(req.rawHeaders) as unknown as http.OutgoingHttpHeaders,
-      // Host stays as the browser sent it (a virtual host), while the socket goes to a checked address.
-      setHost: false,
-      host: addresses[0],
-      port,
-      agent: agentFor(req.socket),
-      vetted: addresses,
-    } as http.RequestOptions);
-    upstream.on('response', (up) => {
-      res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEndHeaders(up.rawHeaders));
-      up.pipe(res);
-      up.on('error', () => res.destroy());
-    });
-    upstream.on('error', () => reply(502, `browserd: could not reach ${host}:${port}\n`));
-    res.on('close', () => upstream.destroy());
-    req.pipe(upstream);
+    const send = (fresh: boolean) => {
+      const upstream = http.request({
+        method: req.method,
+        path: target.pathname + target.search,
+        headers: endToEndHeaders(req.rawHeaders) as unknown as http.OutgoingHttpHeaders,
+        // Host stays as the browser sent it (a virtual host), while the socket goes to a checked address.
+        setHost: false,
+        host: addresses[0],
+        port,
+        // No agent on a retry: with createConnection and no agent, Node uses exactly this new connection.
+        ...(fresh ? { createConnection: (_o: unknown, done: (e: Error | null, s?: net.Socket) => void) => void connect(addresses, port).then((sock) => done(null, sock), done) } : { agent: agentFor(req.socket), vetted: addresses }),
+      } as http.RequestOptions);
+      upstream.on('response', (up) => {
+        res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEndHeaders(up.rawHeaders));
+        up.pipe(res);
+        up.on('error', () => res.destroy());
+      });
+      upstream.on('error', () => {
+        // A kept connection the server closed just as it was reused (its keep-alive timeout): a GET or HEAD,
+        // which carries no body, goes again once on a new connection, as a browser retries its own.
+        if (!fresh && upstream.reusedSocket && !res.headersSent && (req.method === 'GET' || req.method === 'HEAD')) return void send(true).end();
+        reply(502, `browserd: could not reach ${host}:${port}\n`);
+      });
+      res.on('close', () => upstream.destroy());
+      return upstream;
+    };
+    req.pipe(send(false));
   }
 
   // https:// and ws(s):// arrive as "CONNECT host:port"; after the check the bytes are relayed untouched.

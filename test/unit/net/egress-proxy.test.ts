@@ -412,3 +412,54 @@ t.test('a kept upstream connection is never used for a target that is refused no
   t.notOk(a.seen.some((s) => s.url === '/after'), 'the refused request never reached the server over the kept connection');
   t.equal(conns, 1);
 });
+
+t.test('a kept connection the server closed as it was reused: a GET goes again on a new connection; a POST is not repeated', async (t) => {
+  // A server that answers the first request of each connection (keep-alive) and drops the connection on the
+  // second one, as a server whose keep-alive timeout ends just when the request comes.
+  let connections = 0;
+  const seen: string[] = [];
+  const server = net.createServer((s) => {
+    connections++;
+    let served = 0;
+    let buf = '';
+    s.on('data', (d) => {
+      buf += d;
+      while (buf.includes('\r\n\r\n')) {
+        const head = buf.slice(0, buf.indexOf('\r\n\r\n'));
+        buf = buf.slice(buf.indexOf('\r\n\r\n') + 4);
+        const line = head.split('\r\n')[0]!;
+        seen.push(line);
+        if (served++ >= 1) return void s.destroy();
+        s.write(`HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok`);
+      }
+    });
+    s.on('error', () => undefined);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => new Promise((r) => server.close(r)));
+  const port = (server.address() as net.AddressInfo).port;
+  const p = await proxy(t, { allowPrivateNetwork: true });
+  const got = await overOneConnection(p.port, [`http://127.0.0.1:${port}/first`, `http://127.0.0.1:${port}/second`]);
+  t.same(got, ['ok', 'ok'], 'the GET on the dropped connection was answered from a new one');
+  t.equal(connections, 2);
+  t.same(seen, ['GET /first HTTP/1.1', 'GET /second HTTP/1.1', 'GET /second HTTP/1.1']);
+
+  // A POST is never sent twice: the site may have acted on it before the connection dropped.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const post = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      const rq = http.request({ host: '127.0.0.1', port: p.port, path: `http://127.0.0.1:${port}${path}`, method: 'POST', agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      rq.on('error', reject);
+      rq.end('x=1');
+    });
+  seen.length = 0;
+  t.equal(await post('/p1'), 200);
+  t.equal(await post('/p2'), 502, 'the dropped POST is reported, not repeated');
+  // (This little server does not read bodies, so a request line may follow the previous body's bytes.)
+  t.same(seen.map((l) => l.slice(l.indexOf('POST'))), ['POST /p1 HTTP/1.1', 'POST /p2 HTTP/1.1']);
+  agent.destroy();
+});
