@@ -4550,7 +4550,7 @@ export interface paths {
                         prompt?: string;
                         /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                         model?: string;
-                        /** @description With outputSchema and no fields: the model token budget for the whole crawl, 1-10000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent. */
+                        /** @description With outputSchema and no fields: the model token budget for the whole crawl, 1-2000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent. */
                         maxTokensTotal?: number;
                         /** @description A learned extractor (ext_..., POST /v1/extractors): its fields and schema are read on every page, with no model. Give it alone, without fields, outputSchema or prompt. */
                         extractor?: string;
@@ -14244,7 +14244,7 @@ export interface operations {
                     prompt?: string;
                     /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
-                    /** @description With outputSchema and no fields: the model token budget for the whole crawl, 1-10000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent. */
+                    /** @description With outputSchema and no fields: the model token budget for the whole crawl, 1-2000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent. */
                     maxTokensTotal?: number;
                     /** @description A learned extractor (ext_..., POST /v1/extractors): its fields and schema are read on every page, with no model. Give it alone, without fields, outputSchema or prompt. */
                     extractor?: string;

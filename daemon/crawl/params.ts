@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
+import { DEFAULT_MAX_TOKENS_TOTAL, MAX_TOKENS_TOTAL_LIMIT } from '../../protocol/model-params.js';
 import { CACHE_MODES, CRAWL_FORMATS, type CrawlSpec } from '../../protocol/crawl.js';
 import { CollectParam, ScrollUntilParam } from '../../protocol/read-params.js';
 import { checkCollectOptions } from '../docs/collect.js';
@@ -45,7 +46,7 @@ export const CrawlParams = params({
   outputSchema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'A JSON Schema (type object). With fields: each page\'s fields are checked against it. Without fields: a model fills it on every page from the page\'s best passages (checked against the schema, citations checked against the page), using the starting call\'s X-Model-Key (kept in memory only; after a restart the server\'s key).' })),
   prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 4000, description: 'With outputSchema and no fields: what a model should fill in.' })),
   model: ModelIdParam,
-  maxTokensTotal: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000000, description: 'With outputSchema and no fields: the model token budget for the whole crawl, 1-10000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent.' })),
+  maxTokensTotal: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKENS_TOTAL_LIMIT, description: `With outputSchema and no fields: the model token budget for the whole crawl, 1-${MAX_TOKENS_TOTAL_LIMIT}, default ${DEFAULT_MAX_TOKENS_TOTAL}. A page whose turn cannot fit fails (budget_exceeded) with nothing sent.` })),
   extractor: Type.Optional(Type.String({ pattern: '^ext_[A-Za-z0-9]{1,64}$', description: 'A learned extractor (ext_..., POST /v1/extractors): its fields and schema are read on every page, with no model. Give it alone, without fields, outputSchema or prompt.' })),
   obeyRobots: Type.Optional(Type.Boolean({ description: 'Honour robots.txt (and its Crawl-delay). Default true.' })),
   includeHidden: Type.Optional(Type.Boolean({ description: 'Keep text a person cannot see. Default false.' })),

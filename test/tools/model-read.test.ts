@@ -177,6 +177,7 @@ t.test('crawl: a page whose model turn cannot fit the crawl\'s budget fails alon
   for (const body of [
     { startUrls: [`${s.site.url}/p/kettle`], outputSchema: productSchema, model: 'openai/nonesuch' },
     { startUrls: [`${s.site.url}/p/kettle`], outputSchema: productSchema, maxTokensTotal: 0 },
+    { startUrls: [`${s.site.url}/p/kettle`], outputSchema: productSchema, maxTokensTotal: 2_000_001 },
     { startUrls: [`${s.site.url}/p/kettle`], outputSchema: { type: 'array', items: { type: 'string' } } },
     { startUrls: [`${s.site.url}/p/kettle`], fields: { name: 'h1' }, outputSchema: productSchema, prompt: 'x' },
     { startUrls: [`${s.site.url}/p/kettle`], fields: { name: 'h1' }, model: OPENAI },
