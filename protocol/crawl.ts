@@ -2,6 +2,7 @@
  * The shapes of a crawl that every layer shares (storage keeps them, the daemon makes them, clients read them):
  * the stored spec, a fetched page, what a page becomes (an item), a run's counters and state.
  */
+import type { Citation as ModelCitation } from './model-params.js';
 import type { CollectedEntry, CollectOptions, ScrollOutcome, ScrollUntilInput } from './read-params.js';
 
 export const CRAWL_FORMATS = ['markdown', 'text', 'html', 'links', 'images', 'metadata'] as const;
@@ -168,16 +169,6 @@ export interface CrawlItem extends Omit<PageOutput, 'links'> {
   at: string;
 }
 
-/** A quote of the page backing a value a model filled, checked against the page text; offsets into its Markdown. */
-export interface ModelCitation {
-  field?: string;
-  chunk: string;
-  quote: string;
-  url: string;
-  headingPath: string[];
-  start: number;
-  end: number;
-}
 
 export interface ItemModelFill {
   id: string;

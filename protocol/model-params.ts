@@ -11,3 +11,14 @@ export const ModelIdParam = Type.Optional(
 export const MaxTokensTotalParam = Type.Optional(
   Type.Integer({ description: `Token budget over every model turn of this call, 1-${MAX_TOKENS_TOTAL_LIMIT}. Default ${DEFAULT_MAX_TOKENS_TOTAL}. A turn that cannot fit is refused (budget_exceeded) before it is sent.`, minimum: 1, maximum: MAX_TOKENS_TOTAL_LIMIT }),
 );
+
+/** A quote of a page backing a model's answer, checked against the page text; offsets into that page's Markdown. */
+export interface Citation {
+  field?: string;
+  chunk: string;
+  quote: string;
+  url: string;
+  headingPath: string[];
+  start: number;
+  end: number;
+}

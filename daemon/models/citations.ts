@@ -5,6 +5,9 @@
  * warnings, so a made-up quote never reaches the caller as a citation.
  */
 import type { Chunk, PageText } from './chunks.js';
+import type { Citation } from '../../protocol/model-params.js';
+
+export type { Citation };
 
 export interface RawCitation {
   field?: string;
@@ -13,15 +16,6 @@ export interface RawCitation {
   url?: string;
 }
 
-export interface Citation {
-  field?: string;
-  chunk: string;
-  quote: string;
-  url: string;
-  headingPath: string[];
-  start: number;
-  end: number;
-}
 
 /** Longest quote kept: a citation is a few words to a sentence or two, not a page. */
 const QUOTE_MAX = 1000;

@@ -5,6 +5,7 @@
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { callTool } from '../tools/dispatch.js';
+import { toBrowserdError } from '../../protocol/errors.js';
 import { readJson, sendError, sendJson, TooDeepError, type Req } from './http.js';
 
 /** `user` is the caller for user routes; admin and open routes get none. */
@@ -34,5 +35,24 @@ export async function toolBody(env: DaemonEnv, r: Req, user: UserRecord, tool: s
         .catch((err) => env.log.error({ err: String(err) }, 'audit write failed'));
     }
     throw e;
+  }
+}
+
+/**
+ * A REST change that is no tool call (vault entries, webhook receivers), audited refused or done, with what
+ * `args` names (never a value or a secret), once it has settled.
+ */
+export async function auditedChange<T>(env: DaemonEnv, user: UserRecord, tool: string, args: Record<string, unknown>, change: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  let outcome = 'ok';
+  try {
+    return await change();
+  } catch (e) {
+    outcome = toBrowserdError(e).code;
+    throw e;
+  } finally {
+    await env.audit
+      .append({ at: new Date().toISOString(), user: user.id, tool, via: 'rest', args, outcome, ms: Date.now() - started })
+      .catch((err) => env.log.error({ err: String(err) }, 'audit write failed'));
   }
 }

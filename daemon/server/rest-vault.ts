@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { VAULT_FIELD, VAULT_NAME, type ImapInbox, type VaultEntryInfo } from '../../storage/vault.js';
-import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
+import { BrowserdError } from '../../protocol/errors.js';
 import { normaliseTotp } from '../vault/totp.js';
 import { parseJsonBounded, readBody, sendJson, type Req } from './http.js';
-import type { Handler } from './rest-call.js';
+import { auditedChange, type Handler } from './rest-call.js';
 
 /** Plenty for ~50 fields of 4096 characters; a vault write is small. */
 const MAX_VAULT_BODY = 512 * 1024;
@@ -136,21 +136,7 @@ async function readVaultBody(r: Req): Promise<unknown> {
 }
 
 export function vaultHandlers(env: DaemonEnv): Record<string, Handler> {
-  /** Runs a change and audits it, refused or done, with what `args` names (never a value). */
-  const audited = async (user: UserRecord, tool: string, args: Record<string, unknown>, change: () => Promise<void>) => {
-    const started = Date.now();
-    let outcome = 'ok';
-    try {
-      await change();
-    } catch (e) {
-      outcome = toBrowserdError(e).code;
-      throw e;
-    } finally {
-      await env.audit
-        .append({ at: new Date().toISOString(), user: user.id, tool, via: 'rest', args, outcome, ms: Date.now() - started })
-        .catch((err) => env.log.error({ err: String(err) }, 'audit write failed'));
-    }
-  };
+  const audited = <T>(user: UserRecord, tool: string, args: Record<string, unknown>, change: () => Promise<T>) => auditedChange(env, user, tool, args, change);
 
   return {
     'GET /v1/vault': async (r, u) => {

@@ -7,10 +7,10 @@
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { RowState } from '../../storage/webhooks.js';
-import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
+import { BrowserdError } from '../../protocol/errors.js';
 import { WEBHOOK_ID } from '../../protocol/ids.js';
 import { readJson, sendJson, type Req } from './http.js';
-import type { Handler } from './rest-call.js';
+import { auditedChange, type Handler } from './rest-call.js';
 
 const ROW_STATES: readonly RowState[] = ['pending', 'delivered', 'failed'];
 
@@ -55,20 +55,7 @@ function auditedUrl(raw: unknown): string | undefined {
 
 export function webhookHandlers(env: DaemonEnv): Record<string, Handler> {
   const me = (u: UserRecord | undefined) => u!;
-  const audited = async <T>(user: UserRecord, tool: string, args: Record<string, unknown>, change: () => Promise<T>): Promise<T> => {
-    const started = Date.now();
-    let outcome = 'ok';
-    try {
-      return await change();
-    } catch (e) {
-      outcome = toBrowserdError(e).code;
-      throw e;
-    } finally {
-      await env.audit
-        .append({ at: new Date().toISOString(), user: user.id, tool, via: 'rest', args, outcome, ms: Date.now() - started })
-        .catch((err) => env.log.error({ err: String(err) }, 'audit write failed'));
-    }
-  };
+  const audited = <T>(user: UserRecord, tool: string, args: Record<string, unknown>, change: () => Promise<T>) => auditedChange(env, user, tool, args, change);
 
   return {
     'POST /v1/webhooks': async (r, u) => {
