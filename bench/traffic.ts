@@ -29,7 +29,7 @@ import { harDocument } from '../daemon/traffic/har-document.js';
 import { trafficRedactor } from '../daemon/traffic/redact.js';
 import { userSecretForms } from '../daemon/vault/user-secrets.js';
 import { buildApiMap } from '../daemon/traffic/api-map/index.js';
-import { startTrafficSite, PAGE_COUNT, CALLS_PER_PAGE, type TrafficSite } from './traffic-site.js';
+import { startTrafficSite, PAGE_COUNT, CALLS_PER_PAGE } from './traffic-site.js';
 import { inProcessCaller, median, now, p90, packageVersion, printTable } from './lib.js';
 
 const ROUNDS = Number(process.env.BENCH_TRAFFIC_ROUNDS ?? 5);

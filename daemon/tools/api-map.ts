@@ -11,7 +11,7 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { API_EXPORT_FORMATS, type ApiEndpoint, type ApiExportFormat, type ApiMap } from '../../protocol/api-map.js';
+import { API_EXPORT_FORMATS, type ApiEndpoint, type ApiMap } from '../../protocol/api-map.js';
 import { buildApiMap, mergeApiMaps } from '../traffic/api-map/index.js';
 import { findEndpoints } from '../traffic/api-map/find.js';
 import { trafficRedactor } from '../traffic/redact.js';

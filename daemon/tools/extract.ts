@@ -2,7 +2,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { IncludeHiddenParam, params, TabParam, StringEnum } from '../../protocol/params.js';
-import { BrowserdError } from '../../protocol/errors.js';
 
 export const EXTRACT_MAX_LIMIT = 5000;
 
