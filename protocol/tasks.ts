@@ -69,6 +69,7 @@ export interface TaskView {
   id: string;
   state: TaskState;
   goal: string;
+  /** The resolved model id (a later change of the host's default does not move a running task). */
   model: string;
   startUrl?: string;
   maxSteps: number;

@@ -6,28 +6,12 @@
  */
 import type { Database } from 'lmdb';
 import type { Db } from './db.js';
-import type { TaskCall, TaskMessage, TaskState } from '../protocol/tasks.js';
+import type { TaskMessage, TaskState, TaskView } from '../protocol/tasks.js';
 
-export interface TaskRecord {
-  id: string;
+/** What a task's owner sees (protocol/tasks.ts), plus whose it is and the conversation its model has had so far. */
+export interface TaskRecord extends TaskView {
   user: string;
-  goal: string;
-  /** The resolved model id (a later change of the host's default does not move a running task). */
-  model: string;
-  startUrl?: string;
-  maxSteps: number;
-  maxTokensTotal: number;
-  state: TaskState;
-  step: number;
   messages: TaskMessage[];
-  usage: { turns: number; inputTokens: number; outputTokens: number };
-  calls: TaskCall[];
-  handoff?: { id: string; url: string };
-  result?: unknown;
-  error?: { code: string; message: string };
-  createdAt: string;
-  updatedAt: string;
-  finishedAt?: string;
 }
 
 const key = (user: string, id: string) => `${user}\0${id}`;
