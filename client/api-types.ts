@@ -2867,6 +2867,124 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/browser/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The host's browser settings (identity, ad blocking) and the caller's own persistent identity
+         * @description Settings apply to documents loaded after a change: reload a page to see one.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description settings in force */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            settings: {
+                                profile_enabled: boolean | string[];
+                                profile: {
+                                    hardwareConcurrency?: number | null;
+                                    deviceMemory?: (0.25 | 0.5 | 1 | 2 | 4 | 8) | null;
+                                    screen?: {
+                                        width: number;
+                                        height: number;
+                                        colorDepth?: 24 | 30 | 32;
+                                        devicePixelRatio?: number;
+                                    } | null;
+                                    webgl?: {
+                                        vendor: string;
+                                        renderer: string;
+                                    } | null;
+                                    platform?: string | null;
+                                    userAgentMetadata?: {
+                                        platform?: string;
+                                        platformVersion?: string;
+                                        architecture?: string;
+                                        model?: string;
+                                        mobile?: boolean;
+                                        bitness?: string;
+                                        wow64?: boolean;
+                                        brands?: {
+                                            brand: string;
+                                            version: string;
+                                        }[];
+                                        fullVersionList?: {
+                                            brand: string;
+                                            version: string;
+                                        }[];
+                                    } | null;
+                                    humanize?: boolean;
+                                } | null;
+                                block_ads: string[];
+                                max_browsers: number;
+                                signup: boolean;
+                            };
+                            /** @description The caller's persistent identity (drawn once, kept across restarts), with the profile's overrides applied; its enabled field says where it applies */
+                            identity?: Record<string, never> | null;
+                        };
+                    };
+                };
+                /** @description validation_error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description validation_error: the method is not served on this path (see Allow) */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description browser_capacity (with Retry-After) or shutting_down */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/profiles": {
         parameters: {
             query?: never;
@@ -7174,6 +7292,279 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/browser-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The host-wide browser settings in force (admin key) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description settings in force */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            settings: {
+                                profile_enabled: boolean | string[];
+                                profile: {
+                                    hardwareConcurrency?: number | null;
+                                    deviceMemory?: (0.25 | 0.5 | 1 | 2 | 4 | 8) | null;
+                                    screen?: {
+                                        width: number;
+                                        height: number;
+                                        colorDepth?: 24 | 30 | 32;
+                                        devicePixelRatio?: number;
+                                    } | null;
+                                    webgl?: {
+                                        vendor: string;
+                                        renderer: string;
+                                    } | null;
+                                    platform?: string | null;
+                                    userAgentMetadata?: {
+                                        platform?: string;
+                                        platformVersion?: string;
+                                        architecture?: string;
+                                        model?: string;
+                                        mobile?: boolean;
+                                        bitness?: string;
+                                        wow64?: boolean;
+                                        brands?: {
+                                            brand: string;
+                                            version: string;
+                                        }[];
+                                        fullVersionList?: {
+                                            brand: string;
+                                            version: string;
+                                        }[];
+                                    } | null;
+                                    humanize?: boolean;
+                                } | null;
+                                block_ads: string[];
+                                max_browsers: number;
+                                signup: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description validation_error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden | refused | site_read_only | blocked */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description validation_error: the method is not served on this path (see Allow) */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description browser_capacity (with Retry-After) or shutting_down */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change browser settings (admin key): any of profile_enabled, profile, block_ads, max_browsers, signup; an unknown key or a wrong type changes nothing
+         * @description Only the keys sent change; the whole patch is checked first, and any problem (an unknown key, a wrong type, a bad host pattern) changes nothing.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        profile_enabled?: boolean | string[];
+                        profile?: {
+                            hardwareConcurrency?: number | null;
+                            deviceMemory?: (0.25 | 0.5 | 1 | 2 | 4 | 8) | null;
+                            screen?: {
+                                width: number;
+                                height: number;
+                                colorDepth?: 24 | 30 | 32;
+                                devicePixelRatio?: number;
+                            } | null;
+                            webgl?: {
+                                vendor: string;
+                                renderer: string;
+                            } | null;
+                            platform?: string | null;
+                            userAgentMetadata?: {
+                                platform?: string;
+                                platformVersion?: string;
+                                architecture?: string;
+                                model?: string;
+                                mobile?: boolean;
+                                bitness?: string;
+                                wow64?: boolean;
+                                brands?: {
+                                    brand: string;
+                                    version: string;
+                                }[];
+                                fullVersionList?: {
+                                    brand: string;
+                                    version: string;
+                                }[];
+                            } | null;
+                            humanize?: boolean;
+                        } | null;
+                        block_ads?: string[];
+                        max_browsers?: number;
+                        signup?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description settings now in force */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            settings: {
+                                profile_enabled: boolean | string[];
+                                profile: {
+                                    hardwareConcurrency?: number | null;
+                                    deviceMemory?: (0.25 | 0.5 | 1 | 2 | 4 | 8) | null;
+                                    screen?: {
+                                        width: number;
+                                        height: number;
+                                        colorDepth?: 24 | 30 | 32;
+                                        devicePixelRatio?: number;
+                                    } | null;
+                                    webgl?: {
+                                        vendor: string;
+                                        renderer: string;
+                                    } | null;
+                                    platform?: string | null;
+                                    userAgentMetadata?: {
+                                        platform?: string;
+                                        platformVersion?: string;
+                                        architecture?: string;
+                                        model?: string;
+                                        mobile?: boolean;
+                                        bitness?: string;
+                                        wow64?: boolean;
+                                        brands?: {
+                                            brand: string;
+                                            version: string;
+                                        }[];
+                                        fullVersionList?: {
+                                            brand: string;
+                                            version: string;
+                                        }[];
+                                    } | null;
+                                    humanize?: boolean;
+                                } | null;
+                                block_ads: string[];
+                                max_browsers: number;
+                                signup: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description validation_error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description unauthorized */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description forbidden | refused | site_read_only | blocked */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description validation_error: the method is not served on this path (see Allow) */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description browser_capacity (with Retry-After) or shutting_down */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/v1/admin/audit": {
         parameters: {
             query?: never;
@@ -7260,7 +7651,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        ErrorCode: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "refused" | "site_read_only" | "blocked" | "stale_ref" | "action_failed" | "budget_exceeded" | "navigation_failed" | "timeout" | "browser_capacity" | "browser_crashed" | "shutting_down" | "not_configured" | "internal_error";
+        ErrorCode: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "refused" | "site_read_only" | "blocked" | "stale_ref" | "action_failed" | "budget_exceeded" | "rate_limited" | "navigation_failed" | "timeout" | "browser_capacity" | "browser_crashed" | "shutting_down" | "not_configured" | "internal_error";
         Error: {
             /** @constant */
             ok: false;

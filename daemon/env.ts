@@ -29,6 +29,7 @@ import type { ActionCacheStore } from '../storage/action-cache.js';
 import type { WebhookReceivers, Webhooks } from './webhooks/events.js';
 import type { Records } from './records/index.js';
 import type { MonitorService } from './monitors/service.js';
+import type { BrowserSettingsService } from './settings/service.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -82,6 +83,8 @@ export interface DaemonEnv {
   records: Records;
   /** Page monitors: stored in LMDB, run on their cron schedules by one timer (browser_monitor). */
   monitors: MonitorService;
+  /** Host-wide browser settings (identity, ad blocking, max browsers, sign-up): one validation, stored in LMDB. */
+  browserSettings: BrowserSettingsService;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

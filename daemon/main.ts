@@ -23,6 +23,8 @@ import { HandoffService } from './handoff/service.js';
 import { evaluateHostPolicy } from './policy/host-policy.js';
 import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
+import { BrowserSettingsService } from './settings/service.js';
+import { BrowserSettingsStore } from '../storage/browser-settings.js';
 import { LiveLinks } from './live/links.js';
 import { startApp, type AppHandle } from './server/app.js';
 import { startEgressProxy } from './net/egress-proxy.js';
@@ -109,6 +111,10 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     log,
     onFinished: (rec) => webhooks.emit(rec.user, 'handoff.finished', handoffEventData(rec)),
   });
+  // --max-browsers is the default; an admin's max_browsers setting, once set, wins and takes effect at once.
+  const browserSettings = new BrowserSettingsService(new BrowserSettingsStore(db), cfg.maxBrowsers);
+  pool.setHostMax(browserSettings.current().max_browsers);
+  browserSettings.onChange((s) => pool.setHostMax(s.max_browsers));
   pool.events.on('download', (user: string, outcome) => {
     webhooks.emit(user, 'download.finished', downloadEventData(outcome)).catch((e) => log.error({ err: String(e) }, 'download.finished event failed'));
   });
@@ -143,6 +149,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     webhookReceivers: webhooks,
     records: new Records(db, () => env),
     monitors: new MonitorService(db, () => env),
+    browserSettings,
     log,
     deniedPorts,
     baseUrl,
@@ -173,7 +180,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   // Monitors whose run fell while the daemon was down run once now; the rest wait for their next run.
   env.monitors.start();
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
-  log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: cfg.maxBrowsers }, 'browserd listening');
+  log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: pool.maxBrowsers }, 'browserd listening');
   let stopping: Promise<void> | undefined;
   return {
     env,

@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   stale_ref: { status: 409, summary: "The ref's element is no longer in the page (removed, or the page navigated)." },
   action_failed: { status: 422, summary: 'The action ran and failed in the page.' },
   budget_exceeded: { status: 422, summary: "The model call would pass its token budget (maxTokensTotal); nothing was sent." },
+  rate_limited: { status: 429, summary: 'Too many requests from this client for now; Retry-After says when to try again.' },
   navigation_failed: { status: 502, summary: 'The page did not load.' },
   timeout: { status: 504, summary: 'The operation did not finish in time.' },
   browser_capacity: { status: 503, summary: 'The host already runs all the browsers it may run at once.' },

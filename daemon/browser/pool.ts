@@ -17,6 +17,8 @@ import type { FileStore } from '../../storage/files.js';
 export const RENDERER_HEAP_MB = 1024;
 
 export class BrowserPool {
+  /** Browsers the host may run at once: --max-browsers, then the admin's max_browsers setting as it changes. */
+  private hostMax: number;
   private instances = new Map<string, BrowserInstance>();
   private starting = new Map<string, Promise<BrowserInstance>>();
   private lastUsed = new Map<string, number>();
@@ -39,10 +41,20 @@ export class BrowserPool {
     /** The users' files, where page downloads land; without it downloads are left to Chromium's default. */
     private files?: FileStore,
   ) {
+    this.hostMax = cfg.maxBrowsers;
     if (cfg.browserIdleMs > 0) {
       this.idleSweeper = setInterval(() => void this.closeIdle(), Math.min(30_000, Math.max(250, Math.floor(cfg.browserIdleMs / 2))));
       this.idleSweeper.unref();
     }
+  }
+
+  /** A new host maximum holds for the next browser to start; running ones above it are left to go idle. */
+  setHostMax(n: number) {
+    this.hostMax = n;
+  }
+
+  get maxBrowsers() {
+    return this.hostMax;
   }
 
   get count() {
@@ -66,7 +78,7 @@ export class BrowserPool {
   wouldExceed(user: string, profile?: string): boolean {
     const key = instanceKey(user, profile);
     if (this.instances.get(key)?.alive || this.starting.has(key)) return false;
-    return this.count >= this.cfg.maxBrowsers || this.countFor(user) >= this.cfg.maxBrowsersPerUser;
+    return this.count >= this.hostMax || this.countFor(user) >= this.cfg.maxBrowsersPerUser;
   }
 
   /** The refusal for a browser that may not start: the user's own limit when that is what is reached. */
@@ -79,10 +91,10 @@ export class BrowserPool {
         details: { perUserLimit: this.cfg.maxBrowsersPerUser },
       });
     }
-    return new BrowserdError('browser_capacity', `this host already runs all the browsers it may (${this.cfg.maxBrowsers})`, {
+    return new BrowserdError('browser_capacity', `this host already runs all the browsers it may (${this.hostMax})`, {
       next: `Wait ${this.cfg.capacityRetryAfterS} seconds and retry; an admin can raise --max-browsers or give the host more memory.`,
       retryAfterS: this.cfg.capacityRetryAfterS,
-      details: { hostLimit: this.cfg.maxBrowsers },
+      details: { hostLimit: this.hostMax },
     });
   }
 

@@ -73,7 +73,7 @@ const LABEL = /^(?!-)[\p{L}\p{N}-]{1,63}(?<!-)$/u;
 const MAX_RULES = 1000;
 
 /** Why a pattern is not usable, or undefined when it is fine. */
-function patternProblem(pattern: string): string | undefined {
+export function patternProblem(pattern: string): string | undefined {
   const p = pattern.trim();
   if (p === '*') return undefined;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(p) || /[/?#@\s]/.test(p)) return 'must be a host name such as example.com or *.example.com, not a URL';

@@ -38,11 +38,14 @@ export async function toolBody(env: DaemonEnv, r: Req, user: UserRecord, tool: s
   }
 }
 
+/** Who an admin's changes (admin key, admin console) are audited as: no user name can be spelt so. */
+export const ADMIN_ACTOR = { id: '(admin)' } as const;
+
 /**
  * A REST change that is no tool call (vault entries, webhook receivers), audited refused or done, with what
  * `args` names (never a value or a secret), once it has settled.
  */
-export async function auditedChange<T>(env: DaemonEnv, user: UserRecord, tool: string, args: Record<string, unknown>, change: () => Promise<T>): Promise<T> {
+export async function auditedChange<T>(env: DaemonEnv, user: Pick<UserRecord, 'id'>, tool: string, args: Record<string, unknown>, change: () => Promise<T>): Promise<T> {
   const started = Date.now();
   let outcome = 'ok';
   try {

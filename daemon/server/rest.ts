@@ -22,6 +22,7 @@ import { extractorHandlers } from './rest-extractors.js';
 import { modelHandlers } from './rest-models.js';
 import { actHandlers } from './rest-act.js';
 import { webhookHandlers } from './rest-webhooks.js';
+import { settingsHandlers } from './rest-settings.js';
 
 /** A path segment as text; a malformed %-escape is the caller's error, not ours. */
 function segment(raw: string): string {
@@ -40,6 +41,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     'GET /health': async (r) => health(r),
     ...inboxHandlers(env),
     ...usageHandlers(env),
+    ...settingsHandlers(env),
     'GET /v1/me': async (r, u) =>
       sendJson(r, 200, {
         ok: true,
@@ -47,7 +49,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
         policy: { approvals: me(u).approvals, takeover: me(u).takeover, hostRules: env.policies.rules(me(u).id) },
         usage: { cdpSessionMinutes: env.usage.minutes(me(u).id, 'cdp_session'), models: env.modelUsage.totals(me(u).id) },
         limits: {
-          maxBrowsersOnHost: env.cfg.maxBrowsers,
+          maxBrowsersOnHost: env.pool.maxBrowsers,
           browsersPerUser: env.cfg.maxBrowsersPerUser,
           tabsPerUser: env.cfg.maxTabsPerUser,
           mcpSessionsPerUser: env.cfg.maxMcpSessionsPerUser,

@@ -3,7 +3,7 @@
  * scripts/docs.ts writes api/openapi.yaml from it, so a route cannot be served without being documented.
  */
 export type RouteAuth = 'none' | 'user' | 'admin';
-export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RouteSpec {
   method: RouteMethod;
@@ -30,6 +30,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/tabs/{id}/har', auth: 'user', summary: "The tab's HAR recording (browser_har), recording or stopped, as one redacted HAR 1.2 JSON document, streamed" },
   { method: 'GET', path: '/v1/tools', auth: 'user', summary: 'Every tool with its input schema' },
   { method: 'POST', path: '/v1/tools/{name}', auth: 'user', summary: 'Call a tool (documented once per tool below)' },
+  { method: 'GET', path: '/v1/browser/settings', auth: 'user', summary: "The host's browser settings (identity, ad blocking) and the caller's own persistent identity" },
   { method: 'GET', path: '/v1/profiles', auth: 'user', summary: "The caller's browser profiles: the default one and named ones" },
   { method: 'GET', path: '/v1/files', auth: 'user', summary: "The caller's files (PDFs, screenshots, downloads), newest first" },
   { method: 'GET', path: '/v1/files/{name}', auth: 'user', summary: 'Download one of the caller\'s files' },
@@ -74,6 +75,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', path: '/v1/tasks/{id}/cancel', auth: 'user', summary: 'Cancel a queued, running or paused task' },
   { method: 'GET', path: '/v1/admin/users', auth: 'admin', summary: 'List users (admin key)' },
   { method: 'POST', path: '/v1/admin/users', auth: 'admin', summary: 'Create a user (admin key); answers its token once' },
+  { method: 'GET', path: '/v1/admin/browser-settings', auth: 'admin', summary: 'The host-wide browser settings in force (admin key)' },
+  { method: 'PATCH', path: '/v1/admin/browser-settings', auth: 'admin', summary: 'Change browser settings (admin key): any of profile_enabled, profile, block_ads, max_browsers, signup; an unknown key or a wrong type changes nothing' },
   { method: 'GET', path: '/v1/admin/audit', auth: 'admin', summary: "Every user's audit entries (admin key)" },
 ];
 

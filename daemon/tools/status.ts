@@ -26,7 +26,8 @@ export const statusTools = [
         defaultTab: ctx.defaultTabId() ?? null,
         ...(cdp ? { cdpSession: { id: cdp.id, cdpUrl: ctx.env.cdpSessions.urlOf(cdp), expiresAt: new Date(cdp.expiresAt).toISOString() } } : {}),
         converters: convertersStatus(ctx.env.cfg),
-        limits: { maxBrowsersOnHost: ctx.env.cfg.maxBrowsers, browsersPerUser: ctx.env.cfg.maxBrowsersPerUser, tabsPerUser: ctx.env.cfg.maxTabsPerUser, browserIdleS: Math.round(ctx.env.cfg.browserIdleMs / 1000) },
+        browserSettings: ctx.env.browserSettings.current(),
+        limits: { maxBrowsersOnHost: ctx.env.pool.maxBrowsers, browsersPerUser: ctx.env.cfg.maxBrowsersPerUser, tabsPerUser: ctx.env.cfg.maxTabsPerUser, browserIdleS: Math.round(ctx.env.cfg.browserIdleMs / 1000) },
       };
       out.set('status', status);
       out.text(

@@ -1,0 +1,17 @@
+/** Browser settings over REST: users read them with their own identity; the admin key reads and changes them. */
+import type { DaemonEnv } from '../env.js';
+import { readJson, sendJson } from './http.js';
+import { ADMIN_ACTOR, auditedChange, type Handler } from './rest-call.js';
+
+export function settingsHandlers(env: DaemonEnv): Record<string, Handler> {
+  return {
+    'GET /v1/browser/settings': async (r) => sendJson(r, 200, { ok: true, settings: env.browserSettings.current() }),
+    'GET /v1/admin/browser-settings': async (r) => sendJson(r, 200, { ok: true, settings: env.browserSettings.current() }),
+    'PATCH /v1/admin/browser-settings': async (r) => {
+      const patch = await readJson(r);
+      const keys = patch && typeof patch === 'object' && !Array.isArray(patch) ? Object.keys(patch) : [];
+      const settings = await auditedChange(env, ADMIN_ACTOR, 'admin.browser_settings', { keys }, () => env.browserSettings.update(patch));
+      sendJson(r, 200, { ok: true, settings });
+    },
+  };
+}
