@@ -35,6 +35,12 @@ export async function serve(flags: Record<string, string | boolean>) {
     process.stdout.write(`${lines.join('\n')}\n`);
   }
   process.stdout.write(`browserd ${base} (MCP ${base}/mcp, health ${base}/health)\n`);
+  if (process.getuid?.() === 0) {
+    // Chromium refuses its sandbox as root, so every user's pages would run unsandboxed: not something to do quietly.
+    const why = "running as root: every user's Chromium runs WITHOUT its sandbox (--no-sandbox), so a page that breaks the renderer is not contained";
+    d.env.log.warn({ uid: 0 }, why);
+    process.stderr.write(`browserd: WARNING: ${why}.\n          Run it as a user of its own: systemd/browserd.service does (see "Running as a service" in README.md).\n`);
+  }
   let stopping = false;
   const stop = async (sig: string) => {
     if (stopping) return;

@@ -114,7 +114,7 @@ export function chromiumSwitches(o: SwitchOptions): string[] {
     lists['--enable-features']!.push('NetworkServiceInProcess2');
     // (WebRTC's UDP policy is a profile preference, written by preferences.ts: its switch has no effect.)
   }
-  // The setuid sandbox cannot start as root (a common server setup); the renderer still runs unprivileged-ish.
+  // Chromium will not start its sandbox as root; `browserd serve` warns loudly about it (bin/serve.ts).
   if (typeof process.getuid === 'function' && process.getuid() === 0) s.push('--no-sandbox');
   // Chromium keeps only the last copy of a switch: merge list switches from `extra` into ours.
   for (const arg of o.extra ?? []) {
