@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { callTool } from '../tools/dispatch.js';
@@ -70,6 +70,8 @@ export class McpGateway {
     }));
     server.setRequestHandler(LooseCallToolRequest, async (req, extra) => {
       const r = await callTool(this.env, user, req.params.name, req.params.arguments ?? {}, { signal: extra.signal, via: 'mcp', modelKey: modelKeyOf(extra.requestInfo?.headers) });
+      // An unknown tool is a protocol error (invalid params), not a tool's failed result; it is audited like any call.
+      if (!r.ok && r.error.details?.unknownTool) throw new McpError(ErrorCode.InvalidParams, `${r.error.message}. ${r.error.next}`);
       return (r.ok ? r.out.renderMcp() : renderErrorMcp(r.error)) as any;
     });
     return server;

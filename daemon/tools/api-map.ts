@@ -129,6 +129,7 @@ export const apiMapTools = [
       tab: TabParam,
     }),
     effect: 'read',
+    hints: { readOnly: false, destructive: true, idempotent: false },
     openWorld: false,
     needsBrowser: false,
     check(args) {

@@ -38,6 +38,7 @@ export const captureTools = [
       maxBytes: Type.Optional(Type.Integer({ description: `Longest body kept in bytes, ${M.min}-${M.max}; longer ones are cut and marked. Default ${M.default}.`, minimum: M.min, maximum: M.max })),
     }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: false },
     openWorld: false,
     check(args) {
       if ((args.action ?? 'start') === 'start') {

@@ -35,6 +35,7 @@ export const convertTools = [
       store: Type.Optional(Type.Boolean({ description: 'Keep a url or base64 document in your files (stored once; a failed conversion stores nothing). Default false.' })),
     }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: true },
     needsBrowser: false,
     check(args) {
       const given = [args.file, args.url, args.base64].filter((v) => v !== undefined).length;

@@ -69,6 +69,7 @@ export const crawlTools = [
       "Starts a background crawl from startUrls and/or a sitemap and answers its id at once; follow it with browser_crawl_status. Honours robots.txt, spaces requests per host, stays on the same domain by default, and survives daemon restarts. mode http reads plain pages, browser reads in read-only tabs of your own signed-in profile (never writes), auto (default) uses the browser only for pages that need scripts. Items are Markdown (or text, or page metadata with format json), with optional CSS fields (or outputSchema filled by a model on every page, with prompt, model and one maxTokensTotal for the crawl), chunks with citations, or BM25 passages for a query.",
     input: CrawlParams,
     effect: 'read',
+    hints: { readOnly: false, idempotent: false },
     needsBrowser: false,
     async handle(ctx, args, out) {
       // Looked up under the caller's id: an unknown or another user's extractor is not_found before anything starts.
@@ -104,6 +105,7 @@ export const crawlTools = [
       cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'From the previous answer\'s More line.' })),
     }),
     effect: 'read',
+    hints: { readOnly: false, destructive: true, idempotent: false },
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {

@@ -47,6 +47,13 @@ export interface ToolDef<S extends TSchema = TSchema> {
   description: string;
   input: S;
   effect: Effect;
+  /**
+   * MCP hints where the effect class alone would say something untrue. The effect is about sites: a 'read' tool
+   * sends no write to one, yet it may still change the browser (open, navigate, scroll) or stored data (start a
+   * crawl, store a file); and a tool with a delete, remove, close or cancel action is destructive.
+   * Defaults: readOnly when the effect is read, destructive when sensitive, idempotent when read-only.
+   */
+  hints?: { readOnly?: boolean; destructive?: boolean; idempotent?: boolean };
   /** Reaches sites on the web (MCP openWorldHint). Default true. */
   openWorld?: boolean;
   /** Needs the user's browser running (default true); tools that only read the store say false. */

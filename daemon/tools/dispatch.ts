@@ -93,7 +93,8 @@ function secretsOf(env: DaemonEnv, user: string): string[] {
 
 function lookUp(name: string, operation: boolean): ToolDef<any> {
   const tool = typeof name === 'string' ? getTool(name, { operations: operation }) : undefined;
-  if (!tool) throw new BrowserdError('validation_error', `unknown tool "${String(name).slice(0, 80)}"`, { next: `Tools are: ${toolNames().join(', ')}.` });
+  // details.unknownTool lets the MCP gateway answer a JSON-RPC error (-32602) as the protocol asks, not a result.
+  if (!tool) throw new BrowserdError('validation_error', `unknown tool "${String(name).slice(0, 80)}"`, { next: `Tools are: ${toolNames().join(', ')}.`, details: { unknownTool: true } });
   return tool;
 }
 

@@ -121,6 +121,7 @@ export const downloadTools = [
       'A link that opens one of your files without a token, for a person or another program: it expires (30 minutes unless the admin set otherwise) and stops opening if the file is deleted or replaced by other bytes. Anyone holding it can fetch the file until then.',
     input: params({ file: FileParam }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: false },
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {

@@ -53,6 +53,7 @@ export const formTools = [
     description: 'Selects one or more options of a <select> by visible text or value (several for a multiple select); the others are unselected.',
     input: params({ ref: RefParam(), values: Type.Array(Type.String({ maxLength: 1000 }), { description: 'Option texts or values.', minItems: 1, maxItems: 500 }), tab: TabParam }),
     effect: 'write',
+    hints: { idempotent: true },
     touches: [{ kind: 'fill', ref: 'ref' }],
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);

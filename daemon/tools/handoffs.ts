@@ -84,6 +84,7 @@ export const handoffTools = [
     description: 'Marks an open hand-off resolved, for when the person told you (not through the page) that they are done. Waiting calls return. An expired or resolved one cannot be resolved.',
     input: params({ id: IdParam, note: Type.Optional(Type.String({ description: `What the person said or did, kept with the hand-off. At most ${NOTE_MAX} characters.`, maxLength: NOTE_MAX })) }),
     effect: 'write',
+    hints: { idempotent: true },
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {

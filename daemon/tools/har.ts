@@ -163,6 +163,7 @@ export const harTools = [
       'Record a tab\'s requests as a HAR 1.2 file, redacted before it is written (credential headers, cookie values, tokens, passwords, CSRF values and your vault values hidden; names kept). action: start (urlPattern, resourceTypes, bodies, maxEntries, maxBodyBytes), summary (default; limit), stop, export (stores <host>-<time>.har in your files), delete. The recording goes with the tab. Also GET /v1/tabs/{id}/har.',
     input: HarInput,
     effect: 'read',
+    hints: { readOnly: false, destructive: true, idempotent: false },
     openWorld: false,
     check: checkArgs,
     handle,

@@ -112,6 +112,7 @@ export const inputTools = [
     description: 'Sets a field: text for inputs and text areas, option text or value for a select, "true"/"false" for a checkbox or radio. Never a secret.',
     input: params({ ref: RefParam(), value: Type.String({ description: 'The value (see description).', maxLength: 100000 }), tab: TabParam }),
     effect: 'write',
+    hints: { idempotent: true },
     touches: [{ kind: 'fill', ref: 'ref' }],
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);

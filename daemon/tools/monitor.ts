@@ -51,6 +51,7 @@ export const monitorTools = [
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'list, checks: how many, 1-50. Default 10.' })),
     }),
     effect: 'read',
+    hints: { readOnly: false, destructive: true, idempotent: false },
     needsBrowser: false,
     check(args) {
       const action = args.action ?? 'list';

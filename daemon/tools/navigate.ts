@@ -18,6 +18,7 @@ export const navigationTools = [
       tab: TabParam,
     }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: true },
     async handle(ctx, args, out) {
       const url = checkUrl(args.url, ctx.env.cfg);
       const tab = await ctx.tab(args.tab);
@@ -33,6 +34,7 @@ export const navigationTools = [
     description: 'Goes back or forward in the tab history, or reloads, and waits for the page to settle.',
     input: params({ action: StringEnum(['back', 'forward', 'reload'], { description: 'back, forward or reload.' }), tab: TabParam }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: false },
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       if (args.action === 'reload') await reload(tab);

@@ -47,6 +47,7 @@ export const pageTools = [
       tab: TabParam,
     }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: true },
     openWorld: false,
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
@@ -88,6 +89,7 @@ export const pageTools = [
       tab: TabParam,
     }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: false },
     openWorld: false,
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);

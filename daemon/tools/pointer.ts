@@ -24,6 +24,7 @@ export const pointerTools = [
     description: 'Moves the pointer over an element and returns a snapshot in which elements that appeared (menus, tooltips) are marked *.',
     input: params({ ref: RefParam(), tab: TabParam }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: true },
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       const mark = tab.mark();
@@ -87,6 +88,7 @@ export const pointerTools = [
       tab: TabParam,
     }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: false },
     async handle(ctx, args, out) {
       if (args.toRef && (args.to || args.amount || args.direction)) throw new BrowserdError('validation_error', 'toRef goes alone', { next: 'Pass toRef, or direction/amount, or to.' });
       const tab = await ctx.tab(args.tab);

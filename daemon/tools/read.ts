@@ -160,6 +160,7 @@ export const readPageTools = [
       maxTokensTotal: MaxTokensTotalParam,
     }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: true },
     check(args) {
       if (args.tab && args.urls) throw new BrowserdError('validation_error', 'give tab or urls, not both', { next: 'Read a tab, or a list of addresses.' });
       if (args.rerank && !args.query) throw new BrowserdError('validation_error', 'rerank goes with query', { next: 'Give query too, or drop rerank.' });

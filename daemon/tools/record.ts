@@ -53,6 +53,7 @@ export const recordTools = [
       step: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'With get: show this step\'s screenshot.' })),
     }),
     effect: 'read',
+    hints: { readOnly: false, destructive: true, idempotent: false },
     openWorld: false,
     check(args) {
       const action = args.action ?? 'start';

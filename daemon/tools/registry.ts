@@ -107,11 +107,13 @@ export function toolNames(): string[] {
 
 /** MCP annotations from the effect class. */
 export function annotationsFor(t: ToolDef<any>) {
+  const readOnly = t.hints?.readOnly ?? t.effect === 'read';
   return {
     title: t.title,
-    readOnlyHint: t.effect === 'read',
-    destructiveHint: t.effect === 'sensitive',
-    idempotentHint: t.effect === 'read',
+    readOnlyHint: readOnly,
+    // MCP reads destructiveHint only when readOnlyHint is false; a read-only tool says false, not a guess.
+    destructiveHint: !readOnly && (t.hints?.destructive ?? t.effect === 'sensitive'),
+    idempotentHint: t.hints?.idempotent ?? readOnly,
     openWorldHint: t.openWorld !== false,
   };
 }

@@ -70,6 +70,7 @@ export const routeTools = [
       `Per-tab rules for the page's requests, frames and dedicated workers included. action add: kind mock answers matching requests with your status, body and headers (nothing reaches the site); block fails them as blocked by the client (logged in browser_log); fail fails them with errorReason. list shows them with ids (r1, r2) and hit counts; remove drops one by id, or all. The newest matching route wins; at most ${MAX_ROUTES_PER_TAB} per tab. Routes run after the tab's write rules, so a read tab's writes stay blocked whatever a route says. Routes live in memory with the tab: kept when its browser restarts, gone when the tab closes or the daemon restarts, never saved.`,
     input: RouteInput,
     effect: 'write',
+    hints: { destructive: true },
     openWorld: false,
     check(args) {
       const action = args.action ?? 'list';

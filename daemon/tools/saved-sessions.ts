@@ -45,6 +45,7 @@ export const savedSessionTools = [
       "Saves the tab's signed-in state under a name: the cookies of the tab's sites (the sites of its page and frames, e.g. example.com for www.example.com) from the tab's own context or profile, and the local storage of the origins it has open. Stored encrypted; values are never shown. Saving over an existing name replaces it.",
     input: params({ name: SessionName, tab: TabParam }),
     effect: 'write',
+    hints: { destructive: true },
     openWorld: false,
     async handle(ctx, args, out) {
       const sessions = store(ctx);
@@ -68,6 +69,7 @@ export const savedSessionTools = [
       "Puts a saved session into a tab's context or profile: sets its cookies, restores local storage, and reloads the tab if it is on one of the session's sites. Works in read tabs too (it only changes the browser's own state). Sites the user's host policy blocks are refused.",
     input: params({ name: SessionName, tab: TabParam }),
     effect: 'write',
+    hints: { destructive: true },
     async handle(ctx, args, out) {
       const sessions = store(ctx);
       const info = sessions.info(ctx.user.id, args.name);
@@ -115,6 +117,7 @@ export const savedSessionTools = [
     description: 'Deletes a saved session for good. Cookies already loaded into a browser stay there.',
     input: params({ name: SessionName }),
     effect: 'write',
+    hints: { destructive: true, idempotent: true },
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {

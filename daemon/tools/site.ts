@@ -97,6 +97,7 @@ export const siteTools = [
       maxPages: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPLORE_PAGES, description: 'Pages to read, 1-100. Default 25.' })),
     }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: true },
     async handle(ctx, args, out) {
       const url = checkUrl(args.url, ctx.env.cfg);
       if (url === 'about:blank') throw new BrowserdError('validation_error', 'give the site\'s address', { next: 'Pass {"url": "https://example.com/"}.' });
@@ -146,6 +147,7 @@ export const siteTools = [
       note: Type.String({ minLength: 1, maxLength: MAX_NOTE_CHARS, description: 'What to remember.' }),
     }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: false },
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {

@@ -25,6 +25,7 @@ export const spacesTools = [
       name: Type.Optional(Type.String({ description: 'The context to close (close only).', pattern: NAME.source })),
     }),
     effect: 'write',
+    hints: { destructive: true },
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {

@@ -65,6 +65,7 @@ export const tabTools = [
     description: 'Opens a new tab of its own (never reuses one). If the first page fails to load, no tab is left behind. Returns the tab id (later calls default to it) and a live link a person can open to watch or take over the tab (unless live is none).',
     input: OpenInput,
     effect: 'read',
+    hints: { readOnly: false, idempotent: false },
     handle: (ctx, args, out) => openTab(ctx, args, out),
   }),
   defineTool({
@@ -94,6 +95,7 @@ export const tabTools = [
     description: 'Closes a tab for good (its id is not reused). Ending an MCP connection never closes tabs; only this does.',
     input: params({ tab: TabParam }),
     effect: 'write',
+    hints: { destructive: true, idempotent: true },
     openWorld: false,
     async handle(ctx, args, out) {
       const id = args.tab ?? ctx.defaultTabId();
@@ -112,6 +114,7 @@ export const tabTools = [
     description: 'Makes a tab the default for later calls and brings it to the front.',
     input: params({ tab: Type.String({ description: 'Tab id to focus.', pattern: TabParam.pattern }) }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: true },
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       await bringToFront(tab);

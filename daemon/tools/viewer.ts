@@ -16,6 +16,7 @@ export const viewerTools = [
       mode: Type.Optional(StringEnum(['interactive', 'view'], { description: 'interactive (default where the account allows take-over) or view (watch only).' })),
     }),
     effect: 'read',
+    hints: { readOnly: false, idempotent: false },
     needsBrowser: false,
     openWorld: false,
     async handle(ctx, args, out) {

@@ -87,14 +87,29 @@ t.test('tools/list: a described JSON Schema and annotations per tool', async (t)
   t.equal(byName.get('browser_click')!.annotations!.destructiveHint, false);
   t.equal(byName.get('browser_evaluate')!.annotations!.destructiveHint, true);
   t.equal(byName.get('browser_tabs')!.annotations!.openWorldHint, false);
+  // Hints must be true of what the tool can do, not only of what it sends to sites.
+  const hint = (n: string) => byName.get(n)!.annotations!;
+  for (const n of ['browser_open', 'browser_history', 'browser_scroll', 'browser_pdf', 'browser_crawl']) t.equal(hint(n).idempotentHint, false, `${n} is not idempotent`);
+  for (const n of ['browser_viewport', 'browser_pdf', 'browser_open', 'browser_navigate', 'browser_crawl', 'browser_monitor', 'browser_har']) t.equal(hint(n).readOnlyHint, false, `${n} changes state`);
+  for (const n of ['browser_contexts', 'browser_close_tab', 'browser_session_delete', 'browser_route', 'browser_monitor', 'browser_record', 'browser_api_map', 'browser_har', 'browser_crawl_status']) t.equal(hint(n).destructiveHint, true, `${n} can delete, remove, close or cancel`);
+  for (const tool of tools) {
+    const a = tool.annotations!;
+    if (a.readOnlyHint) t.equal(a.destructiveHint, false, `${tool.name}: read-only is never destructive`);
+    if (a.readOnlyHint) t.equal(a.idempotentHint, true, `${tool.name}: read-only is idempotent`);
+    // Every tool with an action that ends something is marked destructive.
+    const action = (tool.inputSchema.properties as any)?.action;
+    const ends = (action?.enum ?? []).some((v: string) => ['delete', 'remove', 'close', 'cancel'].includes(v));
+    if (ends) t.equal(a.destructiveHint, true, `${tool.name} has an action that ends something`);
+  }
 });
 
 t.test('unknown tools and bad arguments are validation errors that say what is accepted', async (t) => {
   const client = await d.mcp(alice);
-  const unknown = await call(client, 'browser_fly', {});
-  t.ok(unknown.isError);
-  t.match(unknown.text, /validation_error/);
-  t.match(unknown.text, /browser_open/);
+  // An unknown tool is a JSON-RPC error (invalid params, -32602) that still lists the tools there are.
+  const unknown: any = await call(client, 'browser_fly', {}).catch((e) => e);
+  t.equal(unknown.code, -32602);
+  t.match(unknown.message, /unknown tool "browser_fly"/);
+  t.match(unknown.message, /browser_open/);
   const badKey = await call(client, 'browser_navigate', { url: 'http://127.0.0.1/', speed: 3 });
   t.ok(badKey.isError);
   t.match(badKey.text, /unknown parameter "speed".*accepted: url, timeoutMs, tab/);
