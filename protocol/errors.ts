@@ -7,6 +7,8 @@ export const ERROR_CODES = {
   unauthorized: { status: 401, summary: 'The bearer token is missing, wrong or was replaced.' },
   forbidden: { status: 403, summary: 'The caller may not use this route or origin.' },
   not_found: { status: 404, summary: 'No such tab, tool, file or record for this user.' },
+  method_not_allowed: { status: 405, summary: 'The path exists but not with this HTTP method; the Allow header lists the ones it takes.' },
+  payload_too_large: { status: 413, summary: 'The request body is larger than this route accepts.' },
   refused: { status: 403, summary: 'The action is not allowed here (read tab, covered element, policy).' },
   site_read_only: { status: 403, summary: "The user's host policy makes this site read-only." },
   blocked: { status: 403, summary: 'The address is blocked (host policy, allowedDomains, private network).' },

@@ -37,7 +37,7 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
     const originProblem = checkHostAndOrigin(originPolicy, r.headers);
     if (originProblem) return sendError(r, new BrowserdError('forbidden', originProblem, { next: 'Call from a program or an allowed origin (BROWSERD_ALLOWED_ORIGINS).' }));
     if (!route) {
-      return sendError(r, new BrowserdError('validation_error', `${r.method} is not allowed on ${r.path}`, { next: `Use ${allowed.join(', ')}; see api/openapi.yaml.` }), { status: 405, headers: { Allow: allowed.join(', ') } });
+      return sendError(r, new BrowserdError('method_not_allowed', `${r.method} is not allowed on ${r.path}`, { next: `Use ${allowed.join(', ')}; see api/openapi.yaml.` }), { headers: { Allow: allowed.join(', ') } });
     }
     // Two Authorization headers could be read differently by a proxy in front and by us: refuse rather than pick one.
     if (r.repeated.includes('authorization')) {

@@ -61,7 +61,7 @@ export function readBody(r: Req, max = MAX_BODY): Promise<Buffer> {
       size += chunk.length;
       if (size > max) {
         size = -1;
-        reject(new BrowserdError('validation_error', `request body larger than ${max} bytes`, { next: 'Send less.' }));
+        reject(new BrowserdError('payload_too_large', `request body larger than ${max} bytes`, { next: `Send at most ${max} bytes; put a large document at a URL or in your files.`, details: { maxBytes: max } }));
         return;
       }
       chunks.push(chunk);

@@ -47,7 +47,7 @@ export function parseConvertForm(headers: Record<string, string>, body: Buffer):
       }
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('limit', () => fail(bad('the upload is larger than 15 MB, the most a conversion takes', 'Convert a smaller document, or put it at a URL.')));
+      stream.on('limit', () => fail(new BrowserdError('payload_too_large', 'the upload is larger than 15 MB, the most a conversion takes', { next: 'Convert a smaller document, or put it at a URL.' })));
       stream.on('end', () => {
         file = Buffer.concat(chunks);
         if (filename && args.name === undefined) args.name = filename;

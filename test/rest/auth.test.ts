@@ -80,7 +80,7 @@ t.test('unknown routes and methods get clear JSON errors', async (t) => {
   t.equal(r.json.error.code, 'not_found');
   const m = await d.rest(token, 'PUT', '/v1/tabs', {});
   t.equal(m.status, 405);
-  t.equal(m.json.error.code, 'validation_error');
+  t.equal(m.json.error.code, 'method_not_allowed');
   const badJson = await fetch(`${d.url}/v1/tools/browser_tabs`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: '{nope' });
   t.equal(badJson.status, 400);
   t.equal(((await badJson.json()) as any).error.code, 'validation_error');

@@ -102,10 +102,22 @@ t.test('a body nested 10,000 deep is a validation_error, audited, not a 500', as
   t.match(inString.json.error.message, /unknown tool/);
 });
 
+t.test('a body over the limit is 413 payload_too_large and changes nothing', async (t) => {
+  const before = d.daemon.env.tabs.list('alice').length;
+  const big = Buffer.alloc(22 * 1024 * 1024, 32);
+  const res = await fetch(`${d.url}/v1/tabs`, { method: 'POST', headers: { Authorization: `Bearer ${alice}`, 'Content-Type': 'application/json' }, body: big });
+  t.equal(res.status, 413);
+  const json: any = await res.json();
+  t.equal(json.error.code, 'payload_too_large');
+  t.match(json.error.next, /at most \d+ bytes/);
+  t.equal(d.daemon.env.tabs.list('alice').length, before, 'no tab opened');
+});
+
 t.test('a method a path does not serve is 405 with Allow; an unknown path is 404', async (t) => {
   const put = await d.rest(alice, 'PUT', '/v1/tabs', {});
   t.equal(put.status, 405);
-  t.equal(put.json.error.code, 'validation_error');
+  t.equal(put.json.error.code, 'method_not_allowed');
+  t.ok(put.json.error.next, 'says which methods to use');
   t.equal(put.headers.get('allow'), 'GET, POST');
   const patch = await d.rest(alice, 'PATCH', '/v1/files/x.pdf', {});
   t.equal(patch.status, 405);
