@@ -286,6 +286,9 @@ t.test('running browsers with their memory', async (t) => {
 });
 
 t.test('log out, and a replaced admin key ends every session', async (t) => {
+  const forged = await postAs('/admin/logout', {});
+  t.equal(forged.status, 403, 'a log-out without the token is refused');
+  t.equal((await fetch(`${d.url}/admin/users`, { headers: { Cookie: await cookieHeader() } })).status, 200, 'still logged in');
   await page.click('#logout');
   await page.waitForSelector('#login');
   const after = await fetch(`${d.url}/admin/users`, { headers: { Cookie: await cookieHeader() } });

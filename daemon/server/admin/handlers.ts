@@ -133,13 +133,15 @@ export function adminConsoleHandlers(env: DaemonEnv): Record<string, Handler> {
     'POST /admin/logout': async (r) => {
       try {
         const form = await readForm(r);
-        const cross = crossSiteProblem(env, r);
         const s = currentSession(env, sessions, r);
-        if (!cross && s && csrfMatches(s, form.get('csrf'))) {
-          sessions.end(sessionId(r));
-          await auditedChange(env, ADMIN_ACTOR, 'admin.console_logout', { from: 'console' }, async () => undefined);
+        if (!s) return loginPage(r, 200, { notice: 'You are not logged in.' }, { 'Set-Cookie': clearedCookie(secure) });
+        // Another site must not end the admin's session either (a nuisance, not a breach, but checked the same).
+        if (crossSiteProblem(env, r) || !csrfMatches(s, form.get('csrf'))) {
+          return consolePage(r, 403, s, 'Overview', overviewBody(env), { error: "Not logged out: use the console's own Log out button." });
         }
-        loginPage(r, 200, { notice: s && !cross ? 'Logged out.' : 'You are not logged in.' }, { 'Set-Cookie': clearedCookie(secure) });
+        sessions.end(sessionId(r));
+        await auditedChange(env, ADMIN_ACTOR, 'admin.console_logout', { from: 'console' }, async () => undefined);
+        loginPage(r, 200, { notice: 'Logged out.' }, { 'Set-Cookie': clearedCookie(secure) });
       } catch (e) {
         failed(r, e, 'Log out');
       }
