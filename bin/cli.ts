@@ -23,6 +23,8 @@ Usage:
   browserd user add NAME        create a user; its token is the last line printed
   browserd user token NAME      replace a user's token (the old one stops working)
   browserd user list
+  browserd user disable NAME    refuse the user's token everywhere (401) until enabled; nothing is deleted
+  browserd user enable NAME
   browserd admin key            replace and print the admin key (for /v1/admin/*)
   browserd user approvals NAME on|off   sensitive actions then return needsApproval (default off)
   browserd policy list USER
@@ -59,7 +61,7 @@ async function main() {
     case 'user': {
       if (sub === 'list') {
         const list = await withStore(flags, async (u) => u.list());
-        for (const u of list) console.log(`${u.name}\tcreated ${u.createdAt}\tapprovals ${u.approvals ? 'on' : 'off'}`);
+        for (const u of list) console.log(`${u.name}\tcreated ${u.createdAt}\tapprovals ${u.approvals ? 'on' : 'off'}${u.disabled ? '\tdisabled' : ''}`);
         if (!list.length) console.log('no users; add one with `browserd user add NAME`');
         return;
       }
@@ -76,7 +78,21 @@ async function main() {
         console.log(`Approvals for ${name} are ${v}.`);
         return;
       }
-      if (sub !== 'add' && sub !== 'token') die(`unknown 'user ${sub ?? ''}'; use add, token or list`);
+      if (sub === 'disable' || sub === 'enable') {
+        if (!name) die(`use: browserd user ${sub} NAME`);
+        await withStore(flags, async (u) => {
+          try {
+            await u.update(name, { disabled: sub === 'disable' });
+          } catch (e) {
+            die((e as Error).message);
+          }
+        });
+        // A running daemon reads the flag on the next request; the browser it runs stops when idle (the admin
+        // console stops it at once).
+        console.log(sub === 'disable' ? `Disabled ${name}: its token is refused from now on.` : `Enabled ${name}: its token works again.`);
+        return;
+      }
+      if (sub !== 'add' && sub !== 'token') die(`unknown 'user ${sub ?? ''}'; use add, token, list, disable or enable`);
       if (!name || !USER_NAME.test(name)) die('a user name is 1-64 lowercase letters, digits, ".", "_" or "-"');
       const token = await withStore(flags, async (u) => {
         try {

@@ -51,6 +51,8 @@ export interface Config {
   downloadMaxBytes: number;
   /** How long a share link of a stored file opens (BROWSERD_DOWNLOAD_LINK_TTL_S, default 30 min). */
   downloadLinkTtlS: number;
+  /** Sign-ups one client address may make in an hour, when sign-up is on (BROWSERD_SIGNUP_PER_HOUR, default 5). */
+  signupPerHour: number;
   /** Model providers: base URLs, the host's own keys, extra model ids and the per-request timeout. */
   models: ModelConfig;
 }
@@ -168,6 +170,7 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     converterTimeoutMs: wholeNumber('converter-timeout-s', env.BROWSERD_CONVERTER_TIMEOUT_S, 120, 1) * 1000,
     downloadMaxBytes: wholeNumber('download-max-mb', flags['download-max-mb'] ?? env.BROWSERD_DOWNLOAD_MAX_MB, 1024, 1) * 1024 * 1024,
     downloadLinkTtlS: wholeNumber('download-link-ttl-s', flags['download-link-ttl-s'] ?? env.BROWSERD_DOWNLOAD_LINK_TTL_S, 30 * 60, 1),
+    signupPerHour: wholeNumber('signup-per-hour', env.BROWSERD_SIGNUP_PER_HOUR, 5, 1),
     models: {
       openaiBaseUrl: serviceUrl('BROWSERD_OPENAI_BASE_URL', env.BROWSERD_OPENAI_BASE_URL) ?? 'https://api.openai.com/v1',
       anthropicBaseUrl: serviceUrl('BROWSERD_ANTHROPIC_BASE_URL', env.BROWSERD_ANTHROPIC_BASE_URL) ?? 'https://api.anthropic.com',

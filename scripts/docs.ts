@@ -264,7 +264,46 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /v1/admin/browser-settings': { responses: { '200': { description: 'settings in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
     'PATCH /v1/admin/browser-settings': { description: 'Only the keys sent change; the whole patch is checked first, and any problem (an unknown key, a wrong type, a bad host pattern) changes nothing.', requestBody: { content: { 'application/json': { schema: toJsonSchema(BrowserSettingsPatch) } } }, responses: { '200': { description: 'settings now in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
     'GET /v1/admin/audit': { parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 10000 } }], responses: { '200': { description: 'entries' }, ...stdErrors([403]) } },
+    'GET /': { security: [], responses: { '200': htmlPage('the home page; the sign-up form only when signup is on') } },
+    'POST /signup': {
+      security: [],
+      description: 'Counted per client address (the socket peer; IPv6 per /64), every attempt while sign-up is on. A form post answers an HTML page, a JSON post JSON.',
+      requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }, 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } } },
+      responses: {
+        '201': { description: 'created: the token, shown once', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, user: { type: 'string' }, token: { type: 'string' }, mcpUrl: { type: 'string' }, guide: { type: 'string' } }, required: ['ok', 'user', 'token', 'mcpUrl'] } }, 'text/html': { schema: { type: 'string' } } } },
+        '400': errorResponse('validation_error: the name is malformed or taken'),
+        '403': errorResponse('forbidden: sign-up is off'),
+        '429': errorResponse('rate_limited, with Retry-After'),
+      },
+    },
+    'GET /install.md': { security: [], responses: { '200': { description: "the guide, with the daemon's public URL (or listen address) filled in", content: { 'text/markdown': { schema: { type: 'string' } } } } } },
+    ...consolePages(),
   };
+}
+
+function htmlPage(description: string) {
+  return { description, content: { 'text/html': { schema: { type: 'string' } } } };
+}
+
+/**
+ * The admin console's routes, marked as HTML pages for a person (x-html-page): their contents are not part of
+ * the REST contract, and they authenticate by the console's session cookie, not a bearer token.
+ */
+function consolePages(): Record<string, Record<string, unknown>> {
+  const rows = ROUTES.filter((r) => r.path === '/admin' || r.path.startsWith('/admin/'));
+  return Object.fromEntries(
+    rows.map((r) => [
+      routeKey(r),
+      {
+        security: [],
+        tags: ['admin console'],
+        'x-html-page': true,
+        description: 'An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.',
+        ...(r.path.includes('{name}') ? { parameters: [pathParam('name')] } : {}),
+        responses: { '200': htmlPage('the page'), '401': htmlPage('the login form: no console session'), '403': htmlPage('a post from elsewhere, or without the form\'s CSRF token: nothing changed') },
+      },
+    ]),
+  );
 }
 
 function toolOperation(t: ReturnType<typeof allTools>[number]) {

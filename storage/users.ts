@@ -9,6 +9,8 @@ export interface UserRecord {
   /** Settings an admin sets per user. */
   approvals: boolean;
   takeover: boolean;
+  /** Set by an admin: the token is refused everywhere (401) until the user is enabled again; nothing is deleted. */
+  disabled?: boolean;
 }
 
 const TOKEN_PREFIX = 'bd_';
@@ -61,7 +63,7 @@ export class UserStore {
     return token;
   }
 
-  async update(name: string, patch: Partial<Pick<UserRecord, 'approvals' | 'takeover'>>): Promise<UserRecord> {
+  async update(name: string, patch: Partial<Pick<UserRecord, 'approvals' | 'takeover' | 'disabled'>>): Promise<UserRecord> {
     const u = this.get(name);
     if (!u) throw new Error(`no user ${name}`);
     const next = { ...u, ...patch };
@@ -70,7 +72,10 @@ export class UserStore {
     return next;
   }
 
-  /** The user a bearer token belongs to, or undefined. The hash is the key; the stored hash is compared in constant time. */
+  /**
+   * The user a bearer token belongs to, or undefined. The hash is the key; the stored hash is compared in
+   * constant time. A disabled user is returned as such (`disabled: true`): the caller refuses it, and can say why.
+   */
   authenticate(token: string | undefined): UserRecord | undefined {
     if (!token || !token.startsWith(TOKEN_PREFIX)) return undefined;
     const h = hashToken(token);
@@ -92,6 +97,11 @@ export class UserStore {
     await this.db.meta.put('adminKeyHash', hashToken(key));
     await this.db.flushed();
     return key;
+  }
+
+  /** Names the admin key in force without revealing it (its hash): a console session remembers which key opened it. */
+  adminKeyStamp(): string | undefined {
+    return this.db.meta.get('adminKeyHash') as string | undefined;
   }
 
   isAdminKey(key: string | undefined): boolean {

@@ -178,6 +178,24 @@ export class BrowserPool {
     return p;
   }
 
+  /**
+   * Stops every browser of one user, all profiles (an admin disabled the account). Gracefully, so cookies reach
+   * the profile; the tab records stay, as after an idle stop, and come back if the account is enabled again.
+   */
+  async stopUser(user: string): Promise<string[]> {
+    const mine = (key: string) => key === user || key.startsWith(`${user}/`);
+    await Promise.allSettled([...this.starting].filter(([key]) => mine(key)).map(([, p]) => p));
+    const stopped: string[] = [];
+    for (const [key, inst] of [...this.instances]) {
+      if (!mine(key)) continue;
+      this.instances.delete(key);
+      this.lastUsed.delete(key);
+      stopped.push(key);
+      await inst.close().catch((e) => this.log.warn({ browser: key, err: String(e) }, 'browser did not close cleanly'));
+    }
+    return stopped;
+  }
+
   list(): BrowserInstance[] {
     return [...this.instances.values()];
   }

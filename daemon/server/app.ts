@@ -58,6 +58,10 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
     if (!user) {
       return sendError(r, new BrowserdError('unauthorized', token ? 'the token is wrong or was replaced' : 'missing bearer token', { next: 'Send Authorization: Bearer <your token>; an admin can issue one with `browserd user token NAME`.' }));
     }
+    // Refused like a wrong token (401), on /mcp and /v1 alike, but saying why, so a person knows whom to ask.
+    if (user.disabled) {
+      return sendError(r, new BrowserdError('unauthorized', `the account ${user.id} is disabled`, { next: 'Ask the admin of this host to enable the account; nothing was done.' }));
+    }
     if (route.path === '/mcp') return mcp.handle(r, user);
     return handlers[routeKey(route)](r, user, params);
   }

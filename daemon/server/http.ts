@@ -16,6 +16,8 @@ export interface Req {
   signal: AbortSignal;
   /** Names of headers sent more than once (a second Authorization is refused, not silently picked). */
   repeated: string[];
+  /** The peer's address as the socket has it (never X-Forwarded-For, which any client can write). */
+  remote: string;
 }
 
 /**
@@ -41,6 +43,8 @@ export function captureReq(res: HttpResponse, req: HttpRequest): Req {
     aborted: false,
     signal: ac.signal,
     repeated,
+    // Read now: uWS forbids touching res's socket details once the handler has returned and the request aborted.
+    remote: Buffer.from(res.getRemoteAddressAsText()).toString('utf8'),
   };
   r.method = r.method.toUpperCase();
   res.onAborted(() => {
@@ -112,9 +116,38 @@ export async function readJson(r: Req): Promise<unknown> {
   return parseJsonBounded(buf.toString('utf8'));
 }
 
+/** Largest HTML form body (console and sign-up forms are a few fields of text). */
+export const MAX_FORM_BODY = 256 * 1024;
+
+/**
+ * Reads an HTML form post (application/x-www-form-urlencoded). Like readBody, call it before the handler's
+ * first await: uWS hands the body only to a reader attached while the request is being handled.
+ */
+export async function readForm(r: Req, max = MAX_FORM_BODY): Promise<URLSearchParams> {
+  const type = (r.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const body = readBody(r, max);
+  if (type !== 'application/x-www-form-urlencoded') {
+    body.catch(() => undefined);
+    throw new BrowserdError('validation_error', 'this page takes a form post (application/x-www-form-urlencoded)', { next: 'Submit the form on the page.' });
+  }
+  return new URLSearchParams((await body).toString('utf8'));
+}
+
+/** The cookies of a request by name (the first of a repeated name wins; values are not decoded). */
+export function cookies(r: Req): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of (r.headers['cookie'] ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i < 0) continue;
+    const name = part.slice(0, i).trim();
+    if (name && !out.has(name)) out.set(name, part.slice(i + 1).trim());
+  }
+  return out;
+}
+
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
-  404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 422: 'Unprocessable Entity', 431: 'Request Header Fields Too Large',
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 303: 'See Other', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
+  404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
   500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 

@@ -23,6 +23,10 @@ import { modelHandlers } from './rest-models.js';
 import { actHandlers } from './rest-act.js';
 import { webhookHandlers } from './rest-webhooks.js';
 import { settingsHandlers } from './rest-settings.js';
+import { assertNewUserName } from './user-name.js';
+import { adminConsoleHandlers } from './admin/handlers.js';
+import { signupHandlers } from './signup.js';
+import { installGuideHandlers } from './install-guide.js';
 
 /** A path segment as text; a malformed %-escape is the caller's error, not ours. */
 function segment(raw: string): string {
@@ -95,11 +99,8 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r) => {
       const body = (await readJson(r)) as { name?: unknown } | null;
-      if (typeof body?.name !== 'string' || !/^[a-z0-9][a-z0-9_.-]{0,63}$/.test(body.name)) {
-        throw new BrowserdError('validation_error', 'name must be 1-64 lowercase letters, digits, ".", "_" or "-"', { next: 'Send {"name": "alice"}.' });
-      }
-      if (env.users.get(body.name)) throw new BrowserdError('validation_error', `user ${body.name} exists`, { next: 'Pick another name.' });
-      const { user, token } = await env.users.add(body.name);
+      const name = assertNewUserName(env, body?.name);
+      const { user, token } = await env.users.add(name);
       sendJson(r, 201, { ok: true, user, token });
     },
     'GET /v1/admin/audit': async (r) => {
@@ -108,6 +109,9 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
       sendJson(r, 200, { ok: true, entries: env.audit.all(limit) });
     },
     ...liveHandlers(env),
+    ...signupHandlers(env),
+    ...installGuideHandlers(env),
+    ...adminConsoleHandlers(env),
   };
 }
 

@@ -78,6 +78,25 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/admin/browser-settings', auth: 'admin', summary: 'The host-wide browser settings in force (admin key)' },
   { method: 'PATCH', path: '/v1/admin/browser-settings', auth: 'admin', summary: 'Change browser settings (admin key): any of profile_enabled, profile, block_ads, max_browsers, signup; an unknown key or a wrong type changes nothing' },
   { method: 'GET', path: '/v1/admin/audit', auth: 'admin', summary: "Every user's audit entries (admin key)" },
+  { method: 'GET', path: '/', auth: 'none', summary: 'Home page (HTML): what this service is, where agents connect, and the sign-up form when sign-up is on' },
+  { method: 'POST', path: '/signup', auth: 'none', summary: 'Sign up {name} (form or JSON) when the admin turned signup on: makes a user and answers its token once; limited per client address (429 rate_limited with Retry-After); 403 forbidden when sign-up is off' },
+  { method: 'GET', path: '/install.md', auth: 'none', summary: "A setup guide for agents (Markdown): MCP URL, auth header, REST base and first steps, with the daemon's own address filled in; no secret" },
+  // The admin console: HTML pages for a person, authenticated by their own session cookie (see
+  // daemon/server/admin/handlers.ts), not part of the REST contract. Programs use /v1/admin/* with the admin key.
+  { method: 'GET', path: '/admin', auth: 'none', summary: 'Admin console: the login form, or the overview when logged in (HTML page)' },
+  { method: 'POST', path: '/admin/login', auth: 'none', summary: 'Admin console: log in with the admin key (form post); sets the session cookie (HTML page)' },
+  { method: 'POST', path: '/admin/logout', auth: 'none', summary: 'Admin console: log out (HTML page)' },
+  { method: 'GET', path: '/admin/users', auth: 'none', summary: 'Admin console: users (HTML page)' },
+  { method: 'POST', path: '/admin/users', auth: 'none', summary: 'Admin console: add a user; its token is shown once (HTML page)' },
+  { method: 'POST', path: '/admin/users/{name}', auth: 'none', summary: 'Admin console: replace a user\'s token, disable or enable the user (HTML page)' },
+  { method: 'GET', path: '/admin/settings', auth: 'none', summary: 'Admin console: browser settings (HTML page)' },
+  { method: 'POST', path: '/admin/settings', auth: 'none', summary: 'Admin console: change browser settings (HTML page)' },
+  { method: 'GET', path: '/admin/policies', auth: 'none', summary: 'Admin console: host policies per user (HTML page)' },
+  { method: 'POST', path: '/admin/policies/{name}', auth: 'none', summary: "Admin console: set or remove one host rule of a user (HTML page)" },
+  { method: 'GET', path: '/admin/approvals', auth: 'none', summary: 'Admin console: approvals and take-over per user (HTML page)' },
+  { method: 'POST', path: '/admin/approvals/{name}', auth: 'none', summary: "Admin console: change a user's approvals and take-over (HTML page)" },
+  { method: 'GET', path: '/admin/audit', auth: 'none', summary: 'Admin console: recent audit entries of every user (HTML page)' },
+  { method: 'GET', path: '/admin/browsers', auth: 'none', summary: 'Admin console: running browsers with their memory (HTML page)' },
 ];
 
 export const routeKey = (r: Pick<RouteSpec, 'method' | 'path'>) => `${r.method} ${r.path}`;

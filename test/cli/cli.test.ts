@@ -72,6 +72,15 @@ t.test('policy and approvals commands validate and store', async (t) => {
   t.match((await cli('user', 'list')).stdout, /alice\t.*approvals on/);
 });
 
+t.test('user disable and enable flip the flag the daemon refuses tokens by', async (t) => {
+  t.match((await cli('user', 'disable', 'alice')).stdout, /Disabled alice/);
+  t.match((await cli('user', 'list')).stdout, /^alice\t.*\tdisabled$/m);
+  t.match((await cli('user', 'enable', 'alice')).stdout, /Enabled alice/);
+  t.notMatch((await cli('user', 'list')).stdout, /^alice\t.*disabled/m);
+  const unknown = await cli('user', 'disable', 'nobody').catch((e) => e);
+  t.equal(unknown.code, 2);
+});
+
 t.test('doctor checks chromium, the data dir, LMDB and the port, each with a verdict', async (t) => {
   const r = await run(process.execPath, [bin, 'doctor', '--data', data, '--listen', '127.0.0.1:1'], { encoding: 'utf8' }).catch((e) => e);
   const out = r.stdout as string;
