@@ -41,6 +41,9 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
   const tooDeep = argsDepthExceeds(rawArgs, MAX_ARGS_DEPTH);
   try {
     const tool = lookUp(name, opts.operation === true);
+    // Read now, not from the record the call began with: a task, monitor, crawl or replay started before the
+    // admin disabled the account must not start its browser again.
+    if (env.users.get(user.id)?.disabled) throw new BrowserdError('unauthorized', `the account ${user.id} is disabled`, { next: 'Ask the admin of this host to enable the account; nothing was done.' });
     if (tooDeep) throw new BrowserdError('validation_error', `${name} arguments are nested more than ${MAX_ARGS_DEPTH} levels deep`, { next: "Pass the arguments the tool's input schema describes (tools/list)." });
     args = validateArgs(name, tool.input, rawArgs);
     tool.check?.(args);

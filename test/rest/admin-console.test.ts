@@ -8,6 +8,7 @@
 import t from 'tap';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startTestDaemon } from '../fixtures/daemon.js';
+import { callTool } from '../../daemon/tools/dispatch.js';
 import { startSite } from '../fixtures/site.js';
 
 const d = await startTestDaemon({ maxBrowsers: 3 });
@@ -226,6 +227,11 @@ t.test('users: added with the token shown once, re-keyed (old token 401), disabl
   t.equal((await d.rest(second, 'POST', '/v1/tools/browser_tabs', {})).status, 401, 'tools too');
   const mcp = await fetch(`${d.url}/mcp`, { method: 'POST', headers: { Authorization: `Bearer ${second}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) });
   t.equal(mcp.status, 401, 'and MCP');
+  // Work started before the disable (a task, monitor, crawl, replay) holds the old record: dispatch reads it anew.
+  const stale = { ...d.daemon.env.users.get('bob')!, disabled: false };
+  const background = await callTool(d.daemon.env, stale, 'browser_open', { url: 'about:blank' }, { via: 'internal' });
+  t.equal(background.ok ? 'ok' : background.error.code, 'unauthorized', 'background work of a disabled account is refused');
+  t.notOk(d.daemon.env.pool.peek('bob'), 'and starts no browser');
 
   await page.click('tr[data-user="bob"] button:has-text("Enable")');
   await page.waitForSelector('#notice');
