@@ -1,5 +1,6 @@
 /** browserd CLI: thin — parse arguments, call daemon/ or storage/, print. */
-import { parseArgs } from './args.js';
+import { parseCommandLine, UsageError } from './args.js';
+import { VERSION } from '../daemon/version.js';
 import { loadConfig, defaultDataDir } from '../daemon/config.js';
 import { openDb } from '../storage/db.js';
 import { UserStore } from '../storage/users.js';
@@ -10,28 +11,46 @@ import { PolicyStore } from '../storage/policies.js';
 import { validateHostRules, type HostAccess } from '../daemon/policy/host-policy.js';
 import { VAULT_USAGE, vaultCommand } from './vault-cli.js';
 
-const USAGE = `browserd — one real, persistent Chromium per user, for AI agents (MCP) and programs (REST)
-
-Usage:
-  browserd serve [--listen HOST:PORT] [--data DIR] [--max-browsers N] [--headful] [--allowed-hosts a,b]
-                 [--max-browsers-per-user N] [--max-tabs-per-user N] [--max-mcp-sessions-per-user N] [--browser-idle-s S] [--handoff-max-s S]
+/** Each command's usage, shown by `browserd <command> --help` and, all together, by `browserd --help`. */
+const USAGES: Record<string, string> = {
+  serve: `  browserd serve [--listen HOST:PORT] [--data DIR] [--max-browsers N] [--max-browsers-per-user N]
+                 [--max-tabs-per-user N] [--max-mcp-sessions-per-user N] [--browser-idle-s S] [--handoff-max-s S]
+                 [--cdp-session-max-minutes M] [--cache-max-mb MB] [--download-max-mb MB] [--download-link-ttl-s S]
+                 [--allowed-hosts a,b] [--allowed-origins o,p] [--allow-private-network] [--headful]
       Env: BROWSERD_LISTEN, BROWSERD_DATA, BROWSERD_CHROME, BROWSERD_MAX_BROWSERS, BROWSERD_ALLOW_PRIVATE_NETWORK=1,
-           BROWSERD_ALLOWED_HOSTS (required off loopback), BROWSERD_MAX_BROWSERS_PER_USER, BROWSERD_MAX_TABS_PER_USER,
-           BROWSERD_MAX_MCP_SESSIONS_PER_USER, BROWSERD_BROWSER_IDLE_S
+           BROWSERD_ALLOWED_HOSTS (required off loopback), BROWSERD_PUBLIC_URL, BROWSERD_MAX_BROWSERS_PER_USER,
+           BROWSERD_MAX_TABS_PER_USER, BROWSERD_MAX_MCP_SESSIONS_PER_USER, BROWSERD_BROWSER_IDLE_S (README: every one)
       On a data dir with no users, creates a first user (BROWSERD_FIRST_USER, default "me") and writes its token
       and the admin key to <data>/first-run-credentials.txt (mode 0600); stdout shows the MCP URL and that path.
-  browserd user add NAME        create a user; its token is the last line printed
+`,
+  user: `  browserd user add NAME        create a user; its token is the last line printed
   browserd user token NAME      replace a user's token (the old one stops working)
   browserd user list
   browserd user disable NAME    refuse the user's token everywhere (401) until enabled; nothing is deleted
   browserd user enable NAME
-  browserd admin key            replace and print the admin key (for /v1/admin/*)
   browserd user approvals NAME on|off   sensitive actions then return needsApproval (default off)
-  browserd policy list USER
+      [--data DIR]
+`,
+  admin: `  browserd admin key            replace and print the admin key (for /v1/admin/* and the console) [--data DIR]
+`,
+  policy: `  browserd policy list USER
   browserd policy set USER PATTERN read_only|blocked|allowed   (PATTERN: example.com, *.example.com or *)
   browserd policy remove USER PATTERN
-  browserd audit [--user NAME] [--limit N]
-${VAULT_USAGE}  browserd doctor [--listen HOST:PORT] [--data DIR]
+      [--data DIR]
+`,
+  audit: `  browserd audit [--user NAME] [--limit N] [--data DIR]
+`,
+  vault: VAULT_USAGE,
+  doctor: `  browserd doctor [--listen HOST:PORT] [--data DIR] [any serve flag]
+      Checks Node, Chromium and its sandbox, the data dir, LMDB, the vault key and the port; changes nothing.
+`,
+};
+
+const HEADER = `browserd ${VERSION}: one real, persistent Chromium per user, for AI agents (MCP) and programs (REST)
+
+Usage:
+`;
+const USAGE = `${HEADER}${Object.values(USAGES).join('')}  browserd --version | --help | <command> --help
 `;
 
 function die(msg: string): never {
@@ -49,12 +68,25 @@ async function withStore<T>(flags: Record<string, string | boolean>, fn: (users:
 }
 
 async function main() {
-  const { positionals, flags } = parseArgs(process.argv.slice(2), ['headful', 'allow-private-network', 'help']);
-  const [cmd, sub, name] = positionals;
-  if (!cmd || flags.help || cmd === 'help') {
-    process.stdout.write(USAGE);
+  let parsed;
+  try {
+    parsed = parseCommandLine(process.argv.slice(2));
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`browserd: ${e.message}\n\n${e.command ? `${HEADER}${USAGES[e.command]}` : USAGE}`);
+    process.exit(2);
+  }
+  const { command: cmd, positionals: rest, flags } = parsed;
+  if (flags.version) {
+    process.stdout.write(`${VERSION}\n`);
     return;
   }
+  if (!cmd || flags.help) {
+    process.stdout.write(cmd && USAGES[cmd] ? `${HEADER}${USAGES[cmd]}` : USAGE);
+    return;
+  }
+  const positionals = [cmd, ...rest];
+  const [, sub, name] = positionals;
   switch (cmd) {
     case 'serve':
       return (await import('./serve.js')).serve(flags);

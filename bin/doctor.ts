@@ -1,12 +1,13 @@
 /** `browserd doctor`: each check with what it found and, when it fails, the fix. */
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Config } from '../daemon/config.js';
 import { launchChromium } from '../daemon/browser/launcher.js';
-import { openDb } from '../storage/db.js';
+import { peekDb } from '../storage/db.js';
 import { peekVaultKey, vaultKeyPath } from '../storage/vault-key.js';
 import { clientSocketInode, holdsSocket } from '../daemon/net/peer-process.js';
 
@@ -20,29 +21,43 @@ async function check(name: string, fn: () => Promise<{ ok: boolean; detail: stri
   }
 }
 
+/** The oldest Node this runs on (package.json engines). */
+const NODE_MAJOR = 20;
+
 export async function runDoctor(cfg: Config): Promise<boolean> {
   const checks: Check[] = [];
   checks.push(
-    await check('chromium found', async () => {
-      if (!existsSync(cfg.chrome)) return { ok: false, detail: `${cfg.chrome} is missing`, fix: "apt-get install chromium (Debian's package), or set BROWSERD_CHROME" };
-      const v = execFileSync(cfg.chrome, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-      return { ok: true, detail: `${cfg.chrome}: ${v}` };
+    await check('node', async () => {
+      const major = Number(process.versions.node.split('.')[0]);
+      return major >= NODE_MAJOR
+        ? { ok: true, detail: `Node ${process.versions.node}` }
+        : { ok: false, detail: `Node ${process.versions.node} is older than ${NODE_MAJOR}`, fix: `Install Node ${NODE_MAJOR} or later (Debian: apt-get install nodejs from a current source).` };
     }),
   );
-  checks.push(
-    await check('chromium starts headless', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'browserd-doctor-'));
-      try {
-        const c = await launchChromium({ executable: cfg.chrome, userDataDir: dir, headless: true, timeoutMs: 20000 });
-        await c.close();
-        return { ok: true, detail: 'started and closed cleanly' };
-      } catch (e) {
-        return { ok: false, detail: (e as Error).message, fix: 'Install missing libraries (apt-get install chromium pulls them in); on a container give it --shm-size or keep --disable-dev-shm-usage.' };
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }),
-  );
+  const chromiumFound = await check('chromium found', async () => {
+    if (!existsSync(cfg.chrome)) return { ok: false, detail: `${cfg.chrome} is missing`, fix: "apt-get install chromium (Debian's package), or set BROWSERD_CHROME" };
+    const v = execFileSync(cfg.chrome, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return { ok: true, detail: `${cfg.chrome}: ${v}` };
+  });
+  checks.push(chromiumFound);
+  // Without Chromium the checks that start it would only repeat the one fix above.
+  if (chromiumFound.ok) {
+    checks.push(await check('chromium sandbox', async () => sandboxCheck()));
+    checks.push(
+      await check('chromium starts headless', async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'browserd-doctor-'));
+        try {
+          const c = await launchChromium({ executable: cfg.chrome, userDataDir: dir, headless: true, timeoutMs: 20000 });
+          await c.close();
+          return { ok: true, detail: 'started and closed cleanly' };
+        } catch (e) {
+          return { ok: false, detail: (e as Error).message, fix: 'Install missing libraries (apt-get install chromium pulls them in); on a container give it --shm-size or keep --disable-dev-shm-usage.' };
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }),
+    );
+  }
   checks.push(
     await check('egress guard knows its browsers', async () => {
       // The proxy admits a connection only when /proc shows who holds its client socket: try that here.
@@ -65,32 +80,36 @@ export async function runDoctor(cfg: Config): Promise<boolean> {
   );
   checks.push(
     await check('data dir writable', async () => {
-      mkdirSync(cfg.dataDir, { recursive: true });
-      accessSync(cfg.dataDir, constants.W_OK);
-      return { ok: true, detail: cfg.dataDir };
-    }),
-  );
-  checks.push(
-    await check('LMDB opens', async () => {
-      const db = openDb(cfg.dataDir);
-      const users = [...db.users.getKeys({})].length;
-      await db.close();
-      return { ok: true, detail: `${users} user(s)` };
-    }),
-  );
-  checks.push(
-    await check('vault key', async () => {
-      const db = openDb(cfg.dataDir);
+      if (existsSync(cfg.dataDir)) {
+        accessSync(cfg.dataDir, constants.W_OK);
+        return { ok: true, detail: cfg.dataDir };
+      }
+      // Nothing is made here: the first start creates it, so the nearest existing parent must be writable.
+      let parent = dirname(cfg.dataDir);
+      while (!existsSync(parent) && parent !== dirname(parent)) parent = dirname(parent);
       try {
-        const state = peekVaultKey(db, cfg.dataDir);
-        if (state.ok === 'empty') return { ok: true, detail: `no vault yet; the first start creates ${vaultKeyPath(cfg.dataDir)}` };
-        if (state.ok) return { ok: true, detail: `opens the vault (key from ${state.source})` };
-        return { ok: false, detail: state.message, fix: state.next };
-      } finally {
-        await db.close();
+        accessSync(parent, constants.W_OK);
+        return { ok: true, detail: `${cfg.dataDir} does not exist yet; the first start creates it (in ${parent}, which is writable)` };
+      } catch {
+        return { ok: false, detail: `${cfg.dataDir} does not exist and ${parent} is not writable`, fix: `Create ${cfg.dataDir} for this user, or pass --data DIR.` };
       }
     }),
   );
+  // Read in the same read-only look as the store: the key is checked against what the store holds.
+  let vaultState: Omit<Check, 'name'> = { ok: true, detail: `no vault yet; the first start creates ${vaultKeyPath(cfg.dataDir)}` };
+  const db = await check('LMDB opens', async () => {
+    const peek = peekDb(cfg.dataDir);
+    if (!peek) return { ok: true, detail: 'no store yet; the first start creates it' };
+    try {
+      const users = [...peek.users.getKeys({})].length;
+      const vault = peekVaultKey(peek, cfg.dataDir);
+      vaultState = vault.ok === 'empty' ? { ok: true, detail: `no vault yet; the first start creates ${vaultKeyPath(cfg.dataDir)}` } : vault.ok ? { ok: true, detail: `opens the vault (key from ${vault.source})` } : { ok: false, detail: vault.message, fix: vault.next };
+      return { ok: true, detail: `${users} user(s), opened read-only` };
+    } finally {
+      await peek.close();
+    }
+  });
+  checks.push(db, { name: 'vault key', ...vaultState });
   const health = await fetch(`http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${cfg.port}/health`, { signal: AbortSignal.timeout(2000) })
     .then(async (r) => ({ status: r.status, body: (await r.json()) as { ok?: boolean; version?: string } }))
     .catch(() => undefined);
@@ -117,4 +136,32 @@ export async function runDoctor(cfg: Config): Promise<boolean> {
     if (!c.ok && c.fix) console.log(`     fix: ${c.fix}`);
   }
   return checks.every((c) => c.ok);
+}
+
+/** A kernel setting under /proc/sys, or undefined where this kernel has none. */
+function sysctl(path: string): string | undefined {
+  try {
+    return readFileSync(`/proc/sys/${path}`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether Chromium can sandbox its renderers here. As root it cannot (browserd then passes --no-sandbox);
+ * otherwise its sandbox needs unprivileged user namespaces, which a kernel setting or AppArmor can forbid.
+ */
+function sandboxCheck(): { ok: boolean; detail: string; fix?: string } {
+  if (process.getuid?.() === 0) {
+    return { ok: false, detail: "running as root: Chromium cannot use its sandbox here, so browserd runs it with --no-sandbox and every user's pages run unsandboxed", fix: 'Run browserd as a user of its own (systemd/browserd.service does).' };
+  }
+  const reasons: string[] = [];
+  if (sysctl('kernel/unprivileged_userns_clone') === '0') reasons.push('kernel.unprivileged_userns_clone is 0');
+  if (sysctl('user/max_user_namespaces') === '0') reasons.push('user.max_user_namespaces is 0');
+  if (sysctl('kernel/apparmor_restrict_unprivileged_userns') === '1') reasons.push('AppArmor restricts unprivileged user namespaces');
+  // The kernel's own answer, where unshare is installed: make a user namespace as this user.
+  const tried = spawnSync('unshare', ['--user', 'true'], { stdio: 'ignore' });
+  if (tried.error === undefined && tried.status !== 0 && !reasons.length) reasons.push('this user cannot create a user namespace (unshare --user failed)');
+  if (reasons.length) return { ok: false, detail: `Chromium's sandbox cannot start: ${reasons.join('; ')}`, fix: 'Allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0, or an AppArmor profile for chromium).' };
+  return { ok: true, detail: 'user namespaces are available: renderers run sandboxed' };
 }

@@ -3,7 +3,6 @@
  * tests (several daemons can run in one process: nothing here is global).
  */
 import pino, { type Logger } from 'pino';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { privateDir } from '../storage/private-fs.js';
 import { openDb } from '../storage/db.js';
@@ -53,7 +52,8 @@ import { handoffEventData, downloadEventData } from './webhooks/sources.js';
 import { Records } from './records/index.js';
 import { MonitorService } from './monitors/service.js';
 
-export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+export { VERSION } from './version.js';
+import { VERSION } from './version.js';
 
 export interface Daemon {
   env: DaemonEnv;

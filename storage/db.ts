@@ -5,6 +5,7 @@
 import { open, type RootDatabase, type Database } from 'lmdb';
 import { privateDir, privateFile } from './private-fs.js';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 
 export const SCHEMA_VERSION = 1;
 
@@ -89,6 +90,17 @@ export function openDb(dataDir: string): Db {
   };
   migrate(db);
   return db;
+}
+
+/**
+ * The store opened read-only, for checks that must change nothing (browserd doctor): no file is created,
+ * no mode changed, no schema written. Undefined when there is no store yet.
+ */
+export function peekDb(dataDir: string): { meta: Database<any, string>; users: Database<any, string>; close(): Promise<void> } | undefined {
+  const file = join(dataDir, 'browserd.lmdb');
+  if (!existsSync(file)) return undefined;
+  const root = open({ path: file, compression: false, maxDbs: 32, readOnly: true });
+  return { meta: root.openDB<any, string>({ name: 'meta' }), users: root.openDB<any, string>({ name: 'users' }), close: () => root.close() };
 }
 
 function migrate(db: Db) {

@@ -43,11 +43,11 @@ export function loadVaultKey(db: Db, dataDir: string, envKey: string | undefined
 }
 
 /** The key's state as `browserd doctor` reports it, creating nothing: 'empty' when no vault exists yet. */
-export function peekVaultKey(db: Db, dataDir: string, envKey: string | undefined = process.env.BROWSERD_VAULT_KEY): VaultKeyState | { ok: 'empty' } {
+export function peekVaultKey(db: Pick<Db, 'meta'>, dataDir: string, envKey: string | undefined = process.env.BROWSERD_VAULT_KEY): VaultKeyState | { ok: 'empty' } {
   return openVaultKey(db, dataDir, envKey, false);
 }
 
-function openVaultKey(db: Db, dataDir: string, envKey: string | undefined, create: boolean): VaultKeyState | { ok: 'empty' } {
+function openVaultKey(db: Pick<Db, 'meta'>, dataDir: string, envKey: string | undefined, create: boolean): VaultKeyState | { ok: 'empty' } {
   const file = vaultKeyPath(dataDir);
   const check = db.meta.get(CHECK_META) as Sealed | undefined;
   let key: Buffer | undefined;

@@ -3,10 +3,8 @@
  * as it is read from the file, then the closing brackets. Nothing holds the whole document, so a 5,000-entry
  * HAR streams over HTTP or into a file without being built in memory.
  */
-import { readFileSync } from 'node:fs';
 import type { HarRecording } from './har-recording.js';
-
-const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+import { VERSION } from '../version.js';
 
 export async function* harDocument(rec: HarRecording): AsyncGenerator<string> {
   const entries = rec.entries();

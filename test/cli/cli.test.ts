@@ -1,7 +1,7 @@
 /** The browserd command as a user runs it: serve (first user, token, MCP URL, SIGTERM), user, admin, doctor. */
 import t from 'tap';
 import { spawn, execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -93,4 +93,39 @@ t.test('doctor checks chromium, the data dir, LMDB and the port, each with a ver
   const missing = await run(process.execPath, [bin, 'doctor', '--data', data], { encoding: 'utf8', env: { ...process.env, BROWSERD_CHROME: '/nonexistent/chromium' } }).catch((e) => e);
   t.equal(missing.code, 1);
   t.match(missing.stdout, /FAIL chromium found: .*missing\n\s+fix: apt-get install chromium/);
+  t.equal(missing.stdout.match(/^FAIL/gm).length, 1, `one failure, one fix: ${missing.stdout}`);
+  t.match(out, /^ok {3}node: Node \d+/m);
+  t.match(out, /chromium sandbox: /, 'says whether the sandbox can run');
+  if (process.getuid?.() === 0) t.match(out, /FAIL chromium sandbox: running as root/);
+});
+
+t.test('doctor changes nothing: a data dir that does not exist is not made', async (t) => {
+  const fresh = join(root, 'not-yet');
+  const r = await run(process.execPath, [bin, 'doctor', '--data', fresh, '--listen', '127.0.0.1:1'], { encoding: 'utf8' }).catch((e) => e);
+  t.match(r.stdout, /data dir writable: .*does not exist yet; the first start creates it/);
+  t.match(r.stdout, /LMDB opens: no store yet/);
+  t.notOk(existsSync(fresh), 'nothing created');
+  const before = statSync(join(data, 'browserd.lmdb')).mtimeMs;
+  const again = await run(process.execPath, [bin, 'doctor', '--data', data, '--listen', '127.0.0.1:1'], { encoding: 'utf8' }).catch((e) => e);
+  t.match(again.stdout, /LMDB opens: \d+ user\(s\), opened read-only/);
+  t.equal(statSync(join(data, 'browserd.lmdb')).mtimeMs, before, 'the store is not written');
+});
+
+t.test('the command line is strict: a misspelt flag is an error with the usage, never a daemon on the defaults', async (t) => {
+  for (const args of [['serve', '--listne', '127.0.0.1:0'], ['--listen', '127.0.0.1:0'], ['user', 'list', '--date', data], ['frobnicate'], ['serve', '--headful=yes']]) {
+    const r = await run(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 20000 }).catch((e) => e);
+    t.equal(r.code, 2, `${args.join(' ')} exits 2`);
+    t.match(r.stderr, /browserd: .+\n\n.*Usage:/s, 'says why, then the usage');
+    t.notMatch(r.stdout, /MCP URL|listening/, 'no daemon started');
+  }
+  const version = await run(process.execPath, [bin, '--version'], { encoding: 'utf8' });
+  t.equal(version.stdout.trim(), JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
+  const help = await run(process.execPath, [bin, '--help'], { encoding: 'utf8' });
+  for (const cmd of ['serve', 'user', 'admin', 'policy', 'audit', 'vault', 'doctor']) t.match(help.stdout, `browserd ${cmd}`);
+  // Every flag the README's table lists is in the usage.
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  for (const flag of new Set(readme.match(/^\| `(--[a-z-]+)/gm)?.map((m) => m.slice(3)))) t.match(help.stdout, flag, `${flag} is in the usage`);
+  const serveHelp = await run(process.execPath, [bin, 'serve', '--help'], { encoding: 'utf8' });
+  t.match(serveHelp.stdout, /--allow-private-network/);
+  t.notMatch(serveHelp.stdout, /browserd policy/, 'only the command asked about');
 });
