@@ -63,6 +63,19 @@ export class TabIdentity {
     if (t) await this.switchTo(t, url, true);
   }
 
+  /** The plan for a document at `url` (may draw the identity first): with apply(), for a target that must get it before it runs. */
+  planFor(url: string): Promise<IdentityPlan | undefined> {
+    return this.user.plan(url, this.browser.fullVersion);
+  }
+
+  /** Sends a planned switch at once, so it precedes whatever is sent on the session next; resolves when answered. */
+  async apply(session: string, url: string, plan: IdentityPlan | undefined): Promise<void> {
+    const t = this.sessions.get(session);
+    if (!t) return;
+    t.url = url;
+    await t.state.set(plan, true);
+  }
+
   /**
    * The write guard's hook for a paused document request: switches the session when that document is the
    * session's own and needs another identity, and answers the headers the request must go out with then.
