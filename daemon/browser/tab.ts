@@ -98,10 +98,7 @@ export class Tab {
       this.guard.onDocument = (session, p) => id.onDocument(session, p);
     }
     const onFrame = this.identity
-      ? (session: string, target: { targetId: string; url: string }, d: DisposableStore) => {
-          this.identity!.track(session, target.targetId, d);
-          return this.identity!.prepare(session, target.url);
-        }
+      ? (session: string, target: { targetId: string; url: string }, d: DisposableStore) => this.identity!.adoptFrame(session, target.targetId, target.url, d)
       : undefined;
     this.adoption = new TargetAdoption(conn, owner, this.guard, this.disposables, listenNetwork, () => this.record.mode === 'read' || this.guard.pageIsReadOnly(), onFrame);
     this.listenNetwork = listenNetwork;

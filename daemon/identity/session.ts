@@ -20,9 +20,9 @@ export class SessionIdentity {
 
   constructor(private conn: CdpConnection, readonly session: string, private native: NativeAgent) {}
 
-  /** Whether the session shows an identity. */
-  get active(): boolean {
-    return this.applied !== undefined;
+  /** The key of the plan the session shows (undefined: native). */
+  get shows(): string | undefined {
+    return this.applied;
   }
 
   /** Makes the session's next documents show `plan` (undefined: native). Answers whether anything changed. */

@@ -41,8 +41,16 @@ export interface PausedDocument {
   request: { url: string; headers?: Record<string, string> };
 }
 
+/** Subframe addresses kept for the frame's target to come; frames that stay in their parent's process leave theirs. */
+const FRAME_URLS_KEPT = 64;
+
 export class TabIdentity {
   private sessions = new Map<string, Tracked>();
+  /**
+   * A frame's document request is paused in its parent's session, before the frame's own target exists (which
+   * then attaches with no URL): its address is kept here, by frame id, for the frame's adoption.
+   */
+  private frameUrls = new Map<string, string>();
 
   constructor(private conn: CdpConnection, private user: UserIdentity, private browser: BrowserAgent, disposables: DisposableStore, private onError: (e: unknown) => void) {
     const off = user.onChange(() => {
@@ -57,10 +65,18 @@ export class TabIdentity {
     d?.add({ dispose: () => this.sessions.delete(session) });
   }
 
-  /** Before a navigation of ours to `url`, or a frame's first run: the session's next document is right once this resolves. */
+  /** Before a navigation of ours to `url`: the session's next document is right once this resolves. */
   async prepare(session: string, url: string): Promise<void> {
     const t = this.sessions.get(session);
     if (t) await this.switchTo(t, url, true);
+  }
+
+  /** An out-of-process frame, attached paused: it runs once this resolves, showing what its address calls for. */
+  async adoptFrame(session: string, frameId: string, url: string, d: DisposableStore): Promise<void> {
+    this.track(session, frameId, d);
+    const address = url || this.frameUrls.get(frameId) || 'about:blank';
+    this.frameUrls.delete(frameId);
+    await this.prepare(session, address);
   }
 
   /** The plan for a document at `url` (may draw the identity first): with apply(), for a target that must get it before it runs. */
@@ -82,8 +98,9 @@ export class TabIdentity {
    */
   async onDocument(session: string, p: PausedDocument): Promise<{ name: string; value: string }[] | undefined> {
     const t = this.sessions.get(session);
-    if (!t || p.frameId !== t.frameId) return undefined;
+    if (!t || !p.frameId) return undefined;
     try {
+      if (p.frameId !== t.frameId) return await this.subframeDocument(t, p.frameId, p);
       const plan = await this.switchTo(t, p.request.url, false);
       if (plan === 'unchanged' || !p.request.headers) return undefined;
       return rewriteHeaders(p.request.headers, plan, this.browser.native);
@@ -91,6 +108,19 @@ export class TabIdentity {
       this.onError(e);
       return undefined;
     }
+  }
+
+  /**
+   * A subframe's document, paused in this session: a frame of another site gets a target of its own, which is
+   * switched for this address when it attaches; its request goes out with the headers of that address's identity.
+   */
+  private async subframeDocument(t: Tracked, frameId: string, p: PausedDocument): Promise<{ name: string; value: string }[] | undefined> {
+    this.frameUrls.delete(frameId);
+    this.frameUrls.set(frameId, p.request.url);
+    if (this.frameUrls.size > FRAME_URLS_KEPT) this.frameUrls.delete(this.frameUrls.keys().next().value!);
+    const plan = await this.planFor(p.request.url);
+    if (plan?.key === t.state.shows || !p.request.headers) return undefined;
+    return rewriteHeaders(p.request.headers, plan, this.browser.native);
   }
 
   humanizes(url: string): boolean {
