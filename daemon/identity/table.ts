@@ -122,8 +122,15 @@ export const PLATFORMS: PlatformTable[] = [
  * The choices of one platform, in the order an index is read: a GPU is counted with the versions of its own
  * architecture only, so an Apple Silicon renderer never comes with an Intel Mac's hints.
  */
-function combos(p: PlatformTable): { gpu: PlatformTable['gpus'][number]; version: PlatformTable['versions'][number] }[] {
-  return p.gpus.flatMap((gpu) => p.versions.filter((v) => v.architecture === gpu.architecture).map((version) => ({ gpu, version })));
+type Combo = { gpu: PlatformTable['gpus'][number]; version: PlatformTable['versions'][number] };
+const comboCache = new Map<PlatformTable, Combo[]>();
+function combos(p: PlatformTable): Combo[] {
+  let list = comboCache.get(p);
+  if (!list) {
+    list = p.gpus.flatMap((gpu) => p.versions.filter((v) => v.architecture === gpu.architecture).map((version) => ({ gpu, version })));
+    comboCache.set(p, list);
+  }
+  return list;
 }
 
 /** How many identities one platform offers. */
