@@ -24,6 +24,8 @@ import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
 import { BrowserSettingsService } from './settings/service.js';
 import { BrowserSettingsStore } from '../storage/browser-settings.js';
+import { IdentityService } from './identity/service.js';
+import { IdentityStore } from '../storage/identities.js';
 import { LiveLinks } from './live/links.js';
 import { startApp, type AppHandle } from './server/app.js';
 import { startEgressProxy } from './net/egress-proxy.js';
@@ -94,7 +96,10 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   if (!vaultKey.ok) log.error({ problem: vaultKey.problem, next: vaultKey.next }, `vault locked: ${vaultKey.message}`);
   const vault = new VaultStore(db, vaultKey);
   const files = new FileStore(cfg.dataDir);
-  pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url), files);
+  // --max-browsers is the default; an admin's max_browsers setting, once set, wins and takes effect at once.
+  const browserSettings = new BrowserSettingsService(new BrowserSettingsStore(db), cfg.maxBrowsers);
+  const identities = new IdentityService(new IdentityStore(db), browserSettings);
+  pool = new BrowserPool(cfg, tabs, log, () => proxy.port, (user, url) => evaluateHostPolicy(policies.rules(user), url), files, identities);
   // Every link the daemon hands out (live view, hand-offs, CDP sessions) starts here, without a trailing slash.
   const baseUrl = () => cfg.publicUrl?.replace(/\/+$/, '') ?? `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${appPort || cfg.port}`;
   // Receivers get the egress guard's address rules (no host policy: they are the user's own endpoints).
@@ -111,8 +116,6 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     log,
     onFinished: (rec) => webhooks.emit(rec.user, 'handoff.finished', handoffEventData(rec)),
   });
-  // --max-browsers is the default; an admin's max_browsers setting, once set, wins and takes effect at once.
-  const browserSettings = new BrowserSettingsService(new BrowserSettingsStore(db), cfg.maxBrowsers);
   pool.setHostMax(browserSettings.current().max_browsers);
   browserSettings.onChange((s) => pool.setHostMax(s.max_browsers));
   pool.events.on('download', (user: string, outcome) => {

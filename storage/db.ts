@@ -45,6 +45,8 @@ export interface Db {
   webhookDue: Database<any, string>;
   /** Recordings, their steps and step screenshots, and replays (storage/records.ts). */
   records: Database<any, string>;
+  /** Each user's drawn browser identity (storage/identities.ts). */
+  identities: Database<any, string>;
   close(): Promise<void>;
   /** Resolves once every write so far is on disk: await it before acknowledging a write that must survive a crash. */
   flushed(): Promise<void>;
@@ -80,6 +82,7 @@ export function openDb(dataDir: string): Db {
     webhookRows: sub('webhookRows'),
     webhookDue: sub('webhookDue'),
     records: sub('records'),
+    identities: sub('identities'),
     async close() {
       await root.close();
     },

@@ -1,5 +1,6 @@
 /** Pointer gestures beyond a click (input.ts): a drag in steps and a wheel turn. Points are viewport CSS pixels. */
 import type { Tab } from './tab.js';
+import { moveAlong } from '../identity/humanize.js';
 
 type Point = { x: number; y: number };
 
@@ -9,6 +10,8 @@ type Point = { x: number; y: number };
  * the page is not left mid-drag and the drop the caller gave up on does not happen.
  */
 export async function drag(tab: Tab, from: Point, to: Point, steps: number, signal?: AbortSignal): Promise<void> {
+  if (tab.humanInput()) return humanDrag(tab, from, to, signal);
+  tab.pointer = to;
   await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: from.x, y: from.y });
   await tab.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: 'left', buttons: 1, clickCount: 1 });
   let at = from;
@@ -16,6 +19,16 @@ export async function drag(tab: Tab, from: Point, to: Point, steps: number, sign
     at = { x: from.x + ((to.x - from.x) * i) / steps, y: from.y + ((to.y - from.y) * i) / steps };
     await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: at.x, y: at.y, button: 'left', buttons: 1 });
   }
+  await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: at.x, y: at.y, button: 'left', buttons: 0, clickCount: 1 });
+}
+
+/** Where the identity applies: to the start on a curve, press, a curve to the end with the button held, release. */
+async function humanDrag(tab: Tab, from: Point, to: Point, signal?: AbortSignal): Promise<void> {
+  tab.pointer = await moveAlong(tab.send, tab.pointer, from, undefined, signal);
+  if (signal?.aborted) return;
+  await tab.send('Input.dispatchMouseEvent', { type: 'mousePressed', x: from.x, y: from.y, button: 'left', buttons: 1, clickCount: 1 });
+  const at = await moveAlong(tab.send, from, to, { button: 'left', buttons: 1 }, signal);
+  tab.pointer = at;
   await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x: at.x, y: at.y, button: 'left', buttons: 0, clickCount: 1 });
 }
 

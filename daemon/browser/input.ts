@@ -1,10 +1,17 @@
-/** Real input events through CDP: pointer clicks, key presses, text. */
+/**
+ * Real input events through CDP: pointer clicks, key presses, text. Where the persistent identity applies (and
+ * profile.humanize is not false) the pointer travels a curve from where it was and text is typed key by key
+ * at a person's uneven pace (daemon/identity/humanize.ts); elsewhere input is sent as fast as it can be.
+ */
 import type { Tab } from './tab.js';
 import { MODIFIER_BITS, resolveKey, type KeyDef } from './keys.js';
+import { HUMAN_TYPING_MAX_CHARS, keyGap, moveAlong, pause, pressHold } from '../identity/humanize.js';
 
 export async function mouseClick(tab: Tab, x: number, y: number, opts: { button?: 'left' | 'right' | 'middle'; clickCount?: number } = {}) {
   const button = opts.button ?? 'left';
   const clickCount = opts.clickCount ?? 1;
+  if (tab.humanInput()) return humanClick(tab, x, y, button, clickCount);
+  tab.pointer = { x, y };
   // Move, press and release are sent together: the browser handles one session's input events in the order
   // they were sent, so the press still comes after the move (hover effects included) and the release after
   // the press, and the click costs one round trip instead of three. The move is not awaited: its ack waits
@@ -18,7 +25,24 @@ export async function mouseClick(tab: Tab, x: number, y: number, opts: { button?
   await pressed;
 }
 
+/** The pointer's way to the point, a short rest, then each press held as long as a finger holds it. */
+async function humanClick(tab: Tab, x: number, y: number, button: 'left' | 'right' | 'middle', clickCount: number) {
+  tab.pointer = await moveAlong(tab.send, tab.pointer, { x, y });
+  await pause(30 + Math.round(Math.random() * 80));
+  for (let n = 1; n <= clickCount; n++) {
+    await tab.send('Input.dispatchMouseEvent', { type: 'mousePressed', x, y, button, clickCount: n });
+    await pause(pressHold());
+    await tab.send('Input.dispatchMouseEvent', { type: 'mouseReleased', x, y, button, clickCount: n });
+    if (n < clickCount) await pause(60 + Math.round(Math.random() * 60));
+  }
+}
+
 export async function mouseMove(tab: Tab, x: number, y: number) {
+  if (tab.humanInput()) {
+    tab.pointer = await moveAlong(tab.send, tab.pointer, { x, y });
+    return;
+  }
+  tab.pointer = { x, y };
   await tab.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x, y });
 }
 
@@ -52,6 +76,16 @@ export { modifierMask };
  * Key by key stops between keys once `signal` aborts (the caller gave up), throwing `onAbort()`.
  */
 export async function typeText(tab: Tab, text: string, slowly = false, signal?: AbortSignal, onAbort: () => Error = () => new Error('typing was cancelled')) {
+  if (tab.humanInput() && [...text].length <= HUMAN_TYPING_MAX_CHARS) {
+    let first = true;
+    for (const ch of text) {
+      if (signal?.aborted) throw onAbort();
+      if (!first) await pause(keyGap());
+      first = false;
+      await pressKey(tab, ch === '\n' ? resolveKey('Enter')! : resolveKey(ch)!);
+    }
+    return;
+  }
   if (!slowly) {
     await tab.send('Input.insertText', { text });
     return;

@@ -3,6 +3,7 @@
  * table. Tabs are persisted in LMDB so their ids come back after a daemon or browser restart.
  */
 import { join } from 'node:path';
+import { cpus } from 'node:os';
 import type { Logger } from 'pino';
 import { launchChromium, type LaunchedChromium } from './launcher.js';
 import { type CdpConnection, DisposableStore } from '../cdp/connection.js';
@@ -14,6 +15,9 @@ import { BrowserdError } from '../../protocol/errors.js';
 import type { HostAccess } from '../policy/host-policy.js';
 import type { FileStore } from '../../storage/files.js';
 import { DownloadWatcher, type DownloadOrigin, type DownloadOutcome } from './downloads.js';
+import type { BrowserAgent, UserIdentity } from '../identity/tab-identity.js';
+import { nativeAgent } from '../identity/plan.js';
+import { versionOf } from '../identity/user-agent.js';
 
 export interface InstanceOptions {
   user: string;
@@ -35,6 +39,8 @@ export interface InstanceOptions {
   onExit: (inst: BrowserInstance) => void;
   /** Called with each user tab as it is made, also a tab reopened after a crash or restart (same id, new object). */
   onTab?: (tab: Tab) => void;
+  /** The user's persistent identity, shown on the documents the browser settings name (daemon/identity). */
+  identity?: UserIdentity;
 }
 
 export interface OpenTabOptions {
@@ -65,6 +71,8 @@ export class BrowserInstance {
   downloads?: DownloadWatcher;
   startedAt?: Date;
   version?: string;
+  /** This build's version and what it shows by itself, for the identity's user agent. */
+  private agent?: BrowserAgent;
   alive = false;
 
   constructor(readonly opts: InstanceOptions) {}
@@ -100,6 +108,12 @@ export class BrowserInstance {
     conn.onClose(() => this.markDead());
     this.alive = true;
     this.version = this.chromium.version;
+    if (this.opts.identity) {
+      // Chromium reports as many threads as the host has processors (the value an identity switched off goes back to).
+      const { userAgent } = await conn.send('Browser.getVersion', {});
+      const fullVersion = versionOf(this.version);
+      this.agent = { fullVersion, native: nativeAgent(userAgent, fullVersion, cpus().length) };
+    }
     this.disposables.add(conn.on('Target.attachedToTarget', '', (p) => this.onAttached(p)));
     this.disposables.add(conn.on('Target.detachedFromTarget', '', (p) => this.onDetached(p.targetId)));
     await conn.send('Target.setDiscoverTargets', { discover: true });
@@ -167,7 +181,7 @@ export class BrowserInstance {
       return;
     }
     const opener = openerId ? [...this.tabs.values()].find((t) => t.targetId === openerId) : undefined;
-    if (opener) void this.adoptPopup(opener, targetId, a).catch((e) => this.opts.log.warn({ err: String(e) }, 'popup adoption failed'));
+    if (opener) void this.adoptPopup(opener, targetId, a, p.targetInfo.url).catch((e) => this.opts.log.warn({ err: String(e) }, 'popup adoption failed'));
     else if (openerId && this.scratchTargets.has(openerId)) void this.dropScratchPopup(targetId, a);
     else if (!this.ownTargets.has(targetId)) {
       this.unclaimed.set(targetId, p);
@@ -226,7 +240,7 @@ export class BrowserInstance {
    * either way) inherits its opener's mode and allowedDomains and gets an id of its own. It is listed before it
    * runs, and runs only once its rules are in place.
    */
-  private async adoptPopup(opener: Tab, targetId: string, a: { sessionId: string; waiting: boolean }) {
+  private async adoptPopup(opener: Tab, targetId: string, a: { sessionId: string; waiting: boolean }, url: string) {
     const full = this.tabLimitReached();
     if (full) {
       // A page must not open tabs past the user's cap either: the popup is closed before it loads anything.
@@ -251,7 +265,7 @@ export class BrowserInstance {
     await this.opts.tabs.put(rec);
     opener.logEvent('popup', { detail: `opened tab ${rec.id}` });
     try {
-      await tab.setup(a.waiting);
+      await tab.setup(a.waiting, { identityUrl: /^https?:/.test(url) ? url : opener.url });
     } catch (e) {
       // Rules that could not be installed: the popup must not run without them.
       this.tabs.delete(rec.id);
@@ -274,9 +288,16 @@ export class BrowserInstance {
   private makeTab(rec: TabRecord, targetId: string, sessionId: string, persist = true): Tab {
     const tab = new Tab(this.conn!, rec, targetId, sessionId, (t) => {
       if (persist && !t.closed) void this.opts.tabs.put(t.record, false);
-    }, this.opts.hostAccess);
+    }, this.opts.hostAccess, this.tabIdentity());
     if (persist) this.opts.onTab?.(tab);
     return tab;
+  }
+
+  private tabIdentity() {
+    const user = this.opts.identity;
+    if (!user || !this.agent) return undefined;
+    const log = this.opts.log;
+    return { user, browser: this.agent, onError: (e: unknown) => log.warn({ user: this.opts.user, err: String(e) }, 'identity not applied') };
   }
 
   private async contextId(name?: string): Promise<string | undefined> {

@@ -12,6 +12,7 @@ import type { Config } from '../config.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { HostAccess } from '../policy/host-policy.js';
 import type { FileStore } from '../../storage/files.js';
+import type { IdentityService } from '../identity/service.js';
 
 /** A renderer's V8 heap bound (MB): one runaway page must not take the host's memory with it. */
 export const RENDERER_HEAP_MB = 1024;
@@ -40,6 +41,8 @@ export class BrowserPool {
     private hostAccess: (user: string, url: string) => HostAccess | 'default' = () => 'default',
     /** The users' files, where page downloads land; without it downloads are left to Chromium's default. */
     private files?: FileStore,
+    /** Users' persistent identities (the browser settings say where they apply). */
+    readonly identity?: IdentityService,
   ) {
     this.hostMax = cfg.maxBrowsers;
     if (cfg.browserIdleMs > 0) {
@@ -160,6 +163,7 @@ export class BrowserPool {
         if (this.instances.get(i.key) === i) this.instances.delete(i.key);
       },
       onTab: (tab) => this.events.emit('tab', user, tab),
+      identity: this.identity?.forUser(user),
     });
     const p = inst
       .start()

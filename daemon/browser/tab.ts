@@ -20,11 +20,16 @@ import { WriteGuard, type Responder } from './write-guard.js';
 import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
 import { TrafficRecorder } from '../traffic/recorder.js';
 import { TabRoutes } from './routes.js';
+import { TabIdentity, type UserIdentity, type BrowserAgent } from '../identity/tab-identity.js';
+import type { Point } from '../identity/humanize.js';
 
 const WORLD = 'browserd';
 
 /** A main-frame page event (Tab.onPageEvents). */
 export type PageEvent = { kind: 'navigated'; url: string; loaderId: string } | { kind: 'contentLoad' | 'load'; timestamp: number };
+
+/** The user's persistent identity for a tab of this browser build (daemon/identity). */
+export interface TabIdentityOptions { user: UserIdentity; browser: BrowserAgent; onError: (e: unknown) => void }
 
 export class Tab {
   readonly record: TabRecord;
@@ -51,6 +56,10 @@ export class Tab {
   /** Counts main-frame navigations requested / loads stopped, so an action can see what it started. */
   private navRequested = 0;
   private loadsStopped = 0;
+  /** The persistent identity of this tab's sessions, when the user has one (daemon/identity/tab-identity.ts). */
+  private readonly identity?: TabIdentity;
+  /** Where the pointer last was (viewport CSS pixels): a humanized move starts from here. */
+  pointer: Point = { x: 40 + Math.round(Math.random() * 200), y: 40 + Math.round(Math.random() * 120) };
 
   constructor(
     private conn: CdpConnection,
@@ -60,6 +69,7 @@ export class Tab {
     private onUrlChange: (tab: Tab) => void,
     /** The user's host policy for a URL: read_only sites refuse writes whatever the tab's mode. */
     hostAccess: (url: string) => HostAccess | 'default' = () => 'default',
+    identity?: TabIdentityOptions,
   ) {
     this.record = record;
     this.targetId = targetId;
@@ -82,7 +92,15 @@ export class Tab {
       this.net.listen(session, d);
       this.traffic.listen(session, d);
     };
-    this.adoption = new TargetAdoption(conn, owner, this.guard, this.disposables, listenNetwork, () => this.record.mode === 'read' || this.guard.pageIsReadOnly());
+    if (identity) {
+      const id = new TabIdentity(conn, identity.user, identity.browser, this.disposables, identity.onError);
+      this.identity = id;
+      this.guard.onDocument = (session, p) => id.onDocument(session, p);
+    }
+    const onFrame = this.identity
+      ? (session: string, target: { targetId: string; url: string }, d: DisposableStore) => this.identity!.adoptFrame(session, target.targetId, target.url, d)
+      : undefined;
+    this.adoption = new TargetAdoption(conn, owner, this.guard, this.disposables, listenNetwork, () => this.record.mode === 'read' || this.guard.pageIsReadOnly(), onFrame);
     this.listenNetwork = listenNetwork;
   }
 
@@ -172,9 +190,13 @@ export class Tab {
    * `drawn: false` is for tabs nobody looks at or points into (browser_read's scratch tabs): they are not
    * kept drawing frames, which costs a busy host CPU for nothing; layout and the DOM still answer.
    */
-  async setup(waitingForDebugger: boolean, { drawn = true }: { drawn?: boolean } = {}): Promise<void> {
+  async setup(waitingForDebugger: boolean, { drawn = true, identityUrl }: { drawn?: boolean; identityUrl?: string } = {}): Promise<void> {
     const s = this.sessionId;
     const c = this.conn;
+    // A popup's first document gets the identity of the address it opens (or its opener's): planned before
+    // anything is sent, so the switch goes out ahead of the resume below.
+    this.identity?.track(s, this.targetId, this.disposables);
+    const plan = this.identity && identityUrl ? await this.identity.planFor(identityUrl) : undefined;
     this.listen();
     const steps: Promise<unknown>[] = [
       c.send('Page.enable', {}, s),
@@ -198,6 +220,7 @@ export class Tab {
       steps.push(c.send('Network.setBypassServiceWorker', { bypass: true }, s));
     }
     if (this.record.viewport) steps.push(this.applyViewport(this.record.viewport));
+    if (this.identity && identityUrl) steps.push(this.identity.apply(s, identityUrl, plan));
     // A paused popup answers some of these (Page.enable) only once it runs. A session handles commands in the
     // order sent, so the rules are in place when the resume that follows them is handled: send all, resume,
     // then wait for the answers.
@@ -291,6 +314,11 @@ export class Tab {
     return this.loadsStopped !== m.loads;
   }
 
+  /** Whether input into this tab's page is humanized: the identity applies to it and profile.humanize is not false. */
+  humanInput(): boolean {
+    return this.identity?.humanizes(this.record.url) ?? false;
+  }
+
   allowNextConfirm() {
     this.confirmNext = true;
   }
@@ -352,6 +380,8 @@ export class Tab {
     const started = Date.now();
     const loaded = this.waitForLoad(timeoutMs);
     this.net.documentEgress = undefined;
+    // The identity is switched before the request leaves, so the document and its first scripts see it.
+    await this.identity?.prepare(this.sessionId, url);
     const r = await this.conn.send('Page.navigate', { url }, this.sessionId, timeoutMs);
     if (r.errorText) {
       loaded.catch(() => undefined);

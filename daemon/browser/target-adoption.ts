@@ -35,12 +35,14 @@ export class TargetAdoption {
     /** A child frame's or dedicated worker's network events: settling waits for them, the traffic recorder sees them. */
     private onNetworkSession: (session: string, d: DisposableStore) => void = () => undefined,
     private realmGuardNeeded: RealmGuardNeeded = () => owner.mode === 'read',
+    /** A frame's own rules beyond the guard (the persistent identity), installed before it runs. */
+    private onFrame?: (session: string, target: { targetId: string; url: string }, d: DisposableStore) => Promise<unknown>,
   ) {}
 
   /** Watches a session (the tab's own, or an adopted child's) for targets it spawns. */
   watch(session: string, d: DisposableStore = this.disposables) {
     d.add(this.conn.on('Target.attachedToTarget', session, (p) => {
-      void this.adopt(p.sessionId, p.targetInfo.type, p.waitingForDebugger);
+      void this.adopt(p.sessionId, p.targetInfo.type, p.waitingForDebugger, p.targetInfo);
     }));
     d.add(this.conn.on('Target.detachedFromTarget', session, (p) => {
       const child = p.sessionId ? this.children.get(p.sessionId) : undefined;
@@ -51,7 +53,7 @@ export class TargetAdoption {
   }
 
   /** Rules first, then children, then run. A target that vanished meanwhile fails quietly: it runs nothing. */
-  async adopt(child: string, type: string, waiting: boolean): Promise<void> {
+  async adopt(child: string, type: string, waiting: boolean, target?: { targetId: string; url: string }): Promise<void> {
     const c = this.conn;
     if (BROWSER_WORKER_TYPES.has(type)) {
       // Shared by every tab of its origin and governed at the browser level (worker-adoption.ts), which holds it
@@ -70,6 +72,7 @@ export class TargetAdoption {
       const enabled = c.sendMayFail('Page.enable', {}, child);
       if (guardRealm) steps.push(enabled.then(() => c.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD, runImmediately: true }, child)));
       else steps.push(enabled);
+      if (target && this.onFrame) steps.push(enabled.then(() => this.onFrame!(child, target, d)));
     } else if (guardRealm) {
       // A worker paused before its first statement: its global scope exists, its script has not run yet.
       steps.push(c.sendMayFail('Runtime.evaluate', { expression: READ_TAB_GUARD }, child));

@@ -27,7 +27,10 @@ export type HostAccessFn = (url: string) => HostAccess | 'default';
 export type ResponderAnswer = { status: number; headers: Record<string, string>; body: Buffer } | 'fail' | undefined;
 export type Responder = (req: { url: string; method: string; resourceType: string }) => Promise<ResponderAnswer>;
 
-interface PausedRequest { requestId: string; frameId?: string; request: { url: string; method: string }; resourceType: string }
+interface PausedRequest { requestId: string; frameId?: string; request: { url: string; method: string; headers?: Record<string, string> }; resourceType: string }
+
+/** Called with each document request the rules let through, before it goes on; may answer the headers it goes out with. */
+export type DocumentHook = (session: string, p: PausedRequest) => Promise<{ name: string; value: string }[] | undefined>;
 
 export class WriteGuard {
   /** Sessions of an act tab that carry the in-realm guard because their document is on a read-only site. */
@@ -36,6 +39,8 @@ export class WriteGuard {
   private mainSession?: string;
   /** Answers allowed requests from elsewhere than the network (set while a cache replays); undefined lets one go out. */
   responder?: Responder;
+  /** The persistent identity's per-document switch (daemon/identity/tab-identity.ts). */
+  onDocument?: DocumentHook;
 
   constructor(
     private conn: CdpConnection,
@@ -111,6 +116,7 @@ export class WriteGuard {
       return;
     }
     if (p.resourceType === 'Document') await this.realmGuardFor(session, p);
+    const headers = p.resourceType === 'Document' && this.onDocument ? await this.onDocument(session, p) : undefined;
     // Routes come after the verdict, so a route only answers or stops what the rules already let go out, and
     // before the responder, so the agent's own mock wins over a cache replaying.
     const routed = this.routes?.match({ url: p.request.url, method: p.request.method, resourceType: p.resourceType });
@@ -124,7 +130,7 @@ export class WriteGuard {
         return void this.conn.sendMayFail('Fetch.fulfillRequest', { requestId: p.requestId, responseCode: answer.status, responseHeaders, body: answer.body.toString('base64') }, session);
       }
     }
-    void this.conn.sendMayFail('Fetch.continueRequest', { requestId: p.requestId }, session);
+    void this.conn.sendMayFail('Fetch.continueRequest', { requestId: p.requestId, ...(headers ? { headers } : {}) }, session);
   }
 
   private async answerByRoute(a: RouteAnswer, p: PausedRequest, session: string) {

@@ -5,7 +5,8 @@ import { ADMIN_ACTOR, auditedChange, type Handler } from './rest-call.js';
 
 export function settingsHandlers(env: DaemonEnv): Record<string, Handler> {
   return {
-    'GET /v1/browser/settings': async (r) => sendJson(r, 200, { ok: true, settings: env.browserSettings.current() }),
+    // The caller's own identity comes with them (drawn now if they had none and it applies somewhere).
+    'GET /v1/browser/settings': async (r, u) => sendJson(r, 200, { ok: true, settings: env.browserSettings.current(), identity: (await env.pool.identity?.view(u!.id)) ?? null }),
     'GET /v1/admin/browser-settings': async (r) => sendJson(r, 200, { ok: true, settings: env.browserSettings.current() }),
     'PATCH /v1/admin/browser-settings': async (r) => {
       const patch = await readJson(r);

@@ -27,6 +27,7 @@ export const statusTools = [
         ...(cdp ? { cdpSession: { id: cdp.id, cdpUrl: ctx.env.cdpSessions.urlOf(cdp), expiresAt: new Date(cdp.expiresAt).toISOString() } } : {}),
         converters: convertersStatus(ctx.env.cfg),
         browserSettings: ctx.env.browserSettings.current(),
+        identity: (await ctx.env.pool.identity?.view(ctx.user.id)) ?? null,
         limits: { maxBrowsersOnHost: ctx.env.pool.maxBrowsers, browsersPerUser: ctx.env.cfg.maxBrowsersPerUser, tabsPerUser: ctx.env.cfg.maxTabsPerUser, browserIdleS: Math.round(ctx.env.cfg.browserIdleMs / 1000) },
       };
       out.set('status', status);
@@ -36,6 +37,7 @@ export const statusTools = [
           `Approvals: ${status.policy.approvals ? 'on (sensitive actions return needsApproval)' : 'off'}`,
           `Browser: ${inst ? `running (${inst.version}), ${inst.tabs.size} tabs live` : 'stopped (starts on the next call that needs it)'}`,
           `Tabs: ${tabs.length} of ${ctx.env.cfg.maxTabsPerUser}${status.defaultTab ? `, default ${status.defaultTab}` : ''}`,
+          `Identity: ${status.identity?.platform ? `${status.identity.platform}, ${status.identity.hardwareConcurrency} threads, screen ${status.identity.screen?.width}x${status.identity.screen?.height}, where profile_enabled says (${JSON.stringify(status.identity.enabled)})` : 'off (native values)'}`,
           `Converters: ${status.converters.filter((c) => c.available).map((c) => c.name).join(', ')}`,
           ...(status.cdpSession ? [`CDP session: ${status.cdpSession.cdpUrl} (until ${status.cdpSession.expiresAt})`] : []),
         ].join('\n'),
