@@ -25,6 +25,7 @@ import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
 import { BrowserSettingsService } from './settings/service.js';
 import { BrowserSettingsStore } from '../storage/browser-settings.js';
+import { AdBlocker } from './adblock/service.js';
 import { LiveLinks } from './live/links.js';
 import { startApp, type AppHandle } from './server/app.js';
 import { startEgressProxy } from './net/egress-proxy.js';
@@ -115,6 +116,10 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   const browserSettings = new BrowserSettingsService(new BrowserSettingsStore(db), cfg.maxBrowsers);
   pool.setHostMax(browserSettings.current().max_browsers);
   browserSettings.onChange((s) => pool.setHostMax(s.max_browsers));
+  // block_ads: the engine loads off the request path when a site is listed; requests pass until it is ready.
+  const adblock = new AdBlocker({ dataDir: cfg.dataDir, lists: cfg.filterLists, log, settings: browserSettings });
+  pool.adFilter = (req) => adblock.blocks(req);
+  adblock.start();
   pool.events.on('download', (user: string, outcome) => {
     webhooks.emit(user, 'download.finished', downloadEventData(outcome)).catch((e) => log.error({ err: String(e) }, 'download.finished event failed'));
   });
@@ -150,6 +155,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     records: new Records(db, () => env),
     monitors: new MonitorService(db, () => env),
     browserSettings,
+    adblock,
     log,
     deniedPorts,
     baseUrl,
@@ -218,6 +224,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
         await proxy.close().catch(() => undefined);
         await closeMarkdownThreads().catch(() => undefined);
         await closeConverterThreads().catch(() => undefined);
+        await adblock.close().catch(() => undefined);
         await db.close().catch(() => undefined);
         log.info('browserd stopped');
       })();

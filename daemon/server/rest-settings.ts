@@ -5,8 +5,8 @@ import { ADMIN_ACTOR, auditedChange, type Handler } from './rest-call.js';
 
 export function settingsHandlers(env: DaemonEnv): Record<string, Handler> {
   return {
-    'GET /v1/browser/settings': async (r) => sendJson(r, 200, { ok: true, settings: env.browserSettings.current() }),
-    'GET /v1/admin/browser-settings': async (r) => sendJson(r, 200, { ok: true, settings: env.browserSettings.current() }),
+    'GET /v1/browser/settings': async (r) => sendJson(r, 200, { ok: true, settings: env.browserSettings.current(), adBlocking: env.adblock.status() }),
+    'GET /v1/admin/browser-settings': async (r) => sendJson(r, 200, { ok: true, settings: env.browserSettings.current(), adBlocking: env.adblock.status() }),
     'PATCH /v1/admin/browser-settings': async (r) => {
       const patch = await readJson(r);
       const keys = patch && typeof patch === 'object' && !Array.isArray(patch) ? Object.keys(patch) : [];

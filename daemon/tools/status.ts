@@ -2,6 +2,13 @@
 import { defineTool } from './define.js';
 import { params } from '../../protocol/params.js';
 import { convertersStatus } from '../docs/index.js';
+import type { AdBlockStatus } from '../adblock/service.js';
+
+function adBlockingLine(s: AdBlockStatus): string {
+  if (s.state === 'ready') return `on for the block_ads sites (${s.lists.length} lists)`;
+  if (s.state === 'unavailable') return `unavailable: ${s.reason}. ${s.next}`;
+  return `${s.state} (${s.note})`;
+}
 
 export const statusTools = [
   defineTool({
@@ -27,6 +34,7 @@ export const statusTools = [
         ...(cdp ? { cdpSession: { id: cdp.id, cdpUrl: ctx.env.cdpSessions.urlOf(cdp), expiresAt: new Date(cdp.expiresAt).toISOString() } } : {}),
         converters: convertersStatus(ctx.env.cfg),
         browserSettings: ctx.env.browserSettings.current(),
+        adBlocking: ctx.env.adblock.status(),
         limits: { maxBrowsersOnHost: ctx.env.pool.maxBrowsers, browsersPerUser: ctx.env.cfg.maxBrowsersPerUser, tabsPerUser: ctx.env.cfg.maxTabsPerUser, browserIdleS: Math.round(ctx.env.cfg.browserIdleMs / 1000) },
       };
       out.set('status', status);
@@ -37,6 +45,7 @@ export const statusTools = [
           `Browser: ${inst ? `running (${inst.version}), ${inst.tabs.size} tabs live` : 'stopped (starts on the next call that needs it)'}`,
           `Tabs: ${tabs.length} of ${ctx.env.cfg.maxTabsPerUser}${status.defaultTab ? `, default ${status.defaultTab}` : ''}`,
           `Converters: ${status.converters.filter((c) => c.available).map((c) => c.name).join(', ')}`,
+          `Ad blocking: ${adBlockingLine(status.adBlocking)}`,
           ...(status.cdpSession ? [`CDP session: ${status.cdpSession.cdpUrl} (until ${status.cdpSession.expiresAt})`] : []),
         ].join('\n'),
       );
