@@ -125,6 +125,9 @@ async function listCosts(lists: readonly string[]) {
 }
 
 export async function run(): Promise<void> {
+  // First, in a process with no daemon yet, so the memory deltas are the engine's alone.
+  const lists = DEBIAN_FILTER_LISTS;
+  const cold = await listCosts(lists);
   const site = await startSite();
   routePages(site);
   const times = new Map<string, Map<string, number[]>>();
@@ -176,8 +179,6 @@ export async function run(): Promise<void> {
     'identity on: profile_enabled true; it costs what the identity code adds to each document (nothing until that code is on this branch).',
   ]);
 
-  const lists = DEBIAN_FILTER_LISTS;
-  const cold = await listCosts(lists);
   const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
   printTable('Filter lists (EasyList + EasyPrivacy as Debian ships them)', ['measure', 'value'], [
     ['lists on disk', `${lists.length} files, ${mb(cold.listBytes)}`],

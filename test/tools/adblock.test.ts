@@ -14,6 +14,8 @@ import { call } from '../fixtures/daemon.js';
 import { ADS, EXCEPTED, NORMAL, arrived, routeAdSite, writeOwnList } from '../fixtures/ad-site.js';
 import { DEBIAN_FILTER_LISTS } from '../../daemon/adblock/lists.js';
 import { cacheDir } from '../../daemon/adblock/engine-cache.js';
+import { AdBlocker } from '../../daemon/adblock/service.js';
+import pino from 'pino';
 
 const listDir = mkdtempSync(join(tmpdir(), 'browserd-lists-'));
 const ownList = writeOwnList(listDir);
@@ -121,6 +123,25 @@ t.test('block_ads set back to empty: everything loads again', async (t) => {
   t.equal((await settingsStatus()).state, 'off');
   const { from } = await loadOn('shop.test');
   for (const r of [...ADS, ...NORMAL]) t.ok(arrived(stack.site.requests, r, from), `${r.host}${r.path} arrived`);
+});
+
+t.test('while the lists load, requests pass and the state says so', async (t) => {
+  // An engine of our list alone, in a data dir of its own: the daemon's settings list shop.test here.
+  const dataDir = mkdtempSync(join(tmpdir(), 'browserd-adblock-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  await setBlockAds(['shop.test']);
+  const env = stack.d.daemon.env;
+  const blocker = new AdBlocker({ dataDir, lists: [ownList], log: pino({ level: 'silent' }), settings: env.browserSettings });
+  const ad = { url: 'http://tracker.test/t.js', pageUrl: 'http://shop.test/', resourceType: 'Script' };
+  blocker.start();
+  t.equal(blocker.status().state, 'loading');
+  t.equal(blocker.blocks(ad), undefined, 'not ready: the request passes');
+  await blocker.whenSettled();
+  t.equal(blocker.status().state, 'ready');
+  t.match(blocker.blocks(ad), { filter: /tracker\.test/ }, 'ready: the same request is blocked');
+  t.equal(blocker.blocks({ ...ad, pageUrl: 'http://blog.test/' }), undefined, 'not on an unlisted site');
+  await blocker.close();
+  await setBlockAds([]);
 });
 
 t.test('the parsed lists are cached once and loaded from the cache after a restart', async (t) => {
