@@ -1818,7 +1818,7 @@ export interface paths {
         put?: never;
         /**
          * Tab write log
-         * @description The tab's write log, oldest first: writes sent, requests blocked (read tab, allowedDomains), HTTP errors, console errors, dialogs and how they were answered, popups opened.
+         * @description The tab's write log, oldest first: writes sent, requests blocked (read tab, allowedDomains), ads and trackers blocked (block_ads; counted, one entry a page), HTTP errors, console errors, dialogs and how they were answered, popups opened.
          */
         post: operations["browser_log"];
         delete?: never;
@@ -2933,6 +2933,18 @@ export interface paths {
                                 block_ads: string[];
                                 max_browsers: number;
                                 signup: boolean;
+                            };
+                            /** @description block_ads in force: off (no site listed), loading (requests pass until the lists are ready), ready (lists, source cache or parsed, loadMs), or unavailable (reason, next: e.g. install webext-ublock-origin-chromium) */
+                            adBlocking?: {
+                                /** @enum {string} */
+                                state: "off" | "loading" | "ready" | "unavailable";
+                                note?: string;
+                                lists?: string[];
+                                /** @enum {string} */
+                                source?: "cache" | "parsed";
+                                loadMs?: number;
+                                reason?: string;
+                                next?: string;
                             };
                             /** @description The caller's persistent identity (drawn once, kept across restarts), with the profile's overrides applied; its enabled field says where it applies */
                             identity?: Record<string, never> | null;
@@ -7355,6 +7367,18 @@ export interface paths {
                                 block_ads: string[];
                                 max_browsers: number;
                                 signup: boolean;
+                            };
+                            /** @description block_ads in force: off (no site listed), loading (requests pass until the lists are ready), ready (lists, source cache or parsed, loadMs), or unavailable (reason, next: e.g. install webext-ublock-origin-chromium) */
+                            adBlocking?: {
+                                /** @enum {string} */
+                                state: "off" | "loading" | "ready" | "unavailable";
+                                note?: string;
+                                lists?: string[];
+                                /** @enum {string} */
+                                source?: "cache" | "parsed";
+                                loadMs?: number;
+                                reason?: string;
+                                next?: string;
                             };
                         };
                     };

@@ -1,6 +1,7 @@
 /** Daemon settings from flags and environment, resolved once at start. */
 import { homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { DEBIAN_FILTER_LISTS } from './adblock/lists.js';
 
 export interface Config {
   host: string;
@@ -55,6 +56,11 @@ export interface Config {
   signupPerHour: number;
   /** Model providers: base URLs, the host's own keys, extra model ids and the per-request timeout. */
   models: ModelConfig;
+  /**
+   * Filter lists block_ads uses: Debian's EasyList and EasyPrivacy, then the files in BROWSERD_FILTER_LISTS
+   * (colon- or comma-separated paths). Read from disk only; nothing downloads a list.
+   */
+  filterLists: string[];
 }
 
 /**
@@ -182,5 +188,6 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
       defaultModel: env.BROWSERD_DEFAULT_MODEL || undefined,
       timeoutMs: wholeNumber('model-timeout-s', env.BROWSERD_MODEL_TIMEOUT_S, 120, 1) * 1000,
     },
+    filterLists: [...DEBIAN_FILTER_LISTS, ...(env.BROWSERD_FILTER_LISTS ?? '').split(/[:,]/).map((x) => x.trim()).filter(Boolean)],
   };
 }

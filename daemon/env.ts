@@ -30,6 +30,7 @@ import type { WebhookReceivers, Webhooks } from './webhooks/events.js';
 import type { Records } from './records/index.js';
 import type { MonitorService } from './monitors/service.js';
 import type { BrowserSettingsService } from './settings/service.js';
+import type { AdBlocker } from './adblock/service.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -85,6 +86,8 @@ export interface DaemonEnv {
   monitors: MonitorService;
   /** Host-wide browser settings (identity, ad blocking, max browsers, sign-up): one validation, stored in LMDB. */
   browserSettings: BrowserSettingsService;
+  /** block_ads' filter engine: its state (off, loading, ready, unavailable and why) and the verdict on a request. */
+  adblock: AdBlocker;
   log: Logger;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;

@@ -26,6 +26,7 @@ import { BrowserSettingsService } from './settings/service.js';
 import { BrowserSettingsStore } from '../storage/browser-settings.js';
 import { IdentityService } from './identity/service.js';
 import { IdentityStore } from '../storage/identities.js';
+import { AdBlocker } from './adblock/service.js';
 import { LiveLinks } from './live/links.js';
 import { startApp, type AppHandle } from './server/app.js';
 import { startEgressProxy } from './net/egress-proxy.js';
@@ -118,6 +119,10 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   });
   pool.setHostMax(browserSettings.current().max_browsers);
   browserSettings.onChange((s) => pool.setHostMax(s.max_browsers));
+  // block_ads: the engine loads off the request path when a site is listed; requests pass until it is ready.
+  const adblock = new AdBlocker({ dataDir: cfg.dataDir, lists: cfg.filterLists, log, settings: browserSettings });
+  pool.adFilter = (req) => adblock.blocks(req);
+  adblock.start();
   pool.events.on('download', (user: string, outcome) => {
     webhooks.emit(user, 'download.finished', downloadEventData(outcome)).catch((e) => log.error({ err: String(e) }, 'download.finished event failed'));
   });
@@ -153,6 +158,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     records: new Records(db, () => env),
     monitors: new MonitorService(db, () => env),
     browserSettings,
+    adblock,
     log,
     deniedPorts,
     baseUrl,
@@ -221,6 +227,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
         await proxy.close().catch(() => undefined);
         await closeMarkdownThreads().catch(() => undefined);
         await closeConverterThreads().catch(() => undefined);
+        await adblock.close().catch(() => undefined);
         await db.close().catch(() => undefined);
         log.info('browserd stopped');
       })();

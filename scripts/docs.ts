@@ -10,6 +10,12 @@ import { BrowserSettingsPatch } from '../daemon/settings/browser-settings.js';
 
 /** Every key is present in answers (defaults filled). */
 const BROWSER_SETTINGS_SCHEMA = { ...toJsonSchema(BrowserSettingsPatch), required: ['profile_enabled', 'profile', 'block_ads', 'max_browsers', 'signup'] };
+const AD_BLOCKING_SCHEMA = {
+  type: 'object',
+  description: 'block_ads in force: off (no site listed), loading (requests pass until the lists are ready), ready (lists, source cache or parsed, loadMs), or unavailable (reason, next: e.g. install webext-ublock-origin-chromium)',
+  properties: { state: { type: 'string', enum: ['off', 'loading', 'ready', 'unavailable'] }, note: { type: 'string' }, lists: { type: 'array', items: { type: 'string' } }, source: { type: 'string', enum: ['cache', 'parsed'] }, loadMs: { type: 'integer' }, reason: { type: 'string' }, next: { type: 'string' } },
+  required: ['state'],
+};
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
 
@@ -260,8 +266,8 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'DELETE /v1/vault/{name}/fields/{field}': { parameters: [pathParam('name'), pathParam('field')], responses: { ...plainOk('deleted'), ...stdErrors([404, 501]) } },
     'GET /v1/admin/users': { responses: { '200': { description: 'users' }, ...stdErrors([403]) } },
     'POST /v1/admin/users': { requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } } }, responses: { '201': { description: 'created' }, ...stdErrors([403]) } },
-    'GET /v1/browser/settings': { description: 'Settings apply to documents loaded after a change: reload a page to see one.', responses: { '200': { description: 'settings in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA, identity: { type: ['object', 'null'], description: "The caller's persistent identity (drawn once, kept across restarts), with the profile's overrides applied; its enabled field says where it applies" } }, required: ['ok', 'settings'] } } } }, ...stdErrors() } },
-    'GET /v1/admin/browser-settings': { responses: { '200': { description: 'settings in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
+    'GET /v1/browser/settings': { description: 'Settings apply to documents loaded after a change: reload a page to see one.', responses: { '200': { description: 'settings in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA, adBlocking: AD_BLOCKING_SCHEMA, identity: { type: ['object', 'null'], description: "The caller's persistent identity (drawn once, kept across restarts), with the profile's overrides applied; its enabled field says where it applies" } }, required: ['ok', 'settings'] } } } }, ...stdErrors() } },
+    'GET /v1/admin/browser-settings': { responses: { '200': { description: 'settings in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA, adBlocking: AD_BLOCKING_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
     'PATCH /v1/admin/browser-settings': { description: 'Only the keys sent change; the whole patch is checked first, and any problem (an unknown key, a wrong type, a bad host pattern) changes nothing.', requestBody: { content: { 'application/json': { schema: toJsonSchema(BrowserSettingsPatch) } } }, responses: { '200': { description: 'settings now in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
     'GET /v1/admin/audit': { parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 10000 } }], responses: { '200': { description: 'entries' }, ...stdErrors([403]) } },
     'GET /': { security: [], responses: { '200': htmlPage('the home page; the sign-up form only when signup is on') } },

@@ -1,13 +1,28 @@
 #!/usr/bin/env bash
-# Debian's chromium is the only browser browserd uses; nothing downloads a browser of its own.
+# Debian's chromium is the only browser browserd uses; nothing downloads a browser of its own. The filter lists
+# block_ads reads (EasyList, EasyPrivacy) come the same way, from Debian's webext-ublock-origin-chromium, so a
+# system upgrade updates them and nothing downloads a list.
 set -euo pipefail
 chrome="${BROWSERD_CHROME:-/usr/bin/chromium}"
-if [ -x "$chrome" ]; then exit 0; fi
+lists_pkg=webext-ublock-origin-chromium
+lists=/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist/easylist.txt
+
+missing=()
+[ -x "$chrome" ] || missing+=(chromium poppler-utils)
+[ -f "$lists" ] || missing+=("$lists_pkg")
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+
 if [ "$(id -u)" = "0" ]; then
-  echo "Installing Debian's chromium (and poppler-utils, used by the PDF tests)..."
+  echo "Installing from Debian: ${missing[*]} (poppler-utils is used by the PDF tests)..."
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium poppler-utils >/dev/null
-else
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  exit 0
+fi
+if [ ! -f "$lists" ]; then
+  # Not fatal: the daemon runs without it, and block_ads says it is unavailable and why.
+  echo "The ad-blocking filter lists are missing ($lists). Ask an admin to run: sudo apt-get install $lists_pkg   (block_ads stays unavailable until then)" >&2
+fi
+if [ ! -x "$chrome" ]; then
   echo "Chromium is missing at $chrome. Ask an admin to run: sudo apt-get install chromium   (or set BROWSERD_CHROME)" >&2
   exit 1
 fi

@@ -14,6 +14,7 @@ import { formatTabId } from '../../protocol/ids.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { HostAccess } from '../policy/host-policy.js';
 import type { FileStore } from '../../storage/files.js';
+import type { AdFilter } from './write-guard.js';
 import { DownloadWatcher, type DownloadOrigin, type DownloadOutcome } from './downloads.js';
 import type { BrowserAgent, UserIdentity } from '../identity/tab-identity.js';
 import { nativeAgent } from '../identity/plan.js';
@@ -33,6 +34,8 @@ export interface InstanceOptions {
   log: Logger;
   /** The user's host policy for a URL (read_only, blocked, allowed or default). */
   hostAccess?: (url: string) => HostAccess | 'default';
+  /** block_ads: which requests of a page are ads or trackers to fail. */
+  adFilter?: AdFilter;
   /** Where page downloads go (the user's files) and the largest one kept; without it Chromium's default applies. */
   downloads?: { files: FileStore; maxBytes: number; onSettled?: (outcome: DownloadOutcome) => void };
   /** Called when the process dies on its own, so the pool can free the slot. */
@@ -165,7 +168,7 @@ export class BrowserInstance {
   private onAttached(p: { sessionId: string; targetInfo: { targetId: string; type: string; openerId?: string; url: string }; waitingForDebugger: boolean }) {
     const { targetId, type, openerId } = p.targetInfo;
     if (BROWSER_WORKER_TYPES.has(type)) {
-      void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log);
+      void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log, this.opts.adFilter);
       return;
     }
     if (type !== 'page') {
@@ -200,7 +203,7 @@ export class BrowserInstance {
       if (this.ownTargets.has(targetId)) this.unclaimed.delete(targetId);
       else if (this.creating === 0) {
         this.unclaimed.delete(targetId);
-        void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log);
+        void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log, this.opts.adFilter);
       }
     }
   }
@@ -288,7 +291,7 @@ export class BrowserInstance {
   private makeTab(rec: TabRecord, targetId: string, sessionId: string, persist = true): Tab {
     const tab = new Tab(this.conn!, rec, targetId, sessionId, (t) => {
       if (persist && !t.closed) void this.opts.tabs.put(t.record, false);
-    }, this.opts.hostAccess, this.tabIdentity());
+    }, this.opts.hostAccess, this.tabIdentity(), this.opts.adFilter);
     if (persist) this.opts.onTab?.(tab);
     return tab;
   }

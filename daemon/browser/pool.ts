@@ -13,6 +13,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import type { HostAccess } from '../policy/host-policy.js';
 import type { FileStore } from '../../storage/files.js';
 import type { IdentityService } from '../identity/service.js';
+import type { AdFilter } from './write-guard.js';
 
 /** A renderer's V8 heap bound (MB): one runaway page must not take the host's memory with it. */
 export const RENDERER_HEAP_MB = 1024;
@@ -32,6 +33,8 @@ export class BrowserPool {
    * reopened under its old id after a crash or restart, so whatever follows a tab can follow the new object.
    */
   readonly events = new EventEmitter();
+  /** block_ads (daemon/adblock): set once the daemon has it; browsers ask it about every request of their pages. */
+  adFilter?: AdFilter;
 
   constructor(
     private cfg: Config,
@@ -157,6 +160,7 @@ export class BrowserPool {
       tabs: this.tabs,
       log: this.log,
       hostAccess: (url) => this.hostAccess(user, url),
+      adFilter: (req) => this.adFilter?.(req),
       // 'download' (user, outcome): each page download's end, for the download.finished webhook.
       downloads: this.files ? { files: this.files, maxBytes: this.cfg.downloadMaxBytes, onSettled: (o) => this.events.emit('download', user, o) } : undefined,
       onExit: (i) => {

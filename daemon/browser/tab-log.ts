@@ -1,6 +1,6 @@
 /** Per-tab records a person or agent can inspect: the write log and recent network responses. Bounded rings. */
 
-export type LogKind = 'write_sent' | 'write_blocked' | 'navigation_blocked' | 'route_blocked' | 'http_error' | 'console_error' | 'dialog' | 'popup' | 'crash' | 'download';
+export type LogKind = 'write_sent' | 'write_blocked' | 'navigation_blocked' | 'route_blocked' | 'ads_blocked' | 'http_error' | 'console_error' | 'dialog' | 'popup' | 'crash' | 'download';
 
 export interface LogEntry {
   at: string;
@@ -9,6 +9,8 @@ export interface LogEntry {
   url?: string;
   status?: number;
   detail?: string;
+  /** ads_blocked: how many requests of this document were failed as ads or trackers (one entry a document). */
+  count?: number;
 }
 
 export interface NetworkEntry {

@@ -22,6 +22,8 @@ export class TabNetwork {
   readonly ring = new Ring<NetworkEntry>(1000);
   private requestMeta = new Map<string, { url: string; method: string; type: string }>();
   private inflight = new Set<string>();
+  /** Requests the guard failed as ads (network ids), so their failure reads blocked:ads rather than Chromium's words. */
+  private adBlocked = new Set<string>();
   private lastActivity = 0;
   /** The egress guard's verdict on the main document just loaded, if the guard answered instead of the site. */
   documentEgress?: { url: string; verdict: string };
@@ -29,6 +31,12 @@ export class TabNetwork {
   lastDocument?: { url: string; status: number; mimeType: string };
 
   constructor(private conn: CdpConnection, private owner: NetworkOwner) {}
+
+  /** Marks a request the guard failed as an ad or tracker; kept bounded should its failure never be reported. */
+  markAdBlocked(networkId: string) {
+    this.adBlocked.add(networkId);
+    if (this.adBlocked.size > 1000) this.adBlocked.delete(this.adBlocked.values().next().value!);
+  }
 
   /** Follows one session's Network events (the tab's own; children report through the tab's session). */
   listen(session: string, d: DisposableStore) {
@@ -56,7 +64,8 @@ export class TabNetwork {
       this.done(p.requestId);
       const meta = this.requestMeta.get(p.requestId);
       this.requestMeta.delete(p.requestId);
-      if (meta) this.ring.push({ at: new Date().toISOString(), url: meta.url, method: meta.method, status: 0, type: p.type.toLowerCase(), failed: p.blockedReason ? `blocked:${p.blockedReason}` : p.errorText });
+      const ad = this.adBlocked.delete(p.requestId);
+      if (meta) this.ring.push({ at: new Date().toISOString(), url: meta.url, method: meta.method, status: 0, type: p.type.toLowerCase(), failed: ad ? 'blocked:ads' : p.blockedReason ? `blocked:${p.blockedReason}` : p.errorText });
     }));
     d.add(c.on('Network.loadingFinished', session, (p) => {
       this.done(p.requestId);

@@ -16,7 +16,7 @@ import { Ring, type LogEntry, type NetworkEntry, type LogKind } from './tab-log.
 import type { HostAccess } from '../policy/host-policy.js';
 import { READ_TAB_GUARD } from './read-guard.js';
 import { TabNetwork, assertAlive } from './tab-network.js';
-import { WriteGuard, type Responder } from './write-guard.js';
+import { WriteGuard, type AdFilter, type Responder } from './write-guard.js';
 import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
 import { TrafficRecorder } from '../traffic/recorder.js';
 import { TabRoutes } from './routes.js';
@@ -60,6 +60,9 @@ export class Tab {
   private readonly identity?: TabIdentity;
   /** Where the pointer last was (viewport CSS pixels): a humanized move starts from here. */
   pointer: Point = { x: 40 + Math.round(Math.random() * 200), y: 40 + Math.round(Math.random() * 120) };
+  /** Requests failed as ads or trackers since the tab opened; the current document's count is in its log entry. */
+  adsBlocked = 0;
+  private adsEntry?: LogEntry;
 
   constructor(
     private conn: CdpConnection,
@@ -70,6 +73,8 @@ export class Tab {
     /** The user's host policy for a URL: read_only sites refuse writes whatever the tab's mode. */
     hostAccess: (url: string) => HostAccess | 'default' = () => 'default',
     identity?: TabIdentityOptions,
+    /** block_ads: which requests of the page are ads or trackers to fail. */
+    adFilter?: AdFilter,
   ) {
     this.record = record;
     this.targetId = targetId;
@@ -83,11 +88,12 @@ export class Tab {
       get crashed() { return self.crashed; },
       mainFrameId: () => this.mainFrameId,
       logEvent: (kind: LogKind, e: Omit<LogEntry, 'at' | 'kind'>) => this.logEvent(kind, e),
+      noteAdBlocked: (networkId: string) => this.net.markAdBlocked(networkId),
     };
     this.net = new TabNetwork(conn, owner);
     this.traffic = new TrafficRecorder(conn);
     // Frames and dedicated workers share this guard (target-adoption.ts), so the tab's routes hold there too.
-    this.guard = new WriteGuard(conn, owner, hostAccess, this.routes);
+    this.guard = new WriteGuard(conn, owner, hostAccess, this.routes, adFilter);
     const listenNetwork = (session: string, d: DisposableStore) => {
       this.net.listen(session, d);
       this.traffic.listen(session, d);
@@ -235,7 +241,24 @@ export class Tab {
   }
 
   logEvent(kind: LogKind, e: Omit<LogEntry, 'at' | 'kind'>) {
+    if (kind === 'ads_blocked') return this.countAdBlocked(e);
     this.writeLog.push({ at: new Date().toISOString(), kind, ...e });
+  }
+
+  /**
+   * Ads are counted, one log entry a document, so a page with a hundred trackers does not push the writes out of
+   * the log; browser_network lists each one as blocked:ads.
+   */
+  private countAdBlocked(e: Omit<LogEntry, 'at' | 'kind'>) {
+    this.adsBlocked++;
+    const entry = this.adsEntry;
+    if (entry && entry.url === this.record.url) {
+      entry.count = (entry.count ?? 0) + 1;
+      entry.detail = `${entry.count} requests blocked as ads or trackers, the last ${e.url}`;
+      return;
+    }
+    this.adsEntry = { at: new Date().toISOString(), kind: 'ads_blocked', url: this.record.url, count: 1, detail: `1 request blocked as an ad or tracker: ${e.url}` };
+    this.writeLog.push(this.adsEntry);
   }
 
   private listen() {
@@ -252,6 +275,8 @@ export class Tab {
     d.add(c.on('Page.frameNavigated', s, ({ frame }) => {
       if (frame.parentId) return;
       this.mainFrameId = frame.id;
+      // A new document starts its own count of ads blocked.
+      this.adsEntry = undefined;
       this.worldContext = undefined;
       const url = frame.url + (frame.urlFragment ?? '');
       // Leaving through about:blank on close is not a new address for the tab's record.

@@ -8,14 +8,14 @@
 import type { CdpConnection } from '../cdp/connection.js';
 import { DisposableStore } from '../cdp/connection.js';
 import type { Logger } from 'pino';
-import { WriteGuard, type HostAccessFn } from './write-guard.js';
+import { WriteGuard, type AdFilter, type HostAccessFn } from './write-guard.js';
 import { TargetAdoption, AUTO_ATTACH, BROWSER_WORKER_TYPES } from './target-adoption.js';
 import { READ_TAB_GUARD } from './read-guard.js';
 import type { LogKind, LogEntry } from './tab-log.js';
 
 export { BROWSER_WORKER_TYPES };
 
-export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: string; targetInfo: { url: string; type: string }; waitingForDebugger: boolean }, hostAccess: HostAccessFn, log: Logger): Promise<void> {
+export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: string; targetInfo: { url: string; type: string }; waitingForDebugger: boolean }, hostAccess: HostAccessFn, log: Logger, adFilter?: AdFilter): Promise<void> {
   const session = p.sessionId;
   const d = new DisposableStore();
   const owner = {
@@ -27,7 +27,8 @@ export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: st
   d.add(conn.on('Target.detachedFromTarget', '', (q) => {
     if (q.sessionId === session) d.dispose();
   }));
-  const guard = new WriteGuard(conn, owner, hostAccess);
+  // A worker's page is its own script's address: block_ads holds for the site that runs it.
+  const guard = new WriteGuard(conn, owner, hostAccess, undefined, adFilter);
   const children = new TargetAdoption(conn, owner, guard, d);
   children.watch(session);
   const steps: Promise<unknown>[] = [guard.guard(session, d, true), conn.sendMayFail('Target.setAutoAttach', AUTO_ATTACH, session)];

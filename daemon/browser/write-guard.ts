@@ -1,7 +1,8 @@
 /**
  * The network half of a tab's rules: every request of the tab and of every target it spawned is paused at the
  * request stage and let through, or failed, here. Read tabs send no write; read-only sites get none in act tabs
- * either; blocked hosts and addresses outside allowedDomains are not navigated to.
+ * either; blocked hosts and addresses outside allowedDomains are not navigated to; on a block_ads site, ads and
+ * trackers fail (the AdFilter's verdict, daemon/adblock).
  */
 import type { CdpConnection, DisposableStore } from '../cdp/connection.js';
 import { allowedByDomains } from '../policy/url-rules.js';
@@ -19,7 +20,12 @@ export interface GuardedOwner {
   /** The tab's main frame, to tell its own navigations from those of frames inside it. */
   mainFrameId?(): string | undefined;
   logEvent(kind: LogKind, e: Omit<LogEntry, 'at' | 'kind'>): void;
+  /** Told the network id of each request failed as an ad, so browser_network shows it as blocked:ads. */
+  noteAdBlocked?(networkId: string): void;
 }
+
+/** block_ads: the filter rule that makes a request of the page at pageUrl an ad or tracker, or undefined. */
+export type AdFilter = (req: { url: string; pageUrl: string; resourceType: string }) => { filter: string } | undefined;
 
 export type HostAccessFn = (url: string) => HostAccess | 'default';
 
@@ -27,7 +33,7 @@ export type HostAccessFn = (url: string) => HostAccess | 'default';
 export type ResponderAnswer = { status: number; headers: Record<string, string>; body: Buffer } | 'fail' | undefined;
 export type Responder = (req: { url: string; method: string; resourceType: string }) => Promise<ResponderAnswer>;
 
-interface PausedRequest { requestId: string; frameId?: string; request: { url: string; method: string; headers?: Record<string, string> }; resourceType: string }
+interface PausedRequest { requestId: string; networkId?: string; frameId?: string; request: { url: string; method: string; headers?: Record<string, string> }; resourceType: string }
 
 /** Called with each document request the rules let through, before it goes on; may answer the headers it goes out with. */
 export type DocumentHook = (session: string, p: PausedRequest) => Promise<{ name: string; value: string }[] | undefined>;
@@ -48,6 +54,7 @@ export class WriteGuard {
     private hostAccess: HostAccessFn,
     /** The tab's routes (browser_route), asked only about requests the verdict let through. */
     private routes?: TabRoutes,
+    private adFilter?: AdFilter,
   ) {}
 
   /** The routes a tab reopened under its id takes over from the tab it replaces. */
@@ -105,12 +112,18 @@ export class WriteGuard {
       if (this.hostAccess(url) === 'blocked') return { kind: 'navigation_blocked', detail: "the site is blocked by the user's policy" };
       if (o.allowedDomains?.length && !allowedByDomains(url, o.allowedDomains)) return { kind: 'navigation_blocked', detail: `outside allowedDomains (${o.allowedDomains.join(', ')})` };
     }
+    // The tab's own document is never an ad (before the tab knows its main frame, a document is taken as its own).
+    const mainFrame = o.mainFrameId?.();
+    const ownDocument = p.resourceType === 'Document' && (!mainFrame || p.frameId === mainFrame);
+    const ad = ownDocument ? undefined : this.adFilter?.({ url, pageUrl: o.url, resourceType: p.resourceType });
+    if (ad) return { kind: 'ads_blocked', detail: `${p.resourceType} request blocked as an ad or tracker (${ad.filter})` };
     return undefined;
   }
 
   private async decide(p: PausedRequest, session: string) {
     const no = this.verdict(p);
     if (no) {
+      if (no.kind === 'ads_blocked') this.owner.noteAdBlocked?.(p.networkId ?? p.requestId);
       this.owner.logEvent(no.kind, { method: p.request.method, url: p.request.url, detail: no.detail });
       void this.conn.sendMayFail('Fetch.failRequest', { requestId: p.requestId, errorReason: 'BlockedByClient' }, session);
       return;

@@ -56,14 +56,15 @@ export const diagnosticsTools = [
   defineTool({
     name: 'browser_log',
     title: 'Tab write log',
-    description: "The tab's write log, oldest first: writes sent, requests blocked (read tab, allowedDomains), HTTP errors, console errors, dialogs and how they were answered, popups opened.",
+    description: "The tab's write log, oldest first: writes sent, requests blocked (read tab, allowedDomains), ads and trackers blocked (block_ads; counted, one entry a page), HTTP errors, console errors, dialogs and how they were answered, popups opened.",
     input: params({ tab: TabParam, limit: Type.Optional(Type.Integer({ description: 'Newest N entries, 1-500. Default 100.', minimum: 1, maximum: 500 })) }),
     effect: 'read',
     openWorld: false,
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       const entries = tab.writeLog.all().slice(-(args.limit ?? 100));
-      out.set('tab', tab.id).set('entries', entries);
+      out.set('tab', tab.id).set('entries', entries).set('adsBlocked', tab.adsBlocked);
+      if (tab.adsBlocked) out.text(`${tab.adsBlocked} request${tab.adsBlocked === 1 ? '' : 's'} of ${tab.id} blocked as ads or trackers since it opened (browser_network lists them as blocked:ads).`);
       if (!entries.length) out.text(`Nothing in the log of ${tab.id} yet.`);
       else out.page(`log of ${tab.id}`, entries.map((e) => `${e.at} ${e.kind}${e.method ? ` ${e.method}` : ''}${e.url ? ` ${e.url}` : ''}${e.status ? ` ${e.status}` : ''}${e.detail ? ` — ${e.detail}` : ''}`).join('\n'));
     },

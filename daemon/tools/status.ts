@@ -2,6 +2,13 @@
 import { defineTool } from './define.js';
 import { params } from '../../protocol/params.js';
 import { convertersStatus } from '../docs/index.js';
+import type { AdBlockStatus } from '../adblock/service.js';
+
+function adBlockingLine(s: AdBlockStatus): string {
+  if (s.state === 'ready') return `on for the block_ads sites (${s.lists.length} lists)`;
+  if (s.state === 'unavailable') return `unavailable: ${s.reason}. ${s.next}`;
+  return `${s.state} (${s.note})`;
+}
 
 export const statusTools = [
   defineTool({
@@ -28,6 +35,7 @@ export const statusTools = [
         converters: convertersStatus(ctx.env.cfg),
         browserSettings: ctx.env.browserSettings.current(),
         identity: (await ctx.env.pool.identity?.view(ctx.user.id)) ?? null,
+        adBlocking: ctx.env.adblock.status(),
         limits: { maxBrowsersOnHost: ctx.env.pool.maxBrowsers, browsersPerUser: ctx.env.cfg.maxBrowsersPerUser, tabsPerUser: ctx.env.cfg.maxTabsPerUser, browserIdleS: Math.round(ctx.env.cfg.browserIdleMs / 1000) },
       };
       out.set('status', status);
@@ -39,6 +47,7 @@ export const statusTools = [
           `Tabs: ${tabs.length} of ${ctx.env.cfg.maxTabsPerUser}${status.defaultTab ? `, default ${status.defaultTab}` : ''}`,
           `Identity: ${status.identity?.platform ? `${status.identity.platform}, ${status.identity.hardwareConcurrency} threads, screen ${status.identity.screen?.width}x${status.identity.screen?.height}, where profile_enabled says (${JSON.stringify(status.identity.enabled)})` : 'off (native values)'}`,
           `Converters: ${status.converters.filter((c) => c.available).map((c) => c.name).join(', ')}`,
+          `Ad blocking: ${adBlockingLine(status.adBlocking)}`,
           ...(status.cdpSession ? [`CDP session: ${status.cdpSession.cdpUrl} (until ${status.cdpSession.expiresAt})`] : []),
         ].join('\n'),
       );
