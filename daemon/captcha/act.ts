@@ -11,6 +11,7 @@ import { mouseClick } from '../browser/input.js';
 import { drag } from '../browser/gestures.js';
 import { captchaState, MISSES_BEFORE_HANDOFF, type Capture } from './captures.js';
 import { fieldsFor, findContainer } from './geometry.js';
+import { ensureRouted } from './routing.js';
 import type { ChallengeAction } from './policy.js';
 
 export interface ActArgs { action: ChallengeAction; x: number; y: number; endX?: number; endY?: number; text?: string }
@@ -44,13 +45,22 @@ export async function pageKey(tab: Tab): Promise<string> {
 
 export async function actOnChallenge(owner: object, conn: CdpConnection, tab: Tab, c: Capture, args: ActArgs, page: string): Promise<ActResult> {
   const state = captchaState(owner);
+  let release: (() => void) | undefined;
+  try {
+    return await act(state, conn, tab, c, args, page, () => (release = state.consume(c.id)));
+  } finally {
+    release?.();
+  }
+}
+
+async function act(state: ReturnType<typeof captchaState>, conn: CdpConnection, tab: Tab, c: Capture, args: ActArgs, page: string, consume: () => void): Promise<ActResult> {
   const now = await findContainer(conn, c.frames, c.frame, c.selector, false).catch(() => ({ state: 'missing' as const }));
   if (now.state !== 'shown') {
-    state.consume(c.id);
+    consume();
     throw new BrowserdError('not_found', `the challenge container "${c.selector.slice(0, 200)}" no longer shows in its frame; nothing was sent`, { next: 'Look at the page (browser_snapshot or browser_screenshot); inspect again if a new challenge shows.' });
   }
   if (Math.abs(now.box.width - c.container.width) > 1 || Math.abs(now.box.height - c.container.height) > 1) {
-    state.consume(c.id);
+    consume();
     throw new BrowserdError('action_failed', 'the challenge container changed size since the capture, so the image no longer matches it; nothing was sent', { next: 'Inspect again (browser_captcha_inspect) and act on the new image.' });
   }
   // The image's pixel -> CSS px of the container as it sits now (the page may have scrolled since).
@@ -60,7 +70,7 @@ export async function actOnChallenge(owner: object, conn: CdpConnection, tab: Ta
   const m = await tab.send('Page.getLayoutMetrics', {});
   for (const p of [at, ...(to ? [to] : [])]) {
     if (p.x < 0 || p.y < 0 || p.x >= m.cssLayoutViewport.clientWidth || p.y >= m.cssLayoutViewport.clientHeight) {
-      state.consume(c.id);
+      consume();
       throw new BrowserdError('action_failed', 'the challenge has moved out of view since the capture; nothing was sent', { next: 'Inspect again (browser_captcha_inspect): it brings the challenge into view.' });
     }
   }
@@ -76,7 +86,8 @@ export async function actOnChallenge(owner: object, conn: CdpConnection, tab: Ta
       });
     }
   }
-  state.consume(c.id);
+  consume();
+  await ensureRouted(conn, tab, c.frames, c.frame, at);
   const mark = tab.mark();
   if (args.action === 'click') await mouseClick(tab, at.x, at.y);
   else if (args.action === 'drag') await drag(tab, at, to!, DRAG_STEPS);

@@ -103,12 +103,17 @@ class CaptchaState {
     return { ok: true, capture: l.capture };
   }
 
-  /** Uses the capture up: from now on its id answers not_found. Its frame session stays until `close` is done. */
-  consume(id: string) {
-    this.end(id, 'used');
+  /**
+   * Uses the capture up: from now on its id answers not_found. The sessions it holds stay attached for the act
+   * that used it (input into its frame, the second look); the returned function detaches them.
+   */
+  consume(id: string): () => void {
+    const l = this.live.get(id);
+    this.end(id, 'used', false);
+    return l ? () => this.releaseSession(l.conn, l.capture) : () => undefined;
   }
 
-  private end(id: string, why: string) {
+  private end(id: string, why: string, release = true) {
     const l = this.live.get(id);
     if (!l) return;
     this.live.delete(id);
@@ -117,7 +122,7 @@ class CaptchaState {
     l.capture.ended = why;
     this.spent.set(`${l.capture.user}:${id}`, why);
     if (this.spent.size > 4096) this.spent.delete(this.spent.keys().next().value!);
-    this.releaseSession(l.conn, l.capture);
+    if (release) this.releaseSession(l.conn, l.capture);
   }
 
   /** Detaches the sessions a capture held: each inspect attaches its own, so no other capture shares them. */

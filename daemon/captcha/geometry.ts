@@ -14,7 +14,7 @@ const WORLD = 'browserd-captcha';
 const GROUP = 'browserd-captcha';
 
 /** The frame's isolated world (made once per document by Chromium; asking again returns a fresh context). */
-async function worldOf(conn: CdpConnection, frame: FrameInfo): Promise<number> {
+export async function worldOf(conn: CdpConnection, frame: FrameInfo): Promise<number> {
   const r = await conn.send('Page.createIsolatedWorld', { frameId: frame.frameId, worldName: WORLD, grantUniveralAccess: false }, frame.session);
   return r.executionContextId;
 }
@@ -45,8 +45,8 @@ export type Found = { state: 'shown'; box: Box } | { state: 'hidden' } | { state
 
 /**
  * The container matched by `selector` in `frame`: its border box in the tab's viewport when it shows, or
- * whether it is hidden or missing. `scroll` brings it into view first (nearest edge, ancestors too) so the
- * pointer can reach it. A selector the page's CSS engine rejects is a validation_error.
+ * whether it is hidden or missing. `scroll` first scrolls the frame's own document so the container is
+ * centred in it (the documents above are the caller's to scroll). A selector the page's CSS engine rejects is a validation_error.
  */
 export async function findContainer(conn: CdpConnection, frames: readonly FrameInfo[], frame: FrameInfo, selector: string, scroll: boolean): Promise<Found> {
   const contextId = await worldOf(conn, frame);
@@ -66,8 +66,14 @@ export async function findContainer(conn: CdpConnection, frames: readonly FrameI
       {
         objectId,
         functionDeclaration: `function (scroll) {
-          if (scroll) this.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-          const r = this.getBoundingClientRect();
+          let r = this.getBoundingClientRect();
+          if (scroll && (r.left < 0 || r.top < 0 || r.right > innerWidth || r.bottom > innerHeight)) {
+            // This document only: scrollIntoView would also scroll the frames above, from another renderer and
+            // late, after we measured. The documents above are scrolled by the caller, where it can wait.
+            const by = (start, size, view) => (size > view ? start : start + size / 2 - view / 2);
+            window.scrollBy({ left: by(r.left, r.width, innerWidth), top: by(r.top, r.height, innerHeight), behavior: 'instant' });
+            r = this.getBoundingClientRect();
+          }
           return r.width > 0 && r.height > 0 && this.checkVisibility({ opacityProperty: true, visibilityProperty: true });
         }`,
         arguments: [{ value: scroll }],
@@ -97,9 +103,7 @@ const TEXT_TYPES = ['text', 'search', 'tel', 'url', 'email', 'number', ''];
  * may be typed into.
  */
 export async function fieldsFor(conn: CdpConnection, frames: readonly FrameInfo[], frame: FrameInfo, selector: string, point: { x: number; y: number }): Promise<FieldAt> {
-  const at = await localRootOffset(conn, frames, frame);
-  // elementFromPoint takes the frame's own viewport coordinates; a same-process child frame adds its offset.
-  const own = frame.localRoot ? { x: 0, y: 0 } : await ownOffset(conn, frame);
+  const local = await frameLocal(conn, frames, frame, point);
   const contextId = await worldOf(conn, frame);
   const r = await conn.send(
     'Runtime.evaluate',
@@ -115,7 +119,7 @@ export async function fieldsFor(conn: CdpConnection, frames: readonly FrameInfo[
         let active = document.activeElement;
         while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
         const focused = container && active && container.contains(active) ? active : null;
-        return { kind: kind(document.elementFromPoint(${point.x - at.x - own.x}, ${point.y - at.y - own.y})), focusedInside: kind(focused) };
+        return { kind: kind(document.elementFromPoint(${local.x}, ${local.y})), focusedInside: kind(focused) };
       })()`,
       contextId,
       returnByValue: true,
@@ -123,6 +127,14 @@ export async function fieldsFor(conn: CdpConnection, frames: readonly FrameInfo[
     frame.session,
   );
   return (r.result.value as FieldAt | undefined) ?? { kind: 'none', focusedInside: 'none' };
+}
+
+/** A viewport point of the tab in the frame's own viewport coordinates (what clientX/Y and elementFromPoint use). */
+export async function frameLocal(conn: CdpConnection, frames: readonly FrameInfo[], frame: FrameInfo, point: { x: number; y: number }): Promise<{ x: number; y: number }> {
+  const at = await localRootOffset(conn, frames, frame);
+  // A same-process child frame sits further in, by its <iframe>'s place in its local root.
+  const own = frame.localRoot ? { x: 0, y: 0 } : await ownOffset(conn, frame);
+  return { x: point.x - at.x - own.x, y: point.y - at.y - own.y };
 }
 
 /** A same-process frame's offset from its local root: its <iframe>'s content box in that renderer. */

@@ -10,7 +10,7 @@ import type { Tab } from '../browser/tab.js';
 import { remaskBeforeCapture } from '../vault/masking.js';
 import { captchaState, type Capture } from './captures.js';
 import { FrameWalk, type FrameInfo } from './frames.js';
-import { findContainer, type Box } from './geometry.js';
+import { findContainer, type Box, type Found } from './geometry.js';
 
 export const MAX_IMAGE_SIDE = 1600;
 
@@ -24,7 +24,7 @@ export async function inspectChallenge(owner: object, conn: CdpConnection, tab: 
     if (!frame) {
       throw new BrowserdError('not_found', `${tab.id} has no frame ${frameIndex} (it has ${walk.frames.length}: 0-${walk.frames.length - 1})`, { next: 'List the frames with browser_captcha_frames and pass one of their indexes.' });
     }
-    const found = await findContainer(conn, walk.frames, frame, selector, true);
+    const found = await intoView(conn, tab, walk.frames, frame, selector);
     if (found.state !== 'shown') {
       throw new BrowserdError('not_found', `no ${found.state === 'hidden' ? 'visible ' : ''}element matches "${selector.slice(0, 200)}" in frame ${frameIndex}`, {
         next: 'Check the frame index (browser_captcha_frames) and the selector of the challenge container; it may not have appeared yet (browser_wait).',
@@ -58,6 +58,45 @@ export async function inspectChallenge(owner: object, conn: CdpConnection, tab: 
   } finally {
     await walk.release(kept.map((f) => f.frameId));
   }
+}
+
+/**
+ * The container, scrolled into the tab's viewport when it is not wholly there: first within its own frame's
+ * document, then the main page, each synchronously in its own renderer and measured afterwards. (Chromium's
+ * scrollIntoView from a frame of another site scrolls the page above it later, from the other renderer, so a
+ * measurement right after it could be taken before that scroll, and the pointer would miss.)
+ */
+async function intoView(conn: CdpConnection, tab: Tab, frames: readonly FrameInfo[], frame: FrameInfo, selector: string): Promise<Found> {
+  let found = await findContainer(conn, frames, frame, selector, false);
+  if (found.state !== 'shown' || inside(found.box, await viewport(tab))) return found;
+  found = await findContainer(conn, frames, frame, selector, true);
+  if (found.state !== 'shown') return found;
+  const view = await viewport(tab);
+  if (inside(found.box, view)) return found;
+  // Centred in the main page; a container larger than the viewport keeps its top-left edge in view.
+  const by = (start: number, size: number, viewSize: number) => Math.round(size > viewSize ? start : start + size / 2 - viewSize / 2);
+  await scrollMainBy(tab, by(found.box.x, found.box.width, view.width), by(found.box.y, found.box.height, view.height));
+  return findContainer(conn, frames, frame, selector, false);
+}
+
+async function viewport(tab: Tab): Promise<{ width: number; height: number }> {
+  const m = await tab.send('Page.getLayoutMetrics', {});
+  return { width: m.cssLayoutViewport.clientWidth, height: m.cssLayoutViewport.clientHeight };
+}
+
+function inside(b: Box, v: { width: number; height: number }): boolean {
+  return b.x >= 0 && b.y >= 0 && b.x + b.width <= v.width && b.y + b.height <= v.height;
+}
+
+/** Scrolls the main page, from a world of our own (the page's scripts cannot stand in for scrollBy there). */
+async function scrollMainBy(tab: Tab, dx: number, dy: number) {
+  if (!dx && !dy) return;
+  const { frameTree } = await tab.send('Page.getFrameTree', {});
+  const { executionContextId } = await tab.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: 'browserd-captcha', grantUniveralAccess: false });
+  await tab.send('Runtime.evaluate', { expression: `window.scrollBy({ left: ${dx}, top: ${dy}, behavior: 'instant' })`, contextId: executionContextId });
+  // The browser routes pointer input to a frame of another site by where the last drawn frames put it: wait
+  // until the page has drawn twice since the scroll, so a click right after lands where the image shows.
+  await tab.send('Runtime.evaluate', { expression: 'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(0))))', contextId: executionContextId, awaitPromise: true });
 }
 
 /**
