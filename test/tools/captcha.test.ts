@@ -10,6 +10,7 @@ import { call, type TestDaemon } from '../fixtures/daemon.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { addCaptchaRoutes, CELL, CELL_COLOURS, CHALLENGE, PLACES } from '../fixtures/captcha-site.js';
 import type { FixtureSite } from '../fixtures/site.js';
+import { captchaState, CAPTURE_TTL_MS } from '../../daemon/captcha/captures.js';
 
 let stack: Stack;
 let d: TestDaemon;
@@ -229,4 +230,20 @@ t.test('three misses on a page: the third says to hand off, the next is refused,
   const again = await act({ capture: fresh.capture, action: 'click', ...cellCentre(4, fresh.image) });
   t.equal(again.status, 200, JSON.stringify(again.json));
   t.equal(again.json.misses, 1, 'a new page counts from one again');
+});
+
+t.test('a capture ends after two minutes, and an act on it says it expired', async (t) => {
+  const tab = await openTab('act');
+  const cap = await inspect(tab);
+  const alice = d.daemon.env.users.list().find((u) => u.name === 'alice')!.id;
+  const state = captchaState(d.daemon.env);
+  t.equal(state.peek(cap.capture, alice, Date.now() + CAPTURE_TTL_MS - 1000).ok, true, 'still good just before two minutes');
+  // Read as the clock will be in two minutes: the capture ends as it would on its timer.
+  t.equal(state.peek(cap.capture, alice, Date.now() + CAPTURE_TTL_MS).ok, false);
+  t.equal(state.peek(cap.capture, 'someone-else').ok, false, 'another user never sees it');
+  const before = hits('/clicked').length;
+  const r = await act({ capture: cap.capture, action: 'click', ...cellCentre(1, cap.image) });
+  t.equal(r.json.error?.code, 'not_found');
+  t.match(r.json.error?.message, /expired/);
+  t.equal(hits('/clicked').length, before, 'nothing was clicked');
 });
