@@ -17,7 +17,14 @@ const SAFE = new Set([
   'landscape', 'language', 'limit', 'live', 'marginMm', 'maxChars', 'mode', 'name', 'pageRanges', 'paper', 'profile', 'quality', 'ref',
   'regex', 'scale', 'scope', 'selector', 'slowly', 'steps', 'submit', 'tab', 'timeMs', 'timeoutMs', 'to', 'toRef', 'toX', 'toY', 'topK',
   'type', 'visible', 'width', 'x', 'xpath', 'y', 'allowedDomains', 'converter', 'store', 'sheet', 'as', 'maxBodies', 'maxBytes', 'captured', 'maxEntries', 'maxBodyBytes', 'bodies', 'access',
+  'capture', 'frame', 'endX', 'endY',
 ]);
+
+/**
+ * Text kept by its length alone, not even a hash: a CAPTCHA answer is short enough that a hash of it would
+ * give it away to anyone who tries the few candidates.
+ */
+const LENGTH_ONLY: Record<string, ReadonlySet<string>> = { browser_captcha_act: new Set(['text']) };
 
 /** Arguments that are URLs: kept without credentials and secret values. */
 const URLS = new Set(['url', 'urls']);
@@ -173,13 +180,14 @@ function key(v: unknown): unknown {
 /**
  * `secrets` are the caller's vault values and filled codes: any argument holding one is stored as SECRET_ARG.
  */
-export function redactArgs(_tool: string, args: unknown, secrets: readonly string[] = []): unknown {
+export function redactArgs(tool: string, args: unknown, secrets: readonly string[] = []): unknown {
   if (args === undefined) return undefined;
   if (!args || typeof args !== 'object' || Array.isArray(args)) return `[${typeOf(args)}]`;
   const forms = scrubList(secrets);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args as Record<string, unknown>).slice(0, MAX_ITEMS)) {
-    if (k === 'key') out[k] = key(v);
+    if (LENGTH_ONLY[tool]?.has(k)) out[k] = typeof v === 'string' ? `[${v.length} chars]` : `[${typeOf(v)}]`;
+    else if (k === 'key') out[k] = key(v);
     else if (URLS.has(k)) out[k] = url(v);
     else if (TEXT.has(k)) out[k] = text(v, forms);
     // File contents are neither useful in an audit log nor small: keep their size only.

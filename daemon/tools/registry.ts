@@ -35,6 +35,7 @@ import { askOperations, extractAiTools } from './extract-ai.js';
 import { actTools } from './act.js';
 import { recordTools } from './record.js';
 import { monitorTools } from './monitor.js';
+import { captchaTools } from './captcha.js';
 
 const ALL: ToolDef<any>[] = [
   ...tabTools,
@@ -68,6 +69,7 @@ const ALL: ToolDef<any>[] = [
   ...apiMapTools,
   ...recordTools,
   ...monitorTools,
+  ...captchaTools,
   ...extractAiTools,
 ];
 
