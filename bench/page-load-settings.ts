@@ -179,7 +179,7 @@ export async function run(): Promise<void> {
   printTable(`Page load with the browser settings (${SUBRESOURCES} sub-resources, in-page loadEventEnd)`, ['page', 'setup', 'median', 'p90', 'vs all off'], rows, [
     `${ROUNDS} rounds after one warm-up; each round loads the page once per setup, in an order that turns each round, in one tab of one browser. Goal: <= 1.10x of all off.`,
     '/page40: no sub-resource matches a list (block_ads pays every match, blocks nothing). /page40-ads: 10 of the 40 match and are blocked.',
-    'identity on: profile_enabled true; it costs what the identity code adds to each document (nothing until that code is on this branch).',
+    'identity on: profile_enabled true; it costs what the identity code adds to each document.',
   ]);
 
   const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
