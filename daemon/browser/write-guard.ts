@@ -40,7 +40,7 @@ export type DocumentHook = (session: string, p: PausedRequest) => Promise<{ name
 
 export class WriteGuard {
   /** Sessions of an act tab that carry the in-realm guard because their document is on a read-only site. */
-  private realmGuards = new Map<string, string>();
+  private realmGuards = new Map<string, Promise<string | undefined>>();
   /** The first session guarded: the tab's own. */
   private mainSession?: string;
   /** Answers allowed requests from elsewhere than the network (set while a cache replays); undefined lets one go out. */
@@ -80,12 +80,17 @@ export class WriteGuard {
     const ownDocument = session === this.mainSession && p.frameId === this.owner.mainFrameId?.();
     const want = this.hostAccess(url) === 'read_only' || (!ownDocument && this.pageIsReadOnly());
     const have = this.realmGuards.get(session);
+    // Sent, not awaited: while this document request is held, Chromium answers Page commands only once the
+    // new document commits, which cannot happen until we let the request go. Commands of a session run in the
+    // order sent, so the script is in place (or gone) before the document it is about; the identifier arrives
+    // later and is kept for the removal.
     if (want && !have) {
-      const r = await this.conn.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD }, session, 5000);
-      if (r) this.realmGuards.set(session, r.identifier);
+      this.realmGuards.set(session, this.conn.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD }, session, 60_000).then((r) => r?.identifier));
     } else if (!want && have) {
       this.realmGuards.delete(session);
-      await this.conn.sendMayFail('Page.removeScriptToEvaluateOnNewDocument', { identifier: have }, session);
+      void have.then((identifier) => {
+        if (identifier) void this.conn.sendMayFail('Page.removeScriptToEvaluateOnNewDocument', { identifier }, session);
+      });
     }
   }
 

@@ -58,6 +58,23 @@ for (const [name, path, route] of cases) {
   });
 }
 
+t.test('an act tab that leaves a read-only site gets its WebSocket back on the next site, and loses it on the way back', async (t) => {
+  const onReadOnly = await attempt('act', '/frame-attempt?route=main', 'main', `http://ro.test:${stack.site.port}`);
+  t.same(onReadOnly.writes, [], 'held on the read-only site');
+  const moveTo = async (origin: string) => {
+    const before = routes.writes('main').length;
+    const reported = routes.expect('main');
+    const nav = await call(stack.client, 'browser_navigate', { tab: onReadOnly.tab, url: `${origin}/frame-attempt?route=main` });
+    t.notOk(nav.isError, nav.text);
+    await reported;
+    return { writes: routes.writes('main').slice(before) };
+  };
+  const away = await moveTo(stack.site.url);
+  t.ok(away.writes.some((w) => w.startsWith('ws:')), `the guard came off: the WebSocket message arrived (${away.writes})`);
+  const back = await moveTo(`http://ro.test:${stack.site.port}`);
+  t.same(back.writes, [], 'and went on again for the read-only site');
+});
+
 t.test('closing a tab: its beacon and keepalive fetch go out from an act tab, not from a read tab', async (t) => {
   const leave = async (mode: 'read' | 'act') => {
     const before = routes.writes('leaving').length;
