@@ -30,6 +30,7 @@ import type { WebhookReceivers, Webhooks } from './webhooks/events.js';
 import type { Records } from './records/index.js';
 import type { MonitorService } from './monitors/service.js';
 import type { BrowserSettingsService } from './settings/service.js';
+import type { IdentityService } from './identity/service.js';
 import type { AdBlocker } from './adblock/service.js';
 
 export interface DaemonEnv {
@@ -85,6 +86,8 @@ export interface DaemonEnv {
   /** Page monitors: stored in LMDB, run on their cron schedules by one timer (browser_monitor). */
   monitors: MonitorService;
   /** Host-wide browser settings (identity, ad blocking, max browsers, sign-up): one validation, stored in LMDB. */
+  /** Each user's persistent identity: drawn once, stored, merged with the admin's profile overrides. */
+  identities: IdentityService;
   browserSettings: BrowserSettingsService;
   /** block_ads' filter engine: its state (off, loading, ready, unavailable and why) and the verdict on a request. */
   adblock: AdBlocker;

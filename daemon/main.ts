@@ -158,6 +158,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     records: new Records(db, () => env),
     monitors: new MonitorService(db, () => env),
     browserSettings,
+    identities,
     adblock,
     log,
     deniedPorts,

@@ -7,7 +7,7 @@ export function settingsHandlers(env: DaemonEnv): Record<string, Handler> {
   return {
     // The caller's own identity comes with them (drawn now if they had none and it applies somewhere).
     'GET /v1/browser/settings': async (r, u) =>
-      sendJson(r, 200, { ok: true, settings: env.browserSettings.current(), identity: (await env.pool.identity?.view(u!.id)) ?? null, adBlocking: env.adblock.status() }),
+      sendJson(r, 200, { ok: true, settings: env.browserSettings.current(), identity: await env.identities.view(u!.id), adBlocking: env.adblock.status() }),
     'GET /v1/admin/browser-settings': async (r) => sendJson(r, 200, { ok: true, settings: env.browserSettings.current(), adBlocking: env.adblock.status() }),
     'PATCH /v1/admin/browser-settings': async (r) => {
       const patch = await readJson(r);

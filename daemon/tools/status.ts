@@ -34,7 +34,7 @@ export const statusTools = [
         ...(cdp ? { cdpSession: { id: cdp.id, cdpUrl: ctx.env.cdpSessions.urlOf(cdp), expiresAt: new Date(cdp.expiresAt).toISOString() } } : {}),
         converters: convertersStatus(ctx.env.cfg),
         browserSettings: ctx.env.browserSettings.current(),
-        identity: (await ctx.env.pool.identity?.view(ctx.user.id)) ?? null,
+        identity: await ctx.env.identities.view(ctx.user.id),
         adBlocking: ctx.env.adblock.status(),
         limits: { maxBrowsersOnHost: ctx.env.pool.maxBrowsers, browsersPerUser: ctx.env.cfg.maxBrowsersPerUser, tabsPerUser: ctx.env.cfg.maxTabsPerUser, browserIdleS: Math.round(ctx.env.cfg.browserIdleMs / 1000) },
       };
