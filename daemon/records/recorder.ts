@@ -20,6 +20,7 @@ import { scrubList, scrubText } from '../tools/redact.js';
 import { userSecrets } from '../vault/user-secrets.js';
 import { locatorFor } from './locator.js';
 import { refArgs, stepArgs } from './args.js';
+import { lengthOnlyArgs } from '../tools/redact.js';
 import { recordingEvent } from './events.js';
 import { startVideo, type VideoCapture } from './video.js';
 
@@ -194,7 +195,7 @@ export class Recorder {
     const step: Step = {
       seq: a.rec.steps + 1,
       tool,
-      args: stepArgs(args, secrets),
+      args: stepArgs(lengthOnlyArgs(tool, args), secrets),
       locators: before.locators,
       url: before.urlBefore ?? tab.url,
       at: new Date(before.started).toISOString(),

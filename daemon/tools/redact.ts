@@ -26,6 +26,13 @@ const SAFE = new Set([
  */
 const LENGTH_ONLY: Record<string, ReadonlySet<string>> = { browser_captcha_act: new Set(['text']) };
 
+/** The arguments with every length-only field of that tool replaced by its length (recordings keep steps so too). */
+export function lengthOnlyArgs(tool: string, args: Record<string, unknown>): Record<string, unknown> {
+  const fields = LENGTH_ONLY[tool];
+  if (!fields) return args;
+  return Object.fromEntries(Object.entries(args).map(([k, v]) => [k, fields.has(k) ? (typeof v === 'string' ? `[${v.length} chars]` : `[${typeOf(v)}]`) : v]));
+}
+
 /** Arguments that are URLs: kept without credentials and secret values. */
 const URLS = new Set(['url', 'urls']);
 

@@ -147,6 +147,9 @@ function at(p: { x: number; y: number }, img: { width: number; height: number })
 
 t.test('type: the answer goes into the empty field, with no Enter and no submit, and the audit keeps its length only', async (t) => {
   const tab = await openTab('act');
+  // Recorded too: the step keeps the text's length, as the audit does.
+  const recordingId = (await stack.rest('browser_record', { tab, action: 'start' })).json.id;
+  t.ok(recordingId, 'recording');
   const cap = await inspect(tab, '#challenge');
   const answer = 'w7Xk9q';
   const r = await act({ capture: cap.capture, action: 'type', ...at(PLACES.answer, cap.image), text: answer });
@@ -162,6 +165,10 @@ t.test('type: the answer goes into the empty field, with no Enter and no submit,
   t.equal((entries[0].args as any).text, `[${answer.length} chars]`, 'by the length of the text alone');
   const everything = JSON.stringify(d.daemon.env.audit.all(100000)) + d.logLines.join('\n');
   t.notOk(everything.includes(answer), 'the text is in no audit entry and no log line');
+  await stack.rest('browser_record', { action: 'stop', id: recordingId });
+  const got = JSON.stringify((await stack.rest('browser_record', { action: 'get', id: recordingId })).json);
+  t.match(got, 'browser_captcha_act', 'the act is a step of the recording');
+  t.notOk(got.includes(answer), 'and the recording holds its length, not the text');
 });
 
 t.test('a read tab is refused; a read-only site is refused; neither sends anything', async (t) => {
