@@ -121,7 +121,8 @@ t.test('REST: JSON and multipart upload, the same answers', async (t) => {
   const tooBig = new FormData();
   tooBig.append('file', new Blob([new Uint8Array(15 * 1024 * 1024 + 10)]), 'big.txt');
   const big = await fetch(`${stack.d.url}/v1/convert`, { method: 'POST', headers: { authorization: `Bearer ${stack.token}` }, body: tooBig });
-  t.equal(big.status, 400);
+  t.equal(big.status, 413);
+  t.equal((await big.json()).error.code, 'payload_too_large');
   const audit = (await stack.d.rest(stack.token, 'GET', '/v1/audit?limit=20')).json.entries.filter((e: { tool: string }) => e.tool === 'browser_convert');
   t.ok(audit.length >= 2);
   for (const e of audit) if (e.args?.base64 !== undefined) t.match(e.args.base64, /^\[\d+ bytes\]$/, 'uploads are audited by size only');
