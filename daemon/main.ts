@@ -89,7 +89,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
     lookup: lookupWithRules(parseResolverRules(cfg.chromeArgs)),
     // Any local process can reach a loopback port; only Chromium processes this daemon started may use it.
     admit: ownBrowsersOnly(),
-    onBlocked: (info) => log.info({ ...info }, 'egress blocked'),
+    // Named by user (and profile): an operator reading refusals wants to know whose pages asked.
+    onBlocked: (info) => log.info({ ...info, ...(info.browserPid !== undefined ? pool?.ownerOfPid(info.browserPid) : {}) }, 'egress blocked'),
   });
   const policies = new PolicyStore(db);
   const vaultKey = loadVaultKey(db, cfg.dataDir);

@@ -125,7 +125,7 @@ export class BrowserInstance {
     await conn.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
     await this.reopenTabs();
     this.startedAt = new Date();
-    this.opts.log.info({ user: this.opts.user, profile: this.opts.profile, ms: Date.now() - t0, pid: this.pid }, 'browser started');
+    this.opts.log.info({ user: this.opts.user, profile: this.opts.profile, ms: Date.now() - t0, browserPid: this.pid }, 'browser started');
   }
 
   /**

@@ -73,6 +73,12 @@ export class BrowserPool {
     return i?.alive ? i : undefined;
   }
 
+  /** Whose browser a Chromium process is (for log lines that know only the process). */
+  ownerOfPid(pid: number): { user: string; profile?: string } | undefined {
+    for (const i of this.instances.values()) if (i.pid === pid) return { user: i.opts.user, profile: i.opts.profile };
+    return undefined;
+  }
+
   /** Browsers one user runs or is starting, over all profiles. */
   countFor(user: string): number {
     let n = 0;

@@ -40,6 +40,8 @@ export interface BlockedInfo {
   /** The address that was refused, or undefined when the name did not resolve or the request was malformed. */
   address?: string;
   reason: string;
+  /** The browser process that asked, when it was one the daemon admitted (so a log line can name its user). */
+  browserPid?: number;
 }
 
 export interface EgressProxyOptions {
@@ -64,10 +66,10 @@ export interface EgressProxyOptions {
   /**
    * Decides once per client connection whether it may use the proxy at all: given the client's port and the
    * proxy's own, returns
-   * undefined to admit or the reason to refuse. The daemon admits only its own browsers; unit tests of the
-   * address rules admit everyone.
+   * undefined or the admitted browser's pid to admit, or the reason to refuse. The daemon admits only its own
+   * browsers; unit tests of the address rules admit everyone.
    */
-  admit?: (clientPort: number, proxyPort: number) => string | undefined;
+  admit?: (clientPort: number, proxyPort: number) => string | undefined | { pid: number };
 }
 
 /** Header on the proxy's own answers to plain http requests: `blocked` or `unreachable`. */
@@ -135,12 +137,12 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
   }
 
   /** vet() for a request handler: a refusal is reported and answered with `refuse`, and undefined returned. */
-  async function vetOrRefuse(host: string, port: number, refuse: (status: number, text: string) => void): Promise<string[] | undefined> {
+  async function vetOrRefuse(client: net.Socket, host: string, port: number, refuse: (status: number, text: string) => void): Promise<string[] | undefined> {
     try {
       return await vet(host, port);
     } catch (e) {
       if (!(e instanceof Refusal)) throw e;
-      report(e.info);
+      report({ ...e.info, browserPid: browserPids.get(client) });
       refuse(e.status, `browserd: blocked ${host}:${port} (${e.info.reason})\n`);
       return undefined;
     }
@@ -196,13 +198,17 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
   }
 
   const admissions = new WeakMap<net.Socket, string | undefined>();
+  /** The browser behind each admitted client connection, when admission named it. */
+  const browserPids = new WeakMap<net.Socket, number>();
   /** The refusal reason for a client connection, worked out on its first request and kept for the rest. */
   function refusalFor(socket: net.Socket): string | undefined {
     if (!opts.admit) return undefined;
     if (!admissions.has(socket)) {
       let reason: string | undefined;
       try {
-        reason = socket.remotePort ? opts.admit(socket.remotePort, ownPort) : 'no client port';
+        const verdict = socket.remotePort ? opts.admit(socket.remotePort, ownPort) : 'no client port';
+        if (typeof verdict === 'object') browserPids.set(socket, verdict.pid);
+        else reason = verdict;
       } catch (e) {
         reason = `the client could not be checked: ${(e as Error).message}`;
       }
@@ -246,7 +252,7 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     const host = target.hostname.replace(/^\[|\]$/g, '');
     const port = target.port ? Number(target.port) : 80;
     if (refuseStranger(req.socket, host, port, reply)) return;
-    const addresses = await vetOrRefuse(host, port, reply);
+    const addresses = await vetOrRefuse(req.socket, host, port, reply);
     if (!addresses) return;
     const send = (fresh: boolean) => {
       const upstream = http.request({
@@ -290,7 +296,7 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
       client.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
     };
     if (refuseStranger(client, host, port, refuse)) return;
-    const addresses = await vetOrRefuse(host, port, refuse);
+    const addresses = await vetOrRefuse(client, host, port, refuse);
     if (!addresses) return;
     let upstream: net.Socket;
     try {

@@ -98,15 +98,15 @@ export function commandLine(pid: number): string[] {
  * An admission check for the egress proxy: the connection must come from a Chromium this process launched
  * with this very proxy (its --proxy-server names our port). Chromium runs its network stack inside the browser
  * process (see switches.ts, NetworkServiceInProcess2), so the client socket is held by that process itself.
- * Returns undefined when admitted, else the reason for the refusal.
+ * Returns the admitted browser's pid, else the reason for the refusal.
  */
-export function ownBrowsersOnly(): (clientPort: number, proxyPort: number) => string | undefined {
+export function ownBrowsersOnly(): (clientPort: number, proxyPort: number) => string | { pid: number } {
   return (clientPort, port) => {
     const inode = clientSocketInode(clientPort, port);
     if (!inode) return 'the connecting process could not be identified';
     const marker = `--proxy-server=http://127.0.0.1:${port}`;
     for (const child of childrenOf(process.pid)) {
-      if (commandLine(child).includes(marker) && holdsSocket(child, inode)) return undefined;
+      if (commandLine(child).includes(marker) && holdsSocket(child, inode)) return { pid: child };
     }
     return "not one of the daemon's browsers";
   };

@@ -2,7 +2,7 @@
 import uWS from 'uWebSockets.js';
 import type { DaemonEnv } from '../env.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
-import { bearer, captureReq, sendError, sendJson, type Req } from './http.js';
+import { bearer, captureReq, sendError, sendJson, type Req, type RequestFinished } from './http.js';
 import { checkHostAndOrigin, type OriginPolicy } from './origin.js';
 import { restHandlers } from './rest.js';
 import { matchRoute, ROUTES, routeKey } from './routes.js';
@@ -29,8 +29,15 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
   for (const route of ROUTES) if (route.path !== '/mcp' && !handlers[routeKey(route)]) throw new Error(`no handler for ${routeKey(route)}`);
   for (const key of Object.keys(handlers)) if (!ROUTES.some((x) => routeKey(x) === key)) throw new Error(`handler ${key} has no route`);
 
+  /** One line per request for the operator: who, which route, how it ended, how long, how big. Never a value. */
+  const logRequest: RequestFinished = (r, status, bytes, aborted) => {
+    env.log.info({ reqId: r.id, method: r.method, route: r.log.route, user: r.log.user, status: aborted ? undefined : status, code: r.log.code, aborted: aborted || undefined, ms: Date.now() - r.startedAt, bytes }, 'http request');
+  };
+
   async function route(r: Req) {
     const { route, params, allowed } = matchRoute(r.method, r.path);
+    // The route's template, never the path itself: paths of live views, hand-offs and shares hold their tokens.
+    r.log.route = route?.path ?? (allowed.length ? 'method not allowed' : 'no route');
     if (route?.path === '/health') return health(r);
     if (handle.closing) return sendError(r, new BrowserdError('shutting_down', 'the daemon is stopping', { next: 'Retry in a few seconds.' }));
     if (!allowed.length) return sendError(r, new BrowserdError('not_found', `no route ${r.method} ${r.path}`, { next: 'See api/openapi.yaml; the MCP endpoint is /mcp.' }));
@@ -49,6 +56,7 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
         if (env.users.authenticate(token)) return sendError(r, new BrowserdError('forbidden', 'this route needs the admin key, not a user token', { next: 'Use the admin key from the admin key file (`browserd admin key` replaces it).' }));
         return sendError(r, new BrowserdError('unauthorized', 'missing or wrong admin key', { next: 'Send Authorization: Bearer <admin key>.' }));
       }
+      r.log.user = '(admin)';
       return handlers[routeKey(route)](r, undefined, params);
     }
     // Open routes authenticate in their handler: the hand-off page and the live view by the token in their
@@ -62,6 +70,7 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
     if (user.disabled) {
       return sendError(r, new BrowserdError('unauthorized', `the account ${user.id} is disabled`, { next: 'Ask the admin of this host to enable the account; nothing was done.' }));
     }
+    r.log.user = user.id;
     if (route.path === '/mcp') return mcp.handle(r, user);
     return handlers[routeKey(route)](r, user, params);
   }
@@ -71,7 +80,7 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
 
   addCdpRoute(app, env, () => handle.closing);
   app.any('/*', (res, req) => {
-    const r = captureReq(res, req);
+    const r = captureReq(res, req, logRequest);
     route(r).catch((e) => {
       const err = toBrowserdError(e);
       if (err.code === 'internal_error') env.log.error({ path: r.path, err: e instanceof Error ? e.stack : String(e) }, 'request failed');

@@ -2,7 +2,8 @@
  * Small helpers over uWebSockets.js: a request captured synchronously (uWS forbids touching req after the
  * handler returns), body reading with a size cap, abort tracking, and corked writes.
  */
-import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, RecognizedString } from 'uWebSockets.js';
+import { randomUUID } from 'node:crypto';
 import { BrowserdError, ERROR_CODES } from '../../protocol/errors.js';
 
 export interface Req {
@@ -18,7 +19,18 @@ export interface Req {
   repeated: string[];
   /** The peer's address as the socket has it (never X-Forwarded-For, which any client can write). */
   remote: string;
+  /** This request's id: the client's X-Request-Id when it is a plain token, else a new one; echoed as X-Request-Id. */
+  id: string;
+  startedAt: number;
+  /** What the request log line says beside status and size, filled in as the request is routed and answered. */
+  log: { route?: string; user?: string; code?: string };
 }
+
+/** What the daemon learns when a response has gone out (or the client went away first). */
+export type RequestFinished = (r: Req, status: number, bytes: number, aborted: boolean) => void;
+
+/** A client's own request id, when it is one we can echo and log as it is. */
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Largest JSON body: the largest document a call takes inline (15 MB, browser_convert and browser_upload) as
@@ -26,7 +38,7 @@ export interface Req {
  */
 export const MAX_BODY = 21 * 1024 * 1024;
 
-export function captureReq(res: HttpResponse, req: HttpRequest): Req {
+export function captureReq(rawRes: HttpResponse, req: HttpRequest, finished?: RequestFinished): Req {
   const headers: Record<string, string> = {};
   const repeated: string[] = [];
   req.forEach((k, v) => {
@@ -34,6 +46,51 @@ export function captureReq(res: HttpResponse, req: HttpRequest): Req {
     headers[k] = v;
   });
   const ac = new AbortController();
+  const given = headers['x-request-id'];
+  const id = given && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+  // Every way a handler answers (JSON, streams, the MCP transport, pages) goes through these few calls: watching
+  // them here gives one log line per request and the X-Request-Id header without each handler doing it.
+  let status = 0;
+  let bytes = 0;
+  let done = false;
+  const finish = (aborted: boolean) => {
+    if (done) return;
+    done = true;
+    finished?.(r, status, bytes, aborted);
+  };
+  const size = (chunk: unknown) => (typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk ? (chunk as ArrayBufferLike).byteLength ?? 0 : 0);
+  const res = new Proxy(rawRes, {
+    get(target, prop) {
+      if (prop === 'writeStatus') return (line: string) => {
+        status = Number(String(line).slice(0, 3));
+        target.writeStatus(line);
+        target.writeHeader('X-Request-Id', id);
+        return res;
+      };
+      if (prop === 'write') return (chunk: RecognizedString) => {
+        bytes += size(chunk);
+        return target.write(chunk);
+      };
+      if (prop === 'end') return (chunk?: RecognizedString, closeConnection?: boolean) => {
+        // An answer with no writeStatus is uWS's implicit 200.
+        if (!status) {
+          status = 200;
+          target.writeHeader('X-Request-Id', id);
+        }
+        bytes += size(chunk);
+        target.end(chunk, closeConnection);
+        finish(false);
+        return res;
+      };
+      const v = (target as any)[prop];
+      if (typeof v !== 'function') return v;
+      // Chained calls (res.writeHeader(...).end()) must come back through here too.
+      return (...args: unknown[]) => {
+        const out = v.apply(target, args);
+        return out === target ? res : out;
+      };
+    },
+  }) as HttpResponse;
   const r: Req = {
     method: req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase(),
     path: req.getUrl(),
@@ -44,10 +101,14 @@ export function captureReq(res: HttpResponse, req: HttpRequest): Req {
     signal: ac.signal,
     repeated,
     // Read now: uWS forbids touching res's socket details once the handler has returned and the request aborted.
-    remote: Buffer.from(res.getRemoteAddressAsText()).toString('utf8'),
+    remote: Buffer.from(rawRes.getRemoteAddressAsText()).toString('utf8'),
+    id,
+    startedAt: Date.now(),
+    log: {},
   };
   r.method = r.method.toUpperCase();
   res.onAborted(() => {
+    finish(true);
     r.aborted = true;
     ac.abort();
   });
@@ -171,6 +232,7 @@ export function sendJson(r: Req, status: number, obj: unknown, headers: Record<s
 /** An error from the one table; `status` overrides the table's only where HTTP itself names the case (405). */
 export function sendError(r: Req, e: BrowserdError, opts: { status?: number; headers?: Record<string, string> } = {}) {
   const headers: Record<string, string> = { ...opts.headers };
+  r.log.code = e.code;
   if (e.retryAfterS) headers['Retry-After'] = String(e.retryAfterS);
   if (e.code === 'unauthorized') headers['WWW-Authenticate'] = 'Bearer';
   sendJson(r, opts.status ?? ERROR_CODES[e.code].status, { ok: false, error: e.toBody() }, headers);

@@ -30,10 +30,12 @@ export const SERVER_INSTRUCTIONS = [
 type JsonRpcId = string | number | null;
 
 /** The X-Model-Key header of the HTTP request that carried a tool call (one value; a repeated header is joined by fetch). */
-function modelKeyOf(headers: Record<string, string | string[] | undefined> | undefined): string | undefined {
-  const v = headers?.['x-model-key'];
+function headerOf(headers: Record<string, string | string[] | undefined> | undefined, name: string): string | undefined {
+  const v = headers?.[name];
   return typeof v === 'string' && v ? v : undefined;
 }
+
+const modelKeyOf = (headers: Record<string, string | string[] | undefined> | undefined) => headerOf(headers, 'x-model-key');
 
 interface Session {
   user: string;
@@ -69,7 +71,7 @@ export class McpGateway {
       tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: toJsonSchema(t.input) as any, annotations: annotationsFor(t) })),
     }));
     server.setRequestHandler(LooseCallToolRequest, async (req, extra) => {
-      const r = await callTool(this.env, user, req.params.name, req.params.arguments ?? {}, { signal: extra.signal, via: 'mcp', modelKey: modelKeyOf(extra.requestInfo?.headers) });
+      const r = await callTool(this.env, user, req.params.name, req.params.arguments ?? {}, { signal: extra.signal, via: 'mcp', modelKey: modelKeyOf(extra.requestInfo?.headers), requestId: headerOf(extra.requestInfo?.headers, 'x-request-id') });
       // An unknown tool is a protocol error (invalid params), not a tool's failed result; it is audited like any call.
       if (!r.ok && r.error.details?.unknownTool) throw new McpError(ErrorCode.InvalidParams, `${r.error.message}. ${r.error.next}`);
       return (r.ok ? r.out.renderMcp() : renderErrorMcp(r.error)) as any;
@@ -137,6 +139,8 @@ export class McpGateway {
     const url = `http://${r.headers.host ?? 'localhost'}${r.path}`;
     const headers = new Headers();
     for (const [k, v] of Object.entries(r.headers)) headers.set(k, v);
+    // The request's id as we log it (the client's, or ours), so the tool calls in this request carry it too.
+    headers.set('x-request-id', r.id);
     const ours = parsed !== undefined ? this.ownIds(session, parsed) : [];
     try {
       const request = new Request(url, { method: r.method, headers, body: body?.length ? new Uint8Array(body) : undefined });

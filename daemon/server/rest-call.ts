@@ -12,14 +12,14 @@ import { readJson, sendError, sendJson, TooDeepError, type Req } from './http.js
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
 
 export async function runTool(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
-  const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest', modelKey: r.headers['x-model-key'] });
+  const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest', modelKey: r.headers['x-model-key'], requestId: r.id });
   if (!result.ok) return sendError(r, result.error);
   sendJson(r, okStatus, { ...result.out.renderJson(), tool: name });
 }
 
 /** A REST-only operation (registry OPERATIONS) through the one dispatch; its answer is the result's fields. */
 export async function runOperation(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
-  const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest', operation: true, modelKey: r.headers['x-model-key'] });
+  const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest', operation: true, modelKey: r.headers['x-model-key'], requestId: r.id });
   if (!result.ok) return sendError(r, result.error);
   sendJson(r, okStatus, { ...result.out.renderJson(), operation: name });
 }

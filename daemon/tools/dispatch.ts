@@ -27,6 +27,8 @@ export interface CallOptions {
   operation?: boolean;
   /** The caller's X-Model-Key header, if any (see ToolContext.modelKey). */
   modelKey?: string;
+  /** The HTTP request the call came in (its X-Request-Id), for the log line; none for background work. */
+  requestId?: string;
 }
 
 export async function callTool(env: DaemonEnv, user: UserRecord, name: string, rawArgs: unknown, opts: CallOptions): Promise<CallOutcome> {
@@ -69,6 +71,9 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
   for (const s of secrets) out.addSecret(s);
   if (!outcome.ok) outcome = { ok: false, error: out.scrubError(outcome.error) };
   const tab = ctx.touched[0]?.id ?? (typeof args?.tab === 'string' ? args.tab : undefined);
+  const outcomeCode = outcome.ok ? (outcome.out.approval ? 'needs_approval' : 'ok') : outcome.error.code;
+  // The operator's line: which call, whose, how it ended and how long it took; arguments stay in the audit log.
+  env.log.info({ reqId: opts.requestId, user: user.id, tool: typeof name === 'string' ? name.slice(0, 80) : '?', via: opts.via, tab, outcome: outcomeCode, ms: Date.now() - started }, 'tool call');
   await env.audit
     .append({
       at: new Date().toISOString(),
@@ -77,7 +82,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
       tab,
       via: opts.via,
       args: tooDeep ? { omitted: `nested more than ${MAX_ARGS_DEPTH} levels deep` } : redactArgs(name, args ?? rawArgs, secrets),
-      outcome: outcome.ok ? (outcome.out.approval ? 'needs_approval' : 'ok') : outcome.error.code,
+      outcome: outcomeCode,
       ms: Date.now() - started,
     })
     .catch((e) => env.log.error({ err: String(e) }, 'audit write failed'));
