@@ -212,7 +212,7 @@ t.test('SMS endpoint: form-encoded forwarders, a text forwarded late, bad bodies
     t.equal(r.json.error.code, 'validation_error');
   }
   const big = await post('sms_bob_0001', BOB_SECRET, { text: 'x'.repeat(20_000) });
-  t.equal(big.status, 400);
+  t.equal(big.status, 413, 'a body over 16 KB is payload_too_large');
   t.equal(env.smsInbox.list('bob', 'phone').length, count, 'nothing stored for a bad body');
 });
 

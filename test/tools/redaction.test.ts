@@ -85,7 +85,9 @@ t.test('the audit never holds a value, nor a hash that would confirm one', async
   t.notOk((await call(stack.client, 'browser_evaluate', { tab, js: `${JSON.stringify(API_KEY)}.length` })).isError);
   await call(stack.client, 'browser_navigate', { tab, url: `${stack.site.url}/filled?q=${encodeURIComponent(API_KEY)}` });
   // A call refused before validation is audited with its raw arguments: those are checked too.
-  t.ok((await call(stack.client, 'browser_no_such_tool', { tab, query: `the ${CODE} box` })).isError);
+  const noSuchTool: any = await call(stack.client, 'browser_no_such_tool', { tab, query: `the ${CODE} box` }).catch((e) => e);
+  t.equal(noSuchTool.code, -32602, 'an unknown tool is a protocol error, audited all the same');
+  t.notOk(String(noSuchTool.message).includes(CODE), 'and its message holds no value');
   const entries = stack.d.daemon.env.audit.all(200).filter((e) => e.user === 'alice');
   const typed = entries.find((e) => e.tool === 'browser_type');
   t.equal((typed?.args as any).text, '[secret]', 'typed text equal to a value: no fingerprint');
