@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-chromium.sh
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then npm ci --no-audit --no-fund; fi
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then npm ci --omit=dev --no-audit --no-fund; fi
 npm run --silent build
 exec node bin/browserd.js serve "$@"
