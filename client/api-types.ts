@@ -8,38 +8,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description ok */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            version?: string;
-                            uptimeS?: number;
-                            browsers?: number;
-                        };
-                    };
-                };
-                /** @description closing */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -56,211 +25,12 @@ export interface paths {
             cookie?: never;
         };
         /** MCP server-to-client stream */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description text/event-stream */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getMcp"];
         put?: never;
         /** MCP Streamable HTTP endpoint (JSON-RPC 2.0); protocol 2025-03-26 and later */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description JSON-RPC response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postMcp"];
         /** End an MCP session */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description closed */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteMcp"];
         options?: never;
         head?: never;
         patch?: never;
@@ -274,67 +44,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's user id, policy and limits */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description me */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            user: string;
-                            policy: Record<string, never>;
-                            limits: Record<string, never>;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Me"];
         put?: never;
         post?: never;
         delete?: never;
@@ -351,70 +61,7 @@ export interface paths {
             cookie?: never;
         };
         /** The model ids a model-using call may choose (`openai/…`, `anthropic/…`, `gemini/…`), with the default marked */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the model ids a call may choose */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            models: {
-                                id: string;
-                                /** @enum {string} */
-                                provider: "openai" | "anthropic" | "gemini";
-                                default: boolean;
-                            }[];
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Models"];
         put?: never;
         post?: never;
         delete?: never;
@@ -431,78 +78,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's model tokens per day and model as the providers reported them, with totals and CDP session minutes */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description First day (YYYY-MM-DD, UTC), inclusive */
-                    from?: string;
-                    /** @description Last day (YYYY-MM-DD, UTC), inclusive */
-                    to?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description model tokens per day and model, as the providers reported them */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            models: {
-                                day?: string;
-                                model?: string;
-                                requests?: number;
-                                inputTokens?: number;
-                                outputTokens?: number;
-                            }[];
-                            totals: Record<string, never>;
-                            cdpSessionMinutes?: number;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Usage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -519,190 +95,10 @@ export interface paths {
             cookie?: never;
         };
         /** List tabs (as browser_tabs) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description tabs */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Tabs"];
         put?: never;
         /** Open a tab (as browser_open); the answer carries the tab id */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** @description First address. "example.com" means https://example.com. Without it the tab is blank. */
-                        url?: string;
-                        /**
-                         * @description read (default): the tab cannot change anything on a site (network writes are aborted, sensitive actions refused). act: may make changes, under the host policy.
-                         * @default read
-                         * @enum {string}
-                         */
-                        mode?: "read" | "act";
-                        /**
-                         * @description Bring the tab to the front. Default true.
-                         * @default true
-                         */
-                        visible?: boolean;
-                        /** @description Where the tab and its popups may navigate; sub-domains included. */
-                        allowedDomains?: string[];
-                        /**
-                         * @description Live link kind: interactive (a person may click and type, where the account allows take-over; otherwise view), view (watch only) or none (no link). Default interactive.
-                         * @default interactive
-                         * @enum {string}
-                         */
-                        live?: "interactive" | "view" | "none";
-                        /** @description Open in a separate isolated context of this name (own cookies and storage, like an incognito window); created on first use. */
-                        context?: string;
-                        /** @description Open in the user's named profile (own persistent cookies and logins); the tab id comes back as <profile>/<id>. */
-                        profile?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description opened */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description navigation_failed */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1Tabs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -720,84 +116,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Close a tab (as browser_close_tab) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description closed */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteV1TabsById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -816,134 +135,7 @@ export interface paths {
          * Candidate actions on the tab toward an instruction (tool, ref, element), proposed by a model from the snapshot; nothing is done (X-Model-Key: the provider key)
          * @description X-Model-Key: the chosen provider's key (else the host's); sent only to that provider. The answer: candidates [{description, ref, element {role, name, nth}, tool, args}], warnings (dropped candidates), model, usage.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The tab id (t2, or <profile>%2Ft2); another user's tab is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** @description The tab, such as "t2" (a named profile's tab is "<profile>/t2"); the route takes it from the path. */
-                        tab: string;
-                        /** @description What you want to do on the page, 1-2000 characters. */
-                        instruction: string;
-                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                        model?: string;
-                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                        maxTokensTotal?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description result */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description action_failed | budget_exceeded */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description navigation_failed */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description timeout */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1TabsByIdObserve"];
         delete?: never;
         options?: never;
         head?: never;
@@ -963,154 +155,7 @@ export interface paths {
          * One step on the tab in plain words: a model picks one interaction tool call, run as the caller would run it (read tabs, policy, approvals hold); %vault:site.field% filled by browser_fill_secret; a repeat on the same page structure is replayed from the action cache with no model request
          * @description X-Model-Key: the chosen provider's key (else the host's); sent only to that provider. The answer: cached (true when replayed from the action cache: no model request), steps [{tool, args, element}], results (each step's tool result), blocked, needsApproval, warnings, model, usage. The cache key is the action text, the page's host and its structure (role and name of every element with a ref); a cached step finds its element again by role, name and position.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The tab id (t2, or <profile>%2Ft2); another user's tab is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** @description The tab, such as "t2" (a named profile's tab is "<profile>/t2"); the route takes it from the path. */
-                        tab: string;
-                        /** @description The step, in plain words, 1-2000 characters. */
-                        action: string;
-                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                        model?: string;
-                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                        maxTokensTotal?: number;
-                        /** @description Use and fill the action cache. Default true. */
-                        cache?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description result */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description stale_ref */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description action_failed | budget_exceeded */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description navigation_failed */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description timeout */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1TabsByIdAct"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1130,139 +175,7 @@ export interface paths {
          * Whether the tab shows an assertion holds: pass only with a quote checked against the page text
          * @description X-Model-Key: the chosen provider's key (else the host's); sent only to that provider. The answer: pass (only with a quote found on the page), modelPass, quote, citation {chunk, quote, url, headingPath, start, end}, reason, warnings, model, usage.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The tab id (t2, or <profile>%2Ft2); another user's tab is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** @description The tab, such as "t2" (a named profile's tab is "<profile>/t2"); the route takes it from the path. */
-                        tab: string;
-                        /** @description What should be true of the page, 1-2000 characters. */
-                        assertion: string;
-                        /**
-                         * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
-                         * @default false
-                         */
-                        includeHidden?: boolean;
-                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                        model?: string;
-                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                        maxTokensTotal?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description result */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description action_failed | budget_exceeded */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description navigation_failed */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description timeout */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1TabsByIdValidate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1280,75 +193,7 @@ export interface paths {
          * The tab's HAR recording (browser_har), recording or stopped, as one redacted HAR 1.2 JSON document, streamed
          * @description Streamed from the recording's file, entry by entry. Every value is redacted as it was recorded (credential headers, cookie values, secret query parameters and JSON keys, CSRF values, the caller's vault values); names are kept. While recording, exchanges still open (a stream, a WebSocket) come last, marked _open. 404 when the tab never recorded, its recording was deleted, the tab is closed, or it is another user's tab.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description a HAR 1.2 document: log.version, creator, pages, entries (with _resourceType, _webSocketMessages, _eventSourceMessages) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            log: Record<string, never>;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1TabsByIdHar"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1365,60 +210,7 @@ export interface paths {
             cookie?: never;
         };
         /** Every tool with its input schema */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description tools */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Tools"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2938,117 +1730,7 @@ export interface paths {
          * The host's browser settings (identity, ad blocking) and the caller's own persistent identity
          * @description Settings apply to documents loaded after a change: reload a page to see one.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description settings in force */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            settings: {
-                                profile_enabled: boolean | string[];
-                                profile: {
-                                    hardwareConcurrency?: number | null;
-                                    deviceMemory?: (0.25 | 0.5 | 1 | 2 | 4 | 8) | null;
-                                    screen?: {
-                                        width: number;
-                                        height: number;
-                                        colorDepth?: 24 | 30 | 32;
-                                        devicePixelRatio?: number;
-                                    } | null;
-                                    webgl?: {
-                                        vendor: string;
-                                        renderer: string;
-                                    } | null;
-                                    platform?: string | null;
-                                    userAgentMetadata?: {
-                                        platform?: string;
-                                        platformVersion?: string;
-                                        architecture?: string;
-                                        model?: string;
-                                        mobile?: boolean;
-                                        bitness?: string;
-                                        wow64?: boolean;
-                                        brands?: {
-                                            brand: string;
-                                            version: string;
-                                        }[];
-                                        fullVersionList?: {
-                                            brand: string;
-                                            version: string;
-                                        }[];
-                                    } | null;
-                                    humanize?: boolean;
-                                } | null;
-                                block_ads: string[];
-                                max_browsers: number;
-                                signup: boolean;
-                            };
-                            /** @description block_ads in force: off (no site listed), loading (requests pass until the lists are ready), ready (lists, source cache or parsed, loadMs), or unavailable (reason, next: e.g. install webext-ublock-origin-chromium) */
-                            adBlocking?: {
-                                /** @enum {string} */
-                                state: "off" | "loading" | "ready" | "unavailable";
-                                note?: string;
-                                lists?: string[];
-                                /** @enum {string} */
-                                source?: "cache" | "parsed";
-                                loadMs?: number;
-                                reason?: string;
-                                next?: string;
-                            };
-                            /** @description The caller's persistent identity (drawn once, kept across restarts), with the profile's overrides applied; its enabled field says where it applies */
-                            identity?: Record<string, never> | null;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1BrowserSettings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3065,66 +1747,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's browser profiles: the default one and named ones */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description profiles: name, running, tab count */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Profiles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3141,66 +1764,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's files (PDFs, screenshots, downloads), newest first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description files: name, size, mimeType, modifiedAt, url */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Files"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3217,73 +1781,7 @@ export interface paths {
             cookie?: never;
         };
         /** Download one of the caller's files */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the file, as an attachment */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/octet-stream": string;
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1FilesByName"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3300,37 +1798,7 @@ export interface paths {
             cookie?: never;
         };
         /** A shared file (browser_download_link): streamed as an attachment; the signed, expiring token in the path is the only credential */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the shared file, streamed as an attachment (nosniff, no-store, no-referrer) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/octet-stream": string;
-                    };
-                };
-                /** @description not_found: the link expired, was altered, or its file was deleted or now holds other bytes (one answer for all, no file bytes) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getDlByToken"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3347,70 +1815,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's own audit entries, newest first; pass the returned cursor for the next page */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    /** @description Opaque, from the previous page, valid for the caller only; anything else is validation_error. */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description entries, and a cursor when there are more */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Audit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3432,88 +1837,7 @@ export interface paths {
          * An SMS forwarder posts a received text into an SMS otp_inbox; authenticated by that inbox's secret, not a user token
          * @description Authorization: Bearer <the SMS inbox's secret> (not a user token). A wrong secret and an unknown inbox both answer 401 and store nothing. Body at most 16 KB.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    inbox: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        text: string;
-                        from?: string;
-                        /** @description ISO time or epoch milliseconds */
-                        receivedAt?: string;
-                    };
-                    "application/x-www-form-urlencoded": {
-                        Body: string;
-                        From?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description stored; waiting browser_fill_otp calls look at it at once */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1InboxSmsByInbox"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3528,42 +1852,7 @@ export interface paths {
             cookie?: never;
         };
         /** The "Your turn" page of a hand-off (HTML); the token in the link is the credential */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the "Your turn" page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description unknown token (plain page) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description the hand-off is over (plain page) */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getHandoffByToken"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3582,49 +1871,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Done on the "Your turn" page: resolves the hand-off (same-origin form post) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description resolved; a thank-you page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description posted from another site */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description unknown token (plain page) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description the hand-off is over (plain page) */
-                410: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["postHandoffByTokenDone"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3639,46 +1886,7 @@ export interface paths {
             cookie?: never;
         };
         /** Live view of a tab: the viewer page a live link opens (the token in the path is the only credential; its WebSocket is /live/{token}/ws) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the viewer page (HTML, no-store, frame-ancestors self) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description forbidden: a Host this daemon does not answer to */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found: the link is unknown or expired */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getLiveByToken"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3700,153 +1908,7 @@ export interface paths {
          * Fill a JSON Schema from a tab, url or urls with a model (as browser_extract_ai): data checked against the schema, citations checked against the page, usage and model
          * @description Header X-Model-Key: your key for the model's provider (else the server's). With urls, results holds one {url, ok, data, citations, warnings, usage, error} per address.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description One address, read in a read-only tab. */
-                        url?: string;
-                        /** @description 1-10 addresses, each extracted on its own (one result per address). */
-                        urls?: string[];
-                        /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
-                        tab?: string;
-                        /** @description The JSON Schema the data must match, e.g. {"type":"object","properties":{"price":{"type":"number"}},"required":["price"]}. */
-                        schema: {
-                            [key: string]: unknown;
-                        };
-                        /** @description What to extract, in words (e.g. "the price after discount"). */
-                        prompt?: string;
-                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                        model?: string;
-                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                        maxTokensTotal?: number;
-                        /**
-                         * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
-                         * @default false
-                         */
-                        includeHidden?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage, model (or results with urls) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description action_failed | budget_exceeded */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description navigation_failed */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description timeout */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1Extract"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3866,158 +1928,7 @@ export interface paths {
          * Ask a question about a tab, url or urls with a model: an answer with citations checked against the page
          * @description Header X-Model-Key: your key for the model's provider (else the server's). Answers answer, citations (chunk, quote, url, headingPath, start, end), warnings, usage, model.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** @description The question. */
-                        question: string;
-                        /** @description One address, read in a read-only tab. */
-                        url?: string;
-                        /** @description 1-10 addresses, read together: the answer may draw on all of them. */
-                        urls?: string[];
-                        /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
-                        tab?: string;
-                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                        model?: string;
-                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                        maxTokensTotal?: number;
-                        /**
-                         * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
-                         * @default false
-                         */
-                        includeHidden?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description result */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description stale_ref */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description action_failed | budget_exceeded */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description navigation_failed */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description timeout */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1Ask"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4032,230 +1943,10 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's learned extractors, most recently updated first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description extractors: every extractor of the caller (id, name, version, model, learnedOn, schema, prompt, fields, createdAt, updatedAt) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Extractors"];
         put?: never;
         /** Learn an extractor on a page (url or tab): per-field CSS selectors a model proposes, proven on the page against the schema before it is stored; answers its id (ext_…) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description A name to find it by. Default: the page's host and path. */
-                        name?: string;
-                        url?: string;
-                        /** @description A tab id (t1, or <profile>/t1): the page as it is now. */
-                        tab?: string;
-                        /** @description A JSON Schema object whose properties are the fields: text, numbers, booleans or lists of them. */
-                        schema: {
-                            [key: string]: unknown;
-                        };
-                        /** @description What to read, in words (e.g. "the price after discount"). */
-                        prompt?: string;
-                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                        model?: string;
-                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                        maxTokensTotal?: number;
-                        /**
-                         * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
-                         * @default false
-                         */
-                        includeHidden?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description result */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description stale_ref */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description action_failed | budget_exceeded */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description navigation_failed */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description timeout */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1Extractors"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4270,167 +1961,11 @@ export interface paths {
             cookie?: never;
         };
         /** One learned extractor: schema, prompt, model, version, fields */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description ext_ and 16 hex digits; another user's id is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description extractor */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1ExtractorsById"];
         put?: never;
         post?: never;
         /** Delete a learned extractor */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description ext_ and 16 hex digits; another user's id is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description deleted: the id */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteV1ExtractorsById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4446,162 +1981,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Run an extractor on a tab, url or urls with no model; re-learns once (next version) when required fields stop matching */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description ext_ and 16 hex digits; another user's id is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** @description The extractor id (ext_ and 16 hex digits) extractor_learn answered. */
-                        id: string;
-                        url?: string;
-                        /** @description Addresses read one after another, 1-20. */
-                        urls?: string[];
-                        /** @description A tab id (t1, or <profile>/t1): the page as it is now. */
-                        tab?: string;
-                        /** @description Re-learn once when required fields stop matching. Default true. */
-                        relearn?: boolean;
-                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                        model?: string;
-                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                        maxTokensTotal?: number;
-                        /**
-                         * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
-                         * @default false
-                         */
-                        includeHidden?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description result */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description stale_ref */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description action_failed | budget_exceeded */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description navigation_failed */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description timeout */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1ExtractorsByIdRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4616,290 +1996,10 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's crawls, newest first; pass the returned cursor for the next page */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    /** @description Opaque, from the previous page, valid for the caller only; anything else is validation_error. */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description crawls (newest first, each as GET /v1/crawls/{id} without spec), and a cursor when there are more */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Crawls"];
         put?: never;
         /** Start a crawl (as browser_crawl, same parameters); answers its id, state, counters and links */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Pages to start from (depth 0); always crawled, whatever allow/deny say. Give startUrls, sitemap or both. */
-                        startUrls?: string[];
-                        /** @description A sitemap or sitemap index URL (plain or gzipped); its pages are added at depth 0. */
-                        sitemap?: string;
-                        /** @description Only follow URLs matching one of these. * is a wildcard, everything else literal and case-sensitive; a pattern with :// is matched against the whole URL, otherwise against path and query. Deny wins. */
-                        allow?: string[];
-                        /** @description Never follow URLs matching one of these (same syntax as allow). */
-                        deny?: string[];
-                        /** @description Stay on the start URLs' domains (www. ignored). Default true. */
-                        sameDomain?: boolean;
-                        /** @description Pages to read, done and failed together: 1-5000, default 50. */
-                        maxPages?: number;
-                        /** @description Links followed from a start page: 0-20, default 2. */
-                        maxDepth?: number;
-                        /** @description Pages read at once: 1-8, default 2 (at most 2 in the browser). */
-                        concurrency?: number;
-                        /** @description Milliseconds between requests to one host: 0-60000, default 1000. robots.txt Crawl-delay and 429/503 back-off can lengthen it. */
-                        delayMs?: number;
-                        /**
-                         * @description http: plain requests; browser: read-only tabs on your own signed-in profile; auto (default): http, and the browser for pages that need scripts.
-                         * @enum {string}
-                         */
-                        mode?: "http" | "browser" | "auto";
-                        /**
-                         * @description markdown (default), text, or json: page metadata (description, language, canonical URL, headings, JSON-LD) and no content.
-                         * @enum {string}
-                         */
-                        format?: "markdown" | "text" | "json";
-                        /** @description Content characters kept per page: 1-200000, default 20000. */
-                        maxChars?: number;
-                        /** @description name -> CSS selector, or {css, attr, all}: exact values per page. */
-                        fields?: {
-                            [key: string]: string | {
-                                css: string;
-                                /** @description An attribute instead of the text (href and src come back absolute). */
-                                attr?: string;
-                                /** @description Every match as a list, not just the first. */
-                                all?: boolean;
-                            };
-                        };
-                        /** @description A JSON Schema (type object). With fields: each page's fields are checked against it. Without fields: a model fills it on every page from the page's best passages (checked against the schema, citations checked against the page), using the starting call's X-Model-Key (kept in memory only; after a restart the server's key). */
-                        outputSchema?: {
-                            [key: string]: unknown;
-                        };
-                        /** @description With outputSchema and no fields: what a model should fill in. */
-                        prompt?: string;
-                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                        model?: string;
-                        /** @description With outputSchema and no fields: the model token budget for the whole crawl, 1-2000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent. */
-                        maxTokensTotal?: number;
-                        /** @description A learned extractor (ext_..., POST /v1/extractors): its fields and schema are read on every page, with no model. Give it alone, without fields, outputSchema or prompt. */
-                        extractor?: string;
-                        /** @description Honour robots.txt (and its Crawl-delay). Default true. */
-                        obeyRobots?: boolean;
-                        /** @description Keep text a person cannot see. Default false. */
-                        includeHidden?: boolean;
-                        /**
-                         * @description off (default); record: store responses; replay: use stored ones, the network for the rest; replay-strict: stored ones only, a page with none fails.
-                         * @enum {string}
-                         */
-                        cache?: "off" | "record" | "replay" | "replay-strict";
-                        /** @description Which response cache: letters, digits, ".", "_", "-". Default "default". */
-                        cacheName?: string;
-                        /** @description A name to find this crawl by. */
-                        name?: string;
-                        /** @description More representations per page: markdown, text, html, links, images, metadata. */
-                        formats?: ("markdown" | "text" | "html" | "links" | "images" | "metadata")[];
-                        /** @description Chunks with citations: URL, heading path, character offsets. */
-                        chunk?: {
-                            /**
-                             * @description Split by token count or at headings.
-                             * @enum {string}
-                             */
-                            by: "tokens" | "headings";
-                            /** @description Tokens per chunk (by tokens), default 500. */
-                            size?: number;
-                            /** @description Tokens shared by neighbouring chunks, default 50. */
-                            overlap?: number;
-                        };
-                        /** @description Keep only the passages that best match (BM25, no model). */
-                        query?: string;
-                        /** @description Passages per page with query, default 5. */
-                        topK?: number;
-                        /** @description Also fetch the files the page links to, through the browser (your cookies, the network guard, read-only), store each once in your files, and list them; documents come back as Markdown. */
-                        collect?: {
-                            /** @description Documents the page links to (PDF, Word, Excel, PowerPoint, OpenDocument, RTF, EPUB, CSV, TSV). Default true unless types, images or media is given. */
-                            documents?: boolean;
-                            /** @description Images the page shows (img src and srcset). Default false. */
-                            images?: boolean;
-                            /** @description Audio and video the page holds or links to. Default false. */
-                            media?: boolean;
-                            /** @description Only these types (instead of documents/images/media). */
-                            types?: ("pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video")[];
-                            /** @description Files per page, 1-200. Default 20. */
-                            maxFiles?: number;
-                            /** @description Largest file taken, in bytes; default and most 15 MB. A larger one is listed as failed. */
-                            maxBytes?: number;
-                            /** @description Markdown characters per converted document, 100-200000. Default 20000. */
-                            maxChars?: number;
-                            /** @description Skip images smaller than this (width or height as shown, in CSS pixels). */
-                            minImagePx?: number;
-                            /** @description Convert documents to Markdown (default true). */
-                            convert?: boolean;
-                            /**
-                             * @description Which converter: auto (default), builtin, markitdown, docling.
-                             * @enum {string}
-                             */
-                            converter?: "auto" | "builtin" | "markitdown" | "docling";
-                            /** @description Caption each collected image (PNG, JPEG, GIF, WebP up to 5 MB) with a model: a sentence or two of alt text. Needs images. Default false. */
-                            caption?: boolean;
-                            /** @description Images captioned at most, over the whole call (with caption). Default: every collected image. */
-                            captionMax?: number;
-                            /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                            maxTokensTotal?: number;
-                            /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                            model?: string;
-                        };
-                        /** @description Scroll with real wheel events before reading, until the list has count items, nothing new comes, the end, or maxScrolls; says why it stopped. */
-                        scrollUntil?: {
-                            /** @description Stop once this many items are held (needs item). */
-                            count?: number;
-                            /** @description Stop when nothing new came for this long, 100-60000 ms. Default 1500. */
-                            noNewForMs?: number;
-                            /** @description Wheel turns at most, 1-500. Default 50. */
-                            maxScrolls?: number;
-                            /** @description CSS selector of one list item: each is kept as it shows (virtual lists drop old ones), once, in order. */
-                            item?: string;
-                            /** @description CSS selector of the scrolling element. Default the page. */
-                            container?: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description started */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            id: string;
-                            /** @enum {string} */
-                            state: "running" | "paused" | "finished" | "cancelled" | "failed";
-                            counters: Record<string, never>;
-                            links: Record<string, never>;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1Crawls"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4914,158 +2014,11 @@ export interface paths {
             cookie?: never;
         };
         /** One crawl: state, counters and its parameters with every default filled */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the run, with spec: its parameters with every default filled */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            id: string;
-                            /** @enum {string} */
-                            state: "running" | "paused" | "finished" | "cancelled" | "failed";
-                            counters: Record<string, never>;
-                            links: Record<string, never>;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1CrawlsById"];
         put?: never;
         post?: never;
         /** Delete a crawl with its items (a running one is cancelled first) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description deleted: id, deleted */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteV1CrawlsById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5081,83 +2034,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Pause a running crawl: no new pages start, the queue is kept */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description paused */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            id: string;
-                            /** @enum {string} */
-                            state: "running" | "paused" | "finished" | "cancelled" | "failed";
-                            counters: Record<string, never>;
-                            links: Record<string, never>;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1CrawlsByIdPause"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5174,83 +2051,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Resume a paused crawl */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description running again */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            id: string;
-                            /** @enum {string} */
-                            state: "running" | "paused" | "finished" | "cancelled" | "failed";
-                            counters: Record<string, never>;
-                            links: Record<string, never>;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1CrawlsByIdResume"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5267,83 +2068,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel a crawl; its items are kept */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description cancelled; items kept */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            id: string;
-                            /** @enum {string} */
-                            state: "running" | "paused" | "finished" | "cancelled" | "failed";
-                            counters: Record<string, never>;
-                            links: Record<string, never>;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1CrawlsByIdCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5358,84 +2083,7 @@ export interface paths {
             cookie?: never;
         };
         /** A page of a crawl's items, whole (not cut), in the order they finished */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only items with this status. */
-                    status?: "done" | "failed" | "blocked";
-                    limit?: number;
-                    /** @description Opaque, from the previous page, valid for the caller only; anything else is validation_error. */
-                    cursor?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description items: whole items (seq, url, finalUrl, depth, status, httpStatus, via, title, content, metadata, fields, formats, chunks, passages, error, at), and a cursor when there are more */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1CrawlsByIdItems"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5452,158 +2100,13 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's webhook receivers: id, url, events, pending rows (never a secret) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description receivers, oldest first; never a secret */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            webhooks: {
-                                id: string;
-                                url: string;
-                                events: ("monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished")[];
-                                /** Format: date-time */
-                                createdAt: string;
-                                pending: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Webhooks"];
         put?: never;
         /**
          * Register a webhook receiver {url, events?}; answers its id and signing secret (whsec_…), the secret this once only
          * @description The URL must be http(s) and pass the private-network guard (a loopback, private or link-local receiver is `blocked` unless the admin allows it). Each event is POSTed as `{type, timestamp, data}` signed with Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature); only a 2xx counts, redirects are never followed, and failures are retried for 24 h.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        url: string;
-                        /** @description default: every event */
-                        events?: ("monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished")[];
-                    };
-                };
-            };
-            responses: {
-                /** @description registered; `secret` is shown this once */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            id: string;
-                            url: string;
-                            events: ("monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished")[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            secret: string;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1Webhooks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5621,77 +2124,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete a webhook receiver with its outbox rows (pending ones are not sent) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description deleted */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            id: string;
-                            deleted: boolean;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteV1WebhooksById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5705,104 +2138,7 @@ export interface paths {
             cookie?: never;
         };
         /** One receiver's deliveries, newest first: state, attempts, last status or error */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                    state?: "pending" | "delivered" | "failed";
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description deliveries, newest first */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            id: string;
-                            deliveries: {
-                                /** @description the webhook-id header: the same on every attempt */
-                                id: string;
-                                /** @enum {string} */
-                                type: "monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished";
-                                /** @enum {string} */
-                                state: "pending" | "delivered" | "failed";
-                                attempts: number;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                nextAttemptAt?: string;
-                                /** Format: date-time */
-                                finishedAt?: string;
-                                lastStatus?: number;
-                                lastError?: string;
-                                /** @description the latest 20 attempts, oldest first */
-                                history: {
-                                    /** Format: date-time */
-                                    at: string;
-                                    status?: number;
-                                    error?: string;
-                                    ms: number;
-                                }[];
-                            }[];
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1WebhooksByIdDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5819,66 +2155,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's response caches: name, entries, bytes, last stored */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description caches: name, entries, bytes, updatedAt */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Caches"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5898,78 +2175,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete one of the caller's response caches with its stored responses */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description letters, digits, ".", "_", "-" */
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description deleted: name, deleted */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteV1CachesByName"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5986,80 +2192,7 @@ export interface paths {
          * Every item of a crawl as a streamed file: JSON Lines, CSV (RFC 4180) or one JSON array
          * @description Streamed as an attachment named <id>.<format>. CSV: a header row, CRLF line ends, columns seq, url, final_url, status, http_status, depth, title, content, error, at, then one per field of the crawl; lists and objects as JSON text; a cell starting with = + - @ gets a leading ' so spreadsheets treat it as text.
          */
-        get: {
-            parameters: {
-                query?: {
-                    format?: "jsonl" | "csv" | "json";
-                    /** @description Only items with this status. */
-                    status?: "done" | "failed" | "blocked";
-                };
-                header?: never;
-                path: {
-                    /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the items */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/x-ndjson": string;
-                        "text/csv": string;
-                        "application/json": Record<string, never>[];
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1CrawlsByIdExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6078,142 +2211,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Convert a document to Markdown or text (as browser_convert): a JSON body with the same arguments, or multipart/form-data with the upload in part "file" (15 MB) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description A file of yours, by the name browser_downloads lists. */
-                        file?: string;
-                        /** @description A public http(s) address of the document. */
-                        url?: string;
-                        /** @description The document's bytes, base64 (at most 15 MB decoded). Needs name. */
-                        base64?: string;
-                        /** @description File name of the base64 document (its extension gives the type), or the name to store a url document under. */
-                        name?: string;
-                        /**
-                         * @description auto (default): built-in when it reads the type, else the server's markitdown or docling converter. builtin, markitdown or docling to choose.
-                         * @enum {string}
-                         */
-                        converter?: "auto" | "builtin" | "markitdown" | "docling";
-                        /**
-                         * @description Default markdown.
-                         * @enum {string}
-                         */
-                        format?: "markdown" | "text";
-                        /** @description Characters to return, 1-200000. Default 50000. */
-                        maxChars?: number;
-                        /** @description Keep a url or base64 document in your files (stored once; a failed conversion stores nothing). Default false. */
-                        store?: boolean;
-                    };
-                    "multipart/form-data": {
-                        /**
-                         * Format: binary
-                         * @description The document, at most 15 MB; its file name gives the type.
-                         */
-                        file: string;
-                        /** @enum {string} */
-                        converter?: "auto" | "builtin" | "markitdown" | "docling";
-                        /** @enum {string} */
-                        format?: "markdown" | "text";
-                        maxChars?: number;
-                        store?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description conversion: source, kind, converter, chars, truncated, title, parts; file when stored; text with the fenced document */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description navigation_failed */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description timeout */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1Convert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6228,75 +2226,7 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's vault entries: names, kinds, field names and login URLs, never a value */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Vault"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6314,187 +2244,10 @@ export interface paths {
         };
         get?: never;
         /** Create or update a vault entry: merge login fields, or set an otp_inbox (IMAP, or SMS: answers its forwarding URL and secret once) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        kind?: "login";
-                        /** Format: uri */
-                        loginUrl?: string;
-                        fields?: {
-                            [key: string]: string;
-                        };
-                    } | {
-                        /** @constant */
-                        kind: "otp_inbox";
-                        imap: {
-                            host: string;
-                            port: number;
-                            user: string;
-                            password: string;
-                            /** @default true */
-                            tls?: boolean;
-                        };
-                    } | {
-                        /** @constant */
-                        kind: "otp_inbox";
-                        /** @constant */
-                        sms: true;
-                    };
-                };
-            };
-            responses: {
-                /** @description entry (as GET /v1/vault lists it); for an SMS inbox also forwardUrl and secret */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        put: operations["putV1VaultByName"];
         post?: never;
         /** Delete a vault entry */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description deleted */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteV1VaultByName"];
         options?: never;
         head?: never;
         patch?: never;
@@ -6511,87 +2264,7 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete one field of a login entry */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                    field: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description deleted */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteV1VaultByNameFieldsByField"];
         options?: never;
         head?: never;
         patch?: never;
@@ -6610,131 +2283,7 @@ export interface paths {
          * Research a question: web search, the best results read, an answer whose citations (URL and quote) are checked against the pages; stored (X-Model-Key: the provider key)
          * @description X-Model-Key: the chosen provider's key (else the host's). The answer: id, research {question, answer, citations [{url, quote, chunk, headingPath, start, end}], sources, warnings, model, usage, createdAt}.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** @description The question, 1-2000 characters. */
-                        question: string;
-                        /** @description Result pages to read, 1-20. Default 5. */
-                        maxSources?: number;
-                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                        model?: string;
-                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                        maxTokensTotal?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description result */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description action_failed | budget_exceeded */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description navigation_failed */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description timeout */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1Research"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6749,85 +2298,7 @@ export interface paths {
             cookie?: never;
         };
         /** A stored research answer */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description res_ and 16 hex digits; another user's id is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description result */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1ResearchById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6844,180 +2315,13 @@ export interface paths {
             cookie?: never;
         };
         /** The caller's tasks, newest first (?state= filters) */
-        get: {
-            parameters: {
-                query?: {
-                    state?: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description result */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1Tasks"];
         put?: never;
         /**
          * Start a server-run task: a model reaches a goal with the browser tools (audited, under the user's rules); at most two run per user, others queue; answers its id
          * @description X-Model-Key: the chosen provider's key, kept in memory only while the task lives (after a restart the host key is used, else the task fails with not_configured). The answer: id, task {id, state, goal, model, step, usage, calls, handoff, result, error, ...}.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        /** @description What the task should achieve, in plain words, 1-4000 characters. */
-                        goal: string;
-                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                        model?: string;
-                        /** @description A page the task opens first (http or https). */
-                        startUrl?: string;
-                        /** @description Model turns at most, 1-100. Default 30. */
-                        maxSteps?: number;
-                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                        maxTokensTotal?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description result */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_configured */
-                501: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1Tasks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7032,87 +2336,7 @@ export interface paths {
             cookie?: never;
         };
         /** One task: state, steps, tool calls, usage, result or error, and the hand-off link while paused (?waitS= waits while it is queued or running) */
-        get: {
-            parameters: {
-                query?: {
-                    waitS?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description task_ and 16 hex digits; another user's id is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description result */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1TasksById"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7131,85 +2355,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Cancel a queued, running or paused task */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description task_ and 16 hex digits; another user's id is not_found. */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description result */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @constant */
-                            ok: true;
-                            tool?: string;
-                            text: string;
-                            images?: {
-                                mimeType?: string;
-                                data?: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description not_found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1TasksByIdCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7224,140 +2370,10 @@ export interface paths {
             cookie?: never;
         };
         /** List users (admin key) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description users */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1AdminUsers"];
         put?: never;
         /** Create a user (admin key); answers its token once */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postV1AdminUsers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7372,124 +2388,7 @@ export interface paths {
             cookie?: never;
         };
         /** The host-wide browser settings in force (admin key) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description settings in force */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            settings: {
-                                profile_enabled: boolean | string[];
-                                profile: {
-                                    hardwareConcurrency?: number | null;
-                                    deviceMemory?: (0.25 | 0.5 | 1 | 2 | 4 | 8) | null;
-                                    screen?: {
-                                        width: number;
-                                        height: number;
-                                        colorDepth?: 24 | 30 | 32;
-                                        devicePixelRatio?: number;
-                                    } | null;
-                                    webgl?: {
-                                        vendor: string;
-                                        renderer: string;
-                                    } | null;
-                                    platform?: string | null;
-                                    userAgentMetadata?: {
-                                        platform?: string;
-                                        platformVersion?: string;
-                                        architecture?: string;
-                                        model?: string;
-                                        mobile?: boolean;
-                                        bitness?: string;
-                                        wow64?: boolean;
-                                        brands?: {
-                                            brand: string;
-                                            version: string;
-                                        }[];
-                                        fullVersionList?: {
-                                            brand: string;
-                                            version: string;
-                                        }[];
-                                    } | null;
-                                    humanize?: boolean;
-                                } | null;
-                                block_ads: string[];
-                                max_browsers: number;
-                                signup: boolean;
-                            };
-                            /** @description block_ads in force: off (no site listed), loading (requests pass until the lists are ready), ready (lists, source cache or parsed, loadMs), or unavailable (reason, next: e.g. install webext-ublock-origin-chromium) */
-                            adBlocking?: {
-                                /** @enum {string} */
-                                state: "off" | "loading" | "ready" | "unavailable";
-                                note?: string;
-                                lists?: string[];
-                                /** @enum {string} */
-                                source?: "cache" | "parsed";
-                                loadMs?: number;
-                                reason?: string;
-                                next?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1AdminBrowserSettings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7499,154 +2398,7 @@ export interface paths {
          * Change browser settings (admin key): any of profile_enabled, profile, block_ads, max_browsers, signup; an unknown key or a wrong type changes nothing
          * @description Only the keys sent change; the whole patch is checked first, and any problem (an unknown key, a wrong type, a bad host pattern) changes nothing.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": {
-                        profile_enabled?: boolean | string[];
-                        profile?: {
-                            hardwareConcurrency?: number | null;
-                            deviceMemory?: (0.25 | 0.5 | 1 | 2 | 4 | 8) | null;
-                            screen?: {
-                                width: number;
-                                height: number;
-                                colorDepth?: 24 | 30 | 32;
-                                devicePixelRatio?: number;
-                            } | null;
-                            webgl?: {
-                                vendor: string;
-                                renderer: string;
-                            } | null;
-                            platform?: string | null;
-                            userAgentMetadata?: {
-                                platform?: string;
-                                platformVersion?: string;
-                                architecture?: string;
-                                model?: string;
-                                mobile?: boolean;
-                                bitness?: string;
-                                wow64?: boolean;
-                                brands?: {
-                                    brand: string;
-                                    version: string;
-                                }[];
-                                fullVersionList?: {
-                                    brand: string;
-                                    version: string;
-                                }[];
-                            } | null;
-                            humanize?: boolean;
-                        } | null;
-                        block_ads?: string[];
-                        max_browsers?: number;
-                        signup?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description settings now in force */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            settings: {
-                                profile_enabled: boolean | string[];
-                                profile: {
-                                    hardwareConcurrency?: number | null;
-                                    deviceMemory?: (0.25 | 0.5 | 1 | 2 | 4 | 8) | null;
-                                    screen?: {
-                                        width: number;
-                                        height: number;
-                                        colorDepth?: 24 | 30 | 32;
-                                        devicePixelRatio?: number;
-                                    } | null;
-                                    webgl?: {
-                                        vendor: string;
-                                        renderer: string;
-                                    } | null;
-                                    platform?: string | null;
-                                    userAgentMetadata?: {
-                                        platform?: string;
-                                        platformVersion?: string;
-                                        architecture?: string;
-                                        model?: string;
-                                        mobile?: boolean;
-                                        bitness?: string;
-                                        wow64?: boolean;
-                                        brands?: {
-                                            brand: string;
-                                            version: string;
-                                        }[];
-                                        fullVersionList?: {
-                                            brand: string;
-                                            version: string;
-                                        }[];
-                                    } | null;
-                                    humanize?: boolean;
-                                } | null;
-                                block_ads: string[];
-                                max_browsers: number;
-                                signup: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchV1AdminBrowserSettings"];
         trace?: never;
     };
     "/v1/admin/audit": {
@@ -7657,71 +2409,7 @@ export interface paths {
             cookie?: never;
         };
         /** Every user's audit entries (admin key) */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description entries */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description validation_error */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description unauthorized */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden | refused | site_read_only | blocked */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description validation_error: the method is not served on this path (see Allow) */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description browser_capacity (with Retry-After) or shutting_down */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getV1AdminAudit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7738,26 +2426,7 @@ export interface paths {
             cookie?: never;
         };
         /** Home page (HTML): what this service is, where agents connect, and the sign-up form when sign-up is on */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the home page; the sign-up form only when signup is on */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["getRoot"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7779,69 +2448,7 @@ export interface paths {
          * Sign up {name} (form or JSON) when the admin turned signup on: makes a user and answers its token once; limited per client address (429 rate_limited with Retry-After); 403 forbidden when sign-up is off
          * @description Counted per client address (the socket peer; IPv6 per /64), every attempt while sign-up is on. A form post answers an HTML page, a JSON post JSON.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        name: string;
-                    };
-                    "application/json": {
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description created: the token, shown once */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            user: string;
-                            token: string;
-                            mcpUrl: string;
-                            guide?: string;
-                        };
-                        "text/html": string;
-                    };
-                };
-                /** @description validation_error: the name is malformed or taken */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description forbidden: sign-up is off */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description rate_limited, with Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postSignup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7856,26 +2463,7 @@ export interface paths {
             cookie?: never;
         };
         /** A setup guide for agents (Markdown): MCP URL, auth header, REST base and first steps, with the daemon's own address filled in; no secret */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the guide, with the daemon's public URL (or listen address) filled in */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/markdown": string;
-                    };
-                };
-            };
-        };
+        get: operations["getInstallMd"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7895,44 +2483,7 @@ export interface paths {
          * Admin console: the login form, or the overview when logged in (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["getAdmin"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7954,44 +2505,7 @@ export interface paths {
          * Admin console: log in with the admin key (form post); sets the session cookie (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        post: operations["postAdminLogin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8011,44 +2525,7 @@ export interface paths {
          * Admin console: log out (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        post: operations["postAdminLogout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8066,87 +2543,13 @@ export interface paths {
          * Admin console: users (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["getAdminUsers"];
         put?: never;
         /**
          * Admin console: add a user; its token is shown once (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        post: operations["postAdminUsers"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8166,46 +2569,7 @@ export interface paths {
          * Admin console: replace a user's token, disable or enable the user (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        post: operations["postAdminUsersByName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8223,87 +2587,13 @@ export interface paths {
          * Admin console: browser settings (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["getAdminSettings"];
         put?: never;
         /**
          * Admin console: change browser settings (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        post: operations["postAdminSettings"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8321,44 +2611,7 @@ export interface paths {
          * Admin console: host policies per user (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["getAdminPolicies"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8380,46 +2633,7 @@ export interface paths {
          * Admin console: set or remove one host rule of a user (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        post: operations["postAdminPoliciesByName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8437,44 +2651,7 @@ export interface paths {
          * Admin console: approvals and take-over per user (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["getAdminApprovals"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8496,46 +2673,7 @@ export interface paths {
          * Admin console: change a user's approvals and take-over (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    name: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        post: operations["postAdminApprovalsByName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8553,44 +2691,7 @@ export interface paths {
          * Admin console: recent audit entries of every user (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["getAdminAudit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8610,44 +2711,7 @@ export interface paths {
          * Admin console: running browsers with their memory (HTML page)
          * @description An admin console page (HTML). Not part of the REST contract; programs use /v1/admin/* with the admin key.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description the login form: no console session */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["getAdminBrowsers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -8681,6 +2745,1330 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        version?: string;
+                        uptimeS?: number;
+                        browsers?: number;
+                    };
+                };
+            };
+            /** @description closing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description JSON-RPC response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description closed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description me */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        user: string;
+                        policy: Record<string, never>;
+                        limits: Record<string, never>;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Models: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the model ids a call may choose */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        models: {
+                            id: string;
+                            /** @enum {string} */
+                            provider: "openai" | "anthropic" | "gemini";
+                            default: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Usage: {
+        parameters: {
+            query?: {
+                /** @description First day (YYYY-MM-DD, UTC), inclusive */
+                from?: string;
+                /** @description Last day (YYYY-MM-DD, UTC), inclusive */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description model tokens per day and model, as the providers reported them */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        models: {
+                            day?: string;
+                            model?: string;
+                            requests?: number;
+                            inputTokens?: number;
+                            outputTokens?: number;
+                        }[];
+                        totals: Record<string, never>;
+                        cdpSessionMinutes?: number;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Tabs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description tabs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Tabs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description First address. "example.com" means https://example.com. Without it the tab is blank. */
+                    url?: string;
+                    /**
+                     * @description read (default): the tab cannot change anything on a site (network writes are aborted, sensitive actions refused). act: may make changes, under the host policy.
+                     * @default read
+                     * @enum {string}
+                     */
+                    mode?: "read" | "act";
+                    /**
+                     * @description Bring the tab to the front. Default true.
+                     * @default true
+                     */
+                    visible?: boolean;
+                    /** @description Where the tab and its popups may navigate; sub-domains included. */
+                    allowedDomains?: string[];
+                    /**
+                     * @description Live link kind: interactive (a person may click and type, where the account allows take-over; otherwise view), view (watch only) or none (no link). Default interactive.
+                     * @default interactive
+                     * @enum {string}
+                     */
+                    live?: "interactive" | "view" | "none";
+                    /** @description Open in a separate isolated context of this name (own cookies and storage, like an incognito window); created on first use. */
+                    context?: string;
+                    /** @description Open in the user's named profile (own persistent cookies and logins); the tab id comes back as <profile>/<id>. */
+                    profile?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description opened */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1TabsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description closed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1TabsByIdObserve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tab id (t2, or <profile>%2Ft2); another user's tab is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The tab, such as "t2" (a named profile's tab is "<profile>/t2"); the route takes it from the path. */
+                    tab: string;
+                    /** @description What you want to do on the page, 1-2000 characters. */
+                    instruction: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1TabsByIdAct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tab id (t2, or <profile>%2Ft2); another user's tab is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The tab, such as "t2" (a named profile's tab is "<profile>/t2"); the route takes it from the path. */
+                    tab: string;
+                    /** @description The step, in plain words, 1-2000 characters. */
+                    action: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                    /** @description Use and fill the action cache. Default true. */
+                    cache?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1TabsByIdValidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tab id (t2, or <profile>%2Ft2); another user's tab is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The tab, such as "t2" (a named profile's tab is "<profile>/t2"); the route takes it from the path. */
+                    tab: string;
+                    /** @description What should be true of the page, 1-2000 characters. */
+                    assertion: string;
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
+                    includeHidden?: boolean;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1TabsByIdHar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a HAR 1.2 document: log.version, creator, pages, entries (with _resourceType, _webSocketMessages, _eventSourceMessages) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        log: Record<string, never>;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Tools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description tools */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     browser_open: {
         parameters: {
             query?: never;
@@ -8776,9 +4164,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8787,6 +4177,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8815,6 +4214,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8901,9 +4302,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8912,6 +4315,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8940,6 +4352,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9029,9 +4443,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9040,6 +4456,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9068,6 +4493,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9157,9 +4584,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9168,6 +4597,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9196,6 +4634,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9289,9 +4729,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9300,6 +4742,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9328,6 +4779,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9422,9 +4875,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9433,6 +4888,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9461,6 +4925,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9563,9 +5029,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9574,6 +5042,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9602,6 +5079,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9696,9 +5175,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9707,6 +5188,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9735,6 +5225,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9835,9 +5327,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9846,6 +5340,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9874,6 +5377,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9982,9 +5487,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9993,6 +5500,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10021,6 +5537,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10120,9 +5638,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10131,6 +5651,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10159,6 +5688,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10252,9 +5783,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10263,6 +5796,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10291,6 +5833,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10382,9 +5926,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10393,6 +5939,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10421,6 +5976,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10519,9 +6076,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10530,6 +6089,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10558,6 +6126,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10644,9 +6214,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10655,6 +6227,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10683,6 +6264,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10776,9 +6359,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10787,6 +6372,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10815,6 +6409,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10910,9 +6506,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10921,6 +6519,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10949,6 +6556,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11038,9 +6647,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11049,6 +6660,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11077,6 +6697,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11183,9 +6805,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11194,6 +6818,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11222,6 +6855,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11313,9 +6948,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11324,6 +6961,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11352,6 +6998,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11451,9 +7099,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11462,6 +7112,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11490,6 +7149,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11584,9 +7245,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11595,6 +7258,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11623,6 +7295,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11709,9 +7383,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11720,6 +7396,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11748,6 +7433,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11841,9 +7528,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11852,6 +7541,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11880,6 +7578,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11971,9 +7671,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11982,6 +7684,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12010,6 +7721,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12113,9 +7826,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12124,6 +7839,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12152,6 +7876,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12257,9 +7983,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12268,6 +7996,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12296,6 +8033,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12389,9 +8128,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12400,6 +8141,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12428,6 +8178,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12521,9 +8273,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12532,6 +8286,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12560,6 +8323,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12657,9 +8422,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12668,6 +8435,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12696,6 +8472,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12794,9 +8572,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12805,6 +8585,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12833,6 +8622,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12943,9 +8734,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12954,6 +8747,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12982,6 +8784,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13080,9 +8884,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13091,6 +8897,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13119,6 +8934,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13222,9 +9039,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13233,6 +9052,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13261,6 +9089,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13421,9 +9251,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13432,6 +9264,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13460,6 +9301,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13551,9 +9394,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13562,6 +9407,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13590,6 +9444,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13681,9 +9537,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13692,6 +9550,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13720,6 +9587,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13806,9 +9675,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13817,6 +9688,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13845,6 +9725,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13934,9 +9816,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13945,6 +9829,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13973,6 +9866,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14072,9 +9967,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14083,6 +9980,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14111,6 +10017,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14205,9 +10113,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14216,6 +10126,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14244,6 +10163,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14335,9 +10256,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14346,6 +10269,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14374,6 +10306,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14465,9 +10399,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14476,6 +10412,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14504,6 +10449,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14596,9 +10543,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14607,6 +10556,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14635,6 +10593,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14729,9 +10689,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14740,6 +10702,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14768,6 +10739,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14854,9 +10827,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14865,6 +10840,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14893,6 +10877,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14988,9 +10974,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14999,6 +10987,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15027,6 +11024,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15122,9 +11121,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15133,6 +11134,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15161,6 +11171,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15262,9 +11274,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15273,6 +11287,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15301,6 +11324,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15394,9 +11419,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15405,6 +11432,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15433,6 +11469,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15531,9 +11569,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15542,6 +11582,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15570,6 +11619,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15787,9 +11838,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15798,6 +11851,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15826,6 +11888,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15931,9 +11995,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15942,6 +12008,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15970,6 +12045,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16081,9 +12158,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16092,6 +12171,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16120,6 +12208,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16211,9 +12301,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16222,6 +12314,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16250,6 +12351,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16339,9 +12442,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16350,6 +12455,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16378,6 +12492,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16469,9 +12585,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16480,6 +12598,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16508,6 +12635,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16594,9 +12723,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16605,6 +12736,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16633,6 +12773,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16732,9 +12874,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16743,6 +12887,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16771,6 +12924,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16860,9 +13015,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16871,6 +13028,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16899,6 +13065,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17008,9 +13176,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17019,6 +13189,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17047,6 +13226,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17170,9 +13351,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17181,6 +13364,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17209,6 +13401,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17312,9 +13506,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17323,6 +13519,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17351,6 +13556,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17461,9 +13668,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17472,6 +13681,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17500,6 +13718,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17619,9 +13839,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17630,6 +13852,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17658,6 +13889,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17771,9 +14004,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17782,6 +14017,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17810,6 +14054,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17919,9 +14165,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17930,6 +14178,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17958,6 +14215,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18052,9 +14311,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18063,6 +14324,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18091,6 +14361,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18187,9 +14459,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18198,6 +14472,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18226,6 +14509,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18317,9 +14602,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18328,6 +14615,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18356,6 +14652,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18474,9 +14772,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18485,6 +14785,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18513,6 +14822,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18602,9 +14913,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18613,6 +14926,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18641,6 +14963,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18737,9 +15061,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18748,6 +15074,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18776,6 +15111,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18882,9 +15219,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18893,6 +15232,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18921,6 +15269,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19029,9 +15379,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description validation_error: the method is not served on this path (see Allow) */
+            /** @description method_not_allowed: the method is not served on this path */
             405: {
                 headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19040,6 +15392,15 @@ export interface operations {
             };
             /** @description stale_ref */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19068,6 +15429,8 @@ export interface operations {
             /** @description browser_capacity (with Retry-After) or shutting_down */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19081,6 +15444,5209 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1BrowserSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description settings in force */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        settings: {
+                            profile_enabled: boolean | string[];
+                            profile: {
+                                hardwareConcurrency?: number | null;
+                                deviceMemory?: (0.25 | 0.5 | 1 | 2 | 4 | 8) | null;
+                                screen?: {
+                                    width: number;
+                                    height: number;
+                                    colorDepth?: 24 | 30 | 32;
+                                    devicePixelRatio?: number;
+                                } | null;
+                                webgl?: {
+                                    vendor: string;
+                                    renderer: string;
+                                } | null;
+                                platform?: string | null;
+                                userAgentMetadata?: {
+                                    platform?: string;
+                                    platformVersion?: string;
+                                    architecture?: string;
+                                    model?: string;
+                                    mobile?: boolean;
+                                    bitness?: string;
+                                    wow64?: boolean;
+                                    brands?: {
+                                        brand: string;
+                                        version: string;
+                                    }[];
+                                    fullVersionList?: {
+                                        brand: string;
+                                        version: string;
+                                    }[];
+                                } | null;
+                                humanize?: boolean;
+                            } | null;
+                            block_ads: string[];
+                            max_browsers: number;
+                            signup: boolean;
+                        };
+                        /** @description block_ads in force: off (no site listed), loading (requests pass until the lists are ready), ready (lists, source cache or parsed, loadMs), or unavailable (reason, next: e.g. install webext-ublock-origin-chromium) */
+                        adBlocking?: {
+                            /** @enum {string} */
+                            state: "off" | "loading" | "ready" | "unavailable";
+                            note?: string;
+                            lists?: string[];
+                            /** @enum {string} */
+                            source?: "cache" | "parsed";
+                            loadMs?: number;
+                            reason?: string;
+                            next?: string;
+                        };
+                        /** @description The caller's persistent identity (drawn once, kept across restarts), with the profile's overrides applied; its enabled field says where it applies */
+                        identity?: Record<string, never> | null;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Profiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description profiles: name, running, tab count */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Files: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description files: name, size, mimeType, modifiedAt, url */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1FilesByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file, as an attachment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDlByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the shared file, streamed as an attachment (nosniff, no-store, no-referrer) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description not_found: the link expired, was altered, or its file was deleted or now holds other bytes (one answer for all, no file bytes) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Audit: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque, from the previous page, valid for the caller only; anything else is validation_error. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description entries, and a cursor when there are more */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1InboxSmsByInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                inbox: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    text: string;
+                    from?: string;
+                    /** @description ISO time or epoch milliseconds */
+                    receivedAt?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    Body: string;
+                    From?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description stored; waiting browser_fill_otp calls look at it at once */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHandoffByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the "Your turn" page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description unknown token (plain page) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the hand-off is over (plain page) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postHandoffByTokenDone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description resolved; a thank-you page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description posted from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description unknown token (plain page) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the hand-off is over (plain page) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLiveByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the viewer page (HTML, no-store, frame-ancestors self) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description forbidden: a Host this daemon does not answer to */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: the link is unknown or expired */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Extract: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One address, read in a read-only tab. */
+                    url?: string;
+                    /** @description 1-10 addresses, each extracted on its own (one result per address). */
+                    urls?: string[];
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                    tab?: string;
+                    /** @description The JSON Schema the data must match, e.g. {"type":"object","properties":{"price":{"type":"number"}},"required":["price"]}. */
+                    schema: {
+                        [key: string]: unknown;
+                    };
+                    /** @description What to extract, in words (e.g. "the price after discount"). */
+                    prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
+                    includeHidden?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage, model (or results with urls) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Ask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The question. */
+                    question: string;
+                    /** @description One address, read in a read-only tab. */
+                    url?: string;
+                    /** @description 1-10 addresses, read together: the answer may draw on all of them. */
+                    urls?: string[];
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                    tab?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
+                    includeHidden?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Extractors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description extractors: every extractor of the caller (id, name, version, model, learnedOn, schema, prompt, fields, createdAt, updatedAt) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Extractors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A name to find it by. Default: the page's host and path. */
+                    name?: string;
+                    url?: string;
+                    /** @description A tab id (t1, or <profile>/t1): the page as it is now. */
+                    tab?: string;
+                    /** @description A JSON Schema object whose properties are the fields: text, numbers, booleans or lists of them. */
+                    schema: {
+                        [key: string]: unknown;
+                    };
+                    /** @description What to read, in words (e.g. "the price after discount"). */
+                    prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
+                    includeHidden?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1ExtractorsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ext_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description extractor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1ExtractorsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ext_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted: the id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1ExtractorsByIdRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ext_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The extractor id (ext_ and 16 hex digits) extractor_learn answered. */
+                    id: string;
+                    url?: string;
+                    /** @description Addresses read one after another, 1-20. */
+                    urls?: string[];
+                    /** @description A tab id (t1, or <profile>/t1): the page as it is now. */
+                    tab?: string;
+                    /** @description Re-learn once when required fields stop matching. Default true. */
+                    relearn?: boolean;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
+                    includeHidden?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Crawls: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque, from the previous page, valid for the caller only; anything else is validation_error. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description crawls (newest first, each as GET /v1/crawls/{id} without spec), and a cursor when there are more */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Crawls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Pages to start from (depth 0); always crawled, whatever allow/deny say. Give startUrls, sitemap or both. */
+                    startUrls?: string[];
+                    /** @description A sitemap or sitemap index URL (plain or gzipped); its pages are added at depth 0. */
+                    sitemap?: string;
+                    /** @description Only follow URLs matching one of these. * is a wildcard, everything else literal and case-sensitive; a pattern with :// is matched against the whole URL, otherwise against path and query. Deny wins. */
+                    allow?: string[];
+                    /** @description Never follow URLs matching one of these (same syntax as allow). */
+                    deny?: string[];
+                    /** @description Stay on the start URLs' domains (www. ignored). Default true. */
+                    sameDomain?: boolean;
+                    /** @description Pages to read, done and failed together: 1-5000, default 50. */
+                    maxPages?: number;
+                    /** @description Links followed from a start page: 0-20, default 2. */
+                    maxDepth?: number;
+                    /** @description Pages read at once: 1-8, default 2 (at most 2 in the browser). */
+                    concurrency?: number;
+                    /** @description Milliseconds between requests to one host: 0-60000, default 1000. robots.txt Crawl-delay and 429/503 back-off can lengthen it. */
+                    delayMs?: number;
+                    /**
+                     * @description http: plain requests; browser: read-only tabs on your own signed-in profile; auto (default): http, and the browser for pages that need scripts.
+                     * @enum {string}
+                     */
+                    mode?: "http" | "browser" | "auto";
+                    /**
+                     * @description markdown (default), text, or json: page metadata (description, language, canonical URL, headings, JSON-LD) and no content.
+                     * @enum {string}
+                     */
+                    format?: "markdown" | "text" | "json";
+                    /** @description Content characters kept per page: 1-200000, default 20000. */
+                    maxChars?: number;
+                    /** @description name -> CSS selector, or {css, attr, all}: exact values per page. */
+                    fields?: {
+                        [key: string]: string | {
+                            css: string;
+                            /** @description An attribute instead of the text (href and src come back absolute). */
+                            attr?: string;
+                            /** @description Every match as a list, not just the first. */
+                            all?: boolean;
+                        };
+                    };
+                    /** @description A JSON Schema (type object). With fields: each page's fields are checked against it. Without fields: a model fills it on every page from the page's best passages (checked against the schema, citations checked against the page), using the starting call's X-Model-Key (kept in memory only; after a restart the server's key). */
+                    outputSchema?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description With outputSchema and no fields: what a model should fill in. */
+                    prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description With outputSchema and no fields: the model token budget for the whole crawl, 1-2000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent. */
+                    maxTokensTotal?: number;
+                    /** @description A learned extractor (ext_..., POST /v1/extractors): its fields and schema are read on every page, with no model. Give it alone, without fields, outputSchema or prompt. */
+                    extractor?: string;
+                    /** @description Honour robots.txt (and its Crawl-delay). Default true. */
+                    obeyRobots?: boolean;
+                    /** @description Keep text a person cannot see. Default false. */
+                    includeHidden?: boolean;
+                    /**
+                     * @description off (default); record: store responses; replay: use stored ones, the network for the rest; replay-strict: stored ones only, a page with none fails.
+                     * @enum {string}
+                     */
+                    cache?: "off" | "record" | "replay" | "replay-strict";
+                    /** @description Which response cache: letters, digits, ".", "_", "-". Default "default". */
+                    cacheName?: string;
+                    /** @description A name to find this crawl by. */
+                    name?: string;
+                    /** @description More representations per page: markdown, text, html, links, images, metadata. */
+                    formats?: ("markdown" | "text" | "html" | "links" | "images" | "metadata")[];
+                    /** @description Chunks with citations: URL, heading path, character offsets. */
+                    chunk?: {
+                        /**
+                         * @description Split by token count or at headings.
+                         * @enum {string}
+                         */
+                        by: "tokens" | "headings";
+                        /** @description Tokens per chunk (by tokens), default 500. */
+                        size?: number;
+                        /** @description Tokens shared by neighbouring chunks, default 50. */
+                        overlap?: number;
+                    };
+                    /** @description Keep only the passages that best match (BM25, no model). */
+                    query?: string;
+                    /** @description Passages per page with query, default 5. */
+                    topK?: number;
+                    /** @description Also fetch the files the page links to, through the browser (your cookies, the network guard, read-only), store each once in your files, and list them; documents come back as Markdown. */
+                    collect?: {
+                        /** @description Documents the page links to (PDF, Word, Excel, PowerPoint, OpenDocument, RTF, EPUB, CSV, TSV). Default true unless types, images or media is given. */
+                        documents?: boolean;
+                        /** @description Images the page shows (img src and srcset). Default false. */
+                        images?: boolean;
+                        /** @description Audio and video the page holds or links to. Default false. */
+                        media?: boolean;
+                        /** @description Only these types (instead of documents/images/media). */
+                        types?: ("pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video")[];
+                        /** @description Files per page, 1-200. Default 20. */
+                        maxFiles?: number;
+                        /** @description Largest file taken, in bytes; default and most 15 MB. A larger one is listed as failed. */
+                        maxBytes?: number;
+                        /** @description Markdown characters per converted document, 100-200000. Default 20000. */
+                        maxChars?: number;
+                        /** @description Skip images smaller than this (width or height as shown, in CSS pixels). */
+                        minImagePx?: number;
+                        /** @description Convert documents to Markdown (default true). */
+                        convert?: boolean;
+                        /**
+                         * @description Which converter: auto (default), builtin, markitdown, docling.
+                         * @enum {string}
+                         */
+                        converter?: "auto" | "builtin" | "markitdown" | "docling";
+                        /** @description Caption each collected image (PNG, JPEG, GIF, WebP up to 5 MB) with a model: a sentence or two of alt text. Needs images. Default false. */
+                        caption?: boolean;
+                        /** @description Images captioned at most, over the whole call (with caption). Default: every collected image. */
+                        captionMax?: number;
+                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                        maxTokensTotal?: number;
+                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                        model?: string;
+                    };
+                    /** @description Scroll with real wheel events before reading, until the list has count items, nothing new comes, the end, or maxScrolls; says why it stopped. */
+                    scrollUntil?: {
+                        /** @description Stop once this many items are held (needs item). */
+                        count?: number;
+                        /** @description Stop when nothing new came for this long, 100-60000 ms. Default 1500. */
+                        noNewForMs?: number;
+                        /** @description Wheel turns at most, 1-500. Default 50. */
+                        maxScrolls?: number;
+                        /** @description CSS selector of one list item: each is kept as it shows (virtual lists drop old ones), once, in order. */
+                        item?: string;
+                        /** @description CSS selector of the scrolling element. Default the page. */
+                        container?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description started */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                        counters: Record<string, never>;
+                        links: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1CrawlsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the run, with spec: its parameters with every default filled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                        counters: Record<string, never>;
+                        links: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1CrawlsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted: id, deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1CrawlsByIdPause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description paused */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                        counters: Record<string, never>;
+                        links: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1CrawlsByIdResume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description running again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                        counters: Record<string, never>;
+                        links: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1CrawlsByIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description cancelled; items kept */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                        counters: Record<string, never>;
+                        links: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1CrawlsByIdItems: {
+        parameters: {
+            query?: {
+                /** @description Only items with this status. */
+                status?: "done" | "failed" | "blocked";
+                limit?: number;
+                /** @description Opaque, from the previous page, valid for the caller only; anything else is validation_error. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description items: whole items (seq, url, finalUrl, depth, status, httpStatus, via, title, content, metadata, fields, formats, chunks, passages, error, at), and a cursor when there are more */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description receivers, oldest first; never a secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        webhooks: {
+                            id: string;
+                            url: string;
+                            events: ("monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished")[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            pending: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    url: string;
+                    /** @description default: every event */
+                    events?: ("monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished")[];
+                };
+            };
+        };
+        responses: {
+            /** @description registered; `secret` is shown this once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        url: string;
+                        events: ("monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished")[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        secret: string;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1WebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        deleted: boolean;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1WebhooksByIdDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                state?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deliveries, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        deliveries: {
+                            /** @description the webhook-id header: the same on every attempt */
+                            id: string;
+                            /** @enum {string} */
+                            type: "monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished";
+                            /** @enum {string} */
+                            state: "pending" | "delivered" | "failed";
+                            attempts: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            nextAttemptAt?: string;
+                            /** Format: date-time */
+                            finishedAt?: string;
+                            lastStatus?: number;
+                            lastError?: string;
+                            /** @description the latest 20 attempts, oldest first */
+                            history: {
+                                /** Format: date-time */
+                                at: string;
+                                status?: number;
+                                error?: string;
+                                ms: number;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Caches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description caches: name, entries, bytes, updatedAt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1CachesByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description letters, digits, ".", "_", "-" */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted: name, deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1CrawlsByIdExport: {
+        parameters: {
+            query?: {
+                format?: "jsonl" | "csv" | "json";
+                /** @description Only items with this status. */
+                status?: "done" | "failed" | "blocked";
+            };
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the items */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                    "application/json": Record<string, never>[];
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Convert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A file of yours, by the name browser_downloads lists. */
+                    file?: string;
+                    /** @description A public http(s) address of the document. */
+                    url?: string;
+                    /** @description The document's bytes, base64 (at most 15 MB decoded). Needs name. */
+                    base64?: string;
+                    /** @description File name of the base64 document (its extension gives the type), or the name to store a url document under. */
+                    name?: string;
+                    /**
+                     * @description auto (default): built-in when it reads the type, else the server's markitdown or docling converter. builtin, markitdown or docling to choose.
+                     * @enum {string}
+                     */
+                    converter?: "auto" | "builtin" | "markitdown" | "docling";
+                    /**
+                     * @description Default markdown.
+                     * @enum {string}
+                     */
+                    format?: "markdown" | "text";
+                    /** @description Characters to return, 1-200000. Default 50000. */
+                    maxChars?: number;
+                    /** @description Keep a url or base64 document in your files (stored once; a failed conversion stores nothing). Default false. */
+                    store?: boolean;
+                };
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The document, at most 15 MB; its file name gives the type.
+                     */
+                    file: string;
+                    /** @enum {string} */
+                    converter?: "auto" | "builtin" | "markitdown" | "docling";
+                    /** @enum {string} */
+                    format?: "markdown" | "text";
+                    maxChars?: number;
+                    store?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description conversion: source, kind, converter, chars, truncated, title, parts; file when stored; text with the fenced document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Vault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putV1VaultByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    kind?: "login";
+                    /** Format: uri */
+                    loginUrl?: string;
+                    fields?: {
+                        [key: string]: string;
+                    };
+                } | {
+                    /** @constant */
+                    kind: "otp_inbox";
+                    imap: {
+                        host: string;
+                        port: number;
+                        user: string;
+                        password: string;
+                        /** @default true */
+                        tls?: boolean;
+                    };
+                } | {
+                    /** @constant */
+                    kind: "otp_inbox";
+                    /** @constant */
+                    sms: true;
+                };
+            };
+        };
+        responses: {
+            /** @description entry (as GET /v1/vault lists it); for an SMS inbox also forwardUrl and secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1VaultByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1VaultByNameFieldsByField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                field: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Research: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The question, 1-2000 characters. */
+                    question: string;
+                    /** @description Result pages to read, 1-20. Default 5. */
+                    maxSources?: number;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1ResearchById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description res_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Tasks: {
+        parameters: {
+            query?: {
+                state?: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Tasks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description What the task should achieve, in plain words, 1-4000 characters. */
+                    goal: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description A page the task opens first (http or https). */
+                    startUrl?: string;
+                    /** @description Model turns at most, 1-100. Default 30. */
+                    maxSteps?: number;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1TasksById: {
+        parameters: {
+            query?: {
+                waitS?: number;
+            };
+            header?: never;
+            path: {
+                /** @description task_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1TasksByIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description task_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType?: string;
+                            data?: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1AdminUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description users */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1AdminUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1AdminBrowserSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description settings in force */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        settings: {
+                            profile_enabled: boolean | string[];
+                            profile: {
+                                hardwareConcurrency?: number | null;
+                                deviceMemory?: (0.25 | 0.5 | 1 | 2 | 4 | 8) | null;
+                                screen?: {
+                                    width: number;
+                                    height: number;
+                                    colorDepth?: 24 | 30 | 32;
+                                    devicePixelRatio?: number;
+                                } | null;
+                                webgl?: {
+                                    vendor: string;
+                                    renderer: string;
+                                } | null;
+                                platform?: string | null;
+                                userAgentMetadata?: {
+                                    platform?: string;
+                                    platformVersion?: string;
+                                    architecture?: string;
+                                    model?: string;
+                                    mobile?: boolean;
+                                    bitness?: string;
+                                    wow64?: boolean;
+                                    brands?: {
+                                        brand: string;
+                                        version: string;
+                                    }[];
+                                    fullVersionList?: {
+                                        brand: string;
+                                        version: string;
+                                    }[];
+                                } | null;
+                                humanize?: boolean;
+                            } | null;
+                            block_ads: string[];
+                            max_browsers: number;
+                            signup: boolean;
+                        };
+                        /** @description block_ads in force: off (no site listed), loading (requests pass until the lists are ready), ready (lists, source cache or parsed, loadMs), or unavailable (reason, next: e.g. install webext-ublock-origin-chromium) */
+                        adBlocking?: {
+                            /** @enum {string} */
+                            state: "off" | "loading" | "ready" | "unavailable";
+                            note?: string;
+                            lists?: string[];
+                            /** @enum {string} */
+                            source?: "cache" | "parsed";
+                            loadMs?: number;
+                            reason?: string;
+                            next?: string;
+                        };
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchV1AdminBrowserSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    profile_enabled?: boolean | string[];
+                    profile?: {
+                        hardwareConcurrency?: number | null;
+                        deviceMemory?: (0.25 | 0.5 | 1 | 2 | 4 | 8) | null;
+                        screen?: {
+                            width: number;
+                            height: number;
+                            colorDepth?: 24 | 30 | 32;
+                            devicePixelRatio?: number;
+                        } | null;
+                        webgl?: {
+                            vendor: string;
+                            renderer: string;
+                        } | null;
+                        platform?: string | null;
+                        userAgentMetadata?: {
+                            platform?: string;
+                            platformVersion?: string;
+                            architecture?: string;
+                            model?: string;
+                            mobile?: boolean;
+                            bitness?: string;
+                            wow64?: boolean;
+                            brands?: {
+                                brand: string;
+                                version: string;
+                            }[];
+                            fullVersionList?: {
+                                brand: string;
+                                version: string;
+                            }[];
+                        } | null;
+                        humanize?: boolean;
+                    } | null;
+                    block_ads?: string[];
+                    max_browsers?: number;
+                    signup?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description settings now in force */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        settings: {
+                            profile_enabled: boolean | string[];
+                            profile: {
+                                hardwareConcurrency?: number | null;
+                                deviceMemory?: (0.25 | 0.5 | 1 | 2 | 4 | 8) | null;
+                                screen?: {
+                                    width: number;
+                                    height: number;
+                                    colorDepth?: 24 | 30 | 32;
+                                    devicePixelRatio?: number;
+                                } | null;
+                                webgl?: {
+                                    vendor: string;
+                                    renderer: string;
+                                } | null;
+                                platform?: string | null;
+                                userAgentMetadata?: {
+                                    platform?: string;
+                                    platformVersion?: string;
+                                    architecture?: string;
+                                    model?: string;
+                                    mobile?: boolean;
+                                    bitness?: string;
+                                    wow64?: boolean;
+                                    brands?: {
+                                        brand: string;
+                                        version: string;
+                                    }[];
+                                    fullVersionList?: {
+                                        brand: string;
+                                        version: string;
+                                    }[];
+                                } | null;
+                                humanize?: boolean;
+                            } | null;
+                            block_ads: string[];
+                            max_browsers: number;
+                            signup: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1AdminAudit: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRoot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the home page; the sign-up form only when signup is on */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    postSignup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    name: string;
+                };
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description created: the token, shown once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        user: string;
+                        token: string;
+                        mcpUrl: string;
+                        guide?: string;
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description validation_error: the name is malformed or taken */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: sign-up is off */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited, with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getInstallMd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the guide, with the daemon's public URL (or listen address) filled in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": string;
+                };
+            };
+        };
+    };
+    getAdmin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    postAdminLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminLogout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    postAdminUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminUsersByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    postAdminSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminPolicies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    postAdminPoliciesByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminApprovals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    postAdminApprovalsByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminAudit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getAdminBrowsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the login form: no console session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description a post from elsewhere, or without the form's CSRF token: nothing changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };

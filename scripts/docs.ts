@@ -3,6 +3,7 @@ import { allOperations, allTools } from '../daemon/tools/registry.js';
 import { toJsonSchema } from '../daemon/tools/schema.js';
 import { ERROR_CODES } from '../protocol/errors.js';
 import { VERSION } from '../daemon/main.js';
+import { readFileSync } from 'node:fs';
 import { ROUTES, routeKey } from '../daemon/server/routes.js';
 import { CrawlParams } from '../daemon/crawl/params.js';
 import { WEBHOOK_EVENTS } from '../daemon/webhooks/events.js';
@@ -27,10 +28,30 @@ const toolResult = {
   additionalProperties: true,
 };
 
+const PACKAGE_LICENSE: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).license ?? 'UNLICENSED';
+
+/** Retry-After on the answers that carry it (browser_capacity, and sign-up's 429). */
+const retryAfter = { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } } };
+
 function stdErrors(extra: number[] = []) {
-  const out: Record<string, unknown> = { '400': errorResponse('validation_error'), '401': errorResponse('unauthorized'), '405': errorResponse('validation_error: the method is not served on this path (see Allow)'), '503': errorResponse('browser_capacity (with Retry-After) or shutting_down') };
+  const out: Record<string, unknown> = {
+    '400': errorResponse('validation_error'),
+    '401': errorResponse('unauthorized'),
+    '405': { ...errorResponse('method_not_allowed: the method is not served on this path'), headers: { Allow: { description: 'The methods this path takes.', schema: { type: 'string' } } } },
+    '503': { ...errorResponse('browser_capacity (with Retry-After) or shutting_down'), headers: retryAfter },
+  };
   for (const s of extra) out[String(s)] = errorResponse(Object.entries(ERROR_CODES).filter(([, v]) => v.status === s).map(([k]) => k).join(' | '));
   return out;
+}
+
+/**
+ * A stable operationId from the method and path: GET /v1/crawls/{id}/items is getV1CrawlsByIdItems. Generated
+ * clients name their functions after it.
+ */
+export function operationIdOf(method: string, path: string): string {
+  const words = path.split('/').filter(Boolean).map((seg) => (seg.startsWith('{') ? `by-${seg.slice(1, -1)}` : seg));
+  const camel = words.join('-').split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  return `${method.toLowerCase()}${camel || 'Root'}`;
 }
 
 const pathParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
@@ -319,7 +340,7 @@ function toolOperation(t: ReturnType<typeof allTools>[number]) {
     description: t.description,
     'x-effect': t.effect,
     requestBody: { required: false, content: { 'application/json': { schema: toJsonSchema(t.input) } } },
-    responses: { '200': { description: 'result', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([403, 404, 409, 422, 502, 504]) },
+    responses: { '200': { description: 'result', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([403, 404, 409, 413, 422, 502, 504]) },
   };
 }
 
@@ -334,8 +355,14 @@ export function openapiPaths(): Record<string, Record<string, unknown>> {
     }
     const detail = details[routeKey(route)];
     if (!detail) throw new Error(`scripts/docs.ts has no details for ${routeKey(route)}`);
-    (paths[route.path] ??= {})[route.method.toLowerCase()] = { summary: route.summary, ...detail };
+    const op: Record<string, unknown> = { operationId: operationIdOf(route.method, route.path), summary: route.summary, ...detail };
+    // Every body a route reads has a size limit: past it, 413.
+    if (route.method !== 'GET' && route.method !== 'DELETE') (op.responses as Record<string, unknown>)['413'] ??= errorResponse('payload_too_large');
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = op;
   }
+  const ids = Object.values(paths).flatMap((ops) => Object.values(ops).map((o) => (o as { operationId?: string }).operationId));
+  const repeated = ids.filter((id, i) => ids.indexOf(id) !== i);
+  if (repeated.length) throw new Error(`operationIds must be unique: ${repeated.join(', ')}`);
   return paths;
 }
 
@@ -343,7 +370,13 @@ export function openapiDocument() {
   const paths = openapiPaths();
   return {
     openapi: '3.1.0',
-    info: { title: 'browserd', version: VERSION, description: 'One real, persistent Chromium per user. Every tool at POST /v1/tools/{name}, through the same dispatch as MCP.' },
+    info: {
+      title: 'browserd',
+      version: VERSION,
+      description: 'One real, persistent Chromium per user. Every tool at POST /v1/tools/{name}, through the same dispatch as MCP.',
+      // No licence has been granted for this code yet: the contract says so rather than guessing one.
+      license: { name: PACKAGE_LICENSE },
+    },
     servers: [{ url: 'http://127.0.0.1:8787' }],
     security: [{ bearer: [] }],
     components: {

@@ -18,6 +18,18 @@ t.test('api/openapi.yaml is what the registry generates, with a path per tool', 
   for (const tool of allTools()) t.ok(doc.paths[`/v1/tools/${tool.name}`]?.post, `${tool.name} has a REST path`);
   t.same(doc.components.schemas.ErrorCode.enum, Object.keys(ERROR_CODES));
   for (const p of ['/health', '/v1/me', '/v1/tabs', '/v1/tabs/{id}', '/mcp']) t.ok(doc.paths[p], `${p} documented`);
+  t.ok(doc.info.license?.name, 'a licence is named');
+  const ids = new Set<string>();
+  for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [method, op] of Object.entries(ops)) {
+      t.ok(op.operationId, `${method} ${path} has an operationId`);
+      t.notOk(ids.has(op.operationId), `${op.operationId} is unique`);
+      ids.add(op.operationId);
+      if (/browser_capacity/.test(op.responses?.['503']?.description ?? '')) t.ok(op.responses['503'].headers?.['Retry-After'], `${method} ${path}: 503 browser_capacity documents Retry-After`);
+      if (op.responses?.['405']) t.ok(op.responses['405'].headers?.Allow, `${method} ${path}: 405 documents Allow`);
+      if (['post', 'put', 'patch'].includes(method) && !op['x-html-page']) t.ok(op.responses?.['413'], `${method} ${path}: 413 for a body over the limit`);
+    }
+  }
 });
 
 t.test('the README tool list and error table are generated from the registry', async (t) => {
