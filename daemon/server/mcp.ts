@@ -66,7 +66,8 @@ export class McpGateway {
   }
 
   private newServer(user: UserRecord): Server {
-    const server = new Server({ name: 'browserd', version: this.version }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
+    // logging: clients may set a level (logging/setLevel) and get our notices as notifications/message.
+    const server = new Server({ name: 'browserd', version: this.version }, { capabilities: { tools: {}, logging: {} }, instructions: SERVER_INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: toJsonSchema(t.input) as any, annotations: annotationsFor(t) })),
     }));
@@ -74,6 +75,11 @@ export class McpGateway {
       const r = await callTool(this.env, user, req.params.name, req.params.arguments ?? {}, { signal: extra.signal, via: 'mcp', modelKey: modelKeyOf(extra.requestInfo?.headers), requestId: headerOf(extra.requestInfo?.headers, 'x-request-id') });
       // An unknown tool is a protocol error (invalid params), not a tool's failed result; it is audited like any call.
       if (!r.ok && r.error.details?.unknownTool) throw new McpError(ErrorCode.InvalidParams, `${r.error.message}. ${r.error.next}`);
+      // A notice per call, at the level the client asked for: debug for what went well, more for what did not.
+      const level = r.ok ? 'debug' : r.error.code === 'internal_error' ? 'error' : 'notice';
+      void server
+        .sendLoggingMessage({ level, logger: 'browserd', data: { tool: req.params.name, outcome: r.ok ? 'ok' : r.error.code, ...(r.ok ? {} : { message: r.error.message }) } }, extra.sessionId)
+        .catch(() => undefined);
       return (r.ok ? r.out.renderMcp() : renderErrorMcp(r.error)) as any;
     });
     return server;

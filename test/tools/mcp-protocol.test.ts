@@ -1,5 +1,6 @@
 /** The MCP endpoint: the 2025-03-26 handshake, sessions per user, tools/list schemas, validation errors. */
 import t from 'tap';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startTestDaemon, call, type TestDaemon } from '../fixtures/daemon.js';
 
 let d: TestDaemon;
@@ -122,3 +123,27 @@ t.test('unknown tools and bad arguments are validation errors that say what is a
   t.equal(rest.status, 400);
   t.equal(rest.json.error.code, 'validation_error');
 });
+
+t.test('logging: the server takes logging/setLevel and sends its notices as notifications/message, at that level or above', async (t) => {
+  const client = await d.mcp(alice);
+  t.ok(client.getServerCapabilities()?.logging, 'the logging capability is declared');
+  const notices: any[] = [];
+  let wake: (() => void) | undefined;
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    notices.push(n.params);
+    wake?.();
+  });
+  const next = () => (notices.length ? Promise.resolve() : new Promise<void>((r) => (wake = r)));
+  await client.setLoggingLevel('debug');
+  await call(client, 'browser_status', {});
+  await next();
+  t.match(notices.shift(), { level: 'debug', logger: 'browserd', data: { tool: 'browser_status', outcome: 'ok' } });
+  await client.setLoggingLevel('notice');
+  await call(client, 'browser_status', {});
+  const bad = await call(client, 'browser_history', { action: 'sideways' });
+  t.ok(bad.isError);
+  await next();
+  // The first notice after the change is the failure's: the successful call's debug notice was held back.
+  t.match(notices.shift(), { level: 'notice', data: { tool: 'browser_history', outcome: 'validation_error' } });
+});
+
