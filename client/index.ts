@@ -33,7 +33,7 @@ export class BrowserdClient {
   }
 
   /** One REST call; the answer typed from the OpenAPI document, an error answer thrown as BrowserdApiError. */
-  async request<P extends keyof paths, M extends keyof paths[P] & ('get' | 'post' | 'put' | 'delete')>(method: M, path: P, opts: { params?: Record<string, string>; query?: Record<string, string | number>; body?: Body<paths[P][M]> } = {}): Promise<Ok<paths[P][M]>> {
+  async request<P extends keyof paths, M extends keyof paths[P] & ('get' | 'post' | 'put' | 'patch' | 'delete')>(method: M, path: P, opts: { params?: Record<string, string>; query?: Record<string, string | number>; body?: Body<paths[P][M]> } = {}): Promise<Ok<paths[P][M]>> {
     let p = String(path).replace(/\{(\w+)\}/g, (_, k: string) => encodeURIComponent(opts.params?.[k] ?? ''));
     const q = new URLSearchParams(Object.entries(opts.query ?? {}).map(([k, v]) => [k, String(v)]));
     if ([...q].length) p += `?${q}`;
