@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { cpus } from 'node:os';
-import { startTestDaemon, call, type TestDaemon } from '../fixtures/daemon.js';
+import { startTestDaemon, call, refOf, type TestDaemon } from '../fixtures/daemon.js';
 import { startIdentitySite, type IdentitySite } from '../fixtures/identity-site.js';
 
 let d: TestDaemon;
@@ -96,6 +96,14 @@ t.test('on for listed sites: the identity the user reads is what pages, frames a
 
   t.same(shown(two.report), shown(r), 'the same in a second tab');
   t.same(shown(frame), shown(r), 'the same in an out-of-process iframe of another site');
+
+  // A popup is a target of its own, attached as it opens: it shows the identity before its scripts run.
+  const withPopup = await load(alice, `${site.origin('site')}/page?popup=1`, 'a3');
+  const client = await d.mcp(alice);
+  const snap = await call(client, 'browser_snapshot', { tab: withPopup.tab });
+  const clicked = await call(client, 'browser_click', { tab: withPopup.tab, ref: refOf(snap.text, /link "popup"/) });
+  t.notOk(clicked.isError, clicked.text);
+  t.same(shown(await site.report('a3-popup')), shown(r), 'the same in a popup the page opened');
 
   // The server saw what the page saw: the document request and a later one (with the high-entropy hints asked for).
   for (const tag of ['a1', 'a1-frame']) {
