@@ -29,12 +29,13 @@ export const SERVER_INSTRUCTIONS = [
 
 type JsonRpcId = string | number | null;
 
-/** The X-Model-Key header of the HTTP request that carried a tool call (one value; a repeated header is joined by fetch). */
+/** A header of the HTTP request that carried a tool call (one value; a repeated header is joined by fetch). */
 function headerOf(headers: Record<string, string | string[] | undefined> | undefined, name: string): string | undefined {
   const v = headers?.[name];
   return typeof v === 'string' && v ? v : undefined;
 }
 
+/** The caller's model provider key (X-Model-Key). */
 const modelKeyOf = (headers: Record<string, string | string[] | undefined> | undefined) => headerOf(headers, 'x-model-key');
 
 interface Session {
@@ -76,9 +77,10 @@ export class McpGateway {
       // An unknown tool is a protocol error (invalid params), not a tool's failed result; it is audited like any call.
       if (!r.ok && r.error.details?.unknownTool) throw new McpError(ErrorCode.InvalidParams, `${r.error.message}. ${r.error.next}`);
       // A notice per call, at the level the client asked for: debug for what went well, more for what did not.
+      // Tool and outcome code only: an error's message may quote the page, and notices are not fenced.
       const level = r.ok ? 'debug' : r.error.code === 'internal_error' ? 'error' : 'notice';
       void server
-        .sendLoggingMessage({ level, logger: 'browserd', data: { tool: req.params.name, outcome: r.ok ? 'ok' : r.error.code, ...(r.ok ? {} : { message: r.error.message }) } }, extra.sessionId)
+        .sendLoggingMessage({ level, logger: 'browserd', data: { tool: String(req.params.name).slice(0, 80), outcome: r.ok ? 'ok' : r.error.code } }, extra.sessionId)
         .catch(() => undefined);
       return (r.ok ? r.out.renderMcp() : renderErrorMcp(r.error)) as any;
     });
