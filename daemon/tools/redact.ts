@@ -30,8 +30,11 @@ const LENGTH_ONLY: Record<string, ReadonlySet<string>> = { browser_captcha_act: 
 export function lengthOnlyArgs(tool: string, args: Record<string, unknown>): Record<string, unknown> {
   const fields = LENGTH_ONLY[tool];
   if (!fields) return args;
-  return Object.fromEntries(Object.entries(args).map(([k, v]) => [k, fields.has(k) ? (typeof v === 'string' ? `[${v.length} chars]` : `[${typeOf(v)}]`) : v]));
+  return Object.fromEntries(Object.entries(args).map(([k, v]) => [k, fields.has(k) ? lengthOnly(v) : v]));
 }
+
+/** A value shown by its length alone. */
+const lengthOnly = (v: unknown) => (typeof v === 'string' ? `[${v.length} chars]` : `[${typeOf(v)}]`);
 
 /** Arguments that are URLs: kept without credentials and secret values. */
 const URLS = new Set(['url', 'urls']);
@@ -193,7 +196,7 @@ export function redactArgs(tool: string, args: unknown, secrets: readonly string
   const forms = scrubList(secrets);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args as Record<string, unknown>).slice(0, MAX_ITEMS)) {
-    if (LENGTH_ONLY[tool]?.has(k)) out[k] = typeof v === 'string' ? `[${v.length} chars]` : `[${typeOf(v)}]`;
+    if (LENGTH_ONLY[tool]?.has(k)) out[k] = lengthOnly(v);
     else if (k === 'key') out[k] = key(v);
     else if (URLS.has(k)) out[k] = url(v);
     else if (TEXT.has(k)) out[k] = text(v, forms);
