@@ -3,7 +3,7 @@
  * handler returns), body reading with a size cap, abort tracking, and corked writes.
  */
 import type { HttpRequest, HttpResponse, RecognizedString } from 'uWebSockets.js';
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { BrowserdError, ERROR_CODES } from '../../protocol/errors.js';
 
 export interface Req {
@@ -29,6 +29,15 @@ export interface Req {
 /** What the daemon learns when a response has gone out (or the client went away first). */
 export type RequestFinished = (r: Req, status: number, bytes: number, aborted: boolean) => void;
 
+/**
+ * Our request ids are 20 decimal digits: letters could spell a short secret by chance (a hex id holds "ada" or
+ * "cafe" now and then), which the log scrubber would then hide inside the id; a digit run is taken for a secret
+ * only when it is the whole number.
+ */
+function newRequestId(): string {
+  return randomBytes(8).readBigUInt64BE().toString().padStart(20, '0');
+}
+
 /** A client's own request id, when it is one we can echo and log as it is. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -47,7 +56,7 @@ export function captureReq(rawRes: HttpResponse, req: HttpRequest, finished?: Re
   });
   const ac = new AbortController();
   const given = headers['x-request-id'];
-  const id = given && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
+  const id = given && CLIENT_REQUEST_ID.test(given) ? given : newRequestId();
   // Every way a handler answers (JSON, streams, the MCP transport, pages) goes through these few calls: watching
   // them here gives one log line per request and the X-Request-Id header without each handler doing it.
   let status = 0;

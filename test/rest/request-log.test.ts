@@ -37,7 +37,7 @@ t.test('a REST tool call: one request line and one tool-call line, tied by the i
 t.test('without an id (or with one we cannot echo) the daemon makes one; errors carry their code', async (t) => {
   const r = await d.rest(alice, 'POST', '/v1/tools/browser_navigate', { url: 'not a url at all' }, { 'X-Request-Id': 'bad id with spaces and "quotes"' });
   const id = r.headers.get('x-request-id')!;
-  t.match(id, /^[0-9a-f-]{36}$/, 'a new id');
+  t.match(id, /^\d{20}$/, 'a new id, digits only (no letters to spell a secret by chance)');
   t.match(lines('http request').find((e) => e.reqId === id), { route: '/v1/tools/{name}', status: 400, code: 'validation_error', user: 'alice' });
   t.match(lines('tool call').find((e) => e.reqId === id), { tool: 'browser_navigate', outcome: 'validation_error' });
   const wrong = await d.rest('bd_not-a-real-token', 'GET', '/v1/me');
