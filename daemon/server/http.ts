@@ -38,6 +38,9 @@ function newRequestId(): string {
   return randomBytes(8).readBigUInt64BE().toString().padStart(20, '0');
 }
 
+/** Bytes of a body part as uWS takes it (text, or any ArrayBuffer view). */
+const size = (chunk: unknown) => (typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk ? (chunk as ArrayBufferLike).byteLength ?? 0 : 0);
+
 /** A client's own request id, when it is one we can echo and log as it is. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -67,7 +70,6 @@ export function captureReq(rawRes: HttpResponse, req: HttpRequest, finished?: Re
     done = true;
     finished?.(r, status, bytes, aborted);
   };
-  const size = (chunk: unknown) => (typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk ? (chunk as ArrayBufferLike).byteLength ?? 0 : 0);
   const res = new Proxy(rawRes, {
     get(target, prop) {
       if (prop === 'writeStatus') return (line: string) => {
