@@ -3230,8 +3230,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3331,8 +3336,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3431,8 +3441,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3527,8 +3542,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3670,8 +3690,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -3834,8 +3859,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4114,17 +4144,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description read: no writes reach a site; act: may change things, under the host policy. */
+                        mode: "read" | "act";
+                        context?: string;
+                        profile?: string;
+                        allowedDomains?: string[];
+                        /** @description A link a person can open to watch or take over the tab. */
+                        live_url?: string;
+                        live?: "interactive" | "view";
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -4252,17 +4306,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        tabs: {
+                            /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                            id: string;
+                            /** @description An address as the page reports it. */
+                            url: string;
+                            /** @description read: no writes reach a site; act: may change things, under the host policy. */
+                            mode: "read" | "act";
+                            context?: string;
+                            profile?: string;
+                            allowedDomains?: string[];
+                            /** @description The tab that opened this one (a popup). */
+                            opener?: string;
+                            /** @description Later calls without a tab use this one. */
+                            default: boolean;
+                            /** @description A popup's live link, in the first listing that shows it. */
+                            live_url?: string;
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -4393,18 +4476,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        closed: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -4534,17 +4645,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -4685,8 +4812,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4831,8 +4963,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -4985,8 +5122,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5131,8 +5273,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5283,8 +5430,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5443,8 +5595,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5594,8 +5751,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5739,8 +5901,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -5882,8 +6049,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6032,8 +6204,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6170,8 +6347,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6315,8 +6497,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6462,8 +6649,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6603,8 +6795,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6761,8 +6958,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -6904,8 +7106,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -7055,8 +7262,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -7201,8 +7413,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -7339,8 +7556,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -7484,8 +7706,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -7627,8 +7854,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -7782,8 +8014,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -7939,8 +8176,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -8084,8 +8326,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -8229,8 +8476,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -8378,8 +8630,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -8528,8 +8785,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -8690,8 +8952,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -8840,8 +9107,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -8995,8 +9267,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -9207,8 +9484,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -9350,8 +9632,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -9493,8 +9780,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -9631,8 +9923,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -9772,8 +10069,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -9923,8 +10225,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -10069,8 +10376,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -10212,8 +10524,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -10355,8 +10672,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -10499,8 +10821,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -10645,8 +10972,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -10783,8 +11115,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -10930,8 +11267,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -11077,8 +11419,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -11230,8 +11577,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -11375,8 +11727,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -11525,8 +11882,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -11794,8 +12156,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -11951,8 +12318,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -12114,8 +12486,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -12257,8 +12634,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -12398,8 +12780,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -12541,8 +12928,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -12679,8 +13071,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -12830,8 +13227,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -12971,8 +13373,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -13132,8 +13539,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -13307,8 +13719,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -13462,8 +13879,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -13624,8 +14046,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -13795,8 +14222,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -13960,8 +14392,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -14121,8 +14558,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -14267,8 +14709,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -14415,8 +14862,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -14558,8 +15010,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -14728,8 +15185,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -14869,8 +15331,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -15017,8 +15484,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -15175,8 +15647,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -15335,8 +15812,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -16131,8 +16613,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -16287,8 +16774,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -16430,8 +16922,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -16526,8 +17023,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -16672,8 +17174,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -16755,8 +17262,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -16861,8 +17373,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -18887,8 +19404,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -19015,8 +19537,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -19097,8 +19624,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -19183,8 +19715,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -19286,8 +19823,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;
@@ -19369,8 +19911,13 @@ export interface operations {
                         tool?: string;
                         text: string;
                         images?: {
-                            mimeType?: string;
-                            data?: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
                         }[];
                     } & {
                         [key: string]: unknown;

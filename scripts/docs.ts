@@ -1,5 +1,6 @@
 /** The content of generated docs, built from the registry and the error table. */
 import { allOperations, allTools } from '../daemon/tools/registry.js';
+import { outputJsonSchema } from '../daemon/tools/output.js';
 import { toJsonSchema } from '../daemon/tools/schema.js';
 import { ERROR_CODES } from '../protocol/errors.js';
 import { VERSION } from '../daemon/main.js';
@@ -23,7 +24,13 @@ const errorResponse = (description: string) => ({ description, content: { 'appli
 const toolResult = {
   type: 'object',
   description: 'ok, the tool\'s structured fields, and text: the same words an MCP client sees, page text fenced as untrusted.',
-  properties: { ok: { type: 'boolean', const: true }, tool: { type: 'string' }, text: { type: 'string' }, images: { type: 'array', items: { type: 'object', properties: { mimeType: { type: 'string' }, data: { type: 'string', contentEncoding: 'base64' } } } } },
+  properties: {
+    ok: { type: 'boolean', const: true },
+    tool: { type: 'string' },
+    text: { type: 'string' },
+    images: { type: 'array', items: { type: 'object', properties: { mimeType: { type: 'string' }, data: { type: 'string', contentEncoding: 'base64' } }, required: ['mimeType', 'data'] } },
+    resources: { type: 'array', items: { type: 'object', properties: { uri: { type: 'string' }, mimeType: { type: 'string' }, data: { type: 'string', contentEncoding: 'base64' } }, required: ['uri', 'mimeType', 'data'] } },
+  },
   required: ['ok', 'text'],
   additionalProperties: true,
 };
@@ -340,8 +347,17 @@ function toolOperation(t: ReturnType<typeof allTools>[number]) {
     description: t.description,
     'x-effect': t.effect,
     requestBody: { required: false, content: { 'application/json': { schema: toJsonSchema(t.input) } } },
-    responses: { '200': { description: 'result', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([403, 404, 409, 413, 422, 502, 504]) },
+    responses: { '200': { description: 'result', content: { 'application/json': { schema: toolResultOf(t) } } }, ...stdErrors([403, 404, 409, 413, 422, 502, 504]) },
   };
+}
+
+/**
+ * The answer of one tool: the common part and, where the tool declares one, its output schema (the MCP
+ * outputSchema). Fields marked x-page-text are page text: as-is here, fenced in MCP structuredContent.
+ */
+function toolResultOf(t: ReturnType<typeof allTools>[number]) {
+  const own = outputJsonSchema(t);
+  return own ? { allOf: [toolResult, own] } : toolResult;
 }
 
 /** The OpenAPI paths, from the one route table: `/v1/tools/{name}` is written out once per tool. */

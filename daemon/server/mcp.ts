@@ -15,7 +15,8 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { callTool } from '../tools/dispatch.js';
-import { allTools, annotationsFor, toJsonSchema } from '../tools/registry.js';
+import { allTools, annotationsFor, getTool, toJsonSchema } from '../tools/registry.js';
+import { outputJsonSchema } from '../tools/output.js';
 import { renderErrorMcp } from '../tools/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseJsonBounded, readBody, sendError, sendJson, statusLine, TooDeepError, type Req } from './http.js';
@@ -70,7 +71,7 @@ export class McpGateway {
     // logging: clients may set a level (logging/setLevel) and get our notices as notifications/message.
     const server = new Server({ name: 'browserd', version: this.version }, { capabilities: { tools: {}, logging: {} }, instructions: SERVER_INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: toJsonSchema(t.input) as any, annotations: annotationsFor(t) })),
+      tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: toJsonSchema(t.input) as any, ...(t.output ? { outputSchema: outputJsonSchema(t) as any } : {}), annotations: annotationsFor(t) })),
     }));
     server.setRequestHandler(LooseCallToolRequest, async (req, extra) => {
       const r = await callTool(this.env, user, req.params.name, req.params.arguments ?? {}, { signal: extra.signal, via: 'mcp', modelKey: modelKeyOf(extra.requestInfo?.headers), requestId: headerOf(extra.requestInfo?.headers, 'x-request-id') });
@@ -82,7 +83,7 @@ export class McpGateway {
       void server
         .sendLoggingMessage({ level, logger: 'browserd', data: { tool: String(req.params.name).slice(0, 80), outcome: r.ok ? 'ok' : r.error.code } }, extra.sessionId)
         .catch(() => undefined);
-      return (r.ok ? r.out.renderMcp() : renderErrorMcp(r.error)) as any;
+      return (r.ok ? r.out.renderMcp(getTool(req.params.name)) : renderErrorMcp(r.error)) as any;
     });
     return server;
   }

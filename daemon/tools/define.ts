@@ -3,7 +3,7 @@
  * touches the page, and handler. Handlers get a ToolContext and write to its response builder; they never see
  * MCP or HTTP types, and never call the policy gate: the call pipeline gates what `touches` declares.
  */
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { ResponseBuilder } from './response.js';
 import type { ToolContext } from './context.js';
 
@@ -46,6 +46,12 @@ export interface ToolDef<S extends TSchema = TSchema> {
   title: string;
   description: string;
   input: S;
+  /**
+   * The structured result: every field the handler sets with `out.set`, as a TypeBox object (output.ts).
+   * Mark strings a page controls in bulk with PageText, so MCP clients get them fenced. A tool that sets no
+   * field has none. Not ok, text, tool, operation, images or resources: the REST answer has those beside it.
+   */
+  output?: TObject;
   effect: Effect;
   /**
    * MCP hints where the effect class alone would say something untrue. The effect is about sites: a 'read' tool

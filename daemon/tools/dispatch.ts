@@ -14,6 +14,7 @@ import { inline, ResponseBuilder } from './response.js';
 import { getTool, toolNames } from './registry.js';
 import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from './validate.js';
 import { gateTouches } from './gate-step.js';
+import { checkOutputs, outputProblems } from './output.js';
 import { redactArgs, scrubText } from './redact.js';
 import { userSecrets } from '../vault/user-secrets.js';
 import type { PendingStep } from '../records/recorder.js';
@@ -56,6 +57,10 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
       await tool.handle(ctx, args as never, out);
     }
     reportWrites(ctx, out);
+    if (checkOutputs()) {
+      const problem = outputProblems(tool, out.data);
+      if (problem) throw new Error(problem);
+    }
     outcome = { ok: true, out };
   } catch (e) {
     outcome = { ok: false, error: fromCdp(e) ?? toBrowserdError(e) };

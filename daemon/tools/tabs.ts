@@ -10,6 +10,7 @@ import { inline, type ResponseBuilder } from './response.js';
 import type { TabRecord } from '../../storage/tabs.js';
 import { bringToFront } from '../browser/layout.js';
 import { createLiveLink } from '../live/index.js';
+import { LiveModeField, TabIdField, TabInfo, TabModeField, UrlField } from './output.js';
 
 export const OpenInput = params({
   url: Type.Optional(Type.String({ description: 'First address. "example.com" means https://example.com. Without it the tab is blank.', maxLength: 8192 })),
@@ -64,6 +65,16 @@ export const tabTools = [
     title: 'Open a tab',
     description: 'Opens a new tab of its own (never reuses one). If the first page fails to load, no tab is left behind. Returns the tab id (later calls default to it) and a live link a person can open to watch or take over the tab (unless live is none).',
     input: OpenInput,
+    output: Type.Object({
+      tab: TabIdField,
+      url: UrlField,
+      mode: TabModeField,
+      context: Type.Optional(Type.String()),
+      profile: Type.Optional(Type.String()),
+      allowedDomains: Type.Optional(Type.Array(Type.String())),
+      live_url: Type.Optional(Type.String({ description: 'A link a person can open to watch or take over the tab.' })),
+      live: Type.Optional(LiveModeField),
+    }),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },
     handle: (ctx, args, out) => openTab(ctx, args, out),
@@ -73,6 +84,7 @@ export const tabTools = [
     title: 'List tabs',
     description: "Lists the user's tabs with id, URL, mode and context. Tab ids survive restarts. A popup listed for the first time comes with its live link.",
     input: params({}),
+    output: Type.Object({ tabs: Type.Array(TabInfo) }),
     effect: 'read',
     needsBrowser: false,
     openWorld: false,
@@ -94,6 +106,7 @@ export const tabTools = [
     title: 'Close a tab',
     description: 'Closes a tab for good (its id is not reused). Ending an MCP connection never closes tabs; only this does.',
     input: params({ tab: TabParam }),
+    output: Type.Object({ closed: TabIdField }),
     effect: 'write',
     hints: { destructive: true, idempotent: true },
     openWorld: false,
@@ -113,6 +126,7 @@ export const tabTools = [
     title: 'Focus a tab',
     description: 'Makes a tab the default for later calls and brings it to the front.',
     input: params({ tab: Type.String({ description: 'Tab id to focus.', pattern: TabParam.pattern }) }),
+    output: Type.Object({ tab: TabIdField, url: UrlField }),
     effect: 'read',
     hints: { readOnly: false, idempotent: true },
     async handle(ctx, args, out) {

@@ -1,0 +1,161 @@
+/**
+ * A tool's structured result: the fields its handler sets with `out.set`, described once as a TypeBox object
+ * (`ToolDef.output`). The same schema is the MCP `outputSchema` (clients of protocol 2025-06-18 and later get
+ * `structuredContent` beside the text) and the REST answer's schema in api/openapi.yaml.
+ *
+ * Page text stays fenced over MCP: a client may hand `structuredContent` to its model instead of the text, so
+ * every string a page controls in bulk (marked with `PageText`) is wrapped in the result's fence there, and
+ * every other string loses any fence marker it carries. REST callers are programs: they get the values as-is.
+ */
+import { Type, type StringOptions } from '@sinclair/typebox';
+import { Ajv, type ValidateFunction } from 'ajv';
+import type { ToolDef } from './define.js';
+import { toJsonSchema } from './schema.js';
+
+/** The schema keyword that marks a string as page text, fenced in MCP structured results. */
+export const PAGE_TEXT = 'x-page-text';
+
+/**
+ * Text a page controls in bulk (its words, a snapshot, an extract, a file's contents). No length or pattern:
+ * over MCP the value arrives inside a fence, still a string.
+ */
+export const PageText = (options: Omit<StringOptions, 'maxLength' | 'pattern' | 'format'> = {}) => Type.String({ ...options, [PAGE_TEXT]: true });
+
+/** What any tool's result may carry besides its own fields: writes a read tab blocked during the call. */
+const Blocked = Type.Array(Type.Object({ method: Type.String(), url: Type.Optional(Type.String()), reason: Type.Optional(Type.String()) }), {
+  description: 'Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent.',
+});
+
+/** The answer of a call the policy held for the user's approval: nothing was done, so no other field is set. */
+const NeedsApproval = Type.Object(
+  {
+    needsApproval: Type.Object({
+      action: Type.String(),
+      classes: Type.Array(Type.String()),
+      reasons: Type.Array(Type.String()),
+      tab: Type.Optional(Type.String()),
+      target: Type.Optional(Type.String()),
+    }),
+    blocked: Type.Optional(Blocked),
+  },
+  { required: ['needsApproval'] },
+);
+
+/** Whether a tool's call can stop at the policy for approval: it acts on a page, or its effect is not read. */
+export function canNeedApproval(t: ToolDef<any>): boolean {
+  return Boolean(t.touches?.length) || t.effect !== 'read';
+}
+
+const published = new WeakMap<ToolDef<any>, Record<string, unknown>>();
+
+/**
+ * The tool's output schema as clients see it: its own fields plus `blocked`; for a tool that can wait for
+ * approval, that or the approval answer. Lenient on fields it does not name (a newer daemon may add some).
+ */
+export function outputJsonSchema(t: ToolDef<any>): Record<string, unknown> | undefined {
+  if (!t.output) return undefined;
+  let s = published.get(t);
+  if (!s) {
+    const own = toJsonSchema(t.output) as Record<string, any>;
+    const fields = { ...own, properties: { ...own.properties, blocked: toJsonSchema(Blocked) } };
+    s = canNeedApproval(t) ? { type: 'object', anyOf: [fields, toJsonSchema(NeedsApproval)] } : fields;
+    published.set(t, s);
+  }
+  return s;
+}
+
+/** A copy of a schema where every object names all its fields: what tests hold each result to. */
+function strictCopy(s: unknown): unknown {
+  if (Array.isArray(s)) return s.map(strictCopy);
+  if (!s || typeof s !== 'object') return s;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) out[k] = k === 'properties' && v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, strictCopy(ps)])) : strictCopy(v);
+  if (out.properties && out.additionalProperties === undefined && !out.patternProperties) out.additionalProperties = false;
+  return out;
+}
+
+const strictAjv = new Ajv({ allErrors: true, strict: false });
+const strictValidators = new WeakMap<ToolDef<any>, ValidateFunction>();
+
+/**
+ * Checks a result's structured fields against the tool's schema with no unnamed field allowed, and that a
+ * tool without a schema sets none. Returns what is wrong, or undefined. Run on every call when
+ * BROWSERD_CHECK_OUTPUT=1 (the test suite sets it), so a schema that drifts from its handler fails a test.
+ */
+export function outputProblems(t: ToolDef<any>, data: Record<string, unknown>): string | undefined {
+  const keys = Object.keys(data).filter((k) => data[k] !== undefined);
+  if (!t.output) {
+    const own = keys.filter((k) => k !== 'blocked' && k !== 'needsApproval');
+    return own.length ? `${t.name} sets ${own.join(', ')} but declares no output schema` : undefined;
+  }
+  let v = strictValidators.get(t);
+  if (!v) {
+    v = strictAjv.compile(strictCopy(outputJsonSchema(t)) as object);
+    strictValidators.set(t, v);
+  }
+  const plain = JSON.parse(JSON.stringify(data));
+  if (v(plain)) return undefined;
+  return `${t.name} result does not match its output schema: ${strictAjv.errorsText(v.errors, { separator: '; ', dataVar: 'result' })}`;
+}
+
+/** Read on each call: the test harness sets it after this module has loaded. */
+export const checkOutputs = () => process.env.BROWSERD_CHECK_OUTPUT === '1';
+
+type Fence = (label: string, text: string) => string;
+
+/**
+ * The structured result an MCP client gets: strings marked as page text (and any string with a line break,
+ * which only page text has) fenced; every other string with fence markers neutralised.
+ */
+export function structuredForMcp(t: ToolDef<any>, data: Record<string, unknown>, fence: Fence, neutralise: (s: string) => string): Record<string, unknown> {
+  const schema = outputJsonSchema(t);
+  return walk(JSON.parse(JSON.stringify(data)), schemasOf(schema), '', fence, neutralise) as Record<string, unknown>;
+}
+
+/** The alternatives a value may match (anyOf/oneOf/allOf flattened), for finding the schema of a field. */
+function schemasOf(s: any): any[] {
+  if (!s || typeof s !== 'object') return [];
+  const alts = [s];
+  for (const k of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(s[k])) for (const sub of s[k]) alts.push(...schemasOf(sub));
+  return alts;
+}
+
+function walk(v: unknown, schemas: any[], label: string, fence: Fence, neutralise: (s: string) => string): unknown {
+  if (typeof v === 'string') return schemas.some((s) => s[PAGE_TEXT]) || /[\n\r\u2028\u2029]/.test(v) ? fence(label, v) : neutralise(v);
+  if (Array.isArray(v)) {
+    const items = schemas.flatMap((s) => schemasOf(s.items));
+    return v.map((x) => walk(x, items, label, fence, neutralise));
+  }
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      const sub = schemas.flatMap((s) => schemasOf(s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined) ?? firstPattern(s)));
+      out[neutralise(k)] = walk(x, sub, label ? `${label}.${k}` : k, fence, neutralise);
+    }
+    return out;
+  }
+  return v;
+}
+
+function firstPattern(s: any): unknown {
+  return s.patternProperties ? Object.values(s.patternProperties)[0] : undefined;
+}
+
+/** Fields many results share. */
+export const TabIdField = Type.String({ description: 'Tab id (t1, or <profile>/t1 in a named profile).' });
+export const UrlField = Type.String({ description: 'An address as the page reports it.' });
+export const TabModeField = Type.Union([Type.Literal('read'), Type.Literal('act')], { description: 'read: no writes reach a site; act: may change things, under the host policy.' });
+export const LiveModeField = Type.Union([Type.Literal('interactive'), Type.Literal('view')]);
+
+/** A tab as listings describe it (tabs.ts describeTab). */
+export const TabInfo = Type.Object({
+  id: TabIdField,
+  url: UrlField,
+  mode: TabModeField,
+  context: Type.Optional(Type.String()),
+  profile: Type.Optional(Type.String()),
+  allowedDomains: Type.Optional(Type.Array(Type.String())),
+  opener: Type.Optional(Type.String({ description: 'The tab that opened this one (a popup).' })),
+  default: Type.Boolean({ description: 'Later calls without a tab use this one.' }),
+  live_url: Type.Optional(Type.String({ description: "A popup's live link, in the first listing that shows it." })),
+});
