@@ -6,7 +6,8 @@
  *
  * JSON-RPC ids are the client's to choose, and the SDK transport files answers under them: two requests in
  * flight with one id would swap or lose answers and stall the session. So every request gets an id of our own
- * on the way in and its own id back on the way out.
+ * on the way in and its own id back on the way out (mcp-sse.ts), as a stream when the client asked for
+ * progress and as one JSON answer otherwise.
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -20,6 +21,7 @@ import { outputJsonSchema } from '../tools/output.js';
 import { renderErrorMcp } from '../tools/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseJsonBounded, readBody, sendError, sendJson, statusLine, TooDeepError, type Req } from './http.js';
+import { asksForProgress, collapseToJson, rewriteEvent, splitEvents } from './mcp-sse.js';
 
 export const SERVER_INSTRUCTIONS = [
   'browserd gives you the user\'s own real browser. Tabs persist across connections; ids look like t1.',
@@ -74,7 +76,14 @@ export class McpGateway {
       tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: toJsonSchema(t.input) as any, ...(t.output ? { outputSchema: outputJsonSchema(t) as any } : {}), annotations: annotationsFor(t) })),
     }));
     server.setRequestHandler(LooseCallToolRequest, async (req, extra) => {
-      const r = await callTool(this.env, user, req.params.name, req.params.arguments ?? {}, { signal: extra.signal, via: 'mcp', modelKey: modelKeyOf(extra.requestInfo?.headers), requestId: headerOf(extra.requestInfo?.headers, 'x-request-id') });
+      // A client that gave a progressToken hears how far a long call has come, on this request's own stream.
+      const progressToken = (req.params as { _meta?: { progressToken?: unknown } })._meta?.progressToken;
+      const onProgress =
+        typeof progressToken === 'string' || typeof progressToken === 'number'
+          ? (p: { progress: number; total?: number; message?: string }) =>
+              void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } }).catch(() => undefined)
+          : undefined;
+      const r = await callTool(this.env, user, req.params.name, req.params.arguments ?? {}, { signal: extra.signal, via: 'mcp', modelKey: modelKeyOf(extra.requestInfo?.headers), requestId: headerOf(extra.requestInfo?.headers, 'x-request-id'), onProgress });
       // An unknown tool is a protocol error (invalid params), not a tool's failed result; it is audited like any call.
       if (!r.ok && r.error.details?.unknownTool) throw new McpError(ErrorCode.InvalidParams, `${r.error.message}. ${r.error.next}`);
       // A notice per call, at the level the client asked for: debug for what went well, more for what did not.
@@ -130,7 +139,9 @@ export class McpGateway {
       const server = this.newServer(user);
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        enableJsonResponse: true,
+        // Answers come as a stream, which carries a call's progress notifications; the gateway makes one JSON
+        // answer of it when the client asked for none (mcp-sse.ts).
+        enableJsonResponse: false,
         onsessioninitialized: (id) => {
           this.sessions.set(`${user.id}:${id}`, s);
           this.owners.set(id, user.id);
@@ -154,7 +165,11 @@ export class McpGateway {
     try {
       const request = new Request(url, { method: r.method, headers, body: body?.length ? new Uint8Array(body) : undefined });
       const response = await session.transport.handleRequest(request, parsed !== undefined ? { parsedBody: parsed } : undefined);
-      if (ours.length && response.headers.get('content-type')?.startsWith('application/json')) await this.sendWithClientIds(r, session, response);
+      const type = response.headers.get('content-type') ?? '';
+      if (ours.length && type.startsWith('text/event-stream')) {
+        if (asksForProgress(parsed)) await this.streamWithClientIds(r, session, response);
+        else await this.collapseWithClientIds(r, session, response);
+      } else if (ours.length && type.startsWith('application/json')) await this.sendWithClientIds(r, session, response);
       else await pipeResponse(r, response);
     } finally {
       for (const id of ours) session.inflight.delete(id);
@@ -205,6 +220,39 @@ export class McpGateway {
     });
   }
 
+  /** A streamed answer read to its end and sent as one JSON answer, notifications left out. */
+  private async collapseWithClientIds(r: Req, session: Session, response: Response) {
+    const json = collapseToJson(await response.text(), session.inflight);
+    if (r.aborted) return;
+    r.res.cork(() => {
+      if (json === undefined) {
+        r.res.writeStatus(statusLine(202));
+        writeHeadersExcept(r, response, ['content-type', 'content-length', 'cache-control', 'connection', 'x-accel-buffering']);
+        r.res.end();
+        return;
+      }
+      r.res.writeStatus(statusLine(200));
+      writeHeadersExcept(r, response, ['content-type', 'content-length', 'cache-control', 'connection', 'x-accel-buffering']);
+      r.res.writeHeader('content-type', 'application/json');
+      r.res.end(json);
+    });
+  }
+
+  /** A streamed answer passed on event by event as it comes, with the client's ids put back. */
+  private async streamWithClientIds(r: Req, session: Session, response: Response) {
+    const decoder = new TextDecoder();
+    let pending = '';
+    const rewrite = (chunk: Uint8Array | undefined, end: boolean) => {
+      pending += decoder.decode(chunk, { stream: !end });
+      const { data, rest } = splitEvents(end ? `${pending}
+
+` : pending);
+      pending = end ? '' : rest;
+      return data.map((d) => rewriteEvent(d, session.inflight)).join('');
+    };
+    await pipeResponse(r, response, rewrite);
+  }
+
   /** A refused body is still a call on the record: named after the tool when its name comes early in the text. */
   private async auditTooDeep(user: UserRecord, head: string) {
     const tool = /"name"\s*:\s*"(browser_[a-z_]{1,60})"/.exec(head)?.[1] ?? 'mcp_request';
@@ -234,8 +282,17 @@ export class McpGateway {
   }
 }
 
-/** Streams a WHATWG Response into a uWS response (JSON answers and SSE streams alike). */
-async function pipeResponse(r: Req, response: Response) {
+function writeHeadersExcept(r: Req, response: Response, skip: string[]) {
+  response.headers.forEach((v, k) => {
+    if (!skip.includes(k)) r.res.writeHeader(k, v);
+  });
+}
+
+/**
+ * Streams a WHATWG Response into a uWS response (JSON answers and SSE streams alike), each chunk through
+ * `rewrite` when given (called once more with end=true when the body ends).
+ */
+async function pipeResponse(r: Req, response: Response, rewrite?: (chunk: Uint8Array | undefined, end: boolean) => string) {
   if (r.aborted) {
     await response.body?.cancel().catch(() => undefined);
     return;
@@ -254,9 +311,13 @@ async function pipeResponse(r: Req, response: Response) {
     const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
     if (r.aborted) return;
     if (done) {
-      r.res.cork(() => r.res.end());
+      const tail = rewrite?.(undefined, true);
+      r.res.cork(() => (tail ? r.res.end(tail) : r.res.end()));
       return;
     }
-    r.res.cork(() => r.res.write(value!));
+    if (rewrite) {
+      const text = rewrite(value, false);
+      if (text) r.res.cork(() => r.res.write(text));
+    } else r.res.cork(() => r.res.write(value!));
   }
 }

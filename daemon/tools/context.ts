@@ -10,6 +10,7 @@ import type { PointResult } from '../../injected/api.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseTabId } from '../../protocol/ids.js';
 import { KeyedLock } from './lock.js';
+import { Progress } from './progress.js';
 
 const tabLocks = new KeyedLock();
 
@@ -41,6 +42,8 @@ export class ToolContext {
      * the chosen model's provider, never stored, logged, audited or returned.
      */
     readonly modelKey?: string,
+    /** Reports of how far a long call has come, for a caller that asked (MCP progressToken); silent otherwise. */
+    readonly progress: Progress = new Progress(),
   ) {}
 
   /**

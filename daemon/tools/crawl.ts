@@ -114,7 +114,10 @@ export const crawlTools = [
       if (!known) throw new BrowserdError('not_found', `no crawl ${args.id}`, { next: 'Start one with browser_crawl; its answer has the id.' });
       const run = args.action
         ? await ctx.env.crawls.act(user, args.id, args.action)
-        : await ctx.env.crawls.waitWhileRunning(user, args.id, (args.timeoutS ?? 0) * 1000, ctx.signal);
+        : await ctx.progress.during(ctx.env.crawls.waitWhileRunning(user, args.id, (args.timeoutS ?? 0) * 1000, ctx.signal), (args.timeoutS ?? 0) * 1000, () => {
+            const now = ctx.env.crawls.get(user, args.id);
+            return now ? `seconds waited; ${counters(now)}` : undefined;
+          });
       describeRun(out, run);
       const limit = args.items ?? 10;
       if (limit === 0) return;

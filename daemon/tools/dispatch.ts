@@ -15,6 +15,7 @@ import { getTool, toolNames } from './registry.js';
 import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from './validate.js';
 import { gateTouches } from './gate-step.js';
 import { checkOutputs, outputProblems } from './output.js';
+import { Progress, type ProgressSink } from './progress.js';
 import { redactArgs, scrubText } from './redact.js';
 import { userSecrets } from '../vault/user-secrets.js';
 import type { PendingStep } from '../records/recorder.js';
@@ -30,12 +31,14 @@ export interface CallOptions {
   modelKey?: string;
   /** The HTTP request the call came in (its X-Request-Id), for the log line; none for background work. */
   requestId?: string;
+  /** Where reports of a long call's progress go (an MCP caller's progressToken); none: not reported. */
+  onProgress?: ProgressSink;
 }
 
 export async function callTool(env: DaemonEnv, user: UserRecord, name: string, rawArgs: unknown, opts: CallOptions): Promise<CallOutcome> {
   const started = Date.now();
   const signal = opts.signal ?? new AbortController().signal;
-  const ctx = new ToolContext(env, user, signal, opts.via, opts.modelKey || undefined);
+  const ctx = new ToolContext(env, user, signal, opts.via, opts.modelKey || undefined, new Progress(opts.onProgress));
   const out = new ResponseBuilder();
   let outcome: CallOutcome;
   let args: Record<string, unknown> | undefined;

@@ -59,7 +59,8 @@ export const handoffTools = [
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {
-      const v = await ctx.env.handoffs.wait(ctx.user.id, args.id, (args.timeoutS ?? WAIT_DEFAULT_S) * 1000, ctx.signal);
+      const ms = (args.timeoutS ?? WAIT_DEFAULT_S) * 1000;
+      const v = await ctx.progress.during(ctx.env.handoffs.wait(ctx.user.id, args.id, ms, ctx.signal), ms, () => 'seconds waited for the person');
       show(out, v);
       if (v.status === 'open') out.text('Next: call browser_handoff_wait again while it is open.');
     },

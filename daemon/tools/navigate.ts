@@ -61,14 +61,18 @@ export const navigationTools = [
       if (given !== 1) throw new BrowserdError('validation_error', 'browser_wait takes exactly one of text, selector or timeMs', { next: 'Pass one of them.' });
       const tab = await ctx.tab(args.tab);
       if (args.timeMs !== undefined) {
-        await new Promise((r) => setTimeout(r, args.timeMs));
+        await ctx.progress.during(new Promise((r) => setTimeout(r, args.timeMs)), args.timeMs);
         out.text(`Waited ${args.timeMs} ms.`);
         return;
       }
-      const deadline = Date.now() + (args.timeoutMs ?? 10000);
+      const started = Date.now();
+      const deadline = started + (args.timeoutMs ?? 10000);
       const what = args.text !== undefined ? `text "${args.text}"` : `selector ${args.selector}`;
+      const totalS = Math.ceil((args.timeoutMs ?? 10000) / 1000);
       for (;;) {
         if (ctx.signal.aborted) throw new BrowserdError('timeout', 'cancelled', { next: 'Retry.' });
+        // Seconds waited so far, for a client showing a bar (nothing is sent unless it asked).
+        ctx.progress.report(Math.min(totalS, Math.floor((Date.now() - started) / 1000)), totalS, 'seconds waited');
         const ok = await tab.call('check', { text: args.text, selector: args.selector, gone: args.gone }).catch((e) => {
           // A bad selector stays bad; anything else (the page navigating under us) is worth another look,
           // unless the tab or its browser is gone: polling on would only run the clock out.

@@ -86,6 +86,9 @@ export async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptio
   const results: PageReading[] = new Array(urls.length);
   const converting: Promise<void>[] = [];
   let next = 0;
+  let finished = 0;
+  // Pages read so far out of all, for a client showing a bar (nothing is sent unless it asked).
+  const readOne = () => ctx.progress.report(++finished, urls.length, 'pages read');
   const worker = async () => {
     const tab = await inst.scratchTab({ drawn: !!opts.scrollUntil });
     try {
@@ -95,13 +98,15 @@ export async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptio
           await tab.navigate(urls[i]);
           if (opts.scrollUntil || opts.collect) {
             results[i] = await readTab(tab, opts);
+            readOne();
             continue;
           }
           const page = await grab(tab, opts);
           // The conversion runs on a Markdown thread while this tab already loads its next address.
-          converting.push(toReading(page, opts).then((r) => void (results[i] = r), (e) => void (results[i] = failedReading(urls[i], e))));
+          converting.push(toReading(page, opts).then((r) => void (results[i] = r), (e) => void (results[i] = failedReading(urls[i], e))).finally(readOne));
         } catch (e) {
           results[i] = failedReading(urls[i], e);
+          readOne();
         }
       }
     } finally {

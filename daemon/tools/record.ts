@@ -171,7 +171,8 @@ export const recordTools = [
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {
-      const r = await ctx.env.records.replayer.wait(ctx.user.id, args.id, (args.timeoutS ?? 50) * 1000, ctx.signal);
+      const ms = (args.timeoutS ?? 50) * 1000;
+      const r = await ctx.progress.during(ctx.env.records.replayer.wait(ctx.user.id, args.id, ms, ctx.signal), ms, () => 'seconds waited for the replay');
       if (!r) throw new BrowserdError('not_found', `no replay ${args.id}`, { next: 'Start one with browser_replay; its answer has the id.' });
       describeReplay(out, r);
     },
