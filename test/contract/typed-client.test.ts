@@ -33,8 +33,13 @@ export async function use() {
   const me = await c.request('get', '/v1/me');
   const user: string = me.user;
   const opened = await c.tool('browser_open', { url: 'http://example.test/', mode: 'read' });
+  // A tool's own fields are typed too (its output schema).
+  const tab: string = opened.tab;
+  const mode: 'read' | 'act' = opened.mode;
+  const listed = await c.tool('browser_tabs', {});
+  const firstId: string | undefined = listed.tabs[0]?.id;
   const settings = await c.request('patch', '/v1/admin/browser-settings', { body: { signup: true, max_browsers: 2 } });
-  return [user, opened.ok, settings];
+  return [user, opened.ok, tab, mode, firstId, settings];
 }
 `);
   t.pass('compiles');
@@ -45,6 +50,17 @@ export const bad = c.tool('browser_open', { url: 42, mode: 'sideways' });
 `).catch((e) => e);
   t.ok(wrong instanceof Error, 'a wrong argument type does not compile');
   t.match(String(wrong.stdout), /wrong\.ts.*error TS/);
+  const wrongResult = await compile(dir, 'wrong-result.ts', `
+import { BrowserdClient } from ${JSON.stringify(clientEntry)};
+const c = new BrowserdClient({ baseUrl: 'http://127.0.0.1:1', token: 't' });
+export async function use() {
+  const opened = await c.tool('browser_open', {});
+  const n: number = opened.tab;
+  return n;
+}
+`).catch((e) => e);
+  t.ok(wrongResult instanceof Error, 'a result field used as the wrong type does not compile');
+  t.match(String(wrongResult.stdout), /wrong-result\.ts.*error TS2322/);
 });
 
 t.test('typed calls work against the daemon, and an error answer is thrown with its code', async (t) => {
@@ -57,6 +73,11 @@ t.test('typed calls work against the daemon, and an error answer is thrown with 
   const status = await c.tool('browser_status', {});
   t.equal(status.ok, true);
   t.match(status.text, /User: alice/);
+  const opened = await c.tool('browser_open', { live: 'none' });
+  t.match(opened.tab, /^t\d+$/, 'the typed field holds the tab id');
+  t.equal(opened.mode, 'read');
+  const listed = await c.tool('browser_tabs', {});
+  t.same(listed.tabs.map((x) => x.id), [opened.tab]);
   const err = await c.tool('browser_history', { action: 'sideways' as never }).catch((e) => e);
   t.ok(err instanceof BrowserdApiError);
   t.equal(err.code, 'validation_error');
