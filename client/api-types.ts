@@ -3224,7 +3224,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -3240,6 +3240,30 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        tabs: {
+                            /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                            id: string;
+                            /** @description An address as the page reports it. */
+                            url: string;
+                            /** @description read: no writes reach a site; act: may change things, under the host policy. */
+                            mode: "read" | "act";
+                            context?: string;
+                            profile?: string;
+                            allowedDomains?: string[];
+                            /** @description The tab that opened this one (a popup). */
+                            opener?: string;
+                            /** @description Later calls without a tab use this one. */
+                            default: boolean;
+                            /** @description A popup's live link, in the first listing that shows it. */
+                            live_url?: string;
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -3330,7 +3354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -3346,6 +3370,25 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description read: no writes reach a site; act: may change things, under the host policy. */
+                        mode: "read" | "act";
+                        context?: string;
+                        profile?: string;
+                        allowedDomains?: string[];
+                        /** @description A link a person can open to watch or take over the tab. */
+                        live_url?: string;
+                        live?: "interactive" | "view";
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -3435,7 +3478,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -3451,7 +3494,30 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        closed: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */

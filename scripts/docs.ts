@@ -1,6 +1,7 @@
 /** The content of generated docs, built from the registry and the error table. */
 import { allOperations, allTools } from '../daemon/tools/registry.js';
 import { outputJsonSchema } from '../daemon/tools/output.js';
+import type { ToolDef } from '../daemon/tools/define.js';
 import { toJsonSchema } from '../daemon/tools/schema.js';
 import { ERROR_CODES } from '../protocol/errors.js';
 import { VERSION } from '../daemon/main.js';
@@ -103,7 +104,7 @@ function operationRoute(name: string, okStatus = 200, errors: number[] = [403, 4
   return {
     'x-operation': name,
     requestBody: { required: false, content: { 'application/json': { schema: toJsonSchema(op.input) } } },
-    responses: { [String(okStatus)]: { description: 'result', content: { 'application/json': { schema: toolResult } } }, ...stdErrors(errors) },
+    responses: { [String(okStatus)]: { description: 'result', content: { 'application/json': { schema: toolResultOf(op) } } }, ...stdErrors(errors) },
   };
 }
 
@@ -142,12 +143,12 @@ function actRoutes(): Record<string, Record<string, unknown>> {
 /** Learned extractors: each route is one REST-only operation; {id} is ext_ and 16 hex digits. */
 function extractorOperations(): Record<string, Record<string, unknown>> {
   const idParam = { ...pathParam('id'), description: 'ext_ and 16 hex digits; another user\'s id is not_found.' };
-  const result = (description: string) => ({ description, content: { 'application/json': { schema: toolResult } } });
+  const result = (description: string, name: string) => ({ description, content: { 'application/json': { schema: toolResultOf(allOperations().find((o) => o.name === name)!) } } });
   return {
     'POST /v1/extractors': { ...operationRoute('extractor_learn', 201), requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(allOperations().find((o) => o.name === 'extractor_learn')!.input) } } } },
-    'GET /v1/extractors': { 'x-operation': 'extractor_list', responses: { '200': result('extractors: every extractor of the caller (id, name, version, model, learnedOn, schema, prompt, fields, createdAt, updatedAt)'), ...stdErrors() } },
-    'GET /v1/extractors/{id}': { 'x-operation': 'extractor_get', parameters: [idParam], responses: { '200': result('extractor'), ...stdErrors([404]) } },
-    'DELETE /v1/extractors/{id}': { 'x-operation': 'extractor_delete', parameters: [idParam], responses: { '200': result('deleted: the id'), ...stdErrors([404]) } },
+    'GET /v1/extractors': { 'x-operation': 'extractor_list', responses: { '200': result('extractors: every extractor of the caller (id, name, version, model, learnedOn, schema, prompt, fields, createdAt, updatedAt)', 'extractor_list'), ...stdErrors() } },
+    'GET /v1/extractors/{id}': { 'x-operation': 'extractor_get', parameters: [idParam], responses: { '200': result('extractor', 'extractor_get'), ...stdErrors([404]) } },
+    'DELETE /v1/extractors/{id}': { 'x-operation': 'extractor_delete', parameters: [idParam], responses: { '200': result('deleted: the id', 'extractor_delete'), ...stdErrors([404]) } },
     'POST /v1/extractors/{id}/run': { ...operationRoute('extractor_run'), parameters: [idParam] },
   };
 }
@@ -159,7 +160,7 @@ function modelOperations(): Record<string, Record<string, unknown>> {
     'POST /v1/extract': {
       description: 'Header X-Model-Key: your key for the model\'s provider (else the server\'s). With urls, results holds one {url, ok, data, citations, warnings, usage, error} per address.',
       requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(extract.input) } } },
-      responses: { '200': { description: 'data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage, model (or results with urls)', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([403, 404, 422, 501, 502, 504]) },
+      responses: { '200': { description: 'data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage, model (or results with urls)', content: { 'application/json': { schema: toolResultOf(extract) } } }, ...stdErrors([403, 404, 422, 501, 502, 504]) },
     },
     'POST /v1/ask': { ...operationRoute('ask'), description: 'Header X-Model-Key: your key for the model\'s provider (else the server\'s). Answers answer, citations (chunk, quote, url, headingPath, start, end), warnings, usage, model.' },
   };
@@ -223,9 +224,9 @@ function operationDetails(): Record<string, Record<string, unknown>> {
       responses: { '200': { description: 'model tokens per day and model, as the providers reported them', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, models: { type: 'array', items: { type: 'object', properties: { day: { type: 'string' }, model: { type: 'string' }, requests: { type: 'integer' }, inputTokens: { type: 'integer' }, outputTokens: { type: 'integer' } } } }, totals: { type: 'object' }, cdpSessionMinutes: { type: 'integer' } }, required: ['ok', 'models', 'totals'] } } } }, ...stdErrors() },
     },
     'GET /v1/me': { responses: { '200': { description: 'me', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, user: { type: 'string' }, policy: { type: 'object' }, limits: { type: 'object' } }, required: ['ok', 'user', 'policy', 'limits'] } } } }, ...stdErrors() } },
-    'GET /v1/tabs': { responses: { '200': { description: 'tabs', content: { 'application/json': { schema: toolResult } } }, ...stdErrors() } },
-    'POST /v1/tabs': { requestBody: { content: { 'application/json': { schema: toJsonSchema(allTools().find((t) => t.name === 'browser_open')!.input) } } }, responses: { '201': { description: 'opened', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([403, 502]) } },
-    'DELETE /v1/tabs/{id}': { parameters: [pathParam('id')], responses: { '200': { description: 'closed', content: { 'application/json': { schema: toolResult } } }, ...stdErrors([404]) } },
+    'GET /v1/tabs': { responses: { '200': { description: 'tabs', content: { 'application/json': { schema: toolResultOf(toolNamed('browser_tabs')) } } }, ...stdErrors() } },
+    'POST /v1/tabs': { requestBody: { content: { 'application/json': { schema: toJsonSchema(allTools().find((t) => t.name === 'browser_open')!.input) } } }, responses: { '201': { description: 'opened', content: { 'application/json': { schema: toolResultOf(toolNamed('browser_open')) } } }, ...stdErrors([403, 502]) } },
+    'DELETE /v1/tabs/{id}': { parameters: [pathParam('id')], responses: { '200': { description: 'closed', content: { 'application/json': { schema: toolResultOf(toolNamed('browser_close_tab')) } } }, ...stdErrors([404]) } },
     'GET /v1/tabs/{id}/har': {
       parameters: [pathParam('id')],
       description: 'Streamed from the recording\'s file, entry by entry. Every value is redacted as it was recorded (credential headers, cookie values, secret query parameters and JSON keys, CSRF values, the caller\'s vault values); names are kept. While recording, exchanges still open (a stream, a WebSocket) come last, marked _open. 404 when the tab never recorded, its recording was deleted, the tab is closed, or it is another user\'s tab.',
@@ -351,11 +352,13 @@ function toolOperation(t: ReturnType<typeof allTools>[number]) {
   };
 }
 
+const toolNamed = (name: string) => allTools().find((t) => t.name === name)!;
+
 /**
  * The answer of one tool: the common part and, where the tool declares one, its output schema (the MCP
  * outputSchema). Fields marked x-page-text are page text: as-is here, fenced in MCP structuredContent.
  */
-function toolResultOf(t: ReturnType<typeof allTools>[number]) {
+function toolResultOf(t: ToolDef<any>) {
   const own = outputJsonSchema(t);
   return own ? { allOf: [toolResult, own] } : toolResult;
 }

@@ -16,8 +16,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { callTool } from '../tools/dispatch.js';
-import { allTools, annotationsFor, getTool, toJsonSchema } from '../tools/registry.js';
-import { outputJsonSchema } from '../tools/output.js';
+import { allTools, annotationsFor, getTool, outputJsonSchema, toJsonSchema } from '../tools/registry.js';
 import { renderErrorMcp } from '../tools/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseJsonBounded, readBody, sendError, sendJson, statusLine, TooDeepError, type Req } from './http.js';

@@ -2,7 +2,7 @@
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { InvalidCursorError } from '../../storage/audit.js';
-import { allTools, listProfiles, toJsonSchema } from '../tools/registry.js';
+import { allTools, listProfiles, outputJsonSchema, toJsonSchema } from '../tools/registry.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { readJson, sendJson, type Req } from './http.js';
 import { runTool, toolBody, type Handler } from './rest-call.js';
@@ -67,7 +67,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     'POST /v1/tabs': async (r, u) => runTool(env, r, me(u), 'browser_open', await toolBody(env, r, me(u), 'browser_open'), 201),
     'DELETE /v1/tabs/{id}': (r, u, [id]) => runTool(env, r, me(u), 'browser_close_tab', { tab: segment(id) }),
     'GET /v1/tools': async (r) =>
-      sendJson(r, 200, { ok: true, tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, effect: t.effect, inputSchema: toJsonSchema(t.input) })) }),
+      sendJson(r, 200, { ok: true, tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, effect: t.effect, inputSchema: toJsonSchema(t.input), ...(t.output ? { outputSchema: outputJsonSchema(t) } : {}) })) }),
     'POST /v1/tools/{name}': async (r, u, [raw]) => {
       const name = segment(raw);
       return runTool(env, r, me(u), name, await toolBody(env, r, me(u), name));

@@ -123,4 +123,5 @@ export function annotationsFor(t: ToolDef<any>) {
 // The server reaches tools through dispatch, this registry and the response builder only; what else it
 // needs from the tool layer (schemas for tools/list, the profile listing REST serves) is passed on here.
 export { toJsonSchema } from './schema.js';
+export { outputJsonSchema } from './output.js';
 export { listProfiles } from './spaces.js';
