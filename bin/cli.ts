@@ -26,7 +26,8 @@ const USAGES: Record<string, string> = {
   user: `  browserd user add NAME        create a user; its token is the last line printed
   browserd user token NAME      replace a user's token (the old one stops working)
   browserd user list
-  browserd user disable NAME    refuse the user's token everywhere (401) until enabled; nothing is deleted
+  browserd user disable NAME    refuse the user's token and links everywhere until enabled; a running daemon
+                                stops the user's browsers within seconds; nothing is deleted
   browserd user enable NAME
   browserd user approvals NAME on|off   sensitive actions then return needsApproval (default off)
       [--data DIR]
@@ -121,7 +122,7 @@ async function main() {
         });
         // A running daemon reads the flag on the next request; the browser it runs stops when idle (the admin
         // console stops it at once).
-        console.log(sub === 'disable' ? `Disabled ${name}: its token is refused from now on.` : `Enabled ${name}: its token works again.`);
+        console.log(sub === 'disable' ? `Disabled ${name}: its token and links are refused from now on; a running daemon stops its browsers within seconds.` : `Enabled ${name}: its token works again.`);
         return;
       }
       if (sub !== 'add' && sub !== 'token') die(`unknown 'user ${sub ?? ''}'; use add, token, list, disable or enable`);

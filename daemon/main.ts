@@ -54,6 +54,7 @@ import { WebhookService } from './webhooks/service.js';
 import { handoffEventData, downloadEventData } from './webhooks/sources.js';
 import { Records } from './records/index.js';
 import { MonitorService } from './monitors/service.js';
+import { watchDisabledAccounts } from './accounts/disabled.js';
 
 export { VERSION } from './version.js';
 import { VERSION } from './version.js';
@@ -190,6 +191,8 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   webhooks.start();
   // Monitors whose run fell while the daemon was down run once now; the rest wait for their next run.
   env.monitors.start();
+  // Accounts disabled from outside (the CLI writes the store) stop here within a couple of seconds.
+  const stopWatchingAccounts = watchDisabledAccounts(env);
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
   log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: pool.maxBrowsers }, 'browserd listening');
   let stopping: Promise<void> | undefined;
@@ -202,6 +205,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
       // Stop accepting (503 while closing), close browsers gracefully (cookies flushed), then the store.
       stopping ??= (async () => {
         app.closing = true;
+        stopWatchingAccounts();
         // Before the hand-offs close: a paused task must not take their closing for a person's answer.
         const tasksStopped = env.tasks.close();
         // Waiting browser_handoff_wait calls answer now (still open) instead of holding their sessions open.

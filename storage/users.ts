@@ -63,6 +63,12 @@ export class UserStore {
     return token;
   }
 
+  /** The account exists and is not disabled: what every door that opens by link (not token) asks. */
+  isActive(name: string): boolean {
+    const u = this.get(name);
+    return !!u && !u.disabled;
+  }
+
   async update(name: string, patch: Partial<Pick<UserRecord, 'approvals' | 'takeover' | 'disabled'>>): Promise<UserRecord> {
     const u = this.get(name);
     if (!u) throw new Error(`no user ${name}`);

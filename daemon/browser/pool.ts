@@ -210,6 +210,11 @@ export class BrowserPool {
     return stopped;
   }
 
+  /** The users with a browser running (any profile). */
+  runningUsers(): string[] {
+    return [...new Set([...this.instances.values()].map((i) => i.opts.user))];
+  }
+
   list(): BrowserInstance[] {
     return [...this.instances.values()];
   }

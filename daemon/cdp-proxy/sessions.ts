@@ -113,6 +113,11 @@ export class CdpSessions {
     return found;
   }
 
+  /** The users with a session open. */
+  users(): string[] {
+    return [...new Set([...this.byId.values()].filter((s) => !s.ended).map((s) => s.user))];
+  }
+
   list(user: string): CdpSessionInfo[] {
     return [...this.byId.values()].filter((s) => s.user === user && !s.ended).sort((a, b) => b.startedAt - a.startedAt).map(info);
   }

@@ -52,7 +52,9 @@ export function addCdpRoute(app: uWS.TemplatedApp, env: DaemonEnv, closing: () =
       if (closing()) return refuse(res, new BrowserdError('shutting_down', 'the daemon is stopping', { next: 'Retry in a few seconds.' }));
       const originProblem = checkHostAndOrigin(originPolicy, Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== '')));
       if (originProblem) return refuse(res, new BrowserdError('forbidden', originProblem, { next: 'Connect from a program, not from a web page.' }));
-      const session = token ? env.cdpSessions.find(token) : undefined;
+      const found = token ? env.cdpSessions.find(token) : undefined;
+      // A disabled account's sessions end (accounts/disabled.ts); until then its URL is refused like a stopped one.
+      const session = found && env.users.isActive(found.user) ? found : undefined;
       if (!session) {
         return refuse(res, new BrowserdError('unauthorized', 'no open CDP session has this URL (wrong, stopped or expired)', { next: 'Start one with browser_sessions{action:"start"} and use the cdpUrl it returns.' }));
       }

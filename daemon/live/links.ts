@@ -42,7 +42,8 @@ export class LiveLinks {
   private announced = new Set<string>();
   private sweeper: NodeJS.Timeout;
   /** How to end each connected viewer, so a stopping daemon leaves no socket open. */
-  readonly openViewers = new Set<() => void>();
+  /** Each connected viewer's way to end it, with the user whose tab it shows. */
+  readonly openViewers = new Map<(reason?: string) => void, string>();
   /** The screencasts viewers are watching now: one per watched tab, none when nobody watches. */
   readonly casts = new ScreencastHub();
   /** The clock; tests move it to see expiry without waiting. */
@@ -110,7 +111,17 @@ export class LiveLinks {
   close() {
     clearInterval(this.sweeper);
     this.byHash.clear();
-    for (const end of [...this.openViewers]) end();
+    for (const end of [...this.openViewers.keys()]) end();
     this.openViewers.clear();
+  }
+
+  /** The users someone is watching now. */
+  viewerUsers(): string[] {
+    return [...new Set(this.openViewers.values())];
+  }
+
+  /** Disconnects everyone watching one user's tabs (the account was disabled). */
+  endViewersOf(user: string) {
+    for (const [end, owner] of [...this.openViewers]) if (owner === user) end('the account was disabled');
   }
 }

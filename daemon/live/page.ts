@@ -56,6 +56,8 @@ export const VIEWER_HEADERS: Record<string, string> = {
 };
 
 export async function serveViewerPage(env: DaemonEnv, r: Req, token: string) {
-  if (!env.live.lookup(token)) throw new BrowserdError('not_found', 'this live link is unknown or has expired', { next: 'Ask for a new link (browser_viewer).' });
+  const link = env.live.lookup(token);
+  // A disabled account's links stop working at once, as its token does.
+  if (!link || !env.users.isActive(link.user)) throw new BrowserdError('not_found', 'this live link is unknown or has expired', { next: 'Ask for a new link (browser_viewer).' });
   send(r, 200, VIEWER_HTML, VIEWER_HEADERS);
 }

@@ -17,7 +17,7 @@ interface Conn {
   link: LinkRecord;
   session?: ViewerSession;
   /** Ends this socket from the server side (daemon shutdown). */
-  endViewer?: () => void;
+  endViewer?: (reason?: string) => void;
   closed: boolean;
 }
 
@@ -48,7 +48,7 @@ export function liveSocket(env: DaemonEnv, originPolicy: OriginPolicy, isClosing
       const originProblem = checkHostAndOrigin(originPolicy, headers);
       if (originProblem) return refuse(res, new BrowserdError('forbidden', originProblem, { next: 'Open the live link itself; it cannot be embedded or called from another site.' }));
       const link = env.live.lookup(token);
-      if (!link) return refuse(res, new BrowserdError('not_found', 'this live link is unknown or has expired', { next: 'Ask for a new link (browser_viewer).' }));
+      if (!link || !env.users.isActive(link.user)) return refuse(res, new BrowserdError('not_found', 'this live link is unknown or has expired', { next: 'Ask for a new link (browser_viewer).' }));
       res.cork(() => res.upgrade<Conn>({ link, closed: false }, key, protocol, extensions, context));
     },
     open(ws) {
@@ -60,10 +60,10 @@ export function liveSocket(env: DaemonEnv, originPolicy: OriginPolicy, isClosing
         // Sent from CDP events and timers, outside any uWS callback: cork so the write goes out at once, whole.
         ws.cork(() => ws.send(JSON.stringify(m), false));
       };
-      conn.endViewer = () => {
-        if (!conn.closed) ws.end(1001, 'the daemon is stopping');
+      conn.endViewer = (reason = 'the daemon is stopping') => {
+        if (!conn.closed) ws.end(1001, reason);
       };
-      env.live.openViewers.add(conn.endViewer);
+      env.live.openViewers.set(conn.endViewer, conn.link.user);
       conn.session = new ViewerSession(env, env.live.casts, conn.link, send);
       void conn.session.start();
     },

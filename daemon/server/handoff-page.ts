@@ -127,7 +127,8 @@ function yourTurn(env: DaemonEnv, r: Req, token: string, rec: HandoffRecord) {
 /** An open hand-off for a token, else undefined after answering the plain 404 or 410 page. */
 function openFor(env: DaemonEnv, r: Req, token: string): HandoffRecord | undefined {
   const rec = env.handoffs.byToken(token);
-  if (!rec) return void notFound(r);
+  // A disabled account's links stop working at once, as its token does.
+  if (!rec || !env.users.isActive(rec.user)) return void notFound(r);
   if (env.handoffs.statusOf(rec) !== 'open') return void gone(r);
   return rec;
 }

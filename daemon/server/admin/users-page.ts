@@ -7,6 +7,7 @@ import type { DaemonEnv } from '../../env.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 import { ADMIN_ACTOR, auditedChange } from '../rest-call.js';
 import { assertNewUserName } from '../user-name.js';
+import { stopDisabledAccount } from '../../accounts/disabled.js';
 import { html, type Markup } from './html.js';
 import { csrfField } from './layout.js';
 import type { AdminSession } from './sessions.js';
@@ -41,12 +42,6 @@ export async function addUser(env: DaemonEnv, form: URLSearchParams): Promise<{ 
   });
 }
 
-/** Stops what a disabled user still has running: browsers (all profiles) and timed CDP sessions. */
-async function stopEverything(env: DaemonEnv, user: string) {
-  for (const session of env.cdpSessions.list(user)) await env.cdpSessions.stop(user, session.id).catch(() => false);
-  await env.pool.stopUser(user);
-}
-
 /** A per-user action from the users page; answers what to say, and a token when one was made. */
 export async function userAction(env: DaemonEnv, name: string, form: URLSearchParams): Promise<{ notice: string; token?: string }> {
   const action = form.get('action');
@@ -58,7 +53,7 @@ export async function userAction(env: DaemonEnv, name: string, form: URLSearchPa
   if (action === 'disable') {
     await auditedChange(env, ADMIN_ACTOR, 'admin.user_disable', { name, from: 'console' }, async () => {
       await env.users.update(name, { disabled: true });
-      await stopEverything(env, name);
+      await stopDisabledAccount(env, name);
     });
     return { notice: `Disabled ${name}: its token is refused and its browsers are stopped.` };
   }
