@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { IncludeHiddenParam, params, TabParam, StringEnum } from '../../protocol/params.js';
+import { PageText, TabIdField } from './output.js';
 
 export const EXTRACT_MAX_LIMIT = 5000;
 
@@ -20,6 +21,66 @@ function render(kind: string, items: any[]): string {
   }
 }
 
+/**
+ * The item of each kind, as injected/extract.ts builds it. Words of the page (cells, link texts, labels,
+ * values, alt texts) and locators (which quote its attribute values) are page text; addresses and names are not.
+ */
+const Locator = PageText({ description: 'A stable CSS locator for the element.' });
+
+const TableItem = Type.Object(
+  {
+    caption: Type.Optional(PageText({ description: 'The caption or aria-label, when it has one.' })),
+    headers: Type.Array(PageText(), { description: 'Column headers; empty when the table has none.' }),
+    rows: Type.Array(Type.Array(PageText()), { description: 'Body rows, cell for cell.' }),
+    locator: Locator,
+  },
+  { title: 'table', description: 'kind tables: one table.' },
+);
+
+const LinkItem = Type.Object(
+  { text: PageText({ description: 'The link text.' }), href: Type.String({ description: 'Absolute address.' }), rel: Type.Optional(Type.String()) },
+  { title: 'link', description: 'kind links: one link.' },
+);
+
+const MetaItem = Type.Object(
+  { name: Type.String({ description: 'title, canonical, lang, or the meta tag name/property/http-equiv/itemprop.' }), content: PageText() },
+  { title: 'meta', description: 'kind meta: one entry.' },
+);
+
+const FormField = Type.Object({
+  name: Type.String(),
+  type: Type.String({ description: 'Input type, select-one, select-multiple or textarea.' }),
+  label: PageText(),
+  value: PageText({ description: 'Current value: "true"/"false" for checkboxes and radios, "••••" for a filled password, selected option texts joined by ", ".' }),
+  required: Type.Boolean(),
+  options: Type.Optional(Type.Array(PageText(), { description: "A select's option texts (at most 100)." })),
+  ref: Type.Optional(Type.String({ description: 'Given to fields a person can see.' })),
+});
+
+const FormItem = Type.Object(
+  {
+    form: Type.String({ description: 'Name, id or aria-label of the form; "(no form)" for fields outside any.' }),
+    locator: Locator,
+    action: Type.Union([Type.String(), Type.Null()], { description: 'Where it submits; null for fields outside any form.' }),
+    method: Type.Union([Type.String(), Type.Null()], { description: 'get or post; null for fields outside any form.' }),
+    fields: Type.Array(FormField),
+  },
+  { title: 'form', description: 'kind form: one form (or the fields outside any).' },
+);
+
+const ImageItem = Type.Object(
+  {
+    src: Type.String({ description: 'Absolute address.' }),
+    alt: PageText(),
+    width: Type.Integer({ description: 'Shown width in CSS pixels.' }),
+    height: Type.Integer({ description: 'Shown height in CSS pixels.' }),
+    source: StringEnum(['img', 'background'] as const, { description: 'An <img>, or a CSS background image.' }),
+    context: PageText({ description: 'A figure caption or nearby text, cut.' }),
+    link: Type.Optional(Type.String({ description: 'Where the image links to.' })),
+  },
+  { title: 'image', description: 'kind images: one image.' },
+);
+
 export const extractTools = [
   defineTool({
     name: 'browser_extract',
@@ -32,6 +93,12 @@ export const extractTools = [
       limit: Type.Optional(Type.Integer({ description: 'Items (rows for tables), 1-5000. Default 500.', minimum: 1, maximum: EXTRACT_MAX_LIMIT })),
       includeHidden: IncludeHiddenParam,
       tab: TabParam,
+    }),
+    output: Type.Object({
+      tab: TabIdField,
+      kind: StringEnum(['tables', 'links', 'meta', 'form', 'images'] as const, { description: 'The kind extracted: the shape of every item.' }),
+      items: Type.Array(Type.Union([TableItem, LinkItem, MetaItem, FormItem, ImageItem]), { description: 'Items of the kind asked for (each of its shape).' }),
+      total: Type.Integer({ description: 'Every item (rows for tables), not only those returned.' }),
     }),
     effect: 'read',
     async handle(ctx, args, out) {

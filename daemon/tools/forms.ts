@@ -8,6 +8,7 @@ import { params, RefParam, TabParam } from '../../protocol/params.js';
 import { BrowserdError, type ErrorCode } from '../../protocol/errors.js';
 import { REF } from '../../protocol/ids.js';
 import { setInputFiles } from '../browser/files.js';
+import { PageText, TabIdField } from './output.js';
 
 export const UPLOAD_MAX_BYTES = 15 * 1024 * 1024;
 
@@ -22,6 +23,15 @@ export const formTools = [
     input: params({
       fields: Type.Record(Type.String({ pattern: REF.source }), Type.String({ maxLength: 100000 }), { description: 'ref -> value, filled in the given order.', minProperties: 1, maxProperties: 200 }),
       tab: TabParam,
+    }),
+    output: Type.Object({
+      tab: TabIdField,
+      filled: Type.Array(Type.String(), { description: 'Refs that took their value, in order.' }),
+      failed: Type.Array(
+        // The reason is the in-page script's message, which may quote the page (a select's option texts).
+        Type.Object({ ref: Type.String(), reason: PageText({ description: 'Why the field could not be filled.' }) }),
+        { description: 'Fields that could not be filled; the others were still filled.' },
+      ),
     }),
     effect: 'write',
     touches: [{ kind: 'fill_many', fields: 'fields' }],
@@ -52,6 +62,7 @@ export const formTools = [
     title: 'Select options',
     description: 'Selects one or more options of a <select> by visible text or value (several for a multiple select); the others are unselected.',
     input: params({ ref: RefParam(), values: Type.Array(Type.String({ maxLength: 1000 }), { description: 'Option texts or values.', minItems: 1, maxItems: 500 }), tab: TabParam }),
+    output: Type.Object({ tab: TabIdField, selected: Type.Array(PageText(), { description: 'The texts of the options now selected.' }) }),
     effect: 'write',
     hints: { idempotent: true },
     touches: [{ kind: 'fill', ref: 'ref' }],
@@ -73,6 +84,7 @@ export const formTools = [
       base64: Type.Optional(Type.String({ description: 'Inline file content, base64 (up to 15 MB).', maxLength: Math.ceil((UPLOAD_MAX_BYTES * 4) / 3) + 4 })),
       tab: TabParam,
     }),
+    output: Type.Object({ tab: TabIdField, file: Type.String({ description: 'Name of the file put into the input.' }) }),
     effect: 'write',
     touches: [{ kind: 'file', ref: 'ref' }],
     check(args) {

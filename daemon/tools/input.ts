@@ -9,6 +9,10 @@ import { parseChord } from '../browser/keys.js';
 import type { PointResult } from '../../injected/api.js';
 import { cancelledError, type ToolContext } from './context.js';
 import { inline } from './response.js';
+import { TabIdField, UrlField } from './output.js';
+
+/** What an input tool reports: the tab and where it is after the action (a click may have navigated it). */
+export const TabAtUrl = Type.Object({ tab: TabIdField, url: UrlField });
 
 /** Key-by-key typing costs a few CDP round trips a character: more than this is a mistake or an attack. */
 export const SLOW_TYPE_MAX_CHARS = 5000;
@@ -54,6 +58,7 @@ export const inputTools = [
       doubleClick: Type.Optional(Type.Boolean({ description: 'Double-click. Default false.' })),
       tab: TabParam,
     }),
+    output: TabAtUrl,
     effect: 'write',
     touches: [{ kind: 'click', ref: 'ref', point: ['x', 'y'] }],
     check(args) {
@@ -84,6 +89,7 @@ export const inputTools = [
       slowly: Type.Optional(Type.Boolean({ description: 'One key event per character (at most 5,000), for pages that react to each key. Default false.' })),
       tab: TabParam,
     }),
+    output: TabAtUrl,
     effect: 'write',
     touches: [{ kind: 'fill', ref: 'ref' }, { kind: 'submit', when: 'submit', ref: 'ref' }],
     check(args) {
@@ -111,6 +117,7 @@ export const inputTools = [
     title: 'Fill a field',
     description: 'Sets a field: text for inputs and text areas, option text or value for a select, "true"/"false" for a checkbox or radio. Never a secret.',
     input: params({ ref: RefParam(), value: Type.String({ description: 'The value (see description).', maxLength: 100000 }), tab: TabParam }),
+    output: TabAtUrl,
     effect: 'write',
     hints: { idempotent: true },
     touches: [{ kind: 'fill', ref: 'ref' }],
@@ -126,6 +133,7 @@ export const inputTools = [
     title: 'Press a key',
     description: 'Presses a key or chord on the focused element: Enter, Escape, Tab, Backspace, ArrowDown, PageDown, a single character, or a chord such as Control+A. Enter counts as a submit.',
     input: params({ key: Type.String({ description: 'Key name or chord joined by +.', minLength: 1, maxLength: 64 }), tab: TabParam }),
+    output: TabAtUrl,
     effect: 'write',
     touches: [{ kind: 'key', key: 'key' }],
     check(args) {

@@ -6,6 +6,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { checkUrl } from '../net/url-check.js';
 import { goHistory, reload } from '../browser/history.js';
 import { inline } from './response.js';
+import { TabIdField, UrlField } from './output.js';
 
 export const navigationTools = [
   defineTool({
@@ -17,6 +18,7 @@ export const navigationTools = [
       timeoutMs: Type.Optional(Type.Integer({ description: 'Give up after this long (ms), 1000-120000. Default 30000.', minimum: 1000, maximum: 120000 })),
       tab: TabParam,
     }),
+    output: Type.Object({ tab: TabIdField, url: UrlField }),
     effect: 'read',
     hints: { readOnly: false, idempotent: true },
     async handle(ctx, args, out) {
@@ -33,6 +35,7 @@ export const navigationTools = [
     title: 'Back, forward or reload',
     description: 'Goes back or forward in the tab history, or reloads, and waits for the page to settle.',
     input: params({ action: StringEnum(['back', 'forward', 'reload'], { description: 'back, forward or reload.' }), tab: TabParam }),
+    output: Type.Object({ tab: TabIdField, url: UrlField }),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },
     async handle(ctx, args, out) {
@@ -55,6 +58,8 @@ export const navigationTools = [
       timeoutMs: Type.Optional(Type.Integer({ description: 'Give up after this long (ms), 100-60000. Default 10000.', minimum: 100, maximum: 60000, default: 10000 })),
       tab: TabParam,
     }),
+    // A plain wait for time names no tab: only a wait on the page says which tab it watched.
+    output: Type.Object({ tab: Type.Optional(TabIdField) }),
     effect: 'read',
     async handle(ctx, args, out) {
       const given = [args.text, args.selector, args.timeMs].filter((v) => v !== undefined).length;

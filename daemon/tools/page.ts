@@ -5,6 +5,7 @@ import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { EVALUATE_DEFAULT_TIMEOUT_MS, evaluateScript } from '../browser/evaluate.js';
 import { printPdf } from '../browser/capture.js';
+import { TabIdField } from './output.js';
 
 export const EVALUATE_MAX_CHARS = 12000;
 
@@ -22,6 +23,12 @@ export const pageTools = [
       js: Type.String({ description: 'Expression or IIFE returning a JSON-serialisable value.', minLength: 1, maxLength: 100000 }),
       timeoutMs: Type.Optional(Type.Integer({ description: `Give up after this long (ms), 100-120000. Default ${EVALUATE_DEFAULT_TIMEOUT_MS}.`, minimum: 100, maximum: 120000 })),
       tab: TabParam,
+    }),
+    // The value itself is page text in the fenced text block (a string as it is, anything else as JSON).
+    output: Type.Object({
+      tab: TabIdField,
+      truncated: Type.Boolean({ description: `The value was cut at ${EVALUATE_MAX_CHARS} characters.` }),
+      type: Type.String({ description: 'The JavaScript type of the value as Chromium reports it: string, number, boolean, object, undefined, bigint...' }),
     }),
     effect: 'sensitive',
     touches: [{ kind: 'script' }],
@@ -46,6 +53,10 @@ export const pageTools = [
       deviceScaleFactor: Type.Optional(Type.Number({ description: 'Device pixel ratio, 0.5-4. Default 1.', minimum: 0.5, maximum: 4 })),
       tab: TabParam,
     }),
+    output: Type.Object({
+      tab: TabIdField,
+      viewport: Type.Object({ width: Type.Integer(), height: Type.Integer(), deviceScaleFactor: Type.Number() }, { description: 'The viewport the tab now has (CSS pixels), kept for it.' }),
+    }),
     effect: 'read',
     hints: { readOnly: false, idempotent: true },
     openWorld: false,
@@ -63,6 +74,7 @@ export const pageTools = [
     title: 'Allow the next confirm',
     description: 'Answers YES to the next confirm()/prompt() dialog only (dialogs are answered NO by default). Call it just before the click that opens the dialog. Refused on a read-only site.',
     input: params({ tab: TabParam }),
+    output: Type.Object({ tab: TabIdField }),
     effect: 'sensitive',
     openWorld: false,
     touches: [{ kind: 'confirm' }],
@@ -87,6 +99,19 @@ export const pageTools = [
       // through is one the store takes.
       name: Type.Optional(Type.String({ description: 'File name ending in .pdf: letters, digits, space, dot, dash, underscore; no "..". Default built from host and time.', pattern: '^(?!.*\\.\\.)[A-Za-z0-9_][A-Za-z0-9 ._-]{0,195}\\.pdf$' })),
       tab: TabParam,
+    }),
+    output: Type.Object({
+      tab: TabIdField,
+      file: Type.Object(
+        {
+          name: Type.String(),
+          size: Type.Integer({ description: 'Bytes.' }),
+          mimeType: Type.String(),
+          modifiedAt: Type.String({ description: 'When it was written (ISO 8601).' }),
+          url: Type.String({ description: 'Path to fetch it from with your bearer token: GET /v1/files/<name>.' }),
+        },
+        { description: "The PDF as stored in the user's files." },
+      ),
     }),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },

@@ -8,7 +8,19 @@ import { mouseMove } from '../browser/input.js';
 import { drag, wheel as wheelAt } from '../browser/gestures.js';
 import { viewportSize } from '../browser/layout.js';
 import { pointForRef } from './input.js';
-import { writeSnapshot } from './snapshot.js';
+import { SnapshotOutput, writeSnapshot } from './snapshot.js';
+import { TabIdField } from './output.js';
+
+/** Scroll offsets of the page (or of the scrolled element) after the call, in CSS pixels. */
+const ScrollState = Type.Object(
+  {
+    x: Type.Number({ description: 'Horizontal offset.' }),
+    y: Type.Number({ description: 'Vertical offset.' }),
+    maxX: Type.Number({ description: 'Largest horizontal offset (0: it does not scroll sideways).' }),
+    maxY: Type.Number({ description: 'Largest vertical offset: y equal to it means at the end.' }),
+  },
+  { description: 'Where the page (or the element given as ref) is scrolled to now.' },
+);
 
 async function inViewport(tab: Tab, x: number, y: number, which: string) {
   const v = await viewportSize(tab);
@@ -23,6 +35,7 @@ export const pointerTools = [
     title: 'Hover',
     description: 'Moves the pointer over an element and returns a snapshot in which elements that appeared (menus, tooltips) are marked *.',
     input: params({ ref: RefParam(), tab: TabParam }),
+    output: SnapshotOutput,
     effect: 'read',
     hints: { readOnly: false, idempotent: true },
     async handle(ctx, args, out) {
@@ -51,6 +64,7 @@ export const pointerTools = [
       steps: Type.Optional(Type.Integer({ description: 'Intermediate pointer moves, 1-100. Default 16.', minimum: 1, maximum: 100 })),
       tab: TabParam,
     }),
+    output: Type.Object({ tab: TabIdField }),
     effect: 'write',
     touches: [{ kind: 'drop', ref: 'toRef', point: ['toX', 'toY'] }],
     check(args) {
@@ -87,6 +101,7 @@ export const pointerTools = [
       to: Type.Optional(StringEnum(['top', 'end'], { description: 'Scroll to the top or to the end (repeats while content keeps loading, bounded).' })),
       tab: TabParam,
     }),
+    output: Type.Object({ tab: TabIdField, scroll: ScrollState }),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },
     async handle(ctx, args, out) {

@@ -3,9 +3,37 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { IncludeHiddenParam, params, RefParam, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
+import { PageText, TabIdField } from './output.js';
 
 export const QUERY_MAX_LIMIT = 500;
 export const QUERY_MAX_ATTR = 20;
+
+/**
+ * A locator quotes the page's own ids, classes and attribute values (an aria-label or placeholder of up to 120
+ * characters), so it is page text like the element's words: fenced over MCP, as it is in the text block.
+ */
+const Locator = (description: string) => PageText({ description });
+
+const FindTextMatch = Type.Object({
+  ref: Type.String({ description: 'The element holding the match.' }),
+  text: PageText({ description: 'The matched text as the page has it.' }),
+  context: PageText({ description: 'The text around the match.' }),
+});
+
+const QueryMatch = Type.Object({
+  ref: Type.String(),
+  tag: Type.String({ description: 'Tag name, lower case.' }),
+  text: PageText({ description: "The element's text (or a control's value or label), cut." }),
+  attrs: Type.Record(Type.String(), Type.Union([PageText(), Type.Null()]), { description: 'The attributes asked for by attr; null where the element has none.' }),
+  locator: Locator('A stable CSS locator for the element (" >>> " into shadow roots and frames).'),
+});
+
+const SimilarItem = Type.Object({
+  ref: Type.String(),
+  locator: Locator('A CSS locator for this item.'),
+  text: PageText({ description: "The item's text, cut." }),
+  fields: Type.Record(Type.String(), PageText(), { description: 'Labelled parts of the item (title, link, price, image...) as found on it.' }),
+});
 
 export const queryTools = [
   defineTool({
@@ -18,6 +46,7 @@ export const queryTools = [
       includeHidden: IncludeHiddenParam,
       tab: TabParam,
     }),
+    output: Type.Object({ tab: TabIdField, matches: Type.Array(FindTextMatch) }),
     effect: 'read',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
@@ -43,6 +72,12 @@ export const queryTools = [
       scope: Type.Optional(Type.String({ description: 'CSS selector of the element to search within.', minLength: 1, maxLength: 2000 })),
       includeHidden: IncludeHiddenParam,
       tab: TabParam,
+    }),
+    output: Type.Object({
+      tab: TabIdField,
+      matches: Type.Array(QueryMatch, { description: 'The first `limit` matches in document order.' }),
+      total: Type.Integer({ description: 'Every match, not only those returned.' }),
+      more: Type.Boolean({ description: 'There were more matches than returned.' }),
     }),
     effect: 'read',
     async handle(ctx, args, out) {
@@ -74,6 +109,12 @@ export const queryTools = [
     title: 'Similar elements',
     description: 'Every element like the given one (the repeated item of a list, grid or card listing), each with its fields (title, link, price, image and other labelled parts) and a locator for the item pattern.',
     input: params({ ref: RefParam('An element inside one item (a card, a row).'), limit: Type.Optional(Type.Integer({ description: '1-500. Default 100.', minimum: 1, maximum: 500 })), includeHidden: IncludeHiddenParam, tab: TabParam }),
+    output: Type.Object({
+      tab: TabIdField,
+      items: Type.Array(SimilarItem, { description: 'The first `limit` items.' }),
+      total: Type.Integer({ description: 'Every item of the pattern, not only those returned.' }),
+      itemLocator: Locator('A CSS locator matching every item of the pattern.'),
+    }),
     effect: 'read',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { IncludeHiddenParam, params, RefParam, TabParam } from '../../protocol/params.js';
 import { inline } from './response.js';
+import { TabIdField, UrlField } from './output.js';
 
 const MAX_DEFAULT = 50000;
 
@@ -16,6 +17,13 @@ export const readTools = [
       ref: Type.Optional(RefParam('Only the text of this element.')),
       includeHidden: IncludeHiddenParam,
       maxChars: Type.Optional(Type.Integer({ description: 'Cut after this many characters (1-200000). Default 50000.', minimum: 1, maximum: 200000 })),
+    }),
+    // The text itself is page text in the fenced text block.
+    output: Type.Object({
+      tab: TabIdField,
+      url: UrlField,
+      chars: Type.Integer({ description: 'Length of the whole text, before any cut.' }),
+      truncated: Type.Boolean({ description: 'The text was cut at maxChars.' }),
     }),
     effect: 'read',
     async handle(ctx, args, out) {

@@ -6,6 +6,17 @@ import { BrowserdError } from '../../protocol/errors.js';
 import type { Tab } from '../browser/tab.js';
 import { screenshot, type Clip } from '../browser/capture.js';
 import { inline, type ResponseBuilder } from './response.js';
+import { TabIdField, UrlField } from './output.js';
+
+/**
+ * The fields writeSnapshot sets. The outline itself is page text in the fenced text block, not a field: a
+ * client that wants it reads the text.
+ */
+export const SnapshotOutput = Type.Object({
+  tab: TabIdField,
+  url: UrlField,
+  refCount: Type.Integer({ description: 'How many element refs the snapshot hands out.' }),
+});
 
 /** Writes a snapshot of the tab into the response (also used by tools that return one after acting). */
 export async function writeSnapshot(tab: Tab, out: ResponseBuilder, opts: { includeHidden?: boolean; markNewSince?: boolean } = {}) {
@@ -25,6 +36,7 @@ export const snapshotTools = [
     description:
       'The page as a compact outline (role, name, value, state) with refs eN for interactive elements (fK:eN inside frames); open shadow roots and same-origin frames included; text a person cannot see is left out unless includeHidden.',
     input: params({ tab: TabParam, includeHidden: IncludeHiddenParam }),
+    output: SnapshotOutput,
     effect: 'read',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
@@ -42,6 +54,7 @@ export const snapshotTools = [
       format: Type.Optional(StringEnum(['png', 'jpeg'], { description: 'png (default) or jpeg.' })),
       quality: Type.Optional(Type.Integer({ description: 'JPEG quality 1-100. Default 80.', minimum: 1, maximum: 100 })),
     }),
+    output: Type.Object({ tab: TabIdField, url: UrlField }),
     effect: 'read',
     async handle(ctx, args, out) {
       if (args.ref && args.fullPage) throw new BrowserdError('validation_error', 'give ref or fullPage, not both', { next: 'Pick one.' });
