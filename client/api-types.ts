@@ -4872,7 +4872,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -4888,6 +4888,17 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -5023,7 +5034,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -5039,6 +5050,17 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -5182,7 +5204,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -5198,6 +5220,15 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab?: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -5333,7 +5364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -5349,6 +5380,19 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description How many element refs the snapshot hands out. */
+                        refCount: number;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -5490,7 +5534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -5506,6 +5550,17 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -5655,7 +5710,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -5671,7 +5726,32 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -5811,7 +5891,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -5827,7 +5907,32 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -5961,7 +6066,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -5977,7 +6082,32 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -6109,7 +6239,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -6125,7 +6255,32 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -6264,7 +6419,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -6280,6 +6435,21 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description Length of the whole text, before any cut. */
+                        chars: number;
+                        /** @description The text was cut at maxChars. */
+                        truncated: boolean;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -6557,7 +6727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -6573,7 +6743,34 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description The value was cut at 12000 characters. */
+                        truncated: boolean;
+                        /** @description The JavaScript type of the value as Chromium reports it: string, number, boolean, object, undefined, bigint... */
+                        type: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -6709,7 +6906,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -6725,6 +6922,21 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description The viewport the tab now has (CSS pixels), kept for it. */
+                        viewport: {
+                            width: number;
+                            height: number;
+                            deviceScaleFactor: number;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -6855,7 +7067,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -6871,7 +7083,30 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -7018,7 +7253,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -7034,6 +7269,26 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description The PDF as stored in the user's files. */
+                        file: {
+                            name: string;
+                            /** @description Bytes. */
+                            size: number;
+                            mimeType: string;
+                            /** @description When it was written (ISO 8601). */
+                            modifiedAt: string;
+                            /** @description Path to fetch it from with your bearer token: GET /v1/files/<name>. */
+                            url: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -7914,7 +8169,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -7930,6 +8185,19 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description How many element refs the snapshot hands out. */
+                        refCount: number;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -8074,7 +8342,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -8090,7 +8358,30 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -8236,7 +8527,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -8252,6 +8543,26 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Where the page (or the element given as ref) is scrolled to now. */
+                        scroll: {
+                            /** @description Horizontal offset. */
+                            x: number;
+                            /** @description Vertical offset. */
+                            y: number;
+                            /** @description Largest horizontal offset (0: it does not scroll sideways). */
+                            maxX: number;
+                            /** @description Largest vertical offset: y equal to it means at the end. */
+                            maxY: number;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -8386,7 +8697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -8402,7 +8713,38 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Refs that took their value, in order. */
+                        filled: string[];
+                        /** @description Fields that could not be filled; the others were still filled. */
+                        failed: {
+                            ref: string;
+                            /** @description Why the field could not be filled. */
+                            reason: string;
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -8536,7 +8878,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -8552,7 +8894,32 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description The texts of the options now selected. */
+                        selected: string[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -8690,7 +9057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -8706,7 +9073,32 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Name of the file put into the input. */
+                        file: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -8845,7 +9237,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -8861,6 +9253,23 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        matches: {
+                            /** @description The element holding the match. */
+                            ref: string;
+                            /** @description The matched text as the page has it. */
+                            text: string;
+                            /** @description The text around the match. */
+                            context: string;
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -9012,7 +9421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -9028,6 +9437,33 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description The first `limit` matches in document order. */
+                        matches: {
+                            ref: string;
+                            /** @description Tag name, lower case. */
+                            tag: string;
+                            /** @description The element's text (or a control's value or label), cut. */
+                            text: string;
+                            /** @description The attributes asked for by attr; null where the element has none. */
+                            attrs: {
+                                [key: string]: string | null;
+                            };
+                            /** @description A stable CSS locator for the element (" >>> " into shadow roots and frames). */
+                            locator: string;
+                        }[];
+                        /** @description Every match, not only those returned. */
+                        total: number;
+                        /** @description There were more matches than returned. */
+                        more: boolean;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -9167,7 +9603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -9183,6 +9619,31 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description The first `limit` items. */
+                        items: {
+                            ref: string;
+                            /** @description A CSS locator for this item. */
+                            locator: string;
+                            /** @description The item's text, cut. */
+                            text: string;
+                            /** @description Labelled parts of the item (title, link, price, image...) as found on it. */
+                            fields: {
+                                [key: string]: string;
+                            };
+                        }[];
+                        /** @description Every item of the pattern, not only those returned. */
+                        total: number;
+                        /** @description A CSS locator matching every item of the pattern. */
+                        itemLocator: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -9327,7 +9788,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -9343,6 +9804,82 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /**
+                         * @description The kind extracted: the shape of every item.
+                         * @enum {string}
+                         */
+                        kind: "tables" | "links" | "meta" | "form" | "images";
+                        /** @description Items of the kind asked for (each of its shape). */
+                        items: ({
+                            /** @description The caption or aria-label, when it has one. */
+                            caption?: string;
+                            /** @description Column headers; empty when the table has none. */
+                            headers: string[];
+                            /** @description Body rows, cell for cell. */
+                            rows: string[][];
+                            /** @description A stable CSS locator for the element. */
+                            locator: string;
+                        } | {
+                            /** @description The link text. */
+                            text: string;
+                            /** @description Absolute address. */
+                            href: string;
+                            rel?: string;
+                        } | {
+                            /** @description title, canonical, lang, or the meta tag name/property/http-equiv/itemprop. */
+                            name: string;
+                            content: string;
+                        } | {
+                            /** @description Name, id or aria-label of the form; "(no form)" for fields outside any. */
+                            form: string;
+                            /** @description A stable CSS locator for the element. */
+                            locator: string;
+                            /** @description Where it submits; null for fields outside any form. */
+                            action: string | null;
+                            /** @description get or post; null for fields outside any form. */
+                            method: string | null;
+                            fields: {
+                                name: string;
+                                /** @description Input type, select-one, select-multiple or textarea. */
+                                type: string;
+                                label: string;
+                                /** @description Current value: "true"/"false" for checkboxes and radios, "••••" for a filled password, selected option texts joined by ", ". */
+                                value: string;
+                                required: boolean;
+                                /** @description A select's option texts (at most 100). */
+                                options?: string[];
+                                /** @description Given to fields a person can see. */
+                                ref?: string;
+                            }[];
+                        } | {
+                            /** @description Absolute address. */
+                            src: string;
+                            alt: string;
+                            /** @description Shown width in CSS pixels. */
+                            width: number;
+                            /** @description Shown height in CSS pixels. */
+                            height: number;
+                            /**
+                             * @description An <img>, or a CSS background image.
+                             * @enum {string}
+                             */
+                            source: "img" | "background";
+                            /** @description A figure caption or nearby text, cut. */
+                            context: string;
+                            /** @description Where the image links to. */
+                            link?: string;
+                        })[];
+                        /** @description Every item (rows for tables), not only those returned. */
+                        total: number;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
