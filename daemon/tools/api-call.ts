@@ -5,6 +5,7 @@ import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { VAULT_NAME } from '../../storage/vault.js';
 import { runApiCall } from '../traffic/api-call.js';
+import { TabIdField } from './output.js';
 
 const Scalar = Type.Union([Type.String({ maxLength: 10000 }), Type.Number(), Type.Boolean()]);
 
@@ -26,6 +27,27 @@ export const apiCallTools = [
       maxPages: Type.Optional(Type.Integer({ description: 'Pages followed at most, 1-50. Default 10.', minimum: 1, maximum: 50 })),
       maxItems: Type.Optional(Type.Integer({ description: 'Items kept at most, 1-100000. Default 1000.', minimum: 1, maximum: 100000 })),
       headers: Type.Optional(Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 4000 }), { description: 'Extra request headers (never credentials or CSRF).' })),
+    }),
+    output: Type.Object({
+      map: Type.String({ description: 'The API map called.' }),
+      endpoint: Type.String({ description: 'The endpoint id the call resolved to.' }),
+      mode: StringEnum(['page', 'server'] as const, { description: 'Where the request was sent from.' }),
+      write: Type.Boolean({ description: 'The endpoint writes (a POST, PUT, PATCH, DELETE or GraphQL mutation).' }),
+      status: Type.Integer({ description: 'HTTP status of the last page.' }),
+      pages: Type.Integer({ description: 'Pages fetched.' }),
+      itemCount: Type.Integer(),
+      items: Type.Array(Type.Unknown(), { description: 'The list items of every page (at most maxItems), redacted: JSON values as the site sent them.' }),
+      stoppedBecause: Type.String({ description: 'Why paging stopped.' }),
+      requests: Type.Array(
+        Type.Object({
+          method: Type.String(),
+          url: Type.String({ description: 'The address called, secret-looking query values redacted.' }),
+          status: Type.Integer(),
+          cut: Type.Boolean({ description: 'The response body was longer than the bound (5 MiB) and was cut.' }),
+        }),
+        { description: 'Each request sent for the call\'s pages, in order (dependency requests not included).' },
+      ),
+      tab: Type.Optional(TabIdField),
     }),
     effect: 'sensitive',
     check(args) {

@@ -20,6 +20,7 @@ import { apiMapStore, MAX_MAPS_PER_USER } from '../../storage/api-maps.js';
 import { inline, type ResponseBuilder } from './response.js';
 import { scrubList } from './redact.js';
 import type { ToolContext } from './context.js';
+import { ApiEndpointSchema, ApiEndpointSummarySchema, ApiMapInfoSchema } from '../traffic/api-map/endpoint-schema.js';
 
 const ACTIONS = ['build', 'merge', 'list', 'get', 'export', 'delete'] as const;
 /** A HAR given in, as text: generous, since a recording of a busy page is large, but bounded. */
@@ -127,6 +128,27 @@ export const apiMapTools = [
       format: Type.Optional(StringEnum(API_EXPORT_FORMATS, { description: 'Export format: openapi (3.1 JSON), har, curl, python or typescript. Export only.' })),
       endpoint: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'One endpoint (id, "METHOD /path" or GraphQL operation name): get shows it whole, export writes only it.' })),
       tab: TabParam,
+    }),
+    // One schema for six actions: each field says which actions set it.
+    output: Type.Object({
+      action: StringEnum(ACTIONS, { description: 'The action done.' }),
+      maps: Type.Optional(Type.Array(ApiMapInfoSchema, { description: 'list: your maps, most recently updated first.' })),
+      map: Type.Optional(Type.String({ description: 'Every action but list: the map id (api_ and 16 hex digits).' })),
+      name: Type.Optional(Type.String({ description: 'build, merge, get: the map\'s name.' })),
+      hosts: Type.Optional(Type.Array(Type.String(), { description: 'build, merge, get: the hosts the map covers.' })),
+      endpoints: Type.Optional(
+        Type.Union([Type.Integer(), Type.Array(ApiEndpointSummarySchema)], { description: 'build, merge: how many endpoints the map has now. get (without endpoint): the endpoints, without bodies and messages.' }),
+      ),
+      endpoint: Type.Optional(ApiEndpointSchema),
+      createdAt: Type.Optional(Type.String({ description: 'get: when the map was built (ISO).' })),
+      updatedAt: Type.Optional(Type.String({ description: 'get: when it last changed (ISO).' })),
+      entries: Type.Optional(Type.Integer({ description: 'get: recorded requests read over all builds and merges.' })),
+      format: Type.Optional(StringEnum(API_EXPORT_FORMATS, { description: 'export: the format written.' })),
+      file: Type.Optional(Type.String({ description: 'export: the name of the file stored in your files.' })),
+      url: Type.Optional(Type.String({ description: 'export: where to GET the file (bearer token).' })),
+      mimeType: Type.Optional(Type.String({ description: 'export: the file\'s MIME type.' })),
+      chars: Type.Optional(Type.Integer({ description: 'export: characters in the file.' })),
+      deleted: Type.Optional(Type.Literal(true, { description: 'delete: the map is gone.' })),
     }),
     effect: 'read',
     hints: { readOnly: false, destructive: true, idempotent: false },

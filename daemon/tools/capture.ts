@@ -9,7 +9,8 @@ import { defineTool } from './define.js';
 import { inline } from './response.js';
 import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { CAPTURE_LIMITS, captureOf, startCapture, type CaptureState } from '../traffic/capture.js';
+import { CAPTURE_LIMITS, CaptureStateSchema, captureOf, startCapture, type CaptureState } from '../traffic/capture.js';
+import { TabIdField } from './output.js';
 import { trafficRedactor } from '../traffic/redact.js';
 import { userSecretForms } from '../vault/user-secrets.js';
 
@@ -37,6 +38,7 @@ export const captureTools = [
       maxBodies: Type.Optional(Type.Integer({ description: `Exchanges kept, ${B.min}-${B.max}. Default ${B.default}.`, minimum: B.min, maximum: B.max })),
       maxBytes: Type.Optional(Type.Integer({ description: `Longest body kept in bytes, ${M.min}-${M.max}; longer ones are cut and marked. Default ${M.default}.`, minimum: M.min, maximum: M.max })),
     }),
+    output: Type.Object({ tab: TabIdField, capture: CaptureStateSchema }),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },
     openWorld: false,

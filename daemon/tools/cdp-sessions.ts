@@ -1,11 +1,13 @@
 /** browser_sessions: timed raw-CDP access to the user's own browser through the daemon (daemon/cdp-proxy). */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { NAME } from '../../protocol/ids.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { createLiveLink } from '../live/index.js';
 import type { ToolContext } from './context.js';
+import type { CdpSessionInfo } from '../cdp-proxy/sessions.js';
+import type { SameType } from '../traffic/same-type.js';
 
 export const DEFAULT_SESSION_MINUTES = 15;
 
@@ -21,6 +23,17 @@ function liveLinkFor(ctx: ToolContext, profile: string | undefined): string | un
   }
 }
 
+const SessionInfo = Type.Object({
+  id: Type.String(),
+  profile: Type.Optional(Type.String({ description: 'The named profile; absent for your own browser.' })),
+  startedAt: Type.String(),
+  expiresAt: Type.String(),
+  minutes: Type.Integer(),
+  clients: Type.Integer({ description: 'CDP clients connected now.' }),
+});
+const sameInfo: SameType<Static<typeof SessionInfo>, CdpSessionInfo> = true;
+void sameInfo;
+
 export const cdpSessionTools = [
   defineTool({
     name: 'browser_sessions',
@@ -34,6 +47,15 @@ export const cdpSessionTools = [
       profile: Type.Optional(Type.String({ description: 'start: a named profile instead of your own browser.', pattern: NAME.source })),
       minutes: Type.Optional(Type.Integer({ minimum: 1, description: `start: how long the session lasts (default ${DEFAULT_SESSION_MINUTES}; the host sets a maximum).` })),
       id: Type.Optional(Type.String({ description: 'stop: the session id from start or list.', pattern: '^cdp_[0-9a-f]{16}$' })),
+    }),
+    output: Type.Object({
+      sessions: Type.Optional(Type.Array(SessionInfo, { description: 'list: your open sessions, newest first.' })),
+      stopped: Type.Optional(Type.String({ description: 'stop: the session ended.' })),
+      id: Type.Optional(Type.String({ description: 'start: the session id (cdp_ and 16 hex digits).' })),
+      cdpUrl: Type.Optional(Type.String({ description: 'start: the ws:// URL for a CDP client; works until the session ends. Keep it secret.' })),
+      expiresAt: Type.Optional(Type.String({ description: 'start: when the session ends (ISO).' })),
+      profile: Type.Optional(Type.String({ description: 'start: the named profile, when one was asked for.' })),
+      liveUrl: Type.Optional(Type.String({ description: "start: a live link to the profile's newest tab." })),
     }),
     effect: 'write',
     needsBrowser: false,

@@ -1,17 +1,48 @@
 /** What happened in a tab: its write log, its recent network responses and the bodies its capture kept. */
 import type { ToolContext } from './context.js';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { inline, type ResponseBuilder } from './response.js';
 import { params, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { captureOf, type CapturedBody, type CapturedExchange } from '../traffic/capture.js';
+import { captureOf, CapturedExchangeSchema, CaptureStateSchema, type CapturedBody, type CapturedExchange } from '../traffic/capture.js';
 import { describeCapture } from './capture.js';
 import type { Tab } from '../browser/tab.js';
+import type { LogEntry, NetworkEntry } from '../browser/tab-log.js';
+import { PageText, TabIdField } from './output.js';
+import type { SameType } from '../traffic/same-type.js';
 
 /** The ring holds 300 responses; a capture at most 200 exchanges (browser_capture's maxBodies). */
 const RING_LIMIT = 300;
 const CAPTURED_LIMIT = 200;
+
+const LOG_KINDS = ['write_sent', 'write_blocked', 'navigation_blocked', 'route_blocked', 'ads_blocked', 'http_error', 'console_error', 'dialog', 'popup', 'crash', 'download'] as const;
+
+/** A write-log entry (daemon/browser/tab-log.ts). Its detail may quote the page: a console error, a dialog's message. */
+const LogEntrySchema = Type.Object({
+  at: Type.String({ description: 'ISO time.' }),
+  kind: Type.Union(LOG_KINDS.map((k) => Type.Literal(k))),
+  method: Type.Optional(Type.String()),
+  url: Type.Optional(Type.String()),
+  status: Type.Optional(Type.Integer()),
+  detail: Type.Optional(PageText({ description: 'What happened, in words that may quote the page (a console error, a dialog message).' })),
+  count: Type.Optional(Type.Integer({ description: 'ads_blocked: requests of this document failed as ads or trackers.' })),
+});
+
+/** A recent response (daemon/browser/tab-log.ts). */
+const NetworkEntrySchema = Type.Object({
+  at: Type.String({ description: 'ISO time the response came.' }),
+  url: Type.String(),
+  method: Type.String(),
+  status: Type.Integer({ description: '0 when the request failed.' }),
+  type: Type.String({ description: 'Resource type, lower-case.' }),
+  mimeType: Type.Optional(Type.String()),
+  failed: Type.Optional(Type.String({ description: 'Why it failed: the network error, or blocked:<reason> (blocked:ads for an ad or tracker).' })),
+});
+
+const sameLog: SameType<Static<typeof LogEntrySchema>, LogEntry> = true;
+const sameNetwork: SameType<Static<typeof NetworkEntrySchema>, NetworkEntry> = true;
+void [sameLog, sameNetwork];
 
 function headerLines(h: Record<string, string>): string {
   return Object.entries(h).map(([k, v]) => `  ${k}: ${v}`).join('\n');
@@ -58,6 +89,11 @@ export const diagnosticsTools = [
     title: 'Tab write log',
     description: "The tab's write log, oldest first: writes sent, requests blocked (read tab, allowedDomains), ads and trackers blocked (block_ads; counted, one entry a page), HTTP errors, console errors, dialogs and how they were answered, popups opened.",
     input: params({ tab: TabParam, limit: Type.Optional(Type.Integer({ description: 'Newest N entries, 1-500. Default 100.', minimum: 1, maximum: 500 })) }),
+    output: Type.Object({
+      tab: TabIdField,
+      entries: Type.Array(LogEntrySchema, { description: 'Oldest first.' }),
+      adsBlocked: Type.Integer({ description: 'Requests blocked as ads or trackers since the tab opened.' }),
+    }),
     effect: 'read',
     openWorld: false,
     async handle(ctx, args, out) {
@@ -80,6 +116,13 @@ export const diagnosticsTools = [
       failedOnly: Type.Optional(Type.Boolean({ description: 'Only status >= 400 and failed requests. Default false.' })),
       limit: Type.Optional(Type.Integer({ description: `Recent responses: the newest N, 1-${RING_LIMIT}. Captured: the first N kept, 1-${CAPTURED_LIMIT}. Default 50.`, minimum: 1, maximum: RING_LIMIT })),
       captured: Type.Optional(Type.Boolean({ description: "List what the tab's browser_capture kept (method, URL, status, type, redacted headers and bodies, truncation) instead of recent responses. Default false." })),
+    }),
+    // Recent responses, or with captured: true the capture's state and exchanges.
+    output: Type.Object({
+      tab: TabIdField,
+      responses: Type.Optional(Type.Array(NetworkEntrySchema, { description: 'Without captured: recent responses, newest last.' })),
+      capture: Type.Optional(Type.Union([CaptureStateSchema, Type.Null()], { description: 'With captured: the capture of the tab, or null when none was started.' })),
+      captured: Type.Optional(Type.Array(CapturedExchangeSchema, { description: 'With captured: the exchanges kept, oldest first.' })),
     }),
     effect: 'read',
     openWorld: false,

@@ -2,7 +2,7 @@
  * The user's files as an agent sees them: what is stored (page downloads, PDFs, stored conversions), one
  * file read as Markdown, as rows or as bytes, and a short-lived link that opens it without a token.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { inline } from './response.js';
 import { params, StringEnum } from '../../protocol/params.js';
@@ -13,6 +13,9 @@ import { ShareLinks } from '../../storage/share-links.js';
 import { convertDocument, readSheetRows } from '../docs/index.js';
 import { ROWS_DEFAULT_LIMIT as ROWS_DEFAULT, ROWS_MAX_LIMIT as ROWS_MAX } from '../docs/rows.js';
 import { DOC_MAX_BYTES as INLINE_MAX_BYTES } from '../docs/types.js';
+import type { DownloadInProgress } from '../browser/downloads.js';
+import { PageText } from './output.js';
+import type { SameType } from '../traffic/same-type.js';
 
 const FileParam = Type.String({ description: 'A file name as browser_downloads lists it, e.g. "Report Q3.pdf".', minLength: 1, maxLength: 200 });
 
@@ -40,6 +43,18 @@ function smallBytes(ctx: ToolContext, info: FileInfo, what: string): Buffer {
   return bytes;
 }
 
+const UrlOfFile = Type.String({ description: 'Where to GET the file: /v1/files/<name>, with the bearer token.' });
+
+const DownloadUnderWay = Type.Object({
+  name: Type.String({ description: 'The name the site suggested.' }),
+  url: Type.String(),
+  receivedBytes: Type.Integer(),
+  totalBytes: Type.Integer({ description: '0 when the site did not say.' }),
+  tab: Type.Optional(Type.String({ description: 'The tab it came from.' })),
+});
+const sameUnderWay: SameType<Static<typeof DownloadUnderWay>, DownloadInProgress> = true;
+void sameUnderWay;
+
 export const downloadTools = [
   defineTool({
     name: 'browser_downloads',
@@ -47,6 +62,13 @@ export const downloadTools = [
     description:
       "The user's stored files, newest first: page downloads (a click on a download link stores the file here, once, under its own name), PDFs, stored conversions. Each with name, size, MIME type and its URL (GET with the bearer token). Downloads still under way are listed apart. Read one with browser_download_get; share one with browser_download_link.",
     input: params({}),
+    output: Type.Object({
+      files: Type.Array(
+        Type.Object({ name: Type.String(), size: Type.Integer({ description: 'Bytes.' }), mimeType: Type.String(), modifiedAt: Type.String({ description: 'ISO time.' }), url: UrlOfFile }),
+        { description: 'Your stored files, newest first.' },
+      ),
+      inProgress: Type.Array(DownloadUnderWay, { description: 'Downloads still under way.' }),
+    }),
     effect: 'read',
     openWorld: false,
     needsBrowser: false,
@@ -76,6 +98,23 @@ export const downloadTools = [
       as: Type.Optional(StringEnum(['text', 'rows', 'file'] as const, { description: 'text (default), rows or file.', default: 'text' })),
       sheet: Type.Optional(Type.String({ description: 'as rows only: the sheet name (Excel). Default: the first sheet.', minLength: 1, maxLength: 200 })),
       limit: Type.Optional(Type.Integer({ description: `as rows only: rows to return, 1-${ROWS_MAX}. Default ${ROWS_DEFAULT}.`, minimum: 1, maximum: ROWS_MAX })),
+    }),
+    // file, size, mimeType and url always; then what `as` asked for (as "file" puts the bytes in a resource).
+    output: Type.Object({
+      file: Type.String(),
+      size: Type.Integer({ description: 'Bytes.' }),
+      mimeType: Type.String(),
+      url: UrlOfFile,
+      sheets: Type.Optional(Type.Array(Type.String(), { description: 'as rows: every sheet of the workbook in order (one for CSV/TSV).' })),
+      sheet: Type.Optional(Type.String({ description: 'as rows: the sheet read.' })),
+      rows: Type.Optional(Type.Array(Type.Array(PageText()), { description: 'as rows: the rows, each a list of cell texts.' })),
+      total: Type.Optional(Type.Integer({ description: 'as rows: rows the sheet holds in all.' })),
+      truncated: Type.Optional(Type.Boolean({ description: 'as rows: cut at limit. as text: the Markdown was cut.' })),
+      kind: Type.Optional(Type.String({ description: 'as text: the kind of document read (pdf, docx, xlsx, csv, html, ...).' })),
+      converter: Type.Optional(StringEnum(['builtin', 'markitdown', 'docling'] as const, { description: 'as text: the converter that read it.' })),
+      chars: Type.Optional(Type.Integer({ description: 'as text: characters of the whole conversion before any cut.' })),
+      title: Type.Optional(Type.String({ description: "as text: the document's title, when it has one." })),
+      parts: Type.Optional(Type.Integer({ description: 'as text: pages, slides, sheets or entries, where the kind has them.' })),
     }),
     effect: 'read',
     openWorld: false,
@@ -120,6 +159,11 @@ export const downloadTools = [
     description:
       'A link that opens one of your files without a token, for a person or another program: it expires (30 minutes unless the admin set otherwise) and stops opening if the file is deleted or replaced by other bytes. Anyone holding it can fetch the file until then.',
     input: params({ file: FileParam }),
+    output: Type.Object({
+      url: Type.String({ description: 'Opens the file without a token until expiresAt.' }),
+      expiresAt: Type.String({ description: 'ISO time the link stops opening.' }),
+      file: Type.String(),
+    }),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },
     openWorld: false,

@@ -3,7 +3,7 @@
  * gone with the tab. States: none -> recording -> stopped -> deleted; a start while recording is refused
  * (validation_error: stop or delete first), a start after stop or delete begins a new, empty recording.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -17,7 +17,9 @@ import type { ToolContext } from './context.js';
 import { inline, type ResponseBuilder } from './response.js';
 import { harRecordings } from '../traffic/har-recordings.js';
 import { harDocument } from '../traffic/har-document.js';
-import type { HarRecording } from '../traffic/har-recording.js';
+import type { HarLine, HarOptions, HarRecording } from '../traffic/har-recording.js';
+import type { SameType } from '../traffic/same-type.js';
+import { TabIdField } from './output.js';
 
 /** Chromium's resource types, lower-cased as the recorder reports them. */
 export const HAR_RESOURCE_TYPES = ['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'xhr', 'fetch', 'eventsource', 'websocket', 'manifest', 'other', 'ping'] as const;
@@ -35,6 +37,45 @@ const HarInput = params({
   maxEntries: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'start only: entries kept; later requests are counted, not kept. Default 1000.' })),
   maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1048576, description: 'start only: longest body kept, in bytes; longer ones are cut and marked _truncated. Default 65536.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'summary only: newest entries listed. Default 50.' })),
+});
+
+const HarOptionsSchema = Type.Object({
+  urlPattern: Type.String(),
+  resourceTypes: Type.Array(Type.String()),
+  bodies: StringEnum(['text', 'none', 'all'] as const, { description: 'Which bodies are kept.' }),
+  maxEntries: Type.Integer(),
+  maxBodyBytes: Type.Integer(),
+});
+const HarLineSchema = Type.Object({ method: Type.String(), status: Type.Integer(), type: Type.String(), url: Type.String() });
+const sameOptions: SameType<Static<typeof HarOptionsSchema>, HarOptions> = true;
+const sameLine: SameType<Static<typeof HarLineSchema>, HarLine> = true;
+void [sameOptions, sameLine];
+
+/** A recording as results describe it (describe() below); a summary adds its newest entries. */
+const HarInfo = Type.Object({
+  state: StringEnum(['recording', 'stopped'] as const, { description: 'recording, or stopped (its file kept).' }),
+  entries: Type.Integer({ description: 'Entries written.' }),
+  dropped: Type.Integer({ description: 'Requests past maxEntries: counted, not kept.' }),
+  filtered: Type.Integer({ description: 'Requests outside urlPattern or resourceTypes.' }),
+  pages: Type.Integer({ description: 'Pages (main-frame documents) in the recording.' }),
+  startedAt: Type.String(),
+  stoppedAt: Type.Optional(Type.String()),
+  options: HarOptionsSchema,
+  writeError: Type.Optional(Type.String({ description: 'Why writing the file failed; the recording stopped there.' })),
+  newest: Type.Optional(
+    Type.Array(HarLineSchema, { description: 'summary: the newest entries, newest first.' }),
+  ),
+});
+
+/** No recording to describe: never started, or deleted. */
+const HarGone = Type.Object({ state: StringEnum(['none', 'deleted'] as const, { description: 'none: never started in this tab; deleted: its file is gone.' }) });
+
+const HarOutput = Type.Object({
+  tab: TabIdField,
+  har: Type.Union([HarInfo, HarGone]),
+  file: Type.Optional(Type.String({ description: 'export: the .har file stored in your files.' })),
+  url: Type.Optional(Type.String({ description: 'export: where to GET the file (bearer token).' })),
+  size: Type.Optional(Type.Integer({ description: 'export: bytes of the file.' })),
 });
 
 type HarArgs = { action?: 'start' | 'summary' | 'stop' | 'export' | 'delete'; tab?: string; urlPattern?: string; resourceTypes?: string[]; bodies?: 'text' | 'none' | 'all'; maxEntries?: number; maxBodyBytes?: number; limit?: number };
@@ -162,6 +203,7 @@ export const harTools = [
     description:
       'Record a tab\'s requests as a HAR 1.2 file, redacted before it is written (credential headers, cookie values, tokens, passwords, CSRF values and your vault values hidden; names kept). action: start (urlPattern, resourceTypes, bodies, maxEntries, maxBodyBytes), summary (default; limit), stop, export (stores <host>-<time>.har in your files), delete. The recording goes with the tab. Also GET /v1/tabs/{id}/har.',
     input: HarInput,
+    output: HarOutput,
     effect: 'read',
     hints: { readOnly: false, destructive: true, idempotent: false },
     openWorld: false,

@@ -3,7 +3,7 @@ import type { Tab } from '../browser/tab.js';
 import type { DaemonEnv } from '../env.js';
 import type { ToolContext } from './context.js';
 import { TabScoped, type TabScopedItem } from '../traffic/tab-scoped.js';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -12,6 +12,8 @@ import {
   checkRouteSpec, MAX_MOCK_BODY_BYTES, MAX_MOCK_HEADERS, MAX_ROUTES_PER_TAB, ROUTE_ERROR_REASONS, ROUTE_KINDS, ROUTE_RESOURCE_TYPES,
   type RouteSpec, type RouteView, type TabRoutes,
 } from '../browser/routes.js';
+import { TabIdField } from './output.js';
+import type { SameType } from '../traffic/same-type.js';
 
 const ADD_ONLY = ['urlPattern', 'kind', 'methods', 'resourceTypes', 'status', 'body', 'contentType', 'headers', 'errorReason'] as const;
 
@@ -32,6 +34,23 @@ const RouteInput = params({
   errorReason: Type.Optional(StringEnum(ROUTE_ERROR_REASONS, { description: 'fail: the network error the page sees (CDP Network.ErrorReason). Default Failed.' })),
   id: Type.Optional(Type.String({ description: 'remove: the route to remove ("r1"); without it every route of the tab goes.', pattern: '^r[1-9][0-9]{0,8}$' })),
 });
+
+/** A route as listed (daemon/browser/routes.ts RouteView): no body, its size instead. */
+const RouteViewSchema = Type.Object({
+  id: Type.String({ description: 'r1, r2, ...' }),
+  urlPattern: Type.String(),
+  kind: StringEnum(ROUTE_KINDS, { description: 'mock, block or fail.' }),
+  methods: Type.Optional(Type.Array(Type.String(), { description: 'Upper-case methods matched; absent: any.' })),
+  resourceTypes: Type.Optional(Type.Array(StringEnum(ROUTE_RESOURCE_TYPES, { description: 'A resource type, lower-case.' }), { description: 'Absent: any.' })),
+  status: Type.Optional(Type.Integer({ description: 'mock: the status answered.' })),
+  contentType: Type.Optional(Type.String({ description: 'mock: the Content-Type answered.' })),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'mock: the headers given.' })),
+  bodyBytes: Type.Optional(Type.Integer({ description: 'mock: bytes of the body answered.' })),
+  errorReason: Type.Optional(StringEnum(ROUTE_ERROR_REASONS, { description: 'fail: the network error the page sees.' })),
+  hits: Type.Integer({ description: 'Requests this route answered.' }),
+});
+const sameRoute: SameType<Static<typeof RouteViewSchema>, RouteView> = true;
+void sameRoute;
 
 function describe(r: RouteView): string {
   const where = `${r.methods ? r.methods.join('/') : 'any method'}, ${r.resourceTypes ? r.resourceTypes.join('/') : 'any type'}`;
@@ -69,6 +88,12 @@ export const routeTools = [
     description:
       `Per-tab rules for the page's requests, frames and dedicated workers included. action add: kind mock answers matching requests with your status, body and headers (nothing reaches the site); block fails them as blocked by the client (logged in browser_log); fail fails them with errorReason. list shows them with ids (r1, r2) and hit counts; remove drops one by id, or all. The newest matching route wins; at most ${MAX_ROUTES_PER_TAB} per tab. Routes run after the tab's write rules, so a read tab's writes stay blocked whatever a route says. Routes live in memory with the tab: kept when its browser restarts, gone when the tab closes or the daemon restarts, never saved.`,
     input: RouteInput,
+    output: Type.Object({
+      tab: TabIdField,
+      routes: Type.Array(RouteViewSchema, { description: 'The tab\'s routes after the call, oldest first (the newest matching one wins).' }),
+      route: Type.Optional(RouteViewSchema),
+      removed: Type.Optional(Type.Array(Type.String(), { description: 'remove: ids of the routes removed.' })),
+    }),
     effect: 'write',
     hints: { destructive: true },
     openWorld: false,

@@ -17,6 +17,9 @@ import { REDACTED, type TrafficRedactor } from './redact.js';
 import { cutUtf8 } from './cut.js';
 import { headerValue } from './headers.js';
 import { urlMatcher, type UrlMatcher } from './url-pattern.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { PageText } from '../tools/output.js';
+import type { SameType } from './same-type.js';
 
 export const CAPTURE_LIMITS = {
   maxBodies: { min: 1, max: 200, default: 50 },
@@ -70,6 +73,49 @@ export interface CaptureState {
   /** Matches that came after maxBodies were kept: counted, not kept. */
   notKept: number;
 }
+
+// ---- the same shapes as results carry them (browser_capture, browser_network{captured: true})
+
+export const CapturedBodySchema = Type.Object({
+  text: PageText({ description: 'The redacted body, cut to maxBytes; base64 when the body is binary.' }),
+  base64: Type.Boolean(),
+  size: Type.Integer({ description: 'Bytes of the whole (redacted) body, before any cut.' }),
+  truncated: Type.Boolean(),
+});
+
+const Headers = Type.Record(Type.String(), Type.String(), { description: 'Header name to value, credentials and cookie values redacted.' });
+
+export const CapturedExchangeSchema = Type.Object({
+  seq: Type.Integer({ description: '1 for the first exchange kept, and so on, in the order they ended.' }),
+  at: Type.String({ description: 'When the request started (ISO).' }),
+  method: Type.String(),
+  url: Type.String(),
+  status: Type.Integer({ description: '0 when no response came (failed, blocked).' }),
+  type: Type.String({ description: 'Resource type, lower-case: xhr, fetch, document, ...' }),
+  mimeType: Type.Optional(Type.String()),
+  failed: Type.Optional(Type.Object({ errorText: Type.String(), blockedReason: Type.Optional(Type.String()), canceled: Type.Optional(Type.Boolean()) })),
+  redirectUrl: Type.Optional(Type.String()),
+  requestHeaders: Headers,
+  responseHeaders: Headers,
+  requestBody: Type.Optional(CapturedBodySchema),
+  responseBody: Type.Optional(CapturedBodySchema),
+});
+
+export const CaptureStateSchema = Type.Object({
+  urlPattern: Type.String(),
+  methods: Type.Array(Type.String(), { description: 'Methods kept; empty: every method.' }),
+  maxBodies: Type.Integer(),
+  maxBytes: Type.Integer(),
+  running: Type.Boolean(),
+  startedAt: Type.String({ description: 'ISO time the capture started.' }),
+  kept: Type.Integer({ description: 'Exchanges kept.' }),
+  notKept: Type.Integer({ description: 'Matches that came after maxBodies were kept: counted, not kept.' }),
+});
+
+const sameBody: SameType<Static<typeof CapturedBodySchema>, CapturedBody> = true;
+const sameExchange: SameType<Static<typeof CapturedExchangeSchema>, CapturedExchange> = true;
+const sameState: SameType<Static<typeof CaptureStateSchema>, CaptureState> = true;
+void [sameBody, sameExchange, sameState];
 
 const utf8Fatal = new TextDecoder('utf-8', { fatal: true });
 
