@@ -7421,7 +7421,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -7437,6 +7437,30 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Oldest first. */
+                        entries: {
+                            /** @description ISO time. */
+                            at: string;
+                            kind: "write_sent" | "write_blocked" | "navigation_blocked" | "route_blocked" | "ads_blocked" | "http_error" | "console_error" | "dialog" | "popup" | "crash" | "download";
+                            method?: string;
+                            url?: string;
+                            status?: number;
+                            /** @description What happened, in words that may quote the page (a console error, a dialog message). */
+                            detail?: string;
+                            /** @description ads_blocked: requests of this document failed as ads or trackers. */
+                            count?: number;
+                        }[];
+                        /** @description Requests blocked as ads or trackers since the tab opened. */
+                        adsBlocked: number;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -7577,7 +7601,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -7593,6 +7617,88 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Without captured: recent responses, newest last. */
+                        responses?: {
+                            /** @description ISO time the response came. */
+                            at: string;
+                            url: string;
+                            method: string;
+                            /** @description 0 when the request failed. */
+                            status: number;
+                            /** @description Resource type, lower-case. */
+                            type: string;
+                            mimeType?: string;
+                            /** @description Why it failed: the network error, or blocked:<reason> (blocked:ads for an ad or tracker). */
+                            failed?: string;
+                        }[];
+                        /** @description With captured: the capture of the tab, or null when none was started. */
+                        capture?: {
+                            urlPattern: string;
+                            /** @description Methods kept; empty: every method. */
+                            methods: string[];
+                            maxBodies: number;
+                            maxBytes: number;
+                            running: boolean;
+                            /** @description ISO time the capture started. */
+                            startedAt: string;
+                            /** @description Exchanges kept. */
+                            kept: number;
+                            /** @description Matches that came after maxBodies were kept: counted, not kept. */
+                            notKept: number;
+                        } | null;
+                        /** @description With captured: the exchanges kept, oldest first. */
+                        captured?: {
+                            /** @description 1 for the first exchange kept, and so on, in the order they ended. */
+                            seq: number;
+                            /** @description When the request started (ISO). */
+                            at: string;
+                            method: string;
+                            url: string;
+                            /** @description 0 when no response came (failed, blocked). */
+                            status: number;
+                            /** @description Resource type, lower-case: xhr, fetch, document, ... */
+                            type: string;
+                            mimeType?: string;
+                            failed?: {
+                                errorText: string;
+                                blockedReason?: string;
+                                canceled?: boolean;
+                            };
+                            redirectUrl?: string;
+                            /** @description Header name to value, credentials and cookie values redacted. */
+                            requestHeaders: {
+                                [key: string]: string;
+                            };
+                            /** @description Header name to value, credentials and cookie values redacted. */
+                            responseHeaders: {
+                                [key: string]: string;
+                            };
+                            requestBody?: {
+                                /** @description The redacted body, cut to maxBytes; base64 when the body is binary. */
+                                text: string;
+                                base64: boolean;
+                                /** @description Bytes of the whole (redacted) body, before any cut. */
+                                size: number;
+                                truncated: boolean;
+                            };
+                            responseBody?: {
+                                /** @description The redacted body, cut to maxBytes; base64 when the body is binary. */
+                                text: string;
+                                base64: boolean;
+                                /** @description Bytes of the whole (redacted) body, before any cut. */
+                                size: number;
+                                truncated: boolean;
+                            };
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -12479,7 +12585,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -12495,7 +12601,51 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description list: your open sessions, newest first. */
+                        sessions?: {
+                            id: string;
+                            /** @description The named profile; absent for your own browser. */
+                            profile?: string;
+                            startedAt: string;
+                            expiresAt: string;
+                            minutes: number;
+                            /** @description CDP clients connected now. */
+                            clients: number;
+                        }[];
+                        /** @description stop: the session ended. */
+                        stopped?: string;
+                        /** @description start: the session id (cdp_ and 16 hex digits). */
+                        id?: string;
+                        /** @description start: the ws:// URL for a CDP client; works until the session ends. Keep it secret. */
+                        cdpUrl?: string;
+                        /** @description start: when the session ends (ISO). */
+                        expiresAt?: string;
+                        /** @description start: the named profile, when one was asked for. */
+                        profile?: string;
+                        /** @description start: a live link to the profile's newest tab. */
+                        liveUrl?: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -13668,7 +13818,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -13684,6 +13834,35 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Your stored files, newest first. */
+                        files: {
+                            name: string;
+                            /** @description Bytes. */
+                            size: number;
+                            mimeType: string;
+                            /** @description ISO time. */
+                            modifiedAt: string;
+                            /** @description Where to GET the file: /v1/files/<name>, with the bearer token. */
+                            url: string;
+                        }[];
+                        /** @description Downloads still under way. */
+                        inProgress: {
+                            /** @description The name the site suggested. */
+                            name: string;
+                            url: string;
+                            receivedBytes: number;
+                            /** @description 0 when the site did not say. */
+                            totalBytes: number;
+                            /** @description The tab it came from. */
+                            tab?: string;
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -13824,7 +14003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -13840,6 +14019,42 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        file: string;
+                        /** @description Bytes. */
+                        size: number;
+                        mimeType: string;
+                        /** @description Where to GET the file: /v1/files/<name>, with the bearer token. */
+                        url: string;
+                        /** @description as rows: every sheet of the workbook in order (one for CSV/TSV). */
+                        sheets?: string[];
+                        /** @description as rows: the sheet read. */
+                        sheet?: string;
+                        /** @description as rows: the rows, each a list of cell texts. */
+                        rows?: string[][];
+                        /** @description as rows: rows the sheet holds in all. */
+                        total?: number;
+                        /** @description as rows: cut at limit. as text: the Markdown was cut. */
+                        truncated?: boolean;
+                        /** @description as text: the kind of document read (pdf, docx, xlsx, csv, html, ...). */
+                        kind?: string;
+                        /**
+                         * @description as text: the converter that read it.
+                         * @enum {string}
+                         */
+                        converter?: "builtin" | "markitdown" | "docling";
+                        /** @description as text: characters of the whole conversion before any cut. */
+                        chars?: number;
+                        /** @description as text: the document's title, when it has one. */
+                        title?: string;
+                        /** @description as text: pages, slides, sheets or entries, where the kind has them. */
+                        parts?: number;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -13970,7 +14185,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -13986,6 +14201,18 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Opens the file without a token until expiresAt. */
+                        url: string;
+                        /** @description ISO time the link stops opening. */
+                        expiresAt: string;
+                        file: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -14316,7 +14543,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -14332,7 +14559,95 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description The tab's routes after the call, oldest first (the newest matching one wins). */
+                        routes: {
+                            /** @description r1, r2, ... */
+                            id: string;
+                            urlPattern: string;
+                            /**
+                             * @description mock, block or fail.
+                             * @enum {string}
+                             */
+                            kind: "mock" | "block" | "fail";
+                            /** @description Upper-case methods matched; absent: any. */
+                            methods?: string[];
+                            /** @description Absent: any. */
+                            resourceTypes?: ("document" | "stylesheet" | "image" | "media" | "font" | "script" | "texttrack" | "xhr" | "fetch" | "prefetch" | "eventsource" | "websocket" | "manifest" | "signedexchange" | "ping" | "cspviolationreport" | "preflight" | "other")[];
+                            /** @description mock: the status answered. */
+                            status?: number;
+                            /** @description mock: the Content-Type answered. */
+                            contentType?: string;
+                            /** @description mock: the headers given. */
+                            headers?: {
+                                [key: string]: string;
+                            };
+                            /** @description mock: bytes of the body answered. */
+                            bodyBytes?: number;
+                            /**
+                             * @description fail: the network error the page sees.
+                             * @enum {string}
+                             */
+                            errorReason?: "Failed" | "Aborted" | "TimedOut" | "AccessDenied" | "ConnectionClosed" | "ConnectionReset" | "ConnectionRefused" | "ConnectionAborted" | "ConnectionFailed" | "NameNotResolved" | "InternetDisconnected" | "AddressUnreachable" | "BlockedByClient" | "BlockedByResponse";
+                            /** @description Requests this route answered. */
+                            hits: number;
+                        }[];
+                        route?: {
+                            /** @description r1, r2, ... */
+                            id: string;
+                            urlPattern: string;
+                            /**
+                             * @description mock, block or fail.
+                             * @enum {string}
+                             */
+                            kind: "mock" | "block" | "fail";
+                            /** @description Upper-case methods matched; absent: any. */
+                            methods?: string[];
+                            /** @description Absent: any. */
+                            resourceTypes?: ("document" | "stylesheet" | "image" | "media" | "font" | "script" | "texttrack" | "xhr" | "fetch" | "prefetch" | "eventsource" | "websocket" | "manifest" | "signedexchange" | "ping" | "cspviolationreport" | "preflight" | "other")[];
+                            /** @description mock: the status answered. */
+                            status?: number;
+                            /** @description mock: the Content-Type answered. */
+                            contentType?: string;
+                            /** @description mock: the headers given. */
+                            headers?: {
+                                [key: string]: string;
+                            };
+                            /** @description mock: bytes of the body answered. */
+                            bodyBytes?: number;
+                            /**
+                             * @description fail: the network error the page sees.
+                             * @enum {string}
+                             */
+                            errorReason?: "Failed" | "Aborted" | "TimedOut" | "AccessDenied" | "ConnectionClosed" | "ConnectionReset" | "ConnectionRefused" | "ConnectionAborted" | "ConnectionFailed" | "NameNotResolved" | "InternetDisconnected" | "AddressUnreachable" | "BlockedByClient" | "BlockedByResponse";
+                            /** @description Requests this route answered. */
+                            hits: number;
+                        };
+                        /** @description remove: ids of the routes removed. */
+                        removed?: string[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -14476,7 +14791,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -14492,6 +14807,29 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        capture: {
+                            urlPattern: string;
+                            /** @description Methods kept; empty: every method. */
+                            methods: string[];
+                            maxBodies: number;
+                            maxBytes: number;
+                            running: boolean;
+                            /** @description ISO time the capture started. */
+                            startedAt: string;
+                            /** @description Exchanges kept. */
+                            kept: number;
+                            /** @description Matches that came after maxBodies were kept: counted, not kept. */
+                            notKept: number;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -14643,7 +14981,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -14659,6 +14997,64 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        har: {
+                            /**
+                             * @description recording, or stopped (its file kept).
+                             * @enum {string}
+                             */
+                            state: "recording" | "stopped";
+                            /** @description Entries written. */
+                            entries: number;
+                            /** @description Requests past maxEntries: counted, not kept. */
+                            dropped: number;
+                            /** @description Requests outside urlPattern or resourceTypes. */
+                            filtered: number;
+                            /** @description Pages (main-frame documents) in the recording. */
+                            pages: number;
+                            startedAt: string;
+                            stoppedAt?: string;
+                            options: {
+                                urlPattern: string;
+                                resourceTypes: string[];
+                                /**
+                                 * @description Which bodies are kept.
+                                 * @enum {string}
+                                 */
+                                bodies: "text" | "none" | "all";
+                                maxEntries: number;
+                                maxBodyBytes: number;
+                            };
+                            /** @description Why writing the file failed; the recording stopped there. */
+                            writeError?: string;
+                            /** @description summary: the newest entries, newest first. */
+                            newest?: {
+                                method: string;
+                                status: number;
+                                type: string;
+                                url: string;
+                            }[];
+                        } | {
+                            /**
+                             * @description none: never started in this tab; deleted: its file is gone.
+                             * @enum {string}
+                             */
+                            state: "none" | "deleted";
+                        };
+                        /** @description export: the .har file stored in your files. */
+                        file?: string;
+                        /** @description export: where to GET the file (bearer token). */
+                        url?: string;
+                        /** @description export: bytes of the file. */
+                        size?: number;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -14819,7 +15215,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -14835,7 +15231,59 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description The API map called. */
+                        map: string;
+                        /** @description The endpoint id the call resolved to. */
+                        endpoint: string;
+                        /**
+                         * @description Where the request was sent from.
+                         * @enum {string}
+                         */
+                        mode: "page" | "server";
+                        /** @description The endpoint writes (a POST, PUT, PATCH, DELETE or GraphQL mutation). */
+                        write: boolean;
+                        /** @description HTTP status of the last page. */
+                        status: number;
+                        /** @description Pages fetched. */
+                        pages: number;
+                        itemCount: number;
+                        /** @description The list items of every page (at most maxItems), redacted: JSON values as the site sent them. */
+                        items: unknown[];
+                        /** @description Why paging stopped. */
+                        stoppedBecause: string;
+                        /** @description Each request sent for the call's pages, in order (dependency requests not included). */
+                        requests: {
+                            method: string;
+                            /** @description The address called, secret-looking query values redacted. */
+                            url: string;
+                            status: number;
+                            /** @description The response body was longer than the bound (5 MiB) and was cut. */
+                            cut: boolean;
+                        }[];
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab?: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -14989,7 +15437,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -15005,6 +15453,220 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /**
+                         * @description The action done.
+                         * @enum {string}
+                         */
+                        action: "build" | "merge" | "list" | "get" | "export" | "delete";
+                        /** @description list: your maps, most recently updated first. */
+                        maps?: {
+                            /** @description api_ and 16 hex digits. */
+                            id: string;
+                            name: string;
+                            hosts: string[];
+                            /** @description How many endpoints the map has. */
+                            endpoints: number;
+                            updatedAt: string;
+                        }[];
+                        /** @description Every action but list: the map id (api_ and 16 hex digits). */
+                        map?: string;
+                        /** @description build, merge, get: the map's name. */
+                        name?: string;
+                        /** @description build, merge, get: the hosts the map covers. */
+                        hosts?: string[];
+                        /** @description build, merge: how many endpoints the map has now. get (without endpoint): the endpoints, without bodies and messages. */
+                        endpoints?: number | {
+                            /** @description Stable within the map: "GET /items/{id}", "graphql query ItemList", "WS /ws". */
+                            id: string;
+                            kind: "http" | "graphql" | "websocket" | "eventsource";
+                            method: string;
+                            origin: string;
+                            /** @description Path template, id-like segments as {id}. */
+                            path: string;
+                            operation?: {
+                                type: "query" | "mutation" | "subscription";
+                                name: string;
+                            };
+                            write: boolean;
+                            params: {
+                                name: string;
+                                in: "path" | "query" | "header" | "cookie";
+                                /** @description A JSON Schema inferred from the traffic. */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                                required: boolean;
+                                /** @description A redacted example value. */
+                                example?: string;
+                            }[];
+                            pagination?: {
+                                /** @constant */
+                                style: "page";
+                                param: string;
+                                start: number;
+                            } | {
+                                /** @constant */
+                                style: "offset";
+                                param: string;
+                                limitParam?: string;
+                                pageSize?: number;
+                            } | {
+                                /** @constant */
+                                style: "cursor";
+                                param: string;
+                                /** @description JSON pointer of the next cursor in the response. */
+                                from: string;
+                            } | {
+                                /** @constant */
+                                style: "next_link";
+                                /** @description JSON pointer of the next URL in the body, or 'header:link'. */
+                                from: string;
+                            };
+                            auth: {
+                                kind: "bearer" | "basic" | "cookie" | "header" | "query";
+                                /** @description Header, cookie or query parameter name (never its value). */
+                                name: string;
+                            }[];
+                            dependencies: {
+                                target: {
+                                    in: "header" | "query" | "body" | "path";
+                                    name: string;
+                                };
+                                source: {
+                                    endpoint: string;
+                                    in: "body" | "header" | "cookie";
+                                    path: string;
+                                };
+                            }[];
+                            /** @description Recorded requests this endpoint stands for. */
+                            seen: number;
+                        }[];
+                        endpoint?: {
+                            /** @description Stable within the map: "GET /items/{id}", "graphql query ItemList", "WS /ws". */
+                            id: string;
+                            kind: "http" | "graphql" | "websocket" | "eventsource";
+                            method: string;
+                            origin: string;
+                            /** @description Path template, id-like segments as {id}. */
+                            path: string;
+                            operation?: {
+                                type: "query" | "mutation" | "subscription";
+                                name: string;
+                            };
+                            write: boolean;
+                            params: {
+                                name: string;
+                                in: "path" | "query" | "header" | "cookie";
+                                /** @description A JSON Schema inferred from the traffic. */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                                required: boolean;
+                                /** @description A redacted example value. */
+                                example?: string;
+                            }[];
+                            pagination?: {
+                                /** @constant */
+                                style: "page";
+                                param: string;
+                                start: number;
+                            } | {
+                                /** @constant */
+                                style: "offset";
+                                param: string;
+                                limitParam?: string;
+                                pageSize?: number;
+                            } | {
+                                /** @constant */
+                                style: "cursor";
+                                param: string;
+                                /** @description JSON pointer of the next cursor in the response. */
+                                from: string;
+                            } | {
+                                /** @constant */
+                                style: "next_link";
+                                /** @description JSON pointer of the next URL in the body, or 'header:link'. */
+                                from: string;
+                            };
+                            auth: {
+                                kind: "bearer" | "basic" | "cookie" | "header" | "query";
+                                /** @description Header, cookie or query parameter name (never its value). */
+                                name: string;
+                            }[];
+                            dependencies: {
+                                target: {
+                                    in: "header" | "query" | "body" | "path";
+                                    name: string;
+                                };
+                                source: {
+                                    endpoint: string;
+                                    in: "body" | "header" | "cookie";
+                                    path: string;
+                                };
+                            }[];
+                            /** @description Recorded requests this endpoint stands for. */
+                            seen: number;
+                            requestBody?: {
+                                contentType: string;
+                                /** @description A JSON Schema inferred from the traffic. */
+                                schema: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description A redacted example body. */
+                                example?: string;
+                            };
+                            responses: {
+                                status: number;
+                                contentType?: string;
+                                /** @description A JSON Schema inferred from the traffic. */
+                                schema?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description A redacted example body. */
+                                example?: string;
+                            }[];
+                            /** @description WebSocket or EventSource messages. */
+                            messages?: {
+                                direction: "send" | "receive";
+                                /** @description A JSON Schema inferred from the traffic. */
+                                schema?: {
+                                    [key: string]: unknown;
+                                };
+                                example?: string;
+                                count: number;
+                            }[];
+                        };
+                        /** @description get: when the map was built (ISO). */
+                        createdAt?: string;
+                        /** @description get: when it last changed (ISO). */
+                        updatedAt?: string;
+                        /** @description get: recorded requests read over all builds and merges. */
+                        entries?: number;
+                        /**
+                         * @description export: the format written.
+                         * @enum {string}
+                         */
+                        format?: "openapi" | "har" | "curl" | "python" | "typescript";
+                        /** @description export: the name of the file stored in your files. */
+                        file?: string;
+                        /** @description export: where to GET the file (bearer token). */
+                        url?: string;
+                        /** @description export: the file's MIME type. */
+                        mimeType?: string;
+                        /** @description export: characters in the file. */
+                        chars?: number;
+                        /**
+                         * @description delete: the map is gone.
+                         * @constant
+                         */
+                        deleted?: true;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };

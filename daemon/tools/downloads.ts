@@ -14,7 +14,6 @@ import { convertDocument, readSheetRows } from '../docs/index.js';
 import { ROWS_DEFAULT_LIMIT as ROWS_DEFAULT, ROWS_MAX_LIMIT as ROWS_MAX } from '../docs/rows.js';
 import { DOC_MAX_BYTES as INLINE_MAX_BYTES } from '../docs/types.js';
 import type { DownloadInProgress } from '../browser/downloads.js';
-import { PageText } from './output.js';
 import type { SameType } from '../traffic/same-type.js';
 
 const FileParam = Type.String({ description: 'A file name as browser_downloads lists it, e.g. "Report Q3.pdf".', minLength: 1, maxLength: 200 });
@@ -107,7 +106,9 @@ export const downloadTools = [
       url: UrlOfFile,
       sheets: Type.Optional(Type.Array(Type.String(), { description: 'as rows: every sheet of the workbook in order (one for CSV/TSV).' })),
       sheet: Type.Optional(Type.String({ description: 'as rows: the sheet read.' })),
-      rows: Type.Optional(Type.Array(Type.Array(PageText()), { description: 'as rows: the rows, each a list of cell texts.' })),
+      // Cells are short values, like a title: a fence around each of up to 20,000 rows' cells would outweigh them.
+      // Their fence markers are defused, and a cell with a line break is fenced all the same (output.ts).
+      rows: Type.Optional(Type.Array(Type.Array(Type.String()), { description: 'as rows: the rows, each a list of cell texts.' })),
       total: Type.Optional(Type.Integer({ description: 'as rows: rows the sheet holds in all.' })),
       truncated: Type.Optional(Type.Boolean({ description: 'as rows: cut at limit. as text: the Markdown was cut.' })),
       kind: Type.Optional(Type.String({ description: 'as text: the kind of document read (pdf, docx, xlsx, csv, html, ...).' })),
