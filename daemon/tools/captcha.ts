@@ -18,6 +18,7 @@ import { inspectChallenge, MAX_IMAGE_SIDE } from '../captcha/inspect.js';
 import { captchaState, CAPTURE_ID, CAPTURE_TTL_MS } from '../captcha/captures.js';
 import { actOnChallenge, assertInImage, MISSES_BEFORE_HANDOFF, pageKey } from '../captcha/act.js';
 import { gateChallengeAct } from '../captcha/policy.js';
+import { TabIdField } from './output.js';
 
 /** Longest text an act may type: challenge answers are short. */
 const MAX_TEXT = 200;
@@ -42,6 +43,16 @@ export const captchaTools = [
     description:
       'Lists every frame of the tab: index 0 is the main frame, then iframes in document order, cross-origin and out-of-process ones included, each with its name and URL (page data, fenced). Use it to find the frame a challenge lives in for browser_captcha_inspect.',
     input: params({ tab: TabParam }),
+    output: Type.Object({
+      tab: TabIdField,
+      frames: Type.Array(
+        Type.Object({
+          index: Type.Integer({ description: '0 is the main frame; then iframes in document order.' }),
+          name: Type.String({ description: "The frame's name as the page sets it (may be empty)." }),
+          url: Type.String({ description: "The frame's address as the page reports it." }),
+        }),
+      ),
+    }),
     effect: 'read',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
@@ -61,6 +72,13 @@ export const captchaTools = [
       tab: TabParam,
       frame: Type.Optional(Type.Integer({ description: 'Frame index from browser_captcha_frames. Default 0 (the main frame).', minimum: 0, maximum: 1000, default: 0 })),
       selector: Type.String({ description: 'CSS selector of the challenge container in that frame, e.g. "#challenge" or "div.captcha-grid".', minLength: 1, maxLength: 500 }),
+    }),
+    output: Type.Object({
+      tab: TabIdField,
+      capture: Type.String({ description: 'One-use capture id (cap_ and 16 hex digits) for browser_captcha_act.' }),
+      frame: Type.Integer({ description: 'The frame index the challenge was captured in.' }),
+      image: Type.Object({ width: Type.Integer(), height: Type.Integer(), mimeType: Type.Literal('image/png') }, { description: 'The image returned with the result: points for browser_captcha_act are pixels of it.' }),
+      expiresAt: Type.String({ description: 'When the capture stops being usable (ISO 8601), unless the frame navigates first.' }),
     }),
     effect: 'read',
     async handle(ctx, args, out) {
@@ -94,6 +112,18 @@ export const captchaTools = [
       endX: Type.Optional(Type.Number({ description: 'drag only: image pixel x where the drag ends.', minimum: 0 })),
       endY: Type.Optional(Type.Number({ description: 'drag only: image pixel y where the drag ends.', minimum: 0 })),
       text: Type.Optional(Type.String({ description: `type only: the answer, 1-${MAX_TEXT} characters, no control characters (Enter is never pressed).`, minLength: 1, maxLength: MAX_TEXT })),
+    }),
+    output: Type.Object({
+      tab: TabIdField,
+      action: Type.Union([Type.Literal('click'), Type.Literal('drag'), Type.Literal('type')]),
+      stillShows: Type.Boolean({ description: 'The challenge container still shows after the act (a miss). False does not mean the challenge was passed.' }),
+      misses: Type.Integer({ description: `Acts on this page that left the challenge showing; at ${MISSES_BEFORE_HANDOFF} hand it to a person.` }),
+      handoff: Type.Optional(
+        Type.Object(
+          { tool: Type.Literal('browser_handoff'), reason: Type.Literal('captcha') },
+          { description: 'Present once the misses reach the limit: hand the challenge to a person with this tool and reason.' },
+        ),
+      ),
     }),
     effect: 'write',
     check(args) {

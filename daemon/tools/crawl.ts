@@ -18,6 +18,7 @@ import type { CrawlItem, CrawlRunInfo } from '../crawl/types.js';
 import type { ResponseBuilder } from './response.js';
 import { inline } from './response.js';
 import { extractorOf } from './extractors.js';
+import { CrawlItemSchema, CrawlRunSchema } from './crawl-output.js';
 
 /** What one item may show in a tool answer; the rest is on REST (GET /v1/crawls/{id}/items, export). */
 export const ITEM_CHARS_IN_ANSWER = 2000;
@@ -68,6 +69,7 @@ export const crawlTools = [
     description:
       "Starts a background crawl from startUrls and/or a sitemap and answers its id at once; follow it with browser_crawl_status. Honours robots.txt, spaces requests per host, stays on the same domain by default, and survives daemon restarts. mode http reads plain pages, browser reads in read-only tabs of your own signed-in profile (never writes), auto (default) uses the browser only for pages that need scripts. Items are Markdown (or text, or page metadata with format json), with optional CSS fields (or outputSchema filled by a model on every page, with prompt, model and one maxTokensTotal for the crawl), chunks with citations, or BM25 passages for a query.",
     input: CrawlParams,
+    output: Type.Object({ id: Type.String({ description: 'The crawl id for browser_crawl_status.' }), crawl: CrawlRunSchema }),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },
     needsBrowser: false,
@@ -103,6 +105,12 @@ export const crawlTools = [
       items: Type.Optional(Type.Integer({ minimum: 0, maximum: 50, description: 'Items to show, 0-50. Default 10.' })),
       status: Type.Optional(StringEnum(['done', 'failed', 'blocked'], { description: 'Only items of this status.' })),
       cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'From the previous answer\'s More line.' })),
+    }),
+    output: Type.Object({
+      id: Type.String(),
+      crawl: CrawlRunSchema,
+      items: Type.Optional(Type.Array(CrawlItemSchema, { description: 'In the order they finished, each cut (GET /v1/crawls/{id}/items serves them whole). Absent with items: 0.' })),
+      cursor: Type.Optional(Type.String({ description: 'Pass it back for the next items.' })),
     }),
     effect: 'read',
     hints: { readOnly: false, destructive: true, idempotent: false },

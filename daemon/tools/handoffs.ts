@@ -11,6 +11,25 @@ const ExpiresInS = (description: string) => Type.Integer({ description, minimum:
 const WAIT_MAX_S = 60;
 const WAIT_DEFAULT_S = 50;
 
+/** A hand-off as results show it (service.ts HandoffView): its state now, never the page token. */
+export const HandoffViewSchema = Type.Object({
+  id: Type.String({ description: 'ho_ and 16 hex digits.' }),
+  reason: Type.Union([Type.Literal('captcha'), Type.Literal('two_factor'), Type.Literal('needs_approval'), Type.Literal('login'), Type.Literal('other')]),
+  message: Type.String({ description: 'What the person was asked to do (the agent\'s own words).' }),
+  status: Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('expired')]),
+  createdAt: Type.String(),
+  expiresAt: Type.String(),
+  expiresInS: Type.Optional(Type.Integer({ description: 'Seconds left, while open.' })),
+  capAt: Type.String({ description: 'The latest expiresAt any extension can reach.' }),
+  note: Type.Optional(Type.String({ description: 'What the agent noted when it resolved the hand-off.' })),
+  tab: Type.Optional(Type.String({ description: 'The tab the person is shown.' })),
+  resolvedBy: Type.Optional(Type.Union([Type.Literal('person'), Type.Literal('agent')])),
+  resolvedAt: Type.Optional(Type.String()),
+});
+
+/** The answer of the tools that look at or change one hand-off. */
+const OneHandoff = Type.Object({ handoff: HandoffViewSchema });
+
 /** One line about a hand-off's state, in our words (the message and note are the agent's own, kept on one line). */
 function describe(v: HandoffView): string {
   if (v.status === 'open') return `${v.id} is open: the person has not pressed Done yet; it expires at ${v.expiresAt} (in ${v.expiresInS} s).`;
@@ -36,6 +55,12 @@ export const handoffTools = [
       expiresInS: Type.Optional(ExpiresInS(`Seconds until the link expires; default ${EXPIRES_DEFAULT_S}. The server caps the whole life of a hand-off (default 24 hours).`)),
       tab: TabParam,
     }),
+    output: Type.Object({
+      id: Type.String({ description: 'The hand-off id, for browser_handoff_wait.' }),
+      url: Type.String({ description: 'The link to give the person: a "Your turn" page with the message, the live browser and a Done button.' }),
+      expiresAt: Type.String(),
+      handoff: HandoffViewSchema,
+    }),
     effect: 'write',
     openWorld: false,
     needsBrowser: false,
@@ -55,6 +80,7 @@ export const handoffTools = [
       id: IdParam,
       timeoutS: Type.Optional(Type.Integer({ description: `Seconds to wait, 0 to ${WAIT_MAX_S}; default ${WAIT_DEFAULT_S}. 0 only looks.`, minimum: 0, maximum: WAIT_MAX_S, default: WAIT_DEFAULT_S })),
     }),
+    output: OneHandoff,
     effect: 'read',
     openWorld: false,
     needsBrowser: false,
@@ -70,6 +96,7 @@ export const handoffTools = [
     title: 'Extend a hand-off',
     description: "Gives the person more time: the open hand-off now expires expiresInS seconds from now, but never past the server's cap on its whole life (default 24 hours from creation).",
     input: params({ id: IdParam, expiresInS: ExpiresInS('Seconds from now until the link expires.') }),
+    output: OneHandoff,
     effect: 'write',
     openWorld: false,
     needsBrowser: false,
@@ -84,6 +111,7 @@ export const handoffTools = [
     title: 'Resolve a hand-off',
     description: 'Marks an open hand-off resolved, for when the person told you (not through the page) that they are done. Waiting calls return. An expired or resolved one cannot be resolved.',
     input: params({ id: IdParam, note: Type.Optional(Type.String({ description: `What the person said or did, kept with the hand-off. At most ${NOTE_MAX} characters.`, maxLength: NOTE_MAX })) }),
+    output: OneHandoff,
     effect: 'write',
     hints: { idempotent: true },
     openWorld: false,
@@ -97,6 +125,7 @@ export const handoffTools = [
     title: 'Hand-offs',
     description: 'Lists your hand-offs, newest first, with their states (open, resolved, expired).',
     input: params({ status: Type.Optional(StringEnum(['open', 'resolved', 'expired'], { description: 'Only hand-offs in this state. Default all.' })) }),
+    output: Type.Object({ handoffs: Type.Array(HandoffViewSchema, { description: 'Newest first.' }) }),
     effect: 'read',
     openWorld: false,
     needsBrowser: false,

@@ -14,11 +14,40 @@ import type { MonitorView } from '../monitors/service.js';
 import type { CheckRecord } from '../../storage/monitors.js';
 import type { ResponseBuilder } from './response.js';
 import { inline } from './response.js';
+import { PageText } from './output.js';
 
 const ACTIONS = ['create', 'list', 'get', 'checks', 'run', 'delete'] as const;
 type Action = (typeof ACTIONS)[number];
 const CREATE_ONLY = ['url', 'cron', 'timezone', 'compare', 'selector', 'threshold', 'ignore', 'name'] as const;
 const NEEDS_ID: ReadonlySet<Action> = new Set(['get', 'checks', 'run', 'delete']);
+
+const CheckStatusField = Type.Union([Type.Literal('ok'), Type.Literal('failed')]);
+
+/** A monitor as results show it (daemon/monitors/service.ts MonitorView). */
+const MonitorSchema = Type.Object({
+  id: Type.String({ description: 'mon_ and 16 hex digits.' }),
+  name: Type.Optional(Type.String()),
+  url: Type.String(),
+  cron: Type.String(),
+  timezone: Type.String(),
+  compare: Type.Union([Type.Literal('text'), Type.Literal('snapshot'), Type.Literal('screenshot')]),
+  selector: Type.Optional(Type.String()),
+  threshold: Type.Optional(Type.Number({ description: 'screenshot: the share of pixels that must differ.' })),
+  ignore: Type.Optional(Type.Array(Type.String(), { description: 'text and snapshot: regexes of lines left out.' })),
+  createdAt: Type.String(),
+  nextRunAt: Type.Optional(Type.String({ description: "ISO 8601 in the monitor's zone, with its offset." })),
+  lastCheck: Type.Optional(Type.Object({ at: Type.String(), status: CheckStatusField, changed: Type.Boolean() })),
+  checksKept: Type.Integer(),
+});
+
+/** One stored check (storage/monitors.ts CheckRecord, without its sequence number). */
+const CheckFields = {
+  at: Type.String(),
+  changed: Type.Boolean(),
+  status: CheckStatusField,
+  summary: PageText({ description: 'What changed (lines added and removed) or why the check failed; it quotes the page.' }),
+  trigger: Type.Union([Type.Literal('schedule'), Type.Literal('run')]),
+};
 
 function describe(out: ResponseBuilder, m: MonitorView) {
   const what = `${m.compare}${m.selector ? ` of ${inline(m.selector)}` : ''}`;
@@ -49,6 +78,26 @@ export const monitorTools = [
       name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'create: a name for you to recognise it.' })),
       changedOnly: Type.Optional(Type.Boolean({ description: 'checks: only checks that found a change. Default false.' })),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'list, checks: how many, 1-50. Default 10.' })),
+    }),
+    // One tool, several actions: what is set depends on the action, so every field is optional.
+    output: Type.Object({
+      id: Type.Optional(Type.String({ description: 'The monitor (every action but list).' })),
+      monitor: Type.Optional(MonitorSchema),
+      monitors: Type.Optional(Type.Array(MonitorSchema, { description: 'list: oldest first, up to limit.' })),
+      total: Type.Optional(Type.Integer({ description: 'list: how many monitors you have.' })),
+      checks: Type.Optional(Type.Array(Type.Object(CheckFields), { description: 'checks: newest first.' })),
+      check: Type.Optional(
+        Type.Object(
+          {
+            ...CheckFields,
+            added: Type.Optional(Type.Array(PageText(), { description: 'text and snapshot: lines that came.' })),
+            removed: Type.Optional(Type.Array(PageText(), { description: 'text and snapshot: lines that went.' })),
+            share: Type.Optional(Type.Number({ description: 'screenshot: the share of pixels that differ (0-1).' })),
+          },
+          { description: 'run: the check just made.' },
+        ),
+      ),
+      deleted: Type.Optional(Type.Boolean()),
     }),
     effect: 'read',
     hints: { readOnly: false, destructive: true, idempotent: false },

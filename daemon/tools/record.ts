@@ -13,10 +13,82 @@ import { notFound } from '../records/recorder.js';
 import { scriptJson, scriptTypescript } from '../records/script.js';
 import type { ResponseBuilder } from './response.js';
 import { inline } from './response.js';
+import { PageText, TabModeField } from './output.js';
 
 const RecordingId = (description: string) => Type.String({ pattern: '^rec_[0-9a-f]{16}$', description });
 const CacheNameParam = Type.String({ pattern: CACHE_NAME.source, description: 'A response cache name: letters, digits, ".", "_", "-" (1-64).' });
 const MAX_WAIT_S = 60;
+
+/** A recording as stored (storage/records.ts Recording). */
+const RecordingSchema = Type.Object({
+  id: Type.String({ description: 'rec_ and 16 hex digits.' }),
+  user: Type.String(),
+  name: Type.Optional(Type.String()),
+  state: Type.Union([Type.Literal('recording'), Type.Literal('stopped')]),
+  tab: Type.String({ description: 'The recorded tab.' }),
+  mode: TabModeField,
+  profile: Type.Optional(Type.String()),
+  context: Type.Optional(Type.String()),
+  startUrl: Type.String({ description: 'Where the tab was when recording started: a replay starts there.' }),
+  cache: Type.Union([Type.Literal('off'), Type.Literal('record')]),
+  cacheName: Type.Optional(Type.String({ description: 'The response cache this recording filled.' })),
+  video: Type.Boolean(),
+  videoFile: Type.Optional(Type.String({ description: 'The WebM in your files, once stopped.' })),
+  steps: Type.Integer({ description: 'Steps recorded so far.' }),
+  createdAt: Type.String(),
+  stoppedAt: Type.Optional(Type.String()),
+  stopReason: Type.Optional(Type.String({ description: 'stop, step_limit, time_limit, restart or tab_closed.' })),
+  note: Type.Optional(Type.String({ description: 'What went wrong with the video, if anything.' })),
+});
+
+/** One recorded step (storage/records.ts Step): the call as made, with vault values already replaced. */
+const StepSchema = Type.Object({
+  seq: Type.Integer(),
+  tool: Type.String(),
+  args: Type.Record(Type.String(), Type.Unknown(), { description: 'The arguments as called, any vault value or filled code replaced by "[secret]".' }),
+  locators: Type.Record(
+    Type.String(),
+    Type.Object({
+      css: Type.String(),
+      role: Type.Optional(Type.String({ description: 'Accessible role at record time.' })),
+      name: Type.Optional(Type.String({ description: 'Accessible name at record time.' })),
+    }),
+    { description: 'A CSS locator per ref argument (ref, fromRef, toRef, fields.<ref>), made from the page at record time.' },
+  ),
+  url: Type.String(),
+  at: Type.String(),
+  ms: Type.Number(),
+  outcome: Type.String({ description: 'ok, or the error code the call answered.' }),
+  message: Type.Optional(PageText({ description: "The error's message (it may quote the page)." })),
+  screenshot: Type.Boolean({ description: 'A JPEG of the tab after the step is kept (browser_record get with step).' }),
+});
+
+const ReplayStateField = Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]);
+
+/** A replay and its report (storage/records.ts Replay). */
+const ReplaySchema = Type.Object({
+  id: Type.String({ description: 'rpl_ and 16 hex digits.' }),
+  user: Type.String(),
+  recording: Type.String({ description: 'The recording replayed.' }),
+  cache: Type.Union([Type.Literal('off'), Type.Literal('replay'), Type.Literal('replay-strict')]),
+  cacheName: Type.Optional(Type.String()),
+  state: ReplayStateField,
+  tab: Type.Optional(Type.String({ description: 'The tab the replay runs in.' })),
+  steps: Type.Array(
+    Type.Object({
+      seq: Type.Integer(),
+      tool: Type.String(),
+      outcome: Type.String({ description: 'ok, or the error code.' }),
+      message: Type.Optional(PageText({ description: "The error's message (it may quote the page)." })),
+      ms: Type.Number(),
+      skipped: Type.Optional(Type.Boolean({ description: 'The step failed while recording and is not repeated.' })),
+    }),
+  ),
+  createdAt: Type.String(),
+  finishedAt: Type.Optional(Type.String()),
+  error: Type.Optional(Type.String()),
+});
+const ReplayResult = Type.Object({ id: Type.String(), state: ReplayStateField, replay: ReplaySchema });
 
 function describe(out: ResponseBuilder, rec: Recording) {
   out.set('id', rec.id).set('recording', rec);
@@ -51,6 +123,14 @@ export const recordTools = [
       cache: Type.Optional(StringEnum(['off', 'record'], { description: 'record: keep the GET responses the tab receives, for a replay from the cache (start). Default off.' })),
       cacheName: Type.Optional(CacheNameParam),
       step: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'With get: show this step\'s screenshot.' })),
+    }),
+    // One tool, several actions: what is set depends on the action, so every field is optional.
+    output: Type.Object({
+      id: Type.Optional(Type.String({ description: 'The recording (start, stop, get, delete).' })),
+      recording: Type.Optional(RecordingSchema),
+      recordings: Type.Optional(Type.Array(RecordingSchema, { description: 'list: yours, newest first.' })),
+      steps: Type.Optional(Type.Array(StepSchema, { description: 'get: the steps in order.' })),
+      deleted: Type.Optional(Type.Boolean()),
     }),
     effect: 'read',
     hints: { readOnly: false, destructive: true, idempotent: false },
@@ -115,6 +195,11 @@ export const recordTools = [
       id: RecordingId('The recording (rec_ and 16 hex digits).'),
       format: Type.Optional(StringEnum(['typescript', 'json'], { description: 'Default typescript.' })),
     }),
+    output: Type.Object({
+      id: Type.String(),
+      format: Type.Union([Type.Literal('typescript'), Type.Literal('json')]),
+      script: PageText({ description: 'The script (or JSON plan), built from page data: element names, locators, URLs.' }),
+    }),
     effect: 'read',
     openWorld: false,
     needsBrowser: false,
@@ -140,6 +225,7 @@ export const recordTools = [
       cache: Type.Optional(StringEnum(['off', 'replay', 'replay-strict'], { description: 'Default off.' })),
       cacheName: Type.Optional(CacheNameParam),
     }),
+    output: ReplayResult,
     effect: 'write',
     openWorld: true,
     check(args) {
@@ -167,6 +253,7 @@ export const recordTools = [
       id: Type.String({ pattern: '^rpl_[0-9a-f]{16}$', description: 'The replay id browser_replay answered (rpl_ and 16 hex digits).' }),
       timeoutS: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_S, description: 'Seconds to wait, 0-60. Default 50.' })),
     }),
+    output: ReplayResult,
     effect: 'read',
     openWorld: false,
     needsBrowser: false,

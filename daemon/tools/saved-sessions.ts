@@ -13,10 +13,20 @@ import { readSessionState, writeSessionState } from '../browser/session-state.js
 import type { SavedSessionInfo, SessionContents } from '../../storage/saved-sessions.js';
 import type { ToolContext } from './context.js';
 import { inline } from './response.js';
+import { TabIdField } from './output.js';
 
 const SessionName = Type.String({ description: 'Session name: letters, digits, dot, dash, underscore, colon (for example "github-work").', pattern: VAULT_NAME.source, maxLength: 200 });
 
 /** Every saved-session tool needs the vault key: while the vault is locked they all say why, the vault's way. */
+/** A saved session as listings show it (storage SavedSessionInfo): sites and counts, never a value. */
+const SessionInfoSchema = Type.Object({
+  name: Type.String(),
+  sites: Type.Array(Type.String(), { description: 'Registrable domains the session covers.' }),
+  cookies: Type.Integer({ description: 'How many cookies it holds.' }),
+  storageOrigins: Type.Array(Type.String(), { description: 'Origins whose local storage it keeps (names only).' }),
+  savedAt: Type.String(),
+});
+
 function store(ctx: ToolContext) {
   ctx.env.vault.requireOpen();
   return ctx.env.savedSessions;
@@ -44,6 +54,11 @@ export const savedSessionTools = [
     description:
       "Saves the tab's signed-in state under a name: the cookies of the tab's sites (the sites of its page and frames, e.g. example.com for www.example.com) from the tab's own context or profile, and the local storage of the origins it has open. Stored encrypted; values are never shown. Saving over an existing name replaces it.",
     input: params({ name: SessionName, tab: TabParam }),
+    output: Type.Object({
+      session: SessionInfoSchema,
+      replaced: Type.Boolean({ description: 'A session of this name existed and was replaced.' }),
+      tab: TabIdField,
+    }),
     effect: 'write',
     hints: { destructive: true },
     openWorld: false,
@@ -68,6 +83,16 @@ export const savedSessionTools = [
     description:
       "Puts a saved session into a tab's context or profile: sets its cookies, restores local storage, and reloads the tab if it is on one of the session's sites. Works in read tabs too (it only changes the browser's own state). Sites the user's host policy blocks are refused.",
     input: params({ name: SessionName, tab: TabParam }),
+    output: Type.Object({
+      session: Type.String({ description: 'The session loaded.' }),
+      tab: TabIdField,
+      cookiesSet: Type.Integer(),
+      storageRestored: Type.Array(Type.String(), { description: 'Origins whose local storage was restored.' }),
+      reloaded: Type.Boolean({ description: "The tab was on one of the session's sites and was reloaded." }),
+      url: Type.String({ description: 'Where the tab is now.' }),
+      cookiesRefused: Type.Optional(Type.Array(Type.String(), { description: 'Names of cookies Chromium refused.' })),
+      storageFailed: Type.Optional(Type.Array(Type.String(), { description: 'Origins whose local storage could not be restored.' })),
+    }),
     effect: 'write',
     hints: { destructive: true },
     async handle(ctx, args, out) {
@@ -102,6 +127,7 @@ export const savedSessionTools = [
     title: 'List saved sessions',
     description: 'Lists saved sessions: name, sites, cookie count and when saved. Never values.',
     input: params({}),
+    output: Type.Object({ sessions: Type.Array(SessionInfoSchema) }),
     effect: 'read',
     openWorld: false,
     needsBrowser: false,
@@ -116,6 +142,7 @@ export const savedSessionTools = [
     title: 'Delete a saved session',
     description: 'Deletes a saved session for good. Cookies already loaded into a browser stay there.',
     input: params({ name: SessionName }),
+    output: Type.Object({ deleted: Type.String({ description: 'The name of the session deleted.' }) }),
     effect: 'write',
     hints: { destructive: true, idempotent: true },
     openWorld: false,

@@ -14,11 +14,43 @@ import { exploreSite, type ExploreMap } from '../site/explore.js';
 import { scrubList, scrubText } from './redact.js';
 import { userSecrets } from '../vault/user-secrets.js';
 import { inline, type ResponseBuilder } from './response.js';
+import { PageText } from './output.js';
 
 const Patterns = (what: string) => Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 50, description: `${what}: * is a wildcard, everything else literal; /blog/* matches the path; a pattern with :// the whole URL.` }));
 const SourceChoice = (what: string) => StringEnum(['include', 'only', 'skip'], { description: `${what}: include (default), only, or skip.` });
 export const MAX_EXPLORE_PAGES = 100;
 export const MAX_NOTE_CHARS = 2000;
+
+/** A site map browser_explore built (daemon/site/explore.ts ExploreMap); titles and form names are the pages'. */
+const ExploreMapSchema = Type.Object({
+  host: Type.String({ description: 'The site (www. counted as the same).' }),
+  startUrl: Type.String(),
+  exploredAt: Type.String(),
+  pages: Type.Array(
+    Type.Object({
+      url: Type.String(),
+      title: Type.Optional(Type.String()),
+      kind: Type.Union(['home', 'login', 'search', 'listing', 'article', 'form', 'other'].map((k) => Type.Literal(k))),
+      forms: Type.Array(
+        Type.Object({
+          action: Type.String(),
+          method: Type.Union([Type.Literal('get'), Type.Literal('post')]),
+          fields: Type.Array(Type.Object({ name: Type.String(), type: Type.String() })),
+          role: Type.Optional(Type.String({ description: 'What the form is for (login, search ...).' })),
+        }),
+      ),
+      links: Type.Integer({ description: 'Same-site links on the page.' }),
+    }),
+  ),
+  failed: Type.Array(Type.Object({ url: Type.String(), error: Type.String() }), { description: 'Pages that could not be read, with why.' }),
+  summary: Type.Object({
+    loginUrl: Type.Optional(Type.String()),
+    searchUrl: Type.Optional(Type.String()),
+    searchParam: Type.Optional(Type.String({ description: 'The query parameter the search form sends (GET).' })),
+    listings: Type.Array(Type.String(), { description: 'URLs of listing pages.' }),
+    articles: Type.Integer({ description: 'How many article pages were found.' }),
+  }),
+});
 
 /** A host name or a URL -> the site key memory is kept under. */
 function hostOf(input: string): string {
@@ -62,6 +94,19 @@ export const siteTools = [
       useBrowser: Type.Optional(Type.Boolean({ description: 'Read the start page in a read-only tab of your own profile (for pages that need scripts or your sign-in). Default false.' })),
       feeds: Type.Optional(SourceChoice('Feed entries (RSS, Atom)')),
     }),
+    output: Type.Object({
+      urls: Type.Array(
+        Type.Object({
+          url: Type.String(),
+          source: Type.Union([Type.Literal('link'), Type.Literal('sitemap'), Type.Literal('feed')]),
+          title: Type.Optional(Type.String({ description: "The link's text or the entry's title, as the site gives it." })),
+          score: Type.Optional(Type.Number({ description: 'Relevance to query (BM25).' })),
+        }),
+        { description: 'Best matches first when query is given.' },
+      ),
+      found: Type.Object({ link: Type.Integer(), sitemap: Type.Integer(), feed: Type.Integer() }, { description: 'URLs each source gave before filtering and the limit.' }),
+      disallowed: Type.Integer({ description: 'URLs left out by robots.txt.' }),
+    }),
     effect: 'read',
     needsBrowser: false,
     async handle(ctx, args, out) {
@@ -96,6 +141,7 @@ export const siteTools = [
       url: Type.String({ minLength: 1, maxLength: 8192, description: 'Where to start (a full http(s) URL).' }),
       maxPages: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPLORE_PAGES, description: 'Pages to read, 1-100. Default 25.' })),
     }),
+    output: Type.Object({ map: ExploreMapSchema }),
     effect: 'read',
     hints: { readOnly: false, idempotent: true },
     async handle(ctx, args, out) {
@@ -120,6 +166,20 @@ export const siteTools = [
     title: 'Recall a site',
     description: "What is remembered about a site: the map browser_explore built and the notes browser_remember stored. Yours only.",
     input: params({ host: Type.String({ minLength: 1, maxLength: 2048, description: 'A host such as "example.com", or a URL on the site.' }) }),
+    output: Type.Object({
+      host: Type.String({ description: 'The site memory is kept under.' }),
+      memory: Type.Optional(
+        Type.Object(
+          {
+            host: Type.String(),
+            map: Type.Optional(ExploreMapSchema),
+            exploredAt: Type.Optional(Type.String()),
+            notes: Type.Array(Type.Object({ note: PageText({ description: 'A note stored with browser_remember.' }), at: Type.String() })),
+          },
+          { description: 'Absent when nothing is remembered about the site.' },
+        ),
+      ),
+    }),
     effect: 'read',
     openWorld: false,
     needsBrowser: false,
@@ -146,6 +206,7 @@ export const siteTools = [
       host: Type.String({ minLength: 1, maxLength: 2048, description: 'A host such as "example.com", or a URL on the site.' }),
       note: Type.String({ minLength: 1, maxLength: MAX_NOTE_CHARS, description: 'What to remember.' }),
     }),
+    output: Type.Object({ host: Type.String({ description: 'The site the note is kept under.' }), notes: Type.Integer({ description: 'Notes now kept about the site.' }) }),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },
     openWorld: false,

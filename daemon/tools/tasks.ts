@@ -12,6 +12,8 @@ import { DEFAULT_MAX_STEPS, GOAL_MAX, MAX_STEPS_LIMIT, RESEARCH_ID, TASK_ID, TAS
 import { checkUrl } from '../net/url-check.js';
 import { DEFAULT_SOURCES, MAX_SOURCES, QUESTION_MAX, runResearch } from '../models/research.js';
 import { inline, type ResponseBuilder } from './response.js';
+import { PageText } from './output.js';
+import { PageValue } from './page-value.js';
 
 const WAIT_MAX_S = 60;
 const ResearchIdParam = Type.String({ pattern: RESEARCH_ID.source, description: 'The research id POST /v1/research answered: res_ and 16 hex digits.' });
@@ -38,6 +40,61 @@ function showTask(out: ResponseBuilder, t: TaskView) {
   if (t.state === 'succeeded' && t.result !== undefined) out.page('task result', typeof t.result === 'string' ? t.result : JSON.stringify(t.result));
 }
 
+const Usage = Type.Object({ turns: Type.Integer(), inputTokens: Type.Integer(), outputTokens: Type.Integer() }, { description: 'Model turns and tokens used.' });
+
+/** A stored research answer (protocol/tasks.ts ResearchRecord). The answer and quotes rest on page text. */
+const ResearchSchema = Type.Object({
+  id: Type.String(),
+  question: Type.String(),
+  answer: PageText({ description: "The model's answer, written from the pages read." }),
+  citations: Type.Array(
+    Type.Object({
+      url: Type.String(),
+      quote: PageText({ description: 'Found on the page, as the model quoted it.' }),
+      chunk: PageText({ description: 'The passage of the page the quote is in.' }),
+      headingPath: Type.Array(Type.String()),
+      start: Type.Integer(),
+      end: Type.Integer(),
+    }),
+    { description: 'Every quote here was found on its page.' },
+  ),
+  sources: Type.Array(
+    Type.Object({
+      url: Type.String(),
+      title: Type.Optional(Type.String()),
+      snippet: Type.Optional(PageText({ description: "The search backend's snippet." })),
+      ok: Type.Boolean({ description: 'False when the page could not be read (it gave nothing to the answer).' }),
+      error: Type.Optional(Type.String()),
+    }),
+  ),
+  warnings: Type.Array(PageText({ description: 'A page that could not be read, or a quote dropped because its page does not hold it (it may repeat the quote).' })),
+  model: Type.String(),
+  usage: Usage,
+  createdAt: Type.String(),
+});
+const ResearchResult = Type.Object({ id: Type.String({ description: 'res_ and 16 hex digits.' }), research: ResearchSchema });
+
+/** A server-run task as callers see it (protocol/tasks.ts TaskView). */
+const TaskSchema = Type.Object({
+  id: Type.String(),
+  state: Type.Union(TASK_STATES.map((s) => Type.Literal(s))),
+  goal: Type.String(),
+  model: Type.String(),
+  startUrl: Type.Optional(Type.String()),
+  maxSteps: Type.Integer(),
+  maxTokensTotal: Type.Integer(),
+  step: Type.Integer({ description: 'Model turns taken so far.' }),
+  usage: Usage,
+  calls: Type.Array(Type.Object({ step: Type.Integer(), tool: Type.String(), outcome: Type.String({ description: 'ok, needs_approval, or the error code.' }) }), { description: 'The tool calls the task made.' }),
+  handoff: Type.Optional(Type.Object({ id: Type.String(), url: Type.String() }, { description: 'While paused: the hand-off a person must finish.' })),
+  result: Type.Optional(PageValue({ description: 'What task_done answered (succeeded): any JSON value the model gave, written from the pages it read.' })),
+  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() }, { description: 'Why it failed.' })),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  finishedAt: Type.Optional(Type.String()),
+});
+const TaskResult = Type.Object({ id: Type.String({ description: 'task_ and 16 hex digits.' }), task: TaskSchema });
+
 const notFound = (kind: string, id: string, next: string) => new BrowserdError('not_found', `no ${kind} ${id}`, { next });
 
 export const taskTools = [
@@ -52,6 +109,7 @@ export const taskTools = [
       model: ModelIdParam,
       maxTokensTotal: MaxTokensTotalParam,
     }),
+    output: ResearchResult,
     effect: 'read',
     async handle(ctx, args, out) {
       const rec = await runResearch(ctx, args);
@@ -64,6 +122,7 @@ export const taskTools = [
     title: 'A research answer',
     description: 'A stored research answer by id, as POST /v1/research answered it.',
     input: params({ id: ResearchIdParam }),
+    output: ResearchResult,
     effect: 'read',
     openWorld: false,
     needsBrowser: false,
@@ -85,6 +144,7 @@ export const taskTools = [
       maxSteps: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_STEPS_LIMIT, description: `Model turns at most, 1-${MAX_STEPS_LIMIT}. Default ${DEFAULT_MAX_STEPS}.` })),
       maxTokensTotal: MaxTokensTotalParam,
     }),
+    output: TaskResult,
     effect: 'write',
     needsBrowser: false,
     async handle(ctx, args, out) {
@@ -98,6 +158,7 @@ export const taskTools = [
     title: 'Tasks',
     description: "The caller's tasks, newest first, optionally only those in one state.",
     input: params({ state: Type.Optional(StringEnum(TASK_STATES, { description: 'Only tasks in this state.' })) }),
+    output: Type.Object({ tasks: Type.Array(TaskSchema, { description: 'Newest first.' }) }),
     effect: 'read',
     openWorld: false,
     needsBrowser: false,
@@ -115,6 +176,7 @@ export const taskTools = [
       id: TaskIdParam,
       waitS: Type.Optional(Type.Integer({ minimum: 0, maximum: WAIT_MAX_S, description: `Seconds to wait while the task is queued or running, 0-${WAIT_MAX_S}. Default 0.` })),
     }),
+    output: TaskResult,
     effect: 'read',
     openWorld: false,
     needsBrowser: false,
@@ -128,6 +190,7 @@ export const taskTools = [
     title: 'Cancel a task',
     description: 'Cancels a queued, running or paused task: a tool call in flight is stopped, nothing more runs. A finished task cannot be cancelled.',
     input: params({ id: TaskIdParam }),
+    output: TaskResult,
     effect: 'write',
     openWorld: false,
     needsBrowser: false,

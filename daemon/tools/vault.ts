@@ -13,11 +13,21 @@ import { inline, type ResponseBuilder } from './response.js';
 import { fieldValue, loginEntry } from '../vault/entry.js';
 import { codeFieldRef, fillCode, fillSecret } from '../vault/fill.js';
 import { ApprovalStop } from '../vault/page-guard.js';
-import { runLogin } from '../vault/login-flow.js';
+import { LoginResult, runLogin } from '../vault/login-flow.js';
 import { freshTotpCode } from '../vault/totp.js';
 import { waitForOtp } from '../vault/otp/index.js';
+import { TabIdField } from './output.js';
 
 const SiteParam = Type.String({ description: 'The vault entry (usually the site\'s host, e.g. "example.com"); browser_vault_list names them.', pattern: VAULT_NAME.source });
+
+/*
+ * Results name what was filled (entry, field, ref) and where the tab is; no schema here has a field that could
+ * carry a vault value or a code.
+ */
+const FilledRef = Type.String({ description: 'The field the value went into.' });
+const EntryName = Type.String({ description: 'The vault entry used.' });
+const TabAt = { tab: TabIdField, url: Type.String({ description: 'Where the tab is after the fill (and any submit).' }) };
+
 const SubmitParam = Type.Optional(Type.Boolean({ description: 'Send the form after filling (its submit button, else Enter). Default true.' }));
 
 /** A multi-step handler that stopped for the user's approval reports it like the pipeline would. */
@@ -48,6 +58,17 @@ export const vaultTools = [
     title: 'List vault entries',
     description: "The user's vault entries: names, kinds, field names and login URLs. Never a value: fill them with browser_fill_secret or browser_login.",
     input: params({}),
+    output: Type.Object({
+      entries: Type.Array(
+        Type.Object({
+          name: Type.String(),
+          kind: Type.Union([Type.Literal('login'), Type.Literal('otp_inbox')]),
+          fields: Type.Array(Type.String(), { description: 'Field names only (password, username, totp ...), never values.' }),
+          loginUrl: Type.Optional(Type.String()),
+          inbox: Type.Optional(Type.Union([Type.Literal('imap'), Type.Literal('sms')], { description: 'otp_inbox entries: how codes arrive.' })),
+        }),
+      ),
+    }),
     effect: 'read',
     openWorld: false,
     needsBrowser: false,
@@ -74,6 +95,10 @@ export const vaultTools = [
       field: Type.String({ description: 'The entry\'s field: "password", "username", "card", "api_key" ...', pattern: VAULT_FIELD.source }),
       tab: TabParam,
     }),
+    output: Type.Object({
+      ...TabAt,
+      filled: Type.Object({ ref: FilledRef, site: EntryName, field: Type.String({ description: "The entry's field that was filled (its name, not its value)." }) }),
+    }),
     effect: 'write',
     openWorld: true,
     touches: [{ kind: 'fill', ref: 'ref' }],
@@ -97,6 +122,10 @@ export const vaultTools = [
       ref: Type.Optional(RefParam('The code field. Default: found by autocomplete=one-time-code, inputmode, name or label.')),
       submit: SubmitParam,
       tab: TabParam,
+    }),
+    output: Type.Object({
+      ...TabAt,
+      filled: Type.Object({ ref: FilledRef, site: EntryName, field: Type.Literal('totp') }),
     }),
     effect: 'write',
     async handle(ctx, args, out) {
@@ -124,6 +153,19 @@ export const vaultTools = [
       timeoutS: Type.Optional(Type.Integer({ description: 'How long to wait for the message, 1-60 seconds. Default 60.', minimum: 1, maximum: 60 })),
       submit: SubmitParam,
       tab: TabParam,
+    }),
+    output: Type.Object({
+      tab: TabIdField,
+      url: Type.Optional(Type.String({ description: 'Where the tab is after the fill (and any submit).' })),
+      outcome: Type.Optional(Type.Literal('person_needed', { description: 'The user has no OTP inbox (of that name): nothing was filled; a person must give the code.' })),
+      filled: Type.Optional(
+        Type.Object({
+          ref: FilledRef,
+          site: EntryName,
+          inbox: Type.String({ description: 'The otp_inbox entry the message came from.' }),
+          via: Type.Union([Type.Literal('imap'), Type.Literal('sms')]),
+        }),
+      ),
     }),
     effect: 'write',
     async handle(ctx, args, out) {
@@ -161,6 +203,7 @@ export const vaultTools = [
       loginUrl: Type.Optional(Type.String({ description: "Where the sign-in form is, on the entry's site. Default: the entry's login URL, else https://<site>/.", minLength: 1, maxLength: 8192 })),
       tab: TabParam,
     }),
+    output: LoginResult,
     effect: 'write',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);

@@ -4,6 +4,7 @@ import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { createLiveLink } from '../live/index.js';
+import { LiveModeField, TabIdField } from './output.js';
 
 export const viewerTools = [
   defineTool({
@@ -14,6 +15,12 @@ export const viewerTools = [
     input: params({
       tab: TabParam,
       mode: Type.Optional(StringEnum(['interactive', 'view'], { description: 'interactive (default where the account allows take-over) or view (watch only).' })),
+    }),
+    output: Type.Object({
+      tab: TabIdField,
+      live_url: Type.String({ description: 'The live link to give the person.' }),
+      live: LiveModeField,
+      expiresAt: Type.String({ description: 'When the link expires unless a viewer has it open (ISO 8601).' }),
     }),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },

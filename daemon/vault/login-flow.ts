@@ -5,6 +5,7 @@
  *   (reported, not solved), the form again (wrong password), or anything else (signed in: where we are).
  * Every fill goes through fill.ts (host, tab mode, policy and gate checks at that moment).
  */
+import { Type } from '@sinclair/typebox';
 import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from '../tools/context.js';
 import { inline, type ResponseBuilder } from '../tools/response.js';
@@ -18,8 +19,30 @@ import { fieldValue, loginEntry, type LoginEntry } from './entry.js';
 import { fillCode, fillSecret, submitForm } from './fill.js';
 import { hostBelongs, hostOfName } from './site-match.js';
 import { freshTotpCode } from './totp.js';
+import { TabIdField } from '../tools/output.js';
 
-export type LoginOutcome = 'signed_in' | 'wrong_password' | 'captcha' | 'two_factor_needed' | 'code_rejected' | 'no_login_form' | 'form_not_accepted';
+export const LOGIN_OUTCOMES = ['signed_in', 'wrong_password', 'captcha', 'two_factor_needed', 'code_rejected', 'no_login_form', 'form_not_accepted'] as const;
+export type LoginOutcome = (typeof LOGIN_OUTCOMES)[number];
+
+/** browser_login's result: how the sign-in ended and where the tab is. Names what was used, never a value or code. */
+export const LoginResult = Type.Object({
+  tab: TabIdField,
+  outcome: Type.Union(LOGIN_OUTCOMES.map((o) => Type.Literal(o))),
+  url: Type.String({ description: 'Where the tab is when the sign-in ended.' }),
+  title: Type.String({ description: "The page's title there (may be empty)." }),
+  secondFactor: Type.Optional(Type.String({ description: 'How a code prompt was answered: "totp", or "otp_inbox:<entry>" for a code read from that inbox.' })),
+  handoff: Type.Optional(
+    Type.Object(
+      {
+        id: Type.String(),
+        url: Type.String({ description: 'The link to give the person.' }),
+        expiresAt: Type.String(),
+        capped: Type.Optional(Type.Boolean({ description: "The server's whole-life cap cut the expiry." })),
+      },
+      { description: 'two_factor_needed: the hand-off a person must finish (browser_handoff_wait with its id).' },
+    ),
+  ),
+});
 
 /** Steps a sign-in may take (user name page, password page, code page, and one spare). */
 const MAX_STEPS = 5;
