@@ -10335,7 +10335,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -10351,7 +10351,42 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        session: {
+                            name: string;
+                            /** @description Registrable domains the session covers. */
+                            sites: string[];
+                            /** @description How many cookies it holds. */
+                            cookies: number;
+                            /** @description Origins whose local storage it keeps (names only). */
+                            storageOrigins: string[];
+                            savedAt: string;
+                        };
+                        /** @description A session of this name existed and was replaced. */
+                        replaced: boolean;
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -10483,7 +10518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -10499,7 +10534,43 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description The session loaded. */
+                        session: string;
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        cookiesSet: number;
+                        /** @description Origins whose local storage was restored. */
+                        storageRestored: string[];
+                        /** @description The tab was on one of the session's sites and was reloaded. */
+                        reloaded: boolean;
+                        /** @description Where the tab is now. */
+                        url: string;
+                        /** @description Names of cookies Chromium refused. */
+                        cookiesRefused?: string[];
+                        /** @description Origins whose local storage could not be restored. */
+                        storageFailed?: string[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -10626,7 +10697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -10642,6 +10713,23 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        sessions: {
+                            name: string;
+                            /** @description Registrable domains the session covers. */
+                            sites: string[];
+                            /** @description How many cookies it holds. */
+                            cookies: number;
+                            /** @description Origins whose local storage it keeps (names only). */
+                            storageOrigins: string[];
+                            savedAt: string;
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -10772,7 +10860,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -10788,7 +10876,30 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description The name of the session deleted. */
+                        deleted: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -10928,7 +11039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -10944,7 +11055,53 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description The hand-off id, for browser_handoff_wait. */
+                        id: string;
+                        /** @description The link to give the person: a "Your turn" page with the message, the live browser and a Done button. */
+                        url: string;
+                        expiresAt: string;
+                        handoff: {
+                            /** @description ho_ and 16 hex digits. */
+                            id: string;
+                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
+                            /** @description What the person was asked to do (the agent's own words). */
+                            message: string;
+                            status: "open" | "resolved" | "expired";
+                            createdAt: string;
+                            expiresAt: string;
+                            /** @description Seconds left, while open. */
+                            expiresInS?: number;
+                            /** @description The latest expiresAt any extension can reach. */
+                            capAt: string;
+                            /** @description What the agent noted when it resolved the hand-off. */
+                            note?: string;
+                            /** @description The tab the person is shown. */
+                            tab?: string;
+                            resolvedBy?: "person" | "agent";
+                            resolvedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -11079,7 +11236,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -11095,6 +11252,33 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        handoff: {
+                            /** @description ho_ and 16 hex digits. */
+                            id: string;
+                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
+                            /** @description What the person was asked to do (the agent's own words). */
+                            message: string;
+                            status: "open" | "resolved" | "expired";
+                            createdAt: string;
+                            expiresAt: string;
+                            /** @description Seconds left, while open. */
+                            expiresInS?: number;
+                            /** @description The latest expiresAt any extension can reach. */
+                            capAt: string;
+                            /** @description What the agent noted when it resolved the hand-off. */
+                            note?: string;
+                            /** @description The tab the person is shown. */
+                            tab?: string;
+                            resolvedBy?: "person" | "agent";
+                            resolvedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -11227,7 +11411,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -11243,7 +11427,48 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        handoff: {
+                            /** @description ho_ and 16 hex digits. */
+                            id: string;
+                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
+                            /** @description What the person was asked to do (the agent's own words). */
+                            message: string;
+                            status: "open" | "resolved" | "expired";
+                            createdAt: string;
+                            expiresAt: string;
+                            /** @description Seconds left, while open. */
+                            expiresInS?: number;
+                            /** @description The latest expiresAt any extension can reach. */
+                            capAt: string;
+                            /** @description What the agent noted when it resolved the hand-off. */
+                            note?: string;
+                            /** @description The tab the person is shown. */
+                            tab?: string;
+                            resolvedBy?: "person" | "agent";
+                            resolvedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -11375,7 +11600,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -11391,7 +11616,48 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        handoff: {
+                            /** @description ho_ and 16 hex digits. */
+                            id: string;
+                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
+                            /** @description What the person was asked to do (the agent's own words). */
+                            message: string;
+                            status: "open" | "resolved" | "expired";
+                            createdAt: string;
+                            expiresAt: string;
+                            /** @description Seconds left, while open. */
+                            expiresInS?: number;
+                            /** @description The latest expiresAt any extension can reach. */
+                            capAt: string;
+                            /** @description What the agent noted when it resolved the hand-off. */
+                            note?: string;
+                            /** @description The tab the person is shown. */
+                            tab?: string;
+                            resolvedBy?: "person" | "agent";
+                            resolvedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -11524,7 +11790,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -11540,6 +11806,34 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Newest first. */
+                        handoffs: {
+                            /** @description ho_ and 16 hex digits. */
+                            id: string;
+                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
+                            /** @description What the person was asked to do (the agent's own words). */
+                            message: string;
+                            status: "open" | "resolved" | "expired";
+                            createdAt: string;
+                            expiresAt: string;
+                            /** @description Seconds left, while open. */
+                            expiresInS?: number;
+                            /** @description The latest expiresAt any extension can reach. */
+                            capAt: string;
+                            /** @description What the agent noted when it resolved the hand-off. */
+                            note?: string;
+                            /** @description The tab the person is shown. */
+                            tab?: string;
+                            resolvedBy?: "person" | "agent";
+                            resolvedAt?: string;
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -11675,7 +11969,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -11691,6 +11985,20 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description The live link to give the person. */
+                        live_url: string;
+                        live: "interactive" | "view";
+                        /** @description When the link expires unless a viewer has it open (ISO 8601). */
+                        expiresAt: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -11818,7 +12126,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -11834,6 +12142,22 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        entries: {
+                            name: string;
+                            kind: "login" | "otp_inbox";
+                            /** @description Field names only (password, username, totp ...), never values. */
+                            fields: string[];
+                            loginUrl?: string;
+                            /** @description otp_inbox entries: how codes arrive. */
+                            inbox?: "imap" | "sms";
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -11970,7 +12294,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -11986,7 +12310,40 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Where the tab is after the fill (and any submit). */
+                        url: string;
+                        filled: {
+                            /** @description The field the value went into. */
+                            ref: string;
+                            /** @description The vault entry used. */
+                            site: string;
+                            /** @description The entry's field that was filled (its name, not its value). */
+                            field: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -12122,7 +12479,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -12138,7 +12495,40 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Where the tab is after the fill (and any submit). */
+                        url: string;
+                        filled: {
+                            /** @description The field the value went into. */
+                            ref: string;
+                            /** @description The vault entry used. */
+                            site: string;
+                            /** @constant */
+                            field: "totp";
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -12280,7 +12670,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -12296,7 +12686,46 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Where the tab is after the fill (and any submit). */
+                        url?: string;
+                        /**
+                         * @description The user has no OTP inbox (of that name): nothing was filled; a person must give the code.
+                         * @constant
+                         */
+                        outcome?: "person_needed";
+                        filled?: {
+                            /** @description The field the value went into. */
+                            ref: string;
+                            /** @description The vault entry used. */
+                            site: string;
+                            /** @description The otp_inbox entry the message came from. */
+                            inbox: string;
+                            via: "imap" | "sms";
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -12430,7 +12859,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -12446,7 +12875,46 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        outcome: "signed_in" | "wrong_password" | "captcha" | "two_factor_needed" | "code_rejected" | "no_login_form" | "form_not_accepted";
+                        /** @description Where the tab is when the sign-in ended. */
+                        url: string;
+                        /** @description The page's title there (may be empty). */
+                        title: string;
+                        /** @description How a code prompt was answered: "totp", or "otp_inbox:<entry>" for a code read from that inbox. */
+                        secondFactor?: string;
+                        /** @description two_factor_needed: the hand-off a person must finish (browser_handoff_wait with its id). */
+                        handoff?: {
+                            id: string;
+                            /** @description The link to give the person. */
+                            url: string;
+                            expiresAt: string;
+                            /** @description The server's whole-life cap cut the expiry. */
+                            capped?: boolean;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -12903,7 +13371,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -12919,6 +13387,34 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description The crawl id for browser_crawl_status. */
+                        id: string;
+                        crawl: {
+                            /** @description crawl_ and 16 hex digits. */
+                            id: string;
+                            name?: string;
+                            state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                            counters: {
+                                /** @description Waiting in the queue, pages in flight included. */
+                                queued: number;
+                                done: number;
+                                failed: number;
+                                /** @description Disallowed by robots.txt. */
+                                blocked: number;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                            finishedAt?: string;
+                            /** @description Why the run failed, or a note such as "maxPages reached". */
+                            note?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -13065,7 +13561,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -13081,6 +13577,128 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        id: string;
+                        crawl: {
+                            /** @description crawl_ and 16 hex digits. */
+                            id: string;
+                            name?: string;
+                            state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                            counters: {
+                                /** @description Waiting in the queue, pages in flight included. */
+                                queued: number;
+                                done: number;
+                                failed: number;
+                                /** @description Disallowed by robots.txt. */
+                                blocked: number;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                            finishedAt?: string;
+                            /** @description Why the run failed, or a note such as "maxPages reached". */
+                            note?: string;
+                        };
+                        /** @description In the order they finished, each cut (GET /v1/crawls/{id}/items serves them whole). Absent with items: 0. */
+                        items?: {
+                            /** @description Order in which pages finished, from 1. */
+                            seq: number;
+                            url: string;
+                            finalUrl?: string;
+                            depth: number;
+                            status: "done" | "failed" | "blocked";
+                            httpStatus?: number;
+                            via?: "http" | "browser" | "cache";
+                            /** @description Why it failed or was blocked. */
+                            error?: string;
+                            linkCount?: number;
+                            title?: string;
+                            /** @description Markdown or text, cut at 2,000 characters here. */
+                            content?: string;
+                            /** @description Characters maxChars left out. */
+                            omittedChars?: number;
+                            metadata?: {
+                                title?: string;
+                                description?: string;
+                                language?: string;
+                                canonicalUrl?: string;
+                                headings: {
+                                    level: number;
+                                    text: string;
+                                }[];
+                                jsonLd: unknown[];
+                            };
+                            /** @description Field name -> value read from the page (CSS fields: a string, a list with all, null when nothing matched; outputSchema: what the model filled). */
+                            fields?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description How the fields break outputSchema. */
+                            schemaErrors?: string[];
+                            /** @description The best passages for query. */
+                            passages?: {
+                                url: string;
+                                /** @description The headings the text sits under. */
+                                headingPath: string[];
+                                /** @description Character offset in the item's whole content. */
+                                start: number;
+                                end: number;
+                                text: string;
+                                score: number;
+                            }[];
+                            scroll?: {
+                                /** @description The first five list items kept, as Markdown. */
+                                items: string[];
+                                scrolls: number;
+                                stoppedBecause: "count" | "no_new" | "max_scrolls" | "end";
+                            };
+                            files?: {
+                                /** @description The page the file was linked from. */
+                                page: string;
+                                url: string;
+                                type: "pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video";
+                                status: "stored" | "existing" | "failed";
+                                /** @description Why it failed: blocked, too_large, http_error, not_a_file, failed. */
+                                reason?: string;
+                                error?: string;
+                                /** @description Its name in your files. */
+                                name?: string;
+                                size?: number;
+                                contentType?: string;
+                                /** @description Length of the document's Markdown (GET /v1/crawls/{id}/items has it whole). */
+                                markdownChars?: number;
+                                truncated?: boolean;
+                                convertError?: string;
+                                /** @description An image's alt text from a model (collect.caption). */
+                                caption?: string;
+                                captionError?: string;
+                            }[];
+                            /** @description The model that filled outputSchema on this page, its tokens, and its checked citations. */
+                            model?: {
+                                id: string;
+                                inputTokens: number;
+                                outputTokens: number;
+                                citations?: {
+                                    field?: string;
+                                    chunk: string;
+                                    quote: string;
+                                    url: string;
+                                    /** @description The headings the text sits under. */
+                                    headingPath: string[];
+                                    /** @description Character offset in the item's whole content. */
+                                    start: number;
+                                    end: number;
+                                }[];
+                                warnings?: string[];
+                            };
+                            at: string;
+                        }[];
+                        /** @description Pass it back for the next items. */
+                        cursor?: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -13233,7 +13851,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -13249,6 +13867,30 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Best matches first when query is given. */
+                        urls: {
+                            url: string;
+                            source: "link" | "sitemap" | "feed";
+                            /** @description The link's text or the entry's title, as the site gives it. */
+                            title?: string;
+                            /** @description Relevance to query (BM25). */
+                            score?: number;
+                        }[];
+                        /** @description URLs each source gave before filtering and the limit. */
+                        found: {
+                            link: number;
+                            sitemap: number;
+                            feed: number;
+                        };
+                        /** @description URLs left out by robots.txt. */
+                        disallowed: number;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -13381,7 +14023,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -13397,6 +14039,51 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        map: {
+                            /** @description The site (www. counted as the same). */
+                            host: string;
+                            startUrl: string;
+                            exploredAt: string;
+                            pages: {
+                                url: string;
+                                title?: string;
+                                kind: "home" | "login" | "search" | "listing" | "article" | "form" | "other";
+                                forms: {
+                                    action: string;
+                                    method: "get" | "post";
+                                    fields: {
+                                        name: string;
+                                        type: string;
+                                    }[];
+                                    /** @description What the form is for (login, search ...). */
+                                    role?: string;
+                                }[];
+                                /** @description Same-site links on the page. */
+                                links: number;
+                            }[];
+                            /** @description Pages that could not be read, with why. */
+                            failed: {
+                                url: string;
+                                error: string;
+                            }[];
+                            summary: {
+                                loginUrl?: string;
+                                searchUrl?: string;
+                                /** @description The query parameter the search form sends (GET). */
+                                searchParam?: string;
+                                /** @description URLs of listing pages. */
+                                listings: string[];
+                                /** @description How many article pages were found. */
+                                articles: number;
+                            };
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -13527,7 +14214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -13543,6 +14230,63 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description The site memory is kept under. */
+                        host: string;
+                        /** @description Absent when nothing is remembered about the site. */
+                        memory?: {
+                            host: string;
+                            map?: {
+                                /** @description The site (www. counted as the same). */
+                                host: string;
+                                startUrl: string;
+                                exploredAt: string;
+                                pages: {
+                                    url: string;
+                                    title?: string;
+                                    kind: "home" | "login" | "search" | "listing" | "article" | "form" | "other";
+                                    forms: {
+                                        action: string;
+                                        method: "get" | "post";
+                                        fields: {
+                                            name: string;
+                                            type: string;
+                                        }[];
+                                        /** @description What the form is for (login, search ...). */
+                                        role?: string;
+                                    }[];
+                                    /** @description Same-site links on the page. */
+                                    links: number;
+                                }[];
+                                /** @description Pages that could not be read, with why. */
+                                failed: {
+                                    url: string;
+                                    error: string;
+                                }[];
+                                summary: {
+                                    loginUrl?: string;
+                                    searchUrl?: string;
+                                    /** @description The query parameter the search form sends (GET). */
+                                    searchParam?: string;
+                                    /** @description URLs of listing pages. */
+                                    listings: string[];
+                                    /** @description How many article pages were found. */
+                                    articles: number;
+                                };
+                            };
+                            exploredAt?: string;
+                            notes: {
+                                /** @description A note stored with browser_remember. */
+                                note: string;
+                                at: string;
+                            }[];
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -13675,7 +14419,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -13691,6 +14435,17 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description The site the note is kept under. */
+                        host: string;
+                        /** @description Notes now kept about the site. */
+                        notes: number;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -15817,7 +16572,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -15833,6 +16588,103 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description The recording (start, stop, get, delete). */
+                        id?: string;
+                        recording?: {
+                            /** @description rec_ and 16 hex digits. */
+                            id: string;
+                            user: string;
+                            name?: string;
+                            state: "recording" | "stopped";
+                            /** @description The recorded tab. */
+                            tab: string;
+                            /** @description read: no writes reach a site; act: may change things, under the host policy. */
+                            mode: "read" | "act";
+                            profile?: string;
+                            context?: string;
+                            /** @description Where the tab was when recording started: a replay starts there. */
+                            startUrl: string;
+                            cache: "off" | "record";
+                            /** @description The response cache this recording filled. */
+                            cacheName?: string;
+                            video: boolean;
+                            /** @description The WebM in your files, once stopped. */
+                            videoFile?: string;
+                            /** @description Steps recorded so far. */
+                            steps: number;
+                            createdAt: string;
+                            stoppedAt?: string;
+                            /** @description stop, step_limit, time_limit, restart or tab_closed. */
+                            stopReason?: string;
+                            /** @description What went wrong with the video, if anything. */
+                            note?: string;
+                        };
+                        /** @description list: yours, newest first. */
+                        recordings?: {
+                            /** @description rec_ and 16 hex digits. */
+                            id: string;
+                            user: string;
+                            name?: string;
+                            state: "recording" | "stopped";
+                            /** @description The recorded tab. */
+                            tab: string;
+                            /** @description read: no writes reach a site; act: may change things, under the host policy. */
+                            mode: "read" | "act";
+                            profile?: string;
+                            context?: string;
+                            /** @description Where the tab was when recording started: a replay starts there. */
+                            startUrl: string;
+                            cache: "off" | "record";
+                            /** @description The response cache this recording filled. */
+                            cacheName?: string;
+                            video: boolean;
+                            /** @description The WebM in your files, once stopped. */
+                            videoFile?: string;
+                            /** @description Steps recorded so far. */
+                            steps: number;
+                            createdAt: string;
+                            stoppedAt?: string;
+                            /** @description stop, step_limit, time_limit, restart or tab_closed. */
+                            stopReason?: string;
+                            /** @description What went wrong with the video, if anything. */
+                            note?: string;
+                        }[];
+                        /** @description get: the steps in order. */
+                        steps?: {
+                            seq: number;
+                            tool: string;
+                            /** @description The arguments as called, any vault value or filled code replaced by "[secret]". */
+                            args: {
+                                [key: string]: unknown;
+                            };
+                            /** @description A CSS locator per ref argument (ref, fromRef, toRef, fields.<ref>), made from the page at record time. */
+                            locators: {
+                                [key: string]: {
+                                    css: string;
+                                    /** @description Accessible role at record time. */
+                                    role?: string;
+                                    /** @description Accessible name at record time. */
+                                    name?: string;
+                                };
+                            };
+                            url: string;
+                            at: string;
+                            ms: number;
+                            /** @description ok, or the error code the call answered. */
+                            outcome: string;
+                            /** @description The error's message (it may quote the page). */
+                            message?: string;
+                            /** @description A JPEG of the tab after the step is kept (browser_record get with step). */
+                            screenshot: boolean;
+                        }[];
+                        deleted?: boolean;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -15968,7 +16820,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -15984,6 +16836,17 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        id: string;
+                        format: "typescript" | "json";
+                        /** @description The script (or JSON plan), built from page data: element names, locators, URLs. */
+                        script: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -16121,7 +16984,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -16137,7 +17000,56 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        id: string;
+                        state: "queued" | "running" | "done" | "failed";
+                        replay: {
+                            /** @description rpl_ and 16 hex digits. */
+                            id: string;
+                            user: string;
+                            /** @description The recording replayed. */
+                            recording: string;
+                            cache: "off" | "replay" | "replay-strict";
+                            cacheName?: string;
+                            state: "queued" | "running" | "done" | "failed";
+                            /** @description The tab the replay runs in. */
+                            tab?: string;
+                            steps: {
+                                seq: number;
+                                tool: string;
+                                /** @description ok, or the error code. */
+                                outcome: string;
+                                /** @description The error's message (it may quote the page). */
+                                message?: string;
+                                ms: number;
+                                /** @description The step failed while recording and is not repeated. */
+                                skipped?: boolean;
+                            }[];
+                            createdAt: string;
+                            finishedAt?: string;
+                            error?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -16269,7 +17181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -16285,6 +17197,41 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        id: string;
+                        state: "queued" | "running" | "done" | "failed";
+                        replay: {
+                            /** @description rpl_ and 16 hex digits. */
+                            id: string;
+                            user: string;
+                            /** @description The recording replayed. */
+                            recording: string;
+                            cache: "off" | "replay" | "replay-strict";
+                            cacheName?: string;
+                            state: "queued" | "running" | "done" | "failed";
+                            /** @description The tab the replay runs in. */
+                            tab?: string;
+                            steps: {
+                                seq: number;
+                                tool: string;
+                                /** @description ok, or the error code. */
+                                outcome: string;
+                                /** @description The error's message (it may quote the page). */
+                                message?: string;
+                                ms: number;
+                                /** @description The step failed while recording and is not repeated. */
+                                skipped?: boolean;
+                            }[];
+                            createdAt: string;
+                            finishedAt?: string;
+                            error?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -16444,7 +17391,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -16460,6 +17407,89 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description The monitor (every action but list). */
+                        id?: string;
+                        monitor?: {
+                            /** @description mon_ and 16 hex digits. */
+                            id: string;
+                            name?: string;
+                            url: string;
+                            cron: string;
+                            timezone: string;
+                            compare: "text" | "snapshot" | "screenshot";
+                            selector?: string;
+                            /** @description screenshot: the share of pixels that must differ. */
+                            threshold?: number;
+                            /** @description text and snapshot: regexes of lines left out. */
+                            ignore?: string[];
+                            createdAt: string;
+                            /** @description ISO 8601 in the monitor's zone, with its offset. */
+                            nextRunAt?: string;
+                            lastCheck?: {
+                                at: string;
+                                status: "ok" | "failed";
+                                changed: boolean;
+                            };
+                            checksKept: number;
+                        };
+                        /** @description list: oldest first, up to limit. */
+                        monitors?: {
+                            /** @description mon_ and 16 hex digits. */
+                            id: string;
+                            name?: string;
+                            url: string;
+                            cron: string;
+                            timezone: string;
+                            compare: "text" | "snapshot" | "screenshot";
+                            selector?: string;
+                            /** @description screenshot: the share of pixels that must differ. */
+                            threshold?: number;
+                            /** @description text and snapshot: regexes of lines left out. */
+                            ignore?: string[];
+                            createdAt: string;
+                            /** @description ISO 8601 in the monitor's zone, with its offset. */
+                            nextRunAt?: string;
+                            lastCheck?: {
+                                at: string;
+                                status: "ok" | "failed";
+                                changed: boolean;
+                            };
+                            checksKept: number;
+                        }[];
+                        /** @description list: how many monitors you have. */
+                        total?: number;
+                        /** @description checks: newest first. */
+                        checks?: {
+                            at: string;
+                            changed: boolean;
+                            status: "ok" | "failed";
+                            /** @description What changed (lines added and removed) or why the check failed; it quotes the page. */
+                            summary: string;
+                            trigger: "schedule" | "run";
+                        }[];
+                        /** @description run: the check just made. */
+                        check?: {
+                            at: string;
+                            changed: boolean;
+                            status: "ok" | "failed";
+                            /** @description What changed (lines added and removed) or why the check failed; it quotes the page. */
+                            summary: string;
+                            trigger: "schedule" | "run";
+                            /** @description text and snapshot: lines that came. */
+                            added?: string[];
+                            /** @description text and snapshot: lines that went. */
+                            removed?: string[];
+                            /** @description screenshot: the share of pixels that differ (0-1). */
+                            share?: number;
+                        };
+                        deleted?: boolean;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -16590,7 +17620,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -16606,6 +17636,23 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        frames: {
+                            /** @description 0 is the main frame; then iframes in document order. */
+                            index: number;
+                            /** @description The frame's name as the page sets it (may be empty). */
+                            name: string;
+                            /** @description The frame's address as the page reports it. */
+                            url: string;
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -16743,7 +17790,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -16759,6 +17806,28 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description One-use capture id (cap_ and 16 hex digits) for browser_captcha_act. */
+                        capture: string;
+                        /** @description The frame index the challenge was captured in. */
+                        frame: number;
+                        /** @description The image returned with the result: points for browser_captcha_act are pixels of it. */
+                        image: {
+                            width: number;
+                            height: number;
+                            /** @constant */
+                            mimeType: "image/png";
+                        };
+                        /** @description When the capture stops being usable (ISO 8601), unless the frame navigates first. */
+                        expiresAt: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -16906,7 +17975,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -16922,7 +17991,42 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        action: "click" | "drag" | "type";
+                        /** @description The challenge container still shows after the act (a miss). False does not mean the challenge was passed. */
+                        stillShows: boolean;
+                        /** @description Acts on this page that left the challenge showing; at 3 hand it to a person. */
+                        misses: number;
+                        /** @description Present once the misses reach the limit: hand the challenge to a person with this tool and reason. */
+                        handoff?: {
+                            /** @constant */
+                            tool: "browser_handoff";
+                            /** @constant */
+                            reason: "captcha";
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -20663,7 +21767,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -20679,6 +21783,50 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description res_ and 16 hex digits. */
+                        id: string;
+                        research: {
+                            id: string;
+                            question: string;
+                            /** @description The model's answer, written from the pages read. */
+                            answer: string;
+                            /** @description Every quote here was found on its page. */
+                            citations: {
+                                url: string;
+                                /** @description Found on the page, as the model quoted it. */
+                                quote: string;
+                                /** @description The passage of the page the quote is in. */
+                                chunk: string;
+                                headingPath: string[];
+                                start: number;
+                                end: number;
+                            }[];
+                            sources: {
+                                url: string;
+                                title?: string;
+                                /** @description The search backend's snippet. */
+                                snippet?: string;
+                                /** @description False when the page could not be read (it gave nothing to the answer). */
+                                ok: boolean;
+                                error?: string;
+                            }[];
+                            warnings: string[];
+                            model: string;
+                            /** @description Model turns and tokens used. */
+                            usage: {
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            createdAt: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -20796,7 +21944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -20812,6 +21960,50 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description res_ and 16 hex digits. */
+                        id: string;
+                        research: {
+                            id: string;
+                            question: string;
+                            /** @description The model's answer, written from the pages read. */
+                            answer: string;
+                            /** @description Every quote here was found on its page. */
+                            citations: {
+                                url: string;
+                                /** @description Found on the page, as the model quoted it. */
+                                quote: string;
+                                /** @description The passage of the page the quote is in. */
+                                chunk: string;
+                                headingPath: string[];
+                                start: number;
+                                end: number;
+                            }[];
+                            sources: {
+                                url: string;
+                                title?: string;
+                                /** @description The search backend's snippet. */
+                                snippet?: string;
+                                /** @description False when the page could not be read (it gave nothing to the answer). */
+                                ok: boolean;
+                                error?: string;
+                            }[];
+                            warnings: string[];
+                            model: string;
+                            /** @description Model turns and tokens used. */
+                            usage: {
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            createdAt: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -20883,7 +22075,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -20899,6 +22091,53 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Newest first. */
+                        tasks: {
+                            id: string;
+                            state: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
+                            goal: string;
+                            model: string;
+                            startUrl?: string;
+                            maxSteps: number;
+                            maxTokensTotal: number;
+                            /** @description Model turns taken so far. */
+                            step: number;
+                            /** @description Model turns and tokens used. */
+                            usage: {
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            /** @description The tool calls the task made. */
+                            calls: {
+                                step: number;
+                                tool: string;
+                                /** @description ok, needs_approval, or the error code. */
+                                outcome: string;
+                            }[];
+                            /** @description While paused: the hand-off a person must finish. */
+                            handoff?: {
+                                id: string;
+                                url: string;
+                            };
+                            /** @description What task_done answered (succeeded): any JSON value the model gave, written from the pages it read. */
+                            result?: unknown;
+                            /** @description Why it failed. */
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                            finishedAt?: string;
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -20974,7 +22213,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -20990,7 +22229,69 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description task_ and 16 hex digits. */
+                        id: string;
+                        task: {
+                            id: string;
+                            state: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
+                            goal: string;
+                            model: string;
+                            startUrl?: string;
+                            maxSteps: number;
+                            maxTokensTotal: number;
+                            /** @description Model turns taken so far. */
+                            step: number;
+                            /** @description Model turns and tokens used. */
+                            usage: {
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            /** @description The tool calls the task made. */
+                            calls: {
+                                step: number;
+                                tool: string;
+                                /** @description ok, needs_approval, or the error code. */
+                                outcome: string;
+                            }[];
+                            /** @description While paused: the hand-off a person must finish. */
+                            handoff?: {
+                                id: string;
+                                url: string;
+                            };
+                            /** @description What task_done answered (succeeded): any JSON value the model gave, written from the pages it read. */
+                            result?: unknown;
+                            /** @description Why it failed. */
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                            finishedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -21082,7 +22383,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -21098,6 +22399,54 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description task_ and 16 hex digits. */
+                        id: string;
+                        task: {
+                            id: string;
+                            state: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
+                            goal: string;
+                            model: string;
+                            startUrl?: string;
+                            maxSteps: number;
+                            maxTokensTotal: number;
+                            /** @description Model turns taken so far. */
+                            step: number;
+                            /** @description Model turns and tokens used. */
+                            usage: {
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            /** @description The tool calls the task made. */
+                            calls: {
+                                step: number;
+                                tool: string;
+                                /** @description ok, needs_approval, or the error code. */
+                                outcome: string;
+                            }[];
+                            /** @description While paused: the hand-off a person must finish. */
+                            handoff?: {
+                                id: string;
+                                url: string;
+                            };
+                            /** @description What task_done answered (succeeded): any JSON value the model gave, written from the pages it read. */
+                            result?: unknown;
+                            /** @description Why it failed. */
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                            finishedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -21170,7 +22519,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -21186,7 +22535,69 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description task_ and 16 hex digits. */
+                        id: string;
+                        task: {
+                            id: string;
+                            state: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
+                            goal: string;
+                            model: string;
+                            startUrl?: string;
+                            maxSteps: number;
+                            maxTokensTotal: number;
+                            /** @description Model turns taken so far. */
+                            step: number;
+                            /** @description Model turns and tokens used. */
+                            usage: {
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            /** @description The tool calls the task made. */
+                            calls: {
+                                step: number;
+                                tool: string;
+                                /** @description ok, needs_approval, or the error code. */
+                                outcome: string;
+                            }[];
+                            /** @description While paused: the hand-off a person must finish. */
+                            handoff?: {
+                                id: string;
+                                url: string;
+                            };
+                            /** @description What task_done answered (succeeded): any JSON value the model gave, written from the pages it read. */
+                            result?: unknown;
+                            /** @description Why it failed. */
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                            finishedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */

@@ -5,8 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { COLLECT_FILE_TYPES } from '../../protocol/read-params.js';
-import { PageText } from './output.js';
-import { PageValue } from './page-value.js';
+import { PageText, PageValue } from './output.js';
 
 const Literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 

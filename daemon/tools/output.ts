@@ -7,7 +7,7 @@
  * every string a page controls in bulk (marked with `PageText`) is wrapped in the result's fence there, and
  * every other string loses any fence marker it carries. REST callers are programs: they get the values as-is.
  */
-import { Type, type StringOptions } from '@sinclair/typebox';
+import { Type, type SchemaOptions, type StringOptions } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { ToolDef } from './define.js';
 import { toJsonSchema } from './schema.js';
@@ -20,6 +20,12 @@ export const PAGE_TEXT = 'x-page-text';
  * over MCP the value arrives inside a fence, still a string.
  */
 export const PageText = (options: Omit<StringOptions, 'maxLength' | 'pattern' | 'format'> = {}) => Type.String({ ...options, [PAGE_TEXT]: true });
+
+/**
+ * A JSON value whose shape a page (or a model reading one) chose: a field a selector matched, a value a model
+ * filled from page text, a task's answer. Any JSON value; over MCP every string in it, however deep, is fenced.
+ */
+export const PageValue = (options: SchemaOptions = {}) => Type.Unknown({ ...options, [PAGE_TEXT]: true });
 
 /** What any tool's result may carry besides its own fields: writes a read tab blocked during the call. */
 const Blocked = Type.Array(Type.Object({ method: Type.String(), url: Type.Optional(Type.String()), reason: Type.Optional(Type.String()) }), {
@@ -120,16 +126,20 @@ function schemasOf(s: any): any[] {
   return alts;
 }
 
+/** The page-text mark on a value's schema covers every string inside it (a PageValue's nested strings). */
+const PAGE_ALL = [{ [PAGE_TEXT]: true }];
+
 function walk(v: unknown, schemas: any[], label: string, fence: Fence, neutralise: (s: string) => string): unknown {
-  if (typeof v === 'string') return schemas.some((s) => s[PAGE_TEXT]) || /[\n\r\u2028\u2029]/.test(v) ? fence(label, v) : neutralise(v);
+  const marked = schemas.some((s) => s[PAGE_TEXT]);
+  if (typeof v === 'string') return marked || /[\n\r\u2028\u2029]/.test(v) ? fence(label, v) : neutralise(v);
   if (Array.isArray(v)) {
-    const items = schemas.flatMap((s) => schemasOf(s.items));
+    const items = marked ? PAGE_ALL : schemas.flatMap((s) => schemasOf(s.items));
     return v.map((x) => walk(x, items, label, fence, neutralise));
   }
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
-      const sub = schemas.flatMap((s) => schemasOf(s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined) ?? firstPattern(s)));
+      const sub = marked ? PAGE_ALL : schemas.flatMap((s) => schemasOf(s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined) ?? firstPattern(s)));
       out[neutralise(k)] = walk(x, sub, label ? `${label}.${k}` : k, fence, neutralise);
     }
     return out;

@@ -12,8 +12,7 @@ import { DEFAULT_MAX_STEPS, GOAL_MAX, MAX_STEPS_LIMIT, RESEARCH_ID, TASK_ID, TAS
 import { checkUrl } from '../net/url-check.js';
 import { DEFAULT_SOURCES, MAX_SOURCES, QUESTION_MAX, runResearch } from '../models/research.js';
 import { inline, type ResponseBuilder } from './response.js';
-import { PageText } from './output.js';
-import { PageValue } from './page-value.js';
+import { PageText, PageValue } from './output.js';
 
 const WAIT_MAX_S = 60;
 const ResearchIdParam = Type.String({ pattern: RESEARCH_ID.source, description: 'The research id POST /v1/research answered: res_ and 16 hex digits.' });

@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 import { allTools } from '../../daemon/tools/registry.js';
 import { defineTool } from '../../daemon/tools/define.js';
-import { outputJsonSchema, outputProblems, PAGE_TEXT, PageText, structuredForMcp } from '../../daemon/tools/output.js';
+import { outputJsonSchema, outputProblems, PAGE_TEXT, PageText, PageValue, structuredForMcp } from '../../daemon/tools/output.js';
 import { ResponseBuilder } from '../../daemon/tools/response.js';
 
 /** Every node of a schema, with its path. */
@@ -112,4 +112,10 @@ t.test('a tool that can wait for approval may answer with needsApproval alone', 
 t.test('structuredForMcp leaves numbers, booleans and nulls alone', async (t) => {
   const s = structuredForMcp({ ...demo, output: Type.Object({ n: Type.Number(), b: Type.Boolean(), z: Type.Null() }) }, { n: 3, b: true, z: null }, () => 'F', (x) => x);
   t.same(s, { n: 3, b: true, z: null });
+});
+
+t.test('a page value of any shape is fenced however deep its strings are', async (t) => {
+  const tool = { ...demo, output: Type.Object({ value: PageValue(), n: Type.Number() }) };
+  const s = structuredForMcp(tool, { value: { a: ['deep', { b: 'deeper' }], c: 3 }, n: 1 }, (label, text) => `F(${label}:${text})`, (x) => x) as any;
+  t.same(s, { value: { a: ['F(value.a:deep)', { b: 'F(value.a.b:deeper)' }], c: 3 }, n: 1 });
 });
