@@ -7,7 +7,10 @@
  */
 import { extname } from 'node:path';
 import { BrowserdError } from '../../protocol/errors.js';
-import { COLLECT_DEFAULT_FILES, COLLECT_MAX_FILES, type CollectedEntry, type CollectFileType, type CollectOptions } from '../../protocol/read-params.js';
+import { Type } from '@sinclair/typebox';
+import { COLLECT_DEFAULT_FILES, COLLECT_FILE_TYPES, COLLECT_MAX_FILES, type CollectedEntry, type CollectFileType, type CollectOptions } from '../../protocol/read-params.js';
+import { StringEnum } from '../../protocol/params.js';
+import { PageText } from '../tools/output.js';
 export type { CollectedEntry } from '../../protocol/read-params.js';
 import type { PageFile } from '../../injected/api.js';
 import type { DaemonEnv } from '../env.js';
@@ -22,6 +25,24 @@ import { convertDocument } from './index.js';
 import { DOC_MAX_BYTES } from './types.js';
 import { openModelSession, type ModelSession } from '../models/session.js';
 import { captionImage, captionRefusal } from '../models/caption.js';
+
+/** A CollectedEntry as a result field (browser_read pages[].files, crawls): documents' Markdown and captions fenced over MCP. */
+export const CollectedEntrySchema = Type.Object({
+  page: Type.String({ description: 'The page the file was linked from.' }),
+  url: Type.String(),
+  type: StringEnum(COLLECT_FILE_TYPES, { description: 'The file type.' }),
+  status: StringEnum(['stored', 'existing', 'failed'] as const, { description: 'stored: new in your files; existing: the same bytes were already there; failed.' }),
+  reason: Type.Optional(Type.String({ description: 'Why it failed: blocked, too_large, http_error, not_a_file or failed.' })),
+  error: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String({ description: 'The name in your files.' })),
+  size: Type.Optional(Type.Integer({ description: 'Bytes.' })),
+  contentType: Type.Optional(Type.String()),
+  markdown: Type.Optional(PageText({ description: 'A document, converted.' })),
+  truncated: Type.Optional(Type.Boolean({ description: 'The Markdown was cut at maxChars.' })),
+  convertError: Type.Optional(Type.String({ description: 'Why a stored document has no Markdown.' })),
+  caption: Type.Optional(PageText({ description: "An image's alt text, written by a model from the image." })),
+  captionError: Type.Optional(Type.String({ description: 'Why a collected image has no caption.' })),
+});
 
 export const DOCUMENT_TYPES: readonly CollectFileType[] = ['pdf', 'docx', 'doc', 'xlsx', 'xls', 'pptx', 'ppt', 'odt', 'ods', 'odp', 'rtf', 'epub', 'csv', 'tsv'];
 export const COLLECT_DEFAULT_CHARS = 20000;

@@ -4,10 +4,23 @@
  * really holds it, with offsets into that page's Markdown. A quote found nowhere is dropped and named in the
  * warnings, so a made-up quote never reaches the caller as a citation.
  */
+import { Type } from '@sinclair/typebox';
 import type { Chunk, PageText } from './chunks.js';
 import type { Citation } from '../../protocol/model-params.js';
+import { PageText as PageTextField } from '../tools/output.js';
 
 export type { Citation };
+
+/** A Citation as a result field: the quote is the page's own words, fenced over MCP. */
+export const CitationSchema = Type.Object({
+  field: Type.Optional(Type.String({ description: 'The schema field the quote backs (extraction).' })),
+  chunk: Type.String({ description: 'The passage id the quote was found in (c1, c2, ...).' }),
+  quote: PageTextField({ description: 'Words of the page, checked to be on it.' }),
+  url: Type.String({ description: 'The page the quote is on.' }),
+  headingPath: Type.Array(Type.String(), { description: 'The headings the quote sits under, outermost first.' }),
+  start: Type.Integer({ description: "Where the quote starts in the page's Markdown (characters)." }),
+  end: Type.Integer({ description: "Where it ends in the page's Markdown (exclusive)." }),
+});
 
 export interface RawCitation {
   field?: string;

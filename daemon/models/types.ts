@@ -3,6 +3,7 @@
  * Provider adapters (providers/*.ts) translate these to and from each family's wire format; features
  * (extraction, ask, extractors, act, research, tasks) only ever see these, through a ModelSession.
  */
+import { Type } from '@sinclair/typebox';
 
 export type Provider = 'openai' | 'anthropic' | 'gemini';
 export const PROVIDERS: readonly Provider[] = ['openai', 'anthropic', 'gemini'];
@@ -99,3 +100,20 @@ export interface SessionUsage {
   /** maxTokensTotal of the call. */
   budget: number;
 }
+
+/** Tokens one step or page of a call took (no budget: that belongs to the whole call). */
+export const TurnUsageSchema = Type.Object({
+  turns: Type.Integer({ description: 'Model turns sent.' }),
+  inputTokens: Type.Integer(),
+  outputTokens: Type.Integer(),
+});
+
+/** SessionUsage as a result field: what a model-using call spent of its budget. */
+export const SessionUsageSchema = Type.Object(
+  {
+    model: Type.String({ description: 'The model id the turns went to.' }),
+    ...TurnUsageSchema.properties,
+    budget: Type.Integer({ description: 'maxTokensTotal of the call.' }),
+  },
+  { description: 'Tokens the call spent on the model, against its budget.' },
+);

@@ -9,13 +9,23 @@
  * already held. That keeps two different rows with equal text apart (they sit at different places of the
  * run) where a set of seen keys would merge them.
  */
+import { Type } from '@sinclair/typebox';
 import type { ScrollOutcome, ScrollStop } from '../../protocol/read-params.js';
+import { StringEnum } from '../../protocol/params.js';
+import { PageText } from '../tools/output.js';
 import { htmlToMarkdownOffThread } from './markdown-pool.js';
 export type { ScrollStop } from '../../protocol/read-params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { ListItem, ListItemsResult } from '../../injected/api.js';
 import { wheel } from '../browser/gestures.js';
 import type { Tab } from '../browser/tab.js';
+
+/** A ScrollOutcome as a result field (browser_read pages[].scroll): the items are page text, fenced over MCP. */
+export const ScrollOutcomeSchema = Type.Object({
+  items: Type.Array(PageText(), { description: 'The list items kept, as Markdown, in the order the list showed them (empty without item).' }),
+  scrolls: Type.Integer({ description: 'Wheel turns made.' }),
+  stoppedBecause: StringEnum(['count', 'no_new', 'max_scrolls', 'end'] as const, { description: 'count: it held count items; no_new: nothing new for noNewForMs; max_scrolls: the budget was spent; end: the end, and nothing more loaded.' }),
+});
 
 export const SCROLL_DEFAULT_NO_NEW_MS = 1500;
 export const SCROLL_DEFAULT_MAX = 50;

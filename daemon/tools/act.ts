@@ -11,9 +11,37 @@ import { ACTION_MAX, runAct } from '../models/act.js';
 import { INSTRUCTION_MAX, runObserve } from '../models/observe.js';
 import { ASSERTION_MAX, runValidate } from '../models/validate.js';
 import { inline } from './response.js';
+import { CitationSchema } from '../models/citations.js';
+import { TurnUsageSchema } from '../models/types.js';
+import { PageText, TabIdField } from './output.js';
 
 const TabIdParam = Type.String({ description: 'The tab, such as "t2" (a named profile\'s tab is "<profile>/t2"); the route takes it from the path.', pattern: TabParam.pattern });
 const text = (what: string, max: number) => Type.String({ minLength: 1, maxLength: max, description: `${what}, 1-${max} characters.` });
+/** An element as a step aims at it: what finds it again on a page of the same structure. */
+const ElementField = Type.Object(
+  { role: Type.String(), name: Type.String({ description: 'Its accessible name.' }), nth: Type.Integer({ description: 'Which of the elements with this role and name, from 0 in snapshot order.' }) },
+  { description: 'The element the call aims at.' },
+);
+const ToolArgsField = Type.Record(Type.String(), Type.Unknown(), { description: "The tool's arguments (without tab)." });
+const WarningsField = Type.Array(Type.String());
+const ModelField = Type.String({ description: 'The model id that answered.' });
+const UsageField = Type.Object(TurnUsageSchema.properties, { description: 'Tokens this call spent on the model.' });
+
+/**
+ * The approval answer of the step's tool, passed on as it came (models/act.ts): unlike a tool the gate stopped
+ * itself, tab_act still reports the step it chose beside it.
+ */
+const StepApprovalField = Type.Object(
+  {
+    action: Type.String(),
+    classes: Type.Array(Type.String()),
+    reasons: Type.Array(Type.String()),
+    tab: Type.Optional(Type.String()),
+    target: Type.Optional(Type.String()),
+  },
+  { description: 'The chosen step waits for the user\'s approval: nothing was done.' },
+);
+
 const usageOf = (u: { turns: number; inputTokens: number; outputTokens: number }) => ({ turns: u.turns, inputTokens: u.inputTokens, outputTokens: u.outputTokens });
 
 export const actTools = [
@@ -23,6 +51,22 @@ export const actTools = [
     description:
       "Asks the model which actions on the tab's page would carry out an instruction: candidates {description, ref, element, tool, args}, each an interaction tool call on an element of the snapshot. Nothing is done.",
     input: params({ tab: TabIdParam, instruction: text('What you want to do on the page', INSTRUCTION_MAX), model: ModelIdParam, maxTokensTotal: MaxTokensTotalParam }),
+    output: Type.Object({
+      tab: TabIdField,
+      candidates: Type.Array(
+        Type.Object({
+          description: PageText({ description: "The model's words for the action (about page text)." }),
+          ref: Type.Optional(Type.String({ description: 'The element ref in the current snapshot.' })),
+          element: Type.Optional(ElementField),
+          tool: Type.String({ description: 'The interaction tool that would do it.' }),
+          args: ToolArgsField,
+        }),
+        { description: 'Best first; none when nothing on the page fits.' },
+      ),
+      warnings: Type.Array(Type.String(), { description: "Candidates dropped (not an interaction tool, or an element not on the page)." }),
+      model: ModelField,
+      usage: UsageField,
+    }),
     effect: 'read',
     async handle(ctx, args, out) {
       const r = await runObserve(ctx, args);
@@ -45,6 +89,16 @@ export const actTools = [
       maxTokensTotal: MaxTokensTotalParam,
       cache: Type.Optional(Type.Boolean({ description: 'Use and fill the action cache. Default true.' })),
     }),
+    output: Type.Object({
+      tab: TabIdField,
+      cached: Type.Boolean({ description: 'Replayed from the action cache: no model request.' }),
+      model: Type.String({ description: 'The model that chose the step (for a replay, the one that chose it first).' }),
+      usage: UsageField,
+      steps: Type.Array(Type.Object({ tool: Type.String(), args: ToolArgsField, element: Type.Optional(ElementField) }), { description: 'The tool calls chosen (or replayed), in order.' }),
+      results: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: "Each step's own result as its tool answers over REST (ok, its fields, text), for the steps that ran." }),
+      warnings: WarningsField,
+      needsApproval: Type.Optional(StepApprovalField),
+    }),
     effect: 'write',
     async handle(ctx, args, out) {
       await runAct(ctx, args, out);
@@ -56,6 +110,17 @@ export const actTools = [
     description:
       "Asks the model whether the tab's page shows that an assertion holds: pass (true only with a quote that really is on the page), the quote with its place in the page text, the model's reason, warnings.",
     input: params({ tab: TabIdParam, assertion: text('What should be true of the page', ASSERTION_MAX), includeHidden: IncludeHiddenParam, model: ModelIdParam, maxTokensTotal: MaxTokensTotalParam }),
+    output: Type.Object({
+      tab: TabIdField,
+      pass: Type.Boolean({ description: 'The assertion holds: the model said so and quoted the page.' }),
+      modelPass: Type.Boolean({ description: 'What the model said, before its quote was checked.' }),
+      reason: PageText({ description: "The model's reason (its words about page text)." }),
+      warnings: WarningsField,
+      model: ModelField,
+      usage: UsageField,
+      quote: Type.Optional(PageText({ description: 'The words of the page that show it, checked to be on the page.' })),
+      citation: Type.Optional(CitationSchema),
+    }),
     effect: 'read',
     async handle(ctx, args, out) {
       const r = await runValidate(ctx, args);

@@ -14,6 +14,31 @@ import { CONVERT_DEFAULT_CHARS, CONVERT_MAX_CHARS, CONVERTER_CHOICES, DOC_MAX_BY
 import { safeFileName } from '../../storage/files.js';
 import { inline } from './response.js';
 
+/** What browser_convert answers beside the document's text (which is only in the fence). */
+const ConvertOutput = Type.Object({
+  conversion: Type.Object({
+    source: StringEnum(['file', 'url', 'base64'] as const, { description: 'Where the document came from.' }),
+    kind: Type.String({ description: 'The kind read (pdf, docx, xlsx, pptx, csv, tsv, html, feed, text), or for the markitdown or docling converter the extension it was sent with.' }),
+    converter: StringEnum(['builtin', 'markitdown', 'docling'] as const, { description: 'The converter that read it.' }),
+    chars: Type.Integer({ description: 'Characters of the whole conversion before any cut.' }),
+    truncated: Type.Boolean({ description: 'The text was cut at maxChars.' }),
+    title: Type.Optional(Type.String({ description: "The document's title, where it names one." })),
+    parts: Type.Optional(Type.Integer({ description: 'Pages (PDF), slides (PowerPoint), sheets (Excel) or entries (feeds), where the kind has them.' })),
+  }),
+  file: Type.Optional(
+    Type.Object(
+      {
+        name: Type.String(),
+        size: Type.Integer({ description: 'Bytes.' }),
+        mimeType: Type.String(),
+        existing: Type.Boolean({ description: 'The same bytes were already in your files: nothing new was stored.' }),
+        url: Type.String({ description: 'Where to fetch it (GET, with your token).' }),
+      },
+      { description: 'With store: the document as kept in your files.' },
+    ),
+  ),
+});
+
 /** Base64 of the largest inline document, with room for line breaks. */
 const BASE64_MAX_CHARS = Math.ceil(DOC_MAX_BYTES / 3) * 4 + 65536;
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
@@ -34,6 +59,7 @@ export const convertTools = [
       maxChars: Type.Optional(Type.Integer({ description: `Characters to return, 1-${CONVERT_MAX_CHARS}. Default ${CONVERT_DEFAULT_CHARS}.`, minimum: 1, maximum: CONVERT_MAX_CHARS })),
       store: Type.Optional(Type.Boolean({ description: 'Keep a url or base64 document in your files (stored once; a failed conversion stores nothing). Default false.' })),
     }),
+    output: ConvertOutput,
     effect: 'read',
     hints: { readOnly: false, idempotent: true },
     needsBrowser: false,

@@ -11,8 +11,9 @@ import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.j
 import { openModelSession, type ModelSession } from '../models/session.js';
 import { checkExtractSchema, extractFromPages } from '../models/extract.js';
 import { askPages } from '../models/ask.js';
-import type { Citation } from '../models/citations.js';
-import type { SessionUsage } from '../models/types.js';
+import { CitationSchema, type Citation } from '../models/citations.js';
+import { SessionUsageSchema, TurnUsageSchema, type SessionUsage } from '../models/types.js';
+import { PageText, UrlField } from './output.js';
 import { readPagesForModel, type ModelPage } from './model-pages.js';
 import { checkOneSource, checkSourceUrls, MODEL_MAX_URLS, sourceParams } from './model-source.js';
 import { inline, type ResponseBuilder } from './response.js';
@@ -27,6 +28,24 @@ export interface PageExtraction {
   usage?: { inputTokens: number; outputTokens: number; turns: number };
   error?: { code: string; message: string };
 }
+
+/**
+ * Warnings name quotes a model made up (a citation not on the page): model words about page text, shown
+ * fenced like the data.
+ */
+const WarningsField = Type.Array(PageText(), { description: 'Citations dropped (their quote is not on the page) and other notes on the answer.' });
+const DataField = Type.Unknown({ description: "The data, valid against the caller's schema." });
+
+/** A PageExtraction as a result field (browser_extract_ai with urls). */
+const PageExtractionSchema = Type.Object({
+  url: UrlField,
+  ok: Type.Boolean({ description: 'false: this page failed (see error); the others still ran.' }),
+  data: Type.Optional(DataField),
+  citations: Type.Optional(Type.Array(CitationSchema)),
+  warnings: Type.Optional(WarningsField),
+  usage: Type.Optional(Type.Object(TurnUsageSchema.properties, { description: "This page's share of the call's tokens." })),
+  error: Type.Optional(Type.Object({ code: Type.String({ description: 'An error code (protocol errors table).' }), message: Type.String() })),
+});
 
 /** The session's totals now, to tell what one page of a many-page call cost. */
 const mark = (u: SessionUsage) => ({ inputTokens: u.inputTokens, outputTokens: u.outputTokens, turns: u.turns });
@@ -68,6 +87,15 @@ export const extractAiTools = [
       model: ModelIdParam,
       maxTokensTotal: MaxTokensTotalParam,
       includeHidden: IncludeHiddenParam,
+    }),
+    output: Type.Object({
+      url: Type.Optional(Type.String({ description: 'With url or tab: the page the data came from.' })),
+      data: Type.Optional(DataField),
+      citations: Type.Optional(Type.Array(CitationSchema, { description: 'With url or tab: quotes backing the data, each checked to be on the page.' })),
+      warnings: Type.Optional(WarningsField),
+      results: Type.Optional(Type.Array(PageExtractionSchema, { description: 'With urls: one per address, in order.' })),
+      usage: SessionUsageSchema,
+      model: Type.String({ description: 'The model used.' }),
     }),
     effect: 'read',
     check(args) {
@@ -129,6 +157,14 @@ export const askOperations = [
       model: ModelIdParam,
       maxTokensTotal: MaxTokensTotalParam,
       includeHidden: IncludeHiddenParam,
+    }),
+    output: Type.Object({
+      answer: PageText({ description: "The model's answer, from the pages' text." }),
+      citations: Type.Array(CitationSchema, { description: 'Quotes backing the answer, each checked to be on a page.' }),
+      warnings: WarningsField,
+      failed: Type.Optional(Type.Array(Type.Object({ url: Type.String(), error: Type.String() }), { description: 'Addresses that could not be read; the answer comes from the others.' })),
+      usage: SessionUsageSchema,
+      model: Type.String({ description: 'The model used.' }),
     }),
     effect: 'read',
     check(args) {

@@ -17,6 +17,7 @@ import { checkExtractorSchema } from '../models/extractor-values.js';
 import { learnSelectors } from '../models/extractor-learn.js';
 import { eachPage, runExtractor } from '../models/extractor-run.js';
 import { openModelSession } from '../models/session.js';
+import { SessionUsageSchema } from '../models/types.js';
 import type { ToolContext } from './context.js';
 import { inline, type ResponseBuilder } from './response.js';
 
@@ -40,6 +41,43 @@ export function extractorOf(ctx: ToolContext, id: string): ExtractorRecord {
   if (!rec) throw new BrowserdError('not_found', `no extractor ${id}`, { next: 'List yours with GET /v1/extractors, or learn one with POST /v1/extractors.' });
   return rec;
 }
+
+/** Values read from a page by selectors: the page's own words wherever they are strings. */
+const ValuesField = Type.Record(Type.String(), Type.Unknown(), { description: "The values read, by field name (text, numbers, booleans or lists of them, as the extractor's schema says)." });
+
+/** An extractor as `view` shows it (storage/extractors.ts ExtractorRecord). */
+const ExtractorView = Type.Object({
+  id: Type.String({ description: 'ext_ and 16 hex digits.' }),
+  name: Type.String(),
+  version: Type.Integer({ description: '1 when learned; one more at each re-learn.' }),
+  model: Type.String({ description: 'The model that learned it (and re-learns it).' }),
+  learnedOn: Type.String({ description: 'The page the current version was proven on.' }),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  schema: Type.Record(Type.String(), Type.Unknown(), { description: 'The JSON Schema it was learned for.' }),
+  prompt: Type.Optional(Type.String()),
+  fields: Type.Record(
+    Type.String(),
+    Type.Object({
+      css: Type.String({ description: 'CSS selector of the element(s).' }),
+      attr: Type.Optional(Type.String({ description: "Read this attribute instead of the element's text." })),
+      all: Type.Optional(Type.Boolean({ description: 'Every match, as a list.' })),
+    }),
+    { description: 'The selector of each field, by name.' },
+  ),
+});
+
+/** A RunPageResult (models/extractor-run.ts) as a result field. */
+const RunPageResultSchema = Type.Object({
+  url: Type.String(),
+  ok: Type.Boolean({ description: 'Every required field matched and the values satisfy the schema.' }),
+  data: Type.Optional(ValuesField),
+  missing: Type.Optional(Type.Array(Type.String(), { description: 'Required fields that matched nothing.' })),
+  errors: Type.Optional(Type.Array(Type.String(), { description: 'Schema violations of the values read.' })),
+  version: Type.Optional(Type.Integer({ description: 'The version whose selectors read this page.' })),
+  relearned: Type.Optional(Type.Boolean({ description: 'This page made the run re-learn the extractor.' })),
+  error: Type.Optional(Type.String({ description: 'Why the page could not be read, or why re-learning on it failed.' })),
+});
 
 /** The record as a caller sees it (everything: no secret is in one). */
 const view = (r: ExtractorRecord) => ({ id: r.id, name: r.name, version: r.version, model: r.model, learnedOn: r.learnedOn, createdAt: r.createdAt, updatedAt: r.updatedAt, schema: r.schema, ...(r.prompt ? { prompt: r.prompt } : {}), fields: r.fields });
@@ -73,6 +111,7 @@ export const extractorTools = [
       maxTokensTotal: MaxTokensTotalParam,
       includeHidden: IncludeHiddenParam,
     }),
+    output: Type.Object({ id: Type.String({ description: 'The new extractor id.' }), extractor: ExtractorView, data: ValuesField, usage: SessionUsageSchema }),
     effect: 'read',
     check(args) {
       exactlyOne(args, ['url', 'tab'], '{"url": "https://shop.example/item/1", "schema": {...}}');
@@ -126,6 +165,7 @@ export const extractorTools = [
     title: 'List extractors',
     description: "The caller's learned extractors, most recently updated first.",
     input: params({}),
+    output: Type.Object({ extractors: Type.Array(ExtractorView, { description: 'Most recently updated first.' }) }),
     effect: 'read',
     openWorld: false,
     needsBrowser: false,
@@ -141,6 +181,7 @@ export const extractorTools = [
     title: 'One extractor',
     description: 'One learned extractor: schema, prompt, model, version, fields and the page it was proven on.',
     input: params({ id: IdParam }),
+    output: Type.Object({ extractor: ExtractorView }),
     effect: 'read',
     openWorld: false,
     needsBrowser: false,
@@ -155,6 +196,7 @@ export const extractorTools = [
     title: 'Delete an extractor',
     description: 'Deletes one learned extractor for good.',
     input: params({ id: IdParam }),
+    output: Type.Object({ deleted: Type.String({ description: 'The id deleted.' }) }),
     effect: 'write',
     openWorld: false,
     needsBrowser: false,
@@ -178,6 +220,11 @@ export const extractorTools = [
       model: ModelIdParam,
       maxTokensTotal: MaxTokensTotalParam,
       includeHidden: IncludeHiddenParam,
+    }),
+    output: Type.Object({
+      extractor: Type.Object({ id: Type.String(), version: Type.Integer({ description: 'The version after the run.' }), relearned: Type.Boolean({ description: 'The run re-learned it (version is new).' }) }),
+      results: Type.Array(RunPageResultSchema, { description: 'One per page, in order.' }),
+      usage: Type.Optional(SessionUsageSchema),
     }),
     effect: 'read',
     check(args) {

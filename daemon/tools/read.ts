@@ -12,11 +12,13 @@ import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from './context.js';
 import { inline, type ResponseBuilder } from './response.js';
 import { CollectParam, ScrollUntilParam, type CollectOptions, type ScrollUntilInput } from '../../protocol/read-params.js';
-import { checkCollectOptions, collectFiles, openCaptioner, type CollectContext, type CollectedEntry } from '../docs/collect.js';
-import { checkScrollOptions, scrollForReading, type ScrollStop } from '../read/scroll-until.js';
+import { checkCollectOptions, collectFiles, CollectedEntrySchema, openCaptioner, type CollectContext, type CollectedEntry } from '../docs/collect.js';
+import { checkScrollOptions, scrollForReading, ScrollOutcomeSchema, type ScrollStop } from '../read/scroll-until.js';
 import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.js';
 import { openModelSession, type ModelSession } from '../models/session.js';
 import { rerankPassages, summarisePage } from '../models/summary.js';
+import { SessionUsageSchema } from '../models/types.js';
+import { PageText, TabIdField, UrlField } from './output.js';
 
 export const READ_MAX_URLS = 50;
 /** Scratch tabs read in parallel: enough to hide latency, few enough for a 2-core host. */
@@ -39,6 +41,32 @@ export interface PageReading {
   reranked?: boolean;
   modelWarning?: string;
 }
+
+/** A PageReading as a result field: everything the page (or a model about it) wrote is fenced over MCP. */
+export const PageReadingSchema = Type.Object({
+  url: UrlField,
+  ok: Type.Boolean({ description: 'false: the page could not be read (see error); the other pages still were.' }),
+  title: Type.Optional(Type.String()),
+  markdown: Type.Optional(PageText({ description: 'The main content as Markdown, cut at maxChars (absent with query: see passages).' })),
+  passages: Type.Optional(
+    Type.Array(
+      Type.Object({
+        text: PageText({ description: 'The passage, as Markdown.' }),
+        headingPath: Type.Array(Type.String(), { description: 'The headings it sits under, outermost first.' }),
+        score: Type.Number({ description: 'BM25 score for the query.' }),
+        start: Type.Integer({ description: "Where the passage starts in the page's Markdown (characters)." }),
+        end: Type.Integer({ description: 'Where it ends (exclusive).' }),
+      }),
+      { description: 'With query: the best passages, best first.' },
+    ),
+  ),
+  error: Type.Optional(Type.String({ description: 'Why the page could not be read.' })),
+  scroll: Type.Optional(ScrollOutcomeSchema),
+  files: Type.Optional(Type.Array(CollectedEntrySchema, { description: 'With collect: the files the page offers, in page order.' })),
+  summary: Type.Optional(PageText({ description: "With summary: the model's summary of the page (its words about page text)." })),
+  reranked: Type.Optional(Type.Boolean({ description: 'With rerank "model": the passages are in the model\'s order.' })),
+  modelWarning: Type.Optional(Type.String({ description: 'Why a model step could not be used on this page (its text is still here).' })),
+});
 
 /** BM25 candidates per page a model re-ranks: enough for it to lift a passage BM25 ranked low, few enough to be cheap. */
 const RERANK_POOL = 20;
@@ -163,6 +191,12 @@ export const readPageTools = [
       rerank: Type.Optional(StringEnum(['model'], { description: '"model": a model re-orders the BM25 passages for query (from up to 20 candidates per page) before topK are kept. Needs query.' })),
       model: ModelIdParam,
       maxTokensTotal: MaxTokensTotalParam,
+    }),
+    output: Type.Object({
+      tab: Type.Optional(TabIdField),
+      pages: Type.Array(PageReadingSchema, { description: 'One per page read: the tab, or each of urls in the order given.' }),
+      usage: Type.Optional(SessionUsageSchema),
+      model: Type.Optional(Type.String({ description: 'With summary or rerank "model": the model used.' })),
     }),
     effect: 'read',
     hints: { readOnly: false, idempotent: true },

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { params } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
+import { PageText } from './output.js';
 
 export const searchTools = [
   defineTool({
@@ -13,6 +14,17 @@ export const searchTools = [
       query: Type.String({ description: 'What to search for.', minLength: 1, maxLength: 500 }),
       limit: Type.Optional(Type.Integer({ description: 'Results, 1-50. Default 10.', minimum: 1, maximum: 50 })),
       language: Type.Optional(Type.String({ description: 'Language code such as en or de.', pattern: '^[a-z]{2}(-[A-Z]{2})?$' })),
+    }),
+    output: Type.Object({
+      backend: Type.String({ description: 'The search backend that answered: searxng or brave.' }),
+      results: Type.Array(
+        Type.Object({
+          title: Type.String(),
+          url: Type.String(),
+          snippet: PageText({ description: "The result page's words as the backend quotes them." }),
+        }),
+        { description: 'Best first.' },
+      ),
     }),
     effect: 'read',
     needsBrowser: false,

@@ -6,6 +6,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { NAME } from '../../protocol/ids.js';
 import { describeTab } from './tabs.js';
 import type { DaemonEnv } from '../env.js';
+import { TabIdField, TabInfo } from './output.js';
 
 /** Named profiles a user has: those with a profile dir on disk or tabs on record. */
 export function listProfiles(env: DaemonEnv, user: string): { name: string; running: boolean; tabs: number }[] {
@@ -23,6 +24,10 @@ export const spacesTools = [
     input: params({
       action: Type.Optional(StringEnum(['list', 'close'], { description: 'list (default) or close.' })),
       name: Type.Optional(Type.String({ description: 'The context to close (close only).', pattern: NAME.source })),
+    }),
+    output: Type.Object({
+      contexts: Type.Optional(Type.Array(Type.Object({ name: Type.String(), tabs: Type.Integer({ description: 'Tabs open in it.' }) }), { description: 'list: every context of your default profile.' })),
+      closed: Type.Optional(Type.Object({ context: Type.String(), tabs: Type.Array(TabIdField, { description: 'The tabs closed with it.' }) }, { description: 'close: the context ended.' })),
     }),
     effect: 'write',
     hints: { destructive: true },
@@ -58,6 +63,16 @@ export const spacesTools = [
     title: 'Workspaces',
     description: 'One view of everything the user has open: the default profile, named profiles and contexts, with their tabs, modes and URLs.',
     input: params({}),
+    output: Type.Object({
+      workspaces: Type.Array(
+        Type.Object({
+          kind: StringEnum(['profile', 'context'] as const, { description: 'profile: the default or a named profile; context: an isolated context of the default profile.' }),
+          name: Type.String(),
+          running: Type.Boolean({ description: 'Its browser is running.' }),
+          tabs: Type.Array(TabInfo),
+        }),
+      ),
+    }),
     effect: 'read',
     openWorld: false,
     needsBrowser: false,
