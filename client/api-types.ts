@@ -3504,6 +3504,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -3602,7 +3603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -3618,6 +3619,47 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Best first; none when nothing on the page fits. */
+                        candidates: {
+                            /** @description The model's words for the action (about page text). */
+                            description: string;
+                            /** @description The element ref in the current snapshot. */
+                            ref?: string;
+                            /** @description The element the call aims at. */
+                            element?: {
+                                role: string;
+                                /** @description Its accessible name. */
+                                name: string;
+                                /** @description Which of the elements with this role and name, from 0 in snapshot order. */
+                                nth: number;
+                            };
+                            /** @description The interaction tool that would do it. */
+                            tool: string;
+                            /** @description The tool's arguments (without tab). */
+                            args: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @description Candidates dropped (not an interaction tool, or an element not on the page). */
+                        warnings: string[];
+                        /** @description The model id that answered. */
+                        model: string;
+                        /** @description Tokens this call spent on the model. */
+                        usage: {
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -3750,7 +3792,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -3766,7 +3808,71 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Replayed from the action cache: no model request. */
+                        cached: boolean;
+                        /** @description The model that chose the step (for a replay, the one that chose it first). */
+                        model: string;
+                        /** @description Tokens this call spent on the model. */
+                        usage: {
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                        };
+                        /** @description The tool calls chosen (or replayed), in order. */
+                        steps: {
+                            tool: string;
+                            /** @description The tool's arguments (without tab). */
+                            args: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The element the call aims at. */
+                            element?: {
+                                role: string;
+                                /** @description Its accessible name. */
+                                name: string;
+                                /** @description Which of the elements with this role and name, from 0 in snapshot order. */
+                                nth: number;
+                            };
+                        }[];
+                        /** @description Each step's own result as its tool answers over REST (ok, its fields, text), for the steps that ran. */
+                        results: {
+                            [key: string]: unknown;
+                        }[];
+                        warnings: string[];
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval?: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -3919,7 +4025,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -3935,6 +4041,49 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description The assertion holds: the model said so and quoted the page. */
+                        pass: boolean;
+                        /** @description What the model said, before its quote was checked. */
+                        modelPass: boolean;
+                        /** @description The model's reason (its words about page text). */
+                        reason: string;
+                        warnings: string[];
+                        /** @description The model id that answered. */
+                        model: string;
+                        /** @description Tokens this call spent on the model. */
+                        usage: {
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                        };
+                        /** @description The words of the page that show it, checked to be on the page. */
+                        quote?: string;
+                        citation?: {
+                            /** @description The schema field the quote backs (extraction). */
+                            field?: string;
+                            /** @description The passage id the quote was found in (c1, c2, ...). */
+                            chunk: string;
+                            /** @description Words of the page, checked to be on it. */
+                            quote: string;
+                            /** @description The page the quote is on. */
+                            url: string;
+                            /** @description The headings the quote sits under, outermost first. */
+                            headingPath: string[];
+                            /** @description Where the quote starts in the page's Markdown (characters). */
+                            start: number;
+                            /** @description Where it ends in the page's Markdown (exclusive). */
+                            end: number;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -4568,6 +4717,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -5738,6 +5888,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -5919,6 +6070,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -6094,6 +6246,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -6267,6 +6420,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -6577,7 +6731,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -6593,6 +6747,168 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        status: {
+                            user: string;
+                            policy: {
+                                /** @description Sensitive actions return needsApproval instead of running. */
+                                approvals: boolean;
+                                /** @description A person may take over a tab through its live link. */
+                                takeover: boolean;
+                                hostRules: {
+                                    pattern: string;
+                                    /**
+                                     * @description What the policy lets tabs do on matching sites.
+                                     * @enum {string}
+                                     */
+                                    access: "read_only" | "blocked" | "allowed";
+                                }[];
+                            };
+                            browser: {
+                                /** @constant */
+                                state: "running";
+                                version?: string;
+                                startedAt?: string;
+                                openTabs: number;
+                            } | {
+                                /** @constant */
+                                state: "stopped";
+                                note: string;
+                            };
+                            /** @description Tabs on record (open or restorable). */
+                            tabs: number;
+                            defaultTab: string | null;
+                            /** @description Your open CDP session on the default profile. */
+                            cdpSession?: {
+                                id: string;
+                                cdpUrl: string;
+                                expiresAt: string;
+                            };
+                            converters: {
+                                /**
+                                 * @description Converter name.
+                                 * @enum {string}
+                                 */
+                                name: "builtin" | "markitdown" | "docling";
+                                available: boolean;
+                                reads: string;
+                            }[];
+                            /** @description The host's browser settings, as the admin set them. */
+                            browserSettings: {
+                                profile_enabled: boolean | string[];
+                                profile: {
+                                    hardwareConcurrency?: number | null;
+                                    deviceMemory?: (0.25 | 0.5 | 1 | 2 | 4 | 8) | null;
+                                    screen?: {
+                                        width: number;
+                                        height: number;
+                                        colorDepth?: 24 | 30 | 32;
+                                        devicePixelRatio?: number;
+                                    } | null;
+                                    webgl?: {
+                                        vendor: string;
+                                        renderer: string;
+                                    } | null;
+                                    platform?: string | null;
+                                    userAgentMetadata?: {
+                                        platform?: string;
+                                        platformVersion?: string;
+                                        architecture?: string;
+                                        model?: string;
+                                        mobile?: boolean;
+                                        bitness?: string;
+                                        wow64?: boolean;
+                                        brands?: {
+                                            brand: string;
+                                            version: string;
+                                        }[];
+                                        fullVersionList?: {
+                                            brand: string;
+                                            version: string;
+                                        }[];
+                                    } | null;
+                                    humanize?: boolean;
+                                } | null;
+                                block_ads: string[];
+                                max_browsers: number;
+                                signup: boolean;
+                            };
+                            /** @description The persistent identity your browser reports where enabled says; every other field null when it applies nowhere. */
+                            identity: {
+                                enabled: boolean | string[];
+                                hardwareConcurrency: number | null;
+                                deviceMemory: number | null;
+                                screen: {
+                                    width: number;
+                                    height: number;
+                                    availWidth: number;
+                                    availHeight: number;
+                                    colorDepth: number;
+                                    devicePixelRatio?: number;
+                                } | null;
+                                webgl: {
+                                    vendor: string;
+                                    renderer: string;
+                                } | null;
+                                platform: string | null;
+                                userAgentMetadata: {
+                                    platform: string;
+                                    platformVersion: string;
+                                    architecture: string;
+                                    bitness: string;
+                                    model: string;
+                                    mobile: boolean;
+                                    wow64: boolean;
+                                    brands?: {
+                                        brand: string;
+                                        version: string;
+                                    }[];
+                                    fullVersionList?: {
+                                        brand: string;
+                                        version: string;
+                                    }[];
+                                } | null;
+                                languages: string[] | null;
+                                humanize: boolean | null;
+                            };
+                            /** @description Ad and tracker blocking on the block_ads sites. */
+                            adBlocking: {
+                                /** @constant */
+                                state: "off";
+                                note: string;
+                            } | {
+                                /** @constant */
+                                state: "loading";
+                                note: string;
+                            } | {
+                                /** @constant */
+                                state: "ready";
+                                lists: string[];
+                                /**
+                                 * @description Where the filter engine came from.
+                                 * @enum {string}
+                                 */
+                                source: "cache" | "parsed";
+                                loadMs: number;
+                            } | {
+                                /** @constant */
+                                state: "unavailable";
+                                reason: string;
+                                next: string;
+                            };
+                            limits: {
+                                maxBrowsersOnHost: number;
+                                browsersPerUser: number;
+                                tabsPerUser: number;
+                                browserIdleS: number;
+                            };
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -6757,6 +7073,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -7093,6 +7410,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -7834,7 +8152,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -7850,7 +8168,41 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description list: every context of your default profile. */
+                        contexts?: {
+                            name: string;
+                            /** @description Tabs open in it. */
+                            tabs: number;
+                        }[];
+                        /** @description close: the context ended. */
+                        closed?: {
+                            context: string;
+                            /** @description The tabs closed with it. */
+                            tabs: string[];
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -7977,7 +8329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -7993,6 +8345,40 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        workspaces: {
+                            /**
+                             * @description profile: the default or a named profile; context: an isolated context of the default profile.
+                             * @enum {string}
+                             */
+                            kind: "profile" | "context";
+                            name: string;
+                            /** @description Its browser is running. */
+                            running: boolean;
+                            tabs: {
+                                /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                                id: string;
+                                /** @description An address as the page reports it. */
+                                url: string;
+                                /** @description read: no writes reach a site; act: may change things, under the host policy. */
+                                mode: "read" | "act";
+                                context?: string;
+                                profile?: string;
+                                allowedDomains?: string[];
+                                /** @description The tab that opened this one (a popup). */
+                                opener?: string;
+                                /** @description Later calls without a tab use this one. */
+                                default: boolean;
+                                /** @description A popup's live link, in the first listing that shows it. */
+                                live_url?: string;
+                            }[];
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -8127,7 +8513,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -8143,6 +8529,22 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description The search backend that answered: searxng or brave. */
+                        backend: string;
+                        /** @description Best first. */
+                        results: {
+                            title: string;
+                            url: string;
+                            /** @description The result page's words as the backend quotes them. */
+                            snippet: string;
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -8474,6 +8876,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -8837,6 +9240,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -9012,6 +9416,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -9191,6 +9596,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -10187,7 +10593,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -10203,6 +10609,104 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab?: string;
+                        /** @description One per page read: the tab, or each of urls in the order given. */
+                        pages: {
+                            /** @description An address as the page reports it. */
+                            url: string;
+                            /** @description false: the page could not be read (see error); the other pages still were. */
+                            ok: boolean;
+                            title?: string;
+                            /** @description The main content as Markdown, cut at maxChars (absent with query: see passages). */
+                            markdown?: string;
+                            /** @description With query: the best passages, best first. */
+                            passages?: {
+                                /** @description The passage, as Markdown. */
+                                text: string;
+                                /** @description The headings it sits under, outermost first. */
+                                headingPath: string[];
+                                /** @description BM25 score for the query. */
+                                score: number;
+                                /** @description Where the passage starts in the page's Markdown (characters). */
+                                start: number;
+                                /** @description Where it ends (exclusive). */
+                                end: number;
+                            }[];
+                            /** @description Why the page could not be read. */
+                            error?: string;
+                            scroll?: {
+                                /** @description The list items kept, as Markdown, in the order the list showed them (empty without item). */
+                                items: string[];
+                                /** @description Wheel turns made. */
+                                scrolls: number;
+                                /**
+                                 * @description count: it held count items; no_new: nothing new for noNewForMs; max_scrolls: the budget was spent; end: the end, and nothing more loaded.
+                                 * @enum {string}
+                                 */
+                                stoppedBecause: "count" | "no_new" | "max_scrolls" | "end";
+                            };
+                            /** @description With collect: the files the page offers, in page order. */
+                            files?: {
+                                /** @description The page the file was linked from. */
+                                page: string;
+                                url: string;
+                                /**
+                                 * @description The file type.
+                                 * @enum {string}
+                                 */
+                                type: "pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video";
+                                /**
+                                 * @description stored: new in your files; existing: the same bytes were already there; failed.
+                                 * @enum {string}
+                                 */
+                                status: "stored" | "existing" | "failed";
+                                /** @description Why it failed: blocked, too_large, http_error, not_a_file or failed. */
+                                reason?: string;
+                                error?: string;
+                                /** @description The name in your files. */
+                                name?: string;
+                                /** @description Bytes. */
+                                size?: number;
+                                contentType?: string;
+                                /** @description A document, converted. */
+                                markdown?: string;
+                                /** @description The Markdown was cut at maxChars. */
+                                truncated?: boolean;
+                                /** @description Why a stored document has no Markdown. */
+                                convertError?: string;
+                                /** @description An image's alt text, written by a model from the image. */
+                                caption?: string;
+                                /** @description Why a collected image has no caption. */
+                                captionError?: string;
+                            }[];
+                            /** @description With summary: the model's summary of the page (its words about page text). */
+                            summary?: string;
+                            /** @description With rerank "model": the passages are in the model's order. */
+                            reranked?: boolean;
+                            /** @description Why a model step could not be used on this page (its text is still here). */
+                            modelWarning?: string;
+                        }[];
+                        /** @description Tokens the call spent on the model, against its budget. */
+                        usage?: {
+                            /** @description The model id the turns went to. */
+                            model: string;
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                            /** @description maxTokensTotal of the call. */
+                            budget: number;
+                        };
+                        /** @description With summary or rerank "model": the model used. */
+                        model?: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -10373,6 +10877,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -10557,6 +11062,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -10886,6 +11392,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -11088,6 +11595,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -11455,6 +11963,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -11644,6 +12153,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -12330,6 +12840,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -12515,6 +13026,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -12712,6 +13224,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -12901,6 +13414,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -13100,6 +13614,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -15118,7 +15633,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -15134,6 +15649,46 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        conversion: {
+                            /**
+                             * @description Where the document came from.
+                             * @enum {string}
+                             */
+                            source: "file" | "url" | "base64";
+                            /** @description The kind read (pdf, docx, xlsx, pptx, csv, tsv, html, feed, text), or for the markitdown or docling converter the extension it was sent with. */
+                            kind: string;
+                            /**
+                             * @description The converter that read it.
+                             * @enum {string}
+                             */
+                            converter: "builtin" | "markitdown" | "docling";
+                            /** @description Characters of the whole conversion before any cut. */
+                            chars: number;
+                            /** @description The text was cut at maxChars. */
+                            truncated: boolean;
+                            /** @description The document's title, where it names one. */
+                            title?: string;
+                            /** @description Pages (PDF), slides (PowerPoint), sheets (Excel) or entries (feeds), where the kind has them. */
+                            parts?: number;
+                        };
+                        /** @description With store: the document as kept in your files. */
+                        file?: {
+                            name: string;
+                            /** @description Bytes. */
+                            size: number;
+                            mimeType: string;
+                            /** @description The same bytes were already in your files: nothing new was stored. */
+                            existing: boolean;
+                            /** @description Where to fetch it (GET, with your token). */
+                            url: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -15389,6 +15944,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -16025,6 +16581,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -17036,6 +17593,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -18013,6 +18571,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -18175,7 +18734,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -18191,6 +18750,88 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description With url or tab: the page the data came from. */
+                        url?: string;
+                        /** @description The data, valid against the caller's schema (written from page text: over MCP every string in it is fenced). */
+                        data?: unknown;
+                        /** @description With url or tab: quotes backing the data, each checked to be on the page. */
+                        citations?: {
+                            /** @description The schema field the quote backs (extraction). */
+                            field?: string;
+                            /** @description The passage id the quote was found in (c1, c2, ...). */
+                            chunk: string;
+                            /** @description Words of the page, checked to be on it. */
+                            quote: string;
+                            /** @description The page the quote is on. */
+                            url: string;
+                            /** @description The headings the quote sits under, outermost first. */
+                            headingPath: string[];
+                            /** @description Where the quote starts in the page's Markdown (characters). */
+                            start: number;
+                            /** @description Where it ends in the page's Markdown (exclusive). */
+                            end: number;
+                        }[];
+                        /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
+                        warnings?: string[];
+                        /** @description With urls: one per address, in order. */
+                        results?: {
+                            /** @description An address as the page reports it. */
+                            url: string;
+                            /** @description false: this page failed (see error); the others still ran. */
+                            ok: boolean;
+                            /** @description The data, valid against the caller's schema (written from page text: over MCP every string in it is fenced). */
+                            data?: unknown;
+                            citations?: {
+                                /** @description The schema field the quote backs (extraction). */
+                                field?: string;
+                                /** @description The passage id the quote was found in (c1, c2, ...). */
+                                chunk: string;
+                                /** @description Words of the page, checked to be on it. */
+                                quote: string;
+                                /** @description The page the quote is on. */
+                                url: string;
+                                /** @description The headings the quote sits under, outermost first. */
+                                headingPath: string[];
+                                /** @description Where the quote starts in the page's Markdown (characters). */
+                                start: number;
+                                /** @description Where it ends in the page's Markdown (exclusive). */
+                                end: number;
+                            }[];
+                            /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
+                            warnings?: string[];
+                            /** @description This page's share of the call's tokens. */
+                            usage?: {
+                                /** @description Model turns sent. */
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            error?: {
+                                /** @description An error code (protocol errors table). */
+                                code: string;
+                                message: string;
+                            };
+                        }[];
+                        /** @description Tokens the call spent on the model, against its budget. */
+                        usage: {
+                            /** @description The model id the turns went to. */
+                            model: string;
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                            /** @description maxTokensTotal of the call. */
+                            budget: number;
+                        };
+                        /** @description The model used. */
+                        model: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -18976,7 +19617,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -18992,6 +19633,88 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description With url or tab: the page the data came from. */
+                        url?: string;
+                        /** @description The data, valid against the caller's schema (written from page text: over MCP every string in it is fenced). */
+                        data?: unknown;
+                        /** @description With url or tab: quotes backing the data, each checked to be on the page. */
+                        citations?: {
+                            /** @description The schema field the quote backs (extraction). */
+                            field?: string;
+                            /** @description The passage id the quote was found in (c1, c2, ...). */
+                            chunk: string;
+                            /** @description Words of the page, checked to be on it. */
+                            quote: string;
+                            /** @description The page the quote is on. */
+                            url: string;
+                            /** @description The headings the quote sits under, outermost first. */
+                            headingPath: string[];
+                            /** @description Where the quote starts in the page's Markdown (characters). */
+                            start: number;
+                            /** @description Where it ends in the page's Markdown (exclusive). */
+                            end: number;
+                        }[];
+                        /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
+                        warnings?: string[];
+                        /** @description With urls: one per address, in order. */
+                        results?: {
+                            /** @description An address as the page reports it. */
+                            url: string;
+                            /** @description false: this page failed (see error); the others still ran. */
+                            ok: boolean;
+                            /** @description The data, valid against the caller's schema (written from page text: over MCP every string in it is fenced). */
+                            data?: unknown;
+                            citations?: {
+                                /** @description The schema field the quote backs (extraction). */
+                                field?: string;
+                                /** @description The passage id the quote was found in (c1, c2, ...). */
+                                chunk: string;
+                                /** @description Words of the page, checked to be on it. */
+                                quote: string;
+                                /** @description The page the quote is on. */
+                                url: string;
+                                /** @description The headings the quote sits under, outermost first. */
+                                headingPath: string[];
+                                /** @description Where the quote starts in the page's Markdown (characters). */
+                                start: number;
+                                /** @description Where it ends in the page's Markdown (exclusive). */
+                                end: number;
+                            }[];
+                            /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
+                            warnings?: string[];
+                            /** @description This page's share of the call's tokens. */
+                            usage?: {
+                                /** @description Model turns sent. */
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            error?: {
+                                /** @description An error code (protocol errors table). */
+                                code: string;
+                                message: string;
+                            };
+                        }[];
+                        /** @description Tokens the call spent on the model, against its budget. */
+                        usage: {
+                            /** @description The model id the turns went to. */
+                            model: string;
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                            /** @description maxTokensTotal of the call. */
+                            budget: number;
+                        };
+                        /** @description The model used. */
+                        model: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -19137,7 +19860,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -19153,6 +19876,52 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description The model's answer, from the pages' text. */
+                        answer: string;
+                        /** @description Quotes backing the answer, each checked to be on a page. */
+                        citations: {
+                            /** @description The schema field the quote backs (extraction). */
+                            field?: string;
+                            /** @description The passage id the quote was found in (c1, c2, ...). */
+                            chunk: string;
+                            /** @description Words of the page, checked to be on it. */
+                            quote: string;
+                            /** @description The page the quote is on. */
+                            url: string;
+                            /** @description The headings the quote sits under, outermost first. */
+                            headingPath: string[];
+                            /** @description Where the quote starts in the page's Markdown (characters). */
+                            start: number;
+                            /** @description Where it ends in the page's Markdown (exclusive). */
+                            end: number;
+                        }[];
+                        /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
+                        warnings: string[];
+                        /** @description Addresses that could not be read; the answer comes from the others. */
+                        failed?: {
+                            url: string;
+                            error: string;
+                        }[];
+                        /** @description Tokens the call spent on the model, against its budget. */
+                        usage: {
+                            /** @description The model id the turns went to. */
+                            model: string;
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                            /** @description maxTokensTotal of the call. */
+                            budget: number;
+                        };
+                        /** @description The model used. */
+                        model: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -19285,7 +20054,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -19301,6 +20070,43 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description Most recently updated first. */
+                        extractors: {
+                            /** @description ext_ and 16 hex digits. */
+                            id: string;
+                            name: string;
+                            /** @description 1 when learned; one more at each re-learn. */
+                            version: number;
+                            /** @description The model that learned it (and re-learns it). */
+                            model: string;
+                            /** @description The page the current version was proven on. */
+                            learnedOn: string;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description The JSON Schema it was learned for. */
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                            prompt?: string;
+                            /** @description The selector of each field, by name. */
+                            fields: {
+                                [key: string]: {
+                                    /** @description CSS selector of the element(s). */
+                                    css: string;
+                                    /** @description Read this attribute instead of the element's text. */
+                                    attr?: string;
+                                    /** @description Every match, as a list. */
+                                    all?: boolean;
+                                };
+                            };
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -19386,7 +20192,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -19402,6 +20208,59 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        /** @description The new extractor id. */
+                        id: string;
+                        extractor: {
+                            /** @description ext_ and 16 hex digits. */
+                            id: string;
+                            name: string;
+                            /** @description 1 when learned; one more at each re-learn. */
+                            version: number;
+                            /** @description The model that learned it (and re-learns it). */
+                            model: string;
+                            /** @description The page the current version was proven on. */
+                            learnedOn: string;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description The JSON Schema it was learned for. */
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                            prompt?: string;
+                            /** @description The selector of each field, by name. */
+                            fields: {
+                                [key: string]: {
+                                    /** @description CSS selector of the element(s). */
+                                    css: string;
+                                    /** @description Read this attribute instead of the element's text. */
+                                    attr?: string;
+                                    /** @description Every match, as a list. */
+                                    all?: boolean;
+                                };
+                            };
+                        };
+                        /** @description The values read, by field name (text, numbers, booleans or lists of them, as the extractor's schema says). */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Tokens the call spent on the model, against its budget. */
+                        usage: {
+                            /** @description The model id the turns went to. */
+                            model: string;
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                            /** @description maxTokensTotal of the call. */
+                            budget: number;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -19537,7 +20396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -19553,6 +20412,42 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        extractor: {
+                            /** @description ext_ and 16 hex digits. */
+                            id: string;
+                            name: string;
+                            /** @description 1 when learned; one more at each re-learn. */
+                            version: number;
+                            /** @description The model that learned it (and re-learns it). */
+                            model: string;
+                            /** @description The page the current version was proven on. */
+                            learnedOn: string;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description The JSON Schema it was learned for. */
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                            prompt?: string;
+                            /** @description The selector of each field, by name. */
+                            fields: {
+                                [key: string]: {
+                                    /** @description CSS selector of the element(s). */
+                                    css: string;
+                                    /** @description Read this attribute instead of the element's text. */
+                                    attr?: string;
+                                    /** @description Every match, as a list. */
+                                    all?: boolean;
+                                };
+                            };
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -19625,7 +20520,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -19641,7 +20536,31 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) & ({
+                        /** @description The id deleted. */
+                        deleted: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */
@@ -19736,7 +20655,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @constant */
                         ok: true;
                         tool?: string;
@@ -19752,6 +20671,51 @@ export interface operations {
                         }[];
                     } & {
                         [key: string]: unknown;
+                    }) & {
+                        extractor: {
+                            id: string;
+                            /** @description The version after the run. */
+                            version: number;
+                            /** @description The run re-learned it (version is new). */
+                            relearned: boolean;
+                        };
+                        /** @description One per page, in order. */
+                        results: {
+                            url: string;
+                            /** @description Every required field matched and the values satisfy the schema. */
+                            ok: boolean;
+                            /** @description The values read, by field name (text, numbers, booleans or lists of them, as the extractor's schema says). */
+                            data?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Required fields that matched nothing. */
+                            missing?: string[];
+                            /** @description Schema violations of the values read. */
+                            errors?: string[];
+                            /** @description The version whose selectors read this page. */
+                            version?: number;
+                            /** @description This page made the run re-learn the extractor. */
+                            relearned?: boolean;
+                            /** @description Why the page could not be read, or why re-learning on it failed. */
+                            error?: string;
+                        }[];
+                        /** @description Tokens the call spent on the model, against its budget. */
+                        usage?: {
+                            /** @description The model id the turns went to. */
+                            model: string;
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                            /** @description maxTokensTotal of the call. */
+                            budget: number;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
                     };
                 };
             };
@@ -22278,6 +23242,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];
@@ -22584,6 +23549,7 @@ export interface operations {
                             reason?: string;
                         }[];
                     } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
                         needsApproval: {
                             action: string;
                             classes: string[];

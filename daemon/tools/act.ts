@@ -13,7 +13,7 @@ import { ASSERTION_MAX, runValidate } from '../models/validate.js';
 import { inline } from './response.js';
 import { CitationSchema } from '../models/citations.js';
 import { TurnUsageSchema } from '../models/types.js';
-import { PageText, TabIdField } from './output.js';
+import { ApprovalField, PageText, TabIdField } from './output.js';
 
 const TabIdParam = Type.String({ description: 'The tab, such as "t2" (a named profile\'s tab is "<profile>/t2"); the route takes it from the path.', pattern: TabParam.pattern });
 const text = (what: string, max: number) => Type.String({ minLength: 1, maxLength: max, description: `${what}, 1-${max} characters.` });
@@ -31,16 +31,7 @@ const UsageField = Type.Object(TurnUsageSchema.properties, { description: 'Token
  * The approval answer of the step's tool, passed on as it came (models/act.ts): unlike a tool the gate stopped
  * itself, tab_act still reports the step it chose beside it.
  */
-const StepApprovalField = Type.Object(
-  {
-    action: Type.String(),
-    classes: Type.Array(Type.String()),
-    reasons: Type.Array(Type.String()),
-    tab: Type.Optional(Type.String()),
-    target: Type.Optional(Type.String()),
-  },
-  { description: 'The chosen step waits for the user\'s approval: nothing was done.' },
-);
+const StepApprovalField = ApprovalField;
 
 const usageOf = (u: { turns: number; inputTokens: number; outputTokens: number }) => ({ turns: u.turns, inputTokens: u.inputTokens, outputTokens: u.outputTokens });
 

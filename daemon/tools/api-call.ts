@@ -5,7 +5,7 @@ import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { VAULT_NAME } from '../../storage/vault.js';
 import { runApiCall } from '../traffic/api-call.js';
-import { TabIdField } from './output.js';
+import { PageValue, TabIdField } from './output.js';
 
 const Scalar = Type.Union([Type.String({ maxLength: 10000 }), Type.Number(), Type.Boolean()]);
 
@@ -36,7 +36,7 @@ export const apiCallTools = [
       status: Type.Integer({ description: 'HTTP status of the last page.' }),
       pages: Type.Integer({ description: 'Pages fetched.' }),
       itemCount: Type.Integer(),
-      items: Type.Array(Type.Unknown(), { description: 'The list items of every page (at most maxItems), redacted: JSON values as the site sent them.' }),
+      items: Type.Array(PageValue(), { description: 'The list items of every page (at most maxItems), redacted: JSON values as the site sent them.' }),
       stoppedBecause: Type.String({ description: 'Why paging stopped.' }),
       requests: Type.Array(
         Type.Object({

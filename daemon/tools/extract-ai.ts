@@ -13,7 +13,7 @@ import { checkExtractSchema, extractFromPages } from '../models/extract.js';
 import { askPages } from '../models/ask.js';
 import { CitationSchema, type Citation } from '../models/citations.js';
 import { SessionUsageSchema, TurnUsageSchema, type SessionUsage } from '../models/types.js';
-import { PageText, UrlField } from './output.js';
+import { PageText, PageValue, UrlField } from './output.js';
 import { readPagesForModel, type ModelPage } from './model-pages.js';
 import { checkOneSource, checkSourceUrls, MODEL_MAX_URLS, sourceParams } from './model-source.js';
 import { inline, type ResponseBuilder } from './response.js';
@@ -34,7 +34,7 @@ export interface PageExtraction {
  * fenced like the data.
  */
 const WarningsField = Type.Array(PageText(), { description: 'Citations dropped (their quote is not on the page) and other notes on the answer.' });
-const DataField = Type.Unknown({ description: "The data, valid against the caller's schema." });
+const DataField = PageValue({ description: "The data, valid against the caller's schema (written from page text: over MCP every string in it is fenced)." });
 
 /** A PageExtraction as a result field (browser_extract_ai with urls). */
 const PageExtractionSchema = Type.Object({

@@ -32,16 +32,22 @@ const Blocked = Type.Array(Type.Object({ method: Type.String(), url: Type.Option
   description: 'Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent.',
 });
 
+/** What the policy asks the user to approve (response.ts ApprovalRequest). */
+export const ApprovalField = Type.Object(
+  {
+    action: Type.String(),
+    classes: Type.Array(Type.String()),
+    reasons: Type.Array(Type.String()),
+    tab: Type.Optional(Type.String()),
+    target: Type.Optional(Type.String()),
+  },
+  { description: "The action waits for the user's approval: nothing was done." },
+);
+
 /** The answer of a call the policy held for the user's approval: nothing was done, so no other field is set. */
 const NeedsApproval = Type.Object(
   {
-    needsApproval: Type.Object({
-      action: Type.String(),
-      classes: Type.Array(Type.String()),
-      reasons: Type.Array(Type.String()),
-      tab: Type.Optional(Type.String()),
-      target: Type.Optional(Type.String()),
-    }),
+    needsApproval: ApprovalField,
     blocked: Type.Optional(Blocked),
   },
   { required: ['needsApproval'] },
