@@ -10,8 +10,6 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call, startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
 import { startCrawlSite, type CrawlSite } from '../fixtures/crawl-site.js';
 
-// Read on each call (output.ts checkOutputs): every call below is held to its tool's strict schema.
-process.env.BROWSERD_CHECK_OUTPUT = '1';
 
 let d: TestDaemon;
 let site: CrawlSite;

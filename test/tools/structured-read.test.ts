@@ -9,8 +9,6 @@ import { call } from '../fixtures/daemon.js';
 import { html } from '../fixtures/site.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 
-// Every call of this file is also held to the strict form of its schema (no field the schema does not name).
-process.env.BROWSERD_CHECK_OUTPUT = '1';
 
 let stack: Stack;
 let tab: string;
