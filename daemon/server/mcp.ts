@@ -12,12 +12,12 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
-import { callTool } from '../tools/dispatch.js';
+import { callTool, type CallOptions } from '../tools/dispatch.js';
 import { allTools, annotationsFor, getTool, outputJsonSchema, toJsonSchema } from '../tools/registry.js';
-import { renderErrorMcp } from '../tools/response.js';
+import { renderErrorMcp, type McpContent } from '../tools/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseJsonBounded, readBody, sendError, sendJson, statusLine, TooDeepError, type Req } from './http.js';
 import { asksForProgress, collapseToJson, rewriteEvent, splitEvents } from './mcp-sse.js';
@@ -47,6 +47,8 @@ interface Session {
   lastUsed: number;
   /** Our id of each request in flight -> the id the client sent. */
   inflight: Map<string, JsonRpcId>;
+  /** Calls answered on the direct path, by our id: a cancellation of one aborts it here (the SDK never saw it). */
+  direct: Map<string, AbortController>;
   nextId: number;
 }
 
@@ -82,18 +84,59 @@ export class McpGateway {
           ? (p: { progress: number; total?: number; message?: string }) =>
               void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } }).catch(() => undefined)
           : undefined;
-      const r = await callTool(this.env, user, req.params.name, req.params.arguments ?? {}, { signal: extra.signal, via: 'mcp', modelKey: modelKeyOf(extra.requestInfo?.headers), requestId: headerOf(extra.requestInfo?.headers, 'x-request-id'), onProgress });
-      // An unknown tool is a protocol error (invalid params), not a tool's failed result; it is audited like any call.
-      if (!r.ok && r.error.details?.unknownTool) throw new McpError(ErrorCode.InvalidParams, `${r.error.message}. ${r.error.next}`);
-      // A notice per call, at the level the client asked for: debug for what went well, more for what did not.
-      // Tool and outcome code only: an error's message may quote the page, and notices are not fenced.
-      const level = r.ok ? 'debug' : r.error.code === 'internal_error' ? 'error' : 'notice';
-      void server
-        .sendLoggingMessage({ level, logger: 'browserd', data: { tool: String(req.params.name).slice(0, 80), outcome: r.ok ? 'ok' : r.error.code } }, extra.sessionId)
-        .catch(() => undefined);
-      return (r.ok ? r.out.renderMcp(getTool(req.params.name)) : renderErrorMcp(r.error)) as any;
+      const headers = extra.requestInfo?.headers;
+      return (await this.runToolCall(user, server, extra.sessionId, req.params, { signal: extra.signal, modelKey: modelKeyOf(headers), requestId: headerOf(headers, 'x-request-id'), onProgress })) as any;
     });
     return server;
+  }
+
+  /**
+   * One tools/call, whichever way it came (the SDK's handler, or the direct path for plain calls): the MCP
+   * result, or an McpError for an unknown tool.
+   */
+  private async runToolCall(user: UserRecord, server: Server, sessionId: string | undefined, params: { name: string; arguments?: Record<string, unknown> }, opts: Omit<CallOptions, 'via'>): Promise<McpContent> {
+    const r = await callTool(this.env, user, params.name, params.arguments ?? {}, { ...opts, via: 'mcp' });
+    // An unknown tool is a protocol error (invalid params), not a tool's failed result; it is audited like any call.
+    if (!r.ok && r.error.details?.unknownTool) throw new McpError(ErrorCode.InvalidParams, `${r.error.message}. ${r.error.next}`);
+    // A notice per call, at the level the client asked for: debug for what went well, more for what did not.
+    // Tool and outcome code only: an error's message may quote the page, and notices are not fenced.
+    const level = r.ok ? 'debug' : r.error.code === 'internal_error' ? 'error' : 'notice';
+    void server.sendLoggingMessage({ level, logger: 'browserd', data: { tool: String(params.name).slice(0, 80), outcome: r.ok ? 'ok' : r.error.code } }, sessionId).catch(() => undefined);
+    return r.ok ? r.out.renderMcp(getTool(params.name)) : renderErrorMcp(r.error);
+  }
+
+  /**
+   * A plain tool call (one request, no progress asked, headers as the protocol wants them) answered without the
+   * SDK transport: the same handler, minus the Request/Response round, the message validation and the stream
+   * it would read back, which cost the most frequent request of all a few milliseconds. Anything else takes
+   * the SDK's path, which answers it by the book.
+   */
+  private async answerDirectly(r: Req, user: UserRecord, session: Session, sid: string, msg: { id: string | number; params: { name: string; arguments?: Record<string, unknown> } }) {
+    const ours = `browserd-${++session.nextId}`;
+    const abort = new AbortController();
+    session.inflight.set(ours, msg.id);
+    session.direct.set(ours, abort);
+    const onHangUp = () => abort.abort();
+    r.signal.addEventListener('abort', onHangUp, { once: true });
+    let body: string;
+    try {
+      const result = await this.runToolCall(user, session.server, sid, msg.params, { signal: abort.signal, modelKey: r.headers['x-model-key'], requestId: r.id });
+      body = JSON.stringify({ jsonrpc: '2.0', id: msg.id, result });
+    } catch (e) {
+      const error = e instanceof McpError ? { code: e.code, message: e.message } : { code: ErrorCode.InternalError, message: 'Internal error' };
+      body = JSON.stringify({ jsonrpc: '2.0', id: msg.id, error });
+    } finally {
+      r.signal.removeEventListener('abort', onHangUp);
+      session.inflight.delete(ours);
+      session.direct.delete(ours);
+    }
+    if (r.aborted) return;
+    r.res.cork(() => {
+      r.res.writeStatus(statusLine(200));
+      r.res.writeHeader('content-type', 'application/json');
+      r.res.writeHeader('mcp-session-id', sid);
+      r.res.end(body);
+    });
   }
 
   private sweep() {
@@ -150,11 +193,13 @@ export class McpGateway {
           this.owners.delete(id);
         },
       });
-      const s: Session = { user: user.id, server, transport, lastUsed: Date.now(), inflight: new Map(), nextId: 0 };
+      const s: Session = { user: user.id, server, transport, lastUsed: Date.now(), inflight: new Map(), direct: new Map(), nextId: 0 };
       await server.connect(transport);
       session = s;
     }
     session.lastUsed = Date.now();
+    const plain = sid && r.method === 'POST' ? plainToolCall(parsed, r.headers) : undefined;
+    if (plain) return this.answerDirectly(r, user, session, sid!, plain);
     const url = `http://${r.headers.host ?? 'localhost'}${r.path}`;
     const headers = new Headers();
     for (const [k, v] of Object.entries(r.headers)) headers.set(k, v);
@@ -189,6 +234,7 @@ export class McpGateway {
         // The latest request in flight under the client's id is the one it means.
         const mine = [...session.inflight].reverse().find(([, theirs]) => theirs === m.params.requestId)?.[0];
         if (mine) m.params.requestId = mine;
+        if (mine) session.direct.get(mine)?.abort();
       }
     }
     return ours;
@@ -279,6 +325,26 @@ export class McpGateway {
     clearInterval(this.sweeper);
     await Promise.allSettled([...this.sessions].map(([k, s]) => this.drop(k, s)));
   }
+}
+
+/**
+ * The request when it is one plain tools/call the direct path may answer: a single request with an id, a tool
+ * name and object arguments, no progressToken, and the headers the SDK would accept (both answer types
+ * accepted, a JSON body, a protocol version it knows). Undefined for anything else.
+ */
+function plainToolCall(parsed: any, headers: Record<string, string>): { id: string | number; params: { name: string; arguments?: Record<string, unknown> } } | undefined {
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  if (parsed.jsonrpc !== '2.0' || parsed.method !== 'tools/call' || (typeof parsed.id !== 'string' && typeof parsed.id !== 'number')) return undefined;
+  const p = parsed.params;
+  if (!p || typeof p !== 'object' || Array.isArray(p) || typeof p.name !== 'string') return undefined;
+  if (p.arguments !== undefined && (!p.arguments || typeof p.arguments !== 'object' || Array.isArray(p.arguments))) return undefined;
+  if (p._meta !== undefined && (typeof p._meta !== 'object' || p._meta === null || 'progressToken' in p._meta)) return undefined;
+  const accept = headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (!(headers['content-type'] ?? '').includes('application/json')) return undefined;
+  const version = headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  return { id: parsed.id, params: p };
 }
 
 function writeHeadersExcept(r: Req, response: Response, skip: string[]) {

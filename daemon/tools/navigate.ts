@@ -1,4 +1,5 @@
 /** Navigation tools: navigate, history, wait. */
+import { setTimeout as delay } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
@@ -66,7 +67,9 @@ export const navigationTools = [
       if (given !== 1) throw new BrowserdError('validation_error', 'browser_wait takes exactly one of text, selector or timeMs', { next: 'Pass one of them.' });
       const tab = await ctx.tab(args.tab);
       if (args.timeMs !== undefined) {
-        await ctx.progress.during(new Promise((r) => setTimeout(r, args.timeMs)), args.timeMs);
+        // Ends with the call: a caller that gives up (MCP cancel, closed request) does not leave it running.
+        const waited = delay(args.timeMs, undefined, { signal: ctx.signal }).catch(() => ctx.checkCancelled());
+        await ctx.progress.during(waited, args.timeMs);
         out.text(`Waited ${args.timeMs} ms.`);
         return;
       }

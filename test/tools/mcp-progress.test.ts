@@ -101,3 +101,25 @@ t.test('a batch with no progressToken is answered as one JSON array', async (t) 
   t.ok(Array.isArray(json));
   t.same(json.map((m: any) => m.id).sort(), [1, 2]);
 });
+
+t.test('a plain call the client cancels ends at once in the daemon, and the session goes on', async (t) => {
+  const abort = new AbortController();
+  const started = Date.now();
+  const waiting = s.client.callTool({ name: 'browser_wait', arguments: { timeMs: 20_000 } }, undefined, { signal: abort.signal, timeout: 30_000 });
+  setTimeout(() => abort.abort(), 300);
+  await t.rejects(waiting, 'the client gave up');
+  // The daemon ended the wait too: its audit entry is written when the call ends, long before 20 s.
+  const until = Date.now() + 5000;
+  let entry: any;
+  while (!entry && Date.now() < until) {
+    const audit = await s.d.rest(s.token, 'GET', '/v1/audit?limit=5');
+    // The only browser_wait of this file that does not end ok is the cancelled one.
+    entry = audit.json.entries?.find((e: any) => e.tool === 'browser_wait' && e.outcome !== 'ok' && Date.parse(e.at) >= started - 1000);
+    if (!entry) await new Promise((r) => setTimeout(r, 100));
+  }
+  t.ok(entry, 'the cancelled call is on the record');
+  t.ok(entry.ms < 5000, `it ended after ${entry?.ms} ms, not 20 s`);
+  t.equal(entry.outcome, 'timeout', 'as a cancelled call');
+  const next = await s.client.callTool({ name: 'browser_status', arguments: {} });
+  t.notOk(next.isError, 'the session serves the next call');
+});
