@@ -7,7 +7,7 @@
  * JSON-RPC ids are the client's to choose, and the SDK transport files answers under them: two requests in
  * flight with one id would swap or lose answers and stall the session. So every request gets an id of our own
  * on the way in and its own id back on the way out (mcp-sse.ts), as a stream when the client asked for
- * progress and as one JSON answer otherwise.
+ * progress and as one JSON answer otherwise. A plain tool call skips the transport (answerDirectly).
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
