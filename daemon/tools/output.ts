@@ -68,12 +68,29 @@ export function outputJsonSchema(t: ToolDef<any>): Record<string, unknown> | und
   if (!t.output) return undefined;
   let s = published.get(t);
   if (!s) {
-    const own = toJsonSchema(t.output) as Record<string, any>;
+    const own = withoutStringLimits(toJsonSchema(t.output)) as Record<string, any>;
     const fields = { ...own, properties: { ...own.properties, blocked: toJsonSchema(Blocked) } };
     s = canNeedApproval(t) ? { type: 'object', anyOf: [fields, toJsonSchema(NeedsApproval)] } : fields;
     published.set(t, s);
   }
   return s;
+}
+
+/**
+ * Limits on strings belong to inputs. A result schema that borrows an input's shape (the admin's profile
+ * settings, say) drops them: over MCP a string with a line break arrives fenced, longer than the limit, and the
+ * SDK client would then refuse a true answer. A `format` is dropped for the same reason (a URL a page
+ * reports need not be a valid "uri").
+ */
+function withoutStringLimits(s: unknown): unknown {
+  if (Array.isArray(s)) return s.map(withoutStringLimits);
+  if (!s || typeof s !== 'object') return s;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) {
+    if ((k === 'maxLength' || k === 'minLength' || k === 'pattern' || k === 'format') && typeof v !== 'object') continue;
+    out[k] = k === 'properties' && v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, withoutStringLimits(ps)])) : withoutStringLimits(v);
+  }
+  return out;
 }
 
 /** A copy of a schema where every object names all its fields: what tests hold each result to. */
