@@ -27,6 +27,11 @@ const BATCH = 25;
 const KEYFRAME_EVERY = 60;
 /** The longest a frame is shown: a still page still moves on in the video's clock. */
 const MAX_FRAME_S = 2;
+/**
+ * The shortest the last picture is shown. A player running late skips frames to catch up, and a final frame of a
+ * fifteenth of a second is one it may skip; the viewer would then be left on the picture before it.
+ */
+const LAST_FRAME_MIN_MS = 500;
 
 export interface VideoCapture {
   /** Stops capturing, encodes and stores the video; answers the file's name in the user's files. */
@@ -159,8 +164,8 @@ async function encode(page: Tab, frames: Kept[], end: number): Promise<Buffer> {
   for (let i = 0; i < frames.length; i += BATCH) {
     const batch = frames.slice(i, i + BATCH).map((f, j) => {
       const next = frames[i + j + 1]?.at;
-      // The last picture may have come just before stop: it still gets one frame's time, or a player skips it.
-      const dur = next === undefined ? Math.max(MIN_FRAME_GAP_MS, Math.min(end - f.at, MAX_FRAME_S * 1000)) : Math.max(1, Math.min(next - f.at, MAX_FRAME_S * 1000));
+      // The last picture may have come just before stop: it still gets half a second, or a player may skip it.
+      const dur = next === undefined ? Math.max(LAST_FRAME_MIN_MS, Math.min(end - f.at, MAX_FRAME_S * 1000)) : Math.max(1, Math.min(next - f.at, MAX_FRAME_S * 1000));
       return [f.jpeg, (f.at - t0) * 1000, dur * 1000];
     });
     const chunks = await inPage<Chunk[]>(page, `__video.add(${JSON.stringify(batch)})`);
