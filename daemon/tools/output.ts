@@ -77,31 +77,39 @@ export function outputJsonSchema(t: ToolDef<any>): Record<string, unknown> | und
 }
 
 /**
+ * A deep copy of a schema with `tweak` applied to every schema in it, inner ones first. The names under
+ * `properties` are field names, never keywords, so a field called "format" or "pattern" is left alone.
+ */
+function mapSchema(s: unknown, tweak: (node: Record<string, unknown>) => Record<string, unknown>): unknown {
+  if (Array.isArray(s)) return s.map((x) => mapSchema(x, tweak));
+  if (!s || typeof s !== 'object') return s;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) {
+    out[k] = k === 'properties' && v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, mapSchema(ps, tweak)])) : mapSchema(v, tweak);
+  }
+  return tweak(out);
+}
+
+const STRING_LIMITS = ['maxLength', 'minLength', 'pattern', 'format'];
+
+/**
  * Limits on strings belong to inputs. A result schema that borrows an input's shape (the admin's profile
  * settings, say) drops them: over MCP a string with a line break arrives fenced, longer than the limit, and the
  * SDK client would then refuse a true answer. A `format` is dropped for the same reason (a URL a page
  * reports need not be a valid "uri").
  */
-function withoutStringLimits(s: unknown): unknown {
-  if (Array.isArray(s)) return s.map(withoutStringLimits);
-  if (!s || typeof s !== 'object') return s;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(s)) {
-    if ((k === 'maxLength' || k === 'minLength' || k === 'pattern' || k === 'format') && typeof v !== 'object') continue;
-    out[k] = k === 'properties' && v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, withoutStringLimits(ps)])) : withoutStringLimits(v);
-  }
-  return out;
-}
+const withoutStringLimits = (s: unknown) =>
+  mapSchema(s, (node) => {
+    for (const k of STRING_LIMITS) if (typeof node[k] !== 'object') delete node[k];
+    return node;
+  });
 
 /** A copy of a schema where every object names all its fields: what tests hold each result to. */
-function strictCopy(s: unknown): unknown {
-  if (Array.isArray(s)) return s.map(strictCopy);
-  if (!s || typeof s !== 'object') return s;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(s)) out[k] = k === 'properties' && v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([p, ps]) => [p, strictCopy(ps)])) : strictCopy(v);
-  if (out.properties && out.additionalProperties === undefined && !out.patternProperties) out.additionalProperties = false;
-  return out;
-}
+const strictCopy = (s: unknown) =>
+  mapSchema(s, (node) => {
+    if (node.properties && node.additionalProperties === undefined && !node.patternProperties) node.additionalProperties = false;
+    return node;
+  });
 
 const strictAjv = new Ajv({ allErrors: true, strict: false });
 const strictValidators = new WeakMap<ToolDef<any>, ValidateFunction>();
