@@ -20,7 +20,7 @@ import { allTools, annotationsFor, getTool, outputJsonSchema, toJsonSchema } fro
 import { renderErrorMcp, type McpContent } from '../tools/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseJsonBounded, readBody, sendError, sendJson, statusLine, TooDeepError, type Req } from './http.js';
-import { asksForProgress, collapseToJson, rewriteEvent, splitEvents } from './mcp-sse.js';
+import { asksForProgress, collapseToJson, restoreId, rewriteEvent, splitEvents } from './mcp-sse.js';
 
 export const SERVER_INSTRUCTIONS = [
   'browserd gives you the user\'s own real browser. Tabs persist across connections; ids look like t1.',
@@ -246,11 +246,8 @@ export class McpGateway {
     let out = text;
     try {
       const msg = JSON.parse(text);
-      const restore = (m: any) => {
-        if (m && typeof m === 'object' && typeof m.id === 'string' && session.inflight.has(m.id)) m.id = session.inflight.get(m.id);
-      };
-      if (Array.isArray(msg)) msg.forEach(restore);
-      else restore(msg);
+      if (Array.isArray(msg)) msg.forEach((m) => restoreId(m, session.inflight));
+      else restoreId(msg, session.inflight);
       out = JSON.stringify(msg);
     } catch {
       // Not JSON after all: pass it on untouched.
@@ -270,14 +267,12 @@ export class McpGateway {
     const json = collapseToJson(await response.text(), session.inflight);
     if (r.aborted) return;
     r.res.cork(() => {
-      if (json === undefined) {
-        r.res.writeStatus(statusLine(202));
-        writeHeadersExcept(r, response, ['content-type', 'content-length', 'cache-control', 'connection', 'x-accel-buffering']);
-        r.res.end();
-        return;
-      }
-      r.res.writeStatus(statusLine(200));
-      writeHeadersExcept(r, response, ['content-type', 'content-length', 'cache-control', 'connection', 'x-accel-buffering']);
+      r.res.writeStatus(statusLine(json === undefined ? 202 : 200));
+      // The stream's own headers (its type, no-cache, keep-alive) do not describe a JSON answer.
+      response.headers.forEach((v, k) => {
+        if (!['content-type', 'content-length', 'cache-control', 'connection', 'x-accel-buffering'].includes(k)) r.res.writeHeader(k, v);
+      });
+      if (json === undefined) return void r.res.end();
       r.res.writeHeader('content-type', 'application/json');
       r.res.end(json);
     });
@@ -345,12 +340,6 @@ function plainToolCall(parsed: any, headers: Record<string, string>): { id: stri
   const version = headers['mcp-protocol-version'];
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
   return { id: parsed.id, params: p };
-}
-
-function writeHeadersExcept(r: Req, response: Response, skip: string[]) {
-  response.headers.forEach((v, k) => {
-    if (!skip.includes(k)) r.res.writeHeader(k, v);
-  });
 }
 
 /**
