@@ -9,16 +9,20 @@ import { html } from '../fixtures/site.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 
 let s: Stack;
+let release: () => void = () => undefined;
+const released = new Promise<void>((r) => (release = r));
 t.before(async () => {
   s = await startStack();
   for (const n of [1, 2, 3]) s.site.route(`/p${n}`, html(`<h1>Page ${n}</h1><p>Words on page ${n}.</p>`));
-  s.site.route('/late', html('<p id="x">soon</p><script>setTimeout(() => { document.getElementById("x").textContent = "arrived" }, 2300)</script>'));
+  // The text comes when the test lets it: the page's request for /release is answered only then.
+  s.site.route('/late', html('<p id="x">soon</p><script>fetch("/release").then(() => { document.getElementById("x").textContent = "arrived" })</script>'));
+  s.site.route('/release', (_req, res) => void released.then(() => res.end('ok')));
 });
 t.teardown(() => s.stop());
 
-async function callWithProgress(name: string, args: Record<string, unknown>) {
+async function callWithProgress(name: string, args: Record<string, unknown>, onReport?: (p: Progress) => void) {
   const seen: Progress[] = [];
-  const result = await s.client.callTool({ name, arguments: args }, CallToolResultSchema, { onprogress: (p) => seen.push(p), timeout: 30_000 });
+  const result = await s.client.callTool({ name, arguments: args }, CallToolResultSchema, { onprogress: (p) => (seen.push(p), onReport?.(p)), timeout: 30_000 });
   return { result, seen };
 }
 
@@ -34,7 +38,8 @@ t.test('browser_read of several addresses reports each page read, ending at all 
 t.test('browser_wait reports the seconds it has waited while the page is not there yet', async (t) => {
   const opened = await s.client.callTool({ name: 'browser_open', arguments: { url: `${s.site.url}/late`, live: 'none' } });
   t.notOk(opened.isError);
-  const { result, seen } = await callWithProgress('browser_wait', { text: 'arrived', timeoutMs: 10_000 });
+  // The page's text is let through once the client has heard that two seconds went by.
+  const { result, seen } = await callWithProgress('browser_wait', { text: 'arrived', timeoutMs: 10_000 }, (p) => p.progress >= 2 && release());
   t.notOk(result.isError, 'the text arrived');
   t.ok(seen.length >= 2, `reports while waiting (${seen.length})`);
   t.ok(seen.every((p) => p.total === 10 && p.message === 'seconds waited'));
