@@ -35,6 +35,8 @@ export interface Sample {
   daemonRssMb: number;
   daemonFds: number;
   chromiumRssMb: number;
+  /** The same processes' PSS: shared pages (the binary, fonts) counted once, not once per process as in RSS. */
+  chromiumPssMb: number;
   chromiumFds: number;
   chromiumProcs: number;
 }
@@ -92,6 +94,18 @@ function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(readProc(pid, 'status') ?? '')?.[1] ?? 0);
 }
 
+/**
+ * Pss and private pages of a process (/proc/<pid>/smaps_rollup, kB). Pss counts a page shared by n processes as 1/n
+ * in each, so a sum over processes counts shared pages once; private pages (Private_Clean + Private_Dirty) are
+ * what ending the process frees for sure.
+ */
+export function smapsRollup(pid: number): { pssKb: number; ussKb: number } {
+  const s = readProc(pid, 'smaps_rollup');
+  if (!s) return { pssKb: 0, ussKb: 0 };
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? 0);
+  return { pssKb: kb('Pss'), ussKb: kb('Private_Clean') + kb('Private_Dirty') };
+}
+
 function fdCount(pid: number): number {
   try {
     return readdirSync(`/proc/${pid}/fd`).length;
@@ -125,6 +139,7 @@ export function processTree(root: number): number[] {
 
 function sample(daemon: Daemon, users: string[], t0: number): Sample {
   let chromiumRss = 0;
+  let chromiumPss = 0;
   let chromiumFds = 0;
   let procs = 0;
   for (const u of users) {
@@ -132,6 +147,7 @@ function sample(daemon: Daemon, users: string[], t0: number): Sample {
     if (!pid) continue;
     for (const p of processTree(pid)) {
       chromiumRss += rssKb(p);
+      chromiumPss += smapsRollup(p).pssKb;
       chromiumFds += fdCount(p);
       procs++;
     }
@@ -141,6 +157,7 @@ function sample(daemon: Daemon, users: string[], t0: number): Sample {
     daemonRssMb: rssKb(process.pid) / 1024,
     daemonFds: fdCount(process.pid),
     chromiumRssMb: chromiumRss / 1024,
+    chromiumPssMb: chromiumPss / 1024,
     chromiumFds,
     chromiumProcs: procs,
   };
@@ -334,7 +351,7 @@ export async function runLoad(opts: LoadOptions, site?: BenchSite): Promise<Load
 // ------------------------------------------------------------------ report
 
 /** RSS growth over the last half: the mean of the last three samples against the three around the middle. */
-export function lastHalfGrowth(samples: Sample[], key: 'daemonRssMb' | 'chromiumRssMb'): number {
+export function lastHalfGrowth(samples: Sample[], key: 'daemonRssMb' | 'chromiumRssMb' | 'chromiumPssMb'): number {
   if (samples.length < 6) return NaN;
   const mid = Math.floor(samples.length / 2);
   const mean = (xs: Sample[]) => xs.reduce((s, x) => s + x[key], 0) / xs.length;
@@ -393,11 +410,12 @@ export async function run(): Promise<void> {
   const shown = main.samples.filter((_, i) => i % step === 0 || i === main.samples.length - 1);
   printTable(
     'Load: memory and descriptors over time',
-    ['at', 'daemon RSS', 'daemon fds', 'Chromium RSS (all users)', 'Chromium fds', 'Chromium processes'],
-    shown.map((s) => [`${s.atS.toFixed(0)} s`, `${s.daemonRssMb.toFixed(0)} MB`, s.daemonFds, `${s.chromiumRssMb.toFixed(0)} MB`, s.chromiumFds, s.chromiumProcs]),
+    ['at', 'daemon RSS', 'daemon fds', 'Chromium RSS (all users)', 'Chromium PSS (all users)', 'Chromium fds', 'Chromium processes'],
+    shown.map((s) => [`${s.atS.toFixed(0)} s`, `${s.daemonRssMb.toFixed(0)} MB`, s.daemonFds, `${s.chromiumRssMb.toFixed(0)} MB`, `${s.chromiumPssMb.toFixed(0)} MB`, s.chromiumFds, s.chromiumProcs]),
     [
-      `RSS growth over the last half: daemon ${pct(lastHalfGrowth(main.samples, 'daemonRssMb'))}, Chromium ${pct(lastHalfGrowth(main.samples, 'chromiumRssMb'))} (goal under 5%; mean of the last 3 samples vs the 3 around the middle).`,
-      'Daemon RSS is this process: the daemon, the bench site and the load generator\'s MCP clients. Chromium RSS sums every process of every user\'s browser (shared pages counted in each).',
+      `RSS growth over the last half: daemon ${pct(lastHalfGrowth(main.samples, 'daemonRssMb'))}, Chromium ${pct(lastHalfGrowth(main.samples, 'chromiumRssMb'))} (PSS ${pct(lastHalfGrowth(main.samples, 'chromiumPssMb'))}); goal under 5%; the mean of the last 3 samples vs the 3 around the middle.`,
+      "Daemon RSS is this process: the daemon, the bench site and the load generator's MCP clients; it moves with V8's collections.",
+      "Chromium RSS sums every process of every user's browser, shared pages counted in each; PSS counts them once.",
     ],
   );
 

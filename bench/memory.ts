@@ -5,8 +5,9 @@
  *               Chromium has one tab after one navigation, idle: the daemon's PSS + every process of that Chromium;
  *   Playwright: a Playwright MCP server (stdio, its own process, Debian's chromium, headless, isolated) after one
  *               browser_navigate to the same page, idle: the server's PSS + every process of its browser.
- * The sides run one after the other, not together: two Chromiums mapping the same binary would split its pages
- * between them, and each side's figure would depend on the other. Then the same for ours with extra Chromium
+ * Both sides are measured at the same instants, Playwright MCP staying up while each browserd variant runs: on a
+ * shared host other Chromiums map the same binary and split its pages, and measured together both sides see the
+ * same neighbours (they split the binary's pages with each other alike). The variants are ours with extra Chromium
  * switches (levers), set through BROWSERD_CHROME_ARGS, without changing daemon/browser/switches.ts.
  * Prints numbers; asserts nothing.
  */
@@ -20,7 +21,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startBenchSite } from './pages.js';
 import { startPlaywrightMcp, mcpText, median, printTable } from './lib.js';
-import { processTree } from './load.js';
+import { processTree, smapsRollup } from './load.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'bin', 'browserd.js');
@@ -28,21 +29,7 @@ const CLI = join(ROOT, 'bin', 'browserd.js');
 const IDLE_MS = 8000;
 const SAMPLES = 3;
 
-interface Rollup {
-  pssKb: number;
-  /** Pages no other process maps (Private_Clean + Private_Dirty): what ending the process would free for sure. */
-  ussKb: number;
-}
-
-function rollup(pid: number): Rollup {
-  try {
-    const s = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? 0);
-    return { pssKb: kb('Pss'), ussKb: kb('Private_Clean') + kb('Private_Dirty') };
-  } catch {
-    return { pssKb: 0, ussKb: 0 }; // the process ended between listing and reading
-  }
-}
+type Rollup = ReturnType<typeof smapsRollup>;
 
 /**
  * The command line of a process, split into arguments. Chromium's child processes rewrite theirs (one string,
@@ -85,7 +72,7 @@ function measureTree(serverPid: number): Measure {
   const server = { pssKb: 0, ussKb: 0 };
   const browser = { pssKb: 0, ussKb: 0 };
   for (const p of tree) {
-    const r = rollup(p);
+    const r = smapsRollup(p);
     const into = p !== serverPid && isBrowser(p) ? browser : server;
     into.pssKb += r.pssKb;
     into.ussKb += r.ussKb;
@@ -93,25 +80,33 @@ function measureTree(serverPid: number): Measure {
   return { server, browser, processes: tree.filter((p) => p !== serverPid).map(kindOf) };
 }
 
-/** The median of a few samples taken a second apart, after the idle wait. */
-async function idleMeasure(serverPid: number): Promise<Measure> {
+/**
+ * Both sides measured at the same instants, after the idle wait: the median of a few samples a second apart. Taken
+ * together, other processes on the machine (a shared host runs other Chromiums mapping the same binary, which
+ * splits its pages further) move both sides alike.
+ */
+async function idleMeasure(serverPids: number[]): Promise<Measure[]> {
   await new Promise((r) => setTimeout(r, IDLE_MS)); // idle is a duration: nothing to await but time
-  const ms: Measure[] = [];
+  const samples: Measure[][] = [];
   for (let i = 0; i < SAMPLES; i++) {
-    ms.push(measureTree(serverPid));
+    samples.push(serverPids.map(measureTree));
     await new Promise((r) => setTimeout(r, 1000));
   }
-  const med = (f: (m: Measure) => number) => median(ms.map(f));
-  return {
-    server: { pssKb: med((m) => m.server.pssKb), ussKb: med((m) => m.server.ussKb) },
-    browser: { pssKb: med((m) => m.browser.pssKb), ussKb: med((m) => m.browser.ussKb) },
-    processes: ms[ms.length - 1].processes,
-  };
+  return serverPids.map((_, k) => {
+    const ms = samples.map((s) => s[k]);
+    const med = (f: (m: Measure) => number) => median(ms.map(f));
+    return {
+      server: { pssKb: med((m) => m.server.pssKb), ussKb: med((m) => m.server.ussKb) },
+      browser: { pssKb: med((m) => m.browser.pssKb), ussKb: med((m) => m.browser.ussKb) },
+      processes: ms[ms.length - 1].processes,
+    };
+  });
 }
 
 // ------------------------------------------------------------------ ours: `browserd serve` as its own process
 
-async function measureOurs(url: string, chromeArgs: string[]): Promise<Measure> {
+/** `browserd serve` with one user whose tab has loaded url; stop() ends the daemon (and its Chromium). */
+async function startOurs(url: string, chromeArgs: string[]): Promise<{ pid: number; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'browserd-bench-mem-'));
   const env = { ...process.env, BROWSERD_ALLOW_PRIVATE_NETWORK: '1', BROWSERD_CHROME_ARGS: chromeArgs.join(' '), BROWSERD_LOG_LEVEL: 'info' };
   let child: ChildProcess | undefined;
@@ -137,17 +132,21 @@ async function measureOurs(url: string, chromeArgs: string[]): Promise<Measure> 
     await client.connect(new StreamableHTTPClientTransport(new URL(`${daemonUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     const r = await client.callTool({ name: 'browser_open', arguments: { url } });
     if (r.isError) throw new Error(`browser_open failed: ${mcpText(r)}`);
-    const m = await idleMeasure(child.pid!);
     await client.close();
-    return m;
-  } finally {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(dataDir, { recursive: true, force: true });
+  } catch (e) {
+    await stopDaemon(child, dataDir);
+    throw e;
   }
+  return { pid: child.pid!, stop: () => stopDaemon(child, dataDir) };
+}
+
+async function stopDaemon(child: ChildProcess | undefined, dataDir: string): Promise<void> {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
 }
 
 // ------------------------------------------------------------------ Playwright MCP
@@ -165,14 +164,16 @@ function playwrightServerPid(): number {
   throw new Error('Playwright MCP server process not found under this process');
 }
 
-async function measurePlaywright(url: string): Promise<Measure> {
+/** A Playwright MCP server whose browser has loaded url. */
+async function startPlaywright(url: string): Promise<{ pid: number; stop(): Promise<void> }> {
   const pw = await startPlaywrightMcp();
   try {
     const r = await pw.client.callTool({ name: 'browser_navigate', arguments: { url } });
     if (r.isError) throw new Error(`Playwright browser_navigate failed: ${mcpText(r)}`);
-    return await idleMeasure(playwrightServerPid());
-  } finally {
+    return { pid: playwrightServerPid(), stop: () => pw.close() };
+  } catch (e) {
     await pw.close();
+    throw e;
   }
 }
 
@@ -204,31 +205,46 @@ export async function run(): Promise<void> {
   const url = site.url('/article');
   const rows: (string | number)[][] = [];
   const notes: string[] = [];
+  const ratios: string[] = [];
+  const row = (name: string, m: Measure, pw: Measure) => [name, mb(m.server.pssKb), mb(m.browser.pssKb), mb(total(m)), mb(totalUss(m)), `${(total(m) / total(pw)).toFixed(2)}x`, m.processes.length];
   try {
-    const ours = await measureOurs(url, []);
-    const pw = await measurePlaywright(url);
-    const row = (name: string, m: Measure) => [name, mb(m.server.pssKb), mb(m.browser.pssKb), mb(total(m)), mb(totalUss(m)), `${(total(m) / total(pw)).toFixed(2)}x`, m.processes.length];
-    rows.push(row('browserd (daemon + one idle user)', ours));
-    rows.push(row('Playwright MCP (server + one idle browser)', pw));
-    notes.push(`ours / Playwright MCP, PSS: ${(total(ours) / total(pw)).toFixed(2)}x (goal at most 0.6x); USS: ${(totalUss(ours) / totalUss(pw)).toFixed(2)}x.`);
-    // What one more user costs once the daemon is shared: its Chromium and a slice of the daemon.
-    for (const n of [4, 10]) notes.push(`indicative, ${n} idle users: (daemon PSS / ${n} + one Chromium) / Playwright MCP = ${((ours.server.pssKb / n + ours.browser.pssKb) / total(pw)).toFixed(2)}x (the daemon's own growth per user left out).`);
-    notes.push(`browserd processes: ${processSummary(ours)}.`, `Playwright processes: ${processSummary(pw)}.`);
-    for (const [name, args] of LEVERS) {
-      const m = await measureOurs(url, args);
-      rows.push(row(`browserd + ${name}`, m));
-      notes.push(`with ${args.join(' ')}: ${processSummary(m)}.`);
+    // Playwright MCP stays up, idle, for the whole run; each browserd variant is measured at the same instants.
+    const pw = await startPlaywright(url);
+    try {
+      for (const [i, [name, args]] of ([['', []], ...LEVERS] as [string, string[]][]).entries()) {
+        const ours = await startOurs(url, args);
+        let m: Measure, p: Measure;
+        try {
+          [m, p] = await idleMeasure([ours.pid, pw.pid]);
+        } finally {
+          await ours.stop();
+        }
+        if (i === 0) {
+          rows.push(row('browserd (daemon + one idle user)', m, p), row('Playwright MCP (server + one idle browser)', p, p));
+          notes.push(`ours / Playwright MCP, PSS: ${(total(m) / total(p)).toFixed(2)}x (goal at most 0.6x); USS: ${(totalUss(m) / totalUss(p)).toFixed(2)}x.`);
+          // What one more user costs once the daemon is shared: its Chromium and a slice of the daemon.
+          for (const n of [4, 10]) notes.push(`indicative, ${n} idle users: (daemon PSS / ${n} + one Chromium) / Playwright MCP = ${((m.server.pssKb / n + m.browser.pssKb) / total(p)).toFixed(2)}x (the daemon's own growth per user left out).`);
+          notes.push(`browserd processes: ${processSummary(m)}.`, `Playwright processes: ${processSummary(p)}.`);
+        } else {
+          rows.push(row(`browserd + ${name}`, m, p));
+          ratios.push(`with ${args.join(' ')}: ${processSummary(m)}; Playwright at the same time ${mb(total(p))}.`);
+        }
+      }
+    } finally {
+      await pw.stop();
     }
   } finally {
     await site.close();
   }
   notes.push(
-    `Each side idle ${IDLE_MS / 1000} s after one navigation to the same page, then the median of ${SAMPLES} samples a second apart. Sides measured one after the other.`,
+    ...ratios,
+    `Each side idle ${IDLE_MS / 1000} s after one navigation to the same page, then the median of ${SAMPLES} samples a second apart, both sides`,
+    '  at the same instants (Playwright MCP stays up through every browserd variant; each ratio is against it at that time).',
     "The daemon's PSS is the whole daemon here (one user); with N users each carries 1/N of it, and the per-user cost tends to its Chromium alone.",
     'Levers: fewer Chromium processes per user (no spare renderer kept warm for the next navigation, a renderer process limit, no GPU',
     '  process), and closing idle browsers (a relaunch on the next call, pipeline and security work). The network service already runs',
     "  in the browser process. The daemon itself is the largest single part for one user: Node with every module loaded through tsx.",
-    'Other processes on a shared machine move PSS (shared library pages split with them): compare within one run.',
+    'Other processes on a shared machine move PSS (Chromium pages split with them too): compare within one run, and USS as a check.',
   );
   printTable('Memory per idle user: PSS, browserd vs Playwright MCP', ['side', 'server PSS', 'browser PSS', 'total PSS', 'total USS', 'vs Playwright', 'processes'], rows, notes);
 }
