@@ -242,3 +242,97 @@ export async function startBenchSite(): Promise<BenchSite> {
   });
   return { site, url: (p) => `${site.url}${p}`, interactive, close: () => site.close() };
 }
+
+// ------------------------------------------------------------------ load bench and round-trip task pages
+
+/** The page every load-bench tab works on: a counter to click, a field to type into, a list to query and read. */
+export function loadPage(): string {
+  const r = rng(77);
+  const items = Array.from({ length: 20 }, (_, i) => `<li class="item">Item ${i + 1}: ${esc(sentence(r, 8))}</li>`).join('');
+  return html(
+    `<h1>Load</h1><p id="n">count 0</p>
+     <button id="add" style="width:160px;height:48px" onclick="const p=document.getElementById('n'); p.textContent='count '+(+p.textContent.split(' ')[1]+1)">Add one</button>
+     <p><label>Note <input id="note" name="note"></label></p>
+     <ul>${items}</ul><p>${esc(sentence(r, 40))}</p>`,
+    '',
+    'Load',
+  );
+}
+
+/** The round-trip task's account: fixed, and only on the loopback fixture site. */
+export const TASK_USER = 'ada@example.test';
+export const TASK_PASSWORD = 'correct horse battery';
+
+/**
+ * The round-trip task: sign in at /task/signin, fill the shipping form at /task/form, read the answer at
+ * /task/done (an order number computed from what was sent, so a wrong form shows a wrong answer). The session is
+ * a cookie set by the sign-in POST; the form refuses anyone without it.
+ */
+export function addTaskPages(site: FixtureSite): void {
+  const signedIn = (cookie: string | undefined) => /(^|;\s*)task_session=ok(;|$)/.test(cookie ?? '');
+  const page = (title: string, body: string) => html(`${SITE_NAV}<main>${body}</main>${SITE_FOOTER}`, STYLE, title);
+  site.route('/task/signin', (req, res, body) => {
+    if (req.method === 'POST') {
+      const f = new URLSearchParams(body);
+      if (f.get('email') === TASK_USER && f.get('password') === TASK_PASSWORD) {
+        res.writeHead(303, { location: '/task/form', 'set-cookie': 'task_session=ok; Path=/; HttpOnly; SameSite=Lax' });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(page('Sign in', '<h1>Sign in</h1><p role="alert">Wrong email or password.</p>'));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(
+      page(
+        'Sign in',
+        `<h1>Sign in</h1><form method="post" action="/task/signin">
+          <label>Email <input type="email" name="email" autocomplete="username" required></label><br>
+          <label>Password <input type="password" name="password" autocomplete="current-password" required></label><br>
+          <button type="submit">Sign in</button></form><p><a href="/help">Forgot your password?</a></p>`,
+      ),
+    );
+  });
+  site.route('/task/form', (req, res) => {
+    if (!signedIn(req.headers.cookie)) {
+      res.writeHead(303, { location: '/task/signin' });
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(
+      page(
+        'Shipping',
+        `<h1>Where should we ship?</h1><form method="post" action="/task/done">
+          <label>Full name <input name="name" required></label><br>
+          <label>Street <input name="street" required></label><br>
+          <label>City <input name="city" required></label><br>
+          <label>Country <select name="country"><option>France</option><option>Germany</option><option>Spain</option><option>United Kingdom</option></select></label><br>
+          <label><input type="checkbox" name="gift"> This is a gift</label><br>
+          <button type="submit">Place order</button></form>`,
+      ),
+    );
+  });
+  site.route('/task/done', (req, res, body) => {
+    if (!signedIn(req.headers.cookie) || req.method !== 'POST') {
+      res.writeHead(303, { location: '/task/signin' });
+      res.end();
+      return;
+    }
+    const f = new URLSearchParams(body);
+    const fields = ['name', 'street', 'city', 'country'].map((k) => f.get(k) ?? '');
+    let h = 7;
+    for (const ch of fields.join('|') + (f.get('gift') ? '|gift' : '')) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
+    const order = `ORD-${String(h % 1_000_000).padStart(6, '0')}`;
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(page('Order placed', `<h1>Thank you</h1><p>Your order number is <strong id="order">${order}</strong>. It ships to ${esc(fields[2])}, ${esc(fields[3])}${f.get('gift') ? ', gift-wrapped' : ''}.</p>`));
+  });
+}
+
+/** The order number /task/done shows for these fields (the scripts check the answer they read against it). */
+export function expectedOrder(fields: { name: string; street: string; city: string; country: string; gift: boolean }): string {
+  let h = 7;
+  for (const ch of [fields.name, fields.street, fields.city, fields.country].join('|') + (fields.gift ? '|gift' : '')) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
+  return `ORD-${String(h % 1_000_000).padStart(6, '0')}`;
+}

@@ -1,14 +1,16 @@
 /**
  * `npm run bench`: every benchmark in sequence, each printing its own table, after a note of the machine.
  * `--only NAME` (overhead, snapshot-size, cold-start, read, query, page-load, page-load-settings, isolation, crawl, docs, downloads,
- * traffic, webhooks, act-cache, monitors, model-extract) runs one (downloads: the daemon's memory while a 500 MB page
+ * traffic, webhooks, act-cache, monitors, model-extract, load, memory, round-trips) runs one (downloads: the daemon's memory while a 500 MB page
  * download is stored; traffic: page load with browser_har recording off and on and against Playwright's recordHar, a
  * 5,000-entry recording's memory; webhooks: outbox events/s against a bare standardwebhooks + fetch sender, and 100,000
  * rows pending while the receiver is down; act-cache: a 5-step act sequence twice against a fake model at 500 ms, the
  * second run from the action cache; monitors: start drift of 1,000 monitors due at one 5-minute boundary, and their idle
  * memory against 1,000 bare croner jobs; model-extract: tokens sent per extraction of a long article against its whole
  * text, same data extracted; page-load-settings: a 40-resource page with block_ads and the identity on against all
- * off, and the filter lists' parse time, cache load time and memory).
+ * off, and the filter lists' parse time, cache load time and memory; load: U users x C concurrent calls for T minutes,
+ * latency percentiles, errors, RSS and descriptors, audit entries vs acknowledged calls; memory: PSS of an idle user
+ * against an idle Playwright MCP; round-trips: tool calls and characters for one scripted task, ours vs Playwright MCP).
  * Benchmarks print numbers and never assert times; the exit code is non-zero only when a benchmark could not run at all.
  */
 import { machineLines, now } from './lib.js';
@@ -30,6 +32,9 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   'act-cache': () => import('./act-cache.js'),
   webhooks: () => import('./webhooks.js'),
   monitors: () => import('./monitors.js'),
+  load: () => import('./load.js'),
+  memory: () => import('./memory.js'),
+  'round-trips': () => import('./round-trips.js'),
 };
 
 function parseOnly(argv: string[]): string[] {

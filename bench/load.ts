@@ -1,0 +1,427 @@
+/**
+ * Load: U users, each with C MCP sessions calling at once, for T minutes, against the loopback bench site. Each
+ * session keeps one tab of its own on /load and loops over a realistic mix (open a new tab, snapshot, click, type,
+ * read, query). Printed: p50/p95/p99 per tool, errors by code, RSS and open descriptors of the daemon and of its
+ * Chromiums over time, RSS growth over the last half, and audit entries against acknowledged calls (every
+ * answered call, refusals included, is audited before its answer, so the two must be equal). Then the same mix
+ * for one user alone, for the "p95 under 4x the one-user p95" comparison.
+ *
+ * The daemon runs in this process (the load generator's clients add to its RSS: a few tens of MB, constant);
+ * it is started without the test fixture's collectors, which keep every log line and result and would grow.
+ * Knobs: BENCH_LOAD_USERS / --users (4), BENCH_LOAD_CONCURRENCY / --concurrency (4), BENCH_LOAD_MINUTES /
+ * --minutes (2). Prints numbers, asserts nothing.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { loadConfig } from '../daemon/config.js';
+import { startDaemon, type Daemon } from '../daemon/main.js';
+import { startBenchSite, loadPage, type BenchSite } from './pages.js';
+import { RESOLVER_RULES, mcpText, ms, now, printTable, quantile } from './lib.js';
+
+export interface LoadOptions {
+  users: number;
+  concurrency: number;
+  durationMs: number;
+  /** How often RSS and descriptors are sampled. */
+  sampleEveryMs?: number;
+}
+
+export interface Sample {
+  atS: number;
+  daemonRssMb: number;
+  daemonFds: number;
+  chromiumRssMb: number;
+  /** The same processes' PSS: shared pages (the binary, fonts) counted once, not once per process as in RSS. */
+  chromiumPssMb: number;
+  chromiumFds: number;
+  chromiumProcs: number;
+}
+
+export interface LoadResult {
+  opts: LoadOptions;
+  /** Latency of every answered call, by tool. */
+  latencies: Map<string, number[]>;
+  /** Error answers by code (an isError result is still an acknowledged call). */
+  errors: Map<string, number>;
+  /** A few error texts, for the report. */
+  errorSamples: string[];
+  /** Calls that got no answer at all (the transport failed): not acknowledged, not expected in the audit. */
+  unanswered: number;
+  acknowledged: number;
+  audited: number;
+  samples: Sample[];
+  /** After the load stopped: every user's browser_tabs and a snapshot of one of its tabs answered. */
+  stillServing: boolean;
+  wallMs: number;
+}
+
+/** Tools that start a navigation; the others are held to the one-user comparison. */
+export const NAVIGATING = new Set(['browser_open', 'browser_close_tab']);
+
+/** The mix: weights out of 100, what a browsing agent does most (look, act, read) and a new tab now and then. */
+const MIX: [op: 'open' | 'snapshot' | 'click' | 'type' | 'read' | 'query', weight: number][] = [
+  ['snapshot', 25],
+  ['click', 20],
+  ['type', 15],
+  ['read', 15],
+  ['query', 15],
+  ['open', 10],
+];
+
+function numberOpt(flag: string, env: string, fallback: number): number {
+  const argv = process.argv;
+  const i = argv.indexOf(flag);
+  const raw = i >= 0 ? argv[i + 1] : process.env[env];
+  const n = raw === undefined ? NaN : Number(raw);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+// ------------------------------------------------------------------ /proc
+
+function readProc(pid: number, file: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return undefined; // the process ended between listing and reading
+  }
+}
+
+function rssKb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readProc(pid, 'status') ?? '')?.[1] ?? 0);
+}
+
+/**
+ * Pss and private pages of a process (/proc/<pid>/smaps_rollup, kB). Pss counts a page shared by n processes as 1/n
+ * in each, so a sum over processes counts shared pages once; private pages (Private_Clean + Private_Dirty) are
+ * what ending the process frees for sure.
+ */
+export function smapsRollup(pid: number): { pssKb: number; ussKb: number } {
+  const s = readProc(pid, 'smaps_rollup');
+  if (!s) return { pssKb: 0, ussKb: 0 };
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? 0);
+  return { pssKb: kb('Pss'), ussKb: kb('Private_Clean') + kb('Private_Dirty') };
+}
+
+function fdCount(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** A process and every process under it (Chromium's zygotes, renderers, GPU and utility processes). */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readProc(Number(name), 'stat');
+    if (!stat) continue;
+    // The command name is in parentheses and may hold spaces; the parent pid is the second field after it.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const list = children.get(ppid) ?? [];
+    list.push(Number(name));
+    children.set(ppid, list);
+  }
+  const out: number[] = [];
+  const todo = [root];
+  while (todo.length) {
+    const p = todo.pop()!;
+    out.push(p);
+    todo.push(...(children.get(p) ?? []));
+  }
+  return out;
+}
+
+function sample(daemon: Daemon, users: string[], t0: number): Sample {
+  let chromiumRss = 0;
+  let chromiumPss = 0;
+  let chromiumFds = 0;
+  let procs = 0;
+  for (const u of users) {
+    const pid = daemon.env.pool.peek(u)?.pid;
+    if (!pid) continue;
+    for (const p of processTree(pid)) {
+      chromiumRss += rssKb(p);
+      chromiumPss += smapsRollup(p).pssKb;
+      chromiumFds += fdCount(p);
+      procs++;
+    }
+  }
+  return {
+    atS: (now() - t0) / 1000,
+    daemonRssMb: rssKb(process.pid) / 1024,
+    daemonFds: fdCount(process.pid),
+    chromiumRssMb: chromiumRss / 1024,
+    chromiumPssMb: chromiumPss / 1024,
+    chromiumFds,
+    chromiumProcs: procs,
+  };
+}
+
+// ------------------------------------------------------------------ one session's loop
+
+interface Tally {
+  latencies: Map<string, number[]>;
+  errors: Map<string, number>;
+  errorSamples: string[];
+  unanswered: number;
+  acknowledged: number;
+}
+
+async function connect(url: string, token: string): Promise<Client> {
+  const client = new Client({ name: 'browserd-load', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+/** One call, timed and tallied; the text, or undefined when the answer was an error or never came. */
+async function timedCall(client: Client, tally: Tally, tool: string, args: Record<string, unknown>): Promise<string | undefined> {
+  const t0 = now();
+  let r;
+  try {
+    r = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 120_000 });
+  } catch (e) {
+    tally.unanswered++;
+    if (tally.errorSamples.length < 10) tally.errorSamples.push(`${tool}: no answer: ${e instanceof Error ? e.message : e}`);
+    return undefined;
+  }
+  const dt = now() - t0;
+  tally.acknowledged++;
+  const text = mcpText(r);
+  if (r.isError) {
+    const code = /^Error \[(\w+)\]/.exec(text)?.[1] ?? 'unparsed';
+    tally.errors.set(code, (tally.errors.get(code) ?? 0) + 1);
+    if (tally.errorSamples.length < 10) tally.errorSamples.push(`${tool}: ${text.split('\n')[0].slice(0, 200)}`);
+    return undefined;
+  }
+  const xs = tally.latencies.get(tool) ?? [];
+  xs.push(dt);
+  tally.latencies.set(tool, xs);
+  return text;
+}
+
+function pick(r: () => number) {
+  let x = r() * 100;
+  for (const [op, w] of MIX) {
+    if (x < w) return op;
+    x -= w;
+  }
+  return MIX[0][0];
+}
+
+/** A seeded generator, so every run draws the same sequence of operations per session. */
+function seeded(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function session(client: Client, pageUrl: string, tally: Tally, deadline: number, seed: number): Promise<string | undefined> {
+  const r = seeded(seed);
+  let tab: string | undefined;
+  let refs: { add?: string; note?: string } = {};
+  const open = async () => {
+    const text = await timedCall(client, tally, 'browser_open', { url: pageUrl, mode: 'act', live: 'none' });
+    const id = text && /Opened tab (\S+)/.exec(text)?.[1];
+    if (!id) return;
+    // One tab per session: the old one goes, as an agent done with a page closes it.
+    if (tab) await timedCall(client, tally, 'browser_close_tab', { tab });
+    tab = id;
+    refs = {};
+  };
+  const snapshot = async () => {
+    const text = await timedCall(client, tally, 'browser_snapshot', { tab });
+    if (!text) return;
+    refs = {
+      add: /button "Add one" \[ref=(e\d+)\]/.exec(text)?.[1],
+      note: /textbox "Note" \[ref=(e\d+)\]/.exec(text)?.[1],
+    };
+  };
+  while (now() < deadline) {
+    if (!tab) {
+      await open();
+      if (!tab) continue;
+    }
+    const op = pick(r);
+    // Acting needs a ref, and refs come from a snapshot of this tab (as for an agent).
+    if ((op === 'click' && !refs.add) || (op === 'type' && !refs.note)) {
+      await snapshot();
+      continue;
+    }
+    switch (op) {
+      case 'open':
+        await open();
+        break;
+      case 'snapshot':
+        await snapshot();
+        break;
+      case 'click':
+        await timedCall(client, tally, 'browser_click', { tab, ref: refs.add });
+        break;
+      case 'type':
+        await timedCall(client, tally, 'browser_type', { tab, ref: refs.note, text: `note ${Math.floor(r() * 1e6)}`, clear: true });
+        break;
+      case 'read':
+        await timedCall(client, tally, 'browser_read_text', { tab });
+        break;
+      case 'query':
+        await timedCall(client, tally, 'browser_query', { tab, css: 'li.item', limit: 20 });
+        break;
+    }
+  }
+  return tab;
+}
+
+// ------------------------------------------------------------------ a run
+
+/** Starts a daemon and a bench site of its own, runs the load, checks the audit, stops both. */
+export async function runLoad(opts: LoadOptions, site?: BenchSite): Promise<LoadResult> {
+  const ownSite = !site;
+  const bench = site ?? (await startBenchSite());
+  bench.site.route('/load', loadPage());
+  const dataDir = mkdtempSync(join(tmpdir(), 'browserd-load-'));
+  const cfg = {
+    ...loadConfig({ listen: '127.0.0.1:0', data: dataDir }, { ...process.env, BROWSERD_ALLOW_PRIVATE_NETWORK: '1' }),
+    maxBrowsers: opts.users + 1,
+    chromeArgs: [RESOLVER_RULES],
+  };
+  // Warnings and errors only: an info line per call is the operator's, and would be the bench's own noise.
+  const daemon = await startDaemon(cfg, pino({ level: 'warn' }));
+  const tally: Tally = { latencies: new Map(), errors: new Map(), errorSamples: [], unanswered: 0, acknowledged: 0 };
+  const users = Array.from({ length: opts.users }, (_, i) => `load${i + 1}`);
+  const samples: Sample[] = [];
+  const clients: Client[] = [];
+  let stillServing = false;
+  let audited = 0;
+  const t0 = now();
+  try {
+    const tokens = new Map<string, string>();
+    for (const u of users) tokens.set(u, (await daemon.env.users.add(u)).token);
+    const perUser = new Map<string, Client[]>();
+    for (const u of users) {
+      const cs: Client[] = [];
+      for (let c = 0; c < opts.concurrency; c++) cs.push(await connect(daemon.url, tokens.get(u)!));
+      perUser.set(u, cs);
+      clients.push(...cs);
+    }
+    const every = opts.sampleEveryMs ?? 5000;
+    samples.push(sample(daemon, users, t0));
+    const timer = setInterval(() => {
+      samples.push(sample(daemon, users, t0));
+      // The fixture site logs every request for tests; a load run would grow that log without end.
+      bench.site.requests.length = 0;
+    }, every);
+    const deadline = now() + opts.durationMs;
+    let lastTabs: (string | undefined)[] = [];
+    try {
+      lastTabs = await Promise.all(users.flatMap((u, ui) => perUser.get(u)!.map((c, ci) => session(c, bench.url('/load'), tally, deadline, 1000 * ui + ci + 1))));
+    } finally {
+      clearInterval(timer);
+    }
+    samples.push(sample(daemon, users, t0));
+    // Every answered call is on disk in the audit before its answer went out; count this run's entries.
+    audited = daemon.env.audit.all(Number.MAX_SAFE_INTEGER).filter((e) => users.includes(e.user)).length;
+    // Still serving: each user lists its tabs and snapshots one (outside the tally: checks, not load).
+    stillServing = true;
+    for (const [ui, u] of users.entries()) {
+      const c = perUser.get(u)![0];
+      const tabs = await c.callTool({ name: 'browser_tabs', arguments: {} }).catch(() => undefined);
+      const tab = lastTabs[ui * opts.concurrency];
+      const snap = tab ? await c.callTool({ name: 'browser_snapshot', arguments: { tab } }).catch(() => undefined) : undefined;
+      if (!tabs || tabs.isError || !snap || snap.isError || !/Add one/.test(mcpText(snap))) stillServing = false;
+    }
+  } finally {
+    for (const c of clients) await c.close().catch(() => undefined);
+    await daemon.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    if (ownSite) await bench.close();
+  }
+  return { opts, ...tally, audited, samples, stillServing, wallMs: now() - t0 };
+}
+
+// ------------------------------------------------------------------ report
+
+/** RSS growth over the last half: the mean of the last three samples against the three around the middle. */
+export function lastHalfGrowth(samples: Sample[], key: 'daemonRssMb' | 'chromiumRssMb' | 'chromiumPssMb'): number {
+  if (samples.length < 6) return NaN;
+  const mid = Math.floor(samples.length / 2);
+  const mean = (xs: Sample[]) => xs.reduce((s, x) => s + x[key], 0) / xs.length;
+  const a = mean(samples.slice(mid - 1, mid + 2));
+  const b = mean(samples.slice(-3));
+  return (b - a) / a;
+}
+
+function pct(x: number): string {
+  return Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'n/a';
+}
+
+export async function run(): Promise<void> {
+  const users = numberOpt('--users', 'BENCH_LOAD_USERS', 4);
+  const concurrency = numberOpt('--concurrency', 'BENCH_LOAD_CONCURRENCY', 4);
+  const minutes = numberOpt('--minutes', 'BENCH_LOAD_MINUTES', 2);
+  const site = await startBenchSite();
+  let main: LoadResult;
+  let alone: LoadResult;
+  try {
+    main = await runLoad({ users, concurrency, durationMs: minutes * 60_000 }, site);
+    // The one-user baseline: the same mix and the same concurrency per user, a quarter of the time (30 s at least).
+    alone = await runLoad({ users: 1, concurrency, durationMs: Math.max(30_000, (minutes * 60_000) / 4) }, site);
+  } finally {
+    await site.close();
+  }
+
+  const tools = [...new Set([...main.latencies.keys(), ...alone.latencies.keys()])].sort();
+  const rows = tools.map((t) => {
+    const xs = main.latencies.get(t) ?? [];
+    const one = alone.latencies.get(t) ?? [];
+    const ratio = quantile(xs, 0.95) / quantile(one, 0.95);
+    return [t, xs.length, ms(quantile(xs, 0.5)), ms(quantile(xs, 0.95)), ms(quantile(xs, 0.99)), ms(quantile(one, 0.95)), NAVIGATING.has(t) ? `${ratio.toFixed(2)}x (navigates)` : `${ratio.toFixed(2)}x`];
+  });
+  const calls = main.acknowledged + main.unanswered;
+  printTable(
+    `Load: ${users} users x ${concurrency} concurrent calls for ${minutes} min (MCP, in-process daemon, loopback site)`,
+    ['tool', 'calls', 'p50', 'p95', 'p99', 'one-user p95', 'p95 / one-user'],
+    rows,
+    [
+      `${calls} calls in ${(main.wallMs / 1000).toFixed(0)} s (${(calls / (main.wallMs / 1000)).toFixed(1)} calls/s); one user alone: ${alone.acknowledged} calls in ${(alone.wallMs / 1000).toFixed(0)} s.`,
+      `mix: ${MIX.map(([op, w]) => `${op} ${w}%`).join(', ')}; an open also closes the session's previous tab; click and type snapshot first when they have no ref.`,
+      'goal: p95 of the non-navigating tools under 4x the one-user p95.',
+    ],
+  );
+
+  const errRows = [...main.errors].map(([code, n]) => ['load', code, n]).concat([...alone.errors].map(([code, n]) => ['one user', code, n]));
+  if (main.unanswered) errRows.push(['load', '(no answer: transport failed)', main.unanswered]);
+  if (alone.unanswered) errRows.push(['one user', '(no answer: transport failed)', alone.unanswered]);
+  printTable('Load: errors by code', ['run', 'code', 'count'], errRows.length ? errRows : [['both', 'none', 0]], [
+    'Every error here is unexpected: the mix only does what the page allows.',
+    ...main.errorSamples.concat(alone.errorSamples).slice(0, 5).map((s) => `e.g. ${s}`),
+  ]);
+
+  const step = Math.max(1, Math.floor(main.samples.length / 12));
+  const shown = main.samples.filter((_, i) => i % step === 0 || i === main.samples.length - 1);
+  printTable(
+    'Load: memory and descriptors over time',
+    ['at', 'daemon RSS', 'daemon fds', 'Chromium RSS (all users)', 'Chromium PSS (all users)', 'Chromium fds', 'Chromium processes'],
+    shown.map((s) => [`${s.atS.toFixed(0)} s`, `${s.daemonRssMb.toFixed(0)} MB`, s.daemonFds, `${s.chromiumRssMb.toFixed(0)} MB`, `${s.chromiumPssMb.toFixed(0)} MB`, s.chromiumFds, s.chromiumProcs]),
+    [
+      `RSS growth over the last half: daemon ${pct(lastHalfGrowth(main.samples, 'daemonRssMb'))}, Chromium ${pct(lastHalfGrowth(main.samples, 'chromiumRssMb'))} (PSS ${pct(lastHalfGrowth(main.samples, 'chromiumPssMb'))}); goal under 5%; the mean of the last 3 samples vs the 3 around the middle.`,
+      "Daemon RSS is this process: the daemon, the bench site and the load generator's MCP clients; it moves with V8's collections.",
+      "Chromium RSS sums every process of every user's browser, shared pages counted in each; PSS counts them once.",
+    ],
+  );
+
+  const audit = (name: string, r: LoadResult) => [name, r.acknowledged, r.audited, r.acknowledged === r.audited ? 'equal' : 'MISMATCH', r.stillServing ? 'yes' : 'NO'];
+  printTable('Load: audit entries vs acknowledged calls', ['run', 'acknowledged calls', 'audit entries', 'check', 'still serving after'], [audit('load', main), audit('one user', alone)]);
+  for (const r of [main, alone]) {
+    if (r.acknowledged !== r.audited) console.log(`\n  !!! MISMATCH: ${r.opts.users} user(s): ${r.acknowledged} calls acknowledged but ${r.audited} audit entries !!!`);
+  }
+}

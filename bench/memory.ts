@@ -1,0 +1,250 @@
+/**
+ * Memory per idle user, side by side, in one run: PSS (from /proc/<pid>/smaps_rollup: a page shared by n
+ * processes counts 1/n in each, so summing over a set of processes counts shared pages once) of
+ *   ours:       a `browserd serve` process (its own process, started as an operator starts it) with one user whose
+ *               Chromium has one tab after one navigation, idle: the daemon's PSS + every process of that Chromium;
+ *   Playwright: a Playwright MCP server (stdio, its own process, Debian's chromium, headless, isolated) after one
+ *               browser_navigate to the same page, idle: the server's PSS + every process of its browser.
+ * Both sides are measured at the same instants, Playwright MCP staying up while each browserd variant runs: on a
+ * shared host other Chromiums map the same binary and split its pages, and measured together both sides see the
+ * same neighbours (they split the binary's pages with each other alike). The variants are ours with extra Chromium
+ * switches (levers), set through BROWSERD_CHROME_ARGS, without changing daemon/browser/switches.ts.
+ * Prints numbers; asserts nothing.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startBenchSite } from './pages.js';
+import { startPlaywrightMcp, mcpText, median, printTable } from './lib.js';
+import { processTree, smapsRollup } from './load.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'bin', 'browserd.js');
+/** How long a side sits idle after its navigation before it is measured, and the samples then taken. */
+const IDLE_MS = 8000;
+const SAMPLES = 3;
+
+type Rollup = ReturnType<typeof smapsRollup>;
+
+/**
+ * The command line of a process, split into arguments. Chromium's child processes rewrite theirs (one string,
+ * spaces between the arguments, as setproctitle leaves it), so both separators count.
+ */
+function argvOf(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/).filter(Boolean);
+  } catch {
+    return []; // ended meanwhile
+  }
+}
+
+/** Chromium's kind of process (browser, zygote, renderer, gpu-process, utility:network...), or the program's name. */
+function kindOf(pid: number): string {
+  const argv = argvOf(pid);
+  const type = argv.find((a) => a.startsWith('--type='))?.slice(7);
+  const sub = argv.find((a) => a.startsWith('--utility-sub-type='))?.slice(19).split('.')[0];
+  if (type) return sub ? `${type}:${sub}` : type;
+  const prog = (argv[0] ?? '?').split('/').pop()!;
+  return /^(chromium|chrome|headless_shell)$/.test(prog) ? 'browser' : prog;
+}
+
+/** Part of the browser: Chromium itself or Debian's wrapper script that started it. */
+function isBrowser(pid: number): boolean {
+  const argv = argvOf(pid);
+  return argv.some((a) => /\/(chromium|chrome|headless_shell)$/.test(a) || /^--type=/.test(a));
+}
+
+interface Measure {
+  /** The server process (daemon or Playwright MCP's node) and its helpers that are no browser (tsx's esbuild). */
+  server: Rollup;
+  /** Every process under the server: the browser and its children (and Debian's wrapper script). */
+  browser: Rollup;
+  processes: string[];
+}
+
+function measureTree(serverPid: number): Measure {
+  const tree = processTree(serverPid);
+  const server = { pssKb: 0, ussKb: 0 };
+  const browser = { pssKb: 0, ussKb: 0 };
+  for (const p of tree) {
+    const r = smapsRollup(p);
+    const into = p !== serverPid && isBrowser(p) ? browser : server;
+    into.pssKb += r.pssKb;
+    into.ussKb += r.ussKb;
+  }
+  return { server, browser, processes: tree.filter((p) => p !== serverPid).map(kindOf) };
+}
+
+/**
+ * Both sides measured at the same instants, after the idle wait: the median of a few samples a second apart. Taken
+ * together, other processes on the machine (a shared host runs other Chromiums mapping the same binary, which
+ * splits its pages further) move both sides alike.
+ */
+async function idleMeasure(serverPids: number[]): Promise<Measure[]> {
+  await new Promise((r) => setTimeout(r, IDLE_MS)); // idle is a duration: nothing to await but time
+  const samples: Measure[][] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    samples.push(serverPids.map(measureTree));
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  return serverPids.map((_, k) => {
+    const ms = samples.map((s) => s[k]);
+    const med = (f: (m: Measure) => number) => median(ms.map(f));
+    return {
+      server: { pssKb: med((m) => m.server.pssKb), ussKb: med((m) => m.server.ussKb) },
+      browser: { pssKb: med((m) => m.browser.pssKb), ussKb: med((m) => m.browser.ussKb) },
+      processes: ms[ms.length - 1].processes,
+    };
+  });
+}
+
+// ------------------------------------------------------------------ ours: `browserd serve` as its own process
+
+/** `browserd serve` with one user whose tab has loaded url; stop() ends the daemon (and its Chromium). */
+async function startOurs(url: string, chromeArgs: string[]): Promise<{ pid: number; stop(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'browserd-bench-mem-'));
+  const env = { ...process.env, BROWSERD_ALLOW_PRIVATE_NETWORK: '1', BROWSERD_CHROME_ARGS: chromeArgs.join(' '), BROWSERD_LOG_LEVEL: 'info' };
+  let child: ChildProcess | undefined;
+  try {
+    const added = execFileSync(process.execPath, [CLI, 'user', 'add', 'idle', '--data', dataDir], { env, encoding: 'utf8' });
+    const token = added.trim().split('\n').pop()!.trim();
+    child = spawn(process.execPath, [CLI, 'serve', '--data', dataDir, '--listen', '127.0.0.1:0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-2000)));
+    const daemonUrl = await new Promise<string>((resolve, reject) => {
+      const lines = createInterface({ input: child!.stdout! });
+      lines.on('line', (line) => {
+        if (!line.includes('browserd listening')) return;
+        try {
+          resolve(JSON.parse(line).url);
+        } catch (e) {
+          reject(e);
+        }
+      });
+      child!.once('exit', (code) => reject(new Error(`browserd serve exited (${code}) before listening: ${stderr}`)));
+    });
+    const client = new Client({ name: 'browserd-bench-memory', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${daemonUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const r = await client.callTool({ name: 'browser_open', arguments: { url } });
+    if (r.isError) throw new Error(`browser_open failed: ${mcpText(r)}`);
+    await client.close();
+  } catch (e) {
+    await stopDaemon(child, dataDir);
+    throw e;
+  }
+  return { pid: child.pid!, stop: () => stopDaemon(child, dataDir) };
+}
+
+async function stopDaemon(child: ChildProcess | undefined, dataDir: string): Promise<void> {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+// ------------------------------------------------------------------ Playwright MCP
+
+/** The Playwright MCP server started by startPlaywrightMcp: this process's child running its cli.js. */
+function playwrightServerPid(): number {
+  for (const p of processTree(process.pid)) {
+    if (p === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('@playwright/mcp')) return p;
+    } catch {
+      // ended meanwhile
+    }
+  }
+  throw new Error('Playwright MCP server process not found under this process');
+}
+
+/** A Playwright MCP server whose browser has loaded url. */
+async function startPlaywright(url: string): Promise<{ pid: number; stop(): Promise<void> }> {
+  const pw = await startPlaywrightMcp();
+  try {
+    const r = await pw.client.callTool({ name: 'browser_navigate', arguments: { url } });
+    if (r.isError) throw new Error(`Playwright browser_navigate failed: ${mcpText(r)}`);
+    return { pid: playwrightServerPid(), stop: () => pw.close() };
+  } catch (e) {
+    await pw.close();
+    throw e;
+  }
+}
+
+// ------------------------------------------------------------------ report
+
+const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
+const total = (m: Measure) => m.server.pssKb + m.browser.pssKb;
+const totalUss = (m: Measure) => m.server.ussKb + m.browser.ussKb;
+
+function processSummary(m: Measure): string {
+  const counts = new Map<string, number>();
+  for (const k of m.processes) counts.set(k, (counts.get(k) ?? 0) + 1);
+  return [...counts].map(([k, n]) => (n > 1 ? `${k} x${n}` : k)).join(', ');
+}
+
+/**
+ * Switches tried as levers, each meant to leave one Chromium process out. (The network service already runs in the
+ * browser process: the egress guard needs it there, switches.ts.)
+ */
+const LEVERS: [name: string, args: string[]][] = [
+  ['--disable-gpu', ['--disable-gpu']],
+  ['no spare renderer', ['--disable-features=SpareRendererForSitePerProcess']],
+  ['renderer process limit 1', ['--renderer-process-limit=1']],
+  ['no spare renderer + renderer limit 1', ['--disable-features=SpareRendererForSitePerProcess', '--renderer-process-limit=1']],
+];
+
+export async function run(): Promise<void> {
+  const site = await startBenchSite();
+  const url = site.url('/article');
+  const rows: (string | number)[][] = [];
+  const notes: string[] = [];
+  const ratios: string[] = [];
+  const row = (name: string, m: Measure, pw: Measure) => [name, mb(m.server.pssKb), mb(m.browser.pssKb), mb(total(m)), mb(totalUss(m)), `${(total(m) / total(pw)).toFixed(2)}x`, m.processes.length];
+  try {
+    // Playwright MCP stays up, idle, for the whole run; each browserd variant is measured at the same instants.
+    const pw = await startPlaywright(url);
+    try {
+      for (const [i, [name, args]] of ([['', []], ...LEVERS] as [string, string[]][]).entries()) {
+        const ours = await startOurs(url, args);
+        let m: Measure, p: Measure;
+        try {
+          [m, p] = await idleMeasure([ours.pid, pw.pid]);
+        } finally {
+          await ours.stop();
+        }
+        if (i === 0) {
+          rows.push(row('browserd (daemon + one idle user)', m, p), row('Playwright MCP (server + one idle browser)', p, p));
+          notes.push(`ours / Playwright MCP, PSS: ${(total(m) / total(p)).toFixed(2)}x (goal at most 0.6x); USS: ${(totalUss(m) / totalUss(p)).toFixed(2)}x.`);
+          // What one more user costs once the daemon is shared: its Chromium and a slice of the daemon.
+          for (const n of [4, 10]) notes.push(`indicative, ${n} idle users: (daemon PSS / ${n} + one Chromium) / Playwright MCP = ${((m.server.pssKb / n + m.browser.pssKb) / total(p)).toFixed(2)}x (the daemon's own growth per user left out).`);
+          notes.push(`browserd processes: ${processSummary(m)}.`, `Playwright processes: ${processSummary(p)}.`);
+        } else {
+          rows.push(row(`browserd + ${name}`, m, p));
+          ratios.push(`with ${args.join(' ')}: ${processSummary(m)}; Playwright at the same time ${mb(total(p))}.`);
+        }
+      }
+    } finally {
+      await pw.stop();
+    }
+  } finally {
+    await site.close();
+  }
+  notes.push(
+    ...ratios,
+    `Each side idle ${IDLE_MS / 1000} s after one navigation to the same page, then the median of ${SAMPLES} samples a second apart, both sides`,
+    '  at the same instants (Playwright MCP stays up through every browserd variant; each ratio is against it at that time).',
+    "The daemon's PSS is the whole daemon here (one user); with N users each carries 1/N of it, and the per-user cost tends to its Chromium alone.",
+    'Levers: fewer Chromium processes per user (no spare renderer kept warm for the next navigation, a renderer process limit, no GPU',
+    '  process), and closing idle browsers (a relaunch on the next call, pipeline and security work). The network service already runs',
+    "  in the browser process. The daemon itself is the largest single part for one user: Node with every module loaded through tsx.",
+    'Other processes on a shared machine move PSS (Chromium pages split with them too): compare within one run, and USS as a check.',
+  );
+  printTable('Memory per idle user: PSS, browserd vs Playwright MCP', ['side', 'server PSS', 'browser PSS', 'total PSS', 'total USS', 'vs Playwright', 'processes'], rows, notes);
+}
