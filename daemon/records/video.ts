@@ -74,9 +74,12 @@ export async function startVideo(env: DaemonEnv, user: string, tab: Tab): Promis
     },
     async finish(name) {
       cast.remove(sink);
-      const end = Date.now();
-      if (held) keep(held);
+      // The held picture came sooner than a frame's gap after the last kept one. Kept at its arrival time, the
+      // encoder's rate control sees a frame a few milliseconds after the last and may drop it, so the video
+      // would end on the picture before; a frame's gap later it is an ordinary frame.
+      if (held) keep({ jpeg: held.jpeg, at: Math.max(held.at, frames.at(-1)!.at + MIN_FRAME_GAP_MS) });
       held = undefined;
+      const end = Math.max(Date.now(), frames.at(-1)?.at ?? 0);
       if (!frames.length) throw new Error('the tab drew no frame while it was recorded');
       const encoder = await inst.scratchTab();
       try {
