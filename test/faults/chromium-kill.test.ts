@@ -133,3 +133,48 @@ t.test('every kind of wait ends with browser_crashed within seconds of a kill -9
     t.ok(afterKillMs < CRASH_SEEN_MS, `${name}: ended ${afterKillMs} ms after the kill`);
   }
 });
+
+/** Per-call latencies of bob's browser_snapshot over `ms` (one call after another). */
+async function bobSnapshots(tab: string, until: () => boolean): Promise<number[]> {
+  const times: number[] = [];
+  while (!until()) {
+    const t0 = Date.now();
+    const r = await asBob('browser_snapshot', { tab });
+    if (r.status !== 200) throw new Error(`bob's snapshot failed: ${JSON.stringify(r.json)}`);
+    times.push(Date.now() - t0);
+  }
+  return times;
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+t.test('after the kill the next call restarts the browser with its tab ids, URLs and cookie; bob is not slowed meanwhile', async (t) => {
+  const signedIn = await alice('browser_open', { url: `${site.url}/login` });
+  t.equal(signedIn.status, 200, JSON.stringify(signedIn.json));
+  const second = await alice('browser_open', { url: `${site.url}/second` });
+  const before = (await alice('browser_tabs', {})).json.tabs.map((x: any) => ({ id: x.id, url: x.url }));
+  t.ok(before.some((x: any) => x.id === signedIn.json.tab) && before.some((x: any) => x.id === second.json.tab), 'both tabs are listed before the kill');
+
+  const bobTab = (await asBob('browser_open', { url: `${site.url}/second` })).json.tab;
+  const alone = await bobSnapshots(bobTab, ((n) => () => n-- <= 0)(10));
+
+  // Alice's browser dies in the middle of a wait; bob keeps taking snapshots through the crash and the restart.
+  let done = false;
+  const during = bobSnapshots(bobTab, () => done);
+  const { r } = await killDuring(alice('browser_wait', { tab: second.json.tab, text: 'never there', timeoutMs: 30000 }), polling());
+  t.equal(r.json?.error?.code, 'browser_crashed');
+  const pidBefore = d.daemon.env.pool.peek('alice');
+  t.notOk(pidBefore, 'the dead browser is no longer in the pool');
+  const who = await alice('browser_navigate', { tab: second.json.tab, url: `${site.url}/whoami` });
+  t.equal(who.status, 200, `the next call restarts the browser: ${JSON.stringify(who.json)}`);
+  const text = await alice('browser_read_text', { tab: second.json.tab });
+  t.match(JSON.stringify(text.json), /cookie: kept-after-crash/, 'the cookie set before the kill is sent after the restart');
+  const after = (await alice('browser_tabs', {})).json.tabs.map((x: any) => ({ id: x.id, url: x.url }));
+  const signedInAfter = after.find((x: any) => x.id === signedIn.json.tab);
+  t.equal(signedInAfter?.url, `${site.url}/login`, 'the first tab is back under its id at its URL');
+  t.ok(after.some((x: any) => x.id === second.json.tab), 'the second tab is back under its id');
+  done = true;
+  const busy = await during;
+  t.ok(busy.length >= 3, `bob made ${busy.length} calls meanwhile`);
+  t.ok(Math.max(...busy) < 2000, `no call of bob's took 2 s or more (slowest ${Math.max(...busy)} ms)`);
+  t.ok(median(busy) <= Math.max(3 * median(alone), 50), `bob's median ${median(busy)} ms stayed within 3x of ${median(alone)} ms alone`);
+});
