@@ -6,47 +6,19 @@
  * reads back whole through the API.
  */
 import t from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { childDaemon } from './child-daemon.js';
 
-const bin = new URL('../../bin/browserd.js', import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), 'browserd-faults-'));
 const data = join(root, 'data');
 t.teardown(() => rmSync(root, { recursive: true, force: true }));
 
-interface Running { child: ChildProcess; url: string }
-
-async function serve(): Promise<Running> {
-  const child = spawn(process.execPath, [bin, 'serve', '--listen', '127.0.0.1:0', '--data', data], {
-    // Webhook receivers on loopback are this test's own addresses (never called: no event fires).
-    env: { ...process.env, BROWSERD_FIRST_USER: 'owner', BROWSERD_LOG_LEVEL: 'warn', BROWSERD_ALLOW_PRIVATE_NETWORK: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.setEncoding('utf8');
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (c: string) => (out += c));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (c: string) => {
-      out += c;
-      const m = /(http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`the daemon exited (${code}) before it listened: ${out}`)));
-  });
-  return { child, url };
-}
-
-const token = () => /^token=(bd_\S+)$/m.exec(readFileSync(join(data, 'first-run-credentials.txt'), 'utf8'))![1]!;
-
-async function call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${url}${path}`, { method, headers: { Authorization: `Bearer ${token()}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
-  const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined };
-}
+const d0 = childDaemon(data);
+const serve = d0.serve;
+const call = d0.call;
 
 /** What the client was told was stored. */
 const acked = { vault: new Map<string, string>(), webhooks: new Map<string, string>(), audited: new Set<string>(), deletedWebhooks: new Set<string>() };
