@@ -1,7 +1,7 @@
 /**
  * kill -9 of the daemon in the middle of a stream of writes. The daemon runs as a child process (`browserd serve`)
- * and is hammered with acknowledged writes that need no browser (vault saves and webhook registrations over
- * REST, and the audit entry every tool call writes); it is killed at a different moment each round and started
+ * and is hammered with acknowledged writes (vault saves, webhook registrations and deletes, tab opens, and the
+ * audit entry every tool call writes); it is killed at a different moment each round and started
  * again on the same data dir. Then LMDB opens, every write the client saw a 2xx for is there, and every record
  * reads back whole through the API.
  */
@@ -21,9 +21,9 @@ const serve = d0.serve;
 const call = d0.call;
 
 /** What the client was told was stored. */
-const acked = { vault: new Map<string, string>(), webhooks: new Map<string, string>(), audited: new Set<string>(), deletedWebhooks: new Set<string>() };
+const acked = { vault: new Map<string, string>(), webhooks: new Map<string, string>(), audited: new Set<string>(), tabs: new Set<string>(), deletedWebhooks: new Set<string>() };
 let n = 0;
-const ackCount = () => acked.vault.size + acked.webhooks.size + acked.audited.size;
+const ackCount = () => acked.vault.size + acked.webhooks.size + acked.audited.size + acked.tabs.size;
 /** Resolves once `count` writes in all were acknowledged: the kill lands in the middle of the stream. */
 let onAck: (() => void) | undefined;
 
@@ -51,6 +51,12 @@ async function writer(url: string, kind: number) {
         const r = await call(url, 'POST', '/v1/webhooks', { url: hook, events: ['monitor.changed'] });
         if (r.status >= 200 && r.status < 300) acked.webhooks.set(r.json.id, hook);
         else throw new Error(`webhook: ${r.status} ${JSON.stringify(r.json)}`);
+      } else if (kind === 3) {
+        // Tabs need the user's Chromium, which dies with the daemon (its CDP pipe closes) and starts again on use.
+        if (acked.tabs.size >= 60) return; // well under the per-user cap of 100
+        const r = await call(url, 'POST', '/v1/tabs', { url: 'about:blank' });
+        if (r.status === 201) acked.tabs.add(r.json.tab);
+        else throw new Error(`tab open: ${r.status} ${JSON.stringify(r.json)}`);
       } else {
         // A tool call that needs no browser; its audit entry is written before the answer.
         const r = await call(url, 'POST', '/v1/tools/browser_close_tab', { tab: `t${900000 + i}` });
@@ -80,10 +86,11 @@ async function auditTabs(url: string): Promise<Set<string>> {
 t.test('every acknowledged write survives a kill -9 of the daemon, whole, over several kills at different moments', async (t) => {
   let d = await serve();
   // Each round kills after a different number of acknowledged writes (more writes under way each time).
-  for (const [round, more] of [[1, 3], [2, 40], [3, 150]] as const) {
-    const target = ackCount() + more;
-    const reached = new Promise<void>((r) => (onAck = () => ackCount() >= target && r()));
-    const writers = [0, 1, 2, 0, 1, 2].map((k) => writer(d.url, k));
+  // The last round waits for tab opens in particular: the browser's start makes them the slowest writes.
+  for (const [round, more, count] of [[1, 3, ackCount], [2, 40, ackCount], [3, 100, ackCount], [4, 8, () => acked.tabs.size]] as const) {
+    const target = count() + more;
+    const reached = new Promise<void>((r) => (onAck = () => count() >= target && r()));
+    const writers = [0, 1, 2, 3, 0, 1, 2].map((k) => writer(d.url, k));
     await reached;
     d.child.kill('SIGKILL');
     await once(d.child, 'exit');
@@ -101,11 +108,14 @@ t.test('every acknowledged write survives a kill -9 of the daemon, whole, over s
     const missingHooks = [...acked.webhooks].filter(([id, url]) => byId.get(id)?.url !== url);
     t.same(missingHooks, [], `round ${round}: all ${acked.webhooks.size} acknowledged webhook registrations are there`);
     t.same([...acked.deletedWebhooks].filter((id) => byId.has(id)), [], `round ${round}: none of ${acked.deletedWebhooks.size} acknowledged deletes came back`);
+    const tabs = await call(d.url, 'GET', '/v1/tabs');
+    const tabIds = new Set(tabs.json.tabs.map((x: any) => x.id));
+    t.same([...acked.tabs].filter((id) => !tabIds.has(id)), [], `round ${round}: all ${acked.tabs.size} acknowledged tabs are listed under their ids`);
     const audited = await auditTabs(d.url);
     const missingAudit = [...acked.audited].filter((tab) => !audited.has(tab));
     t.same(missingAudit, [], `round ${round}: all ${acked.audited.size} acknowledged calls have their audit entry`);
   }
-  t.ok(acked.vault.size > 0 && acked.webhooks.size > 0 && acked.audited.size > 0, 'every kind of write was acknowledged at least once');
+  t.ok(acked.vault.size > 0 && acked.webhooks.size > 0 && acked.audited.size > 0 && acked.tabs.size > 0, 'every kind of write was acknowledged at least once');
   d.child.kill('SIGTERM');
   await once(d.child, 'exit');
 });
