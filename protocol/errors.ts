@@ -70,6 +70,12 @@ export function isBrowserdError(e: unknown): e is BrowserdError {
 /** Any thrown value as a BrowserdError; unknown errors become internal_error without leaking stack traces. */
 export function toBrowserdError(e: unknown): BrowserdError {
   if (e instanceof BrowserdError) return e;
+  if (isStoreFull(e)) {
+    // Not the caller's doing and not a bug: say what it is, that nothing was kept, and that it passes.
+    return new BrowserdError('internal_error', "the server's store could not save this: its disk is full (or failing); nothing was stored", {
+      next: 'Tell the admin the server needs disk space. Reads still work, and the same call succeeds once there is room.',
+    });
+  }
   const message = e instanceof Error ? e.message : String(e);
   return new BrowserdError('internal_error', message, { next: 'Retry once; if it repeats, report it to the admin with the time of the call.' });
 }
@@ -77,3 +83,11 @@ export function toBrowserdError(e: unknown): BrowserdError {
 export const fail = (code: ErrorCode, message: string, next?: string, details?: Record<string, unknown>): never => {
   throw new BrowserdError(code, message, { next, details });
 };
+
+/**
+ * A write the disk refused: lmdb-js rejects a failed commit with an error carrying `commitError` (its map grows
+ * on its own, so a full disk is what makes a commit fail), and file writes fail with ENOSPC.
+ */
+function isStoreFull(e: unknown): boolean {
+  return e instanceof Error && ('commitError' in e || (e as NodeJS.ErrnoException).code === 'ENOSPC');
+}

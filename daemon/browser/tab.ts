@@ -476,6 +476,14 @@ export class Tab {
     await this.conn.sendMayFail('Target.closeTarget', { targetId: this.targetId });
   }
 
+  /**
+   * Aborts (with a CdpError of kind closed or crashed) when this page goes away or its browser dies: for waits
+   * that send nothing to the page, such as a wait for time, which would otherwise run on past the crash.
+   */
+  goneSignal(): { signal: AbortSignal } & Disposable {
+    return this.conn.sessionSignal(this.sessionId);
+  }
+
   dispose() {
     this.closed = true;
     this.disposables.dispose();

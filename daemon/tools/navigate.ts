@@ -68,8 +68,18 @@ export const navigationTools = [
       const tab = await ctx.tab(args.tab);
       if (args.timeMs !== undefined) {
         // Ends with the call: a caller that gives up (MCP cancel, closed request) does not leave it running.
-        const waited = delay(args.timeMs, undefined, { signal: ctx.signal }).catch(() => ctx.checkCancelled());
-        await ctx.progress.during(waited, args.timeMs);
+        // It also ends with the tab: a browser killed meanwhile answers browser_crashed at once, not after timeMs.
+        const gone = tab.goneSignal();
+        try {
+          const waited = delay(args.timeMs, undefined, { signal: AbortSignal.any([ctx.signal, gone.signal]) }).catch((e) => {
+            ctx.checkCancelled();
+            // The session's CdpError (closed or crashed), which dispatch answers as browser_crashed.
+            throw gone.signal.reason ?? e;
+          });
+          await ctx.progress.during(waited, args.timeMs);
+        } finally {
+          gone.dispose();
+        }
         out.text(`Waited ${args.timeMs} ms.`);
         return;
       }

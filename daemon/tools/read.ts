@@ -133,6 +133,9 @@ export async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptio
           // The conversion runs on a Markdown thread while this tab already loads its next address.
           converting.push(toReading(page, opts).then((r) => void (results[i] = r), (e) => void (results[i] = failedReading(urls[i], e))).finally(readOne));
         } catch (e) {
+          // The browser itself died: no later address can be read either, and a page marked failed would hide
+          // that calling again (which restarts it) is the way on. A page's own failure stays with that page.
+          if (!inst.alive) throw new BrowserdError('browser_crashed', "the user's browser stopped during the read", { next: 'Call again: the browser restarts with your tabs.' });
           results[i] = failedReading(urls[i], e);
           readOne();
         }
