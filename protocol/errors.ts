@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   browser_crashed: { status: 503, summary: "The user's browser stopped; it restarts on the next call." },
   shutting_down: { status: 503, summary: 'The daemon is stopping.' },
   not_configured: { status: 501, summary: 'The feature needs configuration the admin has not set.' },
+  storage_full: { status: 507, summary: "The server's disk is full: nothing was stored. Reads still work; the same call succeeds once there is room." },
   internal_error: { status: 500, summary: 'An unexpected error in the daemon.' },
 } as const;
 
@@ -72,7 +73,7 @@ export function toBrowserdError(e: unknown): BrowserdError {
   if (e instanceof BrowserdError) return e;
   if (isStoreFull(e)) {
     // Not the caller's doing and not a bug: say what it is, that nothing was kept, and that it passes.
-    return new BrowserdError('internal_error', "the server's store could not save this: its disk is full (or failing); nothing was stored", {
+    return new BrowserdError('storage_full', "the server's store could not save this: its disk is full (or failing); nothing was stored", {
       next: 'Tell the admin the server needs disk space. Reads still work, and the same call succeeds once there is room.',
     });
   }

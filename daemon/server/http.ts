@@ -220,7 +220,7 @@ export function cookies(r: Req): Map<string, string> {
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 303: 'See Other', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden',
   404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
-  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout', 507: 'Insufficient Storage',
 };
 
 export function statusLine(code: number) {

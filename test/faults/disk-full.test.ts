@@ -58,7 +58,8 @@ t.test('a full disk refuses writes clearly, keeps reads and the daemon up, and r
   t.ok(refused, `a save was refused once the disk filled (after ${i - 5} more saves)`);
   const body = refused!.json;
   t.ok(body?.error?.code in ERROR_CODES, `the refusal has a code from the table: ${JSON.stringify(body)}`);
-  t.ok(refused!.status >= 500, 'it is the server\'s condition, not the caller\'s mistake');
+  t.equal(body?.error?.code, 'storage_full', 'it says the storage is full');
+  t.equal(refused!.status, 507, "507 Insufficient Storage: the server's condition, not the caller's mistake");
   t.match(body?.error?.message ?? '', /space|full|disk/i, 'it says the store is full');
   t.ok(body?.error?.next, 'it says what to do next');
   t.equal(d.child.exitCode, null, 'the daemon is still running');
