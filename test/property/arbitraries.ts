@@ -73,6 +73,10 @@ export function hostileValue(t: Targets): fc.Arbitrary<unknown> {
     fc.constantFrom(...t.foreignTabs, 't0', 'default/t1', '../t1', 't1/../../x', '%2e%2e', 'work/t999'),
     fc.constantFrom('javascript:alert(1)', 'file:///etc/passwd', 'chrome://settings', 'view-source:http://127.0.0.1:1/', 'data:text/html,<script>1</script>', 'http://nothing.test:1/', 'http://127.0.0.1:1/', 'ftp://a.test/', '//a.test', 'http://[::1', 'http://%00.test/'),
     fc.string({ unit: 'binary', maxLength: 30 }),
+    // Lone surrogates survive JSON (as \ud800 escapes) but are no UTF-8: CDP, LMDB keys and file names must cope.
+    fc.constantFrom('\ud800', 'a\udfffb', '\udc00\ud800', 't1\ud800'),
+    fc.constantFrom('t1\u0000', 'T1', 't01', 't1 ', 't99999999999', 'e1\n', 'f1:e1:e2'),
+    fc.constantFrom('../../etc/passwd', '/etc/passwd', '..', '.', 'C:\\x', 'con', 'a/b', '%2F..%2F', '~root', 'x'.repeat(300) + '.pdf'),
   );
 }
 
@@ -85,7 +89,7 @@ const cap = (n: number | undefined, limit: number) => (n === undefined ? limit :
 
 /** Values the schema accepts; `name` is the property the schema sits under (picks targets for tab, ref, url...). */
 export function valid(schema: Schema, t: Targets, name = ''): fc.Arbitrary<unknown> {
-  if (schema.anyOf) return fc.oneof(...schema.anyOf.map((s: Schema) => valid(s, t, name)));
+  if (schema.anyOf || schema.oneOf) return fc.oneof(...(schema.anyOf ?? schema.oneOf).map((s: Schema) => valid(s, t, name)));
   if (schema.enum) return fc.constantFrom(...schema.enum);
   if ('const' in schema) return fc.constant(schema.const);
   switch (schema.type) {
@@ -125,7 +129,10 @@ function validString(schema: Schema, t: Targets, name: string): fc.Arbitrary<str
   if (name === 'selector' || name === 'css' || name === 'container') return fc.constantFrom('form', 'a', 'button', '#name', 'input[type=email]', 'h1', 'nothing-here', 'a[href');
   if (name === 'cron') return fc.constantFrom('* * * * *', '0 3 * * 1', '*/5 * * * *');
   if (schema.pattern) return matching(schema.pattern).filter(fits);
-  return fc.oneof(fc.string({ minLength: min, maxLength: Math.max(min, max) }), fc.string({ unit: 'grapheme', minLength: min, maxLength: Math.max(min, max) })).filter(fits);
+  const len = { minLength: min, maxLength: Math.max(min, max) };
+  // fast-check's units never make a lone surrogate; a schema's string accepts one (JSON carries it escaped).
+  const surrogate = fc.string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)), ...len });
+  return fc.oneof(fc.string(len), fc.string({ unit: 'grapheme', ...len }), fc.string({ unit: 'binary', ...len }), surrogate).filter(fits);
 }
 
 /**

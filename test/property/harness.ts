@@ -13,7 +13,8 @@ import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ERROR_CODES } from '../../protocol/errors.js';
 import { allOperations, allTools, toJsonSchema } from '../../daemon/tools/registry.js';
-import type { ToolDef } from '../../daemon/tools/define.js';
+import { ROUTES } from '../../daemon/server/routes.js';
+import { openapiPaths } from '../../scripts/docs.js';
 import { startTestDaemon, resultText, type TestDaemon } from '../fixtures/daemon.js';
 import { html, startSite, type FixtureSite } from '../fixtures/site.js';
 import { cases, type Case, type Mix, type Targets } from './arbitraries.js';
@@ -28,6 +29,8 @@ export interface World {
   site: FixtureSite;
   alice: string;
   bob: string;
+  /** The host's admin key, for the admin routes. */
+  admin: string;
   client: Client;
   targets: Targets;
   /** Bob's tabs as he left them (id -> url), checked after every tool's run. */
@@ -61,6 +64,7 @@ export async function startWorld(): Promise<World> {
   const alice = await d.addUser('alice');
   const bob = await d.addUser('bob');
   const client = await d.mcp(alice);
+  const admin = await d.daemon.env.users.replaceAdminKey();
   // Bob has more tabs than alice ever keeps, so his ids are also ids alice's calls may name.
   const bobTabs = new Map<string, string>();
   for (const path of ['/page2', '/page3', '/form', '/page2']) {
@@ -74,7 +78,7 @@ export async function startWorld(): Promise<World> {
     foreignTabs: [...bobTabs.keys(), 't999', 'work/t1'],
     refs: [],
   };
-  const world: World = { d, site, alice, bob, client, targets, bobTabs, stop: async () => { await d.stop(); await site.close(); } };
+  const world: World = { d, site, alice, bob, admin, client, targets, bobTabs, stop: async () => { await d.stop(); await site.close(); } };
   await resetAlice(world);
   return world;
 }
@@ -124,8 +128,11 @@ const SLOW = new Set([
   'research', 'task_start', 'task_get', 'extractor_learn', 'extractor_run', 'ask', 'tab_act', 'tab_observe', 'tab_validate',
 ]);
 
+/** Routes whose valid calls would change the host for every later case (settings, accounts): invalid cases only. */
+const HOST_CHANGING = /^(POST|PATCH) \/v1\/admin\/|^POST \/signup$|^POST \/v1\/crawls$/;
+
 export function planFor(name: string, scale = Number(process.env.BROWSERD_PROPERTY_RUNS ?? 1)): { runs: number; mix: Mix } {
-  const slow = SLOW.has(name);
+  const slow = SLOW.has(name) || HOST_CHANGING.test(name);
   const runs = Math.max(1, Math.round((slow ? SLOW_RUNS : DEFAULT_RUNS) * (Number.isFinite(scale) && scale > 0 ? scale : 1)));
   return { runs, mix: slow ? { valid: 0, near: 3, hostile: 5 } : { valid: 2, near: 3, hostile: 5 } };
 }
@@ -134,19 +141,47 @@ export type Transport = 'mcp' | 'rest';
 
 export interface Subject {
   name: string;
-  tool: ToolDef<any>;
+  /** The JSON Schema cases are generated from: a tool's input, or a route's JSON body (or path parameters). */
+  schema: Record<string, any>;
   /** REST-only operations are reached through their own routes, never over MCP. */
   operation: boolean;
+  /** A REST route that is neither a tool nor an operation (bodies from api/openapi.yaml's source, scripts/docs.ts). */
+  route?: { method: string; path: string; auth: 'none' | 'user' | 'admin'; body: boolean };
 }
 
 export function subjects(): Subject[] {
-  return [...allTools().map((tool) => ({ name: tool.name, tool, operation: false })), ...allOperations().map((tool) => ({ name: tool.name, tool, operation: true }))];
+  return [
+    ...allTools().map((tool) => ({ name: tool.name, schema: toJsonSchema(tool.input), operation: false })),
+    ...allOperations().map((tool) => ({ name: tool.name, schema: toJsonSchema(tool.input), operation: true })),
+    ...routeSubjects(),
+  ];
+}
+
+/**
+ * Routes reached only over REST that the tool and operation subjects do not already cover: each with its JSON
+ * body's schema as the docs generator writes it, or, for a route without a body, its path parameters. The MCP
+ * endpoint, the tool route, the operation routes and the HTML admin console (form posts) are covered elsewhere.
+ */
+const COVERED = /^\/mcp$|^\/v1\/tools\/|^\/v1\/(research|tasks|extractors|ask)\b|^\/v1\/tabs\/\{id\}\/(observe|act|validate)$|^\/admin\/|^\/handoff\/|^\/live\/|^\/dl\//;
+
+function routeSubjects(): Subject[] {
+  const docs = openapiPaths();
+  const out: Subject[] = [];
+  for (const r of ROUTES) {
+    if (r.method === 'GET' || COVERED.test(r.path)) continue;
+    const op = docs[r.path]?.[r.method.toLowerCase()] as { requestBody?: { content?: Record<string, { schema?: Record<string, any> }> } } | undefined;
+    const bodySchema = op?.requestBody?.content?.['application/json']?.schema;
+    const params = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    const schema = bodySchema ?? { type: 'object', additionalProperties: false, required: params, properties: Object.fromEntries(params.map((p) => [p, { type: 'string', minLength: 1, maxLength: 80 }])) };
+    out.push({ name: `${r.method} ${r.path}`, schema, operation: true, route: { method: r.method, path: r.path, auth: r.auth, body: !!bodySchema } });
+  }
+  return out;
 }
 
 /** The generated calls for one subject: which transport and which case. */
 export function callsFor(s: Subject, w: World, mix: Mix): fc.Arbitrary<[Transport, Case]> {
   const transports: Transport[] = s.operation ? ['rest'] : ['mcp', 'rest'];
-  return fc.constantFrom(...transports).chain((tr) => cases(toJsonSchema(s.tool.input), w.targets, mix, tr === 'rest').map((c) => [tr, c] as [Transport, Case]));
+  return fc.constantFrom(...transports).chain((tr) => cases(s.schema, w.targets, mix, tr === 'rest').map((c) => [tr, c] as [Transport, Case]));
 }
 
 /** Sends one case and says what was wrong with the answer, or undefined when the property holds. */
@@ -195,6 +230,11 @@ function restTarget(s: Subject, args: unknown): { method: string; path: string; 
   const a = (args && typeof args === 'object' && !Array.isArray(args) ? args : {}) as Record<string, unknown>;
   // Path segments carry what fits in a URL; anything else is sent as a plain bad id, refused the same way.
   const seg = (v: unknown) => encodeURIComponent(typeof v === 'string' && v.length && v.length < 2000 ? v : 'x');
+  if (s.route) {
+    // A path parameter takes the generated value of the same name when there is one (a route without a body).
+    const path = s.route.path.replace(/\{(\w+)\}/g, (_m, p: string) => (s.route!.body ? (p === 'name' ? 'shop.test' : 'x1') : seg(a[p])));
+    return { method: s.route.method, path, body: s.route.body };
+  }
   switch (s.name) {
     case 'research': return { method: 'POST', path: '/v1/research', body: true };
     case 'research_get': return { method: 'GET', path: `/v1/research/${seg(a.id)}`, body: false };
@@ -216,6 +256,12 @@ function restTarget(s: Subject, args: unknown): { method: string; path: string; 
   }
 }
 
+/** Alice's token, the admin key on admin routes; open routes get none (they check their own secret). */
+function authOf(w: World, s: Subject): Record<string, string> {
+  if (s.route?.auth === 'none') return {};
+  return { Authorization: `Bearer ${s.route?.auth === 'admin' ? w.admin : w.alice}` };
+}
+
 async function checkRest(w: World, s: Subject, c: Case): Promise<string | undefined> {
   const { method, path, body } = restTarget(s, c.args);
   const text = body ? (c.rawBody ?? (c.args === undefined ? '' : JSON.stringify(c.args))) : undefined;
@@ -224,7 +270,7 @@ async function checkRest(w: World, s: Subject, c: Case): Promise<string | undefi
   try {
     const res = await fetch(`${w.d.url}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${w.alice}`, ...(text !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+      headers: { ...authOf(w, s), ...(text !== undefined ? { 'Content-Type': 'application/json' } : {}) },
       body: text,
       signal: AbortSignal.timeout(CALL_BOUND_MS),
     });

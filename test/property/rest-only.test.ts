@@ -1,7 +1,8 @@
 /**
- * The REST-only operations (research, tasks, extractors, ask, observe/act/validate), each through its own REST
- * route with generated arguments: the same property as the tools (harness.ts), ids and tabs moved into the path
- * as the routes take them.
+ * What only REST reaches: the operations (research, tasks, extractors, ask, observe/act/validate), each through
+ * its own route with ids and tabs moved into the path as the routes take them, and the other routes that take a
+ * body or a path id (tabs, crawls, webhooks, caches, convert, vault, the SMS inbox, sign-up, admin). The same
+ * property as the tools (harness.ts).
  */
 import t from 'tap';
 import { DEFAULT_SEED, planFor, resetAlice, runProperty, startWorld, stillServing, subjects, type World } from './harness.js';
