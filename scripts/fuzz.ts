@@ -6,7 +6,7 @@
  *
  *   npm run fuzz -- [--runs N] [--seed S] [--tool name]...
  */
-import { DEFAULT_SEED, planFor, resetAlice, runProperty, startWorld, stillServing, subjects } from '../test/property/harness.js';
+import { DEFAULT_SEED, outcomeLine, planFor, resetAlice, runProperty, startWorld, stillServing, subjects } from '../test/property/harness.js';
 
 function parseArgs(argv: string[]) {
   const opts = { runs: 10_000, seed: DEFAULT_SEED, tools: [] as string[] };
@@ -39,10 +39,11 @@ async function main() {
   try {
     for (const s of chosen) {
       const started = Date.now();
+      w.outcomes.clear();
       await resetAlice(w);
       // The same kinds of case as in the test, only many more of them.
       const failure = (await runProperty(w, s, { runs: opts.runs, seed: opts.seed, mix: planFor(s.name).mix })) ?? (await stillServing(w));
-      console.log(`${failure ? 'FAIL' : 'ok  '} ${s.name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      console.log(`${failure ? 'FAIL' : 'ok  '} ${s.name} (${((Date.now() - started) / 1000).toFixed(1)} s): ${outcomeLine(w)}`);
       if (failure) {
         console.log(failure);
         failures.push(s.name);

@@ -33,6 +33,8 @@ export interface World {
   admin: string;
   client: Client;
   targets: Targets;
+  /** How the calls so far ended (ok, an error code, jsonrpc), so a run can show it reached past validation. */
+  outcomes: Map<string, number>;
   /** Bob's tabs as he left them (id -> url), checked after every tool's run. */
   bobTabs: Map<string, string>;
   stop(): Promise<void>;
@@ -78,7 +80,7 @@ export async function startWorld(): Promise<World> {
     foreignTabs: [...bobTabs.keys(), 't999', 'work/t1'],
     refs: [],
   };
-  const world: World = { d, site, alice, bob, admin, client, targets, bobTabs, stop: async () => { await d.stop(); await site.close(); } };
+  const world: World = { d, site, alice, bob, admin, client, targets, bobTabs, outcomes: new Map(), stop: async () => { await d.stop(); await site.close(); } };
   await resetAlice(world);
   return world;
 }
@@ -134,7 +136,7 @@ const HOST_CHANGING = /^(POST|PATCH) \/v1\/admin\/|^POST \/signup$|^POST \/v1\/c
 export function planFor(name: string, scale = Number(process.env.BROWSERD_PROPERTY_RUNS ?? 1)): { runs: number; mix: Mix } {
   const slow = SLOW.has(name) || HOST_CHANGING.test(name);
   const runs = Math.max(1, Math.round((slow ? SLOW_RUNS : DEFAULT_RUNS) * (Number.isFinite(scale) && scale > 0 ? scale : 1)));
-  return { runs, mix: slow ? { valid: 0, near: 3, hostile: 5 } : { valid: 2, near: 3, hostile: 5 } };
+  return { runs, mix: slow ? { valid: 0, near: 3, hostile: 5 } : { valid: 4, near: 3, hostile: 4 } };
 }
 
 export type Transport = 'mcp' | 'rest';
@@ -195,6 +197,16 @@ function bounded<T>(p: Promise<T>, what: string): Promise<T> {
   return Promise.race([p, bound]).finally(() => clearTimeout(timer));
 }
 
+function tally(w: World, outcome: string): undefined {
+  w.outcomes.set(outcome, (w.outcomes.get(outcome) ?? 0) + 1);
+  return undefined;
+}
+
+/** The tally as one line, most frequent first, e.g. "validation_error 812, ok 95, not_found 40". */
+export function outcomeLine(w: World): string {
+  return [...w.outcomes].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
+}
+
 function codeProblem(code: unknown, status?: number): string | undefined {
   if (typeof code !== 'string' || !(code in ERROR_CODES)) return `error code ${JSON.stringify(code)} is not in the closed table`;
   if (code === 'internal_error') return 'internal_error';
@@ -208,19 +220,20 @@ async function checkMcp(w: World, name: string, c: Case): Promise<string | undef
     // The SDK client sends whatever `arguments` it is given (it checks answers, not requests), so hostile
     // arguments that are no object at all go through it too; a raw fetch is needed for nothing here.
     const r = await bounded(w.client.callTool({ name, arguments: c.args as Record<string, unknown> }, undefined, { timeout: CALL_BOUND_MS + 5_000 }), `MCP ${name}`);
-    if (!r.isError) return undefined;
+    if (!r.isError) return tally(w, 'ok');
     const text = resultText(r);
     const m = /Error \[([a-z_]+)\]/.exec(text);
+    tally(w, m?.[1] ?? 'isError without a code');
     if (!m) return `MCP isError without an "Error [code]" line: ${text.slice(0, 300)}`;
     const p = codeProblem(m[1]);
     return p && `MCP ${p}: ${text.slice(0, 500)}`;
   } catch (e) {
     const code = (e as { code?: unknown }).code;
-    if (code === -32602) return undefined;
+    if (code === -32602) return tally(w, 'jsonrpc -32602');
     // The gateway refuses a body too deep to parse before any JSON-RPC dispatch: HTTP 400 carrying a JSON-RPC
     // error (-32600 Invalid Request), which the SDK surfaces as a failed POST.
     const message = e instanceof Error ? e.message : '';
-    if (code === 400 && /"code":-326(00|02)\b/.test(message)) return undefined;
+    if (code === 400 && /"code":-326(00|02)\b/.test(message)) return tally(w, 'jsonrpc -32600');
     return `MCP call threw: ${e instanceof Error ? e.message.slice(0, 500) : String(e)}`;
   }
 }
@@ -279,7 +292,7 @@ async function checkRest(w: World, s: Subject, c: Case): Promise<string | undefi
   } catch (e) {
     const err = e as Error & { cause?: { code?: string } };
     // A body far over the limit may be answered 413 and the connection closed before all of it was sent.
-    if (text && text.length > 1_000_000 && /ECONNRESET|EPIPE|other side closed/.test(`${err.cause?.code} ${err.cause} ${err.message}`)) return undefined;
+    if (text && text.length > 1_000_000 && /ECONNRESET|EPIPE|other side closed/.test(`${err.cause?.code} ${err.cause} ${err.message}`)) return tally(w, 'closed after 413');
     return `REST ${method} ${path}: ${err.name === 'TimeoutError' ? `no answer within ${CALL_BOUND_MS / 1000} s` : `${err.message} ${err.cause ?? ''}`}`;
   }
   let json: any;
@@ -288,6 +301,7 @@ async function checkRest(w: World, s: Subject, c: Case): Promise<string | undefi
   } catch {
     return `REST ${method} ${path}: HTTP ${status} answer is not JSON: ${raw.slice(0, 200)}`;
   }
+  tally(w, status < 300 ? 'ok' : String(json?.error?.code));
   if (status >= 200 && status < 300) return json?.ok === true ? undefined : `REST ${method} ${path}: HTTP ${status} without ok: true`;
   if (json?.ok !== false || typeof json?.error !== 'object') return `REST ${method} ${path}: HTTP ${status} without an error body: ${raw.slice(0, 300)}`;
   const p = codeProblem(json.error.code, status);
