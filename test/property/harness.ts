@@ -238,11 +238,23 @@ async function checkMcp(w: World, name: string, c: Case): Promise<string | undef
   }
 }
 
+/**
+ * A string as one URL path segment. A lone surrogate has no UTF-8 form (encodeURIComponent throws), so it is
+ * sent as a broken client would: its three WTF-8 bytes, which the daemon must refuse when it decodes the path.
+ */
+export function pathSegment(v: string): string {
+  return v.replace(/[\ud800-\udbff][\udc00-\udfff]|[\s\S]/g, (c) => {
+    const u = c.charCodeAt(0);
+    if (c.length === 1 && u >= 0xd800 && u <= 0xdfff) return [0xe0 | (u >> 12), 0x80 | ((u >> 6) & 0x3f), 0x80 | (u & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    return encodeURIComponent(c);
+  });
+}
+
 /** Where a subject is reached over REST, with the case's id or tab moved into the path as its route does. */
 function restTarget(s: Subject, args: unknown): { method: string; path: string; body: boolean } {
   const a = (args && typeof args === 'object' && !Array.isArray(args) ? args : {}) as Record<string, unknown>;
   // Path segments carry what fits in a URL; anything else is sent as a plain bad id, refused the same way.
-  const seg = (v: unknown) => encodeURIComponent(typeof v === 'string' && v.length && v.length < 2000 ? v : 'x');
+  const seg = (v: unknown) => pathSegment(typeof v === 'string' && v.length && v.length < 2000 ? v : 'x');
   if (s.route) {
     // A path parameter takes the generated value of the same name when there is one (a route without a body).
     const path = s.route.path.replace(/\{(\w+)\}/g, (_m, p: string) => (s.route!.body ? (p === 'name' ? 'shop.test' : 'x1') : seg(a[p])));
