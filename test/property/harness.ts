@@ -113,12 +113,14 @@ export async function resetAlice(w: World): Promise<void> {
 }
 
 /**
- * How many cases each tool gets in `npm run check`, and of which kinds. The bound: about 75 tools and 15
- * operations share ~5 minutes on 2 cores. A refused call (validation, not_found) costs a few milliseconds; a
- * valid one that loads or waits costs up to seconds. So every tool gets DEFAULT_RUNS cases, mostly near-valid
- * and hostile; tools that navigate, wait, or start background work (crawls, monitors, tasks, recordings,
- * hand-offs) get SLOW_RUNS and no deliberately valid cases, since what matters there is what they refuse.
- * BROWSERD_PROPERTY_RUNS scales both (e.g. 0.2 for a quick look, 5 for a longer CI job).
+ * How many cases each subject gets in `npm run check`, and of which kinds. The bound: 75 tools, 15 operations
+ * and 19 other routes share under ~5 minutes on 2 cores. A refused call (validation, not_found) costs a few
+ * milliseconds; a valid one that loads or waits costs up to seconds. So every subject gets DEFAULT_RUNS cases;
+ * tools that navigate, wait, or start background work (crawls, monitors, tasks, recordings, hand-offs), and
+ * routes that would change the host, get SLOW_RUNS and no deliberately valid cases, since what matters there
+ * is what they refuse. Measured on 2 shared cores: tools.test.ts ~2 min 45 s, rest-only.test.ts ~30-65 s
+ * (the two files run side by side in ~2 min 10 s). BROWSERD_PROPERTY_RUNS scales both (0.2 for a quick look,
+ * 5 for a longer CI job); `npm run fuzz` sets its own count.
  */
 const DEFAULT_RUNS = 40;
 const SLOW_RUNS = 16;
