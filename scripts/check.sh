@@ -35,6 +35,18 @@ status=${PIPESTATUS[0]}
 set -e
 # tap closes with "# { total: N, pass: P, fail: F }"; say it plainly too.
 summary=$(grep -E '^# \{ total: [0-9]+' "$log" | tail -n 1)
+# A long run's failures scroll far out of sight; repeat each one here, under the file it came from, with the
+# diagnostic lines tap printed beneath it, so the end of the log alone says what broke.
+failures=$(awk '
+  /^# Subtest: test\// { file = $3 }
+  /^ *not ok / && !/# (TODO|SKIP|todo|skip)/ { print "in " file ": " $0; n = 12; next }
+  n > 0 { print "    " $0; n-- }
+' "$log" | head -n 200)
+if [ -n "$failures" ]; then
+  echo
+  echo "Failures:"
+  echo "$failures"
+fi
 rm -f "$log"
 pass=$(sed -nE 's/.*pass: ([0-9]+).*/\1/p' <<<"$summary")
 fail=$(sed -nE 's/.*fail: ([0-9]+).*/\1/p' <<<"$summary")
