@@ -10,7 +10,7 @@
  * the element or inside it, or the element's label, or inside the label the element sits in; covered
  * otherwise, with the covering element described as `div#overlay.modal "Accept cookies"`.
  */
-import type { FillResult, PointResult } from './api.js';
+import { EMAIL_MAX_CHARS, type FillResult, type PointResult } from './api.js';
 import type { Box } from './ctx.js';
 import { Ctx } from './ctx.js';
 import { collapse, cut, deepActiveElement, flatContains, flatParentAcrossFrames, frameDocument, frameElementOf, isFrame } from './dom.js';
@@ -195,6 +195,28 @@ export function focus(ref: string): void {
   failure('action_failed', `ref ${ref} (<${el.localName}>) is not focusable`);
 }
 
+// ------------------------------------------------------------------ email fields
+
+/**
+ * Chromium checks an email field's value with a search whose time grows about with the square of the value's
+ * length: a 100,000-character value takes some 20 s, and showing its validation bubble (which quotes the value)
+ * hangs the renderer for minutes. No address is that long (64 characters before the @, 255 after), so a value
+ * with a longer address in it is refused before it reaches the field, and the tab stays usable.
+ */
+function refuseLongEmail(field: Element | null, value: string, what: string): void {
+  if (!field || field.localName !== 'input' || (field as HTMLInputElement).type !== 'email') return;
+  const input = field as HTMLInputElement;
+  const longest = Math.max(...(input.multiple ? value.split(',') : [value]).map((a) => a.trim().length));
+  if (longest <= EMAIL_MAX_CHARS) return;
+  failure('validation_error', `${what} is an email field: an address is at most ${EMAIL_MAX_CHARS} characters, and this value would hold one of ${longest}`, { reason: 'bad_value' });
+}
+
+/** Before the daemon types `text` into the focused element: refuses an over-long address (refuseLongEmail). */
+export function checkTyping(text: string): void {
+  const field = deepActiveElement();
+  refuseLongEmail(field, ((field as HTMLInputElement | null)?.value ?? '') + text, 'the focused element');
+}
+
 // ------------------------------------------------------------------ fill
 
 const TRUE = new Set(['true', 'on', 'yes', '1', 'checked']);
@@ -323,13 +345,17 @@ export function fill(ref: string, value: string): FillResult {
   if (el.isContentEditable && el.localName !== 'input' && el.localName !== 'textarea') return fillEditable(el, value);
   const field = el as HTMLInputElement | HTMLTextAreaElement;
   if (field.readOnly) failure('refused', `ref ${ref} is read-only`, { reason: 'readonly' });
+  refuseLongEmail(field, value, `ref ${ref}`);
   field.focus();
   setNativeValue(field, value);
   fire(field, 'input', value);
   fire(field, 'change');
   const type = field.localName === 'input' ? (field as HTMLInputElement).type : 'textarea';
   const got = field.value;
-  const same = type === 'email' || type === 'url' ? got.trim() === value.trim() : type === 'color' ? got.toLowerCase() === value.toLowerCase() : got === value;
+  // Chromium trims email and url values, and the spaces around each comma of a multiple email field.
+  const emails = (v: string) => v.split(',').map((a) => a.trim()).join(',');
+  const same = type === 'email' && (field as HTMLInputElement).multiple ? emails(got) === emails(value)
+    : type === 'email' || type === 'url' ? got.trim() === value.trim() : type === 'color' ? got.toLowerCase() === value.toLowerCase() : got === value;
   if (!same && type !== 'number' && type !== 'range') {
     if (type === 'textarea' || type === 'text' || type === 'search' || type === 'password' || type === 'tel') {
       // A page handler rewrote the value (masking, formatting): that is the page's business.

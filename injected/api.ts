@@ -138,6 +138,8 @@ export interface InjectedApi {
   clickDom(ref: string): void;
   /** Fails action_failed when the element cannot take focus. */
   focus(ref: string): void;
+  /** Refuses (validation_error, reason bad_value) typing that would put an address over EMAIL_MAX_CHARS into a focused email field. */
+  checkTyping(text: string): void;
   /** Sets text / select option (by text or value) / checkbox "true"|"false", firing input and change events. */
   fill(ref: string, value: string): FillResult;
   /** The element's border box in page (document) CSS pixels after scrolling it into view, for element screenshots. */
@@ -191,3 +193,9 @@ export type InjectedFunctionName = Exclude<keyof InjectedApi, 'version'>;
 export type InjectedWorld = { version: string } & {
   [K in InjectedFunctionName]: (...args: Parameters<InjectedApi[K]>) => InjectedAnswer<ReturnType<InjectedApi[K]>>;
 };
+
+/**
+ * The longest address an email field is given (64 characters before the @, 255 after): Chromium's check of a
+ * longer value takes seconds to minutes. Shared so the daemon asks the page only when typing is this long.
+ */
+export const EMAIL_MAX_CHARS = 320;

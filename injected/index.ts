@@ -5,7 +5,7 @@
  * api.ts: a value, or a failure with a code the daemon understands without reading the message.
  */
 import type { InjectedAnswer, InjectedApi, InjectedFunctionName, InjectedWorld } from './api.js';
-import { clickDom, elementFor, fill, focus, pointFor, rectFor, scrollState, selectOptions } from './actions.js';
+import { checkTyping, clickDom, elementFor, fill, focus, pointFor, rectFor, scrollState, selectOptions } from './actions.js';
 import { extract } from './extract.js';
 import { InjectedError } from './failure.js';
 import { findText } from './find.js';
@@ -24,6 +24,7 @@ const functions: Omit<InjectedApi, 'version'> = {
   pointFor,
   clickDom,
   focus,
+  checkTyping,
   fill,
   rectFor,
   elementFor,

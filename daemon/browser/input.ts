@@ -4,6 +4,7 @@
  * at a person's uneven pace (daemon/identity/humanize.ts); elsewhere input is sent as fast as it can be.
  */
 import type { Tab } from './tab.js';
+import { EMAIL_MAX_CHARS } from '../../injected/api.js';
 import { MODIFIER_BITS, resolveKey, type KeyDef } from './keys.js';
 import { HUMAN_TYPING_MAX_CHARS, keyGap, moveAlong, pause, pressHold } from '../identity/humanize.js';
 
@@ -76,6 +77,7 @@ export { modifierMask };
  * Key by key stops between keys once `signal` aborts (the caller gave up), throwing `onAbort()`.
  */
 export async function typeText(tab: Tab, text: string, slowly = false, signal?: AbortSignal, onAbort: () => Error = () => new Error('typing was cancelled')) {
+  if (text.length > EMAIL_MAX_CHARS) await tab.call('checkTyping', text);
   if (tab.humanInput() && [...text].length <= HUMAN_TYPING_MAX_CHARS) {
     let first = true;
     for (const ch of text) {

@@ -12,6 +12,7 @@
 import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ERROR_CODES } from '../../protocol/errors.js';
+import { DEFAULT_CDP_TIMEOUT_MS } from '../../daemon/cdp/connection.js';
 import { allOperations, allTools, toJsonSchema } from '../../daemon/tools/registry.js';
 import { ROUTES } from '../../daemon/server/routes.js';
 import { openapiPaths } from '../../scripts/docs.js';
@@ -19,8 +20,12 @@ import { startTestDaemon, resultText, type TestDaemon } from '../fixtures/daemon
 import { html, startSite, type FixtureSite } from '../fixtures/site.js';
 import { cases, type Case, type Mix, type Targets } from './arbitraries.js';
 
-/** No call may take longer than this, whatever it was sent (the longest valid wait generated is ~2 s). */
-export const CALL_BOUND_MS = 30_000;
+/**
+ * No call may take longer than this, whatever it was sent. The longest valid wait generated is ~2 s; a page
+ * whose renderer stops answering is answered `timeout` once a CDP command passes its own limit, so the bound
+ * leaves that limit a few seconds to report in.
+ */
+export const CALL_BOUND_MS = DEFAULT_CDP_TIMEOUT_MS + 5_000;
 /** The seed of every run unless one is given: the same cases on every machine, so a failure reproduces. */
 export const DEFAULT_SEED = 19_19_19;
 

@@ -50,6 +50,11 @@ t.before(async () => {
     <p id="k">no key</p>
     <button onclick="setTimeout(()=>{const p=document.createElement('p');p.textContent='Loaded later';document.body.append(p)},300)">Load later</button>`));
   site.route('/page2', html('<h1>Second page</h1>', '', 'Page Two'));
+  site.route('/email', html(`<form action="/sent" method="post">
+    <label>Email <input type="email" name="email" required></label>
+    <label>Copies <input type="email" name="cc" multiple></label>
+    <label>Notes <input name="notes"></label>
+    <button>Send</button></form>`));
   site.route('/page1', html('<h1>First page</h1><a href="/page2">to page two</a>', '', 'Page One'));
 });
 t.teardown(() => stack.stop());
@@ -155,6 +160,42 @@ t.test('fill, type, press and wait change page state', async (t) => {
   t.ok(timeout.isError);
   t.match(timeout.text, /timeout/);
   t.notOk((await call(client, 'browser_wait', { selector: '#k' })).isError);
+});
+
+t.test('an over-long address is refused before it reaches an email field, and the tab stays usable', async (t) => {
+  // Chromium's check of an email value takes time about the square of its length, and its validation bubble
+  // quotes the value: 100,000 characters after a refused submit hung the renderer for minutes.
+  const opened = await call(client, 'browser_open', { url: `${site.url}/email`, mode: 'act' });
+  const tab = opened.raw.structuredContent.tab as string;
+  t.teardown(() => call(client, 'browser_close_tab', { tab }));
+  const snap = (await call(client, 'browser_snapshot', { tab })).text;
+  const email = refOf(snap, /textbox "Email"/);
+  const typed = await call(client, 'browser_type', { tab, ref: email, text: 'abc', submit: true });
+  t.notOk(typed.isError, typed.text);
+  t.match(typed.text, /\/email/, 'the invalid address kept the form from being sent');
+  const long = 'x'.repeat(100_000);
+  const refusedType = await call(client, 'browser_type', { tab, text: long, submit: true });
+  t.ok(refusedType.isError);
+  t.match(refusedType.text, /validation_error/);
+  t.match(refusedType.text, /email field: an address is at most 320 characters/);
+  t.match(refusedType.text, /Next:/, 'with a next step');
+  const refusedFill = await stack.rest('browser_fill', { tab, ref: email, value: long });
+  t.equal(refusedFill.status, 400);
+  t.equal(refusedFill.json.error.code, 'validation_error');
+  t.ok(refusedFill.json.error.next, 'with a next step');
+  const values = await call(client, 'browser_evaluate', { tab, js: '[...document.querySelectorAll("input")].map((i) => i.value.length)' });
+  t.notOk(values.isError, values.text);
+  t.match(values.text, /\[\s*3,\s*0,\s*0\s*\]/, 'nothing changed: the field still holds abc, and the tab answers');
+  // Many short addresses in a multiple field, and long text in a plain field, are what they seem.
+  const copies = Array.from({ length: 40 }, (_, i) => `person${i}@example.test`).join(', ');
+  t.ok(copies.length > 320);
+  const cc = await call(client, 'browser_fill', { tab, ref: refOf(snap, /textbox "Copies"/), value: copies });
+  t.notOk(cc.isError, cc.text);
+  const notes = await call(client, 'browser_type', { tab, ref: refOf(snap, /textbox "Notes"/), text: long });
+  t.notOk(notes.isError, notes.text);
+  const after = await call(client, 'browser_evaluate', { tab, js: '[...document.querySelectorAll("input")].map((i) => i.value.length)' });
+  // The multiple field keeps the addresses without the spaces after each comma.
+  t.match(after.text, new RegExp(`\\[\\s*3,\\s*${copies.replace(/, /g, ',').length},\\s*100000\\s*\\]`));
 });
 
 t.test('navigate, history back/forward/reload, screenshot', async (t) => {
