@@ -3342,6 +3342,8 @@ export interface operations {
                     live?: "interactive" | "view" | "none";
                     /** @description Open in a separate isolated context of this name (own cookies and storage, like an incognito window); created on first use. */
                     context?: string;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
                     /** @description Open in the user's named profile (own persistent cookies and logins); the tab id comes back as <profile>/<id>. */
                     profile?: string;
                 };
@@ -3371,10 +3373,10 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & {
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
                         /** @description An address as the page reports it. */
                         url: string;
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
                         /** @description read: no writes reach a site; act: may change things, under the host policy. */
                         mode: "read" | "act";
                         context?: string;
@@ -3383,6 +3385,8 @@ export interface operations {
                         /** @description A link a person can open to watch or take over the tab. */
                         live_url?: string;
                         live?: "interactive" | "view";
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
@@ -4347,6 +4351,8 @@ export interface operations {
                     live?: "interactive" | "view" | "none";
                     /** @description Open in a separate isolated context of this name (own cookies and storage, like an incognito window); created on first use. */
                     context?: string;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
                     /** @description Open in the user's named profile (own persistent cookies and logins); the tab id comes back as <profile>/<id>. */
                     profile?: string;
                 };
@@ -4376,10 +4382,10 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & {
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
                         /** @description An address as the page reports it. */
                         url: string;
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
                         /** @description read: no writes reach a site; act: may change things, under the host policy. */
                         mode: "read" | "act";
                         context?: string;
@@ -4388,6 +4394,8 @@ export interface operations {
                         /** @description A link a person can open to watch or take over the tab. */
                         live_url?: string;
                         live?: "interactive" | "view";
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
@@ -5010,6 +5018,8 @@ export interface operations {
                     url: string;
                     /** @description Give up after this long (ms), 1000-120000. Default 30000. */
                     timeoutMs?: number;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
                 };
@@ -5039,10 +5049,12 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & {
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
                         /** @description An address as the page reports it. */
                         url: string;
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
@@ -5172,6 +5184,8 @@ export interface operations {
                      * @enum {string}
                      */
                     action: "back" | "forward" | "reload";
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
                 };
@@ -5201,10 +5215,12 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & {
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
                         /** @description An address as the page reports it. */
                         url: string;
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
@@ -5342,6 +5358,8 @@ export interface operations {
                      * @default 10000
                      */
                     timeoutMs?: number;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
                 };
@@ -5371,8 +5389,12 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & {
+                        /** @description An address as the page reports it. */
+                        url?: string;
                         /** @description Tab id (t1, or <profile>/t1 in a named profile). */
                         tab?: string;
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
@@ -5848,6 +5870,8 @@ export interface operations {
                     button?: "left" | "right" | "middle";
                     /** @description Double-click. Default false. */
                     doubleClick?: boolean;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
                 };
@@ -5877,10 +5901,12 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & ({
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
                         /** @description An address as the page reports it. */
                         url: string;
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
@@ -6030,6 +6056,8 @@ export interface operations {
                     submit?: boolean;
                     /** @description One key event per character (at most 5,000), for pages that react to each key. Default false. */
                     slowly?: boolean;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
                 };
@@ -6059,10 +6087,12 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & ({
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
                         /** @description An address as the page reports it. */
                         url: string;
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
@@ -6380,6 +6410,8 @@ export interface operations {
                 "application/json": {
                     /** @description Key name or chord joined by +. */
                     key: string;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
                 };
@@ -6409,10 +6441,12 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & ({
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
                         /** @description An address as the page reports it. */
                         url: string;
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
@@ -8838,6 +8872,8 @@ export interface operations {
                     toY?: number;
                     /** @description Intermediate pointer moves, 1-100. Default 16. */
                     steps?: number;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
                 };
@@ -8867,8 +8903,12 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & ({
+                        /** @description An address as the page reports it. */
+                        url?: string;
                         /** @description Tab id (t1, or <profile>/t1 in a named profile). */
                         tab: string;
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
@@ -9024,6 +9064,8 @@ export interface operations {
                      * @enum {string}
                      */
                     to?: "top" | "end";
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
                 };
@@ -9053,6 +9095,8 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & {
+                        /** @description An address as the page reports it. */
+                        url?: string;
                         /** @description Tab id (t1, or <profile>/t1 in a named profile). */
                         tab: string;
                         /** @description Where the page (or the element given as ref) is scrolled to now. */
@@ -9066,6 +9110,8 @@ export interface operations {
                             /** @description Largest vertical offset: y equal to it means at the end. */
                             maxY: number;
                         };
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
@@ -9194,6 +9240,8 @@ export interface operations {
                     fields: {
                         [key: string]: string;
                     };
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
                 };
@@ -9223,6 +9271,8 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & ({
+                        /** @description An address as the page reports it. */
+                        url?: string;
                         /** @description Tab id (t1, or <profile>/t1 in a named profile). */
                         tab: string;
                         /** @description Refs that took their value, in order. */
@@ -9233,6 +9283,8 @@ export interface operations {
                             /** @description Why the field could not be filled. */
                             reason: string;
                         }[];
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
@@ -9376,6 +9428,8 @@ export interface operations {
                     ref: string;
                     /** @description Option texts or values. */
                     values: string[];
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
                 };
@@ -9405,10 +9459,14 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & ({
+                        /** @description An address as the page reports it. */
+                        url?: string;
                         /** @description Tab id (t1, or <profile>/t1 in a named profile). */
                         tab: string;
                         /** @description The texts of the options now selected. */
                         selected: string[];
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
@@ -13360,6 +13418,8 @@ export interface operations {
                     site: string;
                     /** @description Where the sign-in form is, on the entry's site. Default: the entry's login URL, else https://<site>/. */
                     loginUrl?: string;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
                 };
@@ -13389,11 +13449,11 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & ({
+                        /** @description Where the tab is when the sign-in ended. */
+                        url: string;
                         /** @description Tab id (t1, or <profile>/t1 in a named profile). */
                         tab: string;
                         outcome: "signed_in" | "wrong_password" | "captcha" | "two_factor_needed" | "code_rejected" | "no_login_form" | "form_not_accepted";
-                        /** @description Where the tab is when the sign-in ended. */
-                        url: string;
                         /** @description The page's title there (may be empty). */
                         title: string;
                         /** @description How a code prompt was answered: "totp", or "otp_inbox:<entry>" for a code read from that inbox. */
@@ -13407,6 +13467,8 @@ export interface operations {
                             /** @description The server's whole-life cap cut the expiry. */
                             capped?: boolean;
                         };
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;

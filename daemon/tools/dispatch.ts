@@ -1,7 +1,7 @@
 /**
  * The only way into a tool, for MCP and REST alike, as one sequence:
  *   look up -> validate (schema, then the tool's own check) -> capacity -> lock the tab -> policy gate ->
- *   handle -> respond -> audit.
+ *   handle (and the page's snapshot after it, when asked: snapshot-after.ts) -> respond -> audit.
  * The gate is a step here, driven by what each tool declares it touches (define.ts): no handler calls it, so
  * no handler can forget it. Every outcome, refusals included, is audited before the caller gets its answer.
  */
@@ -14,6 +14,7 @@ import { inline, ResponseBuilder } from './response.js';
 import { getTool, toolNames } from './registry.js';
 import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from './validate.js';
 import { gateTouches } from './gate-step.js';
+import { answerWithSnapshot } from './snapshot-after.js';
 import { checkOutputs, outputProblems } from './output.js';
 import { Progress, type ProgressSink } from './progress.js';
 import { redactArgs, scrubText } from './redact.js';
@@ -58,6 +59,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
       ctx.checkCancelled();
       step = await env.records.recorder.stepStarting(ctx, name, args);
       await tool.handle(ctx, args as never, out);
+      await answerWithSnapshot(ctx, tool.input, args, out);
     }
     reportWrites(ctx, out);
     if (checkOutputs()) {

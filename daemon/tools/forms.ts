@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineTool } from './define.js';
+import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
 import { params, RefParam, TabParam } from '../../protocol/params.js';
 import { BrowserdError, type ErrorCode } from '../../protocol/errors.js';
 import { REF } from '../../protocol/ids.js';
@@ -22,9 +23,9 @@ export const formTools = [
     description: 'Fills several fields in order with browser_fill rules (text; option text or value; "true"/"false" for checkboxes). Reports which were filled and which failed. Never submits.',
     input: params({
       fields: Type.Record(Type.String({ pattern: REF.source }), Type.String({ maxLength: 100000 }), { description: 'ref -> value, filled in the given order.', minProperties: 1, maxProperties: 200 }),
-      tab: TabParam,
+      snapshot: SnapshotAfterParam, tab: TabParam,
     }),
-    output: Type.Object({
+    output: withSnapshotAfter(Type.Object({
       tab: TabIdField,
       filled: Type.Array(Type.String(), { description: 'Refs that took their value, in order.' }),
       failed: Type.Array(
@@ -32,7 +33,7 @@ export const formTools = [
         Type.Object({ ref: Type.String(), reason: PageText({ description: 'Why the field could not be filled.' }) }),
         { description: 'Fields that could not be filled; the others were still filled.' },
       ),
-    }),
+    })),
     effect: 'write',
     touches: [{ kind: 'fill_many', fields: 'fields' }],
     async handle(ctx, args, out) {
@@ -61,8 +62,8 @@ export const formTools = [
     name: 'browser_select_options',
     title: 'Select options',
     description: 'Selects one or more options of a <select> by visible text or value (several for a multiple select); the others are unselected.',
-    input: params({ ref: RefParam(), values: Type.Array(Type.String({ maxLength: 1000 }), { description: 'Option texts or values.', minItems: 1, maxItems: 500 }), tab: TabParam }),
-    output: Type.Object({ tab: TabIdField, selected: Type.Array(PageText(), { description: 'The texts of the options now selected.' }) }),
+    input: params({ ref: RefParam(), values: Type.Array(Type.String({ maxLength: 1000 }), { description: 'Option texts or values.', minItems: 1, maxItems: 500 }), snapshot: SnapshotAfterParam, tab: TabParam }),
+    output: withSnapshotAfter(Type.Object({ tab: TabIdField, selected: Type.Array(PageText(), { description: 'The texts of the options now selected.' }) })),
     effect: 'write',
     hints: { idempotent: true },
     touches: [{ kind: 'fill', ref: 'ref' }],

@@ -1,6 +1,7 @@
 /** Interaction tools: click, type, fill, press. */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
+import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
 import { params, RefParam, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { afterAction, type Tab } from '../browser/tab.js';
@@ -56,9 +57,9 @@ export const inputTools = [
       mode: Type.Optional(StringEnum(['mouse', 'dom'], { description: 'mouse (default) or dom.', default: 'mouse' })),
       button: Type.Optional(StringEnum(['left', 'right', 'middle'], { description: 'Mouse button. Default left.' })),
       doubleClick: Type.Optional(Type.Boolean({ description: 'Double-click. Default false.' })),
-      tab: TabParam,
+      snapshot: SnapshotAfterParam, tab: TabParam,
     }),
-    output: TabAtUrl,
+    output: withSnapshotAfter(TabAtUrl),
     effect: 'write',
     touches: [{ kind: 'click', ref: 'ref', point: ['x', 'y'] }],
     check(args) {
@@ -87,9 +88,9 @@ export const inputTools = [
       clear: Type.Optional(Type.Boolean({ description: 'Clear the field first. Default false.' })),
       submit: Type.Optional(Type.Boolean({ description: 'Press Enter after typing. Default false.' })),
       slowly: Type.Optional(Type.Boolean({ description: 'One key event per character (at most 5,000), for pages that react to each key. Default false.' })),
-      tab: TabParam,
+      snapshot: SnapshotAfterParam, tab: TabParam,
     }),
-    output: TabAtUrl,
+    output: withSnapshotAfter(TabAtUrl),
     effect: 'write',
     touches: [{ kind: 'fill', ref: 'ref' }, { kind: 'submit', when: 'submit', ref: 'ref' }],
     check(args) {
@@ -132,8 +133,8 @@ export const inputTools = [
     name: 'browser_press',
     title: 'Press a key',
     description: 'Presses a key or chord on the focused element: Enter, Escape, Tab, Backspace, ArrowDown, PageDown, a single character, or a chord such as Control+A. Enter counts as a submit.',
-    input: params({ key: Type.String({ description: 'Key name or chord joined by +.', minLength: 1, maxLength: 64 }), tab: TabParam }),
-    output: TabAtUrl,
+    input: params({ key: Type.String({ description: 'Key name or chord joined by +.', minLength: 1, maxLength: 64 }), snapshot: SnapshotAfterParam, tab: TabParam }),
+    output: withSnapshotAfter(TabAtUrl),
     effect: 'write',
     touches: [{ kind: 'key', key: 'key' }],
     check(args) {

@@ -2,6 +2,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
+import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkUrl } from '../net/url-check.js';
@@ -17,9 +18,9 @@ export const navigationTools = [
     input: params({
       url: Type.String({ description: 'The address to load.', minLength: 1, maxLength: 8192 }),
       timeoutMs: Type.Optional(Type.Integer({ description: 'Give up after this long (ms), 1000-120000. Default 30000.', minimum: 1000, maximum: 120000 })),
-      tab: TabParam,
+      snapshot: SnapshotAfterParam, tab: TabParam,
     }),
-    output: Type.Object({ tab: TabIdField, url: UrlField }),
+    output: withSnapshotAfter(Type.Object({ tab: TabIdField, url: UrlField })),
     effect: 'read',
     hints: { readOnly: false, idempotent: true },
     async handle(ctx, args, out) {
@@ -35,8 +36,8 @@ export const navigationTools = [
     name: 'browser_history',
     title: 'Back, forward or reload',
     description: 'Goes back or forward in the tab history, or reloads, and waits for the page to settle.',
-    input: params({ action: StringEnum(['back', 'forward', 'reload'], { description: 'back, forward or reload.' }), tab: TabParam }),
-    output: Type.Object({ tab: TabIdField, url: UrlField }),
+    input: params({ action: StringEnum(['back', 'forward', 'reload'], { description: 'back, forward or reload.' }), snapshot: SnapshotAfterParam, tab: TabParam }),
+    output: withSnapshotAfter(Type.Object({ tab: TabIdField, url: UrlField })),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },
     async handle(ctx, args, out) {
@@ -57,10 +58,10 @@ export const navigationTools = [
       gone: Type.Optional(Type.Boolean({ description: 'Wait until the text or selector is NOT visible any more. Default false.' })),
       timeMs: Type.Optional(Type.Integer({ description: 'Just wait this long (ms), 1-60000.', minimum: 1, maximum: 60000 })),
       timeoutMs: Type.Optional(Type.Integer({ description: 'Give up after this long (ms), 100-60000. Default 10000.', minimum: 100, maximum: 60000, default: 10000 })),
-      tab: TabParam,
+      snapshot: SnapshotAfterParam, tab: TabParam,
     }),
     // A plain wait for time names no tab: only a wait on the page says which tab it watched.
-    output: Type.Object({ tab: Type.Optional(TabIdField) }),
+    output: withSnapshotAfter(Type.Object({ tab: Type.Optional(TabIdField) })),
     effect: 'read',
     async handle(ctx, args, out) {
       const given = [args.text, args.selector, args.timeMs].filter((v) => v !== undefined).length;

@@ -1,6 +1,7 @@
 /** Pointer tools: hover, drag, scroll. Real input events, refs resolved to points by the in-page script. */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
+import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
 import { params, RefParam, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { afterAction, type Tab } from '../browser/tab.js';
@@ -62,9 +63,9 @@ export const pointerTools = [
       toX: Type.Optional(Type.Number({ description: 'End x (CSS px, viewport).', minimum: 0 })),
       toY: Type.Optional(Type.Number({ description: 'End y (CSS px, viewport).', minimum: 0 })),
       steps: Type.Optional(Type.Integer({ description: 'Intermediate pointer moves, 1-100. Default 16.', minimum: 1, maximum: 100 })),
-      tab: TabParam,
+      snapshot: SnapshotAfterParam, tab: TabParam,
     }),
-    output: Type.Object({ tab: TabIdField }),
+    output: withSnapshotAfter(Type.Object({ tab: TabIdField })),
     effect: 'write',
     touches: [{ kind: 'drop', ref: 'toRef', point: ['toX', 'toY'] }],
     check(args) {
@@ -99,9 +100,9 @@ export const pointerTools = [
       amount: Type.Optional(Type.Integer({ description: 'CSS pixels, 1-100000. Default: one viewport.', minimum: 1, maximum: 100000 })),
       toRef: Type.Optional(RefParam('Scroll until this element is in view.')),
       to: Type.Optional(StringEnum(['top', 'end'], { description: 'Scroll to the top or to the end (repeats while content keeps loading, bounded).' })),
-      tab: TabParam,
+      snapshot: SnapshotAfterParam, tab: TabParam,
     }),
-    output: Type.Object({ tab: TabIdField, scroll: ScrollState }),
+    output: withSnapshotAfter(Type.Object({ tab: TabIdField, scroll: ScrollState })),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },
     async handle(ctx, args, out) {

@@ -1,6 +1,7 @@
 /** Tab tools: open, list, close, focus. */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { defineTool } from './define.js';
+import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkUrl } from '../net/url-check.js';
@@ -19,11 +20,12 @@ export const OpenInput = params({
   allowedDomains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { description: 'Where the tab and its popups may navigate; sub-domains included.', maxItems: 50 })),
   live: Type.Optional(StringEnum(['interactive', 'view', 'none'], { description: 'Live link kind: interactive (a person may click and type, where the account allows take-over; otherwise view), view (watch only) or none (no link). Default interactive.', default: 'interactive' })),
   context: Type.Optional(Type.String({ description: 'Open in a separate isolated context of this name (own cookies and storage, like an incognito window); created on first use.', pattern: NAME.source })),
+  snapshot: SnapshotAfterParam,
   profile: Type.Optional(Type.String({ description: "Open in the user's named profile (own persistent cookies and logins); the tab id comes back as <profile>/<id>.", pattern: NAME.source })),
 });
 
 /** browser_open (POST /v1/tabs reaches it through the same dispatch). */
-async function openTab(ctx: ToolContext, args: { url?: string; mode?: 'read' | 'act'; visible?: boolean; allowedDomains?: string[]; live?: 'interactive' | 'view' | 'none'; context?: string; profile?: string }, out: ResponseBuilder) {
+async function openTab(ctx: ToolContext, args: Static<typeof OpenInput>, out: ResponseBuilder) {
   let url: string | undefined;
   if (args.url !== undefined) url = checkUrl(args.url, ctx.env.cfg);
   if (args.context && args.profile) throw new BrowserdError('validation_error', 'give context or profile, not both', { next: 'A context is an incognito-like space inside a profile; pick one.' });
@@ -43,7 +45,7 @@ async function openTab(ctx: ToolContext, args: { url?: string; mode?: 'read' | '
     out.set('live_url', link.url).set('live', link.mode);
     out.text(`Live link for a person to ${link.mode === 'interactive' ? 'watch or take over' : 'watch'} this tab (a few minutes unless open): ${link.url}`);
   }
-  out.text('Next: browser_snapshot to see the page with element refs.');
+  if (!args.snapshot) out.text('Next: browser_snapshot to see the page with element refs.');
 }
 
 export function describeTab(r: TabRecord, isDefault: boolean) {
@@ -65,7 +67,7 @@ export const tabTools = [
     title: 'Open a tab',
     description: 'Opens a new tab of its own (never reuses one). If the first page fails to load, no tab is left behind. Returns the tab id (later calls default to it) and a live link a person can open to watch or take over the tab (unless live is none).',
     input: OpenInput,
-    output: Type.Object({
+    output: withSnapshotAfter(Type.Object({
       tab: TabIdField,
       url: UrlField,
       mode: TabModeField,
@@ -74,7 +76,7 @@ export const tabTools = [
       allowedDomains: Type.Optional(Type.Array(Type.String())),
       live_url: Type.Optional(Type.String({ description: 'A link a person can open to watch or take over the tab.' })),
       live: Type.Optional(LiveModeField),
-    }),
+    })),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },
     handle: (ctx, args, out) => openTab(ctx, args, out),

@@ -6,6 +6,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
+import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
 import { params, RefParam, TabParam } from '../../protocol/params.js';
 import { VAULT_FIELD, VAULT_NAME } from '../../storage/vault.js';
 import type { ToolContext } from './context.js';
@@ -201,9 +202,9 @@ export const vaultTools = [
     input: params({
       site: SiteParam,
       loginUrl: Type.Optional(Type.String({ description: "Where the sign-in form is, on the entry's site. Default: the entry's login URL, else https://<site>/.", minLength: 1, maxLength: 8192 })),
-      tab: TabParam,
+      snapshot: SnapshotAfterParam, tab: TabParam,
     }),
-    output: LoginResult,
+    output: withSnapshotAfter(LoginResult),
     effect: 'write',
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);

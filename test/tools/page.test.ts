@@ -162,6 +162,36 @@ t.test('fill, type, press and wait change page state', async (t) => {
   t.notOk((await call(client, 'browser_wait', { selector: '#k' })).isError);
 });
 
+t.test('snapshot: true answers with the page after the action, with refs ready for the next call', async (t) => {
+  const opened = await call(client, 'browser_open', { url: `${site.url}/page1`, mode: 'act', live: 'none', snapshot: true });
+  t.notOk(opened.isError, opened.text);
+  const tab = opened.raw.structuredContent.tab as string;
+  t.teardown(() => call(client, 'browser_close_tab', { tab }));
+  t.match(opened.text, /link "to page two" \[ref=e\d+\]/, 'the opened page, outlined');
+  t.match(opened.text, /<<<page nonce=/, 'inside the page-text fence');
+  t.notMatch(opened.text, /Next: browser_snapshot/, 'no advice to take the snapshot it already has');
+  t.ok(opened.raw.structuredContent.refCount >= 1);
+  const clicked = await call(client, 'browser_click', { tab, ref: refOf(opened.text, /link "to page two"/), snapshot: true });
+  t.notOk(clicked.isError, clicked.text);
+  t.match(clicked.text, /Clicked e\d+\./);
+  t.match(clicked.text, /heading "Second page"/, 'the page the click led to');
+  t.match(clicked.raw.structuredContent, { tab, url: /\/page2$/ });
+  // Without it, the answer is as short as before.
+  const plain = await call(client, 'browser_history', { tab, action: 'back' });
+  t.notMatch(plain.text, /\[ref=e/);
+  // The same over REST, where the outline is in text; the refs it hands out work at once.
+  const back = await stack.rest('browser_navigate', { tab, url: `${site.url}/counter`, snapshot: true });
+  t.equal(back.status, 200);
+  t.match(back.json.text, /button "Add one" \[ref=e\d+\]/);
+  t.ok(back.json.refCount >= 1);
+  const add = await stack.rest('browser_click', { tab, ref: refOf(back.json.text, /button "Add one"/), snapshot: true });
+  t.equal(add.status, 200);
+  t.match(add.json.text, /count 1/);
+  const wrong = await call(client, 'browser_snapshot', { tab, snapshot: true });
+  t.ok(wrong.isError, 'a tool without the option refuses it');
+  t.match(wrong.text, /validation_error/);
+});
+
 t.test('an over-long address is refused before it reaches an email field, and the tab stays usable', async (t) => {
   // Chromium's check of an email value takes time about the square of its length, and its validation bubble
   // quotes the value: 100,000 characters after a refused submit hung the renderer for minutes.
