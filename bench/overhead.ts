@@ -4,10 +4,11 @@
  *   raw snapshot: Runtime.evaluate of __browserd.snapshot({}) (the same injected script) in an isolated world;
  *   raw click:    Input.dispatchMouseEvent mousePressed + mouseReleased at the button's centre.
  * Both sides click the same counter button; the counters are read back to check every click landed.
+ * The peer, Playwright MCP, does the same snapshot and click on the same page, called with the same MCP SDK client.
  */
 import { startTestDaemon } from '../test/fixtures/daemon.js';
 import { startBenchSite } from './pages.js';
-import { launchRawBrowser, median, p90, ms, now, printTable, mcpText } from './lib.js';
+import { launchRawBrowser, median, p90, ms, now, printTable, mcpText, startPlaywrightMcp } from './lib.js';
 import { callTool } from '../daemon/tools/dispatch.js';
 
 const N = 100;
@@ -17,6 +18,9 @@ const N = 100;
  * cost, a few milliseconds a call).
  */
 const WARMUP = 200;
+/** Playwright MCP's clicks, which take ~0.5 s each: warm-up and measured runs. */
+const PW_CLICK_WARMUP = 10;
+const PW_CLICKS = 30;
 
 
 export async function run(): Promise<void> {
@@ -127,12 +131,44 @@ export async function run(): Promise<void> {
       await d.stop();
     }
 
+    // ---------------------------------------------------------------- the peer: Playwright MCP (stdio, same client SDK)
+    const pwSnap: number[] = [];
+    const pwClick: number[] = [];
+    let pwCount = -1;
+    const pw = await startPlaywrightMcp();
+    try {
+      const nav = await pw.client.callTool({ name: 'browser_navigate', arguments: { url } });
+      if (nav.isError) throw new Error(`Playwright MCP browser_navigate failed: ${mcpText(nav)}`);
+      let target = '';
+      for (let i = 0; i < WARMUP + N; i++) {
+        const t0 = now();
+        const r = await pw.client.callTool({ name: 'browser_snapshot', arguments: {} });
+        const dt = now() - t0;
+        target = /button "Add one" \[ref=(\w+)\]/.exec(mcpText(r))?.[1] ?? target;
+        if (i >= WARMUP) pwSnap.push(dt);
+      }
+      if (!target) throw new Error('no ref for the counter button in Playwright MCP snapshot');
+      // Its click waits about half a second for the page to settle, far above any JIT warm-up cost: fewer runs do.
+      for (let i = 0; i < PW_CLICK_WARMUP + PW_CLICKS; i++) {
+        const t0 = now();
+        const r = await pw.client.callTool({ name: 'browser_click', arguments: { element: 'Add one button', target, ref: target } });
+        const dt = now() - t0;
+        if (r.isError) throw new Error(`Playwright MCP browser_click failed: ${mcpText(r)}`);
+        if (i >= PW_CLICK_WARMUP) pwClick.push(dt);
+      }
+      pwCount = Number(/count (\d+)/.exec(mcpText(await pw.client.callTool({ name: 'browser_snapshot', arguments: {} })))?.[1] ?? -1);
+    } finally {
+      await pw.close();
+    }
+
     const row = (name: string, viaDaemon: number[], viaRaw: number[]) =>
       rows.push([name, ms(median(viaDaemon)), ms(p90(viaDaemon)), ms(median(viaRaw)), ms(p90(viaRaw)), ms(median(viaDaemon) - median(viaRaw))]);
     row('browser_snapshot via MCP', mcpSnap, rawSnap);
     row('browser_click via MCP', mcpClick, rawClick);
     row('browser_snapshot via REST', restSnap, rawSnap);
     row('browser_click in-process (dispatch, no transport)', directClick, rawClick);
+    row('Playwright MCP browser_snapshot (stdio)', pwSnap, rawSnap);
+    row('Playwright MCP browser_click (stdio)', pwClick, rawClick);
     rows.push(['browser_tabs via MCP (no page work)', ms(median(mcpTabs)), ms(p90(mcpTabs)), '—', '—', ms(median(mcpTabs))]);
     rows.push(['audit append alone (awaits LMDB flushed)', ms(median(auditOnly)), ms(p90(auditOnly)), '—', '—', ms(median(auditOnly))]);
     notes.push(`N=${N} calls each after ${WARMUP} warm-up calls; one MCP session, one tab; goal: median overhead under 5 ms per call.`);
@@ -141,7 +177,8 @@ export async function run(): Promise<void> {
       'A raw click is two mouse events. browser_click also asks the page for the element (the sensitive-action gate) and its point',
       '  (covered/disabled check) in one round trip, sends move, press and release together, makes one round trip after the click to',
       '  learn whether it started a navigation, and writes its audit entry durably before it answers.',
-      `clicks that landed in-process: ${directCount} of ${WARMUP + N}.`,
+      `clicks that landed in-process: ${directCount} of ${WARMUP + N}; through Playwright MCP: ${pwCount} of ${PW_CLICK_WARMUP + PW_CLICKS} (N=${PW_CLICKS} after ${PW_CLICK_WARMUP}).`,
+      'Playwright MCP runs as a stdio server (no HTTP); both sides are called with the same MCP SDK client.',
     );
   } finally {
     await site.close();
