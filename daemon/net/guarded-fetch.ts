@@ -10,7 +10,6 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { readFileSync } from 'node:fs';
 import zlib from 'node:zlib';
 import type { LookupFunction } from 'node:net';
 import type { DaemonEnv } from '../env.js';
@@ -19,6 +18,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { vetTarget, VetRefusal } from './vet.js';
 import { lookupWithRules, parseResolverRules } from '../browser/resolver-rules.js';
 import { evaluateHostPolicy } from '../policy/host-policy.js';
+import { VERSION } from '../version.js';
 
 export interface FetchGuard {
   allowPrivateNetwork: boolean;
@@ -30,7 +30,6 @@ export interface FetchGuard {
   hostAccess?: (url: string) => 'read_only' | 'blocked' | 'allowed' | 'default';
 }
 
-const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 /** Says who we are, so a site can tell a browserd crawl apart and robots.txt can address it ("browserd"). */
 export const CRAWLER_USER_AGENT = `Mozilla/5.0 (compatible; browserd/${VERSION}; +crawler)`;
 

@@ -4,15 +4,14 @@
  * (export-request.ts). Output is deterministic for one map (endpoints sorted by path, method, id) so a test or
  * a diff can compare two exports.
  */
-import { readFileSync } from 'node:fs';
 import { API_EXPORT_FORMATS, type ApiEndpoint, type ApiExportFormat, type ApiMap } from '../../../protocol/api-map.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 import { exportHar } from './export-har.js';
 import { exportOpenApi } from './export-openapi.js';
 import { exportSnippets } from './export-snippet.js';
 import { exportTypeScript } from './export-typescript.js';
+import { VERSION } from '../../version.js';
 
-const VERSION: string = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version;
 
 export interface ApiExport {
   format: ApiExportFormat;
