@@ -58,6 +58,7 @@ import { watchDisabledAccounts } from './accounts/disabled.js';
 
 export { VERSION } from './version.js';
 import { VERSION } from './version.js';
+import { runningBundled } from './threads.js';
 
 export interface Daemon {
   env: DaemonEnv;
@@ -194,7 +195,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
   // Accounts disabled from outside (the CLI writes the store) stop here within a couple of seconds.
   const stopWatchingAccounts = watchDisabledAccounts(env);
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
-  log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: pool.maxBrowsers }, 'browserd listening');
+  log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: pool.maxBrowsers, bundled: runningBundled }, 'browserd listening');
   let stopping: Promise<void> | undefined;
   return {
     env,

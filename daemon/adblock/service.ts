@@ -5,6 +5,7 @@
  * line says so); with a list missing it stays unavailable, and the settings and browser_status say why.
  */
 import { Worker } from 'node:worker_threads';
+import { threadEntry } from '../threads.js';
 import type { Logger } from 'pino';
 import { FiltersEngine, Request } from '@ghostery/adblocker';
 import type { BrowserSettings } from '../settings/browser-settings.js';
@@ -118,7 +119,7 @@ export class AdBlocker {
 
   private parseOffThread(files: ListFile[]): Promise<{ serialized: Uint8Array; parseMs: number }> {
     return new Promise((resolve, reject) => {
-      const w = new Worker(new URL('./parse-thread.js', import.meta.url), { workerData: { paths: files.map((f) => f.path), options: ENGINE_OPTIONS } });
+      const w = new Worker(threadEntry('adblockParse'), { workerData: { paths: files.map((f) => f.path), options: ENGINE_OPTIONS } });
       this.thread = w;
       // A parse in flight must not hold the process open at shutdown.
       w.unref();

@@ -7,6 +7,7 @@ import { Piscina } from 'piscina';
 import { availableParallelism } from 'node:os';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { WorkerTask, ConvertAnswer, RowsAnswer } from './worker-body.js';
+import { threadEntry } from '../threads.js';
 
 /** Old-generation heap of one converter thread. A 15 MB PDF or workbook converts well inside it. */
 export const CONVERTER_HEAP_MB = 384;
@@ -22,7 +23,7 @@ function threads(): number {
 
 function getPool(): Piscina {
   pool ??= new Piscina({
-    filename: new URL('./worker.js', import.meta.url).href,
+    filename: threadEntry('docs').href,
     minThreads: 0,
     maxThreads: threads(),
     idleTimeout: 30_000,

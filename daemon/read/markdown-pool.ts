@@ -4,6 +4,7 @@
  * worker threads (started on first use, unref'd so they never hold the process open) take the jobs in turn.
  */
 import { Worker } from 'node:worker_threads';
+import { threadEntry } from '../threads.js';
 import { availableParallelism } from 'node:os';
 import type { HtmlToMarkdownOptions, MarkdownResult } from './markdown.js';
 
@@ -21,7 +22,7 @@ class MarkdownThread {
   readonly pending = new Map<number, Pending>();
 
   constructor(onGone: (t: MarkdownThread) => void) {
-    this.worker = new Worker(new URL('./markdown-thread.js', import.meta.url));
+    this.worker = new Worker(threadEntry('markdown'));
     this.worker.unref();
     this.worker.on('message', (m: { id: number; result?: MarkdownResult; error?: string }) => {
       const p = this.pending.get(m.id);
