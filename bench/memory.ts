@@ -243,7 +243,8 @@ export async function run(): Promise<void> {
     "The daemon's PSS is the whole daemon here (one user); with N users each carries 1/N of it, and the per-user cost tends to its Chromium alone.",
     'Levers: fewer Chromium processes per user (no spare renderer kept warm for the next navigation, a renderer process limit, no GPU',
     '  process), and closing idle browsers (a relaunch on the next call, pipeline and security work). The network service already runs',
-    "  in the browser process. The daemon itself is the largest single part for one user: Node with every module loaded through tsx.",
+    '  in the browser process. The daemon runs from the bundle npm run build makes (no TypeScript loader), with the model SDKs, token',
+    '  counter, IMAP client and video muxer loaded on first use; what is left of it is Node, the MCP SDK, LMDB and our code.',
     'Other processes on a shared machine move PSS (Chromium pages split with them too): compare within one run, and USS as a check.',
   );
   printTable('Memory per idle user: PSS, browserd vs Playwright MCP', ['side', 'server PSS', 'browser PSS', 'total PSS', 'total USS', 'vs Playwright', 'processes'], rows, notes);

@@ -4,13 +4,17 @@
  * sent; every turn is estimated locally first and refused (budget_exceeded, nothing sent) when it cannot fit
  * what is left of maxTokensTotal; what the provider reports is added to the session and to the user's usage.
  */
-import { countTokens } from 'gpt-tokenizer';
+import { createRequire } from 'node:module';
 import { BrowserdError } from '../../protocol/errors.js';
 import { DEFAULT_MAX_TOKENS_TOTAL } from '../../protocol/model-params.js';
 import type { DaemonEnv } from '../env.js';
 import { hostKey, providerNames, resolveModel } from './catalog.js';
 import { PROVIDER_TURNS } from './providers/index.js';
 import type { ChatMessage, ModelInfo, SessionUsage, TurnRequest, TurnResult } from './types.js';
+
+/** gpt-tokenizer's tables hold about 20 MB of heap: loaded with the first model session, not with the daemon. */
+let tokenizer: typeof import('gpt-tokenizer') | undefined;
+const countTokens = (text: string): number => (tokenizer ??= createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens(text);
 
 export interface SessionOptions {
   env: DaemonEnv;

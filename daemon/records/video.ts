@@ -12,7 +12,7 @@
  * newest picture, replaced by the next early one, and kept at stop if nothing came after it, so the video
  * still ends on what the tab showed last.
  */
-import { BufferTarget, EncodedPacket, EncodedVideoPacketSource, Output, WebMOutputFormat } from 'mediabunny';
+import type { BufferTarget } from 'mediabunny';
 import type { DaemonEnv } from '../env.js';
 import type { Tab } from '../browser/tab.js';
 import type { FrameSink } from '../live/screencast.js';
@@ -158,6 +158,8 @@ async function encode(page: Tab, frames: Kept[], end: number): Promise<Buffer> {
   const size = await firstFrameSize(frames[0]!.jpeg);
   await inPage(page, ENCODER_PAGE);
   await inPage(page, `__video.init(${size.width}, ${size.height})`);
+  // The muxer loads with the first video made, not with the daemon.
+  const { BufferTarget, EncodedPacket, EncodedVideoPacketSource, Output, WebMOutputFormat } = await import('mediabunny');
   const output = new Output({ format: new WebMOutputFormat(), target: new BufferTarget() });
   const source = new EncodedVideoPacketSource('vp8');
   output.addVideoTrack(source);

@@ -4,7 +4,6 @@
  * is the answer (the way Messages gives structured output everywhere), returned as `text` JSON like the other
  * families' JSON modes. The key goes only in `x-api-key`, Anthropic's header for API keys.
  */
-import Anthropic, { APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { ContentBlockParam, Message, MessageCreateParamsNonStreaming, MessageParam, Tool, ToolChoice, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { ChatMessage, JsonSchema, ProviderRequest, ProviderTurn, ToolCall, TurnResult } from '../types.js';
 import { parseToolArgs, providerFailure, wireName } from './failure.js';
@@ -78,7 +77,9 @@ export const anthropicTurn: ProviderTurn = async (req) => {
   // A client per call, since the key is per call. This SDK version sends an apiKey as Authorization: Bearer;
   // the header is set to x-api-key here and Authorization dropped, so the key travels only in Anthropic's own
   // API-key header (and a proxy or OAuth-only endpoint never sees it as a bearer token).
-  const client = new Anthropic({
+  // Loaded on the first call, not with the daemon: a host that never calls a model never holds the SDK.
+  const { default: AnthropicClient, APIConnectionTimeoutError, APIError, APIUserAbortError } = await import('@anthropic-ai/sdk');
+  const client = new AnthropicClient({
     apiKey: req.key,
     baseURL: req.baseUrl,
     maxRetries: 1,

@@ -5,7 +5,13 @@
  * from httpOptions.baseUrl and its default api version; the key goes only in `x-goog-api-key`.
  */
 import { randomBytes } from 'node:crypto';
-import { ApiError, FunctionCallingConfigMode, GoogleGenAI, type Content, type GenerateContentConfig, type GenerateContentResponse, type Part } from '@google/genai';
+import type { ApiError, Content, FunctionCallingConfigMode, GenerateContentConfig, GenerateContentResponse, Part } from '@google/genai';
+
+/**
+ * The SDK's FunctionCallingConfigMode values (string enum members), spelled here so that building a request
+ * does not load the SDK: it is loaded by the first call (geminiTurn).
+ */
+const CALL_MODE = { AUTO: 'AUTO', ANY: 'ANY' } as unknown as Record<'AUTO' | 'ANY', FunctionCallingConfigMode>;
 import type { ChatMessage, JsonSchema, ProviderRequest, ProviderTurn, ToolCall, TurnRequest, TurnResult } from '../types.js';
 import { parseToolArgs, providerFailure } from './failure.js';
 
@@ -56,9 +62,9 @@ function toContents(messages: ChatMessage[]): Content[] {
 }
 
 function toToolConfig(choice: TurnRequest['toolChoice']): GenerateContentConfig['toolConfig'] {
-  if (!choice || choice === 'auto') return { functionCallingConfig: { mode: FunctionCallingConfigMode.AUTO } };
-  if (choice === 'required') return { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY } };
-  return { functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: [choice.name] } };
+  if (!choice || choice === 'auto') return { functionCallingConfig: { mode: CALL_MODE.AUTO } };
+  if (choice === 'required') return { functionCallingConfig: { mode: CALL_MODE.ANY } };
+  return { functionCallingConfig: { mode: CALL_MODE.ANY, allowedFunctionNames: [choice.name] } };
 }
 
 /** The SDK call's parameters, exported for the tests that pin the mapping. */
@@ -97,6 +103,7 @@ function geminiMessage(e: ApiError): string | undefined {
 export const geminiTurn: ProviderTurn = async (req) => {
   // vertexai false: GOOGLE_GENAI_USE_VERTEXAI in the environment must not send the key to Google Cloud.
   // One retry (attempts counts the first call), as for the other families.
+  const { ApiError: ApiErrorClass, GoogleGenAI } = await import('@google/genai');
   const client = new GoogleGenAI({
     apiKey: req.key,
     vertexai: false,
@@ -106,7 +113,7 @@ export const geminiTurn: ProviderTurn = async (req) => {
   try {
     answer = await client.models.generateContent(geminiParams(req));
   } catch (e) {
-    if (e instanceof ApiError) throw providerFailure('gemini', { status: e.status, message: geminiMessage(e) }, req.key, req.signal, req.timeoutMs);
+    if (e instanceof ApiErrorClass) throw providerFailure('gemini', { status: e.status, message: geminiMessage(e) }, req.key, req.signal, req.timeoutMs);
     // The SDK's own timer aborts the fetch: an AbortError while our signal is not aborted is its timeout.
     if (e instanceof Error && (e.name === 'AbortError' || e.name === 'TimeoutError')) throw providerFailure('gemini', { timedOut: true }, req.key, req.signal, req.timeoutMs);
     throw providerFailure('gemini', { message: e instanceof Error ? e.message : String(e) }, req.key, req.signal, req.timeoutMs);

@@ -4,7 +4,7 @@
  * refuses ordinary schemas: optional properties, open objects; the feature checks the answer with ajv anyway).
  * The key goes only in `Authorization: Bearer`, the header this family reads.
  */
-import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import type { ChatMessage, ProviderRequest, ProviderTurn, TurnRequest, TurnResult } from '../types.js';
 import { parseToolArgs, providerFailure, wireName } from './failure.js';
@@ -66,7 +66,9 @@ const STOP: Record<string, TurnResult['stop']> = { stop: 'end', tool_calls: 'too
 export const openaiTurn: ProviderTurn = async (req) => {
   // A client per call: the key is the caller's (X-Model-Key) or the host's, never shared between calls.
   // organization/project null so OPENAI_ORG_ID / OPENAI_PROJECT_ID in the daemon's environment add no headers.
-  const client = new OpenAI({ apiKey: req.key, baseURL: req.baseUrl, organization: null, project: null, maxRetries: 1, timeout: req.timeoutMs });
+  // Loaded on the first call, not with the daemon: a host that never calls a model never holds the SDK.
+  const { default: OpenAIClient, APIConnectionTimeoutError, APIError, APIUserAbortError } = await import('openai');
+  const client = new OpenAIClient({ apiKey: req.key, baseURL: req.baseUrl, organization: null, project: null, maxRetries: 1, timeout: req.timeoutMs });
   let answer: OpenAI.Chat.Completions.ChatCompletion;
   try {
     answer = await client.chat.completions.create(openaiBody(req), { signal: req.signal, timeout: req.timeoutMs, maxRetries: 1 });

@@ -4,7 +4,6 @@
  * process.env. Everything recorded from a site is written as a JSON string literal or a sanitised comment,
  * so no recorded text can become code.
  */
-import { compile } from 'json-schema-to-typescript';
 import type { ApiEndpoint, ApiMap, ApiParam, JsonSchema } from '../../../protocol/api-map.js';
 import { trafficRedactor } from '../redact.js';
 import { dependencyEnv, exampleRequest, headerLines, httpOrigin, isSecretParam } from './export-request.js';
@@ -31,6 +30,8 @@ function stripForTypes(schema: JsonSchema): JsonSchema {
 
 async function typeOf(schema: JsonSchema | undefined, name: string, out: string[]): Promise<string | undefined> {
   if (!schema || !Object.keys(schema).length) return undefined;
+  // Loaded with the first TypeScript export, not with the daemon.
+  const { compile } = await import('json-schema-to-typescript');
   const ts = await compile(stripForTypes(structuredClone(schema)) as never, name, { bannerComment: '', additionalProperties: false, format: false, strictIndexSignatures: true, declareExternallyReferenced: true });
   out.push(ts.trim());
   return name;

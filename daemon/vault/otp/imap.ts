@@ -8,8 +8,6 @@
  */
 import { isIP } from 'node:net';
 import { classifyAddress } from '../../net/address.js';
-import { ImapFlow } from 'imapflow';
-import { simpleParser } from 'mailparser';
 import type { ImapInbox } from '../../../storage/vault.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 import { mailboxAddress, type MailboxGuard } from './mailbox-address.js';
@@ -79,6 +77,8 @@ export async function watchImap(w: ImapWatch): Promise<string> {
   const { imap, inbox, signal } = w;
   const address = await mailboxAddress(inbox, imap.host, imap.port, w.guard);
   if (signal.aborted) throw signal.reason;
+  // The IMAP client and the mail parser (about 8 MB of heap together) load with the first inbox watched.
+  const [{ ImapFlow }, { simpleParser }] = await Promise.all([import('imapflow'), import('mailparser')]);
   const client = new ImapFlow({
     host: address,
     port: imap.port,
