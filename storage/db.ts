@@ -6,6 +6,7 @@ import { open, type RootDatabase, type Database } from 'lmdb';
 import { privateDir, privateFile } from './private-fs.js';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
+import { assertRoom, storeReserveBytes, writeGuard } from './disk-reserve.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -59,7 +60,15 @@ export function openDb(dataDir: string): Db {
   // LMDB creates its files 0644 (less the umask): tighten them, the lock file too.
   privateFile(file);
   privateFile(`${file}-lock`);
-  const sub = (name: string) => root.openDB<any, string>({ name });
+  // Writes stop short of a full disk (disk-reserve.ts): lmdb-js can abort the process on a commit that fails.
+  const reserve = storeReserveBytes();
+  const guardWrites = writeGuard(() => assertRoom(dataDir, reserve));
+  guardWrites(root);
+  const sub = (name: string) => {
+    const d = root.openDB<any, string>({ name });
+    guardWrites(d);
+    return d;
+  };
   const db: Db = {
     root,
     meta: sub('meta'),

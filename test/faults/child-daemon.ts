@@ -37,7 +37,15 @@ export function childDaemon(data: string, env: Record<string, string> = {}) {
       return current;
     },
     async call(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
-      const res = await fetch(`${url}${path}`, { method, headers: { Authorization: `Bearer ${token()}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      let res: Response;
+      try {
+        res = await fetch(`${url}${path}`, { method, headers: { Authorization: `Bearer ${token()}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+      } catch (e) {
+        // Say how the daemon ended, if it did, and what it said: a bare "fetch failed" explains nothing.
+        const c = current?.child;
+        const ended = c && (c.exitCode !== null || c.signalCode !== null) ? `the daemon exited (code ${c.exitCode}, signal ${c.signalCode})` : 'the daemon is still running';
+        throw new Error(`${method} ${path}: ${(e as Error).message} (${(e as { cause?: Error }).cause?.message ?? ''}); ${ended}; its output: ${current?.output().slice(-3000)}`);
+      }
       const text = await res.text();
       return { status: res.status, json: text ? JSON.parse(text) : undefined };
     },
