@@ -100,8 +100,8 @@ t.test('start.sh installs with --omit=dev, and only that way', async (t) => {
   t.same(runScripts, ['build'], 'start.sh runs the build script of package.json');
   t.same(
     nodeRuns.map((r) => r.file),
-    ['bin/browserd.js', 'scripts/build-injected.ts'],
-    'the files Node runs on the start path: the daemon and the build of the in-page script',
+    ['bin/browserd.js', 'scripts/build-injected.ts', 'scripts/build-daemon.ts'],
+    'the files Node runs on the start path: the daemon and the builds of the in-page script and of the daemon bundle',
   );
 });
 
