@@ -44,7 +44,8 @@ export function childDaemon(data: string, env: Record<string, string> = {}) {
         // Say how the daemon ended, if it did, and what it said: a bare "fetch failed" explains nothing.
         const c = current?.child;
         const ended = c && (c.exitCode !== null || c.signalCode !== null) ? `the daemon exited (code ${c.exitCode}, signal ${c.signalCode})` : 'the daemon is still running';
-        throw new Error(`${method} ${path}: ${(e as Error).message} (${(e as { cause?: Error }).cause?.message ?? ''}); ${ended}; its output: ${current?.output().slice(-3000)}`);
+        // Still a TypeError, as fetch's own: callers that kill the daemon on purpose tell "never acknowledged" by it.
+        throw new TypeError(`${method} ${path}: ${(e as Error).message} (${(e as { cause?: Error }).cause?.message ?? ''}); ${ended}; its output: ${current?.output().slice(-3000)}`, { cause: e });
       }
       const text = await res.text();
       return { status: res.status, json: text ? JSON.parse(text) : undefined };
