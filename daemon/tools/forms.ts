@@ -23,7 +23,8 @@ export const formTools = [
     description: 'Fills several fields in order with browser_fill rules (text; option text or value; "true"/"false" for checkboxes). Reports which were filled and which failed. Never submits.',
     input: params({
       fields: Type.Record(Type.String({ pattern: REF.source }), Type.String({ maxLength: 100000 }), { description: 'ref -> value, filled in the given order.', minProperties: 1, maxProperties: 200 }),
-      snapshot: SnapshotAfterParam, tab: TabParam,
+      snapshot: SnapshotAfterParam,
+      tab: TabParam,
     }),
     output: withSnapshotAfter(Type.Object({
       tab: TabIdField,

@@ -18,7 +18,8 @@ export const navigationTools = [
     input: params({
       url: Type.String({ description: 'The address to load.', minLength: 1, maxLength: 8192 }),
       timeoutMs: Type.Optional(Type.Integer({ description: 'Give up after this long (ms), 1000-120000. Default 30000.', minimum: 1000, maximum: 120000 })),
-      snapshot: SnapshotAfterParam, tab: TabParam,
+      snapshot: SnapshotAfterParam,
+      tab: TabParam,
     }),
     output: withSnapshotAfter(Type.Object({ tab: TabIdField, url: UrlField })),
     effect: 'read',
@@ -58,7 +59,8 @@ export const navigationTools = [
       gone: Type.Optional(Type.Boolean({ description: 'Wait until the text or selector is NOT visible any more. Default false.' })),
       timeMs: Type.Optional(Type.Integer({ description: 'Just wait this long (ms), 1-60000.', minimum: 1, maximum: 60000 })),
       timeoutMs: Type.Optional(Type.Integer({ description: 'Give up after this long (ms), 100-60000. Default 10000.', minimum: 100, maximum: 60000, default: 10000 })),
-      snapshot: SnapshotAfterParam, tab: TabParam,
+      snapshot: SnapshotAfterParam,
+      tab: TabParam,
     }),
     // A plain wait for time names no tab: only a wait on the page says which tab it watched.
     output: withSnapshotAfter(Type.Object({ tab: Type.Optional(TabIdField) })),

@@ -202,7 +202,8 @@ export const vaultTools = [
     input: params({
       site: SiteParam,
       loginUrl: Type.Optional(Type.String({ description: "Where the sign-in form is, on the entry's site. Default: the entry's login URL, else https://<site>/.", minLength: 1, maxLength: 8192 })),
-      snapshot: SnapshotAfterParam, tab: TabParam,
+      snapshot: SnapshotAfterParam,
+      tab: TabParam,
     }),
     output: withSnapshotAfter(LoginResult),
     effect: 'write',
