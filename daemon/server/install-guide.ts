@@ -36,7 +36,8 @@ Claude Code: \`claude mcp add --transport http browserd ${base}/mcp --header "Au
    answers its tab id and a live link a person can watch.
 2. \`browser_snapshot\`: what a person sees, with refs such as \`e12\` for each control.
 3. \`browser_click {"ref": "e12"}\`, \`browser_type\`, \`browser_press\`: act on refs. To submit forms or change
-   anything, open the tab with \`"mode": "act"\`.
+   anything, open the tab with \`"mode": "act"\`. Add \`"snapshot": true\` to an action (or to \`browser_open\`)
+   when you will look at the page next: the answer then carries the snapshot, and you save a call.
 4. \`browser_read_text\` or \`browser_read\`: the page as text or Markdown.
 5. \`browser_status\`: your browser, tabs, policy and limits.
 

@@ -138,6 +138,7 @@ t.test('/install.md: the public URL whatever Host the request names, and no secr
     t.match(r.body, 'Authorization: Bearer <your token>');
     t.match(r.body, /browser_open/);
     t.match(r.body, /browser_snapshot/);
+    t.match(r.body, /"snapshot": true/, 'says how an action answers with the page and saves a call');
     t.match(r.body, /tools\/list|\/v1\/tools/, 'says where the tools list is');
     t.notMatch(r.body, /127\.0\.0\.1|localhost|\[::1\]/, 'no address but the public URL');
     t.notMatch(r.body, /bda?_[A-Za-z0-9_-]{10,}/, 'no token or key');
