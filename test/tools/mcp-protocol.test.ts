@@ -113,7 +113,7 @@ t.test('unknown tools and bad arguments are validation errors that say what is a
   t.match(unknown.message, /browser_open/);
   const badKey = await call(client, 'browser_navigate', { url: 'http://127.0.0.1/', speed: 3 });
   t.ok(badKey.isError);
-  t.match(badKey.text, /unknown parameter "speed".*accepted: url, timeoutMs, tab/);
+  t.match(badKey.text, /unknown parameter "speed".*accepted: url, timeoutMs, snapshot, tab/);
   const badEnum = await call(client, 'browser_history', { action: 'sideways' });
   t.match(badEnum.text, /"action" must be one of "back", "forward", "reload"/);
   const badKeyName = await call(client, 'browser_press', { key: 'Hyperspace' });
