@@ -12,7 +12,7 @@
  * --minutes (2). Prints numbers, asserts nothing.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -39,6 +39,10 @@ export interface Sample {
   chromiumPssMb: number;
   chromiumFds: number;
   chromiumProcs: number;
+  /** CPU time this process (daemon, site and load clients) has used so far, seconds. */
+  processCpuS: number;
+  /** CPU time every user's Chromium has used so far (live processes, and the exited ones their parents reaped), seconds. */
+  chromiumCpuS: number;
 }
 
 export interface LoadResult {
@@ -106,6 +110,19 @@ export function smapsRollup(pid: number): { pssKb: number; ussKb: number } {
   return { pssKb: kb('Pss'), ussKb: kb('Private_Clean') + kb('Private_Dirty') };
 }
 
+/** Clock ticks per second in /proc/<pid>/stat (USER_HZ: 100 on Linux). */
+const TICKS_PER_S = 100;
+
+/** CPU seconds of a process from /proc/<pid>/stat: its own user and system time, and with `reaped` its reaped children's. */
+function cpuSeconds(pid: number, reaped: boolean): number {
+  const stat = readProc(pid, 'stat');
+  if (!stat) return 0;
+  // Fields after the command name (which may hold spaces), from field 3: utime is 14, stime 15, cutime 16, cstime 17.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  const own = f[11]! + f[12]!;
+  return (reaped ? own + f[13]! + f[14]! : own) / TICKS_PER_S;
+}
+
 function fdCount(pid: number): number {
   try {
     return readdirSync(`/proc/${pid}/fd`).length;
@@ -141,6 +158,7 @@ function sample(daemon: Daemon, users: string[], t0: number): Sample {
   let chromiumRss = 0;
   let chromiumPss = 0;
   let chromiumFds = 0;
+  let chromiumCpu = 0;
   let procs = 0;
   for (const u of users) {
     const pid = daemon.env.pool.peek(u)?.pid;
@@ -149,6 +167,7 @@ function sample(daemon: Daemon, users: string[], t0: number): Sample {
       chromiumRss += rssKb(p);
       chromiumPss += smapsRollup(p).pssKb;
       chromiumFds += fdCount(p);
+      chromiumCpu += cpuSeconds(p, true);
       procs++;
     }
   }
@@ -160,6 +179,8 @@ function sample(daemon: Daemon, users: string[], t0: number): Sample {
     chromiumPssMb: chromiumPss / 1024,
     chromiumFds,
     chromiumProcs: procs,
+    processCpuS: cpuSeconds(process.pid, false),
+    chromiumCpuS: chromiumCpu,
   };
 }
 
@@ -416,6 +437,7 @@ export async function run(): Promise<void> {
       `RSS growth over the last half: daemon ${pct(lastHalfGrowth(main.samples, 'daemonRssMb'))}, Chromium ${pct(lastHalfGrowth(main.samples, 'chromiumRssMb'))} (PSS ${pct(lastHalfGrowth(main.samples, 'chromiumPssMb'))}); goal under 5%; the mean of the last 3 samples vs the 3 around the middle.`,
       "Daemon RSS is this process: the daemon, the bench site and the load generator's MCP clients; it moves with V8's collections.",
       "Chromium RSS sums every process of every user's browser, shared pages counted in each; PSS counts them once.",
+      ...[main, alone].map((r) => cpuLine(r === main ? 'load' : 'one user', r)),
     ],
   );
 
@@ -424,4 +446,20 @@ export async function run(): Promise<void> {
   for (const r of [main, alone]) {
     if (r.acknowledged !== r.audited) console.log(`\n  !!! MISMATCH: ${r.opts.users} user(s): ${r.acknowledged} calls acknowledged but ${r.audited} audit entries !!!`);
   }
+}
+
+/**
+ * Where the time went: CPU seconds of this process (daemon, bench site and load clients) and of every user's
+ * Chromium between the first and last samples, per acknowledged call, and how busy that kept the machine's cores.
+ */
+function cpuLine(name: string, r: LoadResult): string {
+  const first = r.samples[0];
+  const last = r.samples.at(-1);
+  if (!first || !last || last.atS <= first.atS) return `CPU (${name}): not sampled`;
+  const proc = last.processCpuS - first.processCpuS;
+  const chromium = last.chromiumCpuS - first.chromiumCpuS;
+  const wall = last.atS - first.atS;
+  const calls = Math.max(1, r.acknowledged);
+  const busy = (100 * (proc + chromium)) / (wall * cpus().length);
+  return `CPU (${name}): this process ${proc.toFixed(0)} s, Chromium ${chromium.toFixed(0)} s in ${wall.toFixed(0)} s on ${cpus().length} cores (${busy.toFixed(0)}% busy); per call ${((1000 * proc) / calls).toFixed(1)} ms + ${((1000 * chromium) / calls).toFixed(1)} ms.`;
 }
