@@ -53,7 +53,9 @@ export async function runDoctor(cfg: Config): Promise<boolean> {
         } catch (e) {
           return { ok: false, detail: (e as Error).message, fix: 'Install missing libraries (apt-get install chromium pulls them in); on a container give it --shm-size or keep --disable-dev-shm-usage.' };
         } finally {
-          rmSync(dir, { recursive: true, force: true });
+          // Chromium's helper processes can still be writing into the profile for a moment after the main
+          // process exits, so a single rmdir may meet a directory that just gained a file: retry it.
+          rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
         }
       }),
     );

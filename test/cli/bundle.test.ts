@@ -25,7 +25,7 @@ t.test('bin/browserd.js runs the bundle, and the bundled daemon reads pages and 
     res.end(pdf);
   });
   const data = mkdtempSync(join(tmpdir(), 'browserd-bundle-'));
-  t.teardown(() => rmSync(data, { recursive: true, force: true }));
+  t.teardown(() => rmSync(data, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   const child = spawn(process.execPath, [bin, 'serve', '--listen', '127.0.0.1:0', '--data', data], {
     env: { ...process.env, BROWSERD_LOG_LEVEL: 'info', BROWSERD_ALLOW_PRIVATE_NETWORK: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],

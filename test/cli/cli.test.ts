@@ -11,7 +11,7 @@ const bin = new URL('../../bin/browserd.js', import.meta.url).pathname;
 const root = mkdtempSync(join(tmpdir(), 'browserd-cli-'));
 // Not made here: serve creates it, so its mode is the daemon's doing.
 const data = join(root, 'data');
-t.teardown(() => rmSync(root, { recursive: true, force: true }));
+t.teardown(() => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
 const mode = (p: string) => statSync(p).mode & 0o777;
 
 const cli = (...args: string[]) => run(process.execPath, [bin, ...args, '--data', data], { encoding: 'utf8' });

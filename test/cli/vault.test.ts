@@ -19,7 +19,7 @@ t.before(async () => {
 });
 t.teardown(async () => {
   await d.stop();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 interface Run {

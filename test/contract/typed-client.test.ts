@@ -25,7 +25,7 @@ async function compile(dir: string, name: string, source: string) {
 
 t.test('a program using the client compiles under --strict; a wrong call is a type error', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'browserd-client-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   await compile(dir, 'good.ts', `
 import { BrowserdClient } from ${JSON.stringify(clientEntry)};
 const c = new BrowserdClient({ baseUrl: 'http://127.0.0.1:1', token: 't' });

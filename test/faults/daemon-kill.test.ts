@@ -22,7 +22,7 @@ t.before(async () => {
 });
 t.teardown(async () => {
   await site.close();
-  rmSync(root, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 const d0 = childDaemon(data);

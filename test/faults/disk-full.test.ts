@@ -28,7 +28,7 @@ try {
 }
 t.teardown(() => {
   if (mounted) execFileSync('umount', ['-l', mnt]);
-  rmSync(mnt, { recursive: true, force: true });
+  rmSync(mnt, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 const data = join(mnt, 'data');

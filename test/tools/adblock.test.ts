@@ -22,7 +22,7 @@ const ownList = writeOwnList(listDir);
 const stack: Stack = await startStack({ filterLists: [...DEBIAN_FILTER_LISTS, ownList] });
 t.teardown(async () => {
   await stack.stop();
-  rmSync(listDir, { recursive: true, force: true });
+  rmSync(listDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 routeAdSite(stack.site);
 const admin = await stack.d.daemon.env.users.replaceAdminKey();
@@ -128,7 +128,7 @@ t.test('block_ads set back to empty: everything loads again', async (t) => {
 t.test('while the lists load, requests pass and the state says so', async (t) => {
   // An engine of our list alone, in a data dir of its own: the daemon's settings list shop.test here.
   const dataDir = mkdtempSync(join(tmpdir(), 'browserd-adblock-'));
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   await setBlockAds(['shop.test']);
   const env = stack.d.daemon.env;
   const blocker = new AdBlocker({ dataDir, lists: [ownList], log: pino({ level: 'silent' }), settings: env.browserSettings });

@@ -36,7 +36,7 @@ t.test('kill -9 mid-crawl, start again: the run finishes with every page once', 
   const dataDir = mkdtempSync(join(tmpdir(), 'browserd-restart-'));
   t.teardown(async () => {
     await site.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
   const first = await serve(dataDir);
   const token = /^token=(.+)$/m.exec(readFileSync(join(dataDir, CREDENTIALS_FILE), 'utf8'))![1]!;

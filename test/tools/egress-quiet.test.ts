@@ -53,7 +53,7 @@ t.teardown(async () => {
   await daemon.stop();
   await site.close();
   udp.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 t.test('WebRTC in an act tab sends no STUN or TURN packet to a loopback UDP listener', async (t) => {

@@ -425,7 +425,7 @@ t.test('expiry timers: armed at start for open hand-offs, they expire them on ti
   const db = openDb(dir);
   t.teardown(async () => {
     await db.close();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
   const store = new HandoffStore(db);
   const now = Date.now();

@@ -75,7 +75,7 @@ async function startViewerBrowser(): Promise<Viewer> {
       await conn.sendMayFail('Browser.close', {}, undefined, 5000);
       await conn.close();
       if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
-      rmSync(dir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }

@@ -83,7 +83,7 @@ t.before(async () => {
 t.teardown(async () => {
   await d.stop();
   await site.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 let source: string;

@@ -35,7 +35,7 @@ t.test('receiver down, kill -9, receiver back: the same id and body are delivere
   const dataDir = mkdtempSync(join(tmpdir(), 'browserd-webhooks-restart-'));
   t.teardown(async () => {
     await receiver.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
   const first = await serve(dataDir);
   const token = /^token=(.+)$/m.exec(readFileSync(join(dataDir, CREDENTIALS_FILE), 'utf8'))![1]!;

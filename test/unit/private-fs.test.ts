@@ -7,7 +7,7 @@ import { openDb } from '../../storage/db.js';
 import { FileStore } from '../../storage/files.js';
 
 const root = mkdtempSync(join(tmpdir(), 'browserd-perm-'));
-t.teardown(() => rmSync(root, { recursive: true, force: true }));
+t.teardown(() => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
 const mode = (p: string) => statSync(p).mode & 0o777;
 
 t.test('a new data dir, its LMDB files and user files are 0700/0600 even under a permissive umask', async (t) => {

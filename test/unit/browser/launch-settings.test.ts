@@ -8,7 +8,7 @@ import { chromiumSwitches } from '../../../daemon/browser/switches.js';
 
 t.test('preferences: WebRTC UDP and sign-in are forced off, and the user\'s other settings stay', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'browserd-prefs-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   mkdirSync(join(dir, 'Default'));
   const file = join(dir, 'Default', 'Preferences');
   writeFileSync(file, JSON.stringify({ homepage: 'https://example.com/', webrtc: { ip_handling_policy: 'default', other: 1 }, signin: 'garbage' }));

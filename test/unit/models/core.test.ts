@@ -83,7 +83,7 @@ t.test('session: unknown model and missing key fail at open; a turn over budget 
   const db = openDb(dir);
   t.teardown(async () => {
     await db.close();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
   const usage = new ModelUsageStore(db);
   const env = { cfg: { models: models({ BROWSERD_OPENAI_API_KEY: 'host-key', BROWSERD_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) }, modelUsage: usage } as never;
@@ -114,7 +114,7 @@ t.test('session through each family\'s real SDK and the loopback fakes: X-Model-
   t.teardown(async () => {
     await fake.close();
     await db.close();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
   const usage = new ModelUsageStore(db);
   const env = { cfg: { models: fake.config }, modelUsage: usage } as never;

@@ -45,7 +45,7 @@ function rig(t: Test): Rig {
   };
   t.teardown(async () => {
     await db.close();
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
   return r;
 }

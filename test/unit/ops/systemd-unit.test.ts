@@ -28,7 +28,7 @@ t.test('settings the hardening needs, and none that would break V8 or the sandbo
 t.test('systemd-analyze verifies it and scores it 4.0 or lower', { skip: has ? false : 'systemd-analyze is not installed' }, async (t) => {
   // Checked as installed would be, with this machine's node in ExecStart (the path is the installer's choice).
   const dir = mkdtempSync(join(tmpdir(), 'browserd-unit-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   const copy = join(dir, 'browserd.service');
   writeFileSync(copy, unit.replace(/^ExecStart=\S+/m, `ExecStart=${process.execPath}`));
   const verify = spawnSync('systemd-analyze', ['verify', copy], { encoding: 'utf8' });

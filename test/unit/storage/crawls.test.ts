@@ -16,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'browserd-crawls-'));
 let db: Db = openDb(dir);
 t.teardown(async () => {
   await db.close();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 const spec = { startUrls: ['http://site.test/'], allow: [], deny: [], sameDomain: true, maxPages: 100, maxDepth: 3, concurrency: 2, delayMs: 0, mode: 'http', format: 'markdown', maxChars: 0, obeyRobots: true, includeHidden: false, cache: 'off', cacheName: 'default', formats: [], topK: 5 } as unknown as CrawlSpec;

@@ -16,7 +16,7 @@ const root = open({ path: join(dir, 'x.lmdb'), compression: false, maxDbs: 4 });
 const db = root.openDB<any, string>({ name: 'things' });
 t.teardown(async () => {
   await root.close();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 let full = false;
 let checks = 0;

@@ -13,7 +13,7 @@ import { FILE_NAME, FileStore, mimeOf, numberedName, safeFileName } from '../../
 import { ShareLinks } from '../../../storage/share-links.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'browserd-files-'));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
 const files = new FileStore(dir);
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
@@ -136,7 +136,7 @@ t.test('share-link tokens: read back as made, refused altered in any character o
   const swapped = `${Buffer.from(JSON.stringify({ ...p, u: 'bob' })).toString('base64url')}.${sig}`;
   t.equal(links.verify(swapped), undefined);
   const other = mkdtempSync(join(tmpdir(), 'browserd-otherkey-'));
-  t.teardown(() => rmSync(other, { recursive: true, force: true }));
+  t.teardown(() => rmSync(other, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   t.equal(new ShareLinks(other).verify(token), undefined, 'another key refuses it');
   t.equal(links.verify(`${token}.x`), undefined);
   t.equal(links.verify(''), undefined);

@@ -10,7 +10,7 @@ const dir = mkdtempSync(join(tmpdir(), 'browserd-cache-'));
 const db = openDb(dir);
 t.teardown(async () => {
   await db.close();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 const res = (url: string, body: string) => ({ method: 'GET' as const, url, finalUrl: url, status: 200, headers: { 'content-type': 'text/plain' }, body: Buffer.from(body) });

@@ -13,7 +13,7 @@ import { SavedSessionStore, type SessionContents } from '../../../storage/saved-
 import { BrowserdError } from '../../../protocol/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'browserd-saved-'));
-t.teardown(() => rmSync(root, { recursive: true, force: true }));
+t.teardown(() => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
 
 const COOKIE_VALUE = 'cookie-value-7f3a91c2e5';
 const STORAGE_VALUE = 'storage-value-b81d44e0aa';

@@ -9,7 +9,7 @@ import { VaultStore } from '../../../storage/vault.js';
 import { Sealer, SealError } from '../../../storage/seal.js';
 
 const root = mkdtempSync(join(tmpdir(), 'browserd-vault-'));
-t.teardown(() => rmSync(root, { recursive: true, force: true }));
+t.teardown(() => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
 let n = 0;
 const fresh = () => join(root, `d${++n}`);
 

@@ -156,7 +156,7 @@ t.test('curl: the shell really sends the environment values (loopback server)', 
   const port = (server.address() as { port: number }).port;
   const text = (await exportApiMap(map, 'curl')).text.replaceAll('https://shop.test', `http://127.0.0.1:${port}`);
   const dir = mkdtempSync(join(tmpdir(), 'api-curl-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   writeFileSync(join(dir, 'api.sh'), text);
   execFileSync('bash', ['-n', join(dir, 'api.sh')]);
   const env = { PATH: process.env.PATH, API_TOKEN: 'tok 1', ACCESS_TOKEN: 'a&b', COOKIE_SID: 's1', CSRF_TOKEN: 'c1', TOKEN: 'x"y' };
@@ -205,7 +205,7 @@ t.test('TypeScript: compiles strictly with the TypeScript compiler', async (t) =
   t.match(out.text, /env\("CSRF_TOKEN"\)/);
   t.match(out.text, /`Bearer \$\{env\("API_TOKEN"\)\}`/);
   const dir = mkdtempSync(join(tmpdir(), 'api-export-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
   const file = join(dir, 'api.ts');
   writeFileSync(file, out.text);
   // A caller, so the helpers' signatures are exercised too.

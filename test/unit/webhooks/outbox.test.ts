@@ -29,7 +29,7 @@ t.teardown(async () => {
   for (const s of services) await s.stop();
   await receiver.close();
   await db.close();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 const fast = { baseMs: 60, maxDelayMs: 400, giveUpAfterMs: 60_000 };
