@@ -39,6 +39,10 @@ const DISABLED_FEATURES = [
   // WebRTC would announce .local names for host candidates over mDNS multicast; there are none to hide
   // (non-proxied UDP is off, see preferences.ts), and nothing may be multicast on the user's network.
   'WebRtcHideLocalIpsWithMdns',
+  // The address bar's suggestion popups are web pages (chrome://omnibox-popup.top-chrome), built for every new
+  // window although no one ever types in its address bar here. Every tab has a window of its own (instance.ts),
+  // so each open loaded ~180 of their scripts: most of a new tab's CPU, and a ~100 MB renderer kept for them.
+  'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup',
 ];
 
 /** Switches whose values are lists: ours and the caller's extra ones are merged into one switch each. */

@@ -46,6 +46,15 @@ t.test('ids count up, the newest or focused tab is the default, close removes fo
   t.match((await call(c2, 'browser_read_text', { tab: ta })).text, /Page A/, 'and the tab is still live');
 });
 
+t.test('a new tab builds no browser UI pages (each tab has a window, and a window must not load its address-bar popups)', async (t) => {
+  const c = await d.mcp(alice);
+  for (const path of ['/a', '/b']) t.notOk((await call(c, 'browser_open', { url: `${site.url}${path}`, mode: 'act' })).isError);
+  const conn = d.daemon.env.pool.peek('alice')!.conn!;
+  const { targetInfos } = await conn.send('Target.getTargets', {});
+  t.ok(targetInfos.some((x) => x.type === 'page' && x.url.endsWith('/b')), 'the tabs are there');
+  t.same(targetInfos.filter((x) => x.type === 'browser_ui').map((x) => x.url), [], 'and no chrome:// UI page beside them');
+});
+
 t.test('a first load that fails leaves no tab behind; example.com means https', async (t) => {
   const c = await d.mcp(alice);
   const before = (await d.rest(alice, 'GET', '/v1/tabs')).json.tabs.length;
