@@ -61,6 +61,8 @@ export interface LoadResult {
   /** After the load stopped: every user's browser_tabs and a snapshot of one of its tabs answered. */
   stillServing: boolean;
   wallMs: number;
+  /** The host's turns for building tabs (daemon/browser/tab-starts.ts): slots, builds, the longest line. */
+  tabStarts: { slots: number; started: number; longestQueue: number };
 }
 
 /** Tools that start a navigation; the others are held to the one-user comparison. */
@@ -322,6 +324,7 @@ export async function runLoad(opts: LoadOptions, site?: BenchSite): Promise<Load
   const samples: Sample[] = [];
   const clients: Client[] = [];
   let stillServing = false;
+  let tabStarts: LoadResult['tabStarts'] = { slots: 0, started: 0, longestQueue: 0 };
   let audited = 0;
   const t0 = now();
   try {
@@ -361,12 +364,14 @@ export async function runLoad(opts: LoadOptions, site?: BenchSite): Promise<Load
       if (!tabs || tabs.isError || !snap || snap.isError || !/Add one/.test(mcpText(snap))) stillServing = false;
     }
   } finally {
+    const gate = daemon.env.pool.tabStarts;
+    tabStarts = { slots: gate.slots, started: gate.started, longestQueue: gate.longestQueue };
     for (const c of clients) await c.close().catch(() => undefined);
     await daemon.stop();
     rmSync(dataDir, { recursive: true, force: true });
     if (ownSite) await bench.close();
   }
-  return { opts, ...tally, audited, samples, stillServing, wallMs: now() - t0 };
+  return { opts, ...tally, audited, samples, stillServing, wallMs: now() - t0, tabStarts };
 }
 
 // ------------------------------------------------------------------ report
@@ -416,6 +421,7 @@ export async function run(): Promise<void> {
       `${calls} calls in ${(main.wallMs / 1000).toFixed(0)} s (${(calls / (main.wallMs / 1000)).toFixed(1)} calls/s); one user alone: ${alone.acknowledged} calls in ${(alone.wallMs / 1000).toFixed(0)} s.`,
       `mix: ${MIX.map(([op, w]) => `${op} ${w}%`).join(', ')}; an open also closes the session's previous tab; click and type snapshot first when they have no ref.`,
       'goal: p95 of the non-navigating tools under 4x the one-user p95.',
+      `tab builds at once over the host: ${main.tabStarts.slots} (BROWSERD_TAB_STARTS; default half the cores); ${main.tabStarts.started} built, at most ${main.tabStarts.longestQueue} waiting for a turn (one user alone: at most ${alone.tabStarts.longestQueue}).`,
     ],
   );
 

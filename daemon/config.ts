@@ -2,6 +2,7 @@
 import { homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { DEBIAN_FILTER_LISTS } from './adblock/lists.js';
+import { defaultTabStarts } from './browser/tab-starts.js';
 
 export interface Config {
   host: string;
@@ -32,6 +33,8 @@ export interface Config {
   maxMcpSessionsPerUser: number;
   /** A browser with no tool call for this long is shut down; its tabs come back when it restarts. */
   browserIdleMs: number;
+  /** New tabs the host builds at once over every browser (BROWSERD_TAB_STARTS; browser/tab-starts.ts). */
+  tabStarts: number;
   /** Host names the daemon answers to besides loopback literals (BROWSERD_ALLOWED_HOSTS). */
   allowedHosts: string[];
   /** Browser origins that may call the daemon (BROWSERD_ALLOWED_ORIGINS). */
@@ -115,10 +118,11 @@ function serviceUrl(name: string, raw: string | undefined): string | undefined {
   return u.href.replace(/\/$/, '');
 }
 
-function wholeNumber(flag: string, raw: string | boolean | undefined, fallback: number, min: number): number {
+/** `name` is a flag without its dashes, or the environment variable of a setting that has no flag. */
+function wholeNumber(name: string, raw: string | boolean | undefined, fallback: number, min: number): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`--${flag} takes a whole number >= ${min}, not "${raw}"`);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name.startsWith('BROWSERD_') ? name : `--${name}`} takes a whole number >= ${min}, not "${raw}"`);
   return n;
 }
 
@@ -166,6 +170,7 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     maxTabsPerUser: wholeNumber('max-tabs-per-user', flags['max-tabs-per-user'] ?? env.BROWSERD_MAX_TABS_PER_USER, 100, 1),
     maxMcpSessionsPerUser: wholeNumber('max-mcp-sessions-per-user', flags['max-mcp-sessions-per-user'] ?? env.BROWSERD_MAX_MCP_SESSIONS_PER_USER, 32, 1),
     browserIdleMs: idleS * 1000,
+    tabStarts: wholeNumber('BROWSERD_TAB_STARTS', env.BROWSERD_TAB_STARTS, defaultTabStarts(), 1),
     allowedHosts,
     cdpSessionMaxMinutes: wholeNumber('cdp-session-max-minutes', flags['cdp-session-max-minutes'] ?? env.BROWSERD_CDP_SESSION_MAX_MINUTES, 120, 1),
     allowedOrigins: [...list(flags['allowed-origins'] ?? env.BROWSERD_ALLOWED_ORIGINS), ...(publicUrl ? [new URL(publicUrl).origin] : [])],
@@ -173,10 +178,10 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     cacheMaxBytesPerUser: wholeNumber('cache-max-mb', flags['cache-max-mb'] ?? env.BROWSERD_CACHE_MAX_MB, 1024, 1) * 1024 * 1024,
     markitdownUrl: serviceUrl('BROWSERD_MARKITDOWN_URL', env.BROWSERD_MARKITDOWN_URL),
     doclingUrl: serviceUrl('BROWSERD_DOCLING_URL', env.BROWSERD_DOCLING_URL),
-    converterTimeoutMs: wholeNumber('converter-timeout-s', env.BROWSERD_CONVERTER_TIMEOUT_S, 120, 1) * 1000,
+    converterTimeoutMs: wholeNumber('BROWSERD_CONVERTER_TIMEOUT_S', env.BROWSERD_CONVERTER_TIMEOUT_S, 120, 1) * 1000,
     downloadMaxBytes: wholeNumber('download-max-mb', flags['download-max-mb'] ?? env.BROWSERD_DOWNLOAD_MAX_MB, 1024, 1) * 1024 * 1024,
     downloadLinkTtlS: wholeNumber('download-link-ttl-s', flags['download-link-ttl-s'] ?? env.BROWSERD_DOWNLOAD_LINK_TTL_S, 30 * 60, 1),
-    signupPerHour: wholeNumber('signup-per-hour', env.BROWSERD_SIGNUP_PER_HOUR, 5, 1),
+    signupPerHour: wholeNumber('BROWSERD_SIGNUP_PER_HOUR', env.BROWSERD_SIGNUP_PER_HOUR, 5, 1),
     models: {
       openaiBaseUrl: serviceUrl('BROWSERD_OPENAI_BASE_URL', env.BROWSERD_OPENAI_BASE_URL) ?? 'https://api.openai.com/v1',
       anthropicBaseUrl: serviceUrl('BROWSERD_ANTHROPIC_BASE_URL', env.BROWSERD_ANTHROPIC_BASE_URL) ?? 'https://api.anthropic.com',
@@ -186,7 +191,7 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
       geminiKey: env.BROWSERD_GEMINI_API_KEY || undefined,
       extraModels: (env.BROWSERD_MODELS ?? '').split(',').map((x) => x.trim()).filter(Boolean),
       defaultModel: env.BROWSERD_DEFAULT_MODEL || undefined,
-      timeoutMs: wholeNumber('model-timeout-s', env.BROWSERD_MODEL_TIMEOUT_S, 120, 1) * 1000,
+      timeoutMs: wholeNumber('BROWSERD_MODEL_TIMEOUT_S', env.BROWSERD_MODEL_TIMEOUT_S, 120, 1) * 1000,
     },
     filterLists: [...DEBIAN_FILTER_LISTS, ...(env.BROWSERD_FILTER_LISTS ?? '').split(/[:,]/).map((x) => x.trim()).filter(Boolean)],
   };

@@ -15,6 +15,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import type { HostAccess } from '../policy/host-policy.js';
 import type { FileStore } from '../../storage/files.js';
 import type { AdFilter } from './write-guard.js';
+import type { TabStarts } from './tab-starts.js';
 import { DownloadWatcher, type DownloadOrigin, type DownloadOutcome } from './downloads.js';
 import type { BrowserAgent, UserIdentity } from '../identity/tab-identity.js';
 import { nativeAgent } from '../identity/plan.js';
@@ -30,6 +31,8 @@ export interface InstanceOptions {
   chromeArgs: string[];
   /** Open tabs one user may have over all profiles (persisted records count). */
   maxTabsPerUser?: number;
+  /** The host's turns for building tabs, shared by every browser (tab-starts.ts); without it, no waiting. */
+  tabStarts?: TabStarts;
   tabs: TabStore;
   log: Logger;
   /** The user's host policy for a URL (read_only, blocked, allowed or default). */
@@ -314,8 +317,16 @@ export class BrowserInstance {
     return id;
   }
 
-  /** Creates a target for a record, attaches it paused, installs the rules, then navigates. */
-  private async materialise(rec: TabRecord, opts: { visible?: boolean; persist?: boolean; drawn?: boolean } = {}): Promise<Tab> {
+  /**
+   * Creates a target for a record, attaches it paused and installs the rules, in the host's turn for building
+   * tabs. The caller navigates it afterwards, outside that turn.
+   */
+  private materialise(rec: TabRecord, opts: { visible?: boolean; persist?: boolean; drawn?: boolean } = {}): Promise<Tab> {
+    const build = () => this.build(rec, opts);
+    return this.opts.tabStarts ? this.opts.tabStarts.run(build) : build();
+  }
+
+  private async build(rec: TabRecord, opts: { visible?: boolean; persist?: boolean; drawn?: boolean }): Promise<Tab> {
     const conn = this.conn!;
     const browserContextId = await this.contextId(rec.context);
     const drawn = opts.drawn ?? true;

@@ -14,6 +14,7 @@ import type { HostAccess } from '../policy/host-policy.js';
 import type { FileStore } from '../../storage/files.js';
 import type { IdentityService } from '../identity/service.js';
 import type { AdFilter } from './write-guard.js';
+import { TabStarts } from './tab-starts.js';
 
 /** A renderer's V8 heap bound (MB): one runaway page must not take the host's memory with it. */
 export const RENDERER_HEAP_MB = 1024;
@@ -35,6 +36,8 @@ export class BrowserPool {
   readonly events = new EventEmitter();
   /** block_ads (daemon/adblock): set once the daemon has it; browsers ask it about every request of their pages. */
   adFilter?: AdFilter;
+  /** New tabs are built a few at a time over every browser of the host (tab-starts.ts). */
+  readonly tabStarts: TabStarts;
 
   constructor(
     private cfg: Config,
@@ -48,6 +51,7 @@ export class BrowserPool {
     readonly identity?: IdentityService,
   ) {
     this.hostMax = cfg.maxBrowsers;
+    this.tabStarts = new TabStarts(cfg.tabStarts);
     if (cfg.browserIdleMs > 0) {
       this.idleSweeper = setInterval(() => void this.closeIdle(), Math.min(30_000, Math.max(250, Math.floor(cfg.browserIdleMs / 2))));
       this.idleSweeper.unref();
@@ -163,6 +167,7 @@ export class BrowserPool {
       // Ours first, so an admin's own --js-flags in BROWSERD_CHROME_ARGS comes later and wins.
       chromeArgs: [`--js-flags=--max-old-space-size=${RENDERER_HEAP_MB}`, ...this.cfg.chromeArgs],
       maxTabsPerUser: this.cfg.maxTabsPerUser,
+      tabStarts: this.tabStarts,
       tabs: this.tabs,
       log: this.log,
       hostAccess: (url) => this.hostAccess(user, url),

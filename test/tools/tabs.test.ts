@@ -10,7 +10,8 @@ let bob: string;
 
 t.before(async () => {
   site = await startSite();
-  d = await startTestDaemon();
+  // One tab built at a time over the host, as on a two-core machine, whatever cores this one has.
+  d = await startTestDaemon({ tabStarts: 1 });
   alice = await d.addUser('alice');
   bob = await d.addUser('bob');
   site.route('/a', html('<h1>Page A</h1>', '', 'A'));
@@ -53,6 +54,25 @@ t.test('a new tab builds no browser UI pages (each tab has a window, and a windo
   const { targetInfos } = await conn.send('Target.getTargets', {});
   t.ok(targetInfos.some((x) => x.type === 'page' && x.url.endsWith('/b')), 'the tabs are there');
   t.same(targetInfos.filter((x) => x.type === 'browser_ui').map((x) => x.url), [], 'and no chrome:// UI page beside them');
+});
+
+t.test('tabs asked for at once by two users are all built, one at a time over the host', async (t) => {
+  const starts = d.daemon.env.pool.tabStarts;
+  const before = starts.started;
+  const a = await d.mcp(alice);
+  const b = await d.mcp(bob);
+  const opens = [a, b, a, b, a, b].map((c, i) => call(c, 'browser_open', { url: `${site.url}/${i % 2 ? 'b' : 'a'}`, mode: 'act' }));
+  const answers = await Promise.all(opens);
+  t.same(answers.filter((r) => r.isError).map((r) => r.text), [], 'every open answered with its tab');
+  for (const [i, r] of answers.entries()) t.match(r.text, /Opened tab t\d+/, `open ${i}`);
+  t.ok(starts.started - before >= 6, 'each was built in a turn');
+  t.equal(starts.peak, 1, 'never two builds at once');
+  t.equal(starts.queued, 0, 'and no one left waiting');
+  const idsOf = (parity: number) => answers.filter((_, i) => i % 2 === parity).map((r) => /Opened tab (t\d+)/.exec(r.text)![1]);
+  for (const [c, ids] of [[a, idsOf(0)], [b, idsOf(1)]] as const) {
+    const listed = (await call(c, 'browser_tabs')).text;
+    for (const id of ids) t.match(listed, new RegExp(`\\b${id}\\b`), `${id} is listed for its user`);
+  }
 });
 
 t.test('a first load that fails leaves no tab behind; example.com means https', async (t) => {

@@ -1,5 +1,6 @@
 /** Host checking and the settings it depends on: only real IP literals count as addresses; off loopback, names must be configured. */
 import t from 'tap';
+import { availableParallelism } from 'node:os';
 import { loadConfig } from '../../daemon/config.js';
 import { checkHostAndOrigin, hostName } from '../../daemon/server/origin.js';
 
@@ -21,6 +22,14 @@ t.test('caps and idle time come from flags or environment, and bad values are re
   t.same([e.maxTabsPerUser, e.maxBrowsersPerUser, e.browserIdleMs, e.maxMcpSessionsPerUser], [2, 1, 1000, 2]);
   t.throws(() => loadConfig({ listen: '127.0.0.1:1' }, { BROWSERD_MAX_TABS_PER_USER: 'lots' }), /max-tabs-per-user/);
   t.throws(() => loadConfig({ listen: '127.0.0.1:1' }, { BROWSERD_MAX_BROWSERS_PER_USER: '0' }), /max-browsers-per-user/);
+});
+
+t.test('tab builds at once: half the cores by default, BROWSERD_TAB_STARTS to set, named by its variable when wrong', async (t) => {
+  t.equal(loadConfig({ listen: '127.0.0.1:1' }, {}).tabStarts, Math.max(1, Math.floor(availableParallelism() / 2)));
+  t.equal(loadConfig({ listen: '127.0.0.1:1' }, { BROWSERD_TAB_STARTS: '3' }).tabStarts, 3);
+  for (const bad of ['0', '1.5', 'many']) t.throws(() => loadConfig({ listen: '127.0.0.1:1' }, { BROWSERD_TAB_STARTS: bad }), /^BROWSERD_TAB_STARTS takes a whole number >= 1/, bad);
+  // A setting without a flag is named by its variable, not by a flag that does not exist.
+  t.throws(() => loadConfig({ listen: '127.0.0.1:1' }, { BROWSERD_MODEL_TIMEOUT_S: '0' }), /^BROWSERD_MODEL_TIMEOUT_S takes/);
 });
 
 t.test('a Host that merely starts like a loopback address is a name, and names must be allowed', async (t) => {
