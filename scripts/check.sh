@@ -39,7 +39,9 @@ summary=$(grep -E '^# \{ total: [0-9]+' "$log" | tail -n 1)
 # diagnostic lines tap printed beneath it, so the end of the log alone says what broke.
 failures=$(awk '
   /^# Subtest: test\// { file = $3 }
-  /^ *not ok / && !/# (TODO|SKIP|todo|skip)/ { print "in " file ": " $0; n = 12; next }
+  # A top-level line speaks for the whole run (a file that failed, or a timeout naming the file that expired).
+  /^not ok / && !/# (TODO|SKIP|todo|skip)/ { print "run: " $0; n = 12; next }
+  /^ +not ok / && !/# (TODO|SKIP|todo|skip)/ { print "in " file ": " $0; n = 12; next }
   n > 0 { print "    " $0; n-- }
 ' "$log" | head -n 200)
 if [ -n "$failures" ]; then

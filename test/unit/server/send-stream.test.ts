@@ -166,6 +166,8 @@ t.test('a 5,000-item export streams without the heap ever holding it', async (t)
   }
   t.equal(lines, N, 'every item arrived');
   t.ok(chunks >= 16, `measured along the way (${chunks} chunks)`);
-  // Held whole, the export would add at least its own size to the heap; streamed, a few chunks at most.
-  t.ok(peak < bytes / 4, `heap grew at most ${(peak / 1e6).toFixed(1)} MB while ${(bytes / 1e6).toFixed(1)} MB went out`);
+  // Held whole, the export would add at least its own size to the heap; streamed, only what is in flight. On a
+  // busy host the reader (in this same process) falls behind and a few MB wait in socket buffers (6.8 MB of 20.7
+  // seen once in a full run), so the bound is half the export: still far below holding it whole.
+  t.ok(peak < bytes / 2, `heap grew at most ${(peak / 1e6).toFixed(1)} MB while ${(bytes / 1e6).toFixed(1)} MB went out`);
 });
