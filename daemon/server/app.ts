@@ -10,6 +10,13 @@ import { McpGateway } from './mcp.js';
 import { liveSocket, LIVE_SOCKET_PATTERN } from '../live/socket.js';
 import { addCdpRoute } from '../cdp-proxy/ws-route.js';
 
+/**
+ * uWS's LIBUS_LISTEN_EXCLUSIVE_PORT. Its typings declare listen options only for listen(port, ...); the binding
+ * takes them after a host as well (test/rest/listen.test.ts holds it).
+ */
+const LISTEN_EXCLUSIVE_PORT = 1;
+type ListenWithOptions = { listen(host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void): void };
+
 export interface AppHandle {
   port: number;
   closing: boolean;
@@ -89,7 +96,9 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
   });
 
   return new Promise((resolve, reject) => {
-    app.listen(env.cfg.host, env.cfg.port, (socket) => {
+    // Exclusive: by default uWS sets SO_REUSEPORT, and a second daemon started on the same port (same Unix user)
+    // would listen beside the first and get half of its requests, MCP sessions and all.
+    (app as unknown as ListenWithOptions).listen(env.cfg.host, env.cfg.port, LISTEN_EXCLUSIVE_PORT, (socket) => {
       if (!socket) return reject(new Error(`cannot listen on ${env.cfg.host}:${env.cfg.port} (in use, or not an address of this host)`));
       handle.port = uWS.us_socket_local_port(socket);
       handle.close = () => uWS.us_listen_socket_close(socket);
