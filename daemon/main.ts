@@ -59,6 +59,7 @@ import { watchDisabledAccounts } from './accounts/disabled.js';
 export { VERSION } from './version.js';
 import { VERSION } from './version.js';
 import { runningBundled } from './threads.js';
+import { lockDataDir, type DataDirLock } from '../storage/data-dir-lock.js';
 
 export interface Daemon {
   env: DaemonEnv;
@@ -69,6 +70,17 @@ export interface Daemon {
 }
 
 export async function startDaemon(cfg: Config, log: Logger = pino({ level: process.env.BROWSERD_LOG_LEVEL ?? 'info' })): Promise<Daemon> {
+  // First of all: a second daemon on this store must not open it, start its browsers or resume its work.
+  const lock = lockDataDir(cfg.dataDir);
+  try {
+    return await startHoldingDataDir(cfg, log, lock);
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
+
+async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock): Promise<Daemon> {
   // No line this daemon logs carries a user's vault value or filled code; the source is set once the stores exist.
   let logSecrets: () => readonly string[] = () => [];
   log = scrubbingLogger(log, () => logSecrets());
@@ -236,6 +248,7 @@ export async function startDaemon(cfg: Config, log: Logger = pino({ level: proce
         await closeConverterThreads().catch(() => undefined);
         await adblock.close().catch(() => undefined);
         await db.close().catch(() => undefined);
+        lock.release();
         log.info('browserd stopped');
       })();
       return stopping;
