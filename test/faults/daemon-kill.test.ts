@@ -101,6 +101,10 @@ async function auditTabs(url: string): Promise<Set<string>> {
 
 t.test('every acknowledged write survives a kill -9 of the daemon, whole, over several kills at different moments', async (t) => {
   let d = await serve();
+  // A failed round must not leave its daemon (and that daemon's Chromium) running after the file ends.
+  t.teardown(() => {
+    if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill('SIGKILL');
+  });
   // Each round kills after a different number of acknowledged writes (more writes under way each time).
   // The last round waits for tab opens in particular: the browser's start makes them the slowest writes.
   for (const [round, more, count] of [[1, 3, ackCount], [2, 40, ackCount], [3, 100, ackCount], [4, 5, () => acked.tabs.size]] as const) {
