@@ -59,7 +59,7 @@ import { watchDisabledAccounts } from './accounts/disabled.js';
 export { VERSION } from './version.js';
 import { VERSION } from './version.js';
 import { runningBundled } from './threads.js';
-import { lockDataDir, type DataDirLock } from '../storage/data-dir-lock.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 
 export interface Daemon {
   env: DaemonEnv;

@@ -5,6 +5,7 @@
  * Chromium's command line (readable by every local user in /proc/PID/cmdline) could be.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { statFields } from '../proc-stat.js';
 
 const ESTABLISHED = '01';
 
@@ -76,8 +77,7 @@ function childrenByScan(pid: number): number[] {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // The command name may hold spaces and parentheses: the parent pid comes after the last ')'.
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(name));
+      if (Number(statFields(stat)[1]) === pid) out.push(Number(name));
     } catch {
       // ended while we looked
     }

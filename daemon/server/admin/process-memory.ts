@@ -5,6 +5,7 @@
  * sum is the tree's fair share. Both are shown; a process that ends mid-read is skipped.
  */
 import { readdir, readFile } from 'node:fs/promises';
+import { statFields } from '../../proc-stat.js';
 
 export interface TreeMemory {
   processes: number;
@@ -15,7 +16,7 @@ export interface TreeMemory {
 
 const PAGE_SIZE = 4096;
 
-/** Parent of each process: field 4 of /proc/N/stat, after the command name (which may hold spaces and parens). */
+/** Parent of each process: field 4 of /proc/N/stat. */
 async function parents(): Promise<Map<number, number>> {
   const out = new Map<number, number>();
   const entries = await readdir('/proc').catch(() => [] as string[]);
@@ -25,8 +26,7 @@ async function parents(): Promise<Map<number, number>> {
       .map(async (e) => {
         const stat = await readFile(`/proc/${e}/stat`, 'utf8').catch(() => undefined);
         if (!stat) return;
-        const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        out.set(Number(e), Number(rest[1]));
+        out.set(Number(e), Number(statFields(stat)[1]));
       }),
   );
   return out;

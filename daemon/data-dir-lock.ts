@@ -8,6 +8,7 @@
  */
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { statFields } from './proc-stat.js';
 
 export const LOCK_FILE = 'daemon.lock';
 
@@ -19,9 +20,7 @@ interface Holder {
 /** The kernel's start time of a process (clock ticks since boot, /proc/<pid>/stat field 22), or undefined when it is gone. */
 function startTimeOf(pid: number): string | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces and parentheses): the start time is the 20th of them.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'))[19];
   } catch {
     return undefined;
   }

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lockDataDir, LOCK_FILE } from '../../../storage/data-dir-lock.js';
+import { lockDataDir, LOCK_FILE } from '../../daemon/data-dir-lock.js';
 
 const root = mkdtempSync(join(tmpdir(), 'browserd-lock-'));
 t.teardown(() => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
