@@ -18,6 +18,7 @@ import pino from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { loadConfig } from '../daemon/config.js';
+import { statFields } from '../daemon/proc-stat.js';
 import { startDaemon, type Daemon } from '../daemon/main.js';
 import { startBenchSite, loadPage, type BenchSite } from './pages.js';
 import { RESOLVER_RULES, mcpText, ms, now, printTable, quantile } from './lib.js';
@@ -120,7 +121,7 @@ function cpuSeconds(pid: number, reaped: boolean): number {
   const stat = readProc(pid, 'stat');
   if (!stat) return 0;
   // Fields after the command name (which may hold spaces), from field 3: utime is 14, stime 15, cutime 16, cstime 17.
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  const f = statFields(stat).map(Number);
   const own = f[11]! + f[12]!;
   return (reaped ? own + f[13]! + f[14]! : own) / TICKS_PER_S;
 }
@@ -141,7 +142,7 @@ export function processTree(root: number): number[] {
     const stat = readProc(Number(name), 'stat');
     if (!stat) continue;
     // The command name is in parentheses and may hold spaces; the parent pid is the second field after it.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const ppid = Number(statFields(stat)[1]);
     const list = children.get(ppid) ?? [];
     list.push(Number(name));
     children.set(ppid, list);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { html, type FixtureSite } from '../fixtures/site.js';
 import type { TestDaemon } from '../fixtures/daemon.js';
+import { statFields } from '../../daemon/proc-stat.js';
 
 let stack: Stack;
 let d: TestDaemon;
@@ -31,7 +32,7 @@ function processTree(root: number): number[] {
     try {
       // The command name may hold spaces and parentheses: the parent pid comes after the last ')'.
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const ppid = Number(statFields(stat)[1]);
       children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
     } catch {
       /* the process ended while we looked */
