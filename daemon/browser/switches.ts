@@ -129,7 +129,9 @@ export function chromiumSwitches(o: SwitchOptions): string[] {
     else s.push(arg);
   }
   for (const [name, values] of Object.entries(lists)) if (values.length) s.push(`${name}=${values.join(LIST_SWITCHES[name]!)}`);
-  // Start on a blank page: no network before a tab is asked for.
-  s.push('about:blank');
+  // No window at start: every tab gets a window of its own when it is asked for (instance.ts). A start-up
+  // about:blank page kept a renderer of its own, ~25 MB per user's browser for a page no one ever used, and
+  // without a URL Chromium would open its new-tab page, which fetches.
+  s.push('--no-startup-window');
   return s;
 }

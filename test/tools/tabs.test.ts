@@ -56,6 +56,25 @@ t.test('a new tab builds no browser UI pages (each tab has a window, and a windo
   t.same(targetInfos.filter((x) => x.type === 'browser_ui').map((x) => x.url), [], 'and no chrome:// UI page beside them');
 });
 
+t.test('a browser holds pages for its tabs only, and outlives its last tab', async (t) => {
+  const carol = await d.addUser('carol');
+  const c = await d.mcp(carol);
+  const first = await call(c, 'browser_open', { url: `${site.url}/a` });
+  const id = /Opened tab (t\d+)/.exec(first.text)![1]!;
+  const browser = d.daemon.env.pool.peek('carol')!;
+  const pages = async () => (await browser.conn!.send('Target.getTargets', {})).targetInfos.filter((x) => x.type === 'page').map((x) => x.url);
+  t.same(await pages(), [`${site.url}/a`], 'no start-up page beside the tab (it kept a renderer of its own)');
+  const targetId = (await browser.conn!.send('Target.getTargets', {})).targetInfos.find((x) => x.type === 'page')!.targetId;
+  const destroyed = browser.conn!.waitFor('Target.detachedFromTarget', '', (p) => p.targetId === targetId, 5000);
+  t.notOk((await call(c, 'browser_close_tab', { tab: id })).isError);
+  await destroyed;
+  t.same(await pages(), [], 'no page left once the last tab is closed');
+  t.notOk((await call(c, 'browser_open', { url: `${site.url}/b` })).isError);
+  t.equal(d.daemon.env.pool.peek('carol'), browser, 'the next tab opens in the same browser, not a relaunched one');
+  t.ok(browser.alive);
+  t.same(await pages(), [`${site.url}/b`]);
+});
+
 t.test('tabs asked for at once by two users are all built, one at a time over the host', async (t) => {
   const starts = d.daemon.env.pool.tabStarts;
   const before = starts.started;

@@ -33,5 +33,6 @@ t.test('switches: no debugging port, and list switches from config merge into on
   t.match(s.find((a) => a.startsWith('--disable-features='))!, /WebRtcHideLocalIpsWithMdns.*,Foo$/);
   t.ok(s.includes('--proxy-bypass-list=<-loopback>;*.browserd.invalid;*.gvt1.com;*.gvt2.com'));
   t.ok(s.includes('--lang=de'), 'other extra switches pass through');
-  t.equal(s[s.length - 1], 'about:blank');
+  t.ok(s.includes('--no-startup-window'), 'no start-up window: tabs get windows of their own');
+  t.notOk(s.some((a) => !a.startsWith('--')), 'and no start-up URL');
 });
