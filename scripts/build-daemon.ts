@@ -10,7 +10,7 @@
  * Run: `node --import tsx scripts/build-daemon.ts` (part of npm run build, after the injected bundle it includes).
  */
 import { build } from 'esbuild';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -22,6 +22,20 @@ const ENTRIES = [
   { in: 'daemon/docs/worker-bundled.ts', out: 'bin/docs-worker.bundle' },
 ];
 export const BUNDLE_INPUTS = resolve(root, 'bin/browserd.bundle.inputs.json');
+
+/**
+ * V8 keeps every script's source for as long as the process runs, one byte per character while all of them are
+ * Latin-1 and two bytes per character for the whole file once one is not: a single CJK or euro sign in a regex
+ * or a tagged template (which esbuild cannot escape) doubled the daemon's 1.6 MB source in memory. Write such a
+ * character as an escape (\u20ac) or an HTML entity instead; this names where one slipped in.
+ */
+function assertLatin1(file: string): void {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  for (const [i, line] of lines.entries()) {
+    const wide = [...line].find((c) => c.codePointAt(0)! > 0xff);
+    if (wide) throw new Error(`${file}:${i + 1}: "${wide}" (U+${wide.codePointAt(0)!.toString(16).toUpperCase()}) is not Latin-1, so V8 would hold the whole bundle's source at two bytes a character; escape it in the source: ${line.trim().slice(0, 120)}`);
+  }
+}
 
 export async function buildDaemon(): Promise<{ inputs: number; bytes: number }> {
   const r = await build({
@@ -43,6 +57,7 @@ export async function buildDaemon(): Promise<{ inputs: number; bytes: number }> 
     legalComments: 'none',
     logLevel: 'warning',
   });
+  for (const out of Object.keys(r.metafile.outputs).filter((p) => p.endsWith('.mjs'))) assertLatin1(resolve(root, out));
   const inputs = Object.keys(r.metafile.inputs).filter((p) => !p.startsWith('node_modules/'));
   writeFileSync(BUNDLE_INPUTS, `${JSON.stringify(inputs)}\n`);
   const bytes = Object.entries(r.metafile.outputs).filter(([p]) => p.endsWith('.mjs')).reduce((s, [, o]) => s + o.bytes, 0);

@@ -139,7 +139,7 @@ function cutLong(md: string, start: number, end: number, target: number): [numbe
     const window = md.slice(s, s + target + 1);
     let cut = lastBreak(window, /\n/g, target);
     // Western sentence ends need a following space ("3.5" is no end); CJK ones stand alone.
-    if (cut < 0) cut = lastBreak(window, /[.!?](?=\s|$)|[。！？]/gu, target, 1);
+    if (cut < 0) cut = lastBreak(window, /[.!?](?=\s|$)|[\u3002\uff01\uff1f]/gu, target, 1);
     if (cut < 0) cut = lastBreak(window, /\s/g, target);
     if (cut <= 0) cut = target;
     // Never split a surrogate pair (an emoji or a rare CJK character).

@@ -43,7 +43,7 @@ export function loginPage(r: Req, status: number, flash?: Flash, headers?: Recor
     r,
     status,
     'Log in · browserd admin',
-    html`<main><h1>browserd admin console</h1>${flashBlock(flash)}<form method="post" action="/admin/login" id="login"><div class="row"><label for="key">Admin key</label> <input type="password" id="key" name="key" autocomplete="off" required></div><p class="muted">The admin key (bda_…), not a user token. It is in the first-run credentials file; <code>browserd admin key</code> replaces it.</p><button type="submit">Log in</button></form></main>`,
+    html`<main><h1>browserd admin console</h1>${flashBlock(flash)}<form method="post" action="/admin/login" id="login"><div class="row"><label for="key">Admin key</label> <input type="password" id="key" name="key" autocomplete="off" required></div><p class="muted">The admin key (bda_&hellip;), not a user token. It is in the first-run credentials file; <code>browserd admin key</code> replaces it.</p><button type="submit">Log in</button></form></main>`,
     headers,
   );
 }

@@ -46,8 +46,8 @@ const MASKS: RegExp[] = [
   /[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+/g, // e-mail addresses (bounded: an unbounded run before @ is quadratic)
   /\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b/g, // dates: 23.11.2026, 2026-11-23, 11/23/26
   /\b\d{1,2}:\d{2}(?::\d{2})?\b/g, // times
-  /(?:[$€£¥₹]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD)\b)\s?\d[\d.,' ]{0,24}/gi, // amounts with the currency first
-  /\d[\d.,']{0,24}\s?(?:[$€£¥₹%]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|euros?|dollars?|Euro)\b)/gi, // ... or after
+  /(?:[$\u20ac\u00a3\u00a5\u20b9]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD)\b)\s?\d[\d.,' ]{0,24}/gi, // amounts with the currency first
+  /\d[\d.,']{0,24}\s?(?:[$\u20ac\u00a3\u00a5\u20b9%]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|euros?|dollars?|Euro)\b)/gi, // ... or after
   /\b\d+(?:[.,]\d+)+\b/g, // decimals and thousands: 1,234.50 or 1.234
   /\+\d[\d\s().-]{6,24}\d/g, // international phone numbers
   /\(\d{2,5}\)\s?\d[\d\s.-]{3,20}\d/g, // (030) 123 4567
