@@ -7,6 +7,7 @@ import { cpus } from 'node:os';
 import type { Logger } from 'pino';
 import { launchChromium, type LaunchedChromium } from './launcher.js';
 import { type CdpConnection, DisposableStore } from '../cdp/connection.js';
+import { createPageTarget } from './create-target.js';
 import { Tab } from './tab.js';
 import { adoptBrowserWorker, BROWSER_WORKER_TYPES } from './worker-adoption.js';
 import type { TabRecord, TabStore } from '../../storage/tabs.js';
@@ -335,7 +336,7 @@ export class BrowserInstance {
     this.creating++;
     let targetId: string;
     try {
-      ({ targetId } = await conn.send('Target.createTarget', { url: 'about:blank', browserContextId, background: opts.visible === false, newWindow: drawn }));
+      ({ targetId } = await createPageTarget(conn, { url: 'about:blank', browserContextId, background: opts.visible === false, newWindow: drawn }));
       this.ownTargets.add(targetId);
     } finally {
       this.creating--;

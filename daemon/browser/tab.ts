@@ -24,6 +24,9 @@ import { TabIdentity, type UserIdentity, type BrowserAgent } from '../identity/t
 import type { Point } from '../identity/humanize.js';
 
 const WORLD = 'browserd';
+/** Tab.closeTarget: how often a close is sent, and how long each waits for the page to go. */
+const CLOSE_ATTEMPTS = 3;
+const CLOSE_CHECK_MS = 500;
 
 /** A main-frame page event (Tab.onPageEvents). */
 export type PageEvent = { kind: 'navigated'; url: string; loaderId: string } | { kind: 'contentLoad' | 'load'; timestamp: number };
@@ -473,7 +476,22 @@ export class Tab {
     }
     this.closed = true;
     this.disposables.dispose();
-    await this.conn.sendMayFail('Target.closeTarget', { targetId: this.targetId });
+    await this.closeTarget();
+  }
+
+  /**
+   * Closes the page and answers once it is gone. Chromium answers success to a close sent soon after the way out
+   * through about:blank and then, about one time in three, keeps the page open for good (an idle about:blank and
+   * its renderer per closed read tab, and per browser_read page). A second close takes, so the close is sent
+   * again while the page is still there.
+   */
+  private async closeTarget(): Promise<void> {
+    for (let attempt = 1; attempt <= CLOSE_ATTEMPTS; attempt++) {
+      const gone = this.conn.waitFor('Target.detachedFromTarget', '', (p) => p.targetId === this.targetId, CLOSE_CHECK_MS).then(() => true, () => false);
+      // No answer: the target was gone already (or the browser is), and nothing will be detached.
+      if (!(await this.conn.sendMayFail('Target.closeTarget', { targetId: this.targetId }))) return;
+      if (await gone) return;
+    }
   }
 
   /**

@@ -64,11 +64,19 @@ t.test('a browser holds pages for its tabs only, and outlives its last tab', asy
   const browser = d.daemon.env.pool.peek('carol')!;
   const pages = async () => (await browser.conn!.send('Target.getTargets', {})).targetInfos.filter((x) => x.type === 'page').map((x) => x.url);
   t.same(await pages(), [`${site.url}/a`], 'no start-up page beside the tab (it kept a renderer of its own)');
-  const targetId = (await browser.conn!.send('Target.getTargets', {})).targetInfos.find((x) => x.type === 'page')!.targetId;
-  const destroyed = browser.conn!.waitFor('Target.detachedFromTarget', '', (p) => p.targetId === targetId, 5000);
   t.notOk((await call(c, 'browser_close_tab', { tab: id })).isError);
-  await destroyed;
-  t.same(await pages(), [], 'no page left once the last tab is closed');
+  t.same(await pages(), [], 'the close answers once the page is gone, and no page is left');
+  // browser_read's scratch tab would join a window that is there; with none left it gets one of its own.
+  const read = await call(c, 'browser_read', { urls: [`${site.url}/a`] });
+  t.notOk(read.isError, read.text);
+  t.match(read.text, /Page A/, 'a read with no window open still reads');
+  // A read tab leaves through about:blank, and Chromium dropped about one close in three sent after that.
+  for (let i = 0; i < 8; i++) {
+    const r = await call(c, 'browser_open', { url: `${site.url}/a`, mode: 'read' });
+    t.notOk((await call(c, 'browser_close_tab', { tab: /Opened tab (t\d+)/.exec(r.text)![1]! })).isError);
+  }
+  await call(c, 'browser_read', { urls: [1, 2, 3, 4].map((n) => `${site.url}/a?n=${n}`) });
+  t.same(await pages(), [], 'no closed read tab or read page is left open');
   t.notOk((await call(c, 'browser_open', { url: `${site.url}/b` })).isError);
   t.equal(d.daemon.env.pool.peek('carol'), browser, 'the next tab opens in the same browser, not a relaunched one');
   t.ok(browser.alive);
