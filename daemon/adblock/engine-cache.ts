@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ENGINE_VERSION } from '@ghostery/adblocker';
 import { privateDir } from '../../storage/private-fs.js';
 import type { ListFile } from './lists.js';
 
@@ -18,9 +17,10 @@ export function cacheDir(dataDir: string): string {
   return join(dataDir, 'adblock');
 }
 
-export function cacheKey(files: ListFile[], options: object): string {
+/** engineVersion: the adblocker package's ENGINE_VERSION (passed in: the package loads only once block_ads is used). */
+export function cacheKey(files: ListFile[], options: object, engineVersion: number): string {
   const h = createHash('sha256');
-  h.update(JSON.stringify({ engine: ENGINE_VERSION, options, files: files.map((f) => [f.path, f.size, Math.round(f.mtimeMs)]) }));
+  h.update(JSON.stringify({ engine: engineVersion, options, files: files.map((f) => [f.path, f.size, Math.round(f.mtimeMs)]) }));
   return h.digest('hex').slice(0, 24);
 }
 

@@ -7,7 +7,9 @@
 import { Worker } from 'node:worker_threads';
 import { threadEntry } from '../threads.js';
 import type { Logger } from 'pino';
-import { FiltersEngine, Request } from '@ghostery/adblocker';
+// The package is loaded with the first engine, not at start: about 2 MB of heap that a host without block_ads never uses.
+import type { FiltersEngine } from '@ghostery/adblocker';
+type AdblockerPackage = typeof import('@ghostery/adblocker');
 import type { BrowserSettings } from '../settings/browser-settings.js';
 import type { BrowserSettingsService } from '../settings/service.js';
 import { findLists, type ListFile } from './lists.js';
@@ -32,6 +34,7 @@ export interface AdRequest {
 
 export class AdBlocker {
   private engine?: FiltersEngine;
+  private lib?: AdblockerPackage;
   private loaded?: { lists: string[]; source: 'cache' | 'parsed'; loadMs: number };
   private problem?: { reason: string; next: string };
   private loading?: Promise<void>;
@@ -57,7 +60,7 @@ export class AdBlocker {
   /** The filter that makes this request an ad or tracker to fail, or undefined to let it go. */
   blocks(req: AdRequest): { filter: string } | undefined {
     if (!this.engine || !/^(https?|wss?):/.test(req.url) || !this.opts.settings.blocksAdsOn(req.pageUrl)) return undefined;
-    const m = this.engine.match(Request.fromRawDetails({ url: req.url, sourceUrl: req.pageUrl, type: engineType(req.resourceType) }));
+    const m = this.engine.match(this.lib!.Request.fromRawDetails({ url: req.url, sourceUrl: req.pageUrl, type: engineType(req.resourceType) }));
     // An @@ exception that lifts the rule leaves match false: the engine weighs them, we do not.
     return m.match ? { filter: (m.filter?.toString() ?? 'a filter rule').slice(0, 120) } : undefined;
   }
@@ -87,11 +90,12 @@ export class AdBlocker {
     const lists = found.files.map((f) => f.path);
     log.info({ lists }, 'ad blocking: loading the filter lists; until they are ready, requests pass unfiltered');
     const t0 = performance.now();
-    const key = cacheKey(found.files, ENGINE_OPTIONS);
+    const lib = (this.lib ??= await import('@ghostery/adblocker'));
+    const key = cacheKey(found.files, ENGINE_OPTIONS, lib.ENGINE_VERSION);
     const cached = await readCached(dataDir, key);
     if (cached) {
       try {
-        this.ready(FiltersEngine.deserialize(cached), lists, 'cache', t0);
+        this.ready(lib.FiltersEngine.deserialize(cached), lists, 'cache', t0);
         log.info({ lists, ms: this.loaded!.loadMs }, 'ad blocking ready: filter lists loaded from the cache');
         return;
       } catch (e) {
@@ -102,7 +106,7 @@ export class AdBlocker {
     try {
       const { serialized, parseMs } = await this.parseOffThread(found.files);
       if (this.closed) return;
-      this.ready(FiltersEngine.deserialize(serialized), lists, 'parsed', t0);
+      this.ready(lib.FiltersEngine.deserialize(serialized), lists, 'parsed', t0);
       await writeCached(dataDir, key, serialized).catch((e) => log.warn({ err: String(e) }, 'the parsed ad-block engine could not be cached; the next start parses again'));
       log.info({ lists, parseMs: Math.round(parseMs), ms: this.loaded!.loadMs }, 'ad blocking ready: filter lists parsed');
     } catch (e) {

@@ -4,7 +4,6 @@
  * A kind the built-in converters do not read answers its best extension, so a sidecar can be asked.
  */
 import { extname } from 'node:path';
-import { fileTypeFromBuffer } from 'file-type';
 import type { DocKind } from './types.js';
 
 export interface Detected {
@@ -76,6 +75,8 @@ export async function detectKind(bytes: Buffer, name?: string, contentType?: str
   if (SIDECAR_ONLY.has(ext)) return { ext, mime: mime || undefined };
   const claimed = BY_EXT[ext] ?? BY_MIME[mime];
   if (claimed && claimed !== 'text' && claimed !== 'html') return { kind: claimed, ext: ext || KIND_EXT[claimed], mime: mime || undefined };
+  // Imported here, not at start: the package (ESM only) is about 0.7 MB of heap an idle daemon does not need.
+  const { fileTypeFromBuffer } = await import('file-type');
   const magic = await fileTypeFromBuffer(bytes).catch(() => undefined);
   if (magic) {
     const kind = BY_EXT[magic.ext] ?? BY_MIME[magic.mime];

@@ -3,7 +3,7 @@
  * pointer travels a curved path from where it last was (ghost-cursor's Bezier and Fitts maths, nothing else of
  * it), and text is typed key by key at an uneven pace with the odd longer pause.
  */
-import { path } from 'ghost-cursor';
+import { lazyRequire } from '../lazy-require.js';
 import type { Protocol } from 'devtools-protocol';
 
 export interface Point { x: number; y: number }
@@ -14,9 +14,12 @@ type Send = (method: 'Input.dispatchMouseEvent', params: Protocol.Input.Dispatch
 /** Longer than this, text goes in as a paste would: minutes of key presses help nobody. */
 export const HUMAN_TYPING_MAX_CHARS = 1000;
 
+/** ghost-cursor, loaded with the first humanized move (a user who never asks for one never needs it). */
+const ghostCursor = lazyRequire<typeof import('ghost-cursor')>('ghost-cursor');
+
 /** The points from `from` to `to`, both ends included, on a curve whose length and spread vary from move to move. */
 export function curvedPath(from: Point, to: Point): Point[] {
-  const points = path(from, to).map((p) => ({ x: Math.round(p.x * 100) / 100, y: Math.round(p.y * 100) / 100 }));
+  const points = ghostCursor().path(from, to).map((p) => ({ x: Math.round(p.x * 100) / 100, y: Math.round(p.y * 100) / 100 }));
   points[points.length - 1] = { ...to };
   return points;
 }

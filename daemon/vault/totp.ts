@@ -4,7 +4,10 @@
  * when written (normaliseTotp), so a typo is a clear validation_error at PUT time instead of a wrong code in
  * the middle of a login.
  */
-import { createGuardrails, generateSync } from 'otplib';
+import { lazyRequire } from '../lazy-require.js';
+
+/** Loaded with the first code: a vault with no TOTP entry never needs it. */
+const otplib = lazyRequire<typeof import('otplib')>('otplib');
 import { BrowserdError } from '../../protocol/errors.js';
 
 export interface TotpParams {
@@ -17,7 +20,7 @@ export interface TotpParams {
 const DEFAULTS = { digits: 6, period: 30, algorithm: 'sha1' } as const;
 const BASE32 = /^[A-Z2-7]+$/;
 // Many sites still hand out 80-bit secrets (16 base32 characters); otplib's default floor is 128 bits.
-const GUARDRAILS = createGuardrails({ MIN_SECRET_BYTES: 10 });
+let guardrails: ReturnType<typeof import('otplib').createGuardrails> | undefined;
 
 function invalid(why: string): never {
   throw new BrowserdError('validation_error', `the totp value is not usable: ${why}`, {
@@ -71,7 +74,9 @@ export function normaliseTotp(value: string): string {
 
 function totpFrom(p: TotpParams, nowMs: number): string {
   try {
-    return generateSync({ secret: p.secret, digits: p.digits, period: p.period, algorithm: p.algorithm, epoch: Math.floor(nowMs / 1000), guardrails: GUARDRAILS });
+    const lib = otplib();
+    guardrails ??= lib.createGuardrails({ MIN_SECRET_BYTES: 10 });
+    return lib.generateSync({ secret: p.secret, digits: p.digits, period: p.period, algorithm: p.algorithm, epoch: Math.floor(nowMs / 1000), guardrails });
   } catch (e) {
     invalid(e instanceof Error ? e.message : String(e));
   }

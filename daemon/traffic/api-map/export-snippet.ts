@@ -6,11 +6,14 @@
  * sourcing the file sends nothing by itself (writes included); a single endpoint is a plain snippet.
  */
 import { randomBytes } from 'node:crypto';
-import { HTTPSnippet } from '@readme/httpsnippet';
+import { lazyRequire } from '../../lazy-require.js';
 import type { ApiEndpoint, ApiMap } from '../../../protocol/api-map.js';
 import { trafficRedactor } from '../redact.js';
 import { harRequest } from './export-har.js';
 import { exampleRequest, headerLines, httpOrigin } from './export-request.js';
+
+/** Loaded with the first export (its converters are about 0.6 MB of heap). */
+const httpsnippet = lazyRequire<typeof import('@readme/httpsnippet')>('@readme/httpsnippet');
 
 export type SnippetLanguage = 'curl' | 'python';
 
@@ -90,7 +93,7 @@ function snippetOf(map: ApiMap, ep: ApiEndpoint, lang: SnippetLanguage, nonce: s
   }
   // Cookies go as one Cookie header so they are quoted like every other header.
   const har = harRequest({ ...req, cookies: [], headers: req.cookies.length ? [...req.headers, { name: 'Cookie', value: req.cookies.map((c) => `${c.name}=${c.value}`).join('; ') }] : req.headers });
-  const converted = new HTTPSnippet(har as never).convert(lang === 'curl' ? 'shell' : 'python', lang === 'curl' ? 'curl' : 'requests', lang === 'curl' ? { globOff: /\{[^}]*\}/.test(req.url) } : {});
+  const converted = new (httpsnippet().HTTPSnippet)(har as never).convert(lang === 'curl' ? 'shell' : 'python', lang === 'curl' ? 'curl' : 'requests', lang === 'curl' ? { globOff: /\{[^}]*\}/.test(req.url) } : {});
   let code = Array.isArray(converted) ? converted[0]! : '';
   // httpsnippet percent-encodes a template's braces; put them back so {id} reads as "fill me in".
   code = code.replace(/%7B([A-Za-z0-9_]+)%7D/g, '{$1}');

@@ -3,9 +3,13 @@
  * with the graphql reference parser for the operation's type (a mutation is a write) and name; an unnamed
  * operation is called "anonymous". A document that does not parse is not GraphQL to us (an ordinary endpoint).
  */
-import { parse, type OperationDefinitionNode } from 'graphql';
+import type { OperationDefinitionNode } from 'graphql';
+import { lazyRequire } from '../../lazy-require.js';
 import type { ApiEntry } from './har-input.js';
 import { parseJson } from './har-input.js';
+
+/** The reference parser, loaded with the first document (about 2 MB of heap a daemon building no API map never needs). */
+const graphql = lazyRequire<typeof import('graphql')>('graphql');
 
 export interface GraphqlCall {
   type: 'query' | 'mutation' | 'subscription';
@@ -17,7 +21,7 @@ export interface GraphqlCall {
 function operation(query: string, wanted: string | undefined): { type: GraphqlCall['type']; name: string } | undefined {
   let ops: OperationDefinitionNode[];
   try {
-    ops = parse(query, { noLocation: true }).definitions.filter((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
+    ops = graphql().parse(query, { noLocation: true }).definitions.filter((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
   } catch {
     return undefined;
   }
