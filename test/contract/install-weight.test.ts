@@ -163,7 +163,7 @@ function runtimeImports(fileName: string, source: string): string[] {
       const callee = n.expression;
       const loads =
         callee.kind === ts.SyntaxKind.ImportKeyword ||
-        (ts.isIdentifier(callee) && callee.text === 'require') ||
+        (ts.isIdentifier(callee) && (callee.text === 'require' || callee.text === 'lazyRequire')) ||
         (ts.isCallExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'createRequire') ||
         (ts.isPropertyAccessExpression(callee) && callee.name.text === 'resolve' && ts.isIdentifier(callee.expression) && callee.expression.text === 'require');
       const spec = literal(n.arguments[0]);
@@ -250,13 +250,14 @@ t.test('the import reader sees what the rule below relies on', async (t) => {
     "const h = createRequire(import.meta.url)('cjs-via-create-require');",
     "const req = createRequire(import.meta.url); const i = require('cjs'); const j = require.resolve('resolved');",
     "import k = require('import-equals');",
+    "const l = lazyRequire<typeof import('x')>('lazy');",
   ].join('\n');
-  t.same(runtimeImports('sample.ts', sample).sort(), ['cjs', 'cjs-via-create-require', 'default-import', 'dynamic', 'import-equals', 'mixed', 're-export', 'resolved', 'side-effect'].sort());
+  t.same(runtimeImports('sample.ts', sample).sort(), ['cjs', 'cjs-via-create-require', 'default-import', 'dynamic', 'import-equals', 'lazy', 'mixed', 're-export', 'resolved', 'side-effect'].sort());
   t.ok(files.includes('bin/browserd.js') && files.includes('scripts/build-injected.ts'), 'the start path files are read');
   t.ok(files.includes('daemon/server/mcp.ts') && files.includes('injected/index.ts') && files.length > 200, `the run-time code is read (${files.length} files)`);
   t.notOk(files.some((f) => f.startsWith('test/') || f.startsWith('bench/')), 'no test or benchmark file is read');
   // Imports the daemon makes in each form the reader knows: static, createRequire, require, dynamic, preload.
-  for (const spec of ['@modelcontextprotocol/sdk/server/index.js', 'robots-parser', 'jsdom', 'pdfjs-dist/legacy/build/pdf.mjs', 'tsx/esm/api', 'tsx', 'esbuild']) {
+  for (const spec of ['@modelcontextprotocol/sdk/server/index.js', 'graphql', 'robots-parser', 'jsdom', 'pdfjs-dist/legacy/build/pdf.mjs', 'tsx/esm/api', 'tsx', 'esbuild']) {
     t.ok(bare.has(spec), `the reader finds ${spec}`);
   }
 });
