@@ -28,6 +28,8 @@ const CLI = join(ROOT, 'bin', 'browserd.js');
 /** How long a side sits idle after its navigation before it is measured, and the samples then taken. */
 const IDLE_MS = 8000;
 const SAMPLES = 3;
+/** The idle close the last lever sets (the default is 30 minutes). */
+const IDLE_CLOSE_S = 5;
 
 type Rollup = ReturnType<typeof smapsRollup>;
 
@@ -106,14 +108,14 @@ async function idleMeasure(serverPids: number[]): Promise<Measure[]> {
 // ------------------------------------------------------------------ ours: `browserd serve` as its own process
 
 /** `browserd serve` with one user whose tab has loaded url; stop() ends the daemon (and its Chromium). */
-async function startOurs(url: string, chromeArgs: string[]): Promise<{ pid: number; stop(): Promise<void> }> {
+async function startOurs(url: string, v: Variant): Promise<{ pid: number; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'browserd-bench-mem-'));
-  const env = { ...process.env, BROWSERD_ALLOW_PRIVATE_NETWORK: '1', BROWSERD_CHROME_ARGS: chromeArgs.join(' '), BROWSERD_LOG_LEVEL: 'info' };
+  const env = { ...process.env, BROWSERD_ALLOW_PRIVATE_NETWORK: '1', BROWSERD_CHROME_ARGS: (v.chromeArgs ?? []).join(' '), BROWSERD_LOG_LEVEL: 'info', ...v.env };
   let child: ChildProcess | undefined;
   try {
     const added = execFileSync(process.execPath, [CLI, 'user', 'add', 'idle', '--data', dataDir], { env, encoding: 'utf8' });
     const token = added.trim().split('\n').pop()!.trim();
-    child = spawn(process.execPath, [CLI, 'serve', '--data', dataDir, '--listen', '127.0.0.1:0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [...(v.nodeArgs ?? []), CLI, 'serve', '--data', dataDir, '--listen', '127.0.0.1:0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-2000)));
     const daemonUrl = await new Promise<string>((resolve, reject) => {
@@ -147,6 +149,16 @@ async function stopDaemon(child: ChildProcess | undefined, dataDir: string): Pro
     await exited;
   }
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** Waits for the daemon to close its idle browser: no process of it is left under the daemon. */
+async function browserGone(daemonPid: number): Promise<void> {
+  const t0 = Date.now();
+  // Another process's exit, with no event of it to await here: look every quarter second.
+  while (processTree(daemonPid).some((p) => p !== daemonPid && isBrowser(p))) {
+    if (Date.now() - t0 > (IDLE_CLOSE_S + 60) * 1000) throw new Error('the idle browser was not closed');
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 // ------------------------------------------------------------------ Playwright MCP
@@ -189,15 +201,26 @@ function processSummary(m: Measure): string {
   return [...counts].map(([k, n]) => (n > 1 ? `${k} x${n}` : k)).join(', ');
 }
 
+/** A way of running ours: extra Chromium switches, Node flags for the daemon, environment. */
+interface Variant {
+  name: string;
+  chromeArgs?: string[];
+  nodeArgs?: string[];
+  env?: Record<string, string>;
+  /** Measured once the daemon has closed its idle browser (BROWSERD_BROWSER_IDLE_S in env). */
+  afterIdleClose?: boolean;
+}
+
 /**
- * Switches tried as levers, each meant to leave one Chromium process out. (The network service already runs in the
- * browser process: the egress guard needs it there, switches.ts.)
+ * Levers tried beside the default, each without changing the defaults: Chromium switches that leave a process
+ * out (the network service already runs in the browser process: the egress guard needs it there, switches.ts),
+ * the daemon's young generation capped, and the browser closed once idle.
  */
-const LEVERS: [name: string, args: string[]][] = [
-  ['--disable-gpu', ['--disable-gpu']],
-  ['no spare renderer', ['--disable-features=SpareRendererForSitePerProcess']],
-  ['renderer process limit 1', ['--renderer-process-limit=1']],
-  ['no spare renderer + renderer limit 1', ['--disable-features=SpareRendererForSitePerProcess', '--renderer-process-limit=1']],
+const LEVERS: Variant[] = [
+  { name: 'no spare renderer', chromeArgs: ['--disable-features=SpareRendererForSitePerProcess'] },
+  { name: 'renderer process limit 1', chromeArgs: ['--renderer-process-limit=1'] },
+  { name: 'daemon young generation at most 4 MB a semi-space', nodeArgs: ['--max-semi-space-size=4'] },
+  { name: `idle browser closed (BROWSERD_BROWSER_IDLE_S=${IDLE_CLOSE_S})`, env: { BROWSERD_BROWSER_IDLE_S: String(IDLE_CLOSE_S) }, afterIdleClose: true },
 ];
 
 export async function run(): Promise<void> {
@@ -211,10 +234,11 @@ export async function run(): Promise<void> {
     // Playwright MCP stays up, idle, for the whole run; each browserd variant is measured at the same instants.
     const pw = await startPlaywright(url);
     try {
-      for (const [i, [name, args]] of ([['', []], ...LEVERS] as [string, string[]][]).entries()) {
-        const ours = await startOurs(url, args);
+      for (const [i, v] of [{ name: '' }, ...LEVERS].entries()) {
+        const ours = await startOurs(url, v);
         let m: Measure, p: Measure;
         try {
+          if (v.afterIdleClose) await browserGone(ours.pid);
           [m, p] = await idleMeasure([ours.pid, pw.pid]);
         } finally {
           await ours.stop();
@@ -226,8 +250,9 @@ export async function run(): Promise<void> {
           for (const n of [4, 10]) notes.push(`indicative, ${n} idle users: (daemon PSS / ${n} + one Chromium) / Playwright MCP = ${((m.server.pssKb / n + m.browser.pssKb) / total(p)).toFixed(2)}x (the daemon's own growth per user left out).`);
           notes.push(`browserd processes: ${processSummary(m)}.`, `Playwright processes: ${processSummary(p)}.`);
         } else {
-          rows.push(row(`browserd + ${name}`, m, p));
-          ratios.push(`with ${args.join(' ')}: ${processSummary(m)}; Playwright at the same time ${mb(total(p))}.`);
+          rows.push(row(`browserd + ${v.name}`, m, p));
+          const how = [...(v.chromeArgs ?? []), ...(v.nodeArgs ?? []).map((a) => `node ${a}`), ...Object.entries(v.env ?? {}).map(([k, x]) => `${k}=${x}`)].join(' ');
+          ratios.push(`with ${how}: ${processSummary(m) || 'no browser'}; Playwright at the same time ${mb(total(p))}.`);
         }
       }
     } finally {
@@ -241,10 +266,11 @@ export async function run(): Promise<void> {
     `Each side idle ${IDLE_MS / 1000} s after one navigation to the same page, then the median of ${SAMPLES} samples a second apart, both sides`,
     '  at the same instants (Playwright MCP stays up through every browserd variant; each ratio is against it at that time).',
     "The daemon's PSS is the whole daemon here (one user); with N users each carries 1/N of it, and the per-user cost tends to its Chromium alone.",
-    'Levers: fewer Chromium processes per user (no spare renderer kept warm for the next navigation, a renderer process limit, no GPU',
-    '  process), and closing idle browsers (a relaunch on the next call, pipeline and security work). The network service already runs',
-    '  in the browser process. The daemon runs from the bundle npm run build makes (no TypeScript loader), with the model SDKs, token',
-    '  counter, IMAP client and video muxer loaded on first use; what is left of it is Node, the MCP SDK, LMDB and our code.',
+    'Levers, none of them a default: fewer Chromium processes per user (no spare renderer kept warm for the next navigation, a',
+    '  renderer process limit), a smaller young generation for the daemon, and closing idle browsers sooner (the next call relaunches',
+    '  and reopens the tabs at their URLs). Chromium starts with no window, so no start-up page keeps a renderer. The daemon runs from',
+    '  the bundle npm run build makes (no TypeScript loader), with the model SDKs, token counter, IMAP client, video muxer, GraphQL',
+    '  parser, ad blocker and other feature packages loaded on first use; what is left of it is Node, the MCP SDK, LMDB and our code.',
     'Other processes on a shared machine move PSS (Chromium pages split with them too): compare within one run, and USS as a check.',
   );
   printTable('Memory per idle user: PSS, browserd vs Playwright MCP', ['side', 'server PSS', 'browser PSS', 'total PSS', 'total USS', 'vs Playwright', 'processes'], rows, notes);
