@@ -6,8 +6,10 @@
  * answered call, refusals included, is audited before its answer, so the two must be equal). Then the same mix
  * for one user alone, for the "p95 under 4x the one-user p95" comparison.
  *
- * The daemon runs in this process (the load generator's clients add to its RSS: a few tens of MB, constant);
- * it is started without the test fixture's collectors, which keep every log line and result and would grow.
+ * `npm run bench` runs the daemon as its own process (`browserd serve` from the bundle, as an operator starts it), so
+ * its RSS, descriptors and CPU are its own. runLoad can also run it in this process (the suite's short run does,
+ * for the tab-start counters it reads), started without the test fixture's collectors, which keep every log line
+ * and result and would grow; then the bench site and the load generator's clients add to the RSS read.
  * Knobs: BENCH_LOAD_USERS / --users (4), BENCH_LOAD_CONCURRENCY / --concurrency (4), BENCH_LOAD_MINUTES /
  * --minutes (2). Prints numbers, asserts nothing.
  */
@@ -22,6 +24,7 @@ import { statFields } from '../daemon/proc-stat.js';
 import { startDaemon, type Daemon } from '../daemon/main.js';
 import { startBenchSite, loadPage, type BenchSite } from './pages.js';
 import { RESOLVER_RULES, mcpText, ms, now, printTable, quantile } from './lib.js';
+import { startServeProcess } from './serve-process.js';
 
 export interface LoadOptions {
   users: number;
@@ -29,6 +32,8 @@ export interface LoadOptions {
   durationMs: number;
   /** How often RSS and descriptors are sampled. */
   sampleEveryMs?: number;
+  /** Run the daemon as a `browserd serve` process of its own instead of in this process. */
+  ownProcess?: boolean;
 }
 
 export interface Sample {
@@ -40,7 +45,7 @@ export interface Sample {
   chromiumPssMb: number;
   chromiumFds: number;
   chromiumProcs: number;
-  /** CPU time this process (daemon, site and load clients) has used so far, seconds. */
+  /** CPU time the daemon's process has used so far, seconds (in-process: this process, site and clients too). */
   processCpuS: number;
   /** CPU time every user's Chromium has used so far (live processes, and the exited ones their parents reaped), seconds. */
   chromiumCpuS: number;
@@ -62,8 +67,8 @@ export interface LoadResult {
   /** After the load stopped: every user's browser_tabs and a snapshot of one of its tabs answered. */
   stillServing: boolean;
   wallMs: number;
-  /** The host's turns for building tabs (daemon/browser/tab-starts.ts): slots, builds, the longest line. */
-  tabStarts: { slots: number; started: number; longestQueue: number };
+  /** The host's turns for building tabs (daemon/browser/tab-starts.ts): slots, builds, the longest line; read in-process only. */
+  tabStarts?: { slots: number; started: number; longestQueue: number };
 }
 
 /** Tools that start a navigation; the others are held to the one-user comparison. */
@@ -157,33 +162,102 @@ export function processTree(root: number): number[] {
   return out;
 }
 
-function sample(daemon: Daemon, users: string[], t0: number): Sample {
+function sample(daemon: DaemonUnderLoad, t0: number): Sample {
   let chromiumRss = 0;
   let chromiumPss = 0;
   let chromiumFds = 0;
   let chromiumCpu = 0;
-  let procs = 0;
-  for (const u of users) {
-    const pid = daemon.env.pool.peek(u)?.pid;
-    if (!pid) continue;
-    for (const p of processTree(pid)) {
-      chromiumRss += rssKb(p);
-      chromiumPss += smapsRollup(p).pssKb;
-      chromiumFds += fdCount(p);
-      chromiumCpu += cpuSeconds(p, true);
-      procs++;
-    }
+  const pids = daemon.chromiumPids();
+  for (const p of pids) {
+    chromiumRss += rssKb(p);
+    chromiumPss += smapsRollup(p).pssKb;
+    chromiumFds += fdCount(p);
+    chromiumCpu += cpuSeconds(p, true);
   }
   return {
     atS: (now() - t0) / 1000,
-    daemonRssMb: rssKb(process.pid) / 1024,
-    daemonFds: fdCount(process.pid),
+    daemonRssMb: rssKb(daemon.pid) / 1024,
+    daemonFds: fdCount(daemon.pid),
     chromiumRssMb: chromiumRss / 1024,
     chromiumPssMb: chromiumPss / 1024,
     chromiumFds,
-    chromiumProcs: procs,
-    processCpuS: cpuSeconds(process.pid, false),
+    chromiumProcs: pids.length,
+    processCpuS: cpuSeconds(daemon.pid, false),
     chromiumCpuS: chromiumCpu,
+  };
+}
+
+// ------------------------------------------------------------------ the daemon under load
+
+/** The daemon a run drives, in this process or its own: what the run reads of it. */
+interface DaemonUnderLoad {
+  url: string;
+  /** The process whose RSS, descriptors and CPU are the daemon's. */
+  pid: number;
+  tokens: Map<string, string>;
+  /** Every process of every user's Chromium. */
+  chromiumPids(): number[];
+  /** The audit entries of the run's users (the mix's calls; nothing else is called before this is read). */
+  audited(): Promise<number>;
+  tabStarts(): LoadResult['tabStarts'];
+  stop(): Promise<void>;
+}
+
+function baseConfigEnv(opts: LoadOptions): Record<string, string> {
+  return { BROWSERD_ALLOW_PRIVATE_NETWORK: '1', BROWSERD_MAX_BROWSERS: String(opts.users + 1) };
+}
+
+async function daemonInProcess(opts: LoadOptions, users: string[], dataDir: string): Promise<DaemonUnderLoad> {
+  // In this process the test daemon's host mapping applies too (BROWSERD_CHROME_ARGS splits at spaces, so a
+  // serve process gets the defaults: the bench pages reach the loopback site only).
+  const cfg = { ...loadConfig({ listen: '127.0.0.1:0', data: dataDir }, { ...process.env, ...baseConfigEnv(opts) }), chromeArgs: [RESOLVER_RULES] };
+  // Warnings and errors only: an info line per call is the operator's, and would be the bench's own noise.
+  const daemon: Daemon = await startDaemon(cfg, pino({ level: 'warn' }));
+  const tokens = new Map<string, string>();
+  for (const u of users) tokens.set(u, (await daemon.env.users.add(u)).token);
+  return {
+    url: daemon.url,
+    pid: process.pid,
+    tokens,
+    chromiumPids: () => users.flatMap((u) => {
+      const pid = daemon.env.pool.peek(u)?.pid;
+      return pid ? processTree(pid) : [];
+    }),
+    audited: async () => daemon.env.audit.all(Number.MAX_SAFE_INTEGER).filter((e) => users.includes(e.user)).length,
+    tabStarts: () => {
+      const gate = daemon.env.pool.tabStarts;
+      return { slots: gate.slots, started: gate.started, longestQueue: gate.longestQueue };
+    },
+    stop: () => daemon.stop(),
+  };
+}
+
+async function daemonProcess(opts: LoadOptions, users: string[], dataDir: string): Promise<DaemonUnderLoad> {
+  const serve = await startServeProcess({ dataDir, users, env: { ...process.env, ...baseConfigEnv(opts), BROWSERD_LOG_LEVEL: 'info' } });
+  // At the default log level, as an operator runs it (its listening line is an info line); its log is read and dropped.
+  const { child, url, tokens } = serve;
+  return {
+    url,
+    pid: child.pid!,
+    tokens,
+    // Everything under the daemon but the daemon is a Chromium process (each user's, and Debian's wrapper script).
+    chromiumPids: () => processTree(child.pid!).filter((p) => p !== child.pid && /chrom/.test(readProc(p, 'cmdline') ?? '')),
+    audited: async () => {
+      let n = 0;
+      for (const token of tokens.values()) {
+        for (let cursor: string | undefined, more = true; more; ) {
+          const res = await fetch(`${url}/v1/audit?limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { Authorization: `Bearer ${token}` } });
+          const page = (await res.json()) as { entries?: { tool?: string }[]; cursor?: string };
+          if (!res.ok || !page.entries) throw new Error(`GET /v1/audit answered ${res.status}`);
+          n += page.entries.filter((e) => e.tool?.startsWith('browser_')).length;
+          cursor = page.cursor;
+          more = !!cursor;
+        }
+      }
+      return n;
+    },
+    tabStarts: () => undefined,
+    stop: serve.stop,
   };
 }
 
@@ -313,24 +387,17 @@ export async function runLoad(opts: LoadOptions, site?: BenchSite): Promise<Load
   const bench = site ?? (await startBenchSite());
   bench.site.route('/load', loadPage());
   const dataDir = mkdtempSync(join(tmpdir(), 'browserd-load-'));
-  const cfg = {
-    ...loadConfig({ listen: '127.0.0.1:0', data: dataDir }, { ...process.env, BROWSERD_ALLOW_PRIVATE_NETWORK: '1' }),
-    maxBrowsers: opts.users + 1,
-    chromeArgs: [RESOLVER_RULES],
-  };
-  // Warnings and errors only: an info line per call is the operator's, and would be the bench's own noise.
-  const daemon = await startDaemon(cfg, pino({ level: 'warn' }));
-  const tally: Tally = { latencies: new Map(), errors: new Map(), errorSamples: [], unanswered: 0, acknowledged: 0 };
   const users = Array.from({ length: opts.users }, (_, i) => `load${i + 1}`);
+  const daemon = await (opts.ownProcess ? daemonProcess : daemonInProcess)(opts, users, dataDir);
+  const tally: Tally = { latencies: new Map(), errors: new Map(), errorSamples: [], unanswered: 0, acknowledged: 0 };
   const samples: Sample[] = [];
   const clients: Client[] = [];
   let stillServing = false;
-  let tabStarts: LoadResult['tabStarts'] = { slots: 0, started: 0, longestQueue: 0 };
+  let tabStarts: LoadResult['tabStarts'];
   let audited = 0;
   const t0 = now();
   try {
-    const tokens = new Map<string, string>();
-    for (const u of users) tokens.set(u, (await daemon.env.users.add(u)).token);
+    const tokens = daemon.tokens;
     const perUser = new Map<string, Client[]>();
     for (const u of users) {
       const cs: Client[] = [];
@@ -339,9 +406,9 @@ export async function runLoad(opts: LoadOptions, site?: BenchSite): Promise<Load
       clients.push(...cs);
     }
     const every = opts.sampleEveryMs ?? 5000;
-    samples.push(sample(daemon, users, t0));
+    samples.push(sample(daemon, t0));
     const timer = setInterval(() => {
-      samples.push(sample(daemon, users, t0));
+      samples.push(sample(daemon, t0));
       // The fixture site logs every request for tests; a load run would grow that log without end.
       bench.site.requests.length = 0;
     }, every);
@@ -352,9 +419,9 @@ export async function runLoad(opts: LoadOptions, site?: BenchSite): Promise<Load
     } finally {
       clearInterval(timer);
     }
-    samples.push(sample(daemon, users, t0));
+    samples.push(sample(daemon, t0));
     // Every answered call is on disk in the audit before its answer went out; count this run's entries.
-    audited = daemon.env.audit.all(Number.MAX_SAFE_INTEGER).filter((e) => users.includes(e.user)).length;
+    audited = await daemon.audited();
     // Still serving: each user lists its tabs and snapshots one (outside the tally: checks, not load).
     stillServing = true;
     for (const [ui, u] of users.entries()) {
@@ -365,8 +432,7 @@ export async function runLoad(opts: LoadOptions, site?: BenchSite): Promise<Load
       if (!tabs || tabs.isError || !snap || snap.isError || !/Add one/.test(mcpText(snap))) stillServing = false;
     }
   } finally {
-    const gate = daemon.env.pool.tabStarts;
-    tabStarts = { slots: gate.slots, started: gate.started, longestQueue: gate.longestQueue };
+    tabStarts = daemon.tabStarts();
     for (const c of clients) await c.close().catch(() => undefined);
     await daemon.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -399,9 +465,9 @@ export async function run(): Promise<void> {
   let main: LoadResult;
   let alone: LoadResult;
   try {
-    main = await runLoad({ users, concurrency, durationMs: minutes * 60_000 }, site);
+    main = await runLoad({ users, concurrency, durationMs: minutes * 60_000, ownProcess: true }, site);
     // The one-user baseline: the same mix and the same concurrency per user, a quarter of the time (30 s at least).
-    alone = await runLoad({ users: 1, concurrency, durationMs: Math.max(30_000, (minutes * 60_000) / 4) }, site);
+    alone = await runLoad({ users: 1, concurrency, durationMs: Math.max(30_000, (minutes * 60_000) / 4), ownProcess: true }, site);
   } finally {
     await site.close();
   }
@@ -415,14 +481,16 @@ export async function run(): Promise<void> {
   });
   const calls = main.acknowledged + main.unanswered;
   printTable(
-    `Load: ${users} users x ${concurrency} concurrent calls for ${minutes} min (MCP, in-process daemon, loopback site)`,
+    `Load: ${users} users x ${concurrency} concurrent calls for ${minutes} min (MCP, the daemon as its own process, loopback site)`,
     ['tool', 'calls', 'p50', 'p95', 'p99', 'one-user p95', 'p95 / one-user'],
     rows,
     [
       `${calls} calls in ${(main.wallMs / 1000).toFixed(0)} s (${(calls / (main.wallMs / 1000)).toFixed(1)} calls/s); one user alone: ${alone.acknowledged} calls in ${(alone.wallMs / 1000).toFixed(0)} s.`,
       `mix: ${MIX.map(([op, w]) => `${op} ${w}%`).join(', ')}; an open also closes the session's previous tab; click and type snapshot first when they have no ref.`,
       'goal: p95 of the non-navigating tools under 4x the one-user p95.',
-      `tab builds at once over the host: ${main.tabStarts.slots} (BROWSERD_TAB_STARTS; default half the cores); ${main.tabStarts.started} built, at most ${main.tabStarts.longestQueue} waiting for a turn (one user alone: at most ${alone.tabStarts.longestQueue}).`,
+      main.tabStarts && alone.tabStarts
+        ? `tab builds at once over the host: ${main.tabStarts.slots} (BROWSERD_TAB_STARTS; default half the cores); ${main.tabStarts.started} built, at most ${main.tabStarts.longestQueue} waiting for a turn (one user alone: at most ${alone.tabStarts.longestQueue}).`
+        : 'tab builds at once over the host: BROWSERD_TAB_STARTS (default half the cores); its counters are read when the daemon runs in this process.',
     ],
   );
 
@@ -442,7 +510,7 @@ export async function run(): Promise<void> {
     shown.map((s) => [`${s.atS.toFixed(0)} s`, `${s.daemonRssMb.toFixed(0)} MB`, s.daemonFds, `${s.chromiumRssMb.toFixed(0)} MB`, `${s.chromiumPssMb.toFixed(0)} MB`, s.chromiumFds, s.chromiumProcs]),
     [
       `RSS growth over the last half: daemon ${pct(lastHalfGrowth(main.samples, 'daemonRssMb'))}, Chromium ${pct(lastHalfGrowth(main.samples, 'chromiumRssMb'))} (PSS ${pct(lastHalfGrowth(main.samples, 'chromiumPssMb'))}); goal under 5%; the mean of the last 3 samples vs the 3 around the middle.`,
-      "Daemon RSS is this process: the daemon, the bench site and the load generator's MCP clients; it moves with V8's collections.",
+      "Daemon RSS is the `browserd serve` process alone (the bench site and the MCP clients run in the bench's process); it moves with V8's collections.",
       "Chromium RSS sums every process of every user's browser, shared pages counted in each; PSS counts them once.",
       ...[main, alone].map((r) => cpuLine(r === main ? 'load' : 'one user', r)),
     ],
@@ -456,7 +524,7 @@ export async function run(): Promise<void> {
 }
 
 /**
- * Where the time went: CPU seconds of this process (daemon, bench site and load clients) and of every user's
+ * Where the time went: CPU seconds of the daemon's process and of every user's
  * Chromium between the first and last samples, per acknowledged call, and how busy that kept the machine's cores.
  */
 function cpuLine(name: string, r: LoadResult): string {
@@ -468,5 +536,5 @@ function cpuLine(name: string, r: LoadResult): string {
   const wall = last.atS - first.atS;
   const calls = Math.max(1, r.acknowledged);
   const busy = (100 * (proc + chromium)) / (wall * cpus().length);
-  return `CPU (${name}): this process ${proc.toFixed(0)} s, Chromium ${chromium.toFixed(0)} s in ${wall.toFixed(0)} s on ${cpus().length} cores (${busy.toFixed(0)}% busy); per call ${((1000 * proc) / calls).toFixed(1)} ms + ${((1000 * chromium) / calls).toFixed(1)} ms.`;
+  return `CPU (${name}): the daemon ${proc.toFixed(0)} s, Chromium ${chromium.toFixed(0)} s in ${wall.toFixed(0)} s on ${cpus().length} cores (${busy.toFixed(0)}% busy); per call ${((1000 * proc) / calls).toFixed(1)} ms + ${((1000 * chromium) / calls).toFixed(1)} ms.`;
 }

@@ -11,20 +11,16 @@
  * switches (levers), set through BROWSERD_CHROME_ARGS, without changing daemon/browser/switches.ts.
  * Prints numbers; asserts nothing.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startBenchSite } from './pages.js';
 import { startPlaywrightMcp, mcpText, median, printTable } from './lib.js';
 import { processTree, smapsRollup } from './load.js';
+import { startServeProcess, type ServeProcess } from './serve-process.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = join(ROOT, 'bin', 'browserd.js');
 /** How long a side sits idle after its navigation before it is measured, and the samples then taken. */
 const IDLE_MS = 8000;
 const SAMPLES = 3;
@@ -111,44 +107,23 @@ async function idleMeasure(serverPids: number[]): Promise<Measure[]> {
 async function startOurs(url: string, v: Variant): Promise<{ pid: number; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'browserd-bench-mem-'));
   const env = { ...process.env, BROWSERD_ALLOW_PRIVATE_NETWORK: '1', BROWSERD_CHROME_ARGS: (v.chromeArgs ?? []).join(' '), BROWSERD_LOG_LEVEL: 'info', ...v.env };
-  let child: ChildProcess | undefined;
+  let serve: ServeProcess | undefined;
+  const stop = async () => {
+    await serve?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
   try {
-    const added = execFileSync(process.execPath, [CLI, 'user', 'add', 'idle', '--data', dataDir], { env, encoding: 'utf8' });
-    const token = added.trim().split('\n').pop()!.trim();
-    child = spawn(process.execPath, [...(v.nodeArgs ?? []), CLI, 'serve', '--data', dataDir, '--listen', '127.0.0.1:0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-2000)));
-    const daemonUrl = await new Promise<string>((resolve, reject) => {
-      const lines = createInterface({ input: child!.stdout! });
-      lines.on('line', (line) => {
-        if (!line.includes('browserd listening')) return;
-        try {
-          resolve(JSON.parse(line).url);
-        } catch (e) {
-          reject(e);
-        }
-      });
-      child!.once('exit', (code) => reject(new Error(`browserd serve exited (${code}) before listening: ${stderr}`)));
-    });
+    serve = await startServeProcess({ dataDir, users: ['idle'], env, nodeArgs: v.nodeArgs });
     const client = new Client({ name: 'browserd-bench-memory', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${daemonUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${serve.tokens.get('idle')}` } } }));
     const r = await client.callTool({ name: 'browser_open', arguments: { url } });
     if (r.isError) throw new Error(`browser_open failed: ${mcpText(r)}`);
     await client.close();
   } catch (e) {
-    await stopDaemon(child, dataDir);
+    await stop();
     throw e;
   }
-  return { pid: child.pid!, stop: () => stopDaemon(child, dataDir) };
-}
-
-async function stopDaemon(child: ChildProcess | undefined, dataDir: string): Promise<void> {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(dataDir, { recursive: true, force: true });
+  return { pid: serve.child.pid!, stop };
 }
 
 /** Waits for the daemon to close its idle browser: no process of it is left under the daemon. */
