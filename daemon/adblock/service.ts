@@ -7,14 +7,15 @@
 import { Worker } from 'node:worker_threads';
 import { threadEntry } from '../threads.js';
 import type { Logger } from 'pino';
-// The package is loaded with the first engine, not at start: about 2 MB of heap that a host without block_ads never uses.
 import type { FiltersEngine } from '@ghostery/adblocker';
-type AdblockerPackage = typeof import('@ghostery/adblocker');
 import type { BrowserSettings } from '../settings/browser-settings.js';
 import type { BrowserSettingsService } from '../settings/service.js';
 import { findLists, type ListFile } from './lists.js';
 import { cacheKey, readCached, writeCached } from './engine-cache.js';
 import { engineType } from './request-types.js';
+
+/** The package, imported with the first engine, not at start: about 2 MB of heap a host without block_ads never uses. */
+type AdblockerPackage = typeof import('@ghostery/adblocker');
 
 /** Network rules only: we fail requests, we do not hide elements or rewrite responses. */
 const ENGINE_OPTIONS = { loadNetworkFilters: true, loadExceptionFilters: true, loadCosmeticFilters: false, loadCSPFilters: false, enableHtmlFiltering: false, enableCompression: false };

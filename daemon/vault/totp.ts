@@ -5,10 +5,10 @@
  * the middle of a login.
  */
 import { lazyRequire } from '../lazy-require.js';
+import { BrowserdError } from '../../protocol/errors.js';
 
 /** Loaded with the first code: a vault with no TOTP entry never needs it. */
 const otplib = lazyRequire<typeof import('otplib')>('otplib');
-import { BrowserdError } from '../../protocol/errors.js';
 
 export interface TotpParams {
   secret: string;
