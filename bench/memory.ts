@@ -7,8 +7,9 @@
  *               browser_navigate to the same page, idle: the server's PSS + every process of its browser.
  * Both sides are measured at the same instants, Playwright MCP staying up while each browserd variant runs: on a
  * shared host other Chromiums map the same binary and split its pages, and measured together both sides see the
- * same neighbours (they split the binary's pages with each other alike). The variants are ours with extra Chromium
- * switches (levers), set through BROWSERD_CHROME_ARGS, without changing daemon/browser/switches.ts.
+ * same neighbours (they split the binary's pages with each other alike). The variants are ours with a lever set
+ * from outside (extra Chromium switches through BROWSERD_CHROME_ARGS, Node flags for the daemon, or environment
+ * such as a short idle close), without changing the defaults.
  * Prints numbers; asserts nothing.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
