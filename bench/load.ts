@@ -139,6 +139,20 @@ function fdCount(pid: number): number {
   }
 }
 
+/**
+ * The command line of a process, split into arguments. Chromium's child processes rewrite theirs (one string,
+ * spaces between the arguments, as setproctitle leaves it), so both separators count.
+ */
+export function argvOf(pid: number): string[] {
+  return (readProc(pid, 'cmdline') ?? '').split(/[\0 ]/).filter(Boolean); // none when it ended meanwhile
+}
+
+/** Part of the browser: Chromium itself or Debian's wrapper script that started it. */
+export function isBrowser(pid: number): boolean {
+  const argv = argvOf(pid);
+  return argv.some((a) => /\/(chromium|chrome|headless_shell)$/.test(a) || /^--type=/.test(a));
+}
+
 /** A process and every process under it (Chromium's zygotes, renderers, GPU and utility processes). */
 export function processTree(root: number): number[] {
   const children = new Map<number, number[]>();
@@ -241,7 +255,7 @@ async function daemonProcess(opts: LoadOptions, users: string[], dataDir: string
     pid: child.pid!,
     tokens,
     // Everything under the daemon but the daemon is a Chromium process (each user's, and Debian's wrapper script).
-    chromiumPids: () => processTree(child.pid!).filter((p) => p !== child.pid && /chrom/.test(readProc(p, 'cmdline') ?? '')),
+    chromiumPids: () => processTree(child.pid!).filter((p) => p !== child.pid && isBrowser(p)),
     audited: async () => {
       let n = 0;
       for (const token of tokens.values()) {

@@ -12,14 +12,14 @@
  * such as a short idle close), without changing the defaults.
  * Prints numbers; asserts nothing.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startBenchSite } from './pages.js';
 import { startPlaywrightMcp, mcpText, median, printTable } from './lib.js';
-import { processTree, smapsRollup } from './load.js';
+import { argvOf, isBrowser, processTree, smapsRollup } from './load.js';
 import { startServeProcess, type ServeProcess } from './serve-process.js';
 
 /** How long a side sits idle after its navigation before it is measured, and the samples then taken. */
@@ -30,18 +30,6 @@ const IDLE_CLOSE_S = 5;
 
 type Rollup = ReturnType<typeof smapsRollup>;
 
-/**
- * The command line of a process, split into arguments. Chromium's child processes rewrite theirs (one string,
- * spaces between the arguments, as setproctitle leaves it), so both separators count.
- */
-function argvOf(pid: number): string[] {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/).filter(Boolean);
-  } catch {
-    return []; // ended meanwhile
-  }
-}
-
 /** Chromium's kind of process (browser, zygote, renderer, gpu-process, utility:network...), or the program's name. */
 function kindOf(pid: number): string {
   const argv = argvOf(pid);
@@ -50,12 +38,6 @@ function kindOf(pid: number): string {
   if (type) return sub ? `${type}:${sub}` : type;
   const prog = (argv[0] ?? '?').split('/').pop()!;
   return /^(chromium|chrome|headless_shell)$/.test(prog) ? 'browser' : prog;
-}
-
-/** Part of the browser: Chromium itself or Debian's wrapper script that started it. */
-function isBrowser(pid: number): boolean {
-  const argv = argvOf(pid);
-  return argv.some((a) => /\/(chromium|chrome|headless_shell)$/.test(a) || /^--type=/.test(a));
 }
 
 interface Measure {
@@ -142,12 +124,7 @@ async function browserGone(daemonPid: number): Promise<void> {
 /** The Playwright MCP server started by startPlaywrightMcp: this process's child running its cli.js. */
 function playwrightServerPid(): number {
   for (const p of processTree(process.pid)) {
-    if (p === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('@playwright/mcp')) return p;
-    } catch {
-      // ended meanwhile
-    }
+    if (p !== process.pid && argvOf(p).some((a) => a.includes('@playwright/mcp'))) return p;
   }
   throw new Error('Playwright MCP server process not found under this process');
 }
