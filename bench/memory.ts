@@ -170,6 +170,7 @@ interface Variant {
  * the daemon's young generation capped, and the browser closed once idle.
  */
 const LEVERS: Variant[] = [
+  { name: 'no spare renderer', chromeArgs: ['--disable-features=SpareRendererForSitePerProcess'] },
   { name: 'renderer process limit 1', chromeArgs: ['--renderer-process-limit=1'] },
   { name: 'daemon young generation at most 4 MB a semi-space', nodeArgs: ['--max-semi-space-size=4'] },
   { name: `idle browser closed (BROWSERD_BROWSER_IDLE_S=${IDLE_CLOSE_S})`, env: { BROWSERD_BROWSER_IDLE_S: String(IDLE_CLOSE_S) }, afterIdleClose: true },
@@ -218,9 +219,9 @@ export async function run(): Promise<void> {
     `Each side idle ${IDLE_MS / 1000} s after one navigation to the same page, then the median of ${SAMPLES} samples a second apart, both sides`,
     '  at the same instants (Playwright MCP stays up through every browserd variant; each ratio is against it at that time).',
     "The daemon's PSS is the whole daemon here (one user); with N users each carries 1/N of it, and the per-user cost tends to its Chromium alone.",
-    'Levers, none of them a default: a renderer process limit (same-site tabs share a renderer), a smaller young generation for the',
-    '  daemon, and closing idle browsers sooner (the next call relaunches and reopens the tabs at their URLs). By default Chromium starts',
-    '  with no window (no start-up page keeps a renderer) and keeps no spare renderer warm for the next tab. The daemon runs from',
+    'Levers, none of them a default: no spare renderer kept warm for the next tab, a renderer process limit (same-site tabs share a',
+    '  renderer), a smaller young generation for the daemon, and closing idle browsers sooner (the next call relaunches and reopens the',
+    '  tabs at their URLs). By default Chromium starts with no window, so no start-up page keeps a renderer. The daemon runs from',
     '  the bundle npm run build makes (no TypeScript loader), with the model SDKs, token counter, IMAP client, video muxer, GraphQL',
     '  parser, ad blocker and other feature packages loaded on first use; what is left of it is Node, the MCP SDK, LMDB and our code.',
     'Other processes on a shared machine move PSS (Chromium pages split with them too): compare within one run, and USS as a check.',

@@ -43,10 +43,6 @@ const DISABLED_FEATURES = [
   // window although no one ever types in its address bar here. Every tab has a window of its own (instance.ts),
   // so each open loaded ~180 of their scripts: most of a new tab's CPU, and a ~100 MB renderer kept for them.
   'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup',
-  // A spare renderer kept started for the next new tab or cross-site navigation: 9-13 MB in every user's browser,
-  // idle or not, to save ~10 ms on the next open (measured on 2 cores: open median 188-193 ms with it, 201-202
-  // without). Memory per idle user matters more on a host shared by many.
-  'SpareRendererForSitePerProcess',
 ];
 
 /** Switches whose values are lists: ours and the caller's extra ones are merged into one switch each. */
