@@ -3,10 +3,16 @@
  * tasks and start Chromium on the same profiles (a second Chromium on a profile hands itself to the first and
  * exits). The CLI's commands and `doctor` open the store beside a running daemon on purpose and take no lock.
  *
- * The lock is a file naming the holder by pid and by the kernel's start time of that pid, so a pid reused after
- * a kill -9 is not mistaken for the holder: a lock whose holder is gone is stale and taken over.
+ * What makes the lock exclusive is the kernel: the daemon listens on an abstract Unix socket named after the data
+ * dir, a name only one process can hold and which the kernel frees the moment that process ends, kill -9
+ * included. Nothing is left to go stale, so two starts after a crash cannot both take it over (a lock file
+ * judged stale by its pid could be taken by both). The file beside the data names the holder, for the refusal's
+ * message and for a person looking; it also refuses a start while a live holder it names is running in another
+ * network namespace (abstract sockets belong to one), the one case the socket cannot see.
  */
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { statFields } from './proc-stat.js';
 
@@ -31,44 +37,65 @@ function readHolder(file: string): Holder | undefined {
     const h = JSON.parse(readFileSync(file, 'utf8'));
     return typeof h?.pid === 'number' && typeof h?.start === 'string' ? h : undefined;
   } catch {
-    return undefined; // gone meanwhile, or half-written by a start that was killed: not a live holder
+    return undefined; // gone, or half-written by a start that was killed: not a live holder
   }
+}
+
+/** The abstract socket name of a data dir (a leading NUL: no file, gone with its holder). */
+export function lockSocketName(dir: string): string {
+  return `\0browserd-data-dir-${createHash('sha256').update(realpathSync(dir)).digest('hex').slice(0, 40)}`;
+}
+
+function refusal(dir: string, held: Holder | undefined): Error {
+  const who = held ? `pid ${held.pid}` : 'its pid is not recorded';
+  return new Error(`another browserd (${who}) is running on the data dir ${dir}: stop it first, or give this one a data dir of its own (--data)`);
+}
+
+function listen(server: Server, name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ path: name, exclusive: true }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 export interface DataDirLock {
-  release(): void;
+  release(): Promise<void>;
 }
 
 /** Takes the data dir for this process, or throws naming the daemon that holds it. */
-export function lockDataDir(dir: string): DataDirLock {
+export async function lockDataDir(dir: string): Promise<DataDirLock> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, LOCK_FILE);
   const me: Holder = { pid: process.pid, start: startTimeOf(process.pid) ?? '' };
-  for (let attempt = 0; ; attempt++) {
-    try {
-      writeFileSync(file, JSON.stringify(me), { flag: 'wx', mode: 0o600 });
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    const held = readHolder(file);
-    if (held && startTimeOf(held.pid) === held.start) {
-      throw new Error(`another browserd (pid ${held.pid}) is running on the data dir ${dir}: stop it first, or give this one a data dir of its own (--data)`);
-    }
-    // Stale: its holder is gone, so it goes. (Two starts that both find the same stale lock within the same
-    // instant could both go on; a start after a crash is one start, so that race is left alone.)
-    if (attempt > 0) throw new Error(`could not take the data dir ${dir}: ${file} keeps coming back`);
-    try {
-      unlinkSync(file);
-    } catch {
-      // taken away by the other start meanwhile
-    }
+  const held = readHolder(file);
+  if (held && !(held.pid === me.pid && held.start === me.start) && startTimeOf(held.pid) === held.start) throw refusal(dir, held);
+  // Nobody speaks on it: whoever connects (any local process may) is hung up on.
+  const server = createServer((socket) => socket.destroy());
+  try {
+    await listen(server, lockSocketName(dir));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw refusal(dir, readHolder(file));
+    throw e;
   }
+  // It must not keep the process alive on its own: the daemon's own servers and timers decide when it ends.
+  server.unref();
+  writeFileSync(file, JSON.stringify(me), { mode: 0o600 });
   return {
-    release() {
-      // Only our own: after a takeover the file is another daemon's.
-      const held = readHolder(file);
-      if (held?.pid === me.pid && held.start === me.start) unlinkSync(file);
+    async release() {
+      // The file only if it is still ours, then the name (in that order: a start that sees the name free finds
+      // our file gone or naming an ended process).
+      const now = readHolder(file);
+      if (now?.pid === me.pid && now.start === me.start) {
+        try {
+          unlinkSync(file);
+        } catch {
+          // removed by hand meanwhile
+        }
+      }
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

@@ -71,11 +71,11 @@ export interface Daemon {
 
 export async function startDaemon(cfg: Config, log: Logger = pino({ level: process.env.BROWSERD_LOG_LEVEL ?? 'info' })): Promise<Daemon> {
   // First of all: a second daemon on this store must not open it, start its browsers or resume its work.
-  const lock = lockDataDir(cfg.dataDir);
+  const lock = await lockDataDir(cfg.dataDir);
   try {
     return await startHoldingDataDir(cfg, log, lock);
   } catch (e) {
-    lock.release();
+    await lock.release();
     throw e;
   }
 }
@@ -248,7 +248,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
         await closeConverterThreads().catch(() => undefined);
         await adblock.close().catch(() => undefined);
         await db.close().catch(() => undefined);
-        lock.release();
+        await lock.release();
         log.info('browserd stopped');
       })();
       return stopping;
