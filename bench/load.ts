@@ -217,14 +217,14 @@ interface DaemonUnderLoad {
   stop(): Promise<void>;
 }
 
+/** The daemon's settings for a run, as environment: the same whether it runs in this process or as its own. */
 function baseConfigEnv(opts: LoadOptions): Record<string, string> {
-  return { BROWSERD_ALLOW_PRIVATE_NETWORK: '1', BROWSERD_MAX_BROWSERS: String(opts.users + 1) };
+  // The bench site's names map to loopback and nothing else resolves (a JSON list: the rules hold spaces).
+  return { BROWSERD_ALLOW_PRIVATE_NETWORK: '1', BROWSERD_MAX_BROWSERS: String(opts.users + 1), BROWSERD_CHROME_ARGS: JSON.stringify([RESOLVER_RULES]) };
 }
 
 async function daemonInProcess(opts: LoadOptions, users: string[], dataDir: string): Promise<DaemonUnderLoad> {
-  // In this process the test daemon's host mapping applies too (BROWSERD_CHROME_ARGS splits at spaces, so a
-  // serve process gets the defaults: the bench pages reach the loopback site only).
-  const cfg = { ...loadConfig({ listen: '127.0.0.1:0', data: dataDir }, { ...process.env, ...baseConfigEnv(opts) }), chromeArgs: [RESOLVER_RULES] };
+  const cfg = loadConfig({ listen: '127.0.0.1:0', data: dataDir }, { ...process.env, ...baseConfigEnv(opts) });
   // Warnings and errors only: an info line per call is the operator's, and would be the bench's own noise.
   const daemon: Daemon = await startDaemon(cfg, pino({ level: 'warn' }));
   const tokens = new Map<string, string>();

@@ -126,6 +126,27 @@ function wholeNumber(name: string, raw: string | boolean | undefined, fallback: 
   return n;
 }
 
+/**
+ * Extra Chromium switches (BROWSERD_CHROME_ARGS): separated by spaces, or a JSON array of strings for a switch
+ * whose value holds spaces (--host-resolver-rules="MAP * 127.0.0.1, EXCLUDE localhost"). Each must be a switch:
+ * anything else on Chromium's command line is a page it would open at start, outside every tab's rules.
+ */
+export function chromeArgsOf(raw: string | undefined): string[] {
+  if (!raw?.trim()) return [];
+  let args: unknown = raw.split(/\s+/).filter(Boolean);
+  if (raw.trim().startsWith('[')) {
+    try {
+      args = JSON.parse(raw);
+    } catch {
+      throw new Error('BROWSERD_CHROME_ARGS starts with "[" but is not JSON: give a JSON array of strings, or switches separated by spaces');
+    }
+  }
+  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string' && a.startsWith('--'))) {
+    throw new Error('BROWSERD_CHROME_ARGS takes Chromium switches (each starting with "--"), separated by spaces or as a JSON array of strings');
+  }
+  return args;
+}
+
 const list = (s: string | boolean | undefined) => (typeof s === 'string' ? s.split(',').map((x) => x.trim().toLowerCase()).filter(Boolean) : []);
 
 export function isLoopbackListen(host: string): boolean {
@@ -162,7 +183,7 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     capacityRetryAfterS: 30,
     allowPrivateNetwork: flags['allow-private-network'] === true || env.BROWSERD_ALLOW_PRIVATE_NETWORK === '1',
     allowTargets: (env.BROWSERD_ALLOW_TARGETS ?? '').split(',').map((x) => x.trim()).filter(Boolean),
-    chromeArgs: env.BROWSERD_CHROME_ARGS ? env.BROWSERD_CHROME_ARGS.split(/\s+/).filter(Boolean) : [],
+    chromeArgs: chromeArgsOf(env.BROWSERD_CHROME_ARGS),
     shutdownGraceMs: 20000,
     searxngUrl: env.BROWSERD_SEARXNG_URL,
     publicUrl,

@@ -41,3 +41,16 @@ t.test('a Host that merely starts like a loopback address is a name, and names m
   t.match(checkHostAndOrigin(pub, { host: 'other.example' }), /not one/);
   t.equal(hostName('[::1]:8787'), '::1');
 });
+
+t.test('extra Chromium switches: separated by spaces, or a JSON array when a value holds spaces; bad JSON or a non-switch is refused', async (t) => {
+  const cfg = (v?: string) => loadConfig({ listen: '127.0.0.1:1' }, v === undefined ? {} : { BROWSERD_CHROME_ARGS: v });
+  t.same(cfg().chromeArgs, []);
+  t.same(cfg(' --a=1   --b ').chromeArgs, ['--a=1', '--b']);
+  const rules = '--host-resolver-rules=MAP *.test 127.0.0.1, EXCLUDE localhost';
+  t.same(cfg(JSON.stringify([rules, '--c'])).chromeArgs, [rules, '--c'], 'a value with spaces stays one switch');
+  t.throws(() => cfg('[--a'), /^BROWSERD_CHROME_ARGS starts with "\[" but is not JSON/);
+  // Anything but a switch would be a page Chromium opens at start, outside every tab's rules.
+  for (const bad of ['{"a":1}', '[1]', '["not-a-switch"]', '--a http://127.0.0.1:1/', '"--a"']) {
+    t.throws(() => cfg(bad), /^BROWSERD_CHROME_ARGS takes Chromium switches/, bad);
+  }
+});
