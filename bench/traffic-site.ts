@@ -8,6 +8,7 @@
  * of the benchmark sees the same bytes. A few calls answer a few KB, two send a small JSON body (POST).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export const PAGE_COUNT = 20;
@@ -60,7 +61,8 @@ function pageHtml(page: number): string {
 <body><h1>Traffic page ${page}</h1><p id="status">loading</p><script>${pageScript(page)}</script></body></html>`;
 }
 
-export async function startTrafficSite(): Promise<TrafficSite> {
+/** The site over https when given a key and certificate (PEM), over plain http otherwise. */
+export async function startTrafficSite(tls?: { key: string; cert: string }): Promise<TrafficSite> {
   let calls = 0;
   const send = (res: ServerResponse, status: number, type: string, body: string) => {
     res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
@@ -86,10 +88,10 @@ export async function startTrafficSite(): Promise<TrafficSite> {
     }
     return send(res, 200, 'application/json', JSON.stringify(item(page, Number(parts[3]))));
   };
-  const server = createServer(handler);
+  const server = tls ? createTlsServer(tls, handler) : createServer(handler);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const origin = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     origin,
     pageUrl: (n, run) => `${origin}/p/${n}?r=${run}`,

@@ -8,6 +8,8 @@
  *    recordHar { content: 'embed' } (bodies inline in the HAR, as our bodies text keeps them), closed after
  *    the round's pages (that is when Playwright writes its HAR);
  *  - Playwright plain: the same without recordHar, so the HAR's own cost on Playwright's side can be read.
+ * Each over plain http (every request passes the daemon's egress proxy as a proxied request) and over https with
+ * a throwaway loopback certificate (requests ride CONNECT tunnels the browser keeps open, as on nearly every site).
  * The number is the page's own time from navigation start to its last API answer read (a performance.now()
  * stamp the page stores), so no CDP round trip is in it. Rounds alternate the order of the sides to spread
  * drift; every side loads a warm-up page first in each round. Medians over all loads of a side.
@@ -29,8 +31,9 @@ import { harDocument } from '../daemon/traffic/har-document.js';
 import { trafficRedactor } from '../daemon/traffic/redact.js';
 import { userSecretForms } from '../daemon/vault/user-secrets.js';
 import { buildApiMap } from '../daemon/traffic/api-map/index.js';
-import { startTrafficSite, PAGE_COUNT, CALLS_PER_PAGE } from './traffic-site.js';
-import { inProcessCaller, median, now, p90, packageVersion, printTable } from './lib.js';
+import { startTrafficSite, PAGE_COUNT, CALLS_PER_PAGE, type TrafficSite } from './traffic-site.js';
+import { inProcessCaller, median, now, p90, packageVersion, printTable, RESOLVER_RULES } from './lib.js';
+import { loopbackCert } from './loopback-cert.js';
 
 const ROUNDS = Number(process.env.BENCH_TRAFFIC_ROUNDS ?? 5);
 const MEMORY_ENTRIES = 5000;
@@ -58,28 +61,24 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 
 export async function run(): Promise<void> {
   const gc = gcFunction();
+  // The same site over plain http and over https: plain http requests each pass through the egress proxy, while
+  // https rides CONNECT tunnels the browser keeps open (as nearly every site today is served).
+  const cert = loopbackCert();
   const site = await startTrafficSite();
-  const times: Record<Side, number[]> = { off: [], on: [], pwHar: [], pwPlain: [] };
-  const callsBySide: Record<Side, number> = { off: 0, on: 0, pwHar: 0, pwPlain: 0 };
-  // Where the time goes: this process's CPU (the daemon, its proxy and write gate, or Playwright's driver, all
-  // in-process) and its event loop's delay while each side loads. A daemon request paused by the write gate
-  // waits for this loop, so loop delay is page latency on the daemon sides and not on Playwright's.
-  const cpuBySide: Record<Side, number> = { off: 0, on: 0, pwHar: 0, pwPlain: 0 };
-  const loopBySide = Object.fromEntries(SIDES.map((s) => [s, monitorEventLoopDelay({ resolution: 1 })])) as Record<Side, IntervalHistogram>;
-  const notes: string[] = [];
+  const tlsSite = await startTrafficSite(cert);
   const harDir = mkdtempSync(join(tmpdir(), 'browserd-bench-har-'));
   const pwProfile = mkdtempSync(join(tmpdir(), 'browserd-bench-pw-'));
-  const d = await startTestDaemon();
+  const d = await startTestDaemon({ chromeArgs: [RESOLVER_RULES, cert.chromiumSwitch] });
   let pwBrowser: import('playwright-core').Browser | undefined;
   try {
     const tool = await inProcessCaller(d);
     const user = d.daemon.env.users.get('bench')!;
     const opened = await tool('browser_open', { url: site.pageUrl(0, 'open'), mode: 'act' });
     const tab = String(opened.renderJson().tab);
-    const daemonLoad = async (page: number, runId: string) => {
-      await tool('browser_navigate', { tab, url: site.pageUrl(page, runId) });
+    const daemonLoad = async (page: number, runId: string, from: TrafficSite = site) => {
+      await tool('browser_navigate', { tab, url: from.pageUrl(page, runId) });
       const out = await tool('browser_evaluate', { tab, js: STAMP, timeoutMs: 25000 });
-      return stampOf(/(-?[\d.]+)\s*<<<end-page/.exec(String(out.renderJson().text))?.[1], `daemon ${site.pageUrl(page, runId)}`);
+      return stampOf(/(-?[\d.]+)\s*<<<end-page/.exec(String(out.renderJson().text))?.[1], `daemon ${from.pageUrl(page, runId)}`);
     };
 
     /**
@@ -153,90 +152,105 @@ export async function run(): Promise<void> {
 
     const { chromium } = await import('playwright-core');
     // Our launcher's quiet switches (no calls home, no first-run work), minus what Playwright sets itself.
-    const args = chromiumSwitches({ userDataDir: pwProfile, headless: true }).filter((a) => a.startsWith('--') && !/^--(user-data-dir|remote-debugging|headless)/.test(a));
+    const args = [...chromiumSwitches({ userDataDir: pwProfile, headless: true }).filter((a) => a.startsWith('--') && !/^--(user-data-dir|remote-debugging|headless)/.test(a)), cert.chromiumSwitch];
     pwBrowser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
     const browser = pwBrowser;
-    let harBytes = 0;
 
-    /** One round of one side: a warm-up load, then every page once; the samples go to times[side]. */
-    const round = async (side: Side, r: number) => {
-      const before = site.apiCalls();
-      const cpu = process.cpuUsage();
-      loopBySide[side].enable();
-      if (side === 'off' || side === 'on') {
-        if (side === 'on') await tool('browser_har', { action: 'start', tab });
-        await daemonLoad(0, `w${r}`);
-        for (let p = 0; p < PAGE_COUNT; p++) times[side].push(await daemonLoad(p, `${side}${r}`));
-        if (side === 'on') {
-          const stopped = await tool('browser_har', { action: 'stop', tab });
-          const entries = Number((stopped.renderJson().har as { entries?: number } | undefined)?.entries);
-          const want = (PAGE_COUNT + 1) * (CALLS_PER_PAGE + 1);
-          if (entries !== want) notes.push(`round ${r}: the recording held ${entries} entries, ${want} expected`);
-          await tool('browser_har', { action: 'delete', tab });
+    /** Every side over one site: rounds of page loads, then the table. */
+    const compare = async (site: TrafficSite, protocol: string) => {
+      const times: Record<Side, number[]> = { off: [], on: [], pwHar: [], pwPlain: [] };
+      const callsBySide: Record<Side, number> = { off: 0, on: 0, pwHar: 0, pwPlain: 0 };
+      // Where the time goes: this process's CPU (the daemon, its proxy and write gate, or Playwright's driver, all
+      // in-process) and its event loop's delay while each side loads. A daemon request paused by the write gate
+      // waits for this loop, so loop delay is page latency on the daemon sides and not on Playwright's.
+      const cpuBySide: Record<Side, number> = { off: 0, on: 0, pwHar: 0, pwPlain: 0 };
+      const loopBySide = Object.fromEntries(SIDES.map((s) => [s, monitorEventLoopDelay({ resolution: 1 })])) as Record<Side, IntervalHistogram>;
+      const notes: string[] = [];
+      let harBytes = 0;
+
+      /** One round of one side: a warm-up load, then every page once; the samples go to times[side]. */
+      const round = async (side: Side, r: number) => {
+        const before = site.apiCalls();
+        const cpu = process.cpuUsage();
+        loopBySide[side].enable();
+        if (side === 'off' || side === 'on') {
+          if (side === 'on') await tool('browser_har', { action: 'start', tab });
+          await daemonLoad(0, `w${r}`, site);
+          for (let p = 0; p < PAGE_COUNT; p++) times[side].push(await daemonLoad(p, `${side}${r}`, site));
+          if (side === 'on') {
+            const stopped = await tool('browser_har', { action: 'stop', tab });
+            const entries = Number((stopped.renderJson().har as { entries?: number } | undefined)?.entries);
+            const want = (PAGE_COUNT + 1) * (CALLS_PER_PAGE + 1);
+            if (entries !== want) notes.push(`round ${r}: the recording held ${entries} entries, ${want} expected`);
+            await tool('browser_har', { action: 'delete', tab });
+          }
+        } else {
+          const path = join(harDir, `pw-${r}.har`);
+          const context = await browser.newContext(side === 'pwHar' ? { recordHar: { path, content: 'embed' } } : {});
+          const page = await context.newPage();
+          const pwLoad = async (p: number, runId: string) => {
+            await page.goto(site.pageUrl(p, runId), { waitUntil: 'load' });
+            return stampOf(await page.evaluate(STAMP), `playwright ${site.pageUrl(p, runId)}`);
+          };
+          await pwLoad(0, `w${r}`);
+          for (let p = 0; p < PAGE_COUNT; p++) times[side].push(await pwLoad(p, `${side}${r}`));
+          await context.close();
+          if (side === 'pwHar') harBytes = Math.max(harBytes, statSync(path).size);
         }
-      } else {
-        const path = join(harDir, `pw-${r}.har`);
-        const context = await browser.newContext(side === 'pwHar' ? { recordHar: { path, content: 'embed' } } : {});
-        const page = await context.newPage();
-        const pwLoad = async (p: number, runId: string) => {
-          await page.goto(site.pageUrl(p, runId), { waitUntil: 'load' });
-          return stampOf(await page.evaluate(STAMP), `playwright ${site.pageUrl(p, runId)}`);
-        };
-        await pwLoad(0, `w${r}`);
-        for (let p = 0; p < PAGE_COUNT; p++) times[side].push(await pwLoad(p, `${side}${r}`));
-        await context.close();
-        if (side === 'pwHar') harBytes = Math.max(harBytes, statSync(path).size);
+        loopBySide[side].disable();
+        const used = process.cpuUsage(cpu);
+        cpuBySide[side] += (used.user + used.system) / 1000;
+        callsBySide[side] += site.apiCalls() - before;
+      };
+
+      // One round of every side first, not counted: JIT, Chromium's caches, connections.
+      for (const side of SIDES) await round(side, -1);
+      for (const side of SIDES) {
+        times[side].length = 0;
+        callsBySide[side] = 0;
+        cpuBySide[side] = 0;
+        loopBySide[side].reset();
       }
-      loopBySide[side].disable();
-      const used = process.cpuUsage(cpu);
-      cpuBySide[side] += (used.user + used.system) / 1000;
-      callsBySide[side] += site.apiCalls() - before;
+      for (let r = 0; r < ROUNDS; r++) {
+        const rotated = SIDES.map((_, i) => SIDES[(i + r) % SIDES.length]!);
+        for (const side of r % 2 ? rotated.reverse() : rotated) await round(side, r);
+      }
+
+      const m = Object.fromEntries(SIDES.map((s) => [s, median(times[s])])) as Record<Side, number>;
+      // CPU per load counts the warm-up load of each round too: every load of the side while it ran.
+      const cpuPerLoad = (s: Side) => cpuBySide[s] / (ROUNDS * (PAGE_COUNT + 1));
+      const loop = (s: Side) => `${(loopBySide[s].mean / 1e6).toFixed(1)} / ${(loopBySide[s].percentile(99) / 1e6).toFixed(1)} ms`;
+      const row = (name: string, s: Side, ratio: number, what: string) => [name, times[s].length, `${m[s].toFixed(1)} ms`, `${p90(times[s]).toFixed(1)} ms`, `${ratio.toFixed(2)}x`, what, `${cpuPerLoad(s).toFixed(1)} ms`, loop(s)];
+      printTable(
+        `Page load with traffic recording over ${protocol} (${PAGE_COUNT} pages x ${CALLS_PER_PAGE} API calls, page's own time to its last answer, medians)`,
+        ['side', 'loads', 'median', 'p90', 'ratio', 'ratio of', 'node CPU/load', 'loop delay mean/p99'],
+        [
+          row('daemon act tab, recording off', 'off', 1, ''),
+          row('daemon act tab, browser_har on (bodies text)', 'on', m.on / m.off, 'on / off (goal <= 1.15x)'),
+          row(`Playwright ${packageVersion('playwright-core')} recordHar embed`, 'pwHar', m.on / m.pwHar, 'on / Playwright recordHar (goal <= 1.0x)'),
+          row('Playwright, no recordHar', 'pwPlain', m.pwHar / m.pwPlain, 'Playwright recordHar / Playwright plain'),
+        ],
+        [
+          'node CPU/load and loop delay: this process (daemon, or Playwright\'s driver) while the side ran; not in the page\'s time by themselves.',
+          `${ROUNDS} rounds, each side's order rotated and reversed every other round; a warm-up round of every side first, not counted.`,
+          `API calls the site answered per side (each should be ${ROUNDS * (PAGE_COUNT + 1) * CALLS_PER_PAGE}): ${SIDES.map((s) => `${s} ${callsBySide[s]}`).join(', ')}.`,
+          `Our HAR records document, xhr and fetch (the defaults) with text bodies inline; Playwright's records every type with every body embedded (these pages load nothing else). Largest Playwright HAR of a round: ${mb(harBytes)}.`,
+          'The daemon sides go through the daemon\'s egress proxy and its Fetch-paused write gate; Playwright\'s go straight to the site, so "Playwright, no recordHar" vs "off" is the daemon\'s own rules, not recording.',
+          ...notes,
+        ],
+      );
     };
 
-    // One round of every side first, not counted: JIT, Chromium's caches, connections.
-    for (const side of SIDES) await round(side, -1);
-    for (const side of SIDES) {
-      times[side].length = 0;
-      callsBySide[side] = 0;
-      cpuBySide[side] = 0;
-      loopBySide[side].reset();
-    }
-    for (let r = 0; r < ROUNDS; r++) {
-      const rotated = SIDES.map((_, i) => SIDES[(i + r) % SIDES.length]!);
-      for (const side of r % 2 ? rotated.reverse() : rotated) await round(side, r);
-    }
+    await compare(site, 'plain http (every request through the egress proxy)');
+    await compare(tlsSite, 'https (CONNECT tunnels through the egress proxy, kept open)');
     await browser.close();
     pwBrowser = undefined;
-
-    const m = Object.fromEntries(SIDES.map((s) => [s, median(times[s])])) as Record<Side, number>;
-    // CPU per load counts the warm-up load of each round too: every load of the side while it ran.
-    const cpuPerLoad = (s: Side) => cpuBySide[s] / (ROUNDS * (PAGE_COUNT + 1));
-    const loop = (s: Side) => `${(loopBySide[s].mean / 1e6).toFixed(1)} / ${(loopBySide[s].percentile(99) / 1e6).toFixed(1)} ms`;
-    const row = (name: string, s: Side, ratio: number, what: string) => [name, times[s].length, `${m[s].toFixed(1)} ms`, `${p90(times[s]).toFixed(1)} ms`, `${ratio.toFixed(2)}x`, what, `${cpuPerLoad(s).toFixed(1)} ms`, loop(s)];
-    printTable(
-      `Page load with traffic recording (${PAGE_COUNT} pages x ${CALLS_PER_PAGE} API calls, page's own time to its last answer, medians)`,
-      ['side', 'loads', 'median', 'p90', 'ratio', 'ratio of', 'node CPU/load', 'loop delay mean/p99'],
-      [
-        row('daemon act tab, recording off', 'off', 1, ''),
-        row('daemon act tab, browser_har on (bodies text)', 'on', m.on / m.off, 'on / off (goal <= 1.15x)'),
-        row(`Playwright ${packageVersion('playwright-core')} recordHar embed`, 'pwHar', m.on / m.pwHar, 'on / Playwright recordHar (goal <= 1.0x)'),
-        row('Playwright, no recordHar', 'pwPlain', m.pwHar / m.pwPlain, 'Playwright recordHar / Playwright plain'),
-      ],
-      [
-        'node CPU/load and loop delay: this process (daemon, or Playwright\'s driver) while the side ran; not in the page\'s time by themselves.',
-        `${ROUNDS} rounds, each side's order rotated and reversed every other round; a warm-up round of every side first, not counted.`,
-        `API calls the site answered per side (each should be ${ROUNDS * (PAGE_COUNT + 1) * CALLS_PER_PAGE}): ${SIDES.map((s) => `${s} ${callsBySide[s]}`).join(', ')}.`,
-        `Our HAR records document, xhr and fetch (the defaults) with text bodies inline; Playwright's records every type with every body embedded (these pages load nothing else). Largest Playwright HAR of a round: ${mb(harBytes)}.`,
-        'The daemon sides go through the daemon\'s egress proxy and its Fetch-paused write gate; Playwright\'s go straight to the site, so "Playwright, no recordHar" vs "off" is the daemon\'s own rules, not recording.',
-        ...notes,
-      ],
-    );
-
     await tool('browser_close_tab', { tab });
   } finally {
     await pwBrowser?.close().catch(() => undefined);
     await d.stop();
     await site.close();
+    await tlsSite.close();
     rmSync(harDir, { recursive: true, force: true });
     rmSync(pwProfile, { recursive: true, force: true });
   }
