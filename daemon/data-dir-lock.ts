@@ -42,7 +42,7 @@ function readHolder(file: string): Holder | undefined {
 }
 
 /** The abstract socket name of a data dir (a leading NUL: no file, gone with its holder). */
-export function lockSocketName(dir: string): string {
+function lockSocketName(dir: string): string {
   return `\0browserd-data-dir-${createHash('sha256').update(realpathSync(dir)).digest('hex').slice(0, 40)}`;
 }
 
