@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, LoggingLevelSchema, McpError, SetLevelRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { callTool, type CallOptions } from '../tools/dispatch.js';
@@ -60,9 +60,19 @@ const LooseCallToolRequest = (CallToolRequestSchema as any).pick({ method: true 
 
 const IDLE_MS = 60 * 60 * 1000;
 
+/**
+ * The notices a client hears until it sets a level: failures only. A debug notice for every call that went
+ * well is a message on the session's stream per call that most clients never read (about half a millisecond
+ * of every call in the overhead bench); a client that wants them asks with logging/setLevel.
+ */
+const DEFAULT_NOTICE_LEVEL: LoggingLevel = 'notice';
+const severity = (level: LoggingLevel) => LoggingLevelSchema.options.indexOf(level);
+
 export class McpGateway {
   private sessions = new Map<string, Session>();
   private owners = new Map<string, string>();
+  /** Each session's server -> the lowest level of notice its client asked to hear. */
+  private noticeLevels = new WeakMap<Server, LoggingLevel>();
   private sweeper: NodeJS.Timeout;
 
   constructor(private env: DaemonEnv, private version: string) {
@@ -73,6 +83,12 @@ export class McpGateway {
   private newServer(user: UserRecord): Server {
     // logging: clients may set a level (logging/setLevel) and get our notices as notifications/message.
     const server = new Server({ name: 'browserd', version: this.version }, { capabilities: { tools: {}, logging: {} }, instructions: SERVER_INSTRUCTIONS });
+    // One server per MCP session, so the level is this server's. Kept here rather than by the SDK's own
+    // handler, which sends everything to a client that set none.
+    server.setRequestHandler(SetLevelRequestSchema, async (req) => {
+      this.noticeLevels.set(server, req.params.level);
+      return {};
+    });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: toJsonSchema(t.input) as any, ...(t.output ? { outputSchema: outputJsonSchema(t) as any } : {}), annotations: annotationsFor(t) })),
     }));
@@ -101,7 +117,8 @@ export class McpGateway {
     // A notice per call, at the level the client asked for: debug for what went well, more for what did not.
     // Tool and outcome code only: an error's message may quote the page, and notices are not fenced.
     const level = r.ok ? 'debug' : r.error.code === 'internal_error' ? 'error' : 'notice';
-    void server.sendLoggingMessage({ level, logger: 'browserd', data: { tool: String(params.name).slice(0, 80), outcome: r.ok ? 'ok' : r.error.code } }, sessionId).catch(() => undefined);
+    if (severity(level) >= severity(this.noticeLevels.get(server) ?? DEFAULT_NOTICE_LEVEL))
+      void server.sendLoggingMessage({ level, logger: 'browserd', data: { tool: String(params.name).slice(0, 80), outcome: r.ok ? 'ok' : r.error.code } }, sessionId).catch(() => undefined);
     return r.ok ? r.out.renderMcp(getTool(params.name)) : renderErrorMcp(r.error);
   }
 

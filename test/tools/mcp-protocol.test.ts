@@ -134,6 +134,11 @@ t.test('logging: the server takes logging/setLevel and sends its notices as noti
     wake?.();
   });
   const next = () => (notices.length ? Promise.resolve() : new Promise<void>((r) => (wake = r)));
+  // Before any setLevel: failures only, so the first notice heard is the failed call's, not the status call's.
+  await call(client, 'browser_status', {});
+  t.ok((await call(client, 'browser_history', { action: 'backwards' })).isError);
+  await next();
+  t.match(notices.shift(), { level: 'notice', data: { tool: 'browser_history', outcome: 'validation_error' } });
   await client.setLoggingLevel('debug');
   await call(client, 'browser_status', {});
   await next();
