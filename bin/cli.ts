@@ -9,6 +9,7 @@ import { USER_NAME } from '../protocol/ids.js';
 import { runDoctor } from './doctor.js';
 import { PolicyStore } from '../storage/policies.js';
 import { validateHostRules, type HostAccess } from '../daemon/policy/host-policy.js';
+import { runningDaemon } from '../daemon/data-dir-lock.js';
 import { VAULT_USAGE, vaultCommand } from './vault-cli.js';
 
 /** Each command's usage, shown by `browserd <command> --help` and, all together, by `browserd --help`. */
@@ -65,6 +66,27 @@ async function withStore<T>(flags: Record<string, string | boolean>, fn: (users:
     return await fn(new UserStore(db), new AuditStore(db));
   } finally {
     await db.close();
+  }
+}
+
+/** How long a policy change waits for a running daemon to put it in force in its open tabs. */
+const POLICY_APPLY_WAIT_MS = 10_000;
+
+/**
+ * With a daemon running on the data dir, waits until it has put the rules of change `version` in force in its
+ * open tabs (it writes back the count it applied), so what this command then reports is true of them.
+ */
+async function untilDaemonApplies(dataDir: string, store: PolicyStore, version: number): Promise<void> {
+  const daemon = runningDaemon(dataDir);
+  if (!daemon) return;
+  const deadline = Date.now() + POLICY_APPLY_WAIT_MS;
+  while (store.appliedVersion() < version) {
+    // A daemon that ended meanwhile starts again under the stored rules.
+    if (!runningDaemon(dataDir)) return;
+    if (Date.now() > deadline) {
+      die(`the rule is stored, but the daemon running on ${dataDir} (pid ${daemon.pid}) did not confirm it applies it to open tabs within ${POLICY_APPLY_WAIT_MS / 1000} s: check its log, or restart it`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -141,7 +163,8 @@ async function main() {
     case 'policy': {
       const [, , user, pattern, access] = positionals;
       if (!user) die('use: browserd policy list|set|remove USER ...');
-      const db = openDb(String(flags.data ?? process.env.BROWSERD_DATA ?? defaultDataDir()));
+      const dataDir = String(flags.data ?? process.env.BROWSERD_DATA ?? defaultDataDir());
+      const db = openDb(dataDir);
       try {
         if (!new UserStore(db).get(user)) die(`no user ${user}`);
         const store = new PolicyStore(db);
@@ -152,11 +175,14 @@ async function main() {
         } else if (sub === 'set') {
           const problems = validateHostRules([{ pattern, access }]);
           if (problems.length) die(problems.join('; '));
-          await store.upsert(user, { pattern: pattern!, access: access as HostAccess });
+          const { version } = await store.upsert(user, { pattern: pattern!, access: access as HostAccess });
+          await untilDaemonApplies(dataDir, store, version);
           console.log(`${pattern} is ${access} for ${user}.`);
         } else if (sub === 'remove') {
           if (!pattern) die('use: browserd policy remove USER PATTERN');
-          console.log((await store.remove(user, pattern)) ? `Removed ${pattern} for ${user}.` : `No rule for ${pattern}.`);
+          const version = await store.remove(user, pattern);
+          if (version !== undefined) await untilDaemonApplies(dataDir, store, version);
+          console.log(version !== undefined ? `Removed ${pattern} for ${user}.` : `No rule for ${pattern}.`);
         } else die(`unknown 'policy ${sub}'; use list, set or remove`);
       } finally {
         await db.close();

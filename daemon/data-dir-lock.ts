@@ -61,6 +61,12 @@ function listen(server: Server, name: string): Promise<void> {
   });
 }
 
+/** The live daemon the data dir's lock file names (pid and kernel start time both match), or undefined. */
+export function runningDaemon(dir: string): { pid: number } | undefined {
+  const held = readHolder(join(dir, LOCK_FILE));
+  return held && startTimeOf(held.pid) === held.start ? { pid: held.pid } : undefined;
+}
+
 export interface DataDirLock {
   release(): Promise<void>;
 }

@@ -8,7 +8,7 @@ import type { AuditStore } from '../storage/audit.js';
 import type { BrowserPool } from './browser/pool.js';
 import type { FileStore } from '../storage/files.js';
 import type { ProfileStore } from '../storage/profiles.js';
-import type { PolicyStore } from '../storage/policies.js';
+import type { HostPolicies } from './policy/host-policies.js';
 import type { VaultStore } from '../storage/vault.js';
 import type { FilledCodes } from './vault/filled-codes.js';
 import type { SavedSessionStore } from '../storage/saved-sessions.js';
@@ -42,7 +42,7 @@ export interface DaemonEnv {
   pool: BrowserPool;
   files: FileStore;
   profiles: ProfileStore;
-  policies: PolicyStore;
+  policies: HostPolicies;
   /** Sealed secrets; locked (every use a clear error) when the vault key is missing or wrong. */
   vault: VaultStore;
   /** Codes the daemon filled lately, per user: scrubbed from results like vault values. */

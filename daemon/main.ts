@@ -11,7 +11,7 @@ import { TabStore } from '../storage/tabs.js';
 import { AuditStore } from '../storage/audit.js';
 import { FileStore } from '../storage/files.js';
 import { ProfileStore } from '../storage/profiles.js';
-import { PolicyStore } from '../storage/policies.js';
+import { HostPolicies } from './policy/host-policies.js';
 import { VaultStore } from '../storage/vault.js';
 import { loadVaultKey } from '../storage/vault-key.js';
 import { FilledCodes } from './vault/filled-codes.js';
@@ -106,7 +106,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     // Named by user (and profile): an operator reading refusals wants to know whose pages asked.
     onBlocked: (info) => log.info({ ...info, ...(info.browserPid !== undefined ? pool?.ownerOfPid(info.browserPid) : {}) }, 'egress blocked'),
   });
-  const policies = new PolicyStore(db);
+  const policies = new HostPolicies(db, (e) => log.error({ err: String(e) }, 'host rules not applied to open tabs'));
   const vaultKey = loadVaultKey(db, cfg.dataDir);
   // A key problem locks the vault, not the daemon: everything else keeps working and every vault use says why.
   if (!vaultKey.ok) log.error({ problem: vaultKey.problem, next: vaultKey.next }, `vault locked: ${vaultKey.message}`);
@@ -137,6 +137,10 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   // block_ads: the engine loads off the request path when a site is listed; requests pass until it is ready.
   const adblock = new AdBlocker({ dataDir: cfg.dataDir, lists: cfg.filterLists, log, settings: browserSettings });
   pool.adFilter = (req) => adblock.blocks(req);
+  // An act tab pauses only its documents until some rule could refuse another request (write-guard.ts).
+  pool.mayRefuseSubresources = (user) => browserSettings.current().block_ads.length > 0 || policies.rules(user).some((r) => r.access === 'read_only');
+  browserSettings.onChange(() => pool.requestRulesChanged());
+  policies.onChange = () => pool.requestRulesChanged();
   adblock.start();
   pool.events.on('download', (user: string, outcome) => {
     webhooks.emit(user, 'download.finished', downloadEventData(outcome)).catch((e) => log.error({ err: String(e) }, 'download.finished event failed'));
@@ -206,6 +210,8 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   env.monitors.start();
   // Accounts disabled from outside (the CLI writes the store) stop here within a couple of seconds.
   const stopWatchingAccounts = watchDisabledAccounts(env);
+  // Host rules the CLI writes beside the running daemon are in force here before the CLI reports them.
+  const stopWatchingPolicies = policies.watch();
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
   log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: pool.maxBrowsers, bundled: runningBundled }, 'browserd listening');
   let stopping: Promise<void> | undefined;
@@ -219,6 +225,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
       stopping ??= (async () => {
         app.closing = true;
         stopWatchingAccounts();
+        stopWatchingPolicies();
         // Before the hand-offs close: a paused task must not take their closing for a person's answer.
         const tasksStopped = env.tasks.close();
         // Waiting browser_handoff_wait calls answer now (still open) instead of holding their sessions open.

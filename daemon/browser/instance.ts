@@ -40,6 +40,8 @@ export interface InstanceOptions {
   hostAccess?: (url: string) => HostAccess | 'default';
   /** block_ads: which requests of a page are ads or trackers to fail. */
   adFilter?: AdFilter;
+  /** True while the user's rules could refuse a request that is not a document (write-guard.ts RequestRules). */
+  mayRefuseSubresources?: () => boolean;
   /** Where page downloads go (the user's files) and the largest one kept; without it Chromium's default applies. */
   downloads?: { files: FileStore; maxBytes: number; onSettled?: (outcome: DownloadOutcome) => void };
   /** Called when the process dies on its own, so the pool can free the slot. */
@@ -295,7 +297,7 @@ export class BrowserInstance {
   private makeTab(rec: TabRecord, targetId: string, sessionId: string, persist = true): Tab {
     const tab = new Tab(this.conn!, rec, targetId, sessionId, (t) => {
       if (persist && !t.closed) void this.opts.tabs.put(t.record, false);
-    }, this.opts.hostAccess, this.tabIdentity(), this.opts.adFilter);
+    }, { hostAccess: this.opts.hostAccess, adFilter: this.opts.adFilter, mayRefuseSubresources: this.opts.mayRefuseSubresources }, this.tabIdentity());
     if (persist) this.opts.onTab?.(tab);
     return tab;
   }
@@ -420,6 +422,11 @@ export class BrowserInstance {
       this.opts.log.warn({ user: this.opts.user, tab: rec.id, err: String(e) }, 'could not reopen tab');
       return undefined;
     }
+  }
+
+  /** After a change to the user's request rules: every open tab pauses what the rules could now refuse. */
+  async requestRulesChanged(): Promise<void> {
+    await Promise.all([...this.tabs.values()].map((t) => t.requestRulesChanged()));
   }
 
   /** The live tab for an id; a tab whose page crashed or closed is reopened at its last URL. */

@@ -36,6 +36,11 @@ export class BrowserPool {
   readonly events = new EventEmitter();
   /** block_ads (daemon/adblock): set once the daemon has it; browsers ask it about every request of their pages. */
   adFilter?: AdFilter;
+  /**
+   * Whether a user's rules could refuse a request that is not a document (a read-only site, ad blocking); set by
+   * the daemon. Unset, they always could, and tabs pause every request.
+   */
+  mayRefuseSubresources?: (user: string) => boolean;
   /** New tabs are built a few at a time over every browser of the host (tab-starts.ts). */
   readonly tabStarts: TabStarts;
 
@@ -172,6 +177,7 @@ export class BrowserPool {
       log: this.log,
       hostAccess: (url) => this.hostAccess(user, url),
       adFilter: (req) => this.adFilter?.(req),
+      mayRefuseSubresources: () => this.mayRefuseSubresources?.(user) ?? true,
       // 'download' (user, outcome): each page download's end, for the download.finished webhook.
       downloads: this.files ? { files: this.files, maxBytes: this.cfg.downloadMaxBytes, onSettled: (o) => this.events.emit('download', user, o) } : undefined,
       onExit: (i) => {
@@ -195,6 +201,16 @@ export class BrowserPool {
       .finally(() => this.starting.delete(key));
     this.starting.set(key, p);
     return p;
+  }
+
+  /**
+   * After a change to a user's request rules (no user: everyone's), before the change is acknowledged: every tab
+   * of theirs, in browsers running or starting, pauses what the rules could now refuse.
+   */
+  async requestRulesChanged(user?: string): Promise<void> {
+    const starting = await Promise.all([...this.starting.values()].map((p) => p.catch(() => undefined)));
+    const all = new Set([...this.instances.values(), ...starting].filter((i): i is BrowserInstance => !!i && (!user || i.opts.user === user)));
+    await Promise.all([...all].map((i) => i.requestRulesChanged()));
   }
 
   /**

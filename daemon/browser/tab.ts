@@ -13,10 +13,9 @@ import { injectedFailure } from './injected-failure.js';
 import { injectedSource } from './injected-source.js';
 import { LISTENER_MARKER_SOURCE } from '../../injected/listeners.js';
 import { Ring, type LogEntry, type NetworkEntry, type LogKind } from './tab-log.js';
-import type { HostAccess } from '../policy/host-policy.js';
 import { READ_TAB_GUARD } from './read-guard.js';
 import { TabNetwork, assertAlive } from './tab-network.js';
-import { WriteGuard, type AdFilter, type Responder } from './write-guard.js';
+import { WriteGuard, type RequestRules, type Responder } from './write-guard.js';
 import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
 import { TrafficRecorder } from '../traffic/recorder.js';
 import { TabRoutes } from './routes.js';
@@ -73,11 +72,9 @@ export class Tab {
     targetId: string,
     sessionId: string,
     private onUrlChange: (tab: Tab) => void,
-    /** The user's host policy for a URL: read_only sites refuse writes whatever the tab's mode. */
-    hostAccess: (url: string) => HostAccess | 'default' = () => 'default',
+    /** The user's rules for the tab's requests (host policy, ad blocking). */
+    rules: RequestRules = {},
     identity?: TabIdentityOptions,
-    /** block_ads: which requests of the page are ads or trackers to fail. */
-    adFilter?: AdFilter,
   ) {
     this.record = record;
     this.targetId = targetId;
@@ -96,7 +93,7 @@ export class Tab {
     this.net = new TabNetwork(conn, owner);
     this.traffic = new TrafficRecorder(conn);
     // Frames and dedicated workers share this guard (target-adoption.ts), so the tab's routes hold there too.
-    this.guard = new WriteGuard(conn, owner, hostAccess, this.routes, adFilter);
+    this.guard = new WriteGuard(conn, owner, rules, this.routes);
     const listenNetwork = (session: string, d: DisposableStore) => {
       this.net.listen(session, d);
       this.traffic.listen(session, d);
@@ -118,9 +115,17 @@ export class Tab {
   }
 
   /** Takes over the routes of the tab this one replaces (same id, after a crash or restart). */
-  adoptRoutes(routes: TabRoutes) {
+  async adoptRoutes(routes: TabRoutes): Promise<void> {
     this.routes = routes;
-    this.guard.useRoutes(routes);
+    await this.guard.useRoutes(routes);
+  }
+
+  /**
+   * To be awaited after a change to the tab's routes or the user's request rules, before the change is
+   * acknowledged: the tab's sessions then pause every request the change could refuse or answer.
+   */
+  async requestRulesChanged(): Promise<void> {
+    await this.guard.refresh();
   }
   get mode() {
     return this.record.mode;
@@ -135,10 +140,8 @@ export class Tab {
 
   /** Lets `responder` answer the tab's requests (a cache replaying; writes too, to fail them when strict); returns the detach. */
   async setResponder(responder: Responder): Promise<() => Promise<void>> {
-    this.guard.responder = responder;
-    return async () => {
-      if (this.guard.responder === responder) this.guard.responder = undefined;
-    };
+    await this.guard.setResponder(responder);
+    return () => this.guard.dropResponder(responder);
   }
 
   /** Calls `cb` with every GET response the tab's page receives, body included (a cache recording). */

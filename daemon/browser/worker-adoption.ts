@@ -28,7 +28,8 @@ export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: st
     if (q.sessionId === session) d.dispose();
   }));
   // A worker's page is its own script's address: block_ads holds for the site that runs it.
-  const guard = new WriteGuard(conn, owner, hostAccess, undefined, adFilter);
+  // No mayRefuseSubresources: a worker's every request is paused, whatever the rules are at the time.
+  const guard = new WriteGuard(conn, owner, { hostAccess, adFilter });
   const children = new TargetAdoption(conn, owner, guard, d);
   children.watch(session);
   const steps: Promise<unknown>[] = [guard.guard(session, d, true), conn.sendMayFail('Target.setAutoAttach', AUTO_ATTACH, session)];

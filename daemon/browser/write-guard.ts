@@ -38,28 +38,90 @@ interface PausedRequest { requestId: string; networkId?: string; frameId?: strin
 /** Called with each document request the rules let through, before it goes on; may answer the headers it goes out with. */
 export type DocumentHook = (session: string, p: PausedRequest) => Promise<{ name: string; value: string }[] | undefined>;
 
+/** What besides the tab's mode may refuse or answer a request: the user's rules, kept by others. */
+export interface RequestRules {
+  /** The user's host policy for a URL: read_only sites refuse writes whatever the tab's mode. */
+  hostAccess?: HostAccessFn;
+  /** block_ads: which requests of the page are ads or trackers to fail. */
+  adFilter?: AdFilter;
+  /**
+   * True while a rule of the user's could refuse a request that is not a document (a read-only site in the host
+   * policy, ad blocking on). Without it every request is paused, as a worker's are.
+   */
+  mayRefuseSubresources?: () => boolean;
+}
+
+/** Every request of the session, held until decided. */
+const EVERY_REQUEST = [{ urlPattern: '*', requestStage: 'Request' as const }];
+/** Documents only (pages and frames): where navigations are decided, and all an act tab needs while nothing else could be refused. */
+const DOCUMENTS_ONLY = [{ urlPattern: '*', resourceType: 'Document' as const, requestStage: 'Request' as const }];
+
 export class WriteGuard {
   /** Sessions of an act tab that carry the in-realm guard because their document is on a read-only site. */
   private realmGuards = new Map<string, Promise<string | undefined>>();
   /** The first session guarded: the tab's own. */
   private mainSession?: string;
+  /** Every session guarded and not yet detached: the tab's own, its frames' and its workers'. */
+  private sessions = new Set<string>();
   /** Answers allowed requests from elsewhere than the network (set while a cache replays); undefined lets one go out. */
-  responder?: Responder;
+  private responder?: Responder;
   /** The persistent identity's per-document switch (daemon/identity/tab-identity.ts). */
   onDocument?: DocumentHook;
+  private hostAccess: HostAccessFn;
+  private adFilter?: AdFilter;
 
   constructor(
     private conn: CdpConnection,
     private owner: GuardedOwner,
-    private hostAccess: HostAccessFn,
+    private rules: RequestRules = {},
     /** The tab's routes (browser_route), asked only about requests the verdict let through. */
     private routes?: TabRoutes,
-    private adFilter?: AdFilter,
-  ) {}
+  ) {
+    this.hostAccess = rules.hostAccess ?? (() => 'default');
+    this.adFilter = rules.adFilter;
+  }
+
+  /**
+   * Whether requests other than documents must be paused: in a read tab always; in an act tab only while
+   * something could refuse or answer one (a read-only site or ad blocking in the user's rules, a route, a
+   * cache replaying). Otherwise each of a page's requests would wait a round trip to the daemon for nothing.
+   */
+  private pausesEverything(): boolean {
+    const mayRefuse = this.rules.mayRefuseSubresources;
+    return !mayRefuse || this.owner.mode === 'read' || !!this.routes?.size || !!this.responder || mayRefuse();
+  }
+
+  private fetchParams() {
+    return { patterns: this.pausesEverything() ? EVERY_REQUEST : DOCUMENTS_ONLY };
+  }
+
+  /**
+   * Applies what is paused now to every session: awaited by each change that can make a request refusable or
+   * answerable (the user's rules, routes, a responder) before that change is acknowledged, so no request the
+   * change covers goes out unseen. Commands of a session run in order, so the last one sent holds.
+   */
+  async refresh(): Promise<void> {
+    const params = this.fetchParams();
+    await Promise.all([...this.sessions].map((s) => this.conn.sendMayFail('Fetch.enable', params, s)));
+  }
 
   /** The routes a tab reopened under its id takes over from the tab it replaces. */
-  useRoutes(routes: TabRoutes) {
+  async useRoutes(routes: TabRoutes): Promise<void> {
     this.routes = routes;
+    await this.refresh();
+  }
+
+  /** Lets `responder` answer what the rules let through (a cache replaying), once every session pauses every request. */
+  async setResponder(responder: Responder): Promise<void> {
+    this.responder = responder;
+    await this.refresh();
+  }
+
+  /** Takes `responder` off, unless another has replaced it since. */
+  async dropResponder(responder: Responder): Promise<void> {
+    if (this.responder !== responder) return;
+    this.responder = undefined;
+    await this.refresh();
   }
 
   /** True when the tab's page is on a site the user's policy makes read-only. */
@@ -97,8 +159,11 @@ export class WriteGuard {
   /** Starts intercepting one session's requests; resolves once Chromium holds them for us. */
   async guard(session: string, d: DisposableStore, mayFail = false): Promise<void> {
     this.mainSession ??= session;
+    this.sessions.add(session);
+    d.add({ dispose: () => this.sessions.delete(session) });
     d.add(this.conn.on('Fetch.requestPaused', session, (p) => void this.decide(p, session)));
-    const params = { patterns: [{ urlPattern: '*', requestStage: 'Request' as const }] };
+    // Read and sent in one step (no await between): a refresh that starts later sends after this, and wins.
+    const params = this.fetchParams();
     if (mayFail) await this.conn.sendMayFail('Fetch.enable', params, session);
     else await this.conn.send('Fetch.enable', params, session);
   }

@@ -7,7 +7,8 @@ import type { BrowserSettingsStore } from '../../storage/browser-settings.js';
 import { hostMatches } from '../policy/url-rules.js';
 import { checkSettingsPatch, defaultSettings, type BrowserSettings } from './browser-settings.js';
 
-type Listener = (s: BrowserSettings) => void;
+/** Told of each change; update() answers once every listener's promise has settled (a change applied before it is acknowledged). */
+type Listener = (s: BrowserSettings) => void | Promise<void>;
 
 export class BrowserSettingsService {
   private settings: BrowserSettings;
@@ -27,8 +28,9 @@ export class BrowserSettingsService {
     const stored = { ...this.store.stored(), ...checked };
     await this.store.put(stored);
     this.settings = { ...defaultSettings(this.hostMaxBrowsers), ...(stored as Partial<BrowserSettings>) };
-    for (const l of this.listeners) l(this.settings);
-    return this.settings;
+    const settings = this.settings;
+    await Promise.allSettled([...this.listeners].map((l) => l(settings)));
+    return settings;
   }
 
   /** Calls `l` after every change; returns the unsubscribe. */

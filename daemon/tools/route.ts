@@ -65,7 +65,8 @@ class KeptRoutes implements TabScopedItem {
     return this.routes.size > 0;
   }
   follow(tab: Tab) {
-    tab.adoptRoutes(this.routes);
+    // Called as the tab object is made, before its sessions are guarded: they start with these routes counted.
+    void tab.adoptRoutes(this.routes);
   }
   drop() {}
 }
@@ -73,12 +74,12 @@ class KeptRoutes implements TabScopedItem {
 const kept = new WeakMap<DaemonEnv, TabScoped<KeptRoutes>>();
 
 /** Registers the tab's routes once, so they outlive the tab object (not the tab). */
-function keepRoutesOf(ctx: ToolContext, tab: Tab) {
+async function keepRoutesOf(ctx: ToolContext, tab: Tab) {
   let scoped = kept.get(ctx.env);
   if (!scoped) kept.set(ctx.env, (scoped = new TabScoped<KeptRoutes>(ctx.env)));
   const held = scoped.get(ctx.user.id, tab.id);
   if (!held) void scoped.set(ctx.user.id, tab.id, new KeptRoutes(tab.routes));
-  else if (held.routes !== tab.routes) tab.adoptRoutes(held.routes);
+  else if (held.routes !== tab.routes) await tab.adoptRoutes(held.routes);
 }
 
 export const routeTools = [
@@ -109,17 +110,20 @@ export const routeTools = [
     },
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      keepRoutesOf(ctx, tab);
+      await keepRoutesOf(ctx, tab);
       const action = args.action ?? 'list';
       out.set('tab', tab.id);
       if (action === 'add') {
         const route = tab.routes.add(specOf(args));
+        // Before the answer: from now on the tab's sessions pause what the route is about.
+        await tab.requestRulesChanged();
         out.set('route', route).set('routes', tab.routes.list());
         out.text(`Added route ${describe(route)} in ${tab.id}. It applies to requests from now on (reload the page to see it on requests already made); the newest matching route wins.`);
         return;
       }
       if (action === 'remove') {
         const removed = tab.routes.remove(args.id);
+        await tab.requestRulesChanged();
         out.set('removed', removed).set('routes', tab.routes.list());
         out.text(removed.length ? `Removed ${removed.join(', ')} from ${tab.id}; ${tab.routes.size} route${tab.routes.size === 1 ? '' : 's'} left.` : `${tab.id} had no routes.`);
         return;

@@ -54,9 +54,13 @@ async function restartWithoutTabs() {
 const logLinesMatching = (re: RegExp) => stack.d.logLines.filter((l) => re.test(l));
 const settingsStatus = async () => (await stack.d.rest(stack.token, 'GET', '/v1/browser/settings')).json.adBlocking;
 
+/** An act tab opened while block_ads was empty: it then paused only its documents. */
+let openedBeforeBlockAds = '';
+
 t.test('block_ads empty: nothing is loaded, and the page loads every request', async (t) => {
   t.same((await settingsStatus()).state, 'off');
-  const { from } = await loadOn('shop.test');
+  const { tab, from } = await loadOn('shop.test');
+  openedBeforeBlockAds = tab;
   for (const r of [...ADS, ...EXCEPTED, ...NORMAL]) t.ok(arrived(stack.site.requests, r, from), `${r.host}${r.path} arrived (${r.why})`);
   t.equal(logLinesMatching(/ad blocking/).length, 0, 'the lists were not even read');
 });
@@ -91,6 +95,16 @@ t.test('on a listed site, ads and trackers never reach the server; exceptions an
 
   const status2 = (await call(stack.client, 'browser_status')).text;
   t.match(status2, /Ad blocking: on for the block_ads sites \(3 lists\)/);
+});
+
+t.test('a tab opened before block_ads named its site is filtered from its next page on', async (t) => {
+  const from = stack.site.requests.length;
+  const done = stack.site.waitFor((r) => r.path === '/ads-done?shop.test', 10000);
+  const nav = await stack.rest('browser_navigate', { tab: openedBeforeBlockAds, url: `http://shop.test:${stack.site.port}/ads-page` });
+  t.equal(nav.status, 200, JSON.stringify(nav.json));
+  await done;
+  for (const r of ADS) t.notOk(arrived(stack.site.requests, r, from), `${r.host}${r.path} blocked (${r.why})`);
+  for (const r of NORMAL) t.ok(arrived(stack.site.requests, r, from), `${r.host}${r.path} arrived (${r.why})`);
 });
 
 t.test('a read tab on a listed site is filtered the same way', async (t) => {

@@ -6,7 +6,7 @@ import type { CdpConnection } from '../../../daemon/cdp/connection.js';
 const policy: Record<string, 'read_only' | 'blocked'> = { 'ro.example': 'read_only', 'bad.example': 'blocked' };
 const hostAccess = (url: string) => policy[new URL(url).hostname] ?? 'default';
 const guardFor = (mode: 'read' | 'act', url = 'https://site.example/', allowedDomains?: string[]) =>
-  new WriteGuard({} as CdpConnection, { mode, url, allowedDomains, logEvent: () => undefined }, hostAccess);
+  new WriteGuard({} as CdpConnection, { mode, url, allowedDomains, logEvent: () => undefined }, { hostAccess });
 const req = (method: string, url: string, resourceType = 'Fetch') => ({ requestId: '1', request: { method, url }, resourceType });
 
 t.test('read tabs send only GET, HEAD and OPTIONS', async (t) => {
