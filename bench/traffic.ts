@@ -235,7 +235,7 @@ export async function run(): Promise<void> {
           `${ROUNDS} rounds, each side's order rotated and reversed every other round; a warm-up round of every side first, not counted.`,
           `API calls the site answered per side (each should be ${ROUNDS * (PAGE_COUNT + 1) * CALLS_PER_PAGE}): ${SIDES.map((s) => `${s} ${callsBySide[s]}`).join(', ')}.`,
           `Our HAR records document, xhr and fetch (the defaults) with text bodies inline; Playwright's records every type with every body embedded (these pages load nothing else). Largest Playwright HAR of a round: ${mb(harBytes)}.`,
-          'The daemon sides go through the daemon\'s egress proxy, and their documents through its write gate (paused in Fetch; the bench user has no rule that could refuse another request, so nothing else is paused); Playwright\'s go straight to the site, so "Playwright, no recordHar" vs "off" is the daemon\'s own rules, not recording.',
+          'The daemon sides go through the daemon\'s egress proxy, which holds none of their requests for a verdict (the bench user has no rule that could refuse or change one, so Fetch is off); Playwright\'s go straight to the site, so "Playwright, no recordHar" vs "off" is the daemon\'s own rules, not recording.',
           ...notes,
         ],
       );

@@ -12,6 +12,7 @@ import { AuditStore } from '../storage/audit.js';
 import { FileStore } from '../storage/files.js';
 import { ProfileStore } from '../storage/profiles.js';
 import { HostPolicies } from './policy/host-policies.js';
+import { requestInterception } from './policy/request-interception.js';
 import { VaultStore } from '../storage/vault.js';
 import { loadVaultKey } from '../storage/vault-key.js';
 import { FilledCodes } from './vault/filled-codes.js';
@@ -137,8 +138,8 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   // block_ads: the engine loads off the request path when a site is listed; requests pass until it is ready.
   const adblock = new AdBlocker({ dataDir: cfg.dataDir, lists: cfg.filterLists, log, settings: browserSettings });
   pool.adFilter = (req) => adblock.blocks(req);
-  // An act tab pauses only its documents until some rule could refuse another request (write-guard.ts).
-  pool.mayRefuseSubresources = (user) => browserSettings.current().block_ads.length > 0 || policies.rules(user).some((r) => r.access === 'read_only');
+  // An act tab holds for a verdict only the requests some rule could refuse or change (write-guard.ts).
+  pool.requestInterception = (user) => requestInterception(browserSettings.current(), policies.rules(user));
   browserSettings.onChange(() => pool.requestRulesChanged());
   policies.onChange = () => pool.requestRulesChanged();
   adblock.start();

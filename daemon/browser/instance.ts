@@ -16,6 +16,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import type { HostAccess } from '../policy/host-policy.js';
 import type { FileStore } from '../../storage/files.js';
 import type { AdFilter } from './write-guard.js';
+import type { Interception } from '../policy/request-interception.js';
 import type { TabStarts } from './tab-starts.js';
 import { DownloadWatcher, type DownloadOrigin, type DownloadOutcome } from './downloads.js';
 import type { BrowserAgent, UserIdentity } from '../identity/tab-identity.js';
@@ -40,8 +41,8 @@ export interface InstanceOptions {
   hostAccess?: (url: string) => HostAccess | 'default';
   /** block_ads: which requests of a page are ads or trackers to fail. */
   adFilter?: AdFilter;
-  /** True while the user's rules could refuse a request that is not a document (write-guard.ts RequestRules). */
-  mayRefuseSubresources?: () => boolean;
+  /** Which requests the user's rules need held for a verdict now (write-guard.ts RequestRules). */
+  interception?: () => Interception;
   /** Where page downloads go (the user's files) and the largest one kept; without it Chromium's default applies. */
   downloads?: { files: FileStore; maxBytes: number; onSettled?: (outcome: DownloadOutcome) => void };
   /** Called when the process dies on its own, so the pool can free the slot. */
@@ -297,7 +298,7 @@ export class BrowserInstance {
   private makeTab(rec: TabRecord, targetId: string, sessionId: string, persist = true): Tab {
     const tab = new Tab(this.conn!, rec, targetId, sessionId, (t) => {
       if (persist && !t.closed) void this.opts.tabs.put(t.record, false);
-    }, { hostAccess: this.opts.hostAccess, adFilter: this.opts.adFilter, mayRefuseSubresources: this.opts.mayRefuseSubresources }, this.tabIdentity());
+    }, { hostAccess: this.opts.hostAccess, adFilter: this.opts.adFilter, interception: this.opts.interception }, this.tabIdentity());
     if (persist) this.opts.onTab?.(tab);
     return tab;
   }
@@ -424,7 +425,7 @@ export class BrowserInstance {
     }
   }
 
-  /** After a change to the user's request rules: every open tab pauses what the rules could now refuse. */
+  /** After a change to the user's request rules: every open tab holds what the rules could now refuse. */
   async requestRulesChanged(): Promise<void> {
     await Promise.all([...this.tabs.values()].map((t) => t.requestRulesChanged()));
   }

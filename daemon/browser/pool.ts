@@ -14,6 +14,7 @@ import type { HostAccess } from '../policy/host-policy.js';
 import type { FileStore } from '../../storage/files.js';
 import type { IdentityService } from '../identity/service.js';
 import type { AdFilter } from './write-guard.js';
+import type { Interception } from '../policy/request-interception.js';
 import { TabStarts } from './tab-starts.js';
 
 /** A renderer's V8 heap bound (MB): one runaway page must not take the host's memory with it. */
@@ -37,10 +38,10 @@ export class BrowserPool {
   /** block_ads (daemon/adblock): set once the daemon has it; browsers ask it about every request of their pages. */
   adFilter?: AdFilter;
   /**
-   * Whether a user's rules could refuse a request that is not a document (a read-only site, ad blocking); set by
-   * the daemon. Unset, they always could, and tabs pause every request.
+   * Which requests a user's rules need held for a verdict now (write-guard.ts RequestRules); set by the daemon.
+   * Unset, tabs hold every request.
    */
-  mayRefuseSubresources?: (user: string) => boolean;
+  requestInterception?: (user: string) => Interception;
   /** New tabs are built a few at a time over every browser of the host (tab-starts.ts). */
   readonly tabStarts: TabStarts;
 
@@ -177,7 +178,7 @@ export class BrowserPool {
       log: this.log,
       hostAccess: (url) => this.hostAccess(user, url),
       adFilter: (req) => this.adFilter?.(req),
-      mayRefuseSubresources: () => this.mayRefuseSubresources?.(user) ?? true,
+      interception: () => this.requestInterception?.(user) ?? 'all',
       // 'download' (user, outcome): each page download's end, for the download.finished webhook.
       downloads: this.files ? { files: this.files, maxBytes: this.cfg.downloadMaxBytes, onSettled: (o) => this.events.emit('download', user, o) } : undefined,
       onExit: (i) => {
@@ -205,7 +206,7 @@ export class BrowserPool {
 
   /**
    * After a change to a user's request rules (no user: everyone's), before the change is acknowledged: every tab
-   * of theirs, in browsers running or starting, pauses what the rules could now refuse.
+   * of theirs, in browsers running or starting, holds what the rules could now refuse.
    */
   async requestRulesChanged(user?: string): Promise<void> {
     const starting = await Promise.all([...this.starting.values()].map((p) => p.catch(() => undefined)));

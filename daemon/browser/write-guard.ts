@@ -7,6 +7,7 @@
 import type { CdpConnection, DisposableStore } from '../cdp/connection.js';
 import { allowedByDomains } from '../policy/url-rules.js';
 import type { HostAccess } from '../policy/host-policy.js';
+import type { Interception } from '../policy/request-interception.js';
 import type { LogKind, LogEntry } from './tab-log.js';
 import { SAFE_METHODS } from './tab-network.js';
 import { READ_TAB_GUARD } from './read-guard.js';
@@ -38,6 +39,7 @@ interface PausedRequest { requestId: string; networkId?: string; frameId?: strin
 /** Called with each document request the rules let through, before it goes on; may answer the headers it goes out with. */
 export type DocumentHook = (session: string, p: PausedRequest) => Promise<{ name: string; value: string }[] | undefined>;
 
+
 /** What besides the tab's mode may refuse or answer a request: the user's rules, kept by others. */
 export interface RequestRules {
   /** The user's host policy for a URL: read_only sites refuse writes whatever the tab's mode. */
@@ -45,15 +47,14 @@ export interface RequestRules {
   /** block_ads: which requests of the page are ads or trackers to fail. */
   adFilter?: AdFilter;
   /**
-   * True while a rule of the user's could refuse a request that is not a document (a read-only site in the host
-   * policy, ad blocking on). Without it every request is paused, as a worker's are.
+   * What the user's rules could refuse or change now: 'all' while a read-only site or ad blocking could refuse
+   * any request, 'documents' while a blocked site or the persistent identity needs a say in navigations, 'none'
+   * otherwise. Without it every request is held, as a worker's are.
    */
-  mayRefuseSubresources?: () => boolean;
+  interception?: () => Interception;
 }
 
-/** Every request of the session, held until decided. */
 const EVERY_REQUEST = [{ urlPattern: '*', requestStage: 'Request' as const }];
-/** Documents only (pages and frames): where navigations are decided, and all an act tab needs while nothing else could be refused. */
 const DOCUMENTS_ONLY = [{ urlPattern: '*', resourceType: 'Document' as const, requestStage: 'Request' as const }];
 
 export class WriteGuard {
@@ -82,27 +83,32 @@ export class WriteGuard {
   }
 
   /**
-   * Whether requests other than documents must be paused: in a read tab always; in an act tab only while
-   * something could refuse or answer one (a read-only site or ad blocking in the user's rules, a route, a
-   * cache replaying). Otherwise each of a page's requests would wait a round trip to the daemon for nothing.
+   * What this guard holds now: everything in a read tab; in an act tab, everything while a route or a responder
+   * could answer a request, else what the user's rules need, and documents at least when the tab keeps to
+   * allowedDomains. A request that nothing could refuse or answer should not wait a round trip to the daemon.
    */
-  private pausesEverything(): boolean {
-    const mayRefuse = this.rules.mayRefuseSubresources;
-    return !mayRefuse || this.owner.mode === 'read' || !!this.routes?.size || !!this.responder || mayRefuse();
+  private interception(): Interception {
+    const byRules = this.rules.interception;
+    if (!byRules || this.owner.mode === 'read' || this.routes?.size || this.responder) return 'all';
+    const level = byRules();
+    return level === 'none' && this.owner.allowedDomains?.length ? 'documents' : level;
   }
 
-  private fetchParams() {
-    return { patterns: this.pausesEverything() ? EVERY_REQUEST : DOCUMENTS_ONLY };
+  /** Tells one session what to hold; a session's commands run in order, so the last one sent holds. */
+  private applyTo(session: string, mayFail: boolean): Promise<unknown> {
+    const level = this.interception();
+    if (level === 'none') return this.conn.sendMayFail('Fetch.disable', {}, session);
+    const params = { patterns: level === 'all' ? EVERY_REQUEST : DOCUMENTS_ONLY };
+    return mayFail ? this.conn.sendMayFail('Fetch.enable', params, session) : this.conn.send('Fetch.enable', params, session);
   }
 
   /**
-   * Applies what is paused now to every session: awaited by each change that can make a request refusable or
+   * Applies what is held now to every session: awaited by each change that can make a request refusable or
    * answerable (the user's rules, routes, a responder) before that change is acknowledged, so no request the
-   * change covers goes out unseen. Commands of a session run in order, so the last one sent holds.
+   * change covers goes out unseen.
    */
   async refresh(): Promise<void> {
-    const params = this.fetchParams();
-    await Promise.all([...this.sessions].map((s) => this.conn.sendMayFail('Fetch.enable', params, s)));
+    await Promise.all([...this.sessions].map((s) => this.applyTo(s, true)));
   }
 
   /** The routes a tab reopened under its id takes over from the tab it replaces. */
@@ -163,9 +169,7 @@ export class WriteGuard {
     d.add({ dispose: () => this.sessions.delete(session) });
     d.add(this.conn.on('Fetch.requestPaused', session, (p) => void this.decide(p, session)));
     // Read and sent in one step (no await between): a refresh that starts later sends after this, and wins.
-    const params = this.fetchParams();
-    if (mayFail) await this.conn.sendMayFail('Fetch.enable', params, session);
-    else await this.conn.send('Fetch.enable', params, session);
+    await this.applyTo(session, mayFail);
   }
 
   /** Why a request may not go out, or undefined when it may. */

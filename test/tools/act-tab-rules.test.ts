@@ -23,7 +23,7 @@ t.before(async () => {
     res.end('ok');
   });
   // The page writes on its own (a person's click), so no tool that a read-only site refuses is needed to make it.
-  stack.site.route('/app', html(`<button id="ping">Ping</button><p id="out">idle</p><script>
+  stack.site.route('/app', html(`<button id="ping">Ping</button><a href="http://away.test:${stack.site.port}/app">Away</a><p id="out">idle</p><script>
     document.getElementById('ping').onclick = () => fetch('/sink', { method: 'POST', body: 'x' }).then(
       (r) => (document.getElementById('out').textContent = 'status ' + r.status),
       (e) => (document.getElementById('out').textContent = 'error ' + e.name));</script>`, '', 'App'));
@@ -84,5 +84,20 @@ t.test('a page opened while a read-only rule stands is held to it from its first
   t.teardown(() => stack.d.daemon.env.policies.remove('alice', '127.0.0.1'));
   const tab = await openApp();
   t.same(await postFromPage(tab), { seen: 'error TypeError', arrived: false, blocked: 1 });
+  await stack.rest('browser_close_tab', { tab });
+});
+
+t.test('a site blocked while a page is open is not reached by the next link the page follows', async (t) => {
+  const tab = await openApp();
+  await stack.d.daemon.env.policies.upsert('alice', { pattern: 'away.test', access: 'blocked' });
+  t.teardown(() => stack.d.daemon.env.policies.remove('alice', 'away.test'));
+  const snap = await stack.rest('browser_snapshot', { tab });
+  const ref = /link "Away" \[ref=(e\d+)\]/.exec(snap.json.text)?.[1];
+  t.ok(ref, snap.json.text);
+  const before = stack.site.requests.length;
+  const click = await stack.rest('browser_click', { tab, ref });
+  t.equal(click.status, 200, JSON.stringify(click.json));
+  t.match(click.json.blocked, [{ url: `http://away.test:${stack.site.port}/app`, reason: /blocked by the user's policy/ }]);
+  t.notOk(stack.site.requests.slice(before).some((q) => q.headers.host?.startsWith('away.test')), 'nothing reached the blocked site');
   await stack.rest('browser_close_tab', { tab });
 });
