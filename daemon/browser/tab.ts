@@ -217,8 +217,9 @@ export class Tab {
       c.send('Network.enable', {}, s),
       c.send('Page.addScriptToEvaluateOnNewDocument', { source: injectedSource(), worldName: WORLD, runImmediately: true }, s),
       c.send('Page.addScriptToEvaluateOnNewDocument', { source: LISTENER_MARKER_SOURCE, runImmediately: true }, s),
-      // Every request is seen: read tabs abort writes, read-only sites refuse writes in act tabs too, and
-      // allowedDomains and blocked hosts stop navigations (redirect hops and popups included).
+      // Requests a rule could refuse are held for a verdict: read tabs abort writes, read-only sites refuse
+      // writes in act tabs too, and allowedDomains and blocked hosts stop navigations (redirect hops and popups
+      // included). Of an act tab with no such rule, none are (write-guard.ts interception()).
       this.guard.guard(s, this.disposables),
       // A tab that is not in front still gets focus events and frames, so input and screenshots work on it.
       drawn ? c.sendMayFail('Emulation.setFocusEmulationEnabled', { enabled: true }, s) : Promise.resolve(),

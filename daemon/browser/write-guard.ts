@@ -1,6 +1,7 @@
 /**
- * The network half of a tab's rules: every request of the tab and of every target it spawned is paused at the
- * request stage and let through, or failed, here. Read tabs send no write; read-only sites get none in act tabs
+ * The network half of a tab's rules: requests of the tab and of every target it spawned are paused at the
+ * request stage and let through, or failed, here (all of a read tab's; of an act tab's, those some rule could
+ * refuse or answer, see interception()). Read tabs send no write; read-only sites get none in act tabs
  * either; blocked hosts and addresses outside allowedDomains are not navigated to; on a block_ads site, ads and
  * trackers fail (the AdFilter's verdict, daemon/adblock).
  */
@@ -39,7 +40,6 @@ interface PausedRequest { requestId: string; networkId?: string; frameId?: strin
 /** Called with each document request the rules let through, before it goes on; may answer the headers it goes out with. */
 export type DocumentHook = (session: string, p: PausedRequest) => Promise<{ name: string; value: string }[] | undefined>;
 
-
 /** What besides the tab's mode may refuse or answer a request: the user's rules, kept by others. */
 export interface RequestRules {
   /** The user's host policy for a URL: read_only sites refuse writes whatever the tab's mode. */
@@ -69,7 +69,6 @@ export class WriteGuard {
   /** The persistent identity's per-document switch (daemon/identity/tab-identity.ts). */
   onDocument?: DocumentHook;
   private hostAccess: HostAccessFn;
-  private adFilter?: AdFilter;
 
   constructor(
     private conn: CdpConnection,
@@ -79,7 +78,6 @@ export class WriteGuard {
     private routes?: TabRoutes,
   ) {
     this.hostAccess = rules.hostAccess ?? (() => 'default');
-    this.adFilter = rules.adFilter;
   }
 
   /**
@@ -117,7 +115,7 @@ export class WriteGuard {
     await this.refresh();
   }
 
-  /** Lets `responder` answer what the rules let through (a cache replaying), once every session pauses every request. */
+  /** Lets `responder` answer what the rules let through (a cache replaying), once every session holds every request. */
   async setResponder(responder: Responder): Promise<void> {
     this.responder = responder;
     await this.refresh();
@@ -162,7 +160,7 @@ export class WriteGuard {
     }
   }
 
-  /** Starts intercepting one session's requests; resolves once Chromium holds them for us. */
+  /** Starts guarding one session; resolves once Chromium holds what it should of the session's requests. */
   async guard(session: string, d: DisposableStore, mayFail = false): Promise<void> {
     this.mainSession ??= session;
     this.sessions.add(session);
@@ -189,7 +187,7 @@ export class WriteGuard {
     // The tab's own document is never an ad (before the tab knows its main frame, a document is taken as its own).
     const mainFrame = o.mainFrameId?.();
     const ownDocument = p.resourceType === 'Document' && (!mainFrame || p.frameId === mainFrame);
-    const ad = ownDocument ? undefined : this.adFilter?.({ url, pageUrl: o.url, resourceType: p.resourceType });
+    const ad = ownDocument ? undefined : this.rules.adFilter?.({ url, pageUrl: o.url, resourceType: p.resourceType });
     if (ad) return { kind: 'ads_blocked', detail: `${p.resourceType} request blocked as an ad or tracker (${ad.filter})` };
     return undefined;
   }
