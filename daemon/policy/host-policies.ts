@@ -1,7 +1,7 @@
 /**
  * The users' host rules as the daemon holds them: the store, plus the promise that a change is in force in
- * every open tab before anyone is told it is made. An act tab pauses only its documents while nothing could
- * refuse another of its requests (write-guard.ts); a new read-only rule must reach its sessions first.
+ * every open tab before anyone is told it is made. An act tab holds for a verdict only the requests its user's
+ * rules could refuse (write-guard.ts), so a new rule must reach its sessions first.
  *
  * Changes made here are applied before setRules answers. Changes another process writes (the `browserd policy`
  * command beside a running daemon) are found by the change count the store keeps, checked every few tens of

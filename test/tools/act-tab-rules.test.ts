@@ -1,5 +1,5 @@
 /**
- * An act tab pauses only its documents while none of the user's rules could refuse another request, so a rule
+ * An act tab holds back only the requests some rule of the user's could refuse (none while there is none), so a rule
  * made while its page is open must reach it before the change is reported: the page's very next write to a
  * site just made read-only never leaves the browser, whether the rule came from inside the daemon (the admin
  * console's path) or from the `browserd policy` command in another process. The fixture's request log shows

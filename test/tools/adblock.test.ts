@@ -54,7 +54,7 @@ async function restartWithoutTabs() {
 const logLinesMatching = (re: RegExp) => stack.d.logLines.filter((l) => re.test(l));
 const settingsStatus = async () => (await stack.d.rest(stack.token, 'GET', '/v1/browser/settings')).json.adBlocking;
 
-/** An act tab opened while block_ads was empty: it then paused only its documents. */
+/** An act tab opened while block_ads was empty: it then held none of its requests. */
 let openedBeforeBlockAds = '';
 
 t.test('block_ads empty: nothing is loaded, and the page loads every request', async (t) => {

@@ -112,7 +112,7 @@ t.test('block: the page sees a network error, the site sees nothing, browser_log
   t.match(log.filter((e: any) => e.kind === 'route_blocked'), [{ method: 'GET', url: `${site.url}/api/other`, detail: /blocked by route r1/ }]);
 });
 
-t.test('an act tab (which pauses only documents while nothing else could be refused) meets a route from the next load on, and the site again once it is removed', async (t) => {
+t.test('an act tab (which holds no request while nothing could refuse or answer one) meets a route from the next load on, and the site again once it is removed', async (t) => {
   const tab = await open('/app', 'act');
   t.equal((await load(tab, '/app')).seen.items.body, '{"items":["real"]}');
   await route({ tab, action: 'add', urlPattern: '**/api/items', kind: 'mock', body: '{"items":["mocked"]}', contentType: 'application/json' });
