@@ -24,7 +24,12 @@ export function newToken(prefix = TOKEN_PREFIX): string {
   return prefix + randomBytes(24).toString('base64url');
 }
 
+/** Meta key counting user additions: what tells a kept list of ids that it is out of date. */
+const USERS_VERSION_KEY = 'usersVersion';
+
 export class UserStore {
+  private idCache?: { version: number; ids: string[] };
+
   constructor(private db: Db) {}
 
   get(name: string): UserRecord | undefined {
@@ -35,6 +40,17 @@ export class UserStore {
     return [...this.db.users.getRange({})].map((e) => e.value as UserRecord);
   }
 
+  /**
+   * Every user's id. The log scrub asks on every line it writes, and walking the store with a cursor cost more
+   * than the rest of the line: the list is kept and read again only when the count of additions (bumped in the
+   * same transaction as each add, by the daemon or the CLI) has moved. Users are never removed, only disabled.
+   */
+  ids(): string[] {
+    const version = (this.db.meta.get(USERS_VERSION_KEY) as number | undefined) ?? 0;
+    if (!this.idCache || this.idCache.version !== version) this.idCache = { version, ids: [...this.db.users.getKeys({})] as string[] };
+    return this.idCache.ids;
+  }
+
   /** Creates a user and returns its token (shown once). Throws if the name is taken. */
   async add(name: string): Promise<{ user: UserRecord; token: string }> {
     if (this.db.users.get(name)) throw new Error(`user ${name} already exists; use 'browserd user token ${name}' to replace its token`);
@@ -42,6 +58,7 @@ export class UserStore {
     const token = newToken();
     await this.db.root.transaction(() => {
       this.db.users.put(name, user);
+      this.db.meta.put(USERS_VERSION_KEY, ((this.db.meta.get(USERS_VERSION_KEY) as number | undefined) ?? 0) + 1);
       this.db.tokens.put(hashToken(token), { user: name, hash: hashToken(token), createdAt: user.createdAt });
       this.db.tokens.put(`user:${name}`, hashToken(token));
     });

@@ -19,7 +19,7 @@ export function userSecrets(env: SecretSources, user: string): string[] {
 /** Every user's secrets, for output that is not any one user's (log lines). */
 export function everyUsersSecrets(env: SecretSources & Pick<DaemonEnv, 'users'>): string[] {
   const all = new Set<string>();
-  for (const u of env.users.list()) for (const v of userSecrets(env, u.id)) all.add(v);
+  for (const id of env.users.ids()) for (const v of userSecrets(env, id)) all.add(v);
   return [...all];
 }
 
