@@ -48,14 +48,22 @@ export async function runDoctor(cfg: Config): Promise<boolean> {
         const dir = mkdtempSync(join(tmpdir(), 'browserd-doctor-'));
         try {
           const c = await launchChromium({ executable: cfg.chrome, userDataDir: dir, headless: true, timeoutMs: 20000 });
+          // Asked to close, Chromium ends its helpers and finishes writing the new profile before it exits;
+          // without the ask, close() waits out its grace and signals it, and helpers went on writing after.
+          await c.conn.sendMayFail('Browser.close', {}, undefined, 5000);
           await c.close();
           return { ok: true, detail: 'started and closed cleanly' };
         } catch (e) {
           return { ok: false, detail: (e as Error).message, fix: 'Install missing libraries (apt-get install chromium pulls them in); on a container give it --shm-size or keep --disable-dev-shm-usage.' };
         } finally {
           // Chromium's helper processes can still be writing into the profile for a moment after the main
-          // process exits, so a single rmdir may meet a directory that just gained a file: retry it.
-          rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+          // process exits, so a single rmdir may meet a directory that just gained a file: retry it. A profile
+          // that still will not go is left in the temp dir: it says nothing about whether Chromium starts.
+          try {
+            rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+          } catch {
+            // left for the system's temp cleaning
+          }
         }
       }),
     );
