@@ -29,8 +29,15 @@ export class TrafficRecorder {
   private open = new Map<string, Exchange>();
   /** Redirect hops seen per request id, for unique exchange ids. */
   private hops = new Map<string, number>();
-  /** ExtraInfo that came before its request or response event, by request id. */
-  private earlyRequestHeaders = new Map<string, Headers>();
+  /**
+   * The headers really sent (requestWillBeSentExtraInfo) come before or after their requestWillBeSent, and
+   * after the response too; a redirect chain sends one of each per hop, under one request id. So they are
+   * matched in order per request id: headers that came first wait for their hop, a hop that came first waits
+   * for its headers (null: a hop not kept, whose headers are dropped when they come).
+   */
+  private headersWaiting = new Map<string, Headers[]>();
+  private hopsWaiting = new Map<string, (Exchange | null)[]>();
+  /** ExtraInfo that came before its response event, by request id. */
   private earlyResponseHeaders = new Map<string, { headers: Headers; statusCode?: number }>();
 
   constructor(private conn: CdpConnection) {}
@@ -58,7 +65,8 @@ export class TrafficRecorder {
   private clear() {
     this.open.clear();
     this.hops.clear();
-    this.earlyRequestHeaders.clear();
+    this.headersWaiting.clear();
+    this.hopsWaiting.clear();
     this.earlyResponseHeaders.clear();
   }
 
@@ -74,7 +82,7 @@ export class TrafficRecorder {
         previous.finished = { encodedDataLength: p.redirectResponse.encodedDataLength ?? 0, timestamp: p.timestamp };
         this.emit(previous, p.requestId);
       }
-      if (this.open.size >= MAX_OPEN) return;
+      if (this.open.size >= MAX_OPEN) return this.hopHeaders(p.requestId, null);
       const hop = previous && p.redirectResponse ? (this.hops.get(p.requestId) ?? 0) + 1 : 0;
       this.hops.set(p.requestId, hop);
       const ex: Exchange = {
@@ -91,11 +99,7 @@ export class TrafficRecorder {
           timestamp: p.timestamp,
         },
       };
-      const early = this.earlyRequestHeaders.get(p.requestId);
-      if (early) {
-        ex.request.headers = early;
-        this.earlyRequestHeaders.delete(p.requestId);
-      }
+      this.hopHeaders(p.requestId, ex);
       this.open.set(p.requestId, ex);
       if (p.request.hasPostData && p.request.postData === undefined) {
         void c.sendMayFail('Network.getRequestPostData', { requestId: p.requestId }, session).then((r) => {
@@ -106,9 +110,14 @@ export class TrafficRecorder {
     d.add(c.on('Network.requestWillBeSentExtraInfo', session, (p) => {
       if (!this.active) return;
       const headers = plainHeaders(p.headers);
-      const ex = this.open.get(p.requestId);
-      if (ex && !ex.response) ex.request.headers = headers;
-      else if (!ex) this.earlyRequestHeaders.set(p.requestId, headers);
+      const hops = this.hopsWaiting.get(p.requestId);
+      if (hops?.length) {
+        const ex = hops.shift();
+        if (!hops.length) this.hopsWaiting.delete(p.requestId);
+        if (ex) ex.request.headers = headers;
+      } else if (this.headersWaiting.size < MAX_OPEN) {
+        this.headersWaiting.set(p.requestId, [...(this.headersWaiting.get(p.requestId) ?? []), headers]);
+      }
     }));
     d.add(c.on('Network.responseReceived', session, (p) => {
       const ex = this.open.get(p.requestId);
@@ -180,6 +189,20 @@ export class TrafficRecorder {
     }));
   }
 
+  /** A new hop takes the first headers waiting for its request id, or waits for them (see headersWaiting). */
+  private hopHeaders(requestId: string, ex: Exchange | null) {
+    const waiting = this.headersWaiting.get(requestId);
+    if (waiting?.length) {
+      const headers = waiting.shift()!;
+      if (!waiting.length) this.headersWaiting.delete(requestId);
+      if (ex) ex.request.headers = headers;
+      return;
+    }
+    const hops = this.hopsWaiting.get(requestId);
+    if (hops) hops.push(ex);
+    else if (this.hopsWaiting.size < MAX_OPEN) this.hopsWaiting.set(requestId, [ex]);
+  }
+
   /** A monotonic Chromium timestamp as wall-clock seconds, anchored at the exchange's start. */
   private wallSeconds(ex: Exchange, timestamp: number): number {
     return ex.request.timestamp ? ex.request.startedAt / 1000 + (timestamp - ex.request.timestamp) : Date.now() / 1000;
@@ -202,6 +225,11 @@ export class TrafficRecorder {
 
   private emit(ex: Exchange, requestId: string) {
     if (this.open.get(requestId) === ex) this.open.delete(requestId);
+    // The request is over, unless this was a redirect's hop (its next hop, or that hop's headers, are to come).
+    if (ex.redirectUrl === undefined) {
+      this.hopsWaiting.delete(requestId);
+      this.headersWaiting.delete(requestId);
+    }
     for (const s of this.sinks) {
       try {
         s.done(ex);
