@@ -59,6 +59,8 @@ export class HarRecording implements TrafficSink, TabScopedItem {
   private match: UrlMatcher;
   private subs: Disposable[] = [];
   private tail: Promise<void> = Promise.resolve();
+  /** Lines waiting for the next append: the file gets them in this order, each whole. */
+  private unwritten: string[] = [];
   private writeError?: string;
 
   private constructor(
@@ -116,10 +118,15 @@ export class HarRecording implements TrafficSink, TabScopedItem {
     this.counts.entries++;
     const entry = harEntry(ex, this.redactor(), this.options, this.pageFor(ex)?.id, open);
     this.remember(entry);
-    const line = `${JSON.stringify(entry)}\n`;
-    this.tail = this.tail.then(() => this.fh.appendFile(line)).catch((e) => {
-      this.writeError ??= e instanceof Error ? e.message : String(e);
-    });
+    this.unwritten.push(`${JSON.stringify(entry)}\n`);
+    if (this.unwritten.length > 1) return;
+    // One append for every line that came in meanwhile: a page's API calls finish in bursts, and an append
+    // per entry cost more of the daemon's time than building the entries.
+    this.tail = this.tail
+      .then(() => this.fh.appendFile(this.unwritten.splice(0).join('')))
+      .catch((e) => {
+        this.writeError ??= e instanceof Error ? e.message : String(e);
+      });
   }
 
   private remember(e: HarEntry) {
