@@ -1,13 +1,17 @@
 /**
  * What recording a tab's traffic costs. 20 loopback pages, each making 30 API calls (bench/traffic-site.ts),
- * loaded on the same Debian Chromium by
- *  - off: a daemon act tab, nothing recording;
- *  - on: the same tab with browser_har recording (bodies text, default limits), started before a round's pages
- *    and stopped (then deleted) after them;
- *  - Playwright recordHar: playwright-core on /usr/bin/chromium, a context made with
- *    recordHar { content: 'embed' } (bodies inline in the HAR, as our bodies text keeps them), closed after
- *    the round's pages (that is when Playwright writes its HAR);
- *  - Playwright plain: the same without recordHar, so the HAR's own cost on Playwright's side can be read.
+ * loaded on the same Debian Chromium, in two pairs of like with like:
+ *  - a profile kept on disk. off / on: a daemon act tab in the user's own profile, recording off, then with
+ *    browser_har recording (bodies text, default limits) started before a round's pages and stopped (then
+ *    deleted) after them; against Playwright on a profile kept on disk (launchPersistentContext), with
+ *    recordHar { content: 'embed' } (bodies inline, as our bodies text keeps them) and without. Each
+ *    Playwright side is one browser, open from the warm-up round to the end, as the daemon's tab is; its HAR
+ *    is written when it closes.
+ *  - an in-memory context. A daemon act tab in an isolated context (browser_open{context}), recording off and
+ *    on; against a throwaway Playwright context with and without recordHar, one context per round (closed
+ *    after the round's pages, which is when Playwright writes its HAR).
+ * Chromium loads these pages measurably slower in a profile on disk than in an in-memory context, whoever
+ * drives it, which is why each kind is compared with its own.
  * Each over plain http (every request passes the daemon's egress proxy as a proxied request) and over https with
  * a throwaway loopback certificate (requests ride CONNECT tunnels the browser keeps open, as on nearly every site).
  * The number is the page's own time from navigation start to its last API answer read (a performance.now()
@@ -41,8 +45,14 @@ const CHROMIUM = process.env.BROWSERD_CHROME ?? '/usr/bin/chromium';
 /** Waits for the page's stamp (set already, as a rule, by the time a driver's load wait returns). */
 const STAMP = `new Promise((resolve) => { const t0 = Date.now(); const look = () => (window.__apiDone !== undefined || Date.now() - t0 > 20000 ? resolve(window.__apiDone ?? -2) : setTimeout(look, 5)); look(); })`;
 
-type Side = 'off' | 'on' | 'pwHar' | 'pwPlain';
-const SIDES: Side[] = ['off', 'on', 'pwHar', 'pwPlain'];
+type Side = 'off' | 'on' | 'ctxOff' | 'ctxOn' | 'pwHar' | 'pwPlain' | 'pwKeptHar' | 'pwKeptPlain';
+const SIDES: Side[] = ['off', 'on', 'ctxOff', 'ctxOn', 'pwHar', 'pwPlain', 'pwKeptHar', 'pwKeptPlain'];
+/** The daemon's sides: its act tab in the user's profile, and an act tab in an isolated context of its own. */
+const DAEMON_SIDES = new Set<Side>(['off', 'on', 'ctxOff', 'ctxOn']);
+const CONTEXT_SIDES = new Set<Side>(['ctxOff', 'ctxOn']);
+/** Sides on a Playwright context of its own profile on disk (launchPersistentContext), as the daemon's tabs are. */
+const KEPT_PROFILE_SIDES = new Set<Side>(['pwKeptHar', 'pwKeptPlain']);
+const RECORDING_SIDES = new Set<Side>(['on', 'ctxOn', 'pwHar', 'pwKeptHar']);
 
 /** A collectable heap: `npm run bench` runs node without --expose-gc, so the flag is set now and gc taken from a fresh context. */
 function gcFunction(): () => void {
@@ -68,14 +78,20 @@ export async function run(): Promise<void> {
   const tlsSite = await startTrafficSite(cert);
   const harDir = mkdtempSync(join(tmpdir(), 'browserd-bench-har-'));
   const pwProfile = mkdtempSync(join(tmpdir(), 'browserd-bench-pw-'));
+  // Two kept profiles: each kept-profile side holds its browser open for the whole comparison.
+  const pwKeptProfiles = { pwKeptHar: mkdtempSync(join(tmpdir(), 'browserd-bench-pw-kept-')), pwKeptPlain: mkdtempSync(join(tmpdir(), 'browserd-bench-pw-kept-')) };
   const d = await startTestDaemon({ chromeArgs: [RESOLVER_RULES, cert.chromiumSwitch] });
   let pwBrowser: import('playwright-core').Browser | undefined;
   try {
     const tool = await inProcessCaller(d);
     const user = d.daemon.env.users.get('bench')!;
     const opened = await tool('browser_open', { url: site.pageUrl(0, 'open'), mode: 'act' });
-    const tab = String(opened.renderJson().tab);
-    const daemonLoad = async (page: number, runId: string, from: TrafficSite = site) => {
+    const mainTab = String(opened.renderJson().tab);
+    const tab = mainTab;
+    // The same kind of tab in an isolated context (cookies, storage and cache in memory, like a private window):
+    // what a throwaway Playwright context is to Playwright.
+    const contextTab = String((await tool('browser_open', { url: site.pageUrl(0, 'open'), mode: 'act', context: 'bench' })).renderJson().tab);
+    const daemonLoad = async (page: number, runId: string, from: TrafficSite = site, tab = mainTab) => {
       await tool('browser_navigate', { tab, url: from.pageUrl(page, runId) });
       const out = await tool('browser_evaluate', { tab, js: STAMP, timeoutMs: 25000 });
       return stampOf(/(-?[\d.]+)\s*<<<end-page/.exec(String(out.renderJson().text))?.[1], `daemon ${from.pageUrl(page, runId)}`);
@@ -154,30 +170,46 @@ export async function run(): Promise<void> {
     // Our launcher's quiet switches (no calls home, no first-run work), minus what Playwright sets itself.
     const args = [...chromiumSwitches({ userDataDir: pwProfile, headless: true }).filter((a) => a.startsWith('--') && !/^--(user-data-dir|remote-debugging|headless)/.test(a)), cert.chromiumSwitch];
     pwBrowser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
+    // Playwright's kept-profile context starts with the browser's first window: it waits for that page.
+    const keptArgs = args.filter((a) => a !== '--no-startup-window');
     const browser = pwBrowser;
 
     /** Every side over one site: rounds of page loads, then the table. */
     const compare = async (site: TrafficSite, protocol: string) => {
-      const times: Record<Side, number[]> = { off: [], on: [], pwHar: [], pwPlain: [] };
-      const callsBySide: Record<Side, number> = { off: 0, on: 0, pwHar: 0, pwPlain: 0 };
+      const bySide = <T>(make: () => T) => Object.fromEntries(SIDES.map((side) => [side, make()])) as Record<Side, T>;
+      const times = bySide<number[]>(() => []);
+      const callsBySide = bySide(() => 0);
       // Where the time goes: this process's CPU (the daemon, its proxy and write gate, or Playwright's driver, all
       // in-process) and its event loop's delay while each side loads. A daemon request paused by the write gate
       // waits for this loop, so loop delay is page latency on the daemon sides and not on Playwright's.
-      const cpuBySide: Record<Side, number> = { off: 0, on: 0, pwHar: 0, pwPlain: 0 };
-      const loopBySide = Object.fromEntries(SIDES.map((s) => [s, monitorEventLoopDelay({ resolution: 1 })])) as Record<Side, IntervalHistogram>;
+      const cpuBySide = bySide(() => 0);
+      const loopBySide = bySide<IntervalHistogram>(() => monitorEventLoopDelay({ resolution: 1 }));
       const notes: string[] = [];
       let harBytes = 0;
+      /**
+       * A kept profile's context is a browser of its own, launched in the warm-up round and open until the
+       * comparison ends, as warm as the daemon's tab: its HAR (every round's pages) is written when it closes.
+       */
+      const kept = new Map<Side, import('playwright-core').BrowserContext>();
+      const keptHar = join(harDir, `kept-${protocol.split(' ')[0]}.har`);
 
       /** One round of one side: a warm-up load, then every page once; the samples go to times[side]. */
       const round = async (side: Side, r: number) => {
         const before = site.apiCalls();
-        const cpu = process.cpuUsage();
-        loopBySide[side].enable();
-        if (side === 'off' || side === 'on') {
-          if (side === 'on') await tool('browser_har', { action: 'start', tab });
-          await daemonLoad(0, `w${r}`, site);
-          for (let p = 0; p < PAGE_COUNT; p++) times[side].push(await daemonLoad(p, `${side}${r}`, site));
-          if (side === 'on') {
+        // CPU and loop delay from the side's first load: a kept-profile side launches its browser first.
+        let cpu = process.cpuUsage();
+        const measure = () => {
+          cpu = process.cpuUsage();
+          loopBySide[side].enable();
+        };
+        if (DAEMON_SIDES.has(side)) {
+          const tab = CONTEXT_SIDES.has(side) ? contextTab : mainTab;
+          const recording = RECORDING_SIDES.has(side);
+          if (recording) await tool('browser_har', { action: 'start', tab });
+          measure();
+          await daemonLoad(0, `w${r}`, site, tab);
+          for (let p = 0; p < PAGE_COUNT; p++) times[side].push(await daemonLoad(p, `${side}${r}`, site, tab));
+          if (recording) {
             const stopped = await tool('browser_har', { action: 'stop', tab });
             const entries = Number((stopped.renderJson().har as { entries?: number } | undefined)?.entries);
             const want = (PAGE_COUNT + 1) * (CALLS_PER_PAGE + 1);
@@ -185,17 +217,28 @@ export async function run(): Promise<void> {
             await tool('browser_har', { action: 'delete', tab });
           }
         } else {
-          const path = join(harDir, `pw-${r}.har`);
-          const context = await browser.newContext(side === 'pwHar' ? { recordHar: { path, content: 'embed' } } : {});
-          const page = await context.newPage();
+          const keptSide = KEPT_PROFILE_SIDES.has(side);
+          const path = keptSide ? keptHar : join(harDir, `${side}-${r}.har`);
+          const recordHar = RECORDING_SIDES.has(side) ? { recordHar: { path, content: 'embed' as const } } : {};
+          let context = keptSide ? kept.get(side) : undefined;
+          if (!context) {
+            context = keptSide
+              ? await chromium.launchPersistentContext(pwKeptProfiles[side as keyof typeof pwKeptProfiles], { executablePath: CHROMIUM, headless: true, args: keptArgs, ...recordHar })
+              : await browser.newContext(recordHar);
+            if (keptSide) kept.set(side, context);
+          }
+          const page = context.pages()[0] ?? (await context.newPage());
+          measure();
           const pwLoad = async (p: number, runId: string) => {
             await page.goto(site.pageUrl(p, runId), { waitUntil: 'load' });
             return stampOf(await page.evaluate(STAMP), `playwright ${site.pageUrl(p, runId)}`);
           };
           await pwLoad(0, `w${r}`);
           for (let p = 0; p < PAGE_COUNT; p++) times[side].push(await pwLoad(p, `${side}${r}`));
-          await context.close();
-          if (side === 'pwHar') harBytes = Math.max(harBytes, statSync(path).size);
+          if (!keptSide) {
+            await context.close();
+            if (side === 'pwHar') harBytes = Math.max(harBytes, statSync(path).size);
+          }
         }
         loopBySide[side].disable();
         const used = process.cpuUsage(cpu);
@@ -216,6 +259,8 @@ export async function run(): Promise<void> {
         for (const side of r % 2 ? rotated.reverse() : rotated) await round(side, r);
       }
 
+      for (const context of kept.values()) await context.close();
+      const keptHarBytes = statSync(keptHar).size;
       const m = Object.fromEntries(SIDES.map((s) => [s, median(times[s])])) as Record<Side, number>;
       // CPU per load counts the warm-up load of each round too: every load of the side while it ran.
       const cpuPerLoad = (s: Side) => cpuBySide[s] / (ROUNDS * (PAGE_COUNT + 1));
@@ -225,17 +270,22 @@ export async function run(): Promise<void> {
         `Page load with traffic recording over ${protocol} (${PAGE_COUNT} pages x ${CALLS_PER_PAGE} API calls, page's own time to its last answer, medians)`,
         ['side', 'loads', 'median', 'p90', 'ratio', 'ratio of', 'node CPU/load', 'loop delay mean/p99'],
         [
-          row('daemon act tab, recording off', 'off', 1, ''),
-          row('daemon act tab, browser_har on (bodies text)', 'on', m.on / m.off, 'on / off (goal <= 1.15x)'),
-          row(`Playwright ${packageVersion('playwright-core')} recordHar embed`, 'pwHar', m.on / m.pwHar, 'on / Playwright recordHar (goal <= 1.0x)'),
-          row('Playwright, no recordHar', 'pwPlain', m.pwHar / m.pwPlain, 'Playwright recordHar / Playwright plain'),
+          row('daemon act tab, user profile (kept on disk), recording off', 'off', 1, ''),
+          row('daemon act tab, user profile, browser_har on (bodies text)', 'on', m.on / m.off, 'on / off (goal <= 1.15x)'),
+          row(`Playwright ${packageVersion('playwright-core')} recordHar embed, profile kept on disk`, 'pwKeptHar', m.on / m.pwKeptHar, 'on / this: same kind of profile (goal <= 1.0x)'),
+          row('Playwright, profile kept on disk, no recordHar', 'pwKeptPlain', m.pwKeptHar / m.pwKeptPlain, 'this recordHar / this plain'),
+          row('daemon act tab, isolated context, recording off', 'ctxOff', m.ctxOff / m.off, 'context off / profile off'),
+          row('daemon act tab, isolated context, browser_har on', 'ctxOn', m.ctxOn / m.ctxOff, 'context on / context off (goal <= 1.15x)'),
+          row(`Playwright ${packageVersion('playwright-core')} recordHar embed, throwaway context`, 'pwHar', m.ctxOn / m.pwHar, 'context on / this: same kind (goal <= 1.0x)'),
+          row('Playwright, throwaway context, no recordHar', 'pwPlain', m.pwHar / m.pwPlain, 'this recordHar / this plain'),
         ],
         [
           'node CPU/load and loop delay: this process (daemon, or Playwright\'s driver) while the side ran; not in the page\'s time by themselves.',
           `${ROUNDS} rounds, each side's order rotated and reversed every other round; a warm-up round of every side first, not counted.`,
           `API calls the site answered per side (each should be ${ROUNDS * (PAGE_COUNT + 1) * CALLS_PER_PAGE}): ${SIDES.map((s) => `${s} ${callsBySide[s]}`).join(', ')}.`,
-          `Our HAR records document, xhr and fetch (the defaults) with text bodies inline; Playwright's records every type with every body embedded (these pages load nothing else). Largest Playwright HAR of a round: ${mb(harBytes)}.`,
-          'The daemon sides go through the daemon\'s egress proxy, which holds none of their requests for a verdict (the bench user has no rule that could refuse or change one, so Fetch is off); Playwright\'s go straight to the site, so "Playwright, no recordHar" vs "off" is the daemon\'s own rules, not recording.',
+          `Our HAR records document, xhr and fetch (the defaults) with text bodies inline; Playwright's records every type with every body embedded (these pages load nothing else). Largest Playwright HAR of a round: ${mb(harBytes)}; the kept profile's, of every round: ${mb(keptHarBytes)}.`,
+          `A profile kept on disk vs an in-memory context, the same pages with no recording: Playwright ${(m.pwKeptPlain / m.pwPlain).toFixed(2)}x, the daemon ${(m.off / m.ctxOff).toFixed(2)}x. Across kinds, the daemon's profile tab recording vs Playwright's throwaway context recording: ${(m.on / m.pwHar).toFixed(2)}x.`,
+          'The daemon sides go through the daemon\'s egress proxy, which holds none of their requests for a verdict (the bench user has no rule that could refuse or change one, so Fetch is off); Playwright\'s go straight to the site.',
           ...notes,
         ],
       );
@@ -246,6 +296,7 @@ export async function run(): Promise<void> {
     await browser.close();
     pwBrowser = undefined;
     await tool('browser_close_tab', { tab });
+    await tool('browser_close_tab', { tab: contextTab });
   } finally {
     await pwBrowser?.close().catch(() => undefined);
     await d.stop();
@@ -253,5 +304,6 @@ export async function run(): Promise<void> {
     await tlsSite.close();
     rmSync(harDir, { recursive: true, force: true });
     rmSync(pwProfile, { recursive: true, force: true });
+    for (const dir of Object.values(pwKeptProfiles)) rmSync(dir, { recursive: true, force: true });
   }
 }
