@@ -227,6 +227,7 @@ export class TrafficRecorder {
     if (this.open.get(requestId) === ex) this.open.delete(requestId);
     // The request is over, unless this was a redirect's hop (its next hop, or that hop's headers, are to come).
     if (ex.redirectUrl === undefined) {
+      this.hops.delete(requestId);
       this.hopsWaiting.delete(requestId);
       this.headersWaiting.delete(requestId);
     }
