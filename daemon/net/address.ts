@@ -159,6 +159,10 @@ function bare(ip: string): string {
  * Non-canonical IPv4 forms (`127.1`, `0x7f000001`) are understood too, via {@link parseHostAsIp}.
  */
 export function classifyAddress(ip: string): AddressClass {
+  return classifyKept(ip);
+}
+
+function classifyUnkept(ip: string): AddressClass {
   const s = bare(ip);
   const family = isIP(s);
   if (family === 4) return classOf(s, 'ipv4');
@@ -238,6 +242,10 @@ function parseIPv4Host(host: string): string | undefined {
  * are mapped the way URL parsing maps them first, so full-width digits (`１２７.０.０.１`) count as IPv4 too.
  */
 export function parseHostAsIp(host: string): string | undefined {
+  return parseHostKept(host);
+}
+
+function parseHostUnkept(host: string): string | undefined {
   let s = host.trim();
   if (s.startsWith('[') && s.endsWith(']')) {
     const inner = bare(s);
@@ -248,3 +256,28 @@ export function parseHostAsIp(host: string): string | undefined {
   if (!s) return undefined;
   return parseIPv4Host(s.toLowerCase());
 }
+
+/**
+ * Both answers above depend on their input alone, and the egress proxy asks them for every request a page
+ * makes, mostly about the same few addresses: node:net's BlockList, which the ranges are matched with, cost as
+ * much of each proxied request as making the upstream request itself. So answers are kept: at most
+ * KEPT_ANSWERS of them, for inputs no longer than a host name may be (a longer one is worked out each time),
+ * all forgotten at once when the table is full.
+ */
+const KEPT_ANSWERS = 4096;
+const KEPT_INPUT_MAX = 255;
+
+function kept<T>(work: (input: string) => T): (input: string) => T {
+  const answers = new Map<string, T>();
+  return (input) => {
+    if (input.length > KEPT_INPUT_MAX) return work(input);
+    if (answers.has(input)) return answers.get(input) as T;
+    const answer = work(input);
+    if (answers.size >= KEPT_ANSWERS) answers.clear();
+    answers.set(input, answer);
+    return answer;
+  };
+}
+
+const classifyKept = kept(classifyUnkept);
+const parseHostKept = kept(parseHostUnkept);

@@ -98,6 +98,13 @@ const cases: [string, AddressClass][] = [
 
 t.test('classifyAddress', async (t) => {
   for (const [ip, cls] of cases) t.equal(classifyAddress(ip), cls, `${JSON.stringify(ip)} is ${cls}`);
+  // Answers are kept (the proxy asks for every request): asked again, and again after the table was filled
+  // with other addresses and forgotten, every answer is the same.
+  for (const [ip, cls] of cases) t.equal(classifyAddress(ip), cls, `${JSON.stringify(ip)} is ${cls}, asked again`);
+  for (let i = 0; i < 5000; i++) classifyAddress(`10.${(i >> 8) & 255}.${i & 255}.1`);
+  for (const [ip, cls] of cases) t.equal(classifyAddress(ip), cls, `${JSON.stringify(ip)} is ${cls}, after the table filled`);
+  // An input longer than any host name is worked out each time, and still fails closed.
+  t.equal(classifyAddress(`127.0.0.1${' '.repeat(300)}x`), 'reserved');
 });
 
 t.test('every form the issue names is blocked by default', async (t) => {
