@@ -259,10 +259,9 @@ function parseHostUnkept(host: string): string | undefined {
 
 /**
  * Both answers above depend on their input alone, and the egress proxy asks them for every request a page
- * makes, mostly about the same few addresses: node:net's BlockList, which the ranges are matched with, cost as
- * much of each proxied request as making the upstream request itself. So answers are kept: at most
- * KEPT_ANSWERS of them, for inputs no longer than a host name may be (a longer one is worked out each time),
- * all forgotten at once when the table is full.
+ * makes, mostly about the same few addresses; node:net's BlockList, which the ranges are matched with, made
+ * each check of a target about 7.5 us. So answers are kept: at most KEPT_ANSWERS of them, for inputs no longer
+ * than a host name may be (a longer one is worked out each time), all forgotten at once when the table is full.
  */
 const KEPT_ANSWERS = 4096;
 const KEPT_INPUT_MAX = 255;
