@@ -23,6 +23,22 @@ function plainHeaders(h: Record<string, unknown> | undefined): Headers {
   return out;
 }
 
+/** The first item queued under `key` (wrapped: an item may be null), dropping the key once its queue is empty. */
+function takeFirst<T>(queues: Map<string, T[]>, key: string): { item: T } | undefined {
+  const queue = queues.get(key);
+  if (!queue?.length) return undefined;
+  const item = queue.shift()!;
+  if (!queue.length) queues.delete(key);
+  return { item };
+}
+
+/** Queues `item` under `key`; a new key only while fewer than MAX_OPEN keys wait, so waiting cannot grow without end. */
+function enqueue<T>(queues: Map<string, T[]>, key: string, item: T) {
+  const queue = queues.get(key);
+  if (queue) queue.push(item);
+  else if (queues.size < MAX_OPEN) queues.set(key, [item]);
+}
+
 export class TrafficRecorder {
   private sinks: TrafficSink[] = [];
   /** By Chromium request id: the current hop of each request in flight. */
@@ -110,14 +126,9 @@ export class TrafficRecorder {
     d.add(c.on('Network.requestWillBeSentExtraInfo', session, (p) => {
       if (!this.active) return;
       const headers = plainHeaders(p.headers);
-      const hops = this.hopsWaiting.get(p.requestId);
-      if (hops?.length) {
-        const ex = hops.shift();
-        if (!hops.length) this.hopsWaiting.delete(p.requestId);
-        if (ex) ex.request.headers = headers;
-      } else if (this.headersWaiting.size < MAX_OPEN) {
-        this.headersWaiting.set(p.requestId, [...(this.headersWaiting.get(p.requestId) ?? []), headers]);
-      }
+      const hop = takeFirst(this.hopsWaiting, p.requestId);
+      if (!hop) enqueue(this.headersWaiting, p.requestId, headers);
+      else if (hop.item) hop.item.request.headers = headers;
     }));
     d.add(c.on('Network.responseReceived', session, (p) => {
       const ex = this.open.get(p.requestId);
@@ -191,16 +202,9 @@ export class TrafficRecorder {
 
   /** A new hop takes the first headers waiting for its request id, or waits for them (see headersWaiting). */
   private hopHeaders(requestId: string, ex: Exchange | null) {
-    const waiting = this.headersWaiting.get(requestId);
-    if (waiting?.length) {
-      const headers = waiting.shift()!;
-      if (!waiting.length) this.headersWaiting.delete(requestId);
-      if (ex) ex.request.headers = headers;
-      return;
-    }
-    const hops = this.hopsWaiting.get(requestId);
-    if (hops) hops.push(ex);
-    else if (this.hopsWaiting.size < MAX_OPEN) this.hopsWaiting.set(requestId, [ex]);
+    const headers = takeFirst(this.headersWaiting, requestId);
+    if (!headers) enqueue(this.hopsWaiting, requestId, ex);
+    else if (ex) ex.request.headers = headers.item;
   }
 
   /** A monotonic Chromium timestamp as wall-clock seconds, anchored at the exchange's start. */
