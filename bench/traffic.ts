@@ -86,12 +86,11 @@ export async function run(): Promise<void> {
     const tool = await inProcessCaller(d);
     const user = d.daemon.env.users.get('bench')!;
     const opened = await tool('browser_open', { url: site.pageUrl(0, 'open'), mode: 'act' });
-    const mainTab = String(opened.renderJson().tab);
-    const tab = mainTab;
+    const profileTab = String(opened.renderJson().tab);
     // The same kind of tab in an isolated context (cookies, storage and cache in memory, like a private window):
     // what a throwaway Playwright context is to Playwright.
     const contextTab = String((await tool('browser_open', { url: site.pageUrl(0, 'open'), mode: 'act', context: 'bench' })).renderJson().tab);
-    const daemonLoad = async (page: number, runId: string, from: TrafficSite = site, tab = mainTab) => {
+    const daemonLoad = async (page: number, runId: string, from: TrafficSite = site, tab = profileTab) => {
       await tool('browser_navigate', { tab, url: from.pageUrl(page, runId) });
       const out = await tool('browser_evaluate', { tab, js: STAMP, timeoutMs: 25000 });
       return stampOf(/(-?[\d.]+)\s*<<<end-page/.exec(String(out.renderJson().text))?.[1], `daemon ${from.pageUrl(page, runId)}`);
@@ -103,8 +102,8 @@ export async function run(): Promise<void> {
      */
     const memory = async () => {
       for (let p = 0; p < PAGE_COUNT; p++) await daemonLoad(p, 'memwarm');
-      await tool('browser_har', { action: 'start', tab, maxEntries: MEMORY_ENTRIES });
-      const rec = harRecordings(d.daemon.env).get(user.id, tab)!;
+      await tool('browser_har', { action: 'start', tab: profileTab, maxEntries: MEMORY_ENTRIES });
+      const rec = harRecordings(d.daemon.env).get(user.id, profileTab)!;
       gc();
       const before = process.memoryUsage();
       let peakRss = before.rss;
@@ -125,11 +124,11 @@ export async function run(): Promise<void> {
         clearInterval(sampler);
       }
       const recordSeconds = (now() - t0) / 1000;
-      await tool('browser_har', { action: 'stop', tab });
+      await tool('browser_har', { action: 'stop', tab: profileTab });
       gc();
       const after = process.memoryUsage();
       const fileBytes = statSync(rec.file).size;
-      const exported = await tool('browser_har', { action: 'export', tab });
+      const exported = await tool('browser_har', { action: 'export', tab: profileTab });
       const exportBytes = Number(exported.renderJson().size);
 
       // The HAR as browser_api_map reads it: one document in memory, the user's secrets in the redactor.
@@ -145,9 +144,9 @@ export async function run(): Promise<void> {
         runs.push(now() - s);
       }
       const toolRun = now();
-      await tool('browser_api_map', { action: 'build', tab, name: 'bench-tool' });
+      await tool('browser_api_map', { action: 'build', tab: profileTab, name: 'bench-tool' });
       const toolMs = now() - toolRun;
-      await tool('browser_har', { action: 'delete', tab });
+      await tool('browser_har', { action: 'delete', tab: profileTab });
 
       printTable(
         `Daemon memory for a ${MEMORY_ENTRIES}-entry HAR recording (this process: the daemon runs in it)`,
@@ -203,7 +202,7 @@ export async function run(): Promise<void> {
           loopBySide[side].enable();
         };
         if (DAEMON_SIDES.has(side)) {
-          const tab = CONTEXT_SIDES.has(side) ? contextTab : mainTab;
+          const tab = CONTEXT_SIDES.has(side) ? contextTab : profileTab;
           const recording = RECORDING_SIDES.has(side);
           if (recording) await tool('browser_har', { action: 'start', tab });
           measure();
@@ -295,7 +294,7 @@ export async function run(): Promise<void> {
     await compare(tlsSite, 'https (CONNECT tunnels through the egress proxy, kept open)');
     await browser.close();
     pwBrowser = undefined;
-    await tool('browser_close_tab', { tab });
+    await tool('browser_close_tab', { tab: profileTab });
     await tool('browser_close_tab', { tab: contextTab });
   } finally {
     await pwBrowser?.close().catch(() => undefined);
