@@ -2,6 +2,8 @@
  * Chromium command-line switches, one reason per flag. The browser must call no one on its own: this machine
  * (and many hosts) has no route out, and a user's browser phoning home is not what they signed up for.
  */
+import { egressProxySwitch } from '../net/egress-proxy.js';
+
 export interface SwitchOptions {
   userDataDir: string;
   headless: boolean;
@@ -108,7 +110,7 @@ export function chromiumSwitches(o: SwitchOptions): string[] {
   ];
   if (o.headless) s.push('--headless=new', '--hide-scrollbars', '--mute-audio');
   if (o.proxyPort) {
-    s.push(`--proxy-server=http://127.0.0.1:${o.proxyPort}`);
+    s.push(egressProxySwitch(o.proxyPort));
     // Chromium bypasses the proxy for loopback unless told not to; the guard must see loopback too. The sink
     // goes direct, to fail in Chromium's resolver instead of reaching the guard as an attempt.
     lists['--proxy-bypass-list']!.push('<-loopback>', ...SINKED);

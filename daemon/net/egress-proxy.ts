@@ -3,7 +3,7 @@
  *
  * Why a proxy and not a URL check: Chromium resolves names itself, so a check before navigation misses DNS
  * rebinding, redirects, window.open, iframes and every sub-resource. Instead every browser is started with
- * `--proxy-server=http://127.0.0.1:PORT --proxy-bypass-list=<-loopback>` (the `<-loopback>` entry stops
+ * this proxy as its --proxy-server (`egressProxySwitch`) and `--proxy-bypass-list=<-loopback>` (the entry stops
  * Chromium's implicit "loopback goes direct" rule), so all of its traffic arrives here. For each request we
  * resolve the name ourselves, check EVERY address it resolves to, and connect to the address we checked:
  * a second lookup could answer differently (rebinding), so there is none. Anything we cannot vet is refused.
@@ -18,16 +18,17 @@
  * Redirects are not followed here: the response goes back to the browser as it is, and the browser's next
  * hop comes through the proxy again and is checked again.
  *
- * Plain http:// requests reuse upstream connections, kept per browser connection to the proxy (one keep-alive
- * agent each, gone when that connection closes): a new TCP connection per request was most of an act tab's
- * cost on a page of many API calls. Every request is still vetted first, and a kept connection is only ever
- * to an address that was vetted when it was made; one browser connection's upstream sockets never serve
- * another's.
+ * One port, two protocols, told apart by the first byte: https:// and ws(s):// arrive as HTTP CONNECT; plain
+ * http:// arrives over SOCKS5 (`egressProxySwitch`). Both are tunnels: after the check the bytes go through
+ * untouched and Chromium keeps the connection for its next requests to that host, as it would its own. (Plain
+ * http as an HTTP proxy request would mean parsing and sending every request again here, on the daemon's main
+ * thread: a page of many API calls over http loaded measurably slower that way.)
  */
 import http from 'node:http';
 import net from 'node:net';
 import { promises as dns } from 'node:dns';
 import { vetTarget, VetRefusal } from './vet.js';
+import { readSocksConnect, socksReply, SocksHandshakeError, SocksReply, SOCKS_VERSION } from './socks5.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -80,33 +81,16 @@ export interface EgressProxy {
   close(): Promise<void>;
 }
 
-/** An idle kept upstream connection is closed after this long (Chromium keeps its own idle ones about as long). */
-const IDLE_UPSTREAM_MS = 30_000;
-
 // `verbatim` keeps the resolver's own order rather than whatever default some library set for the process.
 const defaultLookup = async (host: string): Promise<ResolvedAddress[]> => dns.lookup(host, { all: true, verbatim: true });
 
-// Hop-by-hop headers (RFC 9110 7.6.1) plus the proxy-only ones: they describe this hop, not the next one.
-// Proxy-Authorization in particular must never reach the origin.
-const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate',
-  'te', 'trailer', 'transfer-encoding', 'upgrade',
-]);
-
-/** Raw headers without hop-by-hop ones and without any header the Connection header names. */
-function endToEndHeaders(raw: string[]): string[] {
-  const named = new Set<string>();
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.toLowerCase() === 'connection') {
-      for (const token of raw[i + 1]!.split(',')) named.add(token.trim().toLowerCase());
-    }
-  }
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (!HOP_BY_HOP.has(name) && !named.has(name)) out.push(raw[i]!, raw[i + 1]!);
-  }
-  return out;
+/**
+ * The --proxy-server switch for a browser using the proxy on `port`: plain http:// over SOCKS5, everything
+ * else (https://, and WebSockets, which Chromium sends to the https proxy) over HTTP CONNECT. The admission
+ * check looks for exactly this switch on a client's command line.
+ */
+export function egressProxySwitch(port: number): string {
+  return `--proxy-server=http=socks5://127.0.0.1:${port};https=http://127.0.0.1:${port}`;
 }
 
 class Refusal extends Error {
@@ -158,8 +142,8 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
         const socket = net.connect({ host: address, port });
         sockets.add(socket);
         socket.once('close', () => sockets.delete(socket));
-        // A timer of its own, not socket.setTimeout: a 'timeout' listener left on the socket would fire again
-        // whenever the keep-alive agent arms the socket's idle timer later, and destroy it mid-request.
+        // A timer of its own, not socket.setTimeout: that idle timer would stay armed on the relayed socket and
+        // end a kept tunnel that is only quiet.
         const timer = setTimeout(() => socket.destroy(new Error('connect timeout')), connectTimeoutMs);
         socket.once('error', (err) => {
           clearTimeout(timer);
@@ -174,27 +158,6 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
       };
       next();
     });
-  }
-
-  /**
-   * One keep-alive agent per browser connection. The agent pools by `host:port`, and the host it is given is
-   * the first vetted address (never a name), so a name that now resolves elsewhere gets other sockets; its
-   * connections are made by connect(), so only to vetted addresses.
-   */
-  const agents = new WeakMap<net.Socket, http.Agent>();
-  function agentFor(client: net.Socket): http.Agent {
-    let agent = agents.get(client);
-    if (!agent) {
-      agent = new http.Agent({ keepAlive: true, timeout: IDLE_UPSTREAM_MS, scheduling: 'lifo' });
-      agent.createConnection = ((options: { vetted: string[]; port: number }, done: (err: Error | null, s?: net.Socket) => void) => {
-        connect(options.vetted, options.port).then((s) => done(null, s), (e: Error) => done(e));
-        return undefined;
-      }) as unknown as typeof agent.createConnection;
-      agents.set(client, agent);
-      const a = agent;
-      client.once('close', () => a.destroy());
-    }
-    return agent;
   }
 
   const admissions = new WeakMap<net.Socket, string | undefined>();
@@ -234,60 +197,71 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     }
   }
 
-  // Plain http:// requests arrive in absolute form: "GET http://host:port/path HTTP/1.1".
-  async function onRequest(req: http.IncomingMessage, res: http.ServerResponse) {
-    const reply = (status: number, text: string) => {
-      if (res.headersSent) return void res.destroy();
+  /** Relays bytes both ways between a client and its checked upstream connection, until either side ends. */
+  function relay(client: net.Socket, upstream: net.Socket, head: Buffer) {
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    if (head.length) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+    client.resume();
+  }
+
+  /**
+   * The guard's own answers inside a SOCKS tunnel that goes nowhere. SOCKS carries only plain http:// here, so
+   * a refusal is told the way a site would tell it, as an HTTP response marked with EGRESS_HEADER; a SOCKS
+   * failure code would reach the page as Chromium's generic proxy error, indistinguishable from a broken proxy.
+   */
+  const tunnelAnswers = new WeakMap<net.Socket, { status: number; text: string }>();
+  const answers = http.createServer((req, res) => {
+    const answer = tunnelAnswers.get(req.socket) ?? { status: 502, text: 'browserd: no route\n' };
+    res.writeHead(answer.status, {
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': Buffer.byteLength(answer.text),
+      connection: 'close',
       // Marks the proxy's own answers, so a tab can tell "the guard refused" from a site's own 403/502.
-      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), [EGRESS_HEADER]: status === 403 ? 'blocked' : 'unreachable' });
-      res.end(text);
-    };
-    let target: URL;
+      [EGRESS_HEADER]: answer.status === 403 ? 'blocked' : 'unreachable',
+    });
+    res.end(answer.text);
+  });
+  function answerInTunnel(client: net.Socket, rest: Buffer, status: number, text: string) {
+    tunnelAnswers.set(client, { status, text });
+    client.write(socksReply(SocksReply.succeeded));
+    if (rest.length) client.unshift(rest);
+    answers.emit('connection', client);
+    client.resume();
+  }
+
+  // Plain http:// arrives as a SOCKS5 CONNECT; after the check the bytes are relayed untouched.
+  async function onSocks(client: net.Socket, first: Buffer) {
+    let request;
     try {
-      target = new URL(req.url ?? '');
-    } catch {
-      return reply(400, 'browserd egress proxy: absolute http:// URL required\n');
+      request = await readSocksConnect(client, first);
+    } catch (e) {
+      if (!(e instanceof SocksHandshakeError)) throw e;
+      if (e.reply === undefined) client.destroy();
+      else client.end(socksReply(e.reply));
+      return;
     }
-    if (target.protocol !== 'http:') return reply(400, `browserd egress proxy: ${target.protocol} is not proxied as a plain request\n`);
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    const port = target.port ? Number(target.port) : 80;
-    if (refuseStranger(req.socket, host, port, reply)) return;
-    const addresses = await vetOrRefuse(req.socket, host, port, reply);
+    const { host, port, rest } = request;
+    // A stranger gets no tunnel at all, not even one that answers.
+    if (refuseStranger(client, host, port, () => client.end(socksReply(SocksReply.notAllowed)))) return;
+    const addresses = await vetOrRefuse(client, host, port, (status, text) => answerInTunnel(client, rest, status, text));
     if (!addresses) return;
-    const send = (fresh: boolean) => {
-      const upstream = http.request({
-        method: req.method,
-        path: target.pathname + target.search,
-        headers: endToEndHeaders(req.rawHeaders) as unknown as http.OutgoingHttpHeaders,
-        // Host stays as the browser sent it (a virtual host), while the socket goes to a checked address.
-        setHost: false,
-        host: addresses[0],
-        port,
-        // No agent on a retry: with createConnection and no agent, Node uses exactly this new connection.
-        ...(fresh ? { createConnection: (_o: unknown, done: (e: Error | null, s?: net.Socket) => void) => void connect(addresses, port).then((sock) => done(null, sock), done) } : { agent: agentFor(req.socket), vetted: addresses }),
-      } as http.RequestOptions);
-      upstream.on('response', (up) => {
-        res.writeHead(up.statusCode ?? 502, up.statusMessage, endToEndHeaders(up.rawHeaders));
-        up.pipe(res);
-        up.on('error', () => res.destroy());
-      });
-      upstream.on('error', () => {
-        // A kept connection the server closed just as it was reused (its keep-alive timeout): a GET or HEAD,
-        // which carries no body, goes again once on a new connection, as a browser retries its own.
-        if (!fresh && upstream.reusedSocket && !res.headersSent && (req.method === 'GET' || req.method === 'HEAD')) return void send(true).end();
-        reply(502, `browserd: could not reach ${host}:${port}\n`);
-      });
-      res.on('close', () => upstream.destroy());
-      return upstream;
-    };
-    req.pipe(send(false));
+    let upstream: net.Socket;
+    try {
+      upstream = await connect(addresses, port);
+    } catch {
+      return answerInTunnel(client, rest, 502, `browserd: could not reach ${host}:${port}\n`);
+    }
+    if (client.destroyed) return void upstream.destroy();
+    client.write(socksReply(SocksReply.succeeded));
+    relay(client, upstream, rest);
   }
 
   // https:// and ws(s):// arrive as "CONNECT host:port"; after the check the bytes are relayed untouched.
   async function onConnect(req: http.IncomingMessage, client: net.Socket, head: Buffer) {
-    sockets.add(client);
-    client.once('close', () => sockets.delete(client));
-    client.on('error', () => client.destroy());
     const m = /^(?:\[([^\]]+)\]|([^:\[\]]+)):(\d{1,5})$/.exec(req.url ?? '');
     const host = m ? (m[1] ?? m[2]!) : '';
     const port = m ? Number(m[3]) : 0;
@@ -305,19 +279,22 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
       return refuse(502, `browserd: could not connect to ${req.url}\n`);
     }
     if (client.destroyed) return void upstream.destroy();
-    upstream.on('error', () => client.destroy());
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    if (head.length) upstream.write(head);
-    upstream.pipe(client);
-    client.pipe(upstream);
+    relay(client, upstream, head);
+  }
+
+  // Requests in absolute form ("GET http://host/path"): our browsers send plain http over SOCKS instead.
+  function onRequest(req: http.IncomingMessage, res: http.ServerResponse) {
+    const reply = (status: number, text: string) => {
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close' });
+      res.end(text);
+    };
+    if (refuseStranger(req.socket, '', 0, reply)) return;
+    reply(400, 'browserd egress proxy: plain http:// goes through SOCKS5 on this port, other schemes through CONNECT\n');
   }
 
   const server = http.createServer();
-  server.on('request', (req, res) => {
-    onRequest(req, res).catch(() => res.destroy());
-  });
+  server.on('request', onRequest);
   server.on('connect', (req, socket: net.Socket, head) => {
     onConnect(req, socket, head).catch(() => socket.destroy());
   });
@@ -330,22 +307,35 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
     else socket.destroy();
   });
 
+  // The listening socket: the first byte says which protocol the client speaks (an HTTP method is a letter).
+  const front = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    socket.once('data', (first: Buffer) => {
+      socket.pause();
+      if (first[0] === SOCKS_VERSION) return void onSocks(socket, first).catch(() => socket.destroy());
+      socket.unshift(first);
+      server.emit('connection', socket);
+      socket.resume();
+    });
+  });
+
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    front.once('error', reject);
     // Loopback only: the proxy is for this host's browsers, never for the network.
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
+    front.listen(0, '127.0.0.1', () => {
+      front.off('error', reject);
       resolve();
     });
   });
-  ownPort = (server.address() as net.AddressInfo).port;
+  ownPort = (front.address() as net.AddressInfo).port;
 
   return {
     port: ownPort,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+        front.close(() => resolve());
         for (const s of sockets) s.destroy();
       }),
   };

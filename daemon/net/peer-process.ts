@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { statFields } from '../proc-stat.js';
+import { egressProxySwitch } from './egress-proxy.js';
 
 const ESTABLISHED = '01';
 
@@ -96,7 +97,7 @@ export function commandLine(pid: number): string[] {
 
 /**
  * An admission check for the egress proxy: the connection must come from a Chromium this process launched
- * with this very proxy (its --proxy-server names our port). Chromium runs its network stack inside the browser
+ * with this very proxy (its --proxy-server is egressProxySwitch of our port). Chromium runs its network stack inside the browser
  * process (see switches.ts, NetworkServiceInProcess2), so the client socket is held by that process itself.
  * Returns the admitted browser's pid, else the reason for the refusal.
  */
@@ -104,7 +105,7 @@ export function ownBrowsersOnly(): (clientPort: number, proxyPort: number) => st
   return (clientPort, port) => {
     const inode = clientSocketInode(clientPort, port);
     if (!inode) return 'the connecting process could not be identified';
-    const marker = `--proxy-server=http://127.0.0.1:${port}`;
+    const marker = egressProxySwitch(port);
     for (const child of childrenOf(process.pid)) {
       if (commandLine(child).includes(marker) && holdsSocket(child, inode)) return { pid: child };
     }

@@ -126,11 +126,15 @@ async function longWaitPolling(conn: { send: (...a: any[]) => Promise<unknown> }
   return { waiting };
 }
 
-/** Sends one request through a proxy from a separate Node process and returns the status line it got. */
-function requestFromOtherProcess(proxyPort: number, raw: string): Promise<string> {
+/**
+ * Sends bytes to a proxy from a separate Node process and returns what came back: the status line of an HTTP
+ * answer, else the bytes in hex (a SOCKS5 answer).
+ */
+function requestFromOtherProcess(proxyPort: number, raw: string | Buffer): Promise<string> {
   const script = `
-    const s = require('node:net').connect(${proxyPort}, '127.0.0.1', () => s.write(${JSON.stringify(raw)}));
-    let got = ''; s.on('data', (d) => { got += d; }); s.on('close', () => { process.stdout.write(got.split('\\r\\n')[0] || 'closed without an answer'); });
+    const s = require('node:net').connect(${proxyPort}, '127.0.0.1', () => s.write(Buffer.from('${Buffer.from(raw).toString('hex')}', 'hex')));
+    const got = []; s.on('data', (d) => got.push(d));
+    s.on('close', () => { const all = Buffer.concat(got); process.stdout.write(all.length === 0 ? 'closed without an answer' : all.subarray(0, 4).toString() === 'HTTP' ? all.toString().split('\\r\\n')[0] : all.toString('hex')); });
     s.on('error', (e) => process.stdout.write('error ' + e.message));`;
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['-e', script], { timeout: 20000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
@@ -143,14 +147,21 @@ t.test('another local process can not use the egress proxy, while the browser st
   const proxyArg = readFileSync(`/proc/${inst.pid}/cmdline`, 'utf8').split('\0').find((a) => a.startsWith('--proxy-server='))!;
   const proxyPort = Number(/:(\d+)$/.exec(proxyArg)![1]);
   const before = site.requests.filter((r) => r.path === '/for-browsers-only').length;
+  const request = `GET /for-browsers-only HTTP/1.1\r\nHost: 127.0.0.1:${site.port}\r\nConnection: close\r\n\r\n`;
+  // A SOCKS5 greeting, a CONNECT to the site and a request behind it, all at once, as plain http:// is carried.
+  const name = Buffer.from('127.0.0.1');
+  const socks = Buffer.concat([Buffer.from([5, 1, 0, 5, 1, 0, 3, name.length]), name, Buffer.from([site.port >> 8, site.port & 255]), Buffer.from(request)]);
+  const overSocks = await requestFromOtherProcess(proxyPort, socks);
   const plain = await requestFromOtherProcess(proxyPort, `GET ${site.url}/for-browsers-only HTTP/1.1\r\nHost: 127.0.0.1:${site.port}\r\nConnection: close\r\n\r\n`);
   const tunnel = await requestFromOtherProcess(proxyPort, `CONNECT 127.0.0.1:${site.port} HTTP/1.1\r\nHost: 127.0.0.1:${site.port}\r\n\r\n`);
+  t.equal(overSocks, '0500' + '05020001000000000000', `SOCKS5: no authentication asked, then "connection not allowed" (${overSocks})`);
   t.match(plain, /^HTTP\/1\.1 403/, `a plain request is refused: ${plain}`);
   t.match(tunnel, /^HTTP\/1\.1 403/, `a CONNECT tunnel is refused: ${tunnel}`);
   t.equal(site.requests.filter((r) => r.path === '/for-browsers-only').length, before, 'nothing reached the site from the other process');
   const opened = await tool('browser_open', { url: `${site.url}/for-browsers-only` });
   t.equal(opened.status, 200, 'the browser itself still gets through');
   t.equal(site.requests.filter((r) => r.path === '/for-browsers-only').length, before + 1, 'exactly the browser\'s request arrived');
+  t.match(proxyArg, /http=socks5:\/\/127\.0\.0\.1:\d+;https=http:\/\/127\.0\.0\.1:\d+$/, 'plain http over SOCKS5, the rest over CONNECT, both to the guard');
 });
 
 t.test('a tab whose renderer crashes during a long browser_wait ends the wait at once, not at its timeout', async (t) => {

@@ -52,14 +52,78 @@ async function echoServer(host = '127.0.0.1') {
   return { port: (server.address() as net.AddressInfo).port, connections: () => connections, close: () => new Promise((r) => server.close(r)) };
 }
 
-/** One request through the proxy in absolute form, as Chromium sends plain http:// requests. */
-function viaProxy(proxyPort: number, url: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
-  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: proxyPort, path: url, method: opts.method ?? 'GET', headers: opts.headers, agent: false });
+/** Address as a SOCKS5 request carries it: a name (type 3, as Chromium sends every host), or a literal IPv4 or IPv6 address. */
+function socksAddress(host: string, as: 'name' | 'ip' = 'name'): Buffer {
+  if (as === 'ip' && net.isIPv4(host)) return Buffer.from([1, ...host.split('.').map(Number)]);
+  if (as === 'ip' && net.isIPv6(host)) {
+    const [head, tail] = host.split('::');
+    const left = head ? head.split(':') : [];
+    const right = tail ? tail.split(':') : [];
+    const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+    return Buffer.from([4, ...groups.flatMap((g) => [parseInt(g, 16) >> 8, parseInt(g, 16) & 255])]);
+  }
+  const name = Buffer.from(host);
+  return Buffer.from([3, name.length, ...name]);
+}
+
+/** Reads exactly n bytes from a socket (or fewer when it closes first). */
+async function readBytes(socket: net.Socket, n: number): Promise<Buffer> {
+  let got = Buffer.alloc(0);
+  while (got.length < n) {
+    const chunk = socket.read() as Buffer | null;
+    if (chunk) {
+      got = Buffer.concat([got, chunk]);
+      continue;
+    }
+    if (socket.readableEnded || socket.destroyed) break;
+    await Promise.race([once(socket, 'readable'), once(socket, 'close')]);
+  }
+  if (got.length > n) socket.unshift(got.subarray(n));
+  return got.subarray(0, n);
+}
+
+/**
+ * A SOCKS5 CONNECT through the proxy, as Chromium opens one for plain http://: greeting, request, reply.
+ * Resolves with the reply code (0: the tunnel is open) and the socket. `bytewise` sends the handshake a
+ * byte at a time, as a slow network might deliver it.
+ */
+async function socksConnect(proxyPort: number, host: string, port: number, opts: { as?: 'name' | 'ip'; command?: number; methods?: number[]; bytewise?: boolean } = {}) {
+  const socket = net.connect(proxyPort, '127.0.0.1');
+  await once(socket, 'connect');
+  socket.pause();
+  const send = async (bytes: Buffer) => {
+    if (!opts.bytewise) return void socket.write(bytes);
+    for (const byte of bytes) {
+      socket.write(Buffer.from([byte]));
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  const methods = opts.methods ?? [0];
+  await send(Buffer.from([5, methods.length, ...methods]));
+  const method = await readBytes(socket, 2);
+  if (method[1] !== 0) return { reply: -1, method: method[1], socket };
+  await send(Buffer.concat([Buffer.from([5, opts.command ?? 1, 0]), socksAddress(host, opts.as), Buffer.from([port >> 8, port & 255])]));
+  const reply = await readBytes(socket, 10);
+  return { reply: reply.length >= 2 ? reply[1]! : -2, method: 0, socket };
+}
+
+/** One plain http:// request through the proxy, as Chromium sends it: over a SOCKS5 tunnel to the URL's host. */
+async function viaProxy(proxyPort: number, url: string, opts: { method?: string; headers?: Record<string, string>; body?: string; as?: 'name' | 'ip' } = {}) {
+  const target = new URL(url);
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  const { reply, socket } = await socksConnect(proxyPort, host, Number(target.port || 80), { as: opts.as });
+  if (reply !== 0) {
+    socket.destroy();
+    return { status: 0, socksReply: reply, headers: {} as http.IncomingHttpHeaders, body: '' };
+  }
+  socket.resume();
+  return new Promise<{ status: number; socksReply: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const req = http.request({ path: target.pathname + target.search, method: opts.method ?? 'GET', headers: { host: target.host, ...opts.headers }, createConnection: () => socket });
     req.on('response', async (res) => {
       let body = '';
       for await (const chunk of res) body += chunk;
-      resolve({ status: res.statusCode!, headers: res.headers, body });
+      socket.destroy();
+      resolve({ status: res.statusCode!, socksReply: 0, headers: res.headers, body });
     });
     req.on('error', reject);
     req.end(opts.body);
@@ -121,58 +185,75 @@ async function proxy(t: { teardown(fn: () => unknown): void }, opts: Partial<Egr
   return { ...p, blocked };
 }
 
-t.test('allowed: plain HTTP is forwarded to loopback with hop-by-hop headers handled', async (t) => {
+t.test('allowed: plain HTTP rides a SOCKS5 tunnel to loopback, its bytes untouched', async (t) => {
   const site = await httpServer();
   t.teardown(site.close);
   const p = await proxy(t, { allowPrivateNetwork: true });
-  const res = await viaProxy(p.port, `http://127.0.0.1:${site.port}/page?q=1`, {
-    method: 'POST',
-    headers: {
-      'Proxy-Connection': 'keep-alive',
-      'Proxy-Authorization': 'Basic c2VjcmV0',
-      Connection: 'x-drop-me',
-      'X-Drop-Me': 'hop',
-      'X-Kept': 'end-to-end',
-      Host: `127.0.0.1:${site.port}`,
-    },
-    body: 'payload',
-  });
+  const res = await viaProxy(p.port, `http://127.0.0.1:${site.port}/page?q=1`, { method: 'POST', headers: { 'X-Kept': 'end-to-end' }, body: 'payload' });
   t.equal(res.status, 200);
   t.equal(res.body, 'hello POST /page?q=1');
   const seen = site.seen.at(-1)!;
-  t.equal(seen.url, '/page?q=1', 'origin-form path upstream');
+  t.equal(seen.url, '/page?q=1');
   t.equal(seen.body, 'payload', 'body forwarded');
   t.equal(seen.headers['x-kept'], 'end-to-end');
-  t.equal(seen.headers['proxy-authorization'], undefined, 'Proxy-Authorization never reaches the origin');
-  t.equal(seen.headers['proxy-connection'], undefined);
-  t.equal(seen.headers['x-drop-me'], undefined, 'headers named by Connection are dropped');
   t.equal(seen.headers.host, `127.0.0.1:${site.port}`);
+  t.equal(res.headers['x-browserd-egress'], undefined, "a site's answer carries no mark of the guard");
   t.same(p.blocked, []);
 });
 
-t.test('allowed: Host is kept when a name is connected through its checked address', async (t) => {
+t.test('allowed: a name is connected through its checked address; IPv4 and IPv6 literals too; a handshake a byte at a time', async (t) => {
   const site = await httpServer();
   t.teardown(site.close);
   const p = await proxy(t, { allowPrivateNetwork: true });
-  const res = await viaProxy(p.port, `http://rebind.test:${site.port}/x`, { headers: { Host: `rebind.test:${site.port}` } });
+  const res = await viaProxy(p.port, `http://rebind.test:${site.port}/x`);
   t.equal(res.status, 200);
   t.equal(site.seen.at(-1)!.headers.host, `rebind.test:${site.port}`);
+  t.equal((await viaProxy(p.port, `http://127.0.0.1:${site.port}/ip4`, { as: 'ip' })).body, 'hello GET /ip4');
+  const slow = await socksConnect(p.port, '127.0.0.1', site.port, { bytewise: true });
+  t.equal(slow.reply, 0, 'a handshake in single bytes still opens the tunnel');
+  slow.socket.destroy();
+  if (ipv6) {
+    const six = await httpServer('::1');
+    t.teardown(six.close);
+    t.equal((await viaProxy(p.port, `http://[::1]:${six.port}/ip6`, { as: 'ip' })).body, 'hello GET /ip6');
+  }
 });
 
-t.test('allowed: responses pass as they are (redirects not followed, hop-by-hop stripped, streaming)', async (t) => {
+t.test('allowed: responses pass as they are (redirects not followed, streaming); one tunnel carries many requests on one connection', async (t) => {
   const site = await httpServer();
   t.teardown(site.close);
+  let connections = 0;
+  site.server.on('connection', () => connections++);
   const p = await proxy(t, { allowPrivateNetwork: true });
   const redirect = await viaProxy(p.port, `http://127.0.0.1:${site.port}/redirect`);
   t.equal(redirect.status, 302);
   t.equal(redirect.headers.location, 'http://127.0.0.1:1/elsewhere');
   t.equal(site.seen.length, 1, 'the proxy did not follow the redirect');
-  const hop = await viaProxy(p.port, `http://127.0.0.1:${site.port}/hop`);
-  t.equal(hop.headers['x-secret'], undefined);
-  t.equal(hop.headers['x-kept'], 'yes');
-  t.equal(hop.body, 'hop');
   const chunked = await viaProxy(p.port, `http://127.0.0.1:${site.port}/chunked`);
   t.equal(chunked.body, 'part1-part2');
+
+  // As Chromium keeps a tunnel for its next requests to the same host.
+  connections = 0;
+  const { reply, socket } = await socksConnect(p.port, '127.0.0.1', site.port);
+  t.equal(reply, 0);
+  socket.resume();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  agent.createConnection = () => socket;
+  const bodies: string[] = [];
+  for (const path of ['/1', '/2', '/3']) {
+    bodies.push(await new Promise<string>((resolve, reject) => {
+      http.get({ path, agent, headers: { host: `127.0.0.1:${site.port}` } }, async (res) => {
+        let body = '';
+        for await (const chunk of res) body += chunk;
+        resolve(body);
+      }).on('error', reject);
+    }));
+  }
+  t.same(bodies, ['hello GET /1', 'hello GET /2', 'hello GET /3']);
+  t.equal(connections, 1, 'one upstream connection for the tunnel');
+  const closed = once(socket, 'close');
+  agent.destroy();
+  await closed;
 });
 
 t.test('blocked by default: loopback in every spelling and by name', async (t) => {
@@ -194,9 +275,14 @@ t.test('blocked by default: loopback in every spelling and by name', async (t) =
     const res = await viaProxy(p.port, url);
     t.equal(res.status, 403, `${url} refused`);
     t.match(res.body, /blocked/);
+    t.equal(res.headers['x-browserd-egress'], 'blocked', 'the answer is marked as the guard\'s, for the tab to tell');
+  }
+  for (const host of ['127.0.0.1', '::1']) {
+    const res = await viaProxy(p.port, `http://${host.includes(':') ? `[${host}]` : host}:${site.port}/`, { as: 'ip' });
+    t.equal(res.status, 403, `${host} as a literal address refused`);
   }
   t.equal(site.seen.length, 0, 'nothing reached the loopback server');
-  t.equal(p.blocked.length, urls.length, 'onBlocked heard every refusal');
+  t.equal(p.blocked.length, urls.length + 2, 'onBlocked heard every refusal');
   t.match(p.blocked.find((b) => b.host === 'rebind.test'), { host: 'rebind.test', port: site.port, address: '127.0.0.1', reason: 'loopback address' });
 });
 
@@ -288,10 +374,30 @@ t.test('CONNECT is refused to loopback by default', async (t) => {
 });
 
 t.test('malformed and unresolvable targets fail closed', async (t) => {
+  const site = await httpServer();
+  t.teardown(site.close);
   const p = await proxy(t, { allowPrivateNetwork: true });
-  t.equal((await viaProxy(p.port, '/origin-form')).status, 400, 'origin-form is not a proxy request');
-  t.equal((await viaProxy(p.port, 'http://nxdomain.test/')).status, 502, 'a name that does not resolve');
+  const absolute = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port: p.port, path: `http://127.0.0.1:${site.port}/`, agent: false }, async (res) => {
+      let body = '';
+      for await (const chunk of res) body += chunk;
+      resolve({ status: res.statusCode!, body });
+    }).on('error', reject);
+  });
+  t.equal(absolute.status, 400, 'a request in absolute form is not carried: plain http comes over SOCKS5');
+  t.match(absolute.body, /SOCKS5/);
+  const nx = await viaProxy(p.port, 'http://nxdomain.test/');
+  t.equal(nx.status, 502, 'a name that does not resolve');
+  t.equal(nx.headers['x-browserd-egress'], 'unreachable');
   t.match(p.blocked.at(-1), { host: 'nxdomain.test', reason: 'name did not resolve' });
+  t.equal((await viaProxy(p.port, 'http://127.0.0.1:0/')).status, 400, 'port 0');
+  const bind = await socksConnect(p.port, '127.0.0.1', site.port, { command: 2 });
+  t.equal(bind.reply, 7, 'BIND is not served');
+  bind.socket.destroy();
+  const auth = await socksConnect(p.port, '127.0.0.1', site.port, { methods: [2] });
+  t.equal(auth.method, 0xff, 'a client that insists on a password gets no method');
+  auth.socket.destroy();
+  t.equal(site.seen.length, 0, 'none of them reached the site');
   for (const target of ['no-port', '127.0.0.1:0', '127.0.0.1:70000', '::1:80']) {
     const c = await tunnel(p.port, target);
     t.equal(c.status, 400, `CONNECT ${target}`);
@@ -314,7 +420,7 @@ t.test('close() ends open tunnels', async (t) => {
   t.pass('tunnel closed with the proxy');
 });
 
-t.test('admit: a client the check refuses gets 403 and nothing upstream, once per connection; an admitted one passes', async (t) => {
+t.test('admit: a client the check refuses gets no tunnel and nothing upstream, once per connection; an admitted one passes', async (t) => {
   const site = await httpServer();
   t.teardown(site.close);
   const echo = await echoServer();
@@ -329,7 +435,7 @@ t.test('admit: a client the check refuses gets 403 and nothing upstream, once pe
     },
   });
   const refused = await viaProxy(p.port, `http://127.0.0.1:${site.port}/page`);
-  t.equal(refused.status, 403);
+  t.equal(refused.socksReply, 2, 'a stranger gets no SOCKS tunnel: connection not allowed');
   const c = await tunnel(p.port, `127.0.0.1:${echo.port}`);
   t.equal(c.status, 403, 'CONNECT refused too');
   c.socket.destroy();
@@ -346,120 +452,10 @@ t.test('ownBrowsersOnly refuses this very process: it is not a browser the daemo
   t.teardown(site.close);
   const p = await proxy(t, { allowPrivateNetwork: true, admit: ownBrowsersOnly() });
   const res = await viaProxy(p.port, `http://127.0.0.1:${site.port}/page`);
-  t.equal(res.status, 403);
+  t.equal(res.socksReply, 2);
+  const c = await tunnel(p.port, `127.0.0.1:${site.port}`);
+  t.equal(c.status, 403);
+  c.socket.destroy();
   t.match(p.blocked[0]?.reason ?? '', /not one of the daemon's browsers/);
   t.same(site.seen, []);
-});
-
-/** Several plain requests over ONE client connection, as a browser sends them through its proxy. */
-async function overOneConnection(proxyPort: number, urls: string[]) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const out: string[] = [];
-  for (const url of urls) {
-    out.push(
-      await new Promise<string>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port: proxyPort, path: url, agent }, async (res) => {
-          let body = '';
-          for await (const chunk of res) body += chunk;
-          resolve(body);
-        }).on('error', reject);
-      }),
-    );
-  }
-  agent.destroy();
-  return out;
-}
-
-t.test('plain requests on one browser connection reuse one upstream connection; other connections and addresses get their own', async (t) => {
-  const a = await httpServer();
-  const b = await httpServer();
-  const conns = { a: 0, b: 0 };
-  a.server.on('connection', () => conns.a++);
-  b.server.on('connection', () => conns.b++);
-  t.teardown(() => Promise.all([a.close(), b.close()]));
-  const p = await proxy(t, { allowPrivateNetwork: true });
-  const got = await overOneConnection(p.port, [`http://127.0.0.1:${a.port}/1`, `http://127.0.0.1:${a.port}/2`, `http://rebind.test:${a.port}/3`, `http://127.0.0.1:${b.port}/4`, `http://127.0.0.1:${a.port}/5`]);
-  t.same(got, ['hello GET /1', 'hello GET /2', 'hello GET /3', 'hello GET /4', 'hello GET /5']);
-  t.equal(conns.a, 1, 'one upstream connection served every request to a, by address or by a name vetted to it');
-  t.equal(conns.b, 1);
-  await overOneConnection(p.port, [`http://127.0.0.1:${a.port}/6`]);
-  t.equal(conns.a, 2, 'another browser connection does not borrow the first one\'s upstream socket');
-});
-
-t.test('a kept upstream connection is never used for a target that is refused now', async (t) => {
-  const a = await httpServer();
-  let conns = 0;
-  a.server.on('connection', () => conns++);
-  t.teardown(() => a.close());
-  const denied = new Set<number>();
-  const p = await proxy(t, { allowPrivateNetwork: true, deniedPorts: () => denied });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const bodies: string[] = [];
-  for (const path of ['/before', '/after']) {
-    if (path === '/after') denied.add(a.port);
-    else denied.delete(a.port);
-    bodies.push(await new Promise<string>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: p.port, path: `http://127.0.0.1:${a.port}${path}`, agent }, async (res) => {
-        let body = '';
-        for await (const chunk of res) body += chunk;
-        resolve(`${res.statusCode} ${body}`);
-      }).on('error', reject);
-    }));
-  }
-  agent.destroy();
-  t.match(bodies[0], /^200 hello GET \/before/);
-  t.match(bodies[1], /^403 browserd: blocked/);
-  t.notOk(a.seen.some((s) => s.url === '/after'), 'the refused request never reached the server over the kept connection');
-  t.equal(conns, 1);
-});
-
-t.test('a kept connection the server closed as it was reused: a GET goes again on a new connection; a POST is not repeated', async (t) => {
-  // A server that answers the first request of each connection (keep-alive) and drops the connection on the
-  // second one, as a server whose keep-alive timeout ends just when the request comes.
-  let connections = 0;
-  const seen: string[] = [];
-  const server = net.createServer((s) => {
-    connections++;
-    let served = 0;
-    let buf = '';
-    s.on('data', (d) => {
-      buf += d;
-      while (buf.includes('\r\n\r\n')) {
-        const head = buf.slice(0, buf.indexOf('\r\n\r\n'));
-        buf = buf.slice(buf.indexOf('\r\n\r\n') + 4);
-        const line = head.split('\r\n')[0]!;
-        seen.push(line);
-        if (served++ >= 1) return void s.destroy();
-        s.write(`HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok`);
-      }
-    });
-    s.on('error', () => undefined);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.teardown(() => new Promise((r) => server.close(r)));
-  const port = (server.address() as net.AddressInfo).port;
-  const p = await proxy(t, { allowPrivateNetwork: true });
-  const got = await overOneConnection(p.port, [`http://127.0.0.1:${port}/first`, `http://127.0.0.1:${port}/second`]);
-  t.same(got, ['ok', 'ok'], 'the GET on the dropped connection was answered from a new one');
-  t.equal(connections, 2);
-  t.same(seen, ['GET /first HTTP/1.1', 'GET /second HTTP/1.1', 'GET /second HTTP/1.1']);
-
-  // A POST is never sent twice: the site may have acted on it before the connection dropped.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const post = (path: string) =>
-    new Promise<number>((resolve, reject) => {
-      const rq = http.request({ host: '127.0.0.1', port: p.port, path: `http://127.0.0.1:${port}${path}`, method: 'POST', agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode!));
-      });
-      rq.on('error', reject);
-      rq.end('x=1');
-    });
-  seen.length = 0;
-  t.equal(await post('/p1'), 200);
-  t.equal(await post('/p2'), 502, 'the dropped POST is reported, not repeated');
-  // (This little server does not read bodies, so a request line may follow the previous body's bytes.)
-  t.same(seen.map((l) => l.slice(l.indexOf('POST'))), ['POST /p1 HTTP/1.1', 'POST /p2 HTTP/1.1']);
-  agent.destroy();
 });
