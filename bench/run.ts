@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: every benchmark in sequence, each printing its own table, after a note of the machine.
  * `--only NAME` (overhead, snapshot-size, cold-start, read, query, page-load, page-load-settings, isolation, crawl, docs, downloads,
- * traffic, webhooks, act-cache, monitors, model-extract, load, memory, round-trips) runs one (downloads: the daemon's memory while a 500 MB page
+ * traffic, egress, webhooks, act-cache, monitors, model-extract, load, memory, round-trips) runs one (downloads: the daemon's memory while a 500 MB page
  * download is stored; traffic: page load with browser_har recording off and on and against Playwright's recordHar, a
- * 5,000-entry recording's memory; webhooks: outbox events/s against a bare standardwebhooks + fetch sender, and 100,000
+ * 5,000-entry recording's memory; egress: pages through the private-network guard against the same pages straight to
+ * the site, in one Chromium; webhooks: outbox events/s against a bare standardwebhooks + fetch sender, and 100,000
  * rows pending while the receiver is down; act-cache: a 5-step act sequence twice against a fake model at 500 ms, the
  * second run from the action cache; monitors: start drift of 1,000 monitors due at one 5-minute boundary, and their idle
  * memory against 1,000 bare croner jobs; model-extract: tokens sent per extraction of a long article against its whole
@@ -32,6 +33,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   docs: () => import('./docs.js'),
   downloads: () => import('./downloads.js'),
   traffic: () => import('./traffic.js'),
+  egress: () => import('./egress.js'),
   'model-extract': () => import('./model-extract.js'),
   'act-cache': () => import('./act-cache.js'),
   webhooks: () => import('./webhooks.js'),

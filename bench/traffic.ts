@@ -12,8 +12,8 @@
  *    after the round's pages, which is when Playwright writes its HAR).
  * Chromium loads these pages measurably slower in a profile on disk than in an in-memory context, whoever
  * drives it, which is why each kind is compared with its own.
- * Each over plain http (every request passes the daemon's egress proxy as a proxied request) and over https with
- * a throwaway loopback certificate (requests ride CONNECT tunnels the browser keeps open, as on nearly every site).
+ * Each over plain http (SOCKS5 tunnels through the daemon's egress proxy) and over https with a throwaway
+ * loopback certificate (CONNECT tunnels, as on nearly every site); the browser keeps both kinds open.
  * The number is the page's own time from navigation start to its last API answer read (a performance.now()
  * stamp the page stores), so no CDP round trip is in it. Rounds alternate the order of the sides to spread
  * drift; every side loads a warm-up page first in each round. Medians over all loads of a side.
@@ -71,8 +71,8 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 
 export async function run(): Promise<void> {
   const gc = gcFunction();
-  // The same site over plain http and over https: plain http requests each pass through the egress proxy, while
-  // https rides CONNECT tunnels the browser keeps open (as nearly every site today is served).
+  // The same site over plain http and over https (as nearly every site today is served): the egress proxy carries
+  // the first in SOCKS5 tunnels and the second in CONNECT tunnels.
   const cert = loopbackCert();
   const site = await startTrafficSite();
   const tlsSite = await startTrafficSite(cert);
@@ -290,7 +290,7 @@ export async function run(): Promise<void> {
       );
     };
 
-    await compare(site, 'plain http (every request through the egress proxy)');
+    await compare(site, 'plain http (SOCKS5 tunnels through the egress proxy, kept open)');
     await compare(tlsSite, 'https (CONNECT tunnels through the egress proxy, kept open)');
     await browser.close();
     pwBrowser = undefined;

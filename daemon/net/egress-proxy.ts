@@ -85,12 +85,16 @@ export interface EgressProxy {
 const defaultLookup = async (host: string): Promise<ResolvedAddress[]> => dns.lookup(host, { all: true, verbatim: true });
 
 /**
- * The --proxy-server switch for a browser using the proxy on `port`: plain http:// over SOCKS5, everything
- * else (https://, and WebSockets, which Chromium sends to the https proxy) over HTTP CONNECT. The admission
- * check looks for exactly this switch on a client's command line.
+ * Chromium's proxy rules for the proxy on `port`: plain http:// over SOCKS5, everything else (https://, and
+ * WebSockets, which Chromium sends to the https proxy) over HTTP CONNECT.
  */
+export function egressProxyRules(port: number): string {
+  return `http=socks5://127.0.0.1:${port};https=http://127.0.0.1:${port}`;
+}
+
+/** The --proxy-server switch of a browser using the proxy: the admission check looks for exactly this. */
 export function egressProxySwitch(port: number): string {
-  return `--proxy-server=http=socks5://127.0.0.1:${port};https=http://127.0.0.1:${port}`;
+  return `--proxy-server=${egressProxyRules(port)}`;
 }
 
 class Refusal extends Error {
