@@ -4,8 +4,8 @@
  * Why a proxy and not a URL check: Chromium resolves names itself, so a check before navigation misses DNS
  * rebinding, redirects, window.open, iframes and every sub-resource. Instead every browser is started with
  * this proxy as its --proxy-server (`egressProxySwitch`) and `--proxy-bypass-list=<-loopback>` (the entry stops
- * Chromium's implicit "loopback goes direct" rule), so all of its traffic arrives here. For each request we
- * resolve the name ourselves, check EVERY address it resolves to, and connect to the address we checked:
+ * Chromium's implicit "loopback goes direct" rule), so all of its traffic arrives here. For each connection
+ * we resolve the name ourselves, check EVERY address it resolves to, and connect to the address we checked:
  * a second lookup could answer differently (rebinding), so there is none. Anything we cannot vet is refused.
  *
  * Why our own and not a proxy library: the libraries we looked at resolve and connect by host name inside
@@ -15,8 +15,8 @@
  * local process, and without that check any of them could borrow the daemon's network reach (an allowed
  * target, or private networks when allowed).
  *
- * Redirects are not followed here: the response goes back to the browser as it is, and the browser's next
- * hop comes through the proxy again and is checked again.
+ * Redirects are not followed here: the response goes back to the browser as it is, and a next hop to another
+ * host or port opens a tunnel of its own, checked again.
  *
  * One port, two protocols, told apart by the first byte: https:// and ws(s):// arrive as HTTP CONNECT; plain
  * http:// arrives over SOCKS5 (`egressProxySwitch`). Both are tunnels: after the check the bytes go through

@@ -97,8 +97,9 @@ export function commandLine(pid: number): string[] {
 
 /**
  * An admission check for the egress proxy: the connection must come from a Chromium this process launched
- * with this very proxy (its --proxy-server is egressProxySwitch of our port). Chromium runs its network stack inside the browser
- * process (see switches.ts, NetworkServiceInProcess2), so the client socket is held by that process itself.
+ * with this very proxy (its command line holds egressProxySwitch of our port). Chromium runs its network stack
+ * inside the browser process (see switches.ts, NetworkServiceInProcess2), so the client socket is held by that
+ * process itself.
  * Returns the admitted browser's pid, else the reason for the refusal.
  */
 export function ownBrowsersOnly(): (clientPort: number, proxyPort: number) => string | { pid: number } {

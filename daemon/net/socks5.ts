@@ -99,7 +99,7 @@ export function readSocksConnect(socket: net.Socket, first: Buffer): Promise<Soc
       if (chunk) buffered = Buffer.concat([buffered, chunk]);
       try {
         if (!greeted) {
-          // A greeting is at most 257 bytes: anything longer is not one.
+          // A greeting (at most 257 bytes) and a request sent right behind it (at most 262) bound what we buffer.
           if (buffered[0] !== SOCKS_VERSION || buffered.length > 257 + 262) throw new SocksHandshakeError(undefined, 'not a SOCKS5 greeting');
           const length = greetingLength(buffered);
           if (length === undefined) return;
