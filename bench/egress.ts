@@ -13,12 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchChromium } from '../daemon/browser/launcher.js';
 import { startEgressProxy, egressProxyRules } from '../daemon/net/egress-proxy.js';
-import { startTrafficSite, PAGE_COUNT, CALLS_PER_PAGE, type TrafficSite } from './traffic-site.js';
+import { startTrafficSite, PAGE_COUNT, CALLS_PER_PAGE, PAGE_STAMP, type TrafficSite } from './traffic-site.js';
 import { loopbackCert } from './loopback-cert.js';
 import { median, p90, printTable, RESOLVER_RULES } from './lib.js';
 
 const ROUNDS = Number(process.env.BENCH_EGRESS_ROUNDS ?? 5);
-const STAMP = `new Promise((resolve) => { const t0 = Date.now(); const look = () => (window.__apiDone !== undefined || Date.now() - t0 > 20000 ? resolve(window.__apiDone ?? -2) : setTimeout(look, 5)); look(); })`;
 
 type Side = 'direct' | 'guarded';
 const SIDES: Side[] = ['direct', 'guarded'];
@@ -47,7 +46,7 @@ export async function run(): Promise<void> {
       const r = await conn.send('Page.navigate', { url }, sessionId);
       if (r.errorText) throw new Error(`${side} ${url}: ${r.errorText}`);
       await loaded;
-      const out = await conn.send('Runtime.evaluate', { expression: STAMP, awaitPromise: true, returnByValue: true }, sessionId);
+      const out = await conn.send('Runtime.evaluate', { expression: PAGE_STAMP, awaitPromise: true, returnByValue: true }, sessionId);
       const stamp = Number(out.result.value);
       if (!(stamp > 0)) throw new Error(`${side} ${url}: the page did not finish its calls (${stamp})`);
       return stamp;

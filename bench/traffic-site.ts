@@ -13,6 +13,11 @@ import type { AddressInfo } from 'node:net';
 
 export const PAGE_COUNT = 20;
 export const CALLS_PER_PAGE = 30;
+/**
+ * An expression for a driver to evaluate in a page: the page's own stamp, waited for (set already, as a rule, by
+ * the time a driver's load wait returns); -2 when it never came.
+ */
+export const PAGE_STAMP = `new Promise((resolve) => { const t0 = Date.now(); const look = () => (window.__apiDone !== undefined || Date.now() - t0 > 20000 ? resolve(window.__apiDone ?? -2) : setTimeout(look, 5)); look(); })`;
 /** Calls per wave; a wave starts when the previous one's answers are all read. */
 const WAVE = 10;
 /** Calls (by index) that answer a few KB, and the ones that POST a body. */

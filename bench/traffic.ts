@@ -35,15 +35,13 @@ import { harDocument } from '../daemon/traffic/har-document.js';
 import { trafficRedactor } from '../daemon/traffic/redact.js';
 import { userSecretForms } from '../daemon/vault/user-secrets.js';
 import { buildApiMap } from '../daemon/traffic/api-map/index.js';
-import { startTrafficSite, PAGE_COUNT, CALLS_PER_PAGE, type TrafficSite } from './traffic-site.js';
+import { startTrafficSite, PAGE_COUNT, CALLS_PER_PAGE, PAGE_STAMP, type TrafficSite } from './traffic-site.js';
 import { inProcessCaller, median, now, p90, packageVersion, printTable, RESOLVER_RULES } from './lib.js';
 import { loopbackCert } from './loopback-cert.js';
 
 const ROUNDS = Number(process.env.BENCH_TRAFFIC_ROUNDS ?? 5);
 const MEMORY_ENTRIES = 5000;
 const CHROMIUM = process.env.BROWSERD_CHROME ?? '/usr/bin/chromium';
-/** Waits for the page's stamp (set already, as a rule, by the time a driver's load wait returns). */
-const STAMP = `new Promise((resolve) => { const t0 = Date.now(); const look = () => (window.__apiDone !== undefined || Date.now() - t0 > 20000 ? resolve(window.__apiDone ?? -2) : setTimeout(look, 5)); look(); })`;
 
 type Side = 'off' | 'on' | 'ctxOff' | 'ctxOn' | 'pwHar' | 'pwPlain' | 'pwKeptHar' | 'pwKeptPlain';
 const SIDES: Side[] = ['off', 'on', 'ctxOff', 'ctxOn', 'pwHar', 'pwPlain', 'pwKeptHar', 'pwKeptPlain'];
@@ -92,7 +90,7 @@ export async function run(): Promise<void> {
     const contextTab = String((await tool('browser_open', { url: site.pageUrl(0, 'open'), mode: 'act', context: 'bench' })).renderJson().tab);
     const daemonLoad = async (page: number, runId: string, from: TrafficSite = site, tab = profileTab) => {
       await tool('browser_navigate', { tab, url: from.pageUrl(page, runId) });
-      const out = await tool('browser_evaluate', { tab, js: STAMP, timeoutMs: 25000 });
+      const out = await tool('browser_evaluate', { tab, js: PAGE_STAMP, timeoutMs: 25000 });
       return stampOf(/(-?[\d.]+)\s*<<<end-page/.exec(String(out.renderJson().text))?.[1], `daemon ${from.pageUrl(page, runId)}`);
     };
 
@@ -230,7 +228,7 @@ export async function run(): Promise<void> {
           measure();
           const pwLoad = async (p: number, runId: string) => {
             await page.goto(site.pageUrl(p, runId), { waitUntil: 'load' });
-            return stampOf(await page.evaluate(STAMP), `playwright ${site.pageUrl(p, runId)}`);
+            return stampOf(await page.evaluate(PAGE_STAMP), `playwright ${site.pageUrl(p, runId)}`);
           };
           await pwLoad(0, `w${r}`);
           for (let p = 0; p < PAGE_COUNT; p++) times[side].push(await pwLoad(p, `${side}${r}`));
