@@ -258,9 +258,9 @@ function parseHostUnkept(host: string): string | undefined {
 }
 
 /**
- * Both answers above depend on their input alone, and the egress proxy asks them for every request a page
- * makes, mostly about the same few addresses; node:net's BlockList, which the ranges are matched with, made
- * each check of a target about 7.5 us. So answers are kept: at most KEPT_ANSWERS of them, for inputs no longer
+ * Both answers above depend on their input alone, and they are asked about the same few hosts over and over:
+ * by the egress proxy for each tunnel it opens, and by the write gate's domain and host rules for each request
+ * a page makes; node:net's BlockList, which the ranges are matched with, made each check of a target about 7.5 us. So answers are kept: at most KEPT_ANSWERS of them, for inputs no longer
  * than a host name may be (a longer one is worked out each time), all forgotten at once when the table is full.
  */
 const KEPT_ANSWERS = 4096;

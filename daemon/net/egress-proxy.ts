@@ -293,7 +293,11 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
       res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close' });
       res.end(text);
     };
-    if (refuseStranger(req.socket, '', 0, reply)) return;
+    // A stranger's refusal is reported with the target its request line names, when it names one.
+    const target = URL.canParse(req.url ?? '') ? new URL(req.url!) : undefined;
+    const host = target?.hostname.replace(/^\[|\]$/g, '') ?? '';
+    const port = target ? Number(target.port || 80) : 0;
+    if (refuseStranger(req.socket, host, port, reply)) return;
     reply(400, 'browserd egress proxy: plain http:// goes through SOCKS5 on this port, other schemes through CONNECT\n');
   }
 

@@ -98,7 +98,7 @@ const cases: [string, AddressClass][] = [
 
 t.test('classifyAddress', async (t) => {
   for (const [ip, cls] of cases) t.equal(classifyAddress(ip), cls, `${JSON.stringify(ip)} is ${cls}`);
-  // Answers are kept (the proxy asks for every request): asked again, and again after the table was filled
+  // Answers are kept (the proxy and the write gate ask again and again): asked again, and again after the table was filled
   // with other addresses and forgotten, every answer is the same.
   for (const [ip, cls] of cases) t.equal(classifyAddress(ip), cls, `${JSON.stringify(ip)} is ${cls}, asked again`);
   for (let i = 0; i < 5000; i++) classifyAddress(`10.${(i >> 8) & 255}.${i & 255}.1`);

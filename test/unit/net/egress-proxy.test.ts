@@ -439,12 +439,20 @@ t.test('admit: a client the check refuses gets no tunnel and nothing upstream, o
   const c = await tunnel(p.port, `127.0.0.1:${echo.port}`);
   t.equal(c.status, 403, 'CONNECT refused too');
   c.socket.destroy();
+  const absolute = await new Promise<number>((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port: p.port, path: `http://127.0.0.1:${site.port}/page`, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    }).on('error', reject);
+  });
+  t.equal(absolute, 403, 'a request in absolute form is refused as a stranger\'s, not answered as malformed');
   t.same(site.seen, [], 'nothing reached the site');
-  t.ok(p.blocked.every((b) => /client refused: a stranger/.test(b.reason)) && p.blocked.length === 2, 'each refusal is reported');
+  t.ok(p.blocked.every((b) => /client refused: a stranger/.test(b.reason)) && p.blocked.length === 3, 'each refusal is reported');
+  t.same(p.blocked.map((b) => `${b.host}:${b.port}`), [site.port, echo.port, site.port].map((port) => `127.0.0.1:${port}`), 'each report names the target asked for');
   admitted = true;
   const ok = await viaProxy(p.port, `http://127.0.0.1:${site.port}/page`);
   t.equal(ok.status, 200, 'an admitted client is served');
-  t.equal(asked.length, 3, 'one check per connection');
+  t.equal(asked.length, 4, 'one check per connection');
 });
 
 t.test('ownBrowsersOnly refuses this very process: it is not a browser the daemon launched', async (t) => {
