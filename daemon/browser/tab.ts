@@ -65,6 +65,8 @@ export class Tab {
   /** Requests failed as ads or trackers since the tab opened; the current document's count is in its log entry. */
   adsBlocked = 0;
   private adsEntry?: LogEntry;
+  /** The document the page's ads are counted under: its loader (its request's network id) and its address. */
+  private adsDocument?: { loaderId?: string; url: string };
 
   constructor(
     private conn: CdpConnection,
@@ -89,6 +91,7 @@ export class Tab {
       mainFrameId: () => this.mainFrameId,
       logEvent: (kind: LogKind, e: Omit<LogEntry, 'at' | 'kind'>) => this.logEvent(kind, e),
       noteAdBlocked: (networkId: string) => this.net.markAdBlocked(networkId),
+      documentRequested: (networkId: string | undefined, url: string) => this.documentRequested(networkId, url),
     };
     this.net = new TabNetwork(conn, owner);
     this.traffic = new TrafficRecorder(conn);
@@ -259,13 +262,24 @@ export class Tab {
   private countAdBlocked(e: Omit<LogEntry, 'at' | 'kind'>) {
     this.adsBlocked++;
     const entry = this.adsEntry;
-    if (entry && entry.url === this.record.url) {
+    const url = this.adsDocument?.url ?? this.record.url;
+    if (entry && entry.url === url) {
       entry.count = (entry.count ?? 0) + 1;
       entry.detail = `${entry.count} requests blocked as ads or trackers, the last ${e.url}`;
       return;
     }
-    this.adsEntry = { at: new Date().toISOString(), kind: 'ads_blocked', url: this.record.url, count: 1, detail: `1 request blocked as an ad or tracker: ${e.url}` };
+    this.adsEntry = { at: new Date().toISOString(), kind: 'ads_blocked', url, count: 1, detail: `1 request blocked as an ad or tracker: ${e.url}` };
     this.writeLog.push(this.adsEntry);
+  }
+
+  /**
+   * The main frame's document request went out: a new document's ads count from here. The write guard sees this
+   * request before any of the document's own, while Page.frameNavigated comes from the renderer by another way
+   * and can reach us after the first of them (which then made a second entry for one page).
+   */
+  private documentRequested(loaderId: string | undefined, url: string) {
+    if (this.adsDocument?.loaderId !== loaderId || loaderId === undefined) this.adsEntry = undefined;
+    this.adsDocument = { loaderId, url };
   }
 
   private listen() {
@@ -282,8 +296,12 @@ export class Tab {
     d.add(c.on('Page.frameNavigated', s, ({ frame }) => {
       if (frame.parentId) return;
       this.mainFrameId = frame.id;
-      // A new document starts its own count of ads blocked.
-      this.adsEntry = undefined;
+      // A new document starts its own count of ads blocked, unless it was counted from its request already
+      // (documentRequested; a navigation's document request has the new document's loader id as its id).
+      if (frame.loaderId !== this.adsDocument?.loaderId) {
+        this.adsEntry = undefined;
+        this.adsDocument = undefined;
+      }
       this.worldContext = undefined;
       const url = frame.url + (frame.urlFragment ?? '');
       // Leaving through about:blank on close is not a new address for the tab's record.

@@ -24,6 +24,8 @@ export interface GuardedOwner {
   logEvent(kind: LogKind, e: Omit<LogEntry, 'at' | 'kind'>): void;
   /** Told the network id of each request failed as an ad, so browser_network shows it as blocked:ads. */
   noteAdBlocked?(networkId: string): void;
+  /** Told each hop of the main frame's document request that goes out: what the page's ads are counted under. */
+  documentRequested?(networkId: string | undefined, url: string): void;
 }
 
 /** block_ads: the filter rule that makes a request of the page at pageUrl an ad or tracker, or undefined. */
@@ -184,12 +186,16 @@ export class WriteGuard {
       if (this.hostAccess(url) === 'blocked') return { kind: 'navigation_blocked', detail: "the site is blocked by the user's policy" };
       if (o.allowedDomains?.length && !allowedByDomains(url, o.allowedDomains)) return { kind: 'navigation_blocked', detail: `outside allowedDomains (${o.allowedDomains.join(', ')})` };
     }
-    // The tab's own document is never an ad (before the tab knows its main frame, a document is taken as its own).
-    const mainFrame = o.mainFrameId?.();
-    const ownDocument = p.resourceType === 'Document' && (!mainFrame || p.frameId === mainFrame);
-    const ad = ownDocument ? undefined : this.rules.adFilter?.({ url, pageUrl: o.url, resourceType: p.resourceType });
+    // The tab's own document is never an ad.
+    const ad = this.isOwnDocument(p) ? undefined : this.rules.adFilter?.({ url, pageUrl: o.url, resourceType: p.resourceType });
     if (ad) return { kind: 'ads_blocked', detail: `${p.resourceType} request blocked as an ad or tracker (${ad.filter})` };
     return undefined;
+  }
+
+  /** The tab's main-frame document (before the tab knows its main frame, a document is taken as its own). */
+  private isOwnDocument(p: PausedRequest): boolean {
+    const mainFrame = this.owner.mainFrameId?.();
+    return p.resourceType === 'Document' && (!mainFrame || p.frameId === mainFrame);
   }
 
   private async decide(p: PausedRequest, session: string) {
@@ -200,6 +206,7 @@ export class WriteGuard {
       void this.conn.sendMayFail('Fetch.failRequest', { requestId: p.requestId, errorReason: 'BlockedByClient' }, session);
       return;
     }
+    if (this.isOwnDocument(p)) this.owner.documentRequested?.(p.networkId, p.request.url);
     if (p.resourceType === 'Document') await this.realmGuardFor(session, p);
     const headers = p.resourceType === 'Document' && this.onDocument ? await this.onDocument(session, p) : undefined;
     // Routes come after the verdict, so a route only answers or stops what the rules already let go out, and

@@ -97,6 +97,37 @@ t.test('on a listed site, ads and trackers never reach the server; exceptions an
   t.match(status2, /Ad blocking: on for the block_ads sites \(3 lists\)/);
 });
 
+t.test('one log entry for a page even when Chromium tells of its new document after the first ads', async (t) => {
+  // Page.frameNavigated comes from the renderer and Fetch.requestPaused from the browser's network side, so the
+  // first ads of a page can reach the daemon before the news of the page itself. This holds that news back
+  // until one ad has been decided on, then lets it through.
+  const conn = stack.d.daemon.env.pool.peek('alice')!.conn! as unknown as { onMessage(text: string): void };
+  const deliver = conn.onMessage.bind(conn);
+  const held: string[] = [];
+  let releasedAfterAd = false;
+  conn.onMessage = (text: string) => {
+    const msg = JSON.parse(text) as { method?: string; params?: { frame?: { parentId?: string; url?: string }; request?: { url?: string } } };
+    if (msg.method === 'Page.frameNavigated' && !msg.params?.frame?.parentId && msg.params?.frame?.url?.endsWith('/ads-page')) return void held.push(text);
+    deliver(text);
+    const adUrl = msg.method === 'Fetch.requestPaused' ? msg.params?.request?.url : undefined;
+    if (held.length && adUrl && ADS.some((r) => adUrl.endsWith(r.path))) {
+      releasedAfterAd = true;
+      for (const h of held.splice(0)) deliver(h);
+    }
+  };
+  try {
+    const { tab } = await loadOn('shop.test');
+    t.ok(releasedAfterAd, 'the page\'s frameNavigated reached the tab after one of its ads');
+    const log = (await stack.rest('browser_log', { tab })).json;
+    const entries = log.entries.filter((e: { kind: string }) => e.kind === 'ads_blocked');
+    t.equal(entries.length, 1, 'still one log entry for the page');
+    t.equal(entries[0]?.count, ADS.length);
+    t.equal(entries[0]?.url, `http://shop.test:${stack.site.port}/ads-page`);
+  } finally {
+    delete (conn as { onMessage?: unknown }).onMessage;
+  }
+});
+
 t.test('a tab opened before block_ads named its site is filtered from its next page on', async (t) => {
   const from = stack.site.requests.length;
   const done = stack.site.waitFor((r) => r.path === '/ads-done?shop.test', 10000);
