@@ -530,7 +530,7 @@ export interface paths {
         put?: never;
         /**
          * Run JavaScript
-         * @description Runs a JavaScript expression or IIFE in the page and returns its value: a string as it is, anything else as JSON, cut at 12,000 characters; a promise is awaited up to timeoutMs (then timeout). A thrown error, or a value that is not JSON (window, a DOM node, a circular object), is action_failed. In a read tab page network writes stay blocked. Sensitive: refused on a read-only site, needs approval when approvals are on.
+         * @description Runs a JavaScript expression or IIFE in the page and returns its value: a string as it is, anything else as JSON, cut at 12,000 characters; a promise is awaited up to timeoutMs (then timeout). A thrown error, or a value that is not JSON (window, a DOM node, a circular object), is action_failed. In a read tab page network writes stay blocked. Sensitive: refused on a read-only site, needs approval when approvals are on. Refused (refused) in a page that holds a value filled from the vault and in every page of the same site in that browser, until that page navigates away or closes.
          */
         post: operations["browser_evaluate"];
         delete?: never;
@@ -1150,7 +1150,7 @@ export interface paths {
         put?: never;
         /**
          * Fill a secret from the vault
-         * @description Fills a field (ref) with a vault value (site + field: password, username, card, api_key ...) without you seeing it. Act tabs only, and only when the page is on the entry's own site (its host or a sub-domain).
+         * @description Fills a field (ref) with a vault value (site + field: password, username, card, api_key ...) without you seeing it. Act tabs only, and only when the page is on the entry's own site (its host or a sub-domain). No script of yours (browser_evaluate) and no CDP session reaches the page afterwards until it navigates away, and the fill is refused while one could: a script you ran in a page of the same site still open, browser_route mocks in the browser, an open CDP session.
          */
         post: operations["browser_fill_secret"];
         delete?: never;
@@ -1170,7 +1170,7 @@ export interface paths {
         put?: never;
         /**
          * Fill an authenticator code
-         * @description Computes the current authenticator (TOTP) code of a vault entry's totp field and fills it into the code field (ref, or the one the page shows), then sends the form unless submit is false. You never see the code.
+         * @description Computes the current authenticator (TOTP) code of a vault entry's totp field and fills it into the code field (ref, or the one the page shows), then sends the form unless submit is false. You never see the code. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read it, and the page runs none of your scripts until it navigates away.
          */
         post: operations["browser_fill_totp"];
         delete?: never;
@@ -1190,7 +1190,7 @@ export interface paths {
         put?: never;
         /**
          * Fill a code from the inbox
-         * @description Waits for the newest message about the site that arrives after this call starts, in the user's OTP inbox (e-mail or SMS forwarder), takes the code from it and fills it (ref, or the code field the page shows), then sends the form unless submit is false. You see neither message nor code. Without an inbox, a person must be asked.
+         * @description Waits for the newest message about the site that arrives after this call starts, in the user's OTP inbox (e-mail or SMS forwarder), takes the code from it and fills it (ref, or the code field the page shows), then sends the form unless submit is false. You see neither message nor code. Without an inbox, a person must be asked. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the code, and the page runs none of your scripts until it navigates away.
          */
         post: operations["browser_fill_otp"];
         delete?: never;
@@ -1210,7 +1210,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with the vault
-         * @description Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value.
+         * @description Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the values, and no script of yours runs in a page holding them until it navigates away.
          */
         post: operations["browser_login"];
         delete?: never;
@@ -1230,7 +1230,7 @@ export interface paths {
         put?: never;
         /**
          * CDP sessions
-         * @description Timed raw Chrome DevTools Protocol access to your own browser, for programs that speak CDP (Puppeteer, chrome-remote-interface). start returns cdpUrl (a ws:// URL that works until the session ends; keep it secret), id and expiresAt; stop ends a session and disconnects its clients; list shows yours. Usage is metered per started minute. Pages opened through CDP keep your host policy and the network guard.
+         * @description Timed raw Chrome DevTools Protocol access to your own browser, for programs that speak CDP (Puppeteer, chrome-remote-interface). start returns cdpUrl (a ws:// URL that works until the session ends; keep it secret), id and expiresAt; stop ends a session and disconnects its clients; list shows yours. Usage is metered per started minute. Pages opened through CDP keep your host policy and the network guard. No session starts or connects while the browser holds a value filled from the vault, and no vault value is filled while a session is open.
          */
         post: operations["browser_sessions"];
         delete?: never;

@@ -174,9 +174,11 @@ export interface InjectedApi {
   /** The submit button of the ref's form, or null. */
   submitFor(ref: string): string | null;
   secretTarget(ref: string): SecretTarget;
-  /** Draws a filled non-password secret field as dots; remaskSecrets puts that back before a screenshot. */
-  maskSecret(ref: string): void;
+  /** Draws a field a secret is filled into as dots, whatever its type; remaskSecrets puts that back before a screenshot. */
+  maskSecret(ref: string, value: string): void;
   remaskSecrets(): number;
+  /** performance.timeOrigin of the main document: tells one document of a tab from the next. */
+  documentStamp(): number;
   /** The items of a list (scrollUntil) in the order they show, each with a key naming its row, and the scroller's state. Fails validation_error for a bad selector or a container that matches nothing. */
   listItems(opts: ListItemsOptions): ListItemsResult;
   /** The files the page offers a person (links, embedded documents, images, audio and video), absolute URLs, hidden ones left out. */

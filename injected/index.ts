@@ -13,7 +13,7 @@ import { visibleHtml } from './html.js';
 import { changed, listItems, watchChange } from './list-items.js';
 import { fileLinks } from './file-links.js';
 import { elementInfo, elementInfoAt, focusedInfo } from './info.js';
-import { loginView, maskSecret, remaskSecrets, secretTarget, submitFor } from './login-fields.js';
+import { documentStamp, loginView, maskSecret, remaskSecrets, secretTarget, submitFor } from './login-fields.js';
 import { check, query } from './query.js';
 import { similar } from './similar.js';
 import { snapshot } from './snapshot.js';
@@ -44,6 +44,7 @@ const functions: Omit<InjectedApi, 'version'> = {
   submitFor,
   secretTarget,
   maskSecret,
+  documentStamp,
   remaskSecrets,
   listItems,
   watchChange,

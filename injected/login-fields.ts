@@ -167,22 +167,44 @@ export function secretTarget(ref: string): SecretTarget {
   return { host, url, tag: el.localName, type: el.localName === 'input' ? (el as HTMLInputElement).type : undefined };
 }
 
-// Filled secret fields, held only in this isolated world: the page can neither see nor clear the list.
+// Filled secret fields and the values that went into them, held only in this isolated world: the page can
+// neither see nor clear them, and they end with the document.
 const masked = new Set<WeakRef<HTMLElement>>();
+const filledValues = new Set<string>();
 const MASK = '-webkit-text-security';
 
 function applyMask(el: HTMLElement) {
   if (el.style.getPropertyValue(MASK) !== 'disc' || el.style.getPropertyPriority(MASK) !== 'important') el.style.setProperty(MASK, 'disc', 'important');
 }
 
-/** Masks a field that holds a secret which is not a password (card, API key, code) so it is drawn as dots. */
-export function maskSecret(ref: string): void {
+/**
+ * Masks a field before a secret goes in, so it is drawn as dots whatever its type: a password field the page
+ * later turns into a text field (its own "show password" button) stays dots too.
+ */
+export function maskSecret(ref: string, value: string): void {
   const el = elementOf(ref) as HTMLElement;
   applyMask(el);
   masked.add(new WeakRef(el));
+  if (value) filledValues.add(value);
 }
 
-/** Puts the mask back on every filled secret field still in the page (the page may have restyled it). */
+/** Text fields of a document and of its same-origin frames, open shadow roots included. */
+function textFields(root: Document | ShadowRoot, out: HTMLElement[] = []): HTMLElement[] {
+  for (const el of Array.from(root.querySelectorAll('*'))) {
+    // By name, not instanceof: a frame's elements come from its own window's classes.
+    if (el.localName === 'input' || el.localName === 'textarea') out.push(el as HTMLElement);
+    if (el.shadowRoot) textFields(el.shadowRoot, out);
+    const inner = el.localName === 'iframe' || el.localName === 'frame' ? frameDocument(el) : null;
+    if (inner) textFields(inner, out);
+  }
+  return out;
+}
+
+/**
+ * Puts the mask back on every filled secret field still in the page (the page may have restyled it), and masks
+ * any other field that now holds a filled value (a page that shows a password by copying it into a new text
+ * field).
+ */
 export function remaskSecrets(): number {
   let n = 0;
   for (const w of Array.from(masked)) {
@@ -194,5 +216,18 @@ export function remaskSecrets(): number {
     applyMask(el);
     n++;
   }
+  if (!filledValues.size) return n;
+  for (const el of textFields(document)) {
+    const v = (el as HTMLInputElement | HTMLTextAreaElement).value;
+    if (!v || !Array.from(filledValues).some((s) => v.includes(s))) continue;
+    applyMask(el);
+    masked.add(new WeakRef(el));
+    n++;
+  }
   return n;
+}
+
+/** When this document began (performance.timeOrigin): tells one document of a tab from the next. */
+export function documentStamp(): number {
+  return performance.timeOrigin;
 }

@@ -122,6 +122,16 @@ export function checkRouteSpec(spec: RouteSpec): void {
 export class TabRoutes {
   private routes: Route[] = [];
   private nextId = 1;
+  /** A mock of this tab answered a request: its body (script, HTML) may be running in one of the tab's pages. */
+  private mockAnswered = false;
+
+  /**
+   * Whether the tab's pages may run code the agent wrote: a mock route is in place, or one answered a request
+   * while the tab lived. No vault value is filled then (daemon/vault/secret-documents.ts).
+   */
+  get writesResponses(): boolean {
+    return this.mockAnswered || this.routes.some((r) => r.answer.kind === 'mock');
+  }
 
   /** Checks and adds a route; the newest route wins when several match. Throws validation_error at the limit. */
   add(spec: RouteSpec): RouteView {
@@ -191,6 +201,7 @@ export class TabRoutes {
       if (r.types && !r.types.has(req.resourceType.toLowerCase())) continue;
       if (!r.matchesUrl(req.url)) continue;
       r.view.hits++;
+      if (r.answer.kind === 'mock') this.mockAnswered = true;
       return r.answer;
     }
     return undefined;

@@ -73,7 +73,11 @@ export class CdpSessions {
     return `${this.baseUrl().replace(/^http/, 'ws')}/cdp/${this.tokenOf(s.id)}`;
   }
 
-  async start(user: string, profile: string | undefined, minutes: number): Promise<CdpSession> {
+  /**
+   * `refusal` is asked last, with nothing awaited between its answer and the session being open: the caller's
+   * reason the browser may not have raw CDP now (it holds a filled vault value: daemon/vault/secret-documents.ts).
+   */
+  async start(user: string, profile: string | undefined, minutes: number, refusal?: () => BrowserdError | undefined): Promise<CdpSession> {
     if (this.closing) throw new BrowserdError('shutting_down', 'the daemon is stopping', { next: 'Retry in a few seconds.' });
     if (minutes > this.maxMinutes) {
       throw new BrowserdError('validation_error', `minutes may be at most ${this.maxMinutes} on this host`, { next: `Ask for ${this.maxMinutes} minutes or fewer and start another session when it ends.` });
@@ -82,6 +86,8 @@ export class CdpSessions {
     if (open.length >= MAX_SESSIONS_PER_USER) {
       throw new BrowserdError('refused', `you already have ${open.length} CDP sessions open, the most one user may`, { next: `Stop one with browser_sessions{action:"stop", id:"${open[0].id}"} and retry.` });
     }
+    const refused = refusal?.();
+    if (refused) throw refused;
     const id = `cdp_${randomBytes(8).toString('hex')}`;
     const now = Date.now();
     const s: Held = {

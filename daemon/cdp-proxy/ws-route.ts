@@ -10,6 +10,7 @@ import { checkHostAndOrigin, type OriginPolicy } from '../server/origin.js';
 import { ProxyClient } from './client.js';
 import type { CdpSession } from './sessions.js';
 import type { Disposable } from '../cdp/connection.js';
+import { cdpRefusal } from '../vault/secret-documents.js';
 
 interface SocketData {
   session: CdpSession;
@@ -58,6 +59,10 @@ export function addCdpRoute(app: uWS.TemplatedApp, env: DaemonEnv, closing: () =
       if (!session) {
         return refuse(res, new BrowserdError('unauthorized', 'no open CDP session has this URL (wrong, stopped or expired)', { next: 'Start one with browser_sessions{action:"start"} and use the cdpUrl it returns.' }));
       }
+      // Raw CDP can run anything in any page: no client connects while the browser holds a filled vault value.
+      const inst = env.pool.peek(session.user, session.profile);
+      const secret = inst ? cdpRefusal(inst.tabs.values()) : undefined;
+      if (secret) return refuse(res, secret);
       res.upgrade<SocketData>({ session, closed: false, early: [] }, key, protocol, extensions, context);
     },
     open(ws) {

@@ -8,6 +8,7 @@ import { createLiveLink } from '../live/index.js';
 import type { ToolContext } from './context.js';
 import type { CdpSessionInfo } from '../cdp-proxy/sessions.js';
 import type { SameType } from '../traffic/same-type.js';
+import { cdpRefusal } from '../vault/secret-documents.js';
 
 export const DEFAULT_SESSION_MINUTES = 15;
 
@@ -41,7 +42,8 @@ export const cdpSessionTools = [
     description:
       'Timed raw Chrome DevTools Protocol access to your own browser, for programs that speak CDP (Puppeteer, chrome-remote-interface). ' +
       'start returns cdpUrl (a ws:// URL that works until the session ends; keep it secret), id and expiresAt; stop ends a session and disconnects its clients; list shows yours. ' +
-      'Usage is metered per started minute. Pages opened through CDP keep your host policy and the network guard.',
+      'Usage is metered per started minute. Pages opened through CDP keep your host policy and the network guard. ' +
+      'No session starts or connects while the browser holds a value filled from the vault, and no vault value is filled while a session is open.',
     input: params({
       action: StringEnum(['start', 'stop', 'list'] as const, { description: 'start a session, stop one (needs id), or list yours.' }),
       profile: Type.Optional(Type.String({ description: 'start: a named profile instead of your own browser.', pattern: NAME.source })),
@@ -84,8 +86,9 @@ export const cdpSessionTools = [
         return;
       }
       // The browser starts now, so the URL works at once and a capacity problem shows here, not at connect.
-      await ctx.browser(args.profile);
-      const s = await sessions.start(ctx.user.id, args.profile, args.minutes ?? DEFAULT_SESSION_MINUTES);
+      const browser = await ctx.browser(args.profile);
+      // Raw CDP can run anything in any page: never on a browser that holds a filled vault value.
+      const s = await sessions.start(ctx.user.id, args.profile, args.minutes ?? DEFAULT_SESSION_MINUTES, () => cdpRefusal(browser.tabs.values()));
       const cdpUrl = sessions.urlOf(s);
       const live = liveLinkFor(ctx, args.profile);
       out.set('id', s.id);

@@ -6,6 +6,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { EVALUATE_DEFAULT_TIMEOUT_MS, evaluateScript } from '../browser/evaluate.js';
 import { printPdf } from '../browser/capture.js';
 import { TabIdField } from './output.js';
+import { admitAgentScript } from '../vault/secret-documents.js';
 
 export const EVALUATE_MAX_CHARS = 12000;
 
@@ -18,7 +19,8 @@ export const pageTools = [
     name: 'browser_evaluate',
     title: 'Run JavaScript',
     description:
-      'Runs a JavaScript expression or IIFE in the page and returns its value: a string as it is, anything else as JSON, cut at 12,000 characters; a promise is awaited up to timeoutMs (then timeout). A thrown error, or a value that is not JSON (window, a DOM node, a circular object), is action_failed. In a read tab page network writes stay blocked. Sensitive: refused on a read-only site, needs approval when approvals are on.',
+      'Runs a JavaScript expression or IIFE in the page and returns its value: a string as it is, anything else as JSON, cut at 12,000 characters; a promise is awaited up to timeoutMs (then timeout). A thrown error, or a value that is not JSON (window, a DOM node, a circular object), is action_failed. In a read tab page network writes stay blocked. Sensitive: refused on a read-only site, needs approval when approvals are on. ' +
+      'Refused (refused) in a page that holds a value filled from the vault and in every page of the same site in that browser, until that page navigates away or closes.',
     input: params({
       js: Type.String({ description: 'Expression or IIFE returning a JSON-serialisable value.', minLength: 1, maxLength: 100000 }),
       timeoutMs: Type.Optional(Type.Integer({ description: `Give up after this long (ms), 100-120000. Default ${EVALUATE_DEFAULT_TIMEOUT_MS}.`, minimum: 100, maximum: 120000 })),
@@ -34,7 +36,9 @@ export const pageTools = [
     touches: [{ kind: 'script' }],
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      const r = await evaluateScript(tab, args.js, args.timeoutMs);
+      // Never where a filled vault value lives, or could be reached from: any encoding of it would come out.
+      const guard = await admitAgentScript(tab, (await ctx.browser(tab.record.profile)).tabs.values());
+      const r = await evaluateScript(tab, guard + args.js, args.timeoutMs);
       let text = r.text;
       const cut = text.length > EVALUATE_MAX_CHARS;
       if (cut) text = text.slice(0, EVALUATE_MAX_CHARS);

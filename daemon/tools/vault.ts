@@ -89,7 +89,7 @@ export const vaultTools = [
   defineTool({
     name: 'browser_fill_secret',
     title: 'Fill a secret from the vault',
-    description: "Fills a field (ref) with a vault value (site + field: password, username, card, api_key ...) without you seeing it. Act tabs only, and only when the page is on the entry's own site (its host or a sub-domain).",
+    description: "Fills a field (ref) with a vault value (site + field: password, username, card, api_key ...) without you seeing it. Act tabs only, and only when the page is on the entry's own site (its host or a sub-domain). No script of yours (browser_evaluate) and no CDP session reaches the page afterwards until it navigates away, and the fill is refused while one could: a script you ran in a page of the same site still open, browser_route mocks in the browser, an open CDP session.",
     input: params({
       ref: RefParam('The field to fill.'),
       site: SiteParam,
@@ -117,7 +117,7 @@ export const vaultTools = [
   defineTool({
     name: 'browser_fill_totp',
     title: 'Fill an authenticator code',
-    description: "Computes the current authenticator (TOTP) code of a vault entry's totp field and fills it into the code field (ref, or the one the page shows), then sends the form unless submit is false. You never see the code.",
+    description: "Computes the current authenticator (TOTP) code of a vault entry's totp field and fills it into the code field (ref, or the one the page shows), then sends the form unless submit is false. You never see the code. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read it, and the page runs none of your scripts until it navigates away.",
     input: params({
       site: SiteParam,
       ref: Type.Optional(RefParam('The code field. Default: found by autocomplete=one-time-code, inputmode, name or label.')),
@@ -145,7 +145,7 @@ export const vaultTools = [
   defineTool({
     name: 'browser_fill_otp',
     title: 'Fill a code from the inbox',
-    description: "Waits for the newest message about the site that arrives after this call starts, in the user's OTP inbox (e-mail or SMS forwarder), takes the code from it and fills it (ref, or the code field the page shows), then sends the form unless submit is false. You see neither message nor code. Without an inbox, a person must be asked.",
+    description: "Waits for the newest message about the site that arrives after this call starts, in the user's OTP inbox (e-mail or SMS forwarder), takes the code from it and fills it (ref, or the code field the page shows), then sends the form unless submit is false. You see neither message nor code. Without an inbox, a person must be asked. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the code, and the page runs none of your scripts until it navigates away.",
     input: params({
       site: SiteParam,
       ref: Type.Optional(RefParam('The code field. Default: found by autocomplete=one-time-code, inputmode, name or label.')),
@@ -198,7 +198,7 @@ export const vaultTools = [
     name: 'browser_login',
     title: 'Sign in with the vault',
     description:
-      "Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value.",
+      "Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the values, and no script of yours runs in a page holding them until it navigates away.",
     input: params({
       site: SiteParam,
       loginUrl: Type.Optional(Type.String({ description: "Where the sign-in form is, on the entry's site. Default: the entry's login URL, else https://<site>/.", minLength: 1, maxLength: 8192 })),

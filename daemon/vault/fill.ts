@@ -13,17 +13,25 @@ import { BrowserdError } from '../../protocol/errors.js';
 import type { LoginEntry } from './entry.js';
 import { assertSecretTarget, gateFound } from './page-guard.js';
 import { maskField } from './masking.js';
+import { admitSecretFill } from './secret-documents.js';
 
 /**
- * Fills one secret into `ref` after every check of page-guard.ts. Fields that are not password inputs are
- * masked first (screenshots). The page's own note about the value is dropped: it could quote the value.
+ * Fills one secret into `ref` after every check of page-guard.ts, and only where no agent code can read it
+ * (secret-documents.ts). The field is masked first, whatever its type (screenshots). The page's own note
+ * about the value is dropped: it could quote the value.
  */
 export async function fillSecret(ctx: ToolContext, tab: Tab, entry: LoginEntry, ref: string, value: string, out: ResponseBuilder, opts: { gated?: boolean } = {}): Promise<void> {
   out.addSecret(value);
   await assertSecretTarget(ctx, tab, entry.info, ref);
   if (!opts.gated) await gateFound(ctx, tab, 'fill', ref);
   const target = await tab.call('secretTarget', ref);
-  if (!(target.tag === 'input' && target.type === 'password')) await maskField(tab, ref);
+  const browser = await ctx.browser(tab.record.profile);
+  const profile = tab.record.profile ?? '';
+  await admitSecretFill(tab, browser.tabs.values(), {
+    fieldHost: target.host,
+    cdpSessionOpen: () => ctx.env.cdpSessions.list(ctx.user.id).some((s) => (s.profile ?? '') === profile),
+  });
+  await maskField(tab, ref, value);
   await tab.call('fill', ref, value);
 }
 

@@ -1,17 +1,18 @@
 /**
- * Screenshots never show a filled secret. Password fields are drawn as dots by the browser; any other field
- * the daemon filled from the vault (card, API key, code) is marked in the page and drawn as dots too. The
- * page could restyle the field afterwards, so the mark is put back right before every capture of a tab that
- * has had one.
+ * Screenshots never show a filled secret. Every field the daemon fills from the vault (password, card, API
+ * key, code) is marked in the page and drawn as dots, whatever its type: a page's own "show password" button
+ * turns a password field into a text field, which the browser alone would draw in clear. The page could
+ * restyle the field, or copy the value into a new one, so right before every capture of a tab that has had a
+ * secret the marks are put back and any field holding a filled value is marked too.
  */
 import type { Tab } from '../browser/tab.js';
 
 const tabsWithSecrets = new WeakSet<Tab>();
 
-/** Masks the field in `ref` before a secret goes in, so no frame ever draws it in clear. */
-export async function maskField(tab: Tab, ref: string): Promise<void> {
+/** Masks the field in `ref` before `value` goes in, so no frame ever draws it in clear. */
+export async function maskField(tab: Tab, ref: string, value: string): Promise<void> {
   tabsWithSecrets.add(tab);
-  await tab.call('maskSecret', ref);
+  await tab.call('maskSecret', ref, value);
 }
 
 /** Called by the capture code before every screenshot; costs nothing for tabs that never held a secret. */

@@ -9,6 +9,7 @@
  */
 import t from 'tap';
 import { startStack, type Stack } from '../fixtures/stack.js';
+import { pageEval } from '../fixtures/page-eval.js';
 import { html } from '../fixtures/site.js';
 import { startFakeModels, type FakeModels, type RecordedRequest, type ScriptedTurn } from '../fixtures/fake-models.js';
 
@@ -172,8 +173,8 @@ t.test('a vault value filled into a plain text field never reaches the model in 
   };
   const r = await act(tab, { action: 'enter %vault:act.test.api_key% as the API key' });
   t.equal(r.json.steps?.[0]?.tool, 'browser_fill_secret', JSON.stringify(r.json));
-  const len = await s.rest('browser_evaluate', { tab, js: "document.getElementById('apikey').value.length" });
-  t.match(len.json.text, new RegExp(`\\b${API_KEY.length}\\b`), 'the field holds the value');
+  // Read from the test's side: no script of the agent's runs in a page that holds a vault value.
+  t.equal(await pageEval(s.d, 'alice', tab, "document.getElementById('apikey').value.length"), API_KEY.length, 'the field holds the value');
   const before = fake.requests.length;
   answer = () => call('propose_actions', { candidates: [] });
   t.equal((await api('POST', `/v1/tabs/${tab}/observe`, { instruction: 'save' })).status, 200);
@@ -201,8 +202,7 @@ t.test('a placeholder used as part of a longer value is refused to the model, wh
   t.equal(n, 2, 'one repair turn, then it gives up');
   t.match(JSON.stringify(fake.requests.at(-1)!.body.messages), /placeholder must be the whole value/);
   t.equal(fake.requests.length, before + 2);
-  const value = await s.rest('browser_evaluate', { tab, js: "document.getElementById('email').value.length" });
-  t.match(value.json.text, /\b0\b/, 'nothing was filled');
+  t.equal(await pageEval(s.d, 'alice', tab, "document.getElementById('email').value.length"), 0, 'nothing was filled');
 });
 
 t.test("a read tab refuses the click's write, as for the tool itself", async (t) => {
@@ -298,8 +298,7 @@ t.test('observe: candidates on refs of the snapshot; a made-up ref is dropped an
   t.match(r.json.warnings.join('\n'), /browser_evaluate" is not an interaction tool/);
   t.equal(fake.requests.at(-1)!.body.tool_choice?.function?.name, 'propose_actions', 'the answer is a forced tool call');
   t.equal(savedPosts().length, posts, 'nothing ran');
-  const value = await s.rest('browser_evaluate', { tab, js: "document.getElementById('email').value.length" });
-  t.match(value.json.text, /\b0\b/);
+  t.equal(await pageEval(s.d, 'alice', tab, "document.getElementById('email').value.length"), 0);
 });
 
 t.test('validate: a pass needs a quote that is on the page; a made-up quote is no pass; hidden text is not sent', async (t) => {

@@ -7,6 +7,7 @@
 import t from 'tap';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call, startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
+import { pageEval } from '../fixtures/page-eval.js';
 import { startLoginSite, TOTP_SECRET, USERS, type LoginSite } from '../fixtures/login-site.js';
 import { startImapServer, type ImapFixture } from '../fixtures/imap-server.js';
 import { totpCode } from '../../daemon/vault/totp.js';
@@ -101,10 +102,10 @@ t.test('browser_fill_otp fills the code of a forwarded SMS into the code field; 
   t.notOk(JSON.stringify(r.raw).includes(code), 'the code is not in the result');
   t.notOk(JSON.stringify(r.raw).includes('verification code. Do not'), 'nor the message');
   const filled = await call(client, 'browser_evaluate', { tab, js: `document.getElementById('code').value` });
-  t.match(filled.text, /\[secret hidden\]/, 'even reading the field back shows it hidden');
+  t.match(filled.text, /^Error \[refused\]/m, 'no script reads the field back');
   t.notOk(filled.text.includes(code));
-  const length = await call(client, 'browser_evaluate', { tab, js: `'n=' + document.getElementById('code').value.length + ':' + /^\\d{6}$/.test(document.getElementById('code').value)` });
-  t.match(length.text, /n=6:true/, 'six digits went into the field');
+  const length = await pageEval(d, 'alice', tab, `'n=' + document.getElementById('code').value.length + ':' + /^\\d{6}$/.test(document.getElementById('code').value)`);
+  t.equal(length, 'n=6:true', 'six digits went into the field');
 });
 
 t.test('browser_fill_otp reads a mailed code from the IMAP inbox and filters by sender', async (t) => {
@@ -122,8 +123,8 @@ t.test('browser_fill_otp reads a mailed code from the IMAP inbox and filters by 
   t.notOk(r.isError, r.text);
   t.match(r.text, /from inbox mail2 \(imap\)/);
   t.notOk(JSON.stringify(r.raw).includes(code), 'the code is not in the result');
-  const check = await call(client, 'browser_evaluate', { tab, js: `document.getElementById('code').value === ${JSON.stringify(code)} ? 'the mailed code' : document.getElementById('code').value === '777777' ? 'the promo' : 'other'` });
-  t.match(check.text, 'the mailed code', 'the sender filter kept the newsletter number out');
+  const check = await pageEval(d, 'alice', tab, `document.getElementById('code').value === ${JSON.stringify(code)} ? 'the mailed code' : document.getElementById('code').value === '777777' ? 'the promo' : 'other'`);
+  t.equal(check, 'the mailed code', 'the sender filter kept the newsletter number out');
 });
 
 t.test('every code filled here is remembered for scrubbing, so the whole-run scan looks for each', async (t) => {

@@ -8,6 +8,7 @@
 import t from 'tap';
 import { call as rawCall, refOf, startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
 import { startLoginSite, TOTP_SECRET, USERS, type LoginSite } from '../fixtures/login-site.js';
+import { pageEval } from '../fixtures/page-eval.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 
 let d: TestDaemon;
@@ -29,9 +30,8 @@ async function openAct(url: string) {
 }
 
 async function fieldValue(tab: string, selector: string): Promise<string> {
-  // Read through the page world on purpose: the redactor must hide the value even here.
-  const r = await call('browser_evaluate', { tab, js: `'length=' + document.querySelector(${JSON.stringify(selector)}).value.length` });
-  return /length=(\d+)/.exec(r.text)?.[1] ?? r.text;
+  // Read from the test's side: no script of the agent's runs in a page that holds a vault value.
+  return String(await pageEval(d, 'alice', tab, `document.querySelector(${JSON.stringify(selector)}).value.length`));
 }
 
 t.before(async () => {
@@ -262,7 +262,8 @@ t.test('a non-password secret is masked in screenshots, even after the page rest
   const filled = await shot(tab, ref);
   t.not(filled, plain, 'not drawn in clear');
   t.equal(filled, dots, 'drawn as dots');
-  await call('browser_evaluate', { tab, js: `(() => { const k = document.getElementById('key'); k.setAttribute('style', '-webkit-text-security: none'); return k.style.cssText; })()` });
+  // The page restyles the field (its own script; the agent's scripts are refused here).
+  await pageEval(d, 'alice', tab, `(() => { const k = document.getElementById('key'); k.setAttribute('style', '-webkit-text-security: none'); return k.style.cssText; })()`);
   t.equal(await shot(tab, ref), dots, 'still dots after the page cleared the mask');
 });
 

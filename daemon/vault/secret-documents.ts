@@ -1,0 +1,202 @@
+/**
+ * Where a filled vault value lives, and where the agent's own code lives: the two must never meet.
+ *
+ * A value filled into a page can be read back by any script that runs in that document (or in another
+ * document of the same site that holds a handle to it: opener, popup, named window), in any encoding: no
+ * scrubbing of results can win against btoa. So the rule is about what runs where:
+ *   - a document holding a filled value (fill_secret, login, fill_totp, fill_otp, `%vault:...%` fills) runs no
+ *     agent script, and neither does any document of the same browser context on the same site;
+ *   - a value is not filled while agent code is alive in a document of the same site in that context (a
+ *     script the agent ran there, which may have left timers or handles behind), nor while any tab of the
+ *     context answers requests with the agent's own responses (browser_route mocks: their bodies can be script,
+ *     in any frame of any site);
+ *   - no value is filled while a timed CDP session is open on the browser, and no session starts or connects
+ *     while the browser holds one (raw CDP can run anything anywhere).
+ *
+ * A document is the main frame's document of a tab, known by its loader id (one per document: a same-document
+ * navigation such as pushState keeps it, a new document or a crash replaces it, closing the tab ends it). A
+ * value filled into a child frame is held against the whole page, which lives at least as long as the frame.
+ * The checks and the marks they guard are made together, with nothing awaited in between, so a fill and a
+ * script cannot slip past each other.
+ */
+import type { Tab } from '../browser/tab.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { registrableDomain } from './otp/about-site.js';
+
+/** A registrable domain; undefined when the document's site is not known (about:blank ...): it meets every site. */
+type Site = string | undefined;
+
+interface TabDocuments {
+  /** The main frame's document now (its loader id), kept current by the tab's navigation events. */
+  current?: string;
+  /** Documents holding a filled vault value, with the sites of the page and of the frame it went into. */
+  secret: Map<string, Site[]>;
+  /** Documents the agent ran a script in: its code may still be running there. */
+  touched: Set<string>;
+  ready: Promise<void>;
+}
+
+const byTab = new WeakMap<Tab, TabDocuments>();
+
+/** Starts following a tab's documents (once); resolves when its current document is known. */
+async function follow(tab: Tab): Promise<TabDocuments> {
+  let docs = byTab.get(tab);
+  if (!docs) {
+    const d: TabDocuments = { secret: new Map(), touched: new Set(), ready: Promise.resolve() };
+    let navigated = false;
+    // Subscribed before asking, so a navigation that commits meanwhile is not lost behind the answer.
+    tab.onPageEvents((e) => {
+      if (e.kind !== 'navigated') return;
+      d.current = e.loaderId;
+      navigated = true;
+    });
+    d.ready = tab.send('Page.getFrameTree', {}).then((r) => {
+      if (!navigated) d.current = r.frameTree.frame.loaderId;
+    });
+    d.ready.catch(() => byTab.delete(tab));
+    byTab.set(tab, d);
+    docs = d;
+  }
+  await docs.ready;
+  return docs;
+}
+
+/** The site of a page address; blob: URLs carry their origin inside. */
+export function siteOfUrl(url: string): Site {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (u.protocol === 'blob:') return siteOfUrl(u.pathname);
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) return undefined;
+  return registrableDomain(u.hostname.replace(/^\[|\]$/g, ''));
+}
+
+function siteOfHost(host: string): Site {
+  return host ? registrableDomain(host.replace(/^\[|\]$/g, '')) : undefined;
+}
+
+/** Two documents may reach each other's DOM when their sites are the same or either is unknown. */
+function meets(a: Site, b: Site): boolean {
+  return a === undefined || b === undefined || a === b;
+}
+
+/** The sites of the filled value the tab's current document holds; undefined when it holds none (or is gone). */
+function heldSites(tab: Tab): Site[] | undefined {
+  const d = byTab.get(tab);
+  if (!d || tab.closed || d.current === undefined) return undefined;
+  return d.secret.get(d.current);
+}
+
+/** Whether the tab's current document runs code the agent wrote, and how. */
+function agentCodeIn(tab: Tab): 'script' | 'mock' | undefined {
+  if (tab.closed) return undefined;
+  if (tab.routes.writesResponses) return 'mock';
+  const d = byTab.get(tab);
+  return d && d.current !== undefined && d.touched.has(d.current) ? 'script' : undefined;
+}
+
+function sameContext(tab: Tab, browserTabs: Iterable<Tab>): Tab[] {
+  const out = new Set<Tab>([tab]);
+  for (const t of browserTabs) if (t.record.context === tab.record.context) out.add(t);
+  return [...out];
+}
+
+/** Whether any tab of this browser holds a filled vault value now (timed CDP sessions are refused then). */
+export function browserHoldsSecret(browserTabs: Iterable<Tab>): Tab | undefined {
+  for (const t of browserTabs) if (heldSites(t)) return t;
+  return undefined;
+}
+
+/** The refusal for raw CDP on a browser that holds a filled value, or undefined when it holds none. */
+export function cdpRefusal(browserTabs: Iterable<Tab>): BrowserdError | undefined {
+  const holder = browserHoldsSecret(browserTabs);
+  if (!holder) return undefined;
+  return new BrowserdError('refused', `tab ${holder.id} holds a value filled from the vault: no CDP session runs on this browser while it does`, {
+    next: `Finish the sign-in or navigate ${holder.id} to another page (or close it), then start the session again.`,
+  });
+}
+
+/**
+ * Before an agent's script runs in `tab`: refuses when a document holding a filled value is within its reach,
+ * else marks the tab's document as running agent code and returns a guard to put in front of the script. The
+ * guard makes the script throw unless it runs in the very document that was checked (the page could move to
+ * another document, even back to one holding a value, between this check and the script).
+ */
+export async function admitAgentScript(tab: Tab, browserTabs: Iterable<Tab>): Promise<string> {
+  const docs = await follow(tab);
+  const checked = docs.current;
+  const stamp = await tab.call('documentStamp');
+  if (checked === undefined || docs.current !== checked || typeof stamp !== 'number' || !Number.isFinite(stamp)) {
+    throw new BrowserdError('action_failed', `the page in ${tab.id} was changing documents, so the script was not run`, { next: 'Wait for the page to settle (browser_wait) and run it again.' });
+  }
+  // Nothing is awaited from here to the mark: no fill can land between the check and it.
+  const reach = siteOfUrl(tab.url);
+  for (const t of sameContext(tab, browserTabs)) {
+    const sites = heldSites(t);
+    if (!sites || (t !== tab && !sites.some((s) => meets(s, reach)))) continue;
+    throw new BrowserdError(
+      'refused',
+      t === tab
+        ? `${tab.id} holds a value filled from the vault: no script runs in a page that holds one`
+        : `${t.id} holds a value filled from the vault and ${tab.id} is on the same site, where a script could reach it: no script runs there`,
+      { next: `Finish the sign-in (send the form) or navigate ${t.id} to another page, or close it; then run the script again. Read the page with browser_snapshot meanwhile.` },
+    );
+  }
+  docs.touched.add(checked);
+  return `if (globalThis.performance?.timeOrigin !== ${JSON.stringify(stamp)}) throw new Error('browserd: the page moved to another document; the script was not run');\n`;
+}
+
+export interface FillPlace {
+  /** The host of the frame holding the field. */
+  fieldHost: string;
+  /** Whether a timed CDP session is open on this browser, asked at the moment of the decision. */
+  cdpSessionOpen: () => boolean;
+}
+
+/**
+ * Before a vault value (or code) goes into `tab`: refuses while agent code could read it (a live script of the
+ * agent on the same site, mock routes anywhere in the browser context, a timed CDP session), else marks the
+ * document as holding it. Marked before the value goes in, so nothing that starts meanwhile sees a clean page.
+ */
+export async function admitSecretFill(tab: Tab, browserTabs: Iterable<Tab>, place: FillPlace): Promise<void> {
+  const docs = await follow(tab);
+  const doc = docs.current;
+  if (doc === undefined) throw new BrowserdError('action_failed', `the page in ${tab.id} has no document yet`, { next: 'Wait for the page to load (browser_wait) and try again.' });
+  // Nothing is awaited from here to the mark.
+  if (place.cdpSessionOpen()) {
+    throw new BrowserdError('refused', 'a timed CDP session is open on this browser: no vault value is filled while one is', {
+      next: 'Stop it with browser_sessions{action:"stop", id} (or wait until it ends), then fill again.',
+    });
+  }
+  const sites = [siteOfUrl(tab.url), siteOfHost(place.fieldHost)];
+  for (const t of sameContext(tab, browserTabs)) {
+    const code = agentCodeIn(t);
+    if (code === 'mock') {
+      throw new BrowserdError('refused', `${t.id} answers requests with your own responses (browser_route mocks), which can run code in any page of this browser: no vault value is filled meanwhile`, {
+        next: `Close ${t.id} (browser_close_tab) and fill in a tab without mock routes.`,
+      });
+    }
+    if (code === 'script' && (t === tab || sites.some((s) => meets(s, siteOfUrl(t.url))))) {
+      throw new BrowserdError('refused', `a script you ran (browser_evaluate) may still be running in ${t.id}${t === tab ? '' : `, on the same site as ${tab.id}`}: no vault value is filled where it could read it`, {
+        next: `Navigate ${t.id} to a new page (browser_navigate) or close it, then fill again.`,
+      });
+    }
+  }
+  docs.secret.set(doc, [...(docs.secret.get(doc) ?? []), ...sites]);
+}
+
+/**
+ * Before a mock route is added to `tab`: its responses could be script in any frame of any site, so none is
+ * added while a document of the browser context holds a filled value.
+ */
+export function assertNoSecretForMocks(tab: Tab, browserTabs: Iterable<Tab>): void {
+  for (const t of sameContext(tab, browserTabs)) {
+    if (!heldSites(t)) continue;
+    throw new BrowserdError('refused', `${t.id} holds a value filled from the vault: no mock route is added while it does`, {
+      next: `Finish the sign-in or navigate ${t.id} to another page (or close it), then add the route.`,
+    });
+  }
+}
