@@ -176,7 +176,7 @@ export interface InjectedApi {
   secretTarget(ref: string): SecretTarget;
   /** Draws a field a secret is filled into as dots, whatever its type; remaskSecrets puts that back before a screenshot. */
   maskSecret(ref: string, value: string): void;
-  remaskSecrets(): number;
+  remaskSecrets(values?: string[]): number;
   /** performance.timeOrigin of the main document: tells one document of a tab from the next. */
   documentStamp(): number;
   /** The items of a list (scrollUntil) in the order they show, each with a key naming its row, and the scroller's state. Fails validation_error for a bad selector or a container that matches nothing. */

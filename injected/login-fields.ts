@@ -203,9 +203,10 @@ function textFields(root: Document | ShadowRoot, out: HTMLElement[] = []): HTMLE
 /**
  * Puts the mask back on every filled secret field still in the page (the page may have restyled it), and masks
  * any other field that now holds a filled value (a page that shows a password by copying it into a new text
- * field).
+ * field, or the browser refilling a page brought back from history: `values` are the tab's filled values).
  */
-export function remaskSecrets(): number {
+export function remaskSecrets(values: string[] = []): number {
+  for (const v of values) if (v) filledValues.add(v);
   let n = 0;
   for (const w of Array.from(masked)) {
     const el = w.deref();

@@ -8,7 +8,7 @@ import { createLiveLink } from '../live/index.js';
 import type { ToolContext } from './context.js';
 import type { CdpSessionInfo } from '../cdp-proxy/sessions.js';
 import type { SameType } from '../traffic/same-type.js';
-import { cdpRefusal } from '../vault/secret-documents.js';
+import { cdpRefusal, settleDocuments } from '../vault/secret-documents.js';
 
 export const DEFAULT_SESSION_MINUTES = 15;
 
@@ -87,6 +87,7 @@ export const cdpSessionTools = [
       }
       // The browser starts now, so the URL works at once and a capacity problem shows here, not at connect.
       const browser = await ctx.browser(args.profile);
+      await settleDocuments(browser.tabs.values());
       // Raw CDP can run anything in any page: never on a browser that holds a filled vault value.
       const s = await sessions.start(ctx.user.id, args.profile, args.minutes ?? DEFAULT_SESSION_MINUTES, () => cdpRefusal(browser.tabs.values()));
       const cdpUrl = sessions.urlOf(s);

@@ -13,7 +13,7 @@ import {
   type RouteSpec, type RouteView, type TabRoutes,
 } from '../browser/routes.js';
 import { TabIdField } from './output.js';
-import { assertNoSecretForMocks } from '../vault/secret-documents.js';
+import { assertNoSecretForMocks, settleDocuments } from '../vault/secret-documents.js';
 import type { SameType } from '../traffic/same-type.js';
 
 const ADD_ONLY = ['urlPattern', 'kind', 'methods', 'resourceTypes', 'status', 'body', 'contentType', 'headers', 'errorReason'] as const;
@@ -117,7 +117,11 @@ export const routeTools = [
       if (action === 'add') {
         const spec = specOf(args);
         // A mock's body can be script in any page of the browser context: none while one holds a vault value.
-        if (spec.kind === 'mock') assertNoSecretForMocks(tab, (await ctx.browser(tab.record.profile)).tabs.values());
+        if (spec.kind === 'mock') {
+          const tabs = (await ctx.browser(tab.record.profile)).tabs;
+          await settleDocuments(tabs.values());
+          assertNoSecretForMocks(tab, tabs.values());
+        }
         const route = tab.routes.add(spec);
         // Before the answer: from now on the tab's sessions pause what the route is about.
         await tab.requestRulesChanged();

@@ -6,17 +6,25 @@
  * secret the marks are put back and any field holding a filled value is marked too.
  */
 import type { Tab } from '../browser/tab.js';
+import { holdsSecret } from './secret-documents.js';
 
-const tabsWithSecrets = new WeakSet<Tab>();
+/** Values filled into each tab (the newest few): a document the browser brings back refills its fields with them. */
+const filledIn = new WeakMap<Tab, string[]>();
+const KEEP_PER_TAB = 20;
 
 /** Masks the field in `ref` before `value` goes in, so no frame ever draws it in clear. */
 export async function maskField(tab: Tab, ref: string, value: string): Promise<void> {
-  tabsWithSecrets.add(tab);
+  filledIn.set(tab, [...(filledIn.get(tab) ?? []).filter((v) => v !== value), value].slice(-KEEP_PER_TAB));
   await tab.call('maskSecret', ref, value);
 }
 
-/** Called by the capture code before every screenshot; costs nothing for tabs that never held a secret. */
+/**
+ * Called by the capture code before every screenshot; costs nothing for tabs that never held a secret. The
+ * values go only to a document that holds them (the same page, or the one the browser brought back into its
+ * history entry): any other page could test guesses against what gets masked.
+ */
 export async function remaskBeforeCapture(tab: Tab): Promise<void> {
-  if (!tabsWithSecrets.has(tab)) return;
-  await tab.call('remaskSecrets').catch(() => undefined);
+  const values = filledIn.get(tab);
+  if (!values || !holdsSecret(tab)) return;
+  await tab.call('remaskSecrets', values).catch(() => undefined);
 }

@@ -16,6 +16,9 @@
  * A document is the main frame's document of a tab, known by its loader id (one per document: a same-document
  * navigation such as pushState keeps it, a new document or a crash replaces it, closing the tab ends it). A
  * value filled into a child frame is held against the whole page, which lives at least as long as the frame.
+ * The value is also held by the tab's history entry: going back to it brings the document back whole (the
+ * back-forward cache) or loads it again with its text fields refilled by the browser (form restoration), so
+ * any document shown in that entry holds the value too.
  * The checks and the marks they guard are made together, with nothing awaited in between, so a fill and a
  * script cannot slip past each other.
  */
@@ -29,8 +32,14 @@ type Site = string | undefined;
 interface TabDocuments {
   /** The main frame's document now (its loader id), kept current by the tab's navigation events. */
   current?: string;
+  /** The tab's history entry now (its unique id); undefined while it is being asked after a navigation. */
+  entry?: number;
+  /** Answers about the entry older than the last navigation are ignored. */
+  entryAsks: number;
   /** Documents holding a filled vault value, with the sites of the page and of the frame it went into. */
   secret: Map<string, Site[]>;
+  /** History entries whose document held a filled value, with the same sites. */
+  secretEntries: Map<number, Site[]>;
   /** Documents the agent ran a script in: its code may still be running there. */
   touched: Set<string>;
   ready: Promise<void>;
@@ -42,23 +51,36 @@ const byTab = new WeakMap<Tab, TabDocuments>();
 async function follow(tab: Tab): Promise<TabDocuments> {
   let docs = byTab.get(tab);
   if (!docs) {
-    const d: TabDocuments = { secret: new Map(), touched: new Set(), ready: Promise.resolve() };
+    const d: TabDocuments = { secret: new Map(), secretEntries: new Map(), touched: new Set(), entryAsks: 0, ready: Promise.resolve() };
     let navigated = false;
     // Subscribed before asking, so a navigation that commits meanwhile is not lost behind the answer.
     tab.onPageEvents((e) => {
       if (e.kind !== 'navigated') return;
       d.current = e.loaderId;
       navigated = true;
+      void askEntry(tab, d).catch(() => undefined);
     });
-    d.ready = tab.send('Page.getFrameTree', {}).then((r) => {
-      if (!navigated) d.current = r.frameTree.frame.loaderId;
-    });
+    d.ready = Promise.all([
+      tab.send('Page.getFrameTree', {}).then((r) => {
+        if (!navigated) d.current = r.frameTree.frame.loaderId;
+      }),
+      askEntry(tab, d),
+    ]).then(() => undefined);
     d.ready.catch(() => byTab.delete(tab));
     byTab.set(tab, d);
     docs = d;
   }
   await docs.ready;
   return docs;
+}
+
+/** Asks which history entry the tab shows; until the answer comes, the entry is unknown (undefined). */
+async function askEntry(tab: Tab, d: TabDocuments): Promise<number | undefined> {
+  const ask = ++d.entryAsks;
+  d.entry = undefined;
+  const h = await tab.send('Page.getNavigationHistory', {});
+  if (ask === d.entryAsks) d.entry = h.entries[h.currentIndex]?.id;
+  return d.entry;
 }
 
 /** The site of a page address; blob: URLs carry their origin inside. */
@@ -86,8 +108,31 @@ function meets(a: Site, b: Site): boolean {
 /** The sites of the filled value the tab's current document holds; undefined when it holds none (or is gone). */
 function heldSites(tab: Tab): Site[] | undefined {
   const d = byTab.get(tab);
-  if (!d || tab.closed || d.current === undefined) return undefined;
-  return d.secret.get(d.current);
+  if (!d || tab.closed) return undefined;
+  const byDocument = d.current === undefined ? undefined : d.secret.get(d.current);
+  if (byDocument) return byDocument;
+  if (!d.secretEntries.size) return undefined;
+  // While the entry is not known yet, the tab may be showing one that holds a value: it is taken to.
+  if (d.entry === undefined) return [...d.secretEntries.values()].flat();
+  return d.secretEntries.get(d.entry);
+}
+
+function entryPending(tab: Tab): boolean {
+  const d = byTab.get(tab);
+  return !!d && !tab.closed && d.entry === undefined && d.secretEntries.size > 0;
+}
+
+/**
+ * Waits until every tab that once held a value knows which history entry it shows: a tab that just navigated
+ * away counts as still holding the value until then (the checks fail closed), which would refuse for nothing.
+ */
+export async function settleDocuments(browserTabs: Iterable<Tab>): Promise<void> {
+  await Promise.all([...browserTabs].map((t) => entryPending(t) && askEntry(t, byTab.get(t)!).catch(() => undefined)));
+}
+
+/** Whether the tab shows a document that holds a filled vault value (screenshots mask it then). */
+export function holdsSecret(tab: Tab): boolean {
+  return heldSites(tab) !== undefined;
 }
 
 /** Whether the tab's current document runs code the agent wrote, and how. */
@@ -127,6 +172,8 @@ export function cdpRefusal(browserTabs: Iterable<Tab>): BrowserdError | undefine
  */
 export async function admitAgentScript(tab: Tab, browserTabs: Iterable<Tab>): Promise<string> {
   const docs = await follow(tab);
+  const context = sameContext(tab, browserTabs);
+  await settleDocuments(context);
   const checked = docs.current;
   const stamp = await tab.call('documentStamp');
   if (checked === undefined || docs.current !== checked || typeof stamp !== 'number' || !Number.isFinite(stamp)) {
@@ -134,7 +181,7 @@ export async function admitAgentScript(tab: Tab, browserTabs: Iterable<Tab>): Pr
   }
   // Nothing is awaited from here to the mark: no fill can land between the check and it.
   const reach = siteOfUrl(tab.url);
-  for (const t of sameContext(tab, browserTabs)) {
+  for (const t of context) {
     const sites = heldSites(t);
     if (!sites || (t !== tab && !sites.some((s) => meets(s, reach)))) continue;
     throw new BrowserdError(
@@ -164,7 +211,10 @@ export interface FillPlace {
 export async function admitSecretFill(tab: Tab, browserTabs: Iterable<Tab>, place: FillPlace): Promise<void> {
   const docs = await follow(tab);
   const doc = docs.current;
-  if (doc === undefined) throw new BrowserdError('action_failed', `the page in ${tab.id} has no document yet`, { next: 'Wait for the page to load (browser_wait) and try again.' });
+  const entry = await askEntry(tab, docs);
+  if (doc === undefined || entry === undefined || docs.current !== doc) {
+    throw new BrowserdError('action_failed', `the page in ${tab.id} was changing documents, so nothing was filled`, { next: 'Wait for the page to settle (browser_wait) and try again.' });
+  }
   // Nothing is awaited from here to the mark.
   if (place.cdpSessionOpen()) {
     throw new BrowserdError('refused', 'a timed CDP session is open on this browser: no vault value is filled while one is', {
@@ -186,6 +236,7 @@ export async function admitSecretFill(tab: Tab, browserTabs: Iterable<Tab>, plac
     }
   }
   docs.secret.set(doc, [...(docs.secret.get(doc) ?? []), ...sites]);
+  docs.secretEntries.set(entry, [...(docs.secretEntries.get(entry) ?? []), ...sites]);
 }
 
 /**

@@ -131,6 +131,16 @@ t.before(async () => {
   await d.daemon.env.vault.setFields('alice', 'login.test', { loginUrl: `${site.at('login.test')}/login`, fields: { username: 'alice', password: PASSWORD, api_key: API_KEY } });
   site.route('/page', html('<h1>Another page of the site</h1>', '', 'Page'));
   site.route('/opener', html('<h1>Opener</h1>', '', 'Opener'));
+  // Not kept whole in the back-forward cache (no-store, an unload handler): going back loads it again and the browser refills its fields.
+  site.route('/unload-fields', html(`${SHOW_CSS}<h1>Settings</h1><form method="post" action="/save"><label>API key <input id="key" name="api_key"></label>
+      <label>Password <input type="password" name="password"></label><button type="submit">Save</button></form>
+      <script>addEventListener('unload', () => {});</script>`, '', 'Settings'));
+  site.route('/no-store-fields', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(html(`${SHOW_CSS}<h1>Settings</h1><form method="post" action="/save"><label>API key <input id="key" name="api_key" autocomplete="off"></label>
+      <label>Password <input type="password" name="password"></label><button type="submit">Save</button></form>
+      <script>addEventListener('unload', () => {});</script>`, '', 'Settings'));
+  });
   // The page's own "show password" buttons: one flips the field's type, one copies the value into a new text field.
   site.route('/show-toggle', showPage(`const f = document.getElementById('pw'); f.type = f.type === 'password' ? 'text' : 'password';`));
   site.route('/show-clone', showPage(`const a = document.getElementById('pw'); const b = document.createElement('input'); b.type = 'text'; b.id = 'pw'; b.name = 'password'; b.value = a.value; a.replaceWith(b);`));
@@ -277,6 +287,31 @@ t.test('a text field holding a vault value never shows it in snapshot, read, que
   for (const r of outputs) t.same(leaked(JSON.stringify(r.raw)), [], r.text.slice(0, 80));
   t.match(outputs[0].text, /textbox "API key"[^\n]*\[secret hidden\]/, 'the snapshot shows the field as hidden');
   await call('browser_close_tab', { tab });
+});
+
+t.test('going back to a page that held a value (kept whole, or its fields restored by the browser) runs no script there', async (t) => {
+  const shot = async (tab: string) => (await call('browser_screenshot', { tab })).raw.content.find((c: any) => c.type === 'image').data as string;
+  for (const page of ['fields?back=1', 'no-store-fields', 'unload-fields']) {
+  const tab = await openAct(`${site.at('login.test')}/${page}`);
+  const snap = await snapshot(tab);
+  t.notOk((await call('browser_fill_secret', { tab, ref: refOf(snap, /textbox "API key"/), site: 'login.test', field: 'api_key' })).isError);
+  t.notOk((await call('browser_fill_secret', { tab, ref: refOf(snap, /textbox "Password"/), site: 'login.test', field: 'password' })).isError);
+  await call('browser_navigate', { tab, url: `${site.at('other.test')}/page` });
+  t.notOk((await call('browser_evaluate', { tab, js: '1' })).isError, 'another page runs scripts');
+  await call('browser_history', { tab, action: 'back' });
+  const back = String(await pageEval(d, 'alice', tab, `document.getElementById('key').value.length + ':' + document.querySelector('input[name=password]').value.length`));
+  t.comment(`${page}: after going back the fields hold ${back} characters`);
+  for (const js of [`btoa(document.getElementById('key').value)`, `btoa(${FIELD})`]) {
+    const r = await call('browser_evaluate', { tab, js });
+    t.same(leaked(r.text), [], `${js}: ${r.text.slice(0, 120)}`);
+    if (back !== '0:0') t.equal(errorCode(r.text), 'refused', 'refused while the page holds the values again');
+  }
+  if (back.startsWith('24')) {
+    await shot(tab);
+    t.equal(await pageEval(d, 'alice', tab, `getComputedStyle(document.getElementById('key')).webkitTextSecurity`), 'disc', 'a screenshot draws the key as dots');
+  }
+  await call('browser_close_tab', { tab });
+  }
 });
 
 t.test('timed CDP sessions and filled values never share a browser', async (t) => {
