@@ -186,6 +186,45 @@ export function maskSecret(ref: string, value: string): void {
   applyMask(el);
   masked.add(new WeakRef(el));
   if (value) filledValues.add(value);
+  guardFrames();
+}
+
+let guarding = false;
+
+/**
+ * Live views and recordings draw every frame, not only screenshots: before each frame of a document that holds
+ * a filled value, the fields holding it are masked again (a page's "show password" may have copied it into a
+ * new field or restyled one). requestAnimationFrame callbacks run before the frame is painted.
+ */
+function guardFrames() {
+  if (guarding) return;
+  guarding = true;
+  const tick = () => {
+    try {
+      remaskFields(document.querySelectorAll('input, textarea'));
+    } catch {
+      // A page in the middle of tearing down: the next frame tries again.
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}
+
+function holdsFilled(el: Element): boolean {
+  const v = (el as HTMLInputElement | HTMLTextAreaElement).value;
+  if (!v) return false;
+  for (const s of filledValues) if (v.includes(s)) return true;
+  return false;
+}
+
+function remaskFields(fields: Iterable<Element>): number {
+  let n = 0;
+  for (const el of fields) {
+    if (!holdsFilled(el)) continue;
+    applyMask(el as HTMLElement);
+    n++;
+  }
+  return n;
 }
 
 /** Text fields of a document and of its same-origin frames, open shadow roots included. */
@@ -218,14 +257,8 @@ export function remaskSecrets(values: string[] = []): number {
     n++;
   }
   if (!filledValues.size) return n;
-  for (const el of textFields(document)) {
-    const v = (el as HTMLInputElement | HTMLTextAreaElement).value;
-    if (!v || !Array.from(filledValues).some((s) => v.includes(s))) continue;
-    applyMask(el);
-    masked.add(new WeakRef(el));
-    n++;
-  }
-  return n;
+  guardFrames();
+  return n + remaskFields(textFields(document));
 }
 
 /** When this document began (performance.timeOrigin): tells one document of a tab from the next. */

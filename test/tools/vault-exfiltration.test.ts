@@ -265,6 +265,8 @@ t.test("the page's own show-password button does not unmask the field in a scree
     t.notOk((await fillPassword(tab)).isError);
     await call('browser_click', { tab, ref: refOf(await snapshot(tab), /button "Show password"/) });
     t.equal(await pageEval(d, 'alice', tab, `document.getElementById('pw').type`), 'text', `${page}: the page showed the field as text`);
+    // Live views and recordings draw frames without a screenshot: the field is dots before any capture.
+    t.equal(await pageEval(d, 'alice', tab, `new Promise((r) => requestAnimationFrame(() => r(getComputedStyle(document.getElementById('pw')).webkitTextSecurity)))`), 'disc', `${page}: drawn as dots in every frame`);
     const filled = await shot(tab);
     t.not(filled, plain, `${page}: the screenshot does not draw the value in clear`);
     t.equal(await pageEval(d, 'alice', tab, `getComputedStyle(document.getElementById('pw')).webkitTextSecurity`), 'disc', `${page}: the field was drawn as dots at capture`);
