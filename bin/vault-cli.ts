@@ -10,6 +10,8 @@ export const VAULT_USAGE = `  browserd vault set NAME FIELD [--login-url URL]   
   browserd vault set NAME --login-url URL           only the login URL
   browserd vault list                               entries, kinds and field names (never a value)
   browserd vault rm NAME [FIELD]                    delete an entry, or one of its fields
+      NAME is the site's host (github.com): values are filled only there and on its sub-domains, and a login
+      URL must be on it. Any other NAME is bound to the host of the --login-url it is created with, for good.
       Talks to the running daemon: --url URL or BROWSERD_URL (default http://127.0.0.1:8787, or BROWSERD_LISTEN),
       with your token from --token-file PATH, BROWSERD_TOKEN or --token TOKEN.
 `;

@@ -8,6 +8,7 @@ import type { Sealer } from './seal.js';
 import { SealedTable } from './sealed-table.js';
 import type { VaultKeyState } from './vault-key.js';
 import { BrowserdError } from '../protocol/errors.js';
+import { checkLoginEntryWrite } from '../daemon/vault/site-match.js';
 
 export type VaultKind = 'login' | 'otp_inbox';
 
@@ -93,10 +94,15 @@ export class VaultStore {
     return this.entries.open(user, name);
   }
 
-  /** Merges fields into a login entry (creating it), and sets its login URL when given. */
+  /**
+   * Merges fields into a login entry (creating it), and sets its login URL when given. The last line of the
+   * entry's binding to its site: a name or login URL that would let its values reach another site is refused
+   * here whoever writes (site-match.ts says which), before anything changes.
+   */
   async setFields(user: string, name: string, change: { loginUrl?: string; fields?: Record<string, string> }): Promise<VaultEntryInfo> {
     const prev = this.entries.info(user, name);
     if (prev && prev.kind !== 'login') throw new BrowserdError('validation_error', `vault entry ${name} is an ${prev.kind}, not a login`, { next: 'Delete it first, or pick another name.' });
+    checkLoginEntryWrite(name, prev, change.loginUrl);
     const secrets: VaultSecrets = (prev && this.entries.open(user, name)) || { fields: {} };
     Object.assign(secrets.fields, change.fields ?? {});
     const info: VaultEntryInfo = {

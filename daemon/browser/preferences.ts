@@ -4,7 +4,7 @@
  * UDP goes straight to any address, around the egress proxy. Merged into what the profile already holds, so
  * a user's own settings stay.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Dotted pref name -> value, each with the reason it is forced. */
@@ -30,6 +30,20 @@ export const FORCED_PREFERENCES: Record<string, unknown> = {
   'profile.password_manager_leak_detection': false,
   // Nor may autofill keep a card number the vault filled.
   'autofill.credit_card_enabled': false,
+  // Nor what was typed into any other field: with addresses on, Chromium saves every submitted text field's
+  // value in its form-data ("autocomplete") table in Default/Web Data, and a value the vault filled into a
+  // text field (an api_key, a password where the site uses no password field) stayed there in plain text.
+  // autofill.enabled is the older switch for all of autofill, still read by Chromium when set.
+  'autofill.profile_enabled': false,
+  'autofill.enabled': false,
+  // No automatic sign-in with credentials the password manager would have kept (it keeps none, see above).
+  credentials_enable_autosignin: false,
+  // No browsing history on disk: submitted pages and their addresses are the agent's work, not the user's
+  // history to keep, and the session files below record the same navigations.
+  'history.saving_disabled': true,
+  // Start with a new tab, never the last session: tabs of the last run (with the bodies of the forms they
+  // sent) are not brought back to be sent again.
+  'session.restore_on_startup': 5,
 };
 
 function setPath(obj: Record<string, any>, dotted: string, value: unknown) {
@@ -42,7 +56,26 @@ function setPath(obj: Record<string, any>, dotted: string, value: unknown) {
   at[parts[parts.length - 1]!] = value;
 }
 
-/** Writes FORCED_PREFERENCES into <userDataDir>/Default/Preferences, keeping every other setting. */
+/**
+ * Session restore has no preference or switch that stops it writing: Chromium records every tab's navigations
+ * in Default/Sessions/ as they happen, with the body a form sent by POST (it drops the body only when the form
+ * had a password field), so a vault value filled into a text field and submitted rested there in plain text.
+ * A plain read-only file where that folder would be leaves Chromium nowhere to write them: it opens nothing
+ * and carries on. What an older run left (the folder, the pre-folder "Current/Last Session|Tabs") goes first.
+ */
+function blockSessionFiles(profileDir: string) {
+  for (const old of ['Current Session', 'Current Tabs', 'Last Session', 'Last Tabs']) rmSync(join(profileDir, old), { force: true });
+  const sessions = join(profileDir, 'Sessions');
+  try {
+    if (lstatSync(sessions).isFile()) return;
+  } catch {
+    // Not there yet: made below.
+  }
+  rmSync(sessions, { recursive: true, force: true });
+  writeFileSync(sessions, '', { mode: 0o400 });
+}
+
+/** Writes FORCED_PREFERENCES into <userDataDir>/Default/Preferences, keeping every other setting; blocks session files. */
 export function writeProfilePreferences(userDataDir: string): void {
   const dir = join(userDataDir, 'Default');
   const file = join(dir, 'Preferences');
@@ -59,4 +92,5 @@ export function writeProfilePreferences(userDataDir: string): void {
   const tmp = `${file}.browserd-tmp`;
   writeFileSync(tmp, JSON.stringify(prefs), { mode: 0o600 });
   renameSync(tmp, file);
+  blockSessionFiles(dir);
 }

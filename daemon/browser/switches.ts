@@ -107,6 +107,9 @@ export function chromiumSwitches(o: SwitchOptions): string[] {
     `--window-size=${size.width},${size.height}`,
     // QUIC would bypass the HTTP proxy (it is UDP): everything must pass the egress guard.
     '--disable-quic',
+    // Never bring back the last run's tabs: a restored tab could send the body of a form again, vault values in
+    // it. (Session files are not written at all: preferences.ts leaves them nowhere to go.)
+    '--disable-restore-session-state',
   ];
   if (o.headless) s.push('--headless=new', '--hide-scrollbars', '--mute-audio');
   if (o.proxyPort) {

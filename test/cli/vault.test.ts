@@ -55,6 +55,14 @@ t.test('set reads the value from stdin: stored exactly, never on the command lin
   t.equal(d.daemon.env.vault.info('alice', 'cli.example')?.loginUrl, 'https://cli.example/login');
 });
 
+t.test('a login URL off the entry\'s site is refused with the entry\'s site named, and nothing changes', async (t) => {
+  const r = await cli(['set', 'cli.example', '--login-url', 'https://other.example/login']);
+  t.equal(r.code, 2, r.stdout);
+  t.match(r.stderr, /off the site of vault entry cli\.example \(cli\.example and its sub-domains\)/);
+  t.match(r.stderr, /next: /);
+  t.equal(d.daemon.env.vault.info('alice', 'cli.example')?.loginUrl, 'https://cli.example/login', 'the login URL stayed');
+});
+
 t.test('a value given on the command line is refused, and nothing is stored', async (t) => {
   const r = await cli(['set', 'argv.example', 'password', 'hunter2-on-argv'], '');
   t.equal(r.code, 2);
