@@ -8,6 +8,7 @@
  * sessions attached under it. Sessions the daemon's tabs use are never named to the client and commands
  * aimed at them are refused as unknown.
  */
+import { basename } from 'node:path';
 import type { CdpConnection, Disposable } from '../cdp/connection.js';
 import { CdpError } from '../cdp/connection.js';
 import { paramsToSend, refusal } from './policy.js';
@@ -161,6 +162,8 @@ export class ProxyClient {
       this.targetOf.delete(params.sessionId);
     }
     if (!fromRoot && !this.forwardable(method, params, sessionId)) return;
+    // A finished download names the file where Chromium put it, a path on the daemon's host: the name is enough.
+    if (method === 'Browser.downloadProgress' && typeof params?.filePath === 'string') params = { ...params, filePath: basename(params.filePath) };
     const text = JSON.stringify(fromRoot ? { method, params } : { method, params, sessionId });
     // Answers reach the client through a promise, one microtask after Chromium sent them; events take the same
     // step, so the client hears both in the order Chromium said them.

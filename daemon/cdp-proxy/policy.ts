@@ -85,7 +85,10 @@ export function refusal(method: string, params: Record<string, any>, scope: Clie
     case 'DOM.getFileInfo':
       return 'it answers with a path on the daemon\'s host';
     case 'Tracing.start':
-      return params.tracingBackend === 'system' ? 'system-wide tracing reaches past this browser' : undefined;
+      if (params.tracingBackend === 'system') return 'system-wide tracing reaches past this browser';
+      // A streamed trace opens with metadata that holds the browser's command line (its profile directory on the
+      // daemon's host, the proxy's port), as Browser.getBrowserCommandLine would; events sent one by one do not.
+      return params.transferMode === 'ReturnAsStream' ? 'a streamed trace carries the browser\'s command line: use transferMode "ReportEvents" (Tracing.dataCollected events)' : undefined;
     default:
       return undefined;
   }

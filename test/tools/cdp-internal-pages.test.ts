@@ -168,6 +168,8 @@ t.test('requests, history entries and file paths get the same check, and refusal
     ['DOM.setFileInputFiles', { files: ['/etc/passwd'], nodeId: 1 }, sessionId],
     ['DOM.setFileInputFiles', { files: ['../../browserd.lmdb'], nodeId: 1 }, sessionId],
     ['DOM.getFileInfo', { objectId: 'x' }, sessionId],
+    // A streamed trace's metadata holds the browser's command line, profile directory and all.
+    ['Tracing.start', { transferMode: 'ReturnAsStream', traceConfig: { includedCategories: ['__metadata'] } }],
   ];
   const dir = d.daemon.env.files.dir('alice');
   for (const [method, params, sid] of refused) {
