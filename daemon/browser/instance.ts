@@ -22,6 +22,7 @@ import { DownloadWatcher, type DownloadOrigin, type DownloadOutcome } from './do
 import type { BrowserAgent, UserIdentity } from '../identity/tab-identity.js';
 import { nativeAgent } from '../identity/plan.js';
 import { versionOf } from '../identity/user-agent.js';
+import { InternalPageWatch, isBrowserInternalUrl } from './internal-pages.js';
 
 export interface InstanceOptions {
   user: string;
@@ -126,6 +127,9 @@ export class BrowserInstance {
     }
     this.disposables.add(conn.on('Target.attachedToTarget', '', (p) => this.onAttached(p)));
     this.disposables.add(conn.on('Target.detachedFromTarget', '', (p) => this.onDetached(p.targetId)));
+    // No page stays on a browser-internal page, by any route (internal-pages.ts); on before discovery, which
+    // announces the pages already open.
+    this.disposables.add(new InternalPageWatch(conn, { daemonTabSession: (id) => this.daemonTabSession(id), log: this.opts.log }).start());
     await conn.send('Target.setDiscoverTargets', { discover: true });
     await this.watchDownloads(conn);
     // Every page is attached paused, so read-mode rules are in place before its first request (popups too).
@@ -153,6 +157,13 @@ export class BrowserInstance {
     this.disposables.add(this.downloads);
     if (d.onSettled) this.downloads.on('settled', d.onSettled);
     await this.downloads.enable();
+  }
+
+  /** The daemon's session on a page it made or adopted as a tab (scratch tabs too), or undefined for a foreign page. */
+  private daemonTabSession(targetId: string): string | undefined {
+    const tab = [...this.tabs.values()].find((t) => t.targetId === targetId);
+    if (tab) return tab.sessionId;
+    return this.ownTargets.has(targetId) ? this.attached.get(targetId)?.sessionId : undefined;
   }
 
   /** A download's tab: a page's main frame id is its target id (a download from a subframe has no tab). */
@@ -417,7 +428,8 @@ export class BrowserInstance {
     try {
       const tab = await this.materialise(rec, { visible: false });
       this.tabs.set(rec.id, tab);
-      if (rec.url && rec.url !== 'about:blank') await tab.navigate(rec.url).catch(() => undefined);
+      // A tab last seen on a browser-internal page (internal-pages.ts closed it) comes back blank, not there.
+      if (rec.url && rec.url !== 'about:blank' && !isBrowserInternalUrl(rec.url)) await tab.navigate(rec.url).catch(() => undefined);
       return tab;
     } catch (e) {
       this.opts.log.warn({ user: this.opts.user, tab: rec.id, err: String(e) }, 'could not reopen tab');

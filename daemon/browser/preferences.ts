@@ -44,6 +44,19 @@ export const FORCED_PREFERENCES: Record<string, unknown> = {
   // Start with a new tab, never the last session: tabs of the last run (with the bodies of the forms they
   // sent) are not brought back to be sent again.
   'session.restore_on_startup': 5,
+  // chrome://inspect looks for debugging targets by connecting to the host:ports of this list (localhost:9222 and
+  // :9229 by default) straight from the browser process, past the egress guard, whenever the page is open; an
+  // attack once left the list pointing at a port of its choosing. Discovery off and the list empty, every launch.
+  'devtools.discover_tcp_targets': false,
+  'devtools.tcp_discovery_config': [],
+  // Its USB discovery and port forwarding open local sockets (the adb server on loopback, forwarded ports) too.
+  'devtools.discover_usb_devices': false,
+  'devtools.port_forwarding_enabled': false,
+  'devtools.port_forwarding_config': {},
+  // Cast and DIAL device discovery (mDNS and SSDP multicast, then TCP to each device) goes around the proxy; the
+  // media router is off by switch too (switches.ts), this is the preference its policy sets.
+  'media_router.enable_media_router': false,
+  'media_router.cast_allow_all_ips': false,
 };
 
 function setPath(obj: Record<string, any>, dotted: string, value: unknown) {

@@ -45,6 +45,14 @@ const DISABLED_FEATURES = [
   // window although no one ever types in its address bar here. Every tab has a window of its own (instance.ts),
   // so each open loaded ~180 of their scripts: most of a new tab's CPU, and a ~100 MB renderer kept for them.
   'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup',
+  // Cast device discovery and Cast channels (mDNS multicast, TCP 8009 to each device) open their own sockets,
+  // around the egress proxy; MediaRouter and DialMediaRouteProvider above stop the rest of the media router.
+  'CastMediaRouteProvider',
+  // Chromium's built-in DNS client sends its own UDP to the name servers and, in "automatic" secure DNS, probes
+  // and uses DNS-over-HTTPS servers it recognises: connections the guard never sees. Page requests are resolved
+  // by the egress proxy anyway; what Chromium still resolves (the sink names) stays with the host resolver rules
+  // and the system's resolver.
+  'AsyncDns',
 ];
 
 /** Switches whose values are lists: ours and the caller's extra ones are merged into one switch each. */

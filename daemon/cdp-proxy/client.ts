@@ -8,9 +8,12 @@
  * sessions attached under it. Sessions the daemon's tabs use are never named to the client and commands
  * aimed at them are refused as unknown.
  */
+import { basename } from 'node:path';
 import type { CdpConnection, Disposable } from '../cdp/connection.js';
 import { CdpError } from '../cdp/connection.js';
-import { refusal } from './policy.js';
+import { paramsToSend, refusal } from './policy.js';
+import { checkPageUrl } from '../net/url-check.js';
+import { internalPageWatchOf } from '../browser/internal-pages.js';
 
 /** JSON-RPC style codes CDP clients know: Chromium's own for an unknown session, a generic server error otherwise. */
 const SESSION_NOT_FOUND = -32001;
@@ -29,10 +32,15 @@ export class ProxyClient {
   private root?: string;
   /** Sessions this client attached, directly or under one of its own, by sessionId. */
   private sessions = new Set<string>();
+  /** The target each of those sessions is attached to. */
+  private targetOf = new Map<string, string>();
   private contexts = new Set<string>();
   private tap?: Disposable;
   private queued: string[] = [];
   private ended = false;
+  /** Commands waiting behind one whose check asks the browser first (checking counts them). */
+  private inOrder: Promise<void> = Promise.resolve();
+  private checking = 0;
 
   constructor(
     private conn: CdpConnection,
@@ -73,12 +81,59 @@ export class ProxyClient {
       return this.reply(m, { code: SESSION_NOT_FOUND, message: 'Session with given id not found.' });
     }
     const params = m.params ?? {};
+    // A page on a browser-internal page is being taken off it (browser/internal-pages.ts): until then nothing
+    // may read or drive it.
+    const watch = internalPageWatchOf(this.conn);
+    if (watch && (watch.isInternal(m.sessionId && this.targetOf.get(m.sessionId)) || (m.method === 'Target.attachToTarget' && watch.isInternal(String(params.targetId))))) {
+      return this.refuse(m, 'that page is showing one of the browser\'s own pages, which are out of reach; it is being closed');
+    }
     const no = refusal(m.method, params, { ownsSession: (s) => this.sessions.has(s), ownsContext: (c) => this.contexts.has(c), filesDir: this.filesDir });
-    if (no) return this.reply(m, { code: SERVER_ERROR, message: `browserd refuses ${m.method}: ${no}` });
+    if (no) return this.refuse(m, no);
+    const send = paramsToSend(m.method, params, this.filesDir);
+    // A command whose check must ask the browser first holds back the ones after it: the client's commands
+    // reach Chromium in the order it sent them.
+    if (this.checking > 0 || m.method === 'Page.navigateToHistoryEntry') {
+      this.checking++;
+      this.inOrder = this.inOrder
+        .then(async () => {
+          const later = await this.historyRefusal(m, send);
+          if (later) this.refuse(m, later);
+          else if (!this.ended) this.forward(m, send);
+        })
+        .catch(() => this.refuse(m, 'the command could not be checked'))
+        .finally(() => this.checking--);
+      return;
+    }
+    this.forward(m, send);
+  }
+
+  private refuse(m: ClientMessage, why: string) {
+    this.reply(m, { code: SERVER_ERROR, message: `browserd refuses ${m.method}: ${why}` });
+  }
+
+  /**
+   * Going back or forward opens whatever the entry holds, which no address check saw: the entry's URL is
+   * checked like a new address. Fails closed: history that cannot be read is no history to go to.
+   */
+  private async historyRefusal(m: ClientMessage, params: Record<string, any>): Promise<string | undefined> {
+    if (m.method !== 'Page.navigateToHistoryEntry') return undefined;
+    const h = await this.conn.sendMayFail('Page.getNavigationHistory', {}, m.sessionId ?? this.root);
+    if (!h) return 'the page\'s history could not be read';
+    const entry = h.entries.find((e: { id: number }) => e.id === params.entryId);
+    // No such entry: Chromium answers that itself.
+    if (!entry) return undefined;
+    const checked = checkPageUrl(entry.url);
+    return 'refused' in checked ? `that history entry is not a web page (${checked.refused})` : undefined;
+  }
+
+  private forward(m: ClientMessage, params: Record<string, unknown>) {
     const timeout = Math.max(1000, this.deadline() - Date.now());
     this.conn.send(m.method as any, params as any, m.sessionId ?? this.root, timeout).then(
       (result: any) => {
-        if (m.method === 'Target.attachToTarget' && result?.sessionId) this.sessions.add(result.sessionId);
+        if (m.method === 'Target.attachToTarget' && result?.sessionId) {
+          this.sessions.add(result.sessionId);
+          this.targetOf.set(result.sessionId, String(params.targetId));
+        }
         if (m.method === 'Target.createBrowserContext' && result?.browserContextId) this.contexts.add(result.browserContextId);
         this.reply(m, undefined, result);
       },
@@ -98,14 +153,39 @@ export class ProxyClient {
     if (!fromRoot && !this.sessions.has(sessionId)) return;
     // Sessions attached under one of the client's own are the client's too; learnt before the event is
     // forwarded, so a command the client sends on hearing of it finds the session known.
-    if (method === 'Target.attachedToTarget' && typeof params?.sessionId === 'string') this.sessions.add(params.sessionId);
-    if (method === 'Target.detachedFromTarget' && typeof params?.sessionId === 'string') this.sessions.delete(params.sessionId);
+    if (method === 'Target.attachedToTarget' && typeof params?.sessionId === 'string') {
+      this.sessions.add(params.sessionId);
+      if (typeof params.targetInfo?.targetId === 'string') this.targetOf.set(params.sessionId, params.targetInfo.targetId);
+    }
+    if (method === 'Target.detachedFromTarget' && typeof params?.sessionId === 'string') {
+      this.sessions.delete(params.sessionId);
+      this.targetOf.delete(params.sessionId);
+    }
+    if (!fromRoot && !this.forwardable(method, params, sessionId)) return;
+    // A finished download names the file where Chromium put it, a path on the daemon's host: the name is enough.
+    if (method === 'Browser.downloadProgress' && typeof params?.filePath === 'string') params = { ...params, filePath: basename(params.filePath) };
     const text = JSON.stringify(fromRoot ? { method, params } : { method, params, sessionId });
     // Answers reach the client through a promise, one microtask after Chromium sent them; events take the same
     // step, so the client hears both in the order Chromium said them.
     queueMicrotask(() => {
       if (!this.ended) this.socket.send(text);
     });
+  }
+
+  /**
+   * Whether an event of one of the client's page sessions may reach it. A page's own navigation event may be the
+   * first word that it committed to an internal page: the watch hears of it from here too. What such a page
+   * says (its DOM, console, script contexts) is not passed on; only the session's end is.
+   */
+  private forwardable(method: string, params: any, sessionId: string): boolean {
+    const watch = internalPageWatchOf(this.conn);
+    if (!watch) return true;
+    const targetId = this.targetOf.get(sessionId);
+    if (targetId === undefined) return true;
+    if (method === 'Page.frameNavigated' && params?.frame && !params.frame.parentId && typeof params.frame.url === 'string') {
+      watch.see({ targetId, type: 'page', url: params.frame.url });
+    }
+    return !watch.isInternal(targetId) || method.startsWith('Target.') || method.startsWith('Inspector.');
   }
 
   /** Detaches every session the client held, disposes its contexts and closes its socket (idempotent). */

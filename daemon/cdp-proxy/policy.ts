@@ -11,6 +11,7 @@
  * so they are allowed and cannot switch off the daemon's own auto-attach.
  */
 import { isAbsolute, relative, resolve } from 'node:path';
+import { checkPageUrl, checkRequestUrl } from '../net/url-check.js';
 
 const ALLOWED_DOMAINS = new Set([
   'Accessibility', 'Animation', 'Audits', 'Autofill', 'BackgroundService', 'BluetoothEmulation', 'Browser', 'CacheStorage', 'CSS',
@@ -65,41 +66,85 @@ export function refusal(method: string, params: Record<string, any>, scope: Clie
     case 'Target.createTarget':
     case 'Page.navigate':
       return urlRefusal(params.url);
+    case 'Fetch.continueRequest':
+    case 'Network.continueInterceptedRequest':
+      return params.url === undefined ? undefined : requestUrlRefusal(params.url);
+    case 'Network.loadNetworkResource':
+      return requestUrlRefusal(params.url);
+    // Refusals about paths never name one: the daemon's directories are not the client's business.
     case 'Browser.setDownloadBehavior':
     case 'Page.setDownloadBehavior':
       if (params.behavior === 'deny') return undefined;
-      if (params.behavior === 'default') return `downloads go to the user's files directory only: pass behavior "allow" with downloadPath ${scope.filesDir}`;
-      return inside(scope.filesDir, params.downloadPath) ? undefined : `downloadPath must be the user's files directory (${scope.filesDir})`;
+      if (params.behavior === 'default') return 'downloads go to the user\'s files only: pass behavior "allow" without a downloadPath (the proxy fills in the files directory)';
+      if (params.downloadPath === undefined) return undefined;
+      return inside(scope.filesDir, params.downloadPath) ? undefined : 'downloadPath must be the user\'s files directory: leave it out and the proxy fills it in';
     case 'DOM.setFileInputFiles':
       return pathsRefusal(params.files, scope.filesDir);
     case 'Input.dispatchDragEvent':
       return pathsRefusal(params.data?.files, scope.filesDir);
+    case 'DOM.getFileInfo':
+      return 'it answers with a path on the daemon\'s host';
     case 'Tracing.start':
-      return params.tracingBackend === 'system' ? 'system-wide tracing reaches past this browser' : undefined;
+      if (params.tracingBackend === 'system') return 'system-wide tracing reaches past this browser';
+      // A streamed trace opens with metadata that holds the browser's command line (its profile directory on the
+      // daemon's host, the proxy's port), as Browser.getBrowserCommandLine would; events sent one by one do not.
+      return params.transferMode === 'ReturnAsStream' ? 'a streamed trace carries the browser\'s command line: use transferMode "ReportEvents" (Tracing.dataCollected events)' : undefined;
     default:
       return undefined;
   }
 }
 
-/** A page may be opened at web and inline addresses only: file:, chrome: and devtools: reach the host or the browser's insides. */
+/**
+ * A page may be opened at web and inline addresses only: file:, chrome:, devtools: and about: pages reach the
+ * host or the browser's insides. What cannot be read is refused (net/url-check.ts checkPageUrl).
+ */
 function urlRefusal(url: unknown): string | undefined {
-  if (typeof url !== 'string' || url === '') return undefined;
-  let scheme: string;
-  try {
-    scheme = new URL(url).protocol;
-  } catch {
-    return undefined; // Chromium answers a malformed URL itself
-  }
-  return ['http:', 'https:', 'about:', 'data:', 'blob:'].includes(scheme) ? undefined : `${scheme} addresses are not available through the proxy (web addresses only)`;
+  // No url: Chromium answers the missing parameter itself; an empty one is Chromium's about:blank.
+  if (url === undefined || url === '') return undefined;
+  const checked = checkPageUrl(url);
+  return 'refused' in checked ? checked.refused : undefined;
 }
 
+function requestUrlRefusal(url: unknown): string | undefined {
+  const checked = checkRequestUrl(url);
+  return 'refused' in checked ? checked.refused : undefined;
+}
+
+/**
+ * The parameters to send on for a command refusal() let through: an address is sent as the checker serialised
+ * it, so Chromium opens what was checked rather than its own fix-up of the text (chrome://version:x); paths are
+ * made absolute in the user's files directory, which clients name without knowing where it is.
+ */
+export function paramsToSend(method: string, params: Record<string, any>, filesDir: string): Record<string, any> {
+  if ((method === 'Browser.setDownloadBehavior' || method === 'Page.setDownloadBehavior') && params.behavior !== 'deny') {
+    return { ...params, downloadPath: resolve(filesDir, typeof params.downloadPath === 'string' ? params.downloadPath : '.') };
+  }
+  if (method === 'DOM.setFileInputFiles') return { ...params, files: absolute(params.files, filesDir) };
+  if (method === 'Input.dispatchDragEvent' && params.data?.files) return { ...params, data: { ...params.data, files: absolute(params.data.files, filesDir) } };
+  if ((method === 'Target.createTarget' || method === 'Page.navigate') && typeof params.url === 'string' && params.url !== '') {
+    const checked = checkPageUrl(params.url);
+    if ('url' in checked) return { ...params, url: checked.url };
+  }
+  if ((method === 'Fetch.continueRequest' || method === 'Network.continueInterceptedRequest' || method === 'Network.loadNetworkResource') && typeof params.url === 'string') {
+    const checked = checkRequestUrl(params.url);
+    if ('url' in checked) return { ...params, url: checked.url };
+  }
+  return params;
+}
+
+/** A path inside `dir`: an absolute one, or a name relative to it (report.pdf, which the client can know). */
 function inside(dir: string, p: unknown): boolean {
-  if (typeof p !== 'string' || !isAbsolute(p)) return false;
-  const rel = relative(resolve(dir), resolve(p));
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  if (typeof p !== 'string' || p === '') return false;
+  const rel = relative(resolve(dir), resolve(dir, p));
+  return rel === '' || (rel !== '..' && !rel.startsWith('../') && !isAbsolute(rel));
 }
 
 function pathsRefusal(files: unknown, dir: string): string | undefined {
   if (!Array.isArray(files)) return undefined;
-  return files.every((f) => inside(dir, f)) ? undefined : `files must be inside the user's files directory (${dir})`;
+  return files.every((f) => inside(dir, f)) ? undefined : 'files must be in the user\'s files, named relative to them (report.pdf)';
+}
+
+/** The files of a command as absolute paths in the user's files directory (refusal() has checked they are inside). */
+function absolute(files: unknown, dir: string): unknown {
+  return Array.isArray(files) ? files.map((f) => (typeof f === 'string' ? resolve(dir, f) : f)) : files;
 }

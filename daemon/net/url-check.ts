@@ -16,8 +16,8 @@ const ACCEPTED = 'Accepted: an http(s) URL (https://example.com/page), a host na
 // current page (javascript:), or build a page from the agent's own text (data:, which is how phishing
 // lookalikes get drawn). Named so the refusal can say which one it was.
 const REFUSED_SCHEMES = new Set([
-  'file:', 'chrome:', 'chrome-extension:', 'chrome-untrusted:', 'chrome-search:', 'devtools:', 'view-source:',
-  'javascript:', 'data:', 'blob:', 'filesystem:', 'about:',
+  'file:', 'chrome:', 'chrome-extension:', 'chrome-untrusted:', 'chrome-search:', 'chrome-error:', 'chrome-native:',
+  'devtools:', 'view-source:', 'isolated-app:', 'javascript:', 'data:', 'blob:', 'filesystem:', 'about:',
 ]);
 
 /** The daemon's private-network settings, the same the egress proxy runs with. */
@@ -85,12 +85,93 @@ function literalAddresses(hostname: string): string[] | undefined {
   return undefined;
 }
 
+function refusedScheme(scheme: string): never {
+  const what = REFUSED_SCHEMES.has(scheme) ? `${scheme} URLs are not available to agents` : `the ${scheme} scheme is not supported`;
+  return blocked(`${what}. Only http(s) addresses and about:blank can be opened.`, 'Use an http(s) address.');
+}
+
+/**
+ * The text as a URL parser reads it: WHATWG and Chromium both drop leading and trailing control characters and
+ * spaces and every tab and newline inside ("chr\tome:" is "chrome:"). Unicode spaces are trimmed too, as
+ * normaliseUserUrl and Chromium's own fix-up of typed text do.
+ */
+function parserText(input: string): string {
+  return String(input ?? '').replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '').trim();
+}
+
+/** The scheme the text names ("chrome:"), lower-cased, or undefined when it names none (host:port is no scheme). */
+function explicitScheme(input: string): string | undefined {
+  const m = /^([a-z][a-z0-9+.-]*):(.*)$/is.exec(parserText(input));
+  if (!m || /^\d+(?:[/?#]|$)/.test(m[2]!)) return undefined;
+  return `${m[1]!.toLowerCase()}:`;
+}
+
+/** Schemes a page may be opened at through a CDP session: the web, and documents built inline from it. */
+const PAGE_SCHEMES = new Set(['http:', 'https:', 'data:', 'blob:']);
+
+/** about:blank, with or without a query or fragment: the empty page, and the only about: page that is not the browser's own. */
+export function isAboutBlank(url: URL): boolean {
+  return url.protocol === 'about:' && url.pathname === 'blank';
+}
+
+/**
+ * The address a CDP client may open a page at (Target.createTarget, Page.navigate), or why not. Fails closed:
+ * Chromium opens text the WHATWG parser rejects (chrome://version:x showed chrome://version), so text that does
+ * not parse is refused, the scheme read from the raw text must be the one the parser found, and what goes on to
+ * Chromium is the parser's own serialisation: the address that was checked, not a spelling Chromium may fix up
+ * into another. Only http(s), data:, blob: of a web origin and about:blank are pages; chrome:, devtools:,
+ * chrome-untrusted:, view-source:, file:, every other about: page and every unknown scheme are not.
+ */
+export function checkPageUrl(raw: unknown): { url: string } | { refused: string } {
+  if (typeof raw !== 'string') return { refused: 'the url must be a string' };
+  const text = parserText(raw);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { refused: 'the url is not one the daemon can read, and what it cannot read it does not pass on (use an absolute http(s) URL)' };
+  }
+  if (explicitScheme(text) !== url.protocol) return { refused: 'the url\'s scheme is not one the daemon can read (use an absolute http(s) URL)' };
+  if (url.protocol === 'about:') {
+    return isAboutBlank(url) ? { url: url.href } : { refused: 'about: pages other than about:blank belong to the browser itself' };
+  }
+  if (!PAGE_SCHEMES.has(url.protocol)) return { refused: `${url.protocol} addresses are not available through the proxy (web addresses, data:, blob: and about:blank only)` };
+  if (url.protocol === 'blob:') {
+    // A blob: URL names the origin that made it; only a web page's blobs are pages.
+    let inner: URL | undefined;
+    try {
+      inner = new URL(url.pathname);
+    } catch {
+      inner = undefined;
+    }
+    if (!inner || (inner.protocol !== 'http:' && inner.protocol !== 'https:')) return { refused: 'only blob: URLs of web pages (blob:https://...) may be opened' };
+  }
+  return { url: url.href };
+}
+
+/** A request's new address (Fetch.continueRequest, Network.loadNetworkResource): http(s) only, read as checkPageUrl reads. */
+export function checkRequestUrl(raw: unknown): { url: string } | { refused: string } {
+  const page = checkPageUrl(raw);
+  if ('refused' in page) return page;
+  const scheme = new URL(page.url).protocol;
+  return scheme === 'http:' || scheme === 'https:' ? page : { refused: `a request may only go to an http(s) address, not ${scheme}` };
+}
+
 /**
  * The check: returns the URL to open, or throws validation_error (not an address) or blocked (an address
  * agents may not open: another scheme, or a literal private address the guard refuses).
  */
 export function checkUrl(input: string, guard: UrlGuard): string {
-  const normalised = normaliseUserUrl(input);
+  let normalised: string;
+  try {
+    normalised = normaliseUserUrl(input);
+  } catch (e) {
+    // Text that names another scheme but does not parse (chrome://version:x, which Chromium opens anyway) is
+    // refused as that scheme, not merely as a typo: it may not be opened in any spelling.
+    const scheme = explicitScheme(input);
+    if (scheme && scheme !== 'http:' && scheme !== 'https:') refusedScheme(scheme);
+    throw e;
+  }
   let url: URL;
   try {
     url = new URL(normalised);
@@ -99,10 +180,7 @@ export function checkUrl(input: string, guard: UrlGuard): string {
   }
   // about:blank is the empty page a new tab starts on; nothing else under about: is for agents.
   if (url.protocol === 'about:' && url.pathname === 'blank') return 'about:blank';
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    const what = REFUSED_SCHEMES.has(url.protocol) ? `${url.protocol} URLs are not available to agents` : `the ${url.protocol} scheme is not supported`;
-    blocked(`${what}. Only http(s) addresses and about:blank can be opened.`, 'Use an http(s) address.');
-  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') refusedScheme(url.protocol);
   const addresses = literalAddresses(url.hostname);
   if (addresses) {
     const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
