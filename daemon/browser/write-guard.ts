@@ -111,6 +111,8 @@ export class WriteGuard {
    * change covers goes out unseen.
    */
   async refresh(): Promise<void> {
+    // A rule that makes the open page's site read-only holds for the page already loaded, not from its next one.
+    if (this.owner.mode === 'read' || this.pageIsReadOnly()) for (const s of this.sessions) this.blockSockets(s);
     await Promise.all([...this.sessions].map((s) => this.applyTo(s, true)));
   }
 

@@ -193,9 +193,27 @@ t.test('closing a tab: its visibilitychange and pagehide writes go out from an a
   for (let i = 0; i < 6; i++) t.same(writesFor(`close-read${i}`), [], `read tab ${i} sent no write on the way out`);
 });
 
-t.test("browser_read's scratch tabs send no write from visibilitychange or pagehide when they close", async (t) => {
-  const r = await call(stack.client, 'browser_read', { urls: [0, 1, 2, 3].map((i) => `${stack.site.url}/leaving?tag=scratch${i}`) });
-  t.notOk(r.isError, r.text);
-  await afterEverything();
-  for (let i = 0; i < 4; i++) t.same(writesFor(`scratch${i}`), [], `scratch page ${i} sent no write on the way out`);
+t.test("browser_read's scratch tabs send no write from visibilitychange or pagehide, between pages or when they close", async (t) => {
+  // Hidden scratch tabs, and drawn ones (scrollUntil keeps them in a window of their own, visible): a visible
+  // page gets a visibilitychange as it goes.
+  for (const [name, extra] of [['hidden', {}], ['drawn', { scrollUntil: { item: 'h1', count: 1, maxScrolls: 1 } }]] as const) {
+    const urls = [0, 1, 2, 3].map((i) => `${stack.site.url}/leaving?tag=scratch-${name}${i}`);
+    const r = await call(stack.client, 'browser_read', { urls, ...extra });
+    t.notOk(r.isError, r.text);
+    await afterEverything();
+    for (let i = 0; i < 4; i++) t.same(writesFor(`scratch-${name}${i}`), [], `${name} scratch page ${i} sent no write on the way out`);
+  }
+});
+
+t.test('a read-only rule added while a page is open holds for that page: no WebSocket from any world', async (t) => {
+  const s = await cdpSession();
+  t.teardown(() => s.stop());
+  const tab = await open(`http://late.test:${stack.site.port}/plain`, 'act');
+  t.equal(await isolatedWorldSocket(s.client, tab, 'late-before'), 'open', 'before the rule, the page may connect');
+  // Resolves once the rule is in force in the user's open tabs.
+  await stack.d.daemon.env.policies.upsert('alice', { pattern: 'late.test', access: 'read_only' });
+  t.teardown(() => stack.d.daemon.env.policies.remove('alice', 'late.test'));
+  t.not(await isolatedWorldSocket(s.client, tab, 'late-after'), 'open', 'after it, the same page cannot');
+  t.same(handshakes.filter((h) => h.includes('world=late-after')), [], 'no handshake reached the server');
+  await call(stack.client, 'browser_close_tab', { tab });
 });
