@@ -4,8 +4,9 @@
  *   server from a read tab, nor from an act tab on a site the user's policy makes read-only;
  * - a read-only site's very first script (inline, in <head>) opens no WebSocket in an act tab, in any of many
  *   fresh tabs (the guard must be in force before the document's first script, not raced by it);
- * - a read tab closing (browser_close_tab, and browser_read's scratch tabs at the end of the read) lets no
- *   keepalive fetch or beacon out of its visibilitychange or pagehide handlers.
+ * - a read tab closing (browser_close_tab, and browser_read's scratch tabs, hidden or drawn, between pages and
+ *   at the end of the read) lets no keepalive fetch or beacon out of its visibilitychange or pagehide handlers;
+ * - a read-only rule added while a page of that site is open holds for that page at once.
  * Each route first runs where it is allowed (an act tab on an ordinary site): the control that proves the route
  * is real, so the read half can fail. The server counts WebSocket handshakes (not messages) and non-GET requests.
  */
