@@ -12,6 +12,7 @@ import type { Interception } from '../policy/request-interception.js';
 import type { LogKind, LogEntry } from './tab-log.js';
 import { SAFE_METHODS } from './tab-network.js';
 import { READ_TAB_GUARD } from './read-guard.js';
+import { allowSockets, blockSockets } from './network-cutoff.js';
 import type { TabRoutes, RouteAnswer } from './routes.js';
 
 export interface GuardedOwner {
@@ -62,6 +63,8 @@ const DOCUMENTS_ONLY = [{ urlPattern: '*', resourceType: 'Document' as const, re
 export class WriteGuard {
   /** Sessions of an act tab that carry the in-realm guard because their document is on a read-only site. */
   private realmGuards = new Map<string, Promise<string | undefined>>();
+  /** Sessions whose WebSockets are cut off at the network (network-cutoff.ts): every one of a read tab's. */
+  private socketsBlocked = new Set<string>();
   /** The first session guarded: the tab's own. */
   private mainSession?: string;
   /** Every session guarded and not yet detached: the tab's own, its frames' and its workers'. */
@@ -108,6 +111,8 @@ export class WriteGuard {
    * change covers goes out unseen.
    */
   async refresh(): Promise<void> {
+    // A rule that makes the open page's site read-only holds for the page already loaded, not from its next one.
+    if (this.owner.mode === 'read' || this.pageIsReadOnly()) for (const s of this.sessions) this.blockSockets(s);
     await Promise.all([...this.sessions].map((s) => this.applyTo(s, true)));
   }
 
@@ -147,6 +152,10 @@ export class WriteGuard {
     // only to its own site's.
     const ownDocument = session === this.mainSession && p.frameId === this.owner.mainFrameId?.();
     const want = this.hostAccess(url) === 'read_only' || (!ownDocument && this.pageIsReadOnly());
+    // The network half first, and at the request, not at commit: it is handled in the browser process at once,
+    // so it holds before the document's first script whatever world runs it. It comes off only once a
+    // document of another site has replaced the read-only one (sessionCommitted), never while that one lives.
+    if (want) this.blockSockets(session);
     const have = this.realmGuards.get(session);
     // Sent, not awaited: while this document request is held, Chromium answers Page commands only once the
     // new document commits, which cannot happen until we let the request go. Commands of a session run in the
@@ -162,12 +171,35 @@ export class WriteGuard {
     }
   }
 
+  private blockSockets(session: string) {
+    if (this.socketsBlocked.has(session)) return;
+    this.socketsBlocked.add(session);
+    void blockSockets(this.conn, session);
+  }
+
+  /**
+   * A document committed in a session: an act tab whose page left a read-only site gets its WebSockets back
+   * (the old page is gone by now). Only the tab's own page decides; a frame's or worker's session keeps the
+   * cut-off for its life (it fails closed).
+   */
+  private sessionCommitted(session: string, frame: { parentId?: string; url: string }) {
+    if (this.owner.mode !== 'act' || session !== this.mainSession || frame.parentId || !this.socketsBlocked.has(session)) return;
+    // Only a web page of another site lifts it: about:blank or data: after a read-only page keeps it on.
+    if (!/^https?:/.test(frame.url) || this.hostAccess(frame.url) === 'read_only') return;
+    this.socketsBlocked.delete(session);
+    void allowSockets(this.conn, session);
+  }
+
   /** Starts guarding one session; resolves once Chromium holds what it should of the session's requests. */
   async guard(session: string, d: DisposableStore, mayFail = false): Promise<void> {
     this.mainSession ??= session;
     this.sessions.add(session);
-    d.add({ dispose: () => this.sessions.delete(session) });
+    d.add({ dispose: () => (this.sessions.delete(session), this.socketsBlocked.delete(session)) });
     d.add(this.conn.on('Fetch.requestPaused', session, (p) => void this.decide(p, session)));
+    d.add(this.conn.on('Page.frameNavigated', session, ({ frame }) => this.sessionCommitted(session, frame)));
+    // WebSockets are cut off at the network in every session of a read tab, and of a page on a read-only site,
+    // before the target runs (its sessions are attached paused): Fetch never sees a handshake.
+    if (this.owner.mode === 'read' || this.pageIsReadOnly()) this.blockSockets(session);
     // Read and sent in one step (no await between): a refresh that starts later sends after this, and wins.
     await this.applyTo(session, mayFail);
   }
