@@ -147,6 +147,6 @@ export function destructiveLink(url: string, text?: string): DestructiveVerdict 
 /** The reason a skipped link shows, in the crawl's item or the explore's map. */
 export function destructiveReason(v: DestructiveVerdict): string {
   const what = v.action.replace('_', ' ');
-  const where = v.rule === 'unparsable' ? 'its address cannot be parsed' : v.where === 'text' ? `its text says "${v.word}"` : `its address says "${v.word}"`;
-  return `not followed on the signed-in profile: the link looks like an action (${what}; ${where}), and reading there must not act`;
+  const where = v.rule === 'unparsable' ? 'its address cannot be parsed' : v.where === 'text' ? `its link text says "${v.word}"` : `its address says "${v.word}"`;
+  return `not fetched on the signed-in profile: it looks like an action (${what}; ${where}), and reading there must not act. Mode http reads without the profile's cookies.`;
 }

@@ -219,7 +219,7 @@ t.test('an address that cannot be parsed is judged to act', async (t) => {
 t.test('the reason says what and where, and names no more than the matched words', async (t) => {
   const r = destructiveReason(destructiveLink(`${S}/account/delete?id=1`)!);
   t.match(r, /delete; its address says "delete"/);
-  t.match(destructiveReason(destructiveLink(`${S}/x`, 'Sign out')!), /sign out; its text says "sign out"/);
+  t.match(destructiveReason(destructiveLink(`${S}/x`, 'Sign out')!), /sign out; its link text says "sign out"/);
 });
 
 t.test('words split at / - _ . and camelCase, digits apart, folded', async (t) => {
