@@ -23,11 +23,12 @@ import { destructiveLink, destructiveReason } from '../policy/destructive-links.
 import { HostSchedule, MAX_TRIES } from './politeness.js';
 import { scrubDeep } from '../tools/redact.js';
 import { userSecretForms } from '../vault/user-secrets.js';
+import { DISABLED_SWEEP_MS } from '../accounts/disabled.js';
 
 /** Queue entries looked at when choosing the next page: enough to find one whose host is ready. */
 const LOOKAHEAD = 64;
 
-type Env = Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies' | 'pool' | 'log' | 'vault' | 'filledCodes' | 'responseCache' | 'files'>;
+type Env = Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies' | 'pool' | 'log' | 'vault' | 'filledCodes' | 'responseCache' | 'files' | 'users'>;
 
 export interface RunEvents {
   /** The run's record changed (a page finished, or its state moved). */
@@ -93,6 +94,15 @@ export class CrawlRun {
       const rec = this.current();
       if (!rec || this.stopped || rec.state !== 'running') break;
       this.rec = rec;
+      // A disabled account's crawl starts no page while it is disabled, and goes on by itself once enabled.
+      if (!this.env.users.isActive(rec.user)) {
+        if (this.inFlight.size) await this.nextEvent();
+        else {
+          await this.closeTabs();
+          await this.nextEvent(DISABLED_SWEEP_MS);
+        }
+        continue;
+      }
       const used = rec.counters.done + rec.counters.failed;
       if (used + this.inFlight.size >= this.spec.maxPages) {
         if (this.inFlight.size) await this.nextEvent();
