@@ -89,7 +89,6 @@ export class CrawlRun {
   }
 
   private async loop(): Promise<void> {
-    if (this.spec.sitemap && !this.rec.sitemapRead) await this.readSitemap();
     for (;;) {
       const rec = this.current();
       if (!rec || this.stopped || rec.state !== 'running') break;
@@ -101,6 +100,11 @@ export class CrawlRun {
           await this.closeTabs();
           await this.nextEvent(DISABLED_SWEEP_MS);
         }
+        continue;
+      }
+      // Read here, after the account check, so a disabled account's crawl resumed at start fetches nothing.
+      if (this.spec.sitemap && !rec.sitemapRead) {
+        await this.readSitemap();
         continue;
       }
       const used = rec.counters.done + rec.counters.failed;
