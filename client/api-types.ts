@@ -1250,7 +1250,7 @@ export interface paths {
         put?: never;
         /**
          * Crawl a site
-         * @description Starts a background crawl from startUrls and/or a sitemap and answers its id at once; follow it with browser_crawl_status. Honours robots.txt, spaces requests per host, stays on the same domain by default, and survives daemon restarts. mode http reads plain pages, browser reads in read-only tabs of your own signed-in profile (never writes), auto (default) uses the browser only for pages that need scripts. Items are Markdown (or text, or page metadata with format json), with optional CSS fields (or outputSchema filled by a model on every page, with prompt, model and one maxTokensTotal for the crawl), chunks with citations, or BM25 passages for a query.
+         * @description Starts a background crawl from startUrls and/or a sitemap and answers its id at once; follow it with browser_crawl_status. Honours robots.txt, spaces requests per host, stays on the same domain by default, and survives daemon restarts. mode http reads plain pages, browser reads in read-only tabs of your own signed-in profile (never writes), auto (default) uses the browser only for pages that need scripts; browser and auto never fetch a link that would act on your account (delete, unsubscribe, sign out, add to cart, checkout, confirm ... in English, German, French, Spanish, by address or link text): it is listed as blocked with the reason. Items are Markdown (or text, or page metadata with format json), with optional CSS fields (or outputSchema filled by a model on every page, with prompt, model and one maxTokensTotal for the crawl), chunks with citations, or BM25 passages for a query.
          */
         post: operations["browser_crawl"];
         delete?: never;
@@ -1270,7 +1270,7 @@ export interface paths {
         put?: never;
         /**
          * Crawl status and items
-         * @description A crawl's state and counters (queued, done, failed, blocked by robots.txt) and its items in the order they finished, each cut at 2,000 characters. timeoutS waits while it runs (up to 60 s). action pause|resume|cancel steers it (pause lets pages in flight finish; cancel keeps the items so far). status filters items; cursor (from the More line) pages on.
+         * @description A crawl's state and counters (queued, done, failed, blocked: by robots.txt, or on your profile a link that would act) and its items in the order they finished, each cut at 2,000 characters. timeoutS waits while it runs (up to 60 s). action pause|resume|cancel steers it (pause lets pages in flight finish; cancel keeps the items so far). status filters items; cursor (from the More line) pages on.
          */
         post: operations["browser_crawl_status"];
         delete?: never;
@@ -1310,7 +1310,7 @@ export interface paths {
         put?: never;
         /**
          * Explore a site read-only
-         * @description Reads up to maxPages pages of one site (same host, breadth-first) in a read-only tab of your own profile, never submitting anything or following sign-out links, and answers a map: what each page is (home, login, search, listing, article, form), its forms, and where sign-in, search and listings are. Waits until done and remembers the map (browser_recall).
+         * @description Reads up to maxPages pages of one site (same host, breadth-first) in a read-only tab of your own profile, never submitting anything or following sign-out links or links that would act (delete, unsubscribe, add to cart ...: listed in failed with why), and answers a map: what each page is (home, login, search, listing, article, form), its forms, and where sign-in, search and listings are. Waits until done and remembers the map (browser_recall).
          */
         post: operations["browser_explore"];
         delete?: never;

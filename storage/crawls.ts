@@ -27,11 +27,14 @@ export interface QueueEntry {
   depth: number;
   /** Times the page was put back after a 429/503 answer. */
   tries?: number;
+  /** Why the run must not fetch it (decided when the link was found): it finishes blocked with this reason. */
+  skip?: string;
 }
 
 export interface NewLink {
   url: string;
   depth: number;
+  skip?: string;
 }
 
 const SEP = '\u0000';
@@ -85,7 +88,7 @@ export class CrawlStore {
       if (this.db.crawlSeen.get(seenKey) !== undefined) continue;
       this.db.crawlSeen.put(seenKey, 1);
       const seq = rec.nextQueueSeq++;
-      this.db.crawlQueue.put(`${p}${pad(seq)}`, { seq, url: l.url, depth: l.depth } satisfies QueueEntry);
+      this.db.crawlQueue.put(`${p}${pad(seq)}`, { seq, url: l.url, depth: l.depth, ...(l.skip ? { skip: l.skip } : {}) } satisfies QueueEntry);
       added++;
     }
     rec.counters.queued += added;

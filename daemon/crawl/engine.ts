@@ -19,14 +19,16 @@ import { needsBrowser, renderPageAndText } from './page-output.js';
 import { fillsWithModel, type CrawlModel } from './model-fill.js';
 import { readInBrowser } from './browser-reader.js';
 import { crawlSites, looksLikeSignOut, onSites, pageKey, passesRules } from './rules.js';
+import { destructiveLink, destructiveReason } from '../policy/destructive-links.js';
 import { HostSchedule, MAX_TRIES } from './politeness.js';
 import { scrubDeep } from '../tools/redact.js';
 import { userSecretForms } from '../vault/user-secrets.js';
+import { DISABLED_SWEEP_MS } from '../accounts/disabled.js';
 
 /** Queue entries looked at when choosing the next page: enough to find one whose host is ready. */
 const LOOKAHEAD = 64;
 
-type Env = Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies' | 'pool' | 'log' | 'vault' | 'filledCodes' | 'responseCache' | 'files'>;
+type Env = Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies' | 'pool' | 'log' | 'vault' | 'filledCodes' | 'responseCache' | 'files' | 'users'>;
 
 export interface RunEvents {
   /** The run's record changed (a page finished, or its state moved). */
@@ -87,11 +89,24 @@ export class CrawlRun {
   }
 
   private async loop(): Promise<void> {
-    if (this.spec.sitemap && !this.rec.sitemapRead) await this.readSitemap();
     for (;;) {
       const rec = this.current();
       if (!rec || this.stopped || rec.state !== 'running') break;
       this.rec = rec;
+      // A disabled account's crawl starts no page while it is disabled, and goes on by itself once enabled.
+      if (!this.env.users.isActive(rec.user)) {
+        if (this.inFlight.size) await this.nextEvent();
+        else {
+          await this.closeTabs();
+          await this.nextEvent(DISABLED_SWEEP_MS);
+        }
+        continue;
+      }
+      // Read here, after the account check, so a disabled account's crawl resumed at start fetches nothing.
+      if (this.spec.sitemap && !rec.sitemapRead) {
+        await this.readSitemap();
+        continue;
+      }
       const used = rec.counters.done + rec.counters.failed;
       if (used + this.inFlight.size >= this.spec.maxPages) {
         if (this.inFlight.size) await this.nextEvent();
@@ -119,8 +134,8 @@ export class CrawlRun {
         continue;
       }
       const host = new URL(pick.url).host;
-      // A page robots.txt is already known to refuse is never fetched, so it takes no turn of its host.
-      if (!(this.spec.obeyRobots && this.robots.known(pick.url)?.allowed(pick.url) === false)) this.hosts.take(host);
+      // A page robots.txt is already known to refuse, or one that would act, is never fetched, so it takes no turn of its host.
+      if (!(this.spec.obeyRobots && this.robots.known(pick.url)?.allowed(pick.url) === false) && !this.mustNotFetch(pick)) this.hosts.take(host);
       // page() turns every reading error into a failed item; what is left (the store refusing a write) is
       // logged here, and the page stays queued for the next start, rather than crashing the daemon unawaited.
       const work = this.page(pick, host)
@@ -170,7 +185,7 @@ export class CrawlRun {
       note = `the sitemap could not be read: ${e instanceof Error ? e.message : String(e)}`;
     }
     // Sitemap pages start at depth 0 but, unlike start URLs, answer to the same rules as found links.
-    const rec = await this.store.addPages(this.rec.user, this.rec.id, this.follow(urls, 0), { sitemapRead: true, ...(note ? { note } : {}) });
+    const rec = await this.store.addPages(this.rec.user, this.rec.id, this.follow(urls.map((url) => ({ url })), 0), { sitemapRead: true, ...(note ? { note } : {}) });
     if (rec) {
       this.rec = rec;
       this.events.changed(rec);
@@ -183,6 +198,11 @@ export class CrawlRun {
     let item: Omit<CrawlItem, 'seq'>;
     let links: NewLink[] = [];
     try {
+      const skip = this.mustNotFetch(entry);
+      if (skip) {
+        await this.finishPage(entry, { ...base, status: 'blocked', error: skip }, []);
+        return;
+      }
       if (this.spec.obeyRobots) {
         const rules = await this.robots.rulesFor(entry.url);
         this.hosts.setCrawlDelay(host, rules.crawlDelayMs);
@@ -196,7 +216,7 @@ export class CrawlRun {
       if (page.status < 200 || page.status >= 300) {
         item = { ...base, finalUrl: page.finalUrl, status: 'failed', httpStatus: page.status, via: page.via, error: `HTTP ${page.status}` };
       } else {
-        const { out, text } = await renderPageAndText(page, this.spec);
+        const { out, text, linkTexts } = await renderPageAndText(page, this.spec);
         const { links: found, ...rendered } = out;
         const forms = userSecretForms(this.env, this.rec.user);
         const filled = this.model && fillsWithModel(this.spec) ? await this.model.fill({ url: page.finalUrl, title: out.title, markdown: text }) : undefined;
@@ -207,7 +227,7 @@ export class CrawlRun {
           const content = { ...rendered, ...(filled ? { fields: filled.data as Record<string, unknown>, model: filled.model } : {}), ...(page.scroll ? { scroll: page.scroll } : {}), ...(page.files ? { files: page.files } : {}) };
           item = { ...base, ...scrubDeep(content, forms), finalUrl: page.finalUrl, status: 'done', httpStatus: page.status, via: page.via, linkCount: found.length };
         }
-        if (entry.depth < this.spec.maxDepth) links = this.follow(found, entry.depth + 1);
+        if (entry.depth < this.spec.maxDepth) links = this.follow(linkTexts.length ? linkTexts : found.map((url) => ({ url })), entry.depth + 1);
       }
     } catch (e) {
       item = { ...base, status: 'failed', error: e instanceof BrowserdError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e) };
@@ -215,15 +235,38 @@ export class CrawlRun {
     await this.finishPage(entry, item, links);
   }
 
-  /** The links a run may queue: same site, allow/deny, no sign-out; keyed one way. */
-  private follow(found: string[], depth: number): NewLink[] {
+  /**
+   * The links a run may queue: same site, allow/deny, no sign-out; keyed one way. On the signed-in profile a
+   * link that would act (destructive-links.ts: by its address or its text) is queued already marked, so it
+   * shows in the results as blocked with its reason and is never fetched.
+   */
+  private follow(found: { url: string; text?: string }[], depth: number): NewLink[] {
     const out: NewLink[] = [];
-    for (const url of found) {
+    for (const { url, text } of found) {
       if (this.spec.sameDomain && !onSites(url, this.sites)) continue;
       if (!passesRules(url, this.spec.allow, this.spec.deny) || looksLikeSignOut(url)) continue;
-      out.push({ url: pageKey(url), depth });
+      const verdict = this.onProfile ? destructiveLink(url, text) : undefined;
+      out.push({ url: pageKey(url), depth, ...(verdict ? { skip: destructiveReason(verdict) } : {}) });
     }
     return out;
+  }
+
+  /**
+   * Browser and auto modes read in the user's own profile, with its cookies: there a GET to `/account/delete`
+   * deletes. http mode sends no cookie (guarded-fetch.ts), so it reads what anyone reads and follows them.
+   */
+  private get onProfile(): boolean {
+    return this.spec.mode !== 'http';
+  }
+
+  /**
+   * Why this queued page is not fetched: marked when found, or (start URLs, sitemap pages, pages queued
+   * before this rule) an address that would act on the signed-in profile.
+   */
+  private mustNotFetch(entry: QueueEntry): string | undefined {
+    if (entry.skip) return entry.skip;
+    const verdict = this.onProfile ? destructiveLink(entry.url) : undefined;
+    return verdict ? destructiveReason(verdict) : undefined;
   }
 
   private async finishPage(entry: QueueEntry, item: Omit<CrawlItem, 'seq'>, links: NewLink[]) {

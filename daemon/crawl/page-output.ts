@@ -13,7 +13,7 @@ import type { PageInput, PageOutput } from './types.js';
 import { removeStaticallyHidden, ZERO_WIDTH } from './static-hidden.js';
 import { readFields, schemaErrors } from './fields.js';
 import { judgeValues } from '../models/extractor-values.js';
-import { absoluteHttp, documentBase, pageImages, pageMetadata, visibleLinks } from './metadata.js';
+import { absoluteHttp, documentBase, linksWithText, pageImages, pageMetadata } from './metadata.js';
 import { chunkContent } from './chunks.js';
 import { fillsWithModel } from './model-fill.js';
 import { markdownToText } from '../read/plain-text.js';
@@ -51,16 +51,18 @@ export async function renderPage(page: PageInput, spec: CrawlSpec): Promise<Page
 
 /**
  * The item's content and the page's whole text (Markdown, not cut at maxChars; hidden parts out unless
- * includeHidden), which a model filling outputSchema reads.
+ * includeHidden), which a model filling outputSchema reads, and the links with their text (a crawl on the
+ * signed-in profile judges a link by what it says too: "Delete" on `/a/7f3e`).
  */
-export async function renderPageAndText(page: PageInput, spec: CrawlSpec): Promise<{ out: PageOutput; text: string }> {
+export async function renderPageAndText(page: PageInput, spec: CrawlSpec): Promise<{ out: PageOutput; text: string; linkTexts: { url: string; text: string }[] }> {
   const kind = kindOf(page.contentType, page.html.slice(0, 200));
   if (!kind) throw new BrowserdError('action_failed', `not a page: ${page.contentType || 'no content type'}`, { next: 'Documents and media are not read by crawls yet; leave them out with deny.' });
   if (kind !== 'html') return renderPlain(page, kind, spec);
 
   const doc = visibleTree(page, spec.includeHidden);
   const base = documentBase(doc, page.finalUrl);
-  const out: PageOutput = { links: visibleLinks(doc, base) };
+  const linkTexts = linksWithText(doc, base);
+  const out: PageOutput = { links: linkTexts.map((l) => l.url) };
   const wantsMeta = spec.format === 'json' || spec.formats.includes('metadata');
   const metadata = wantsMeta ? pageMetadata(doc, base) : undefined;
   if (metadata) out.metadata = metadata;
@@ -105,10 +107,10 @@ export async function renderPageAndText(page: PageInput, spec: CrawlSpec): Promi
     if (Object.keys(formats).length) out.formats = formats;
   }
   addChunksAndPassages(out, markdown, page.finalUrl, spec);
-  return { out, text: markdown };
+  return { out, text: markdown, linkTexts };
 }
 
-function renderPlain(page: PageInput, kind: 'text' | 'json', spec: CrawlSpec): { out: PageOutput; text: string } {
+function renderPlain(page: PageInput, kind: 'text' | 'json', spec: CrawlSpec): { out: PageOutput; text: string; linkTexts: { url: string; text: string }[] } {
   let text = page.html.replace(ZERO_WIDTH, '');
   if (kind === 'json') {
     try {
@@ -125,7 +127,7 @@ function renderPlain(page: PageInput, kind: 'text' | 'json', spec: CrawlSpec): {
     if (c.omitted) out.omittedChars = c.omitted;
   }
   addChunksAndPassages(out, text, page.finalUrl, spec);
-  return { out, text };
+  return { out, text, linkTexts: [] };
 }
 
 function addChunksAndPassages(out: PageOutput, full: string, url: string, spec: CrawlSpec) {

@@ -73,6 +73,8 @@ export class MonitorService {
       nextAfter: (key, after) => this.rules.get(key)?.nextAfter(new Date(after))?.getTime(),
       run: async (key, scheduledAt) => {
         const { user, id } = splitKey(key);
+        // A disabled account's monitors keep their schedule but check nothing while it is disabled.
+        if (!this.env().users.isActive(user)) return;
         // The check covers every run up to now: one late by hours (asleep, or missed while down) stands for
         // all it replaced, so a restart right after it does not run it again.
         // The queue's slot bounds tabs, so it is free once the page is captured; comparing and storing go on

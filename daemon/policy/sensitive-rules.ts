@@ -319,3 +319,116 @@ export const QUESTION = re(
 export const GENERIC_CONFIRM = whole(
   'continue|confirm|submit|next|ok|done|complete|finish|save|place|proceed|weiter|bestätigen|absenden|fertig|speichern|fortfahren|continuer|valider|confirmer|suivant|enregistrer|terminer|continuar|confirmar|siguiente|guardar|finalizar|aceptar',
 );
+
+/**
+ * Links a crawl or an explore of the user's signed-in profile never follows: GET links that act (an admin
+ * table's `/items/5/delete`, a newsletter's `/unsubscribe?t=…`, a shop's `?add-to-cart=12`, `/logout`). Read by
+ * destructive-links.ts against the link's address (path segments, query keys and values, split at / - _ . and
+ * camelCase) and, where known, the link's text. A word counts at the start or the end of a short piece (German
+ * puts the verb last: "konto-loeschen"); a piece of five words or more is a title, not an action
+ * ("how-to-delete-files"). Written with accents; matched folded, with ä/ö/ü also as ae/oe/ue as URLs spell them.
+ */
+export type DestructiveAction = 'delete' | 'cancel' | 'unsubscribe' | 'sign_out' | 'cart' | 'buy' | 'confirm' | 'account' | 'revoke' | 'reset' | 'subscribe';
+
+export interface DestructiveLinkWord {
+  id: string;
+  lang: RuleLang;
+  action: DestructiveAction;
+  /** Words or phrases (words separated by spaces). */
+  words: string[];
+  /** Counts only when the link (address or text) also names one of these: "add" only beside a cart. */
+  with?: string[];
+  /** Counts only as a whole piece (a path segment, a query value, the whole text): "baja", "salir". */
+  whole?: boolean;
+  /** The address only: as link text these words are navigation ("Buy now" leads to a product page). */
+  addressOnly?: boolean;
+}
+
+const CARTS = ['cart', 'basket', 'bag', 'trolley', 'warenkorb', 'einkaufswagen', 'panier', 'carrito', 'cesta'];
+const BINS = [...CARTS, 'trash', 'bin', 'papierkorb', 'corbeille', 'papelera'];
+const ACCOUNTS = ['account', 'profile', 'konto', 'profil', 'compte', 'cuenta', 'perfil'];
+
+export const DESTRUCTIVE_LINK_WORDS: readonly DestructiveLinkWord[] = [
+  { id: 'en.delete', lang: 'en', action: 'delete', words: ['delete', 'remove', 'destroy', 'erase', 'purge', 'wipe', 'discard', 'move to trash'] },
+  { id: 'de.delete', lang: 'de', action: 'delete', words: ['löschen', 'entfernen', 'vernichten', 'in den papierkorb'] },
+  { id: 'fr.delete', lang: 'fr', action: 'delete', words: ['supprimer', 'effacer', 'retirer', 'suppression', 'mettre à la corbeille'] },
+  { id: 'es.delete', lang: 'es', action: 'delete', words: ['eliminar', 'borrar', 'suprimir', 'quitar', 'mover a la papelera'] },
+
+  { id: 'en.cancel', lang: 'en', action: 'cancel', words: ['cancel'] },
+  { id: 'de.cancel', lang: 'de', action: 'cancel', words: ['kündigen', 'stornieren', 'abbrechen'] },
+  { id: 'fr.cancel', lang: 'fr', action: 'cancel', words: ['annuler', 'résilier'] },
+  { id: 'es.cancel', lang: 'es', action: 'cancel', words: ['cancelar', 'anular'] },
+
+  { id: 'en.unsubscribe', lang: 'en', action: 'unsubscribe', words: ['unsubscribe', 'unsub', 'opt out', 'optout'] },
+  { id: 'de.unsubscribe', lang: 'de', action: 'unsubscribe', words: ['abbestellen', 'austragen', 'abmeldung', 'newsletter abmelden'] },
+  { id: 'fr.unsubscribe', lang: 'fr', action: 'unsubscribe', words: ['désabonner', 'désinscrire', 'désinscription', 'désabonnement'] },
+  { id: 'es.unsubscribe', lang: 'es', action: 'unsubscribe', words: ['darse de baja', 'dar de baja', 'desuscribir', 'desuscribirse', 'desuscripción', 'darme de baja'] },
+  { id: 'es.unsubscribe-noun', lang: 'es', action: 'unsubscribe', words: ['baja'], whole: true },
+
+  { id: 'en.sign_out', lang: 'en', action: 'sign_out', words: ['logout', 'log out', 'logoff', 'log off', 'signout', 'sign out', 'signoff', 'sign off'] },
+  { id: 'de.sign_out', lang: 'de', action: 'sign_out', words: ['abmelden', 'ausloggen', 'auslogen'] },
+  { id: 'fr.sign_out', lang: 'fr', action: 'sign_out', words: ['déconnexion', 'déconnecter', 'se déconnecter'] },
+  { id: 'es.sign_out', lang: 'es', action: 'sign_out', words: ['cerrar sesión', 'desconectar', 'desconectarse'] },
+  { id: 'es.sign_out-exit', lang: 'es', action: 'sign_out', words: ['salir'], whole: true },
+
+  { id: 'en.cart', lang: 'en', action: 'cart', words: ['add', 'add to', 'put in'], with: CARTS },
+  { id: 'en.cart-empty', lang: 'en', action: 'cart', words: ['empty', 'clear'], with: BINS },
+  { id: 'de.cart', lang: 'de', action: 'cart', words: ['hinzufügen', 'in den warenkorb', 'in den einkaufswagen', 'leeren'], with: BINS },
+  { id: 'fr.cart', lang: 'fr', action: 'cart', words: ['ajouter', 'ajouter au panier', 'vider'], with: BINS },
+  { id: 'es.cart', lang: 'es', action: 'cart', words: ['añadir', 'agregar', 'añadir al carrito', 'agregar al carrito', 'vaciar'], with: BINS },
+
+  { id: 'en.buy', lang: 'en', action: 'buy', words: ['buy', 'buy now', 'checkout', 'pay', 'pay now', 'purchase', 'place order', 'placeorder', 'order now', 'submit order'], addressOnly: true },
+  { id: 'de.buy', lang: 'de', action: 'buy', words: ['kaufen', 'jetzt kaufen', 'bezahlen', 'bestellen', 'kasse'], addressOnly: true },
+  { id: 'fr.buy', lang: 'fr', action: 'buy', words: ['acheter', 'payer', 'commander', 'passer commande', 'passer la commande'], addressOnly: true },
+  { id: 'es.buy', lang: 'es', action: 'buy', words: ['comprar', 'pagar', 'realizar pedido', 'finalizar compra', 'tramitar pedido'], addressOnly: true },
+
+  { id: 'en.subscribe', lang: 'en', action: 'subscribe', words: ['subscribe', 'opt in', 'optin'], addressOnly: true },
+  { id: 'de.subscribe', lang: 'de', action: 'subscribe', words: ['abonnieren'], addressOnly: true },
+  { id: 'fr.subscribe', lang: 'fr', action: 'subscribe', words: ["s'abonner", 'abonner'], addressOnly: true },
+  { id: 'es.subscribe', lang: 'es', action: 'subscribe', words: ['suscribir', 'suscribirse', 'suscribirme'], addressOnly: true },
+
+  { id: 'en.confirm', lang: 'en', action: 'confirm', words: ['confirm', 'approve'] },
+  { id: 'de.confirm', lang: 'de', action: 'confirm', words: ['bestätigen', 'freigeben', 'genehmigen'] },
+  { id: 'fr.confirm', lang: 'fr', action: 'confirm', words: ['confirmer', 'approuver'] },
+  { id: 'es.confirm', lang: 'es', action: 'confirm', words: ['confirmar', 'aprobar'] },
+
+  { id: 'en.account', lang: 'en', action: 'account', words: ['deactivate', 'disable'] },
+  { id: 'en.account-close', lang: 'en', action: 'account', words: ['close', 'terminate'], with: ACCOUNTS },
+  { id: 'de.account', lang: 'de', action: 'account', words: ['deaktivieren', 'sperren'] },
+  { id: 'de.account-close', lang: 'de', action: 'account', words: ['schließen', 'auflösen'], with: ACCOUNTS },
+  { id: 'fr.account', lang: 'fr', action: 'account', words: ['désactiver'] },
+  { id: 'fr.account-close', lang: 'fr', action: 'account', words: ['fermer', 'clôturer'], with: ACCOUNTS },
+  { id: 'es.account', lang: 'es', action: 'account', words: ['desactivar'] },
+  { id: 'es.account-close', lang: 'es', action: 'account', words: ['cerrar'], with: ACCOUNTS },
+
+  { id: 'en.revoke', lang: 'en', action: 'revoke', words: ['revoke'] },
+  { id: 'de.revoke', lang: 'de', action: 'revoke', words: ['widerrufen', 'entziehen'] },
+  { id: 'fr.revoke', lang: 'fr', action: 'revoke', words: ['révoquer'] },
+  { id: 'es.revoke', lang: 'es', action: 'revoke', words: ['revocar'] },
+
+  { id: 'en.reset', lang: 'en', action: 'reset', words: ['reset'] },
+  { id: 'de.reset', lang: 'de', action: 'reset', words: ['zurücksetzen'] },
+  { id: 'fr.reset', lang: 'fr', action: 'reset', words: ['réinitialiser'] },
+  { id: 'es.reset', lang: 'es', action: 'reset', words: ['restablecer'] },
+];
+
+/**
+ * Words that make a piece content, not a command: "remove-background-guide" is an article, "clear filters" and
+ * "reset search" change a view, not the user's data.
+ */
+export const DESTRUCTIVE_LINK_HARMLESS = [
+  'guide', 'guides', 'how', 'howto', 'why', 'what', 'tutorial', 'tutorials', 'tips', 'faq', 'faqs', 'help', 'docs', 'documentation', 'example', 'examples', 'policy', 'policies',
+  'anleitung', 'hilfe', 'ratgeber', 'tipps', 'wie', 'richtlinie', 'bedingungen',
+  'aide', 'tutoriel', 'conseils', 'politique', 'conditions',
+  'guia', 'ayuda', 'consejos', 'como', 'politica', 'condiciones',
+  'filter', 'filters', 'filtres', 'filtros', 'filtro', 'selection', 'auswahl', 'seleccion', 'search', 'suche', 'recherche', 'busqueda', 'zoom', 'view', 'ansicht', 'vue', 'vista',
+];
+
+/**
+ * A first path segment that names a reading section: below /docs/ or /blog/, "delete-user" is a page about
+ * deleting users, not a deletion. The query still counts there (`/wiki/Page?action=delete`).
+ */
+export const DESTRUCTIVE_LINK_READING_SECTIONS = [
+  'docs', 'doc', 'documentation', 'blog', 'blogs', 'wiki', 'help', 'faq', 'guide', 'guides', 'tutorials', 'learn', 'manual', 'reference', 'kb', 'knowledge-base', 'news', 'articles', 'article',
+  'hilfe', 'anleitungen', 'ratgeber', 'aide', 'ayuda', 'noticias', 'actualites',
+];

@@ -35,6 +35,12 @@ const deadLink = () =>
     next: 'Ask the file owner for a new link (browser_download_link).',
   });
 
+/** Only a correctly signed, unexpired link gets this far, so saying why tells a guesser nothing. */
+const ownerDisabled = () =>
+  new BrowserdError('forbidden', 'this link does not open while the account that shared the file is disabled; nothing was sent', {
+    next: 'Ask the file owner, or the admin of this host, to enable the account; the link opens again until it expires.',
+  });
+
 export function downloadHandlers(env: DaemonEnv): Record<string, Handler> {
   const me = (u: UserRecord | undefined) => u!;
   return {
@@ -49,6 +55,8 @@ export function downloadHandlers(env: DaemonEnv): Record<string, Handler> {
     'GET /dl/{token}': async (r, _u, [raw]) => {
       const p = new ShareLinks(env.cfg.dataDir).verify(raw!);
       if (!p || p.e <= Math.floor(Date.now() / 1000) || !env.users.get(p.u)) throw deadLink();
+      // A genuine link of a disabled account: refused while the account is disabled, as its token is.
+      if (!env.users.isActive(p.u)) throw ownerDisabled();
       const info = env.files.info(p.u, p.f);
       const opened = info && (await env.files.openIfHash(p.u, p.f, p.h));
       if (!info || !opened) throw deadLink();

@@ -2,7 +2,8 @@
  * POST /v1/inbox/sms/{inbox}: where an SMS forwarder app on the user's phone posts the texts it receives.
  * The router lets the request in without a user token (the phone holds no browserd token); this handler
  * demands the inbox's own secret instead. A wrong secret and an unknown inbox get the same answer, and
- * nothing is stored for either, so the endpoint tells a guesser nothing.
+ * nothing is stored for either, so the endpoint tells a guesser nothing. An inbox of a disabled account takes
+ * no text while the account is disabled (the forwarder, which holds the secret, is told so).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DaemonEnv } from '../env.js';
@@ -77,6 +78,11 @@ export function inboxHandlers(env: DaemonEnv): Record<string, Handler> {
       const expected = owner ? env.vault.secrets(owner.user, owner.name)?.smsSecret : undefined;
       if (!sameSecret(bearer(r), expected)) {
         throw new BrowserdError('unauthorized', 'unknown inbox or wrong secret', { next: "Use the forwarding URL and the secret given when the SMS inbox was created; send Authorization: Bearer <the inbox's secret>." });
+      }
+      if (!env.users.isActive(owner!.user)) {
+        throw new BrowserdError('forbidden', 'the account this inbox belongs to is disabled: the text was not stored', {
+          next: 'Ask the admin of this host to enable the account; texts sent after that are stored again.',
+        });
       }
       const msg = parseSmsBody(r.headers['content-type'] ?? 'application/json', body);
       await env.smsInbox.add(owner!.user, owner!.name, msg);

@@ -1,12 +1,15 @@
 /**
  * browser_explore: reads up to maxPages pages of one site breadth-first in a READ tab of the user's own profile
  * (so it sees what the user sees, and can send nothing), and builds a map: what each page is for, its forms,
- * and where sign-in, search and listings are. Sign-out links are never followed. The map is remembered.
+ * and where sign-in, search and listings are. Sign-out links are never followed, nor any link that would act
+ * on the signed-in profile (destructive-links.ts: delete, unsubscribe, add to cart ...): those are listed in
+ * `failed` with the reason, unread, and take nothing of maxPages. The map is remembered.
  */
 import type { Tab } from '../browser/tab.js';
 import { readInBrowser } from '../crawl/browser-reader.js';
 import { looksLikeSignOut, pageKey, siteHost } from '../crawl/rules.js';
 import { pageLinks } from './links.js';
+import { destructiveLink, destructiveReason } from '../policy/destructive-links.js';
 import { pageFacts, type FormInfo, type PageKind } from './page-kinds.js';
 
 export interface ExploredPage {
@@ -41,8 +44,17 @@ export async function exploreSite(tab: Tab, startUrl: string, maxPages: number, 
   const queued = new Set(queue);
   const pages: ExploredPage[] = [];
   const failed: { url: string; error: string }[] = [];
-  while (queue.length && pages.length + failed.length < maxPages && !signal?.aborted) {
+  let skipped = 0;
+  while (queue.length && pages.length + failed.length - skipped < maxPages && !signal?.aborted) {
     const url = queue.shift()!;
+    // The start URL is judged here (found links were judged with their text before they were queued): given by
+    // the caller, it is still read with the person's cookies.
+    const acts = destructiveLink(url);
+    if (acts) {
+      failed.push({ url, error: destructiveReason(acts) });
+      skipped++;
+      continue;
+    }
     let html: string;
     let finalUrl: string;
     try {
@@ -55,13 +67,17 @@ export async function exploreSite(tab: Tab, startUrl: string, maxPages: number, 
       continue;
     }
     const facts = pageFacts(html, finalUrl);
-    const links = pageLinks(html, finalUrl, true).map((l) => l.url).filter((u) => siteHost(new URL(u).hostname) === home);
+    const links = pageLinks(html, finalUrl, true).filter((l) => siteHost(new URL(l.url).hostname) === home);
     pages.push({ url, ...(facts.title ? { title: facts.title } : {}), kind: facts.kind, forms: facts.forms, links: links.length });
     for (const l of links) {
-      const key = pageKey(l);
+      const key = pageKey(l.url);
       if (queued.has(key) || looksLikeSignOut(key)) continue;
       queued.add(key);
-      queue.push(key);
+      const acts = destructiveLink(l.url, l.text);
+      if (acts) {
+        failed.push({ url: key, error: destructiveReason(acts) });
+        skipped++;
+      } else queue.push(key);
     }
   }
   const login = pages.find((p) => p.kind === 'login');

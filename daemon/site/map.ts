@@ -14,6 +14,7 @@ import { rankPassages } from '../read/index.js';
 import { readInBrowser } from '../crawl/browser-reader.js';
 import type { BrowserInstance } from '../browser/instance.js';
 import { pageLinks } from './links.js';
+import { destructiveLink, destructiveReason } from '../policy/destructive-links.js';
 
 export type SourceChoice = 'include' | 'only' | 'skip';
 
@@ -65,6 +66,10 @@ export async function mapSite(env: Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'poli
   let visibleOnly = false;
   if (wantLinks || wantFeeds) {
     if (o.browser) {
+      // Listing a site's links fetches none of them; the start page read on the profile is the one fetch that
+      // carries the person's cookies, so it must not be a link that acts.
+      const acts = destructiveLink(o.url);
+      if (acts) throw new BrowserdError('refused', destructiveReason(acts), { next: "Map from the site's home page, or without useBrowser (over http, with no cookies)." });
       const tab = await (await o.browser()).scratchTab();
       try {
         const page = await readInBrowser(tab, o.url, { includeHidden: false });

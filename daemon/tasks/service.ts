@@ -190,9 +190,29 @@ export class TaskService {
     return n;
   }
 
+  /**
+   * A disabled account's tasks stop where they are (accounts/disabled.ts): the loops end as at shutdown, the
+   * records stay running or queued, and nothing starts until `release`.
+   */
+  async hold(user: string): Promise<void> {
+    const runs = [...this.running.values()].filter((r) => r.user === user);
+    for (const r of runs) r.ac.abort();
+    await Promise.all(runs.map((r) => r.done));
+  }
+
+  /** The account is enabled again: its tasks go on from their last stored step. */
+  release(user: string): void {
+    this.schedule(user);
+  }
+
+  /** Users with a task loop running in this process (the disabled-account sweep looks at these). */
+  runningUsers(): string[] {
+    return [...new Set([...this.running.values()].map((r) => r.user))];
+  }
+
   /** Starts the user's oldest queued tasks while fewer than MAX_RUNNING_PER_USER run. */
   private schedule(user: string) {
-    if (this.closing) return;
+    if (this.closing || !this.env().users.isActive(user)) return;
     const queued = this.db
       .list(user)
       .filter((r) => r.state === 'queued' || (r.state === 'running' && !this.running.has(this.k(user, r.id))))

@@ -136,7 +136,7 @@ export const siteTools = [
     name: 'browser_explore',
     title: 'Explore a site read-only',
     description:
-      'Reads up to maxPages pages of one site (same host, breadth-first) in a read-only tab of your own profile, never submitting anything or following sign-out links, and answers a map: what each page is (home, login, search, listing, article, form), its forms, and where sign-in, search and listings are. Waits until done and remembers the map (browser_recall).',
+      'Reads up to maxPages pages of one site (same host, breadth-first) in a read-only tab of your own profile, never submitting anything or following sign-out links or links that would act (delete, unsubscribe, add to cart ...: listed in failed with why), and answers a map: what each page is (home, login, search, listing, article, form), its forms, and where sign-in, search and listings are. Waits until done and remembers the map (browser_recall).',
     input: params({
       url: Type.String({ minLength: 1, maxLength: 8192, description: 'Where to start (a full http(s) URL).' }),
       maxPages: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPLORE_PAGES, description: 'Pages to read, 1-100. Default 25.' })),
