@@ -5,7 +5,7 @@
  * known shapes are walked (never an arbitrary depth), so a body nested 10,000 deep costs nothing here.
  */
 import { createHash } from 'node:crypto';
-import { secretForms } from '../vault/secret-forms.js';
+import { lenientDecode, secretForms } from '../vault/secret-forms.js';
 
 /** Longest kept string: an audit line is a record, not a copy of the request. */
 const MAX_KEPT = 300;
@@ -102,8 +102,10 @@ export function scrubDeep<T>(value: T, forms: readonly string[], depth = 0): T {
   return Object.fromEntries(Object.entries(value).map(([k, x]) => [scrubText(k, forms), scrubDeep(x, forms, depth + 1)])) as T;
 }
 
+/** Whether `text` holds a form of a secret, as written or percent-decoded (vault/secret-forms.ts lenientDecode). */
 export function holdsSecret(text: string, forms: readonly string[]): boolean {
-  return forms.some((f) => text.includes(f) && (!isDigits(f) || wholeNumber(f).test(text)));
+  const holds = (s: string) => forms.some((f) => s.includes(f) && (!isDigits(f) || wholeNumber(f).test(s)));
+  return holds(text) || (text.includes('%') && holds(lenientDecode(text)));
 }
 
 export function fingerprint(s: string): string {

@@ -28,17 +28,6 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded/i;
 /** Depth walked in a JSON body: deeper values are replaced whole rather than walked. */
 const MAX_DEPTH = 64;
 
-/** `%XX` runs decoded where they are valid UTF-8; anything else left as it is (never throws). */
-function lenientDecode(s: string): string {
-  return s.replace(/(?:%[0-9A-Fa-f]{2})+/g, (m) => {
-    try {
-      return decodeURIComponent(m);
-    } catch {
-      return m;
-    }
-  });
-}
-
 /**
  * `raw` with every path segment, query value and fragment that holds one of `forms` (as written or decoded)
  * replaced by the placeholder; names and the rest of the URL kept. Not a URL: returned as it is (the caller
@@ -52,7 +41,8 @@ export function urlWithoutSecrets(raw: string, forms: readonly string[]): string
   } catch {
     return raw;
   }
-  const holds = (s: string) => holdsSecret(s, forms) || holdsSecret(lenientDecode(s), forms);
+  // holdsSecret looks at each part as written and percent-decoded.
+  const holds = (s: string) => holdsSecret(s, forms);
   const hidden = encodeURIComponent(SECRET_HIDDEN);
   const segments = u.pathname.split('/');
   if (segments.some(holds)) u.pathname = segments.map((seg) => (holds(seg) ? hidden : seg)).join('/');

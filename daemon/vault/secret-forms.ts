@@ -75,3 +75,18 @@ export function secretForms(value: string): string[] {
   for (const b of base64) for (const f of textEncodings(b)) forms.add(f);
   return [...forms];
 }
+
+/**
+ * `%XX` runs decoded where they are valid UTF-8, anything else left as it is (never throws): how a value looks
+ * after Chromium or a page percent-encoded it in a way no list of encodings foresees (a quote as %22 but an
+ * apostrophe kept), so checks can look at the decoded text as well.
+ */
+export function lenientDecode(s: string): string {
+  return s.replace(/(?:%[0-9A-Fa-f]{2})+/g, (m) => {
+    try {
+      return decodeURIComponent(m);
+    } catch {
+      return m;
+    }
+  });
+}
