@@ -4,10 +4,35 @@
  * an internal_error whose message quotes a page that showed a password is logged with the password hidden.
  */
 import pino, { type Logger } from 'pino';
-import { scrubList, scrubText } from './tools/redact.js';
+import { holdsSecret, scrubDeep, scrubList, scrubText, SECRET_HIDDEN } from './tools/redact.js';
+import { lenientDecode } from './vault/secret-forms.js';
 
 interface Destination {
   write(line: string): unknown;
+}
+
+/**
+ * One finished line without the secrets. A value percent-encoded in a way the listed forms do not cover (a URL
+ * Chromium re-encoded) shows only decoded: each string field holding one is then logged decoded and scrubbed,
+ * and a line that does not parse as JSON is replaced whole.
+ */
+function scrubLine(line: string, forms: readonly string[]): string {
+  const out = scrubText(line, forms);
+  if (!forms.length || !holdsSecret(out, forms)) return out;
+  const decoded = (v: unknown): unknown => (typeof v === 'string' && holdsSecret(v, forms) ? scrubText(lenientDecode(v), forms) : v);
+  try {
+    const walk = (v: unknown, depth: number): unknown => {
+      if (typeof v === 'string') return decoded(v);
+      if (!v || typeof v !== 'object' || depth > 16) return v;
+      if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, depth + 1)]));
+    };
+    const clean = JSON.stringify(scrubDeep(walk(JSON.parse(out), 0), forms));
+    if (!holdsSecret(clean, forms)) return `${clean}\n`;
+  } catch {
+    // not JSON: replaced whole below
+  }
+  return `${JSON.stringify({ level: 40, time: Date.now(), msg: `log line withheld: it held ${SECRET_HIDDEN}` })}\n`;
 }
 
 /**
@@ -37,7 +62,7 @@ export function scrubbingLogger(log: Logger, secrets: () => readonly string[]): 
   };
   const scrubbed = new Proxy(inner, {
     get(target, prop) {
-      if (prop === 'write') return (line: string) => target.write(scrubText(line, current()));
+      if (prop === 'write') return (line: string) => target.write(scrubLine(line, current()));
       const v = Reflect.get(target, prop, target);
       return typeof v === 'function' ? v.bind(target) : v;
     },

@@ -8,16 +8,15 @@ import type { DaemonEnv } from '../env.js';
 import type { Tab } from '../browser/tab.js';
 import type { Fetcher, FetchedResponse } from '../crawl/types.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { scrubList } from '../tools/redact.js';
-import { userSecrets } from '../vault/user-secrets.js';
+import { userSecretForms } from '../vault/user-secrets.js';
 import { cacheBody, cacheHeaders, cacheUrl } from './redact.js';
 import type { CachedResponse } from '../../storage/response-cache.js';
 
 export type CacheMode = 'off' | 'record' | 'replay' | 'replay-strict';
 type CacheEnv = Pick<DaemonEnv, 'responseCache' | 'vault' | 'filledCodes'>;
 
-export const missError = (url: string, name: string) =>
-  new BrowserdError('not_found', `no stored response for ${cacheUrl(url)} in cache "${name}"`, { next: 'Record it first with cache: "record", or use cache: "replay", which goes to the site for what is not stored.' });
+export const missError = (url: string, name: string, secretForms: readonly string[]) =>
+  new BrowserdError('not_found', `no stored response for ${cacheUrl(url, secretForms)} in cache "${name}"`, { next: 'Record it first with cache: "record", or use cache: "replay", which goes to the site for what is not stored.' });
 
 /** Statuses worth replaying: a server error or a partial body says nothing about the page. */
 const storable = (status: number) => status >= 200 && status < 500 && status !== 206;
@@ -25,19 +24,21 @@ const storable = (status: number) => status >= 200 && status < 500 && status !==
 /** Stores one answer, redacted; a failure to store never fails the page that was read. */
 export async function record(env: CacheEnv, user: string, name: string, method: 'GET' | 'HEAD', requestedUrl: string, res: { url: string; status: number; headers: Record<string, string>; body: Buffer }): Promise<void> {
   if (!storable(res.status)) return;
-  const forms = scrubList(userSecrets(env, user));
+  const forms = userSecretForms(env, user);
+  const body = cacheBody(res.body, res.headers['content-type'], forms);
+  if (!body) return;
   await env.responseCache.put(user, name, {
     method,
-    url: cacheUrl(requestedUrl),
-    finalUrl: cacheUrl(res.url),
+    url: cacheUrl(requestedUrl, forms),
+    finalUrl: cacheUrl(res.url, forms),
     status: res.status,
-    headers: cacheHeaders(res.headers),
-    body: cacheBody(res.body, res.headers['content-type'], forms),
+    headers: cacheHeaders(res.headers, forms),
+    body,
   });
 }
 
 export function lookup(env: CacheEnv, user: string, name: string, method: 'GET' | 'HEAD', url: string): CachedResponse | undefined {
-  return env.responseCache.get(user, name, method, cacheUrl(url));
+  return env.responseCache.get(user, name, method, cacheUrl(url, userSecretForms(env, user)));
 }
 
 /** `fetch` behind user's cache `name` in the given mode; off returns `fetch` itself. */
@@ -48,7 +49,7 @@ export function withResponseCache(env: CacheEnv, user: string, mode: CacheMode, 
     if (mode === 'replay' || mode === 'replay-strict') {
       const hit = lookup(env, user, name, method, url);
       if (hit) return { requestedUrl: url, url: hit.finalUrl, status: hit.status, headers: hit.headers, body: hit.body, fromCache: true };
-      if (mode === 'replay-strict') throw missError(url, name);
+      if (mode === 'replay-strict') throw missError(url, name, userSecretForms(env, user));
       return fetch(url, opts);
     }
     const res = await fetch(url, opts);

@@ -11,6 +11,8 @@ import type { DaemonEnv } from '../env.js';
 import { hostKey, providerNames, resolveModel } from './catalog.js';
 import { PROVIDER_TURNS } from './providers/index.js';
 import type { ChatMessage, ModelInfo, SessionUsage, TurnRequest, TurnResult } from './types.js';
+import { userSecretForms } from '../vault/user-secrets.js';
+import { scrubTurnRequest } from './scrub-request.js';
 
 /** gpt-tokenizer's tables hold about 20 MB of heap: loaded with the first model session, not with the daemon. */
 let tokenizer: typeof import('gpt-tokenizer') | undefined;
@@ -72,8 +74,11 @@ export class ModelSession {
     return Math.max(0, this.budget - this.spentInput - this.spentOutput);
   }
 
-  async turn(req: TurnRequest): Promise<TurnResult> {
+  async turn(given: TurnRequest): Promise<TurnResult> {
     if (this.opts.signal.aborted) throw new BrowserdError('timeout', 'the call was cancelled before the model was asked', { next: 'Call again if it is still wanted.' });
+    // No vault value leaves for a model, whatever built the request. An env without a vault (a unit test's) holds none.
+    const env = this.opts.env;
+    const req = env.vault ? scrubTurnRequest(given, userSecretForms(env, this.opts.user)) : given;
     const estimate = this.estimateTokens(req);
     const left = this.remaining();
     if (estimate >= left) {

@@ -3,7 +3,9 @@
  * pauses it, it runs out of steps or tokens, or it is stopped. Every tool call goes through callTool with via
  * 'task', so host policy, read tabs, vault rules, approvals and the audit log hold exactly as for an MCP
  * client; what the model reads back is the response builder's rendered (scrubbed) text, fenced as untrusted
- * and cut at 8,000 characters. Progress is handed to `save` after every step, which stores it before the next.
+ * and cut at 8,000 characters. Progress is handed to `save` after every step, which stores it before the next
+ * (scrubbed of the user's vault values and sealed: storage/tasks.ts); every turn sent to the model is scrubbed
+ * the same way (models/scrub-request.ts), so neither the prompt nor the record holds a value.
  */
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { HANDOFF_ID } from '../../protocol/ids.js';
@@ -62,6 +64,9 @@ const failed = (e: unknown): RunOutcome => {
 
 export async function runTask(opts: RunOptions): Promise<RunOutcome> {
   const { env, user, rec, key, signal } = opts;
+  if (rec.messagesUnreadable) {
+    return failed(new BrowserdError('not_configured', "the task's stored conversation is sealed under a vault key this daemon does not have, so it cannot go on", { next: 'Restore the vault key the daemon had (BROWSERD_VAULT_KEY or <data>/vault.key), or start the task again.' }));
+  }
   const spent = rec.usage.inputTokens + rec.usage.outputTokens;
   if (spent >= rec.maxTokensTotal) return failed(new BrowserdError('budget_exceeded', `the task has used ${spent} of its ${rec.maxTokensTotal} tokens`));
   let session: ModelSession;

@@ -13,6 +13,7 @@ import type { DaemonEnv } from '../env.js';
 import { fenceText } from '../models/chunks.js';
 import { openModelSession } from '../models/session.js';
 import { runTask } from './runner.js';
+import { secretScrubber } from '../vault/user-secrets.js';
 
 /** How long one wait on a hand-off lasts before it is asked again (its own expiry ends it sooner). */
 const HANDOFF_WAIT_MS = 10 * 60_000;
@@ -65,7 +66,8 @@ export class TaskService {
   }
 
   private get db(): TaskStore {
-    this.store ??= new TaskStore(this.env().db);
+    // Every record is scrubbed of its user's vault values on the way in, and its conversation sealed (storage/tasks.ts).
+    this.store ??= new TaskStore(this.env().db, { scrub: (user) => secretScrubber(this.env(), user), sealer: () => this.env().vault.keySealer() });
     return this.store;
   }
 

@@ -5,6 +5,7 @@
  * known shapes are walked (never an arbitrary depth), so a body nested 10,000 deep costs nothing here.
  */
 import { createHash } from 'node:crypto';
+import { lenientDecode, secretForms } from '../vault/secret-forms.js';
 
 /** Longest kept string: an audit line is a record, not a copy of the request. */
 const MAX_KEPT = 300;
@@ -60,19 +61,8 @@ export const SECRET_ARG = '[secret]';
  */
 export const MIN_SECRET_CHARS = 3;
 
-/**
- * The ways a value can appear in output besides as is: escaped inside JSON text (a password with a quote or
- * a backslash), percent-encoded in a URL and form-encoded (a space as +).
- */
-export function secretForms(value: string): string[] {
-  const forms = new Set([value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]);
-  try {
-    forms.add(encodeURI(value));
-  } catch {
-    // A lone surrogate cannot be URI-encoded, so it cannot appear encoded either.
-  }
-  return [...forms];
-}
+// The forms of a value (escaped, URL- and form-encoded, base64 ...) are listed in one place, vault/secret-forms.ts.
+export { secretForms } from '../vault/secret-forms.js';
 
 /** Every form of every value worth scrubbing, longest first so a value containing another is hidden whole. */
 export function scrubList(values: Iterable<string>): string[] {
@@ -112,8 +102,10 @@ export function scrubDeep<T>(value: T, forms: readonly string[], depth = 0): T {
   return Object.fromEntries(Object.entries(value).map(([k, x]) => [scrubText(k, forms), scrubDeep(x, forms, depth + 1)])) as T;
 }
 
+/** Whether `text` holds a form of a secret, as written or percent-decoded (vault/secret-forms.ts lenientDecode). */
 export function holdsSecret(text: string, forms: readonly string[]): boolean {
-  return forms.some((f) => text.includes(f) && (!isDigits(f) || wholeNumber(f).test(text)));
+  const holds = (s: string) => forms.some((f) => s.includes(f) && (!isDigits(f) || wholeNumber(f).test(s)));
+  return holds(text) || (text.includes('%') && holds(lenientDecode(text)));
 }
 
 export function fingerprint(s: string): string {

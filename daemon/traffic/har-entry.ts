@@ -186,7 +186,14 @@ function content(ex: Exchange, r: TrafficRedactor, o: HarEntryOptions): HarEntry
     // Cut on whole base64 quanta of the decoded bytes, so what is kept still decodes.
     const bytes = Buffer.from(ex.body.text, 'base64');
     const kept = bytes.length > o.maxBodyBytes ? bytes.subarray(0, o.maxBodyBytes) : bytes;
-    c.text = r.text(kept.toString('base64'));
+    const encoded = kept.toString('base64');
+    // A binary body holding a vault value is left out whole: scrubbing inside base64 would leave a body that
+    // no longer decodes, and scrubbing the decoded bytes would change a file nobody can check by eye.
+    if (r.text(encoded) !== encoded || [kept.toString('utf8'), kept.toString('latin1')].some((x) => r.text(x) !== x)) {
+      c.comment = 'binary body not recorded: it holds a vault value or filled code';
+      return c;
+    }
+    c.text = encoded;
     c.encoding = 'base64';
     if (kept.length < bytes.length) Object.assign(c, { _truncated: true, comment: `cut at ${o.maxBodyBytes} of ${bytes.length} bytes` });
     return c;

@@ -4,9 +4,12 @@
  * useful HAR: header names, cookie names, query parameter names and JSON keys remain; what they carried
  * becomes `[redacted]`. Hidden: credential headers (Authorization keeps its scheme), every cookie value,
  * secret-looking query parameters, secret-looking keys in JSON and form bodies and in WebSocket/SSE messages,
- * password and CSRF fields, and any vault value or filled code of the user, wherever it appears.
+ * password and CSRF fields, and any vault value or filled code of the user, wherever it appears and whatever
+ * the name it is sent under: in any header, body, URL path, query value or fragment, as is or in any of its
+ * forms (vault/secret-forms.ts: URL- and form-encoded, JSON-escaped, base64 ...). URL parts are also looked
+ * at decoded, since Chromium re-encodes what a page puts in a URL in its own way.
  */
-import { SECRET_HIDDEN, SECRET_PARAM, redactUrlWhole, scrubText } from '../tools/redact.js';
+import { SECRET_HIDDEN, SECRET_PARAM, holdsSecret, redactUrlWhole, scrubText } from '../tools/redact.js';
 
 export const REDACTED = '[redacted]';
 /** The secret placeholder as it may stand inside a URL and leave it a valid URI. */
@@ -24,6 +27,45 @@ const JSON_TYPE = /^application\/([a-z.+-]*\+)?json|^text\/json/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded/i;
 /** Depth walked in a JSON body: deeper values are replaced whole rather than walked. */
 const MAX_DEPTH = 64;
+
+/**
+ * `raw` with every path segment, query value and fragment that holds one of `forms` (as written or decoded)
+ * replaced by the placeholder; names and the rest of the URL kept. Not a URL: returned as it is (the caller
+ * still scrubs it as text).
+ */
+export function urlWithoutSecrets(raw: string, forms: readonly string[]): string {
+  if (!forms.length) return raw;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return raw;
+  }
+  // holdsSecret looks at each part as written and percent-decoded.
+  const holds = (s: string) => holdsSecret(s, forms);
+  const hidden = encodeURIComponent(SECRET_HIDDEN);
+  const segments = u.pathname.split('/');
+  if (segments.some(holds)) u.pathname = segments.map((seg) => (holds(seg) ? hidden : seg)).join('/');
+  // The query pair by pair as written, each part also read form-decoded (a + as a space); other pairs stay as
+  // they were. A value that spans pairs (a raw & in it) shows only in the whole query, which then goes whole.
+  const holdsPart = (part: string) => holds(part) || holds(part.replace(/\+/g, ' '));
+  const pairs = u.search.slice(1).split('&');
+  if (pairs.some(holdsPart)) {
+    u.search = pairs
+      .map((pair) => {
+        const i = pair.indexOf('=');
+        if (i < 0) return holdsPart(pair) ? hidden : pair;
+        return `${holdsPart(pair.slice(0, i)) ? hidden : pair.slice(0, i)}=${holdsPart(pair.slice(i + 1)) ? hidden : pair.slice(i + 1)}`;
+      })
+      .join('&');
+  }
+  if (holds(u.search.slice(1))) u.search = `?${hidden}`;
+  if (u.hash && holds(u.hash.slice(1))) u.hash = hidden;
+  return u.href;
+}
+
+/** Header values that are URLs: checked as URLs (decoded too), not only as text. */
+const URL_HEADER = /^(referer|location|content-location|origin)$/i;
 
 export interface TrafficRedactor {
   url(raw: string): string;
@@ -76,10 +118,11 @@ export function trafficRedactor(secretForms: readonly string[]): TrafficRedactor
       return scheme ? `${scheme} ${REDACTED}` : REDACTED;
     }
     if (CREDENTIAL_HEADER.test(n)) return REDACTED;
+    if (URL_HEADER.test(n)) return scrub(urlWithoutSecrets(value, secretForms));
     return scrub(value);
   };
   const r: TrafficRedactor = {
-    url: (raw) => scrub(redactUrlWhole(raw) ?? raw).split(SECRET_HIDDEN).join(URL_SAFE_HIDDEN),
+    url: (raw) => scrub(urlWithoutSecrets(redactUrlWhole(raw) ?? raw, secretForms)).split(SECRET_HIDDEN).join(URL_SAFE_HIDDEN),
     header,
     headers: (h) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, header(k, v)])),
     body(text, contentType) {
@@ -93,7 +136,9 @@ export function trafficRedactor(secretForms: readonly string[]): TrafficRedactor
       if (FORM_TYPE.test(contentType ?? '')) {
         const params = new URLSearchParams(text);
         for (const k of [...new Set(params.keys())]) if (SECRET_KEY.test(k) || SECRET_PARAM.test(k)) params.set(k, REDACTED);
-        return scrub(params.toString());
+        // Values are looked at decoded as well: a form body need not be encoded the way URLSearchParams does it.
+        const kept = [...params].map(([k, v]) => [k, secretForms.length && holdsSecret(v, secretForms) ? SECRET_HIDDEN : v]);
+        return scrub(new URLSearchParams(kept).toString());
       }
       return scrub(text);
     },

@@ -7,8 +7,9 @@ import { scrubDeep, scrubList } from '../tools/redact.js';
 
 // Where redaction applies: tool results and errors (dispatch.ts), audit arguments (redact.ts), log lines
 // (log-scrub.ts), crawl items as stored and exported (crawl/engine.ts, crawl/export.ts), the response cache
-// (cache/redact.ts) and site notes (tools/site.ts). Anything new that keeps page traffic or content (a HAR
-// recorder) must scrub what it stores with userSecretForms before writing it.
+// (cache/redact.ts), HAR recordings and captures (traffic/redact.ts), server-run tasks as stored and as sent
+// to their model (tasks/scrub.ts) and site notes (tools/site.ts). Anything new that keeps page traffic or
+// content must scrub what it stores with userSecretForms before writing it.
 
 type SecretSources = Pick<DaemonEnv, 'vault' | 'filledCodes'>;
 
@@ -23,9 +24,19 @@ export function everyUsersSecrets(env: SecretSources & Pick<DaemonEnv, 'users'>)
   return [...all];
 }
 
-/** Every form of the user's secrets, longest first: what scrubText and scrubDeep take. Read once per answer. */
+/**
+ * Every form of the user's secrets (vault/secret-forms.ts), longest first: what scrubText and scrubDeep take.
+ * Read once per answer. A vault that cannot be read (an altered record) had nothing filled from it, so its
+ * filled codes alone are hidden then: a store or an output never fails for want of the list.
+ */
 export function userSecretForms(env: SecretSources, user: string): string[] {
-  return scrubList(userSecrets(env, user));
+  let values: string[];
+  try {
+    values = userSecrets(env, user);
+  } catch {
+    values = env.filledCodes.list(user);
+  }
+  return scrubList(values);
 }
 
 /** A function that hides the user's secrets in any value; the secrets are read once, when it is made. */
