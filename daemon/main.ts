@@ -61,6 +61,7 @@ export { VERSION } from './version.js';
 import { VERSION } from './version.js';
 import { runningBundled } from './threads.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { checkLoginEntryWrite } from './vault/site-match.js';
 
 export interface Daemon {
   env: DaemonEnv;
@@ -111,7 +112,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   const vaultKey = loadVaultKey(db, cfg.dataDir);
   // A key problem locks the vault, not the daemon: everything else keeps working and every vault use says why.
   if (!vaultKey.ok) log.error({ problem: vaultKey.problem, next: vaultKey.next }, `vault locked: ${vaultKey.message}`);
-  const vault = new VaultStore(db, vaultKey);
+  const vault = new VaultStore(db, vaultKey, checkLoginEntryWrite);
   const files = new FileStore(cfg.dataDir);
   // --max-browsers is the default; an admin's max_browsers setting, once set, wins and takes effect at once.
   const browserSettings = new BrowserSettingsService(new BrowserSettingsStore(db), cfg.maxBrowsers);

@@ -8,7 +8,9 @@ import type { Sealer } from './seal.js';
 import { SealedTable } from './sealed-table.js';
 import type { VaultKeyState } from './vault-key.js';
 import { BrowserdError } from '../protocol/errors.js';
-import { checkLoginEntryWrite } from '../daemon/vault/site-match.js';
+
+/** Throws when a login entry may not take this name or login URL; `prev` is the entry as stored, if any. */
+export type LoginWriteCheck = (name: string, prev: { loginUrl?: string; fields: string[] } | undefined, loginUrl: string | undefined) => void;
 
 export type VaultKind = 'login' | 'otp_inbox';
 
@@ -57,7 +59,11 @@ export class VaultStore {
 
   private entries: SealedTable<VaultEntryInfo, VaultSecrets>;
 
-  constructor(private db: Db, private keyState: VaultKeyState) {
+  /**
+   * `checkLoginWrite` is the rule binding a login entry to its site (daemon/vault/site-match.ts, given by the
+   * composition root: storage/ knows no daemon code). It throws to refuse a name or login URL.
+   */
+  constructor(private db: Db, private keyState: VaultKeyState, private checkLoginWrite: LoginWriteCheck) {
     this.entries = new SealedTable(db, db.vault, 'vault', () => this.sealer());
   }
 
@@ -102,7 +108,7 @@ export class VaultStore {
   async setFields(user: string, name: string, change: { loginUrl?: string; fields?: Record<string, string> }): Promise<VaultEntryInfo> {
     const prev = this.entries.info(user, name);
     if (prev && prev.kind !== 'login') throw new BrowserdError('validation_error', `vault entry ${name} is an ${prev.kind}, not a login`, { next: 'Delete it first, or pick another name.' });
-    checkLoginEntryWrite(name, prev, change.loginUrl);
+    this.checkLoginWrite(name, prev, change.loginUrl);
     const secrets: VaultSecrets = (prev && this.entries.open(user, name)) || { fields: {} };
     Object.assign(secrets.fields, change.fields ?? {});
     const info: VaultEntryInfo = {

@@ -7,6 +7,7 @@ import { openDb, type Db } from '../../../storage/db.js';
 import { loadVaultKey, vaultKeyPath } from '../../../storage/vault-key.js';
 import { VaultStore } from '../../../storage/vault.js';
 import { Sealer, SealError } from '../../../storage/seal.js';
+import { checkLoginEntryWrite } from '../../../daemon/vault/site-match.js';
 
 const root = mkdtempSync(join(tmpdir(), 'browserd-vault-'));
 t.teardown(() => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
@@ -24,7 +25,7 @@ async function withDb<T>(dir: string, fn: (db: Db) => Promise<T>): Promise<T> {
 
 const open = (db: Db, dir: string, envKey?: string) => {
   const state = loadVaultKey(db, dir, envKey);
-  return { state, vault: new VaultStore(db, state) };
+  return { state, vault: new VaultStore(db, state, checkLoginEntryWrite) };
 };
 
 t.test('values are sealed at rest: the LMDB file holds no value, the key file is private', async (t) => {
