@@ -36,8 +36,14 @@ export async function evaluateScript(tab: Tab, js: string, timeoutMs = EVALUATE_
     throw e;
   }
   if (r.exceptionDetails) {
+    // What was thrown is page text: the page's own scripts can throw into the agent's (a getter, a patched
+    // builtin), and an agent's message often quotes the page. It travels in details.pageText, which MCP shows
+    // fenced (tools/response.ts ERROR_PAGE_TEXT), never on the error's trusted line.
     const msg = r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text;
-    throw new BrowserdError('action_failed', `the script threw: ${msg}`, { next: 'Fix the script; take a browser_snapshot to see the page.' });
+    throw new BrowserdError('action_failed', 'the script threw an exception (its message is page text, quoted in pageText)', {
+      next: 'Fix the script; take a browser_snapshot to see the page.',
+      details: { pageText: msg },
+    });
   }
   const res = r.result;
   if (res.unserializableValue !== undefined) return { type: res.type, text: res.unserializableValue };

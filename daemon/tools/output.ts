@@ -142,11 +142,19 @@ type Fence = (label: string, text: string) => string;
 
 /**
  * The structured result an MCP client gets: strings marked as page text (and any string with a line break,
- * which only page text has) fenced; every other string with fence markers neutralised.
+ * which only page text has, or one `holdsPageText` names: an address with a path, query or fragment, which the
+ * page chose whatever field it sits in) fenced; every other string with fence markers neutralised.
  */
-export function structuredForMcp(t: ToolDef<any>, data: Record<string, unknown>, fence: Fence, neutralise: (s: string) => string): Record<string, unknown> {
+export function structuredForMcp(
+  t: ToolDef<any>,
+  data: Record<string, unknown>,
+  fence: Fence,
+  neutralise: (s: string) => string,
+  holdsPageText: (s: string) => boolean = () => false,
+): Record<string, unknown> {
   const schema = outputJsonSchema(t);
-  return walk(JSON.parse(JSON.stringify(data)), schemasOf(schema), '', fence, neutralise) as Record<string, unknown>;
+  const plain = (label: string, s: string) => (/[\n\r\u2028\u2029]/.test(s) || holdsPageText(s) ? fence(label, s) : neutralise(s));
+  return walk(JSON.parse(JSON.stringify(data)), schemasOf(schema), '', fence, plain) as Record<string, unknown>;
 }
 
 /** The alternatives a value may match (anyOf/oneOf/allOf flattened), for finding the schema of a field. */
@@ -160,18 +168,18 @@ function schemasOf(s: any): any[] {
 /** The page-text mark on a value's schema covers every string inside it (a PageValue's nested strings). */
 const PAGE_ALL = [{ [PAGE_TEXT]: true }];
 
-function walk(v: unknown, schemas: any[], label: string, fence: Fence, neutralise: (s: string) => string): unknown {
+function walk(v: unknown, schemas: any[], label: string, fence: Fence, plain: Fence): unknown {
   const marked = schemas.some((s) => s[PAGE_TEXT]);
-  if (typeof v === 'string') return marked || /[\n\r\u2028\u2029]/.test(v) ? fence(label, v) : neutralise(v);
+  if (typeof v === 'string') return marked ? fence(label, v) : plain(label, v);
   if (Array.isArray(v)) {
     const items = marked ? PAGE_ALL : schemas.flatMap((s) => schemasOf(s.items));
-    return v.map((x) => walk(x, items, label, fence, neutralise));
+    return v.map((x) => walk(x, items, label, fence, plain));
   }
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
       const sub = marked ? PAGE_ALL : schemas.flatMap((s) => schemasOf(s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined) ?? firstPattern(s)));
-      out[neutralise(k)] = walk(x, sub, label ? `${label}.${k}` : k, fence, neutralise);
+      out[plain('', k)] = walk(x, sub, label ? `${label}.${k}` : k, fence, plain);
     }
     return out;
   }
