@@ -37,10 +37,10 @@ export async function evaluateScript(tab: Tab, js: string, timeoutMs = EVALUATE_
   }
   if (r.exceptionDetails) {
     // What was thrown is page text: the page's own scripts can throw into the agent's (a getter, a patched
-    // builtin), and an agent's message often quotes the page. It travels in details.pageText, which MCP shows
-    // fenced (tools/response.ts ERROR_PAGE_TEXT), never on the error's trusted line.
+    // builtin), and an agent's message often quotes the page. It is also in details.pageText: MCP shows it
+    // there, fenced, and never on the error's trusted line (tools/response.ts ERROR_PAGE_TEXT).
     const msg = r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text;
-    throw new BrowserdError('action_failed', 'the script threw an exception (its message is page text, quoted in pageText)', {
+    throw new BrowserdError('action_failed', `the script threw: ${msg}`, {
       next: 'Fix the script; take a browser_snapshot to see the page.',
       details: { pageText: msg },
     });

@@ -122,7 +122,8 @@ export function cutUrls(text: string): { text: string; urls: string[] } {
 
 /**
  * Where page-controlled text sits in an error (BrowserdError details): the thrown message of a page script,
- * say. Over MCP it is shown fenced under the error's own nonce, never on the error's trusted line.
+ * say. Over MCP it is shown fenced under the error's own nonce, and cut out of the error's trusted line (the
+ * message may quote it for REST callers, who get message and details as they are).
  */
 export const ERROR_PAGE_TEXT = 'pageText';
 
@@ -284,11 +285,14 @@ export function renderErrorMcp(e: BrowserdError): McpContent {
   // A message may quote the page (a covering element, an option text, a URL): each line stays one line, every
   // address in it is cut to the form a trusted line may show (the whole ones follow fenced), and text the page
   // wrote (details.pageText: a thrown message) is fenced under a nonce of this error's own.
-  const message = cutUrls(e.message);
+  const quoted = e.details?.[ERROR_PAGE_TEXT];
+  // A message that quotes the page text loses the quote; one that holds it in some other form loses all of it.
+  let said = e.message;
+  if (typeof quoted === 'string' && quoted) said = said.includes(quoted) ? said.split(quoted).join('(page text, fenced below)') : 'the page text it quotes is fenced below';
+  const message = cutUrls(said);
   const lines = [`Error [${e.code}]: ${inline(message.text)}`];
   if (e.next) lines.push(`Next: ${inline(e.next)}`);
   const nonce = randomBytes(8).toString('hex');
-  const quoted = e.details?.[ERROR_PAGE_TEXT];
   if (typeof quoted === 'string') lines.push(fenceWith(nonce, 'page text in this error', quoted));
   if (message.urls.length) lines.push(fenceWith(nonce, 'addresses in this error', message.urls.join('\n')));
   if (typeof quoted === 'string' || message.urls.length) lines.push(FENCE_NOTE);
