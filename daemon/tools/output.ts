@@ -142,18 +142,16 @@ type Fence = (label: string, text: string) => string;
 
 /**
  * The structured result an MCP client gets: strings marked as page text (and any string with a line break,
- * which only page text has, or one `holdsPageText` names: an address with a path, query or fragment, which the
- * page chose whatever field it sits in) fenced; every other string with fence markers neutralised.
+ * which only page text has) fenced; every other string with fence markers neutralised.
  */
 export function structuredForMcp(
   t: ToolDef<any>,
   data: Record<string, unknown>,
   fence: Fence,
   neutralise: (s: string) => string,
-  holdsPageText: (s: string) => boolean = () => false,
 ): Record<string, unknown> {
   const schema = outputJsonSchema(t);
-  const plain = (label: string, s: string) => (/[\n\r\u2028\u2029]/.test(s) || holdsPageText(s) ? fence(label, s) : neutralise(s));
+  const plain = (label: string, s: string) => (/[\n\r\u2028\u2029]/.test(s) ? fence(label, s) : neutralise(s));
   return walk(JSON.parse(JSON.stringify(data)), schemasOf(schema), '', fence, plain) as Record<string, unknown>;
 }
 
@@ -192,7 +190,8 @@ function firstPattern(s: any): unknown {
 
 /** Fields many results share. */
 export const TabIdField = Type.String({ description: 'Tab id (t1, or <profile>/t1 in a named profile).' });
-export const UrlField = Type.String({ description: 'An address as the page reports it.' });
+/** Page text: the page chose it (history.replaceState, a redirect, a hash), so over MCP it arrives fenced. */
+export const UrlField = PageText({ description: 'An address as the page reports it.' });
 export const TabModeField = Type.Union([Type.Literal('read'), Type.Literal('act')], { description: 'read: no writes reach a site; act: may change things, under the host policy.' });
 export const LiveModeField = Type.Union([Type.Literal('interactive'), Type.Literal('view')]);
 

@@ -261,7 +261,7 @@ export class ResponseBuilder {
     }
     if (!content.length) content.push({ type: 'text', text: 'Done.' });
     if (!tool?.output) return { content };
-    const structuredContent = structuredForMcp(tool, this.scrubData(), (label, text) => this.fence(label, text), neutraliseFences, (s) => cutUrls(s).urls.length > 0);
+    const structuredContent = structuredForMcp(tool, this.scrubData(), (label, text) => this.fence(label, text), neutraliseFences);
     return { content, structuredContent };
   }
 

@@ -8,6 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { cutUrls, pageUrl, renderErrorMcp, ResponseBuilder, urlLine } from '../../daemon/tools/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { fenceBodies, canaryOutsideFences } from '../fixtures/fences.js';
+import { UrlField } from '../../daemon/tools/output.js';
 
 const CANARY = 'cnryunit';
 
@@ -90,13 +91,12 @@ t.test('a fence label names no page words: addresses in it are cut', async (t) =
   t.match(text, /source="page 1: https:\/\/x\.test\/…'>‹‹‹end-page">>>/);
 });
 
-t.test('structured results over MCP: a string holding a cut address is fenced whatever its field', async (t) => {
-  const tool = { name: 'demo', output: Type.Object({ url: Type.String(), origin: Type.String(), note: Type.String() }) } as any;
+t.test('structured results over MCP: an address field (UrlField) is fenced, REST gets it as is', async (t) => {
+  const tool = { name: 'demo', output: Type.Object({ url: UrlField, note: Type.String() }) } as any;
   const out = new ResponseBuilder();
-  out.set('url', `https://x.test/${CANARY}`).set('origin', 'https://x.test/').set('note', `see https://x.test/?q=${CANARY} now`);
+  out.set('url', `https://x.test/${CANARY}`).set('note', 'plain');
   const s = out.renderMcp(tool).structuredContent as Record<string, string>;
   t.match(s.url, new RegExp(`^<<<page nonce=${out.nonce} source="url">>>\\nhttps://x.test/${CANARY}\\n<<<end-page`));
-  t.equal(s.origin, 'https://x.test/', 'a bare origin stays plain');
-  t.match(s.note, /^<<<page nonce=/);
+  t.equal(s.note, 'plain');
   t.equal((out.renderJson() as any).url, `https://x.test/${CANARY}`, 'REST gets the value as it is');
 });
