@@ -36,8 +36,14 @@ export async function evaluateScript(tab: Tab, js: string, timeoutMs = EVALUATE_
     throw e;
   }
   if (r.exceptionDetails) {
+    // What was thrown is page text: the page's own scripts can throw into the agent's (a getter, a patched
+    // builtin), and an agent's message often quotes the page. It is also in details.pageText: MCP shows it
+    // there, fenced, and never on the error's trusted line (tools/response.ts ERROR_PAGE_TEXT).
     const msg = r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text;
-    throw new BrowserdError('action_failed', `the script threw: ${msg}`, { next: 'Fix the script; take a browser_snapshot to see the page.' });
+    throw new BrowserdError('action_failed', `the script threw: ${msg}`, {
+      next: 'Fix the script; take a browser_snapshot to see the page.',
+      details: { pageText: msg },
+    });
   }
   const res = r.result;
   if (res.unserializableValue !== undefined) return { type: res.type, text: res.unserializableValue };

@@ -13,7 +13,7 @@ import type { CachedAction, CachedStep } from '../../storage/action-cache.js';
 import type { ToolContext } from '../tools/context.js';
 import { callTool, type CallOutcome } from '../tools/dispatch.js';
 import { getTool } from '../tools/registry.js';
-import { inline, type ResponseBuilder } from '../tools/response.js';
+import { inline, pageUrl, type ResponseBuilder } from '../tools/response.js';
 import { validateArgs } from '../tools/validate.js';
 import { ACT_IMPOSSIBLE, actToolSpecs, isActTool } from './act-tools.js';
 import { resolveModel } from './catalog.js';
@@ -127,7 +127,9 @@ function reportBlocked(outcome: CallOutcome, view: TabView, out: ResponseBuilder
   const blocked = outcome.out.data.blocked as { method: string; url?: string; reason?: string }[] | undefined;
   if (!blocked?.length) return;
   out.set('blocked', blocked);
-  out.text(`Blocked in ${view.tab}: ${blocked.map((b) => `${b.method} ${inline(b.url ?? '')}`).join('; ')}. Nothing was sent.`);
+  out.text(`Blocked in ${view.tab}: ${blocked.map((b) => `${b.method} ${pageUrl(b.url ?? '')}`).join('; ')}. Nothing was sent.`);
+  const whole = blocked.filter((b) => b.url && pageUrl(b.url) !== b.url).map((b) => `${b.method} ${b.url}`);
+  if (whole.length) out.page(`addresses blocked in ${view.tab}`, whole.join('\n'));
 }
 
 /** Asks the model for the step; one repair turn when its call cannot run as given. */

@@ -15,8 +15,7 @@ import { InvalidCursorError } from '../../storage/audit.js';
 import { checkUrl } from '../net/url-check.js';
 import { CrawlParams, normaliseCrawlSpec } from '../crawl/params.js';
 import type { CrawlItem, CrawlRunInfo } from '../crawl/types.js';
-import type { ResponseBuilder } from './response.js';
-import { inline } from './response.js';
+import { inline, inlineCut, pageUrl, urlLine, type ResponseBuilder } from './response.js';
 import { extractorOf } from './extractors.js';
 import { CrawlItemSchema, CrawlRunSchema } from './crawl-output.js';
 
@@ -139,10 +138,14 @@ export const crawlTools = [
       out.set('items', page.items.map(cutItem));
       if (!page.items.length) out.text(args.cursor ? 'No more items.' : `No ${args.status ? `${args.status} ` : ''}items yet.`);
       for (const item of page.items) {
-        const head = `${item.seq}. ${item.status}${item.httpStatus ? ` (HTTP ${item.httpStatus})` : ''} depth ${item.depth}: ${inline(item.url)}${item.error ? ` — ${inline(item.error)}` : ''}`;
+        const head = `${item.seq}. ${item.status}${item.httpStatus ? ` (HTTP ${item.httpStatus})` : ''} depth ${item.depth}: ${pageUrl(item.url)}${item.error ? ` — ${inlineCut(item.error)}` : ''}`;
         out.text(head);
-        if (item.status === 'done') out.page(`crawl item ${item.seq}: ${item.url}`, itemBody(item));
+        if (item.status === 'done') out.page(`crawl item ${item.seq}`, `${urlLine(item.url)}${itemBody(item)}`);
       }
+      // Pages link to these addresses: the lines above show them cut, so the whole ones (of items with no fence
+      // of their own) follow in one fence.
+      const whole = page.items.filter((i) => i.status !== 'done' && pageUrl(i.url) !== i.url).map((i) => `${i.seq}. ${i.url}`);
+      if (whole.length) out.page('addresses of the items above', whole.join('\n'));
       if (page.next) {
         out.set('cursor', page.next);
         out.text(`More: browser_crawl_status {"id": "${args.id}", "cursor": "${page.next}"${args.status ? `, "status": "${args.status}"` : ''}}`);

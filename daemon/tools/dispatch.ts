@@ -10,7 +10,7 @@ import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { ToolDef } from './define.js';
 import { ToolContext, type CallVia } from './context.js';
-import { inline, ResponseBuilder } from './response.js';
+import { pageUrl, ResponseBuilder } from './response.js';
 import { getTool, toolNames } from './registry.js';
 import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from './validate.js';
 import { gateTouches } from './gate-step.js';
@@ -154,6 +154,8 @@ function reportWrites(ctx: ToolContext, out: ResponseBuilder) {
     const entries = tab.writeLog.since(since).filter((e) => e.kind === 'write_blocked' || e.kind === 'navigation_blocked');
     if (!entries.length) continue;
     out.set('blocked', entries.map((e) => ({ method: e.method, url: e.url, reason: e.detail })));
-    out.text(`Blocked in ${tab.id} (${tab.mode} tab): ${entries.map((e) => `${e.method} ${inline(e.url ?? '')}`).join('; ')}. Nothing was sent.`);
+    out.text(`Blocked in ${tab.id} (${tab.mode} tab): ${entries.map((e) => `${e.method} ${pageUrl(e.url ?? '')}`).join('; ')}. Nothing was sent.`);
+    const whole = entries.filter((e) => e.url && pageUrl(e.url) !== e.url).map((e) => `${e.method} ${e.url}`);
+    if (whole.length) out.page(`addresses blocked in ${tab.id}`, whole.join('\n'));
   }
 }

@@ -5,6 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { inline } from './response.js';
+import { PageText } from './output.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { ToolContext } from './context.js';
@@ -42,10 +43,11 @@ function smallBytes(ctx: ToolContext, info: FileInfo, what: string): Buffer {
   return bytes;
 }
 
-const UrlOfFile = Type.String({ description: 'Where to GET the file: /v1/files/<name>, with the bearer token.' });
+// A file's name is the page's choice (a download's suggested name): fenced over MCP, like its address.
+const UrlOfFile = PageText({ description: 'Where to GET the file: /v1/files/<name>, with the bearer token.' });
 
 const DownloadUnderWay = Type.Object({
-  name: Type.String({ description: 'The name the site suggested.' }),
+  name: PageText({ description: 'The name the site suggested.' }),
   url: Type.String(),
   receivedBytes: Type.Integer(),
   totalBytes: Type.Integer({ description: '0 when the site did not say.' }),
@@ -63,7 +65,7 @@ export const downloadTools = [
     input: params({}),
     output: Type.Object({
       files: Type.Array(
-        Type.Object({ name: Type.String(), size: Type.Integer({ description: 'Bytes.' }), mimeType: Type.String(), modifiedAt: Type.String({ description: 'ISO time.' }), url: UrlOfFile }),
+        Type.Object({ name: PageText(), size: Type.Integer({ description: 'Bytes.' }), mimeType: Type.String(), modifiedAt: Type.String({ description: 'ISO time.' }), url: UrlOfFile }),
         { description: 'Your stored files, newest first.' },
       ),
       inProgress: Type.Array(DownloadUnderWay, { description: 'Downloads still under way.' }),

@@ -16,7 +16,7 @@ import { SessionUsageSchema, TurnUsageSchema, type SessionUsage } from '../model
 import { PageText, PageValue, UrlField } from './output.js';
 import { readPagesForModel, type ModelPage } from './model-pages.js';
 import { checkOneSource, checkSourceUrls, MODEL_MAX_URLS, sourceParams } from './model-source.js';
-import { inline, type ResponseBuilder } from './response.js';
+import { inline, inlineCut, pageUrl, urlLine, type ResponseBuilder } from './response.js';
 
 export interface PageExtraction {
   url: string;
@@ -53,7 +53,7 @@ const since = (a: ReturnType<typeof mark>, b: SessionUsage) => ({ inputTokens: b
 
 /** A page that could not be read, as the caller's error (the reading pipeline's message, page-controlled parts inline()d). */
 function unreadable(page: ModelPage): BrowserdError {
-  return new BrowserdError('action_failed', `${inline(page.url)} could not be read: ${inline(page.error ?? 'unknown error')}`, { next: 'Check the address with browser_open, or read a tab that shows the page.' });
+  return new BrowserdError('action_failed', `${page.url} could not be read: ${inline(page.error ?? 'unknown error')}`, { next: 'Check the address with browser_open, or read a tab that shows the page.' });
 }
 
 async function extractOne(session: ModelSession, page: ModelPage, spec: { schema: Record<string, unknown>; prompt?: string }): Promise<PageExtraction> {
@@ -66,11 +66,11 @@ async function extractOne(session: ModelSession, page: ModelPage, spec: { schema
 function describe(out: ResponseBuilder, r: PageExtraction, n?: number) {
   const head = n === undefined ? '' : `${n}. `;
   if (!r.ok) {
-    out.text(`${head}${inline(r.url)} — failed: ${r.error!.code}: ${inline(r.error!.message)}`);
+    out.text(`${head}${pageUrl(r.url)} — failed: ${r.error!.code}: ${inlineCut(r.error!.message)}`).fullUrl(`address of page ${n ?? 1}`, r.url);
     return;
   }
-  out.text(`${head}${inline(r.url)}: data matches the schema; ${r.citations!.length} citation(s) checked against the page${r.warnings!.length ? `, ${r.warnings!.length} warning(s)` : ''}.`);
-  out.page(`data extracted from ${r.url}`, JSON.stringify(r.data, null, 2));
+  out.text(`${head}${pageUrl(r.url)}: data matches the schema; ${r.citations!.length} citation(s) checked against the page${r.warnings!.length ? `, ${r.warnings!.length} warning(s)` : ''}.`);
+  out.page(`data extracted from page ${n ?? 1}`, `${urlLine(r.url)}${JSON.stringify(r.data, null, 2)}`);
   if (r.citations!.length) out.page(`citations on ${r.url}`, r.citations!.map((c) => `${c.field ?? '-'} ← [${c.chunk}] "${c.quote}"`).join('\n'));
   if (r.warnings!.length) out.page(`warnings for ${r.url}`, r.warnings!.join('\n'));
 }
@@ -184,7 +184,7 @@ export const askOperations = [
       out.set('warnings', r.warnings);
       if (failed.length) out.set('failed', failed);
       finish(out, session);
-      for (const f of failed) out.text(`Not read: ${inline(f.url)} — ${inline(f.error)}`);
+      for (const f of failed) out.text(`Not read: ${pageUrl(f.url)} — ${inlineCut(f.error)}`).fullUrl('address not read', f.url);
       out.page('answer (from page text)', r.answer);
       if (r.citations.length) out.page('citations', r.citations.map((c) => `[${c.chunk}] ${c.url}: "${c.quote}"`).join('\n'));
       if (r.warnings.length) out.page('warnings', r.warnings.join('\n'));

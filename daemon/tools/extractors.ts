@@ -19,7 +19,7 @@ import { eachPage, runExtractor } from '../models/extractor-run.js';
 import { openModelSession } from '../models/session.js';
 import { SessionUsageSchema } from '../models/types.js';
 import type { ToolContext } from './context.js';
-import { inline, type ResponseBuilder } from './response.js';
+import { inline, inlineCut, pageUrl, urlLine, type ResponseBuilder } from './response.js';
 
 /** Addresses one run may read; more is a crawl's job (browser_crawl with extractor). */
 export const EXTRACTOR_RUN_MAX_URLS = 20;
@@ -240,8 +240,9 @@ export const extractorTools = [
       const good = run.results.filter((r) => r.ok).length;
       out.text(`Extractor ${rec.id}: ${good} of ${run.results.length} page(s) gave every required field${run.extractor.version !== rec.version ? `; re-learned as v${run.extractor.version}` : ''}.`);
       for (const r of run.results) {
-        out.text(`${r.ok ? 'ok' : 'failed'}${r.relearned ? ' (re-learned)' : ''}: ${inline(r.url)}${r.missing ? ` — missing ${r.missing.join(', ')}` : ''}${r.error ? ` — ${inline(r.error)}` : ''}`);
-        if (r.data) out.page(`values read on ${r.url}`, JSON.stringify(r.data, null, 2));
+        out.text(`${r.ok ? 'ok' : 'failed'}${r.relearned ? ' (re-learned)' : ''}: ${pageUrl(r.url)}${r.missing ? ` — missing ${r.missing.join(', ')}` : ''}${r.error ? ` — ${inlineCut(r.error)}` : ''}`);
+        if (r.data) out.page(`values read`, `${urlLine(r.url)}${JSON.stringify(r.data, null, 2)}`);
+        else out.fullUrl('address', r.url);
       }
     },
   }),

@@ -9,7 +9,7 @@ import { mouseClick, pressKey, typeText } from '../browser/input.js';
 import { parseChord } from '../browser/keys.js';
 import type { PointResult } from '../../injected/api.js';
 import { cancelledError, type ToolContext } from './context.js';
-import { inline } from './response.js';
+import { pageUrl, type ResponseBuilder } from './response.js';
 import { TabIdField, UrlField } from './output.js';
 
 /** What an input tool reports: the tab and where it is after the action (a click may have navigated it). */
@@ -27,10 +27,11 @@ export async function pointForRef(tab: Tab, ref: string, ahead?: Promise<PointRe
   return (ahead && (await ahead)) || tab.call('pointFor', ref);
 }
 
-function report(out: { set(k: string, v: unknown): unknown; text(s: string): unknown }, tab: Tab, what: string) {
+function report(out: Pick<ResponseBuilder, 'set' | 'text' | 'fullUrl'>, tab: Tab, what: string) {
   out.set('tab', tab.id);
   out.set('url', tab.url);
-  out.text(`${what} Tab ${tab.id} is at ${inline(tab.url)}.`);
+  out.text(`${what} Tab ${tab.id} is at ${pageUrl(tab.url)}.`);
+  out.fullUrl(`address of ${tab.id}`, tab.url);
 }
 
 /** Clicks a ref that the pipeline has already put through the policy gate (which asked for its point). */

@@ -7,7 +7,7 @@ import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkUrl } from '../net/url-check.js';
 import { goHistory, reload } from '../browser/history.js';
-import { inline } from './response.js';
+import { pageUrl } from './response.js';
 import { TabIdField, UrlField } from './output.js';
 
 export const navigationTools = [
@@ -28,7 +28,7 @@ export const navigationTools = [
       const url = checkUrl(args.url, ctx.env.cfg);
       const tab = await ctx.tab(args.tab);
       await tab.navigate(url, args.timeoutMs);
-      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${inline(tab.url)}.`);
+      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${pageUrl(tab.url)}.`).fullUrl(`address of ${tab.id}`, tab.url);
       const title = await tab.title();
       if (title) out.page(`title of ${tab.id}`, title);
     },
@@ -46,7 +46,7 @@ export const navigationTools = [
       if (args.action === 'reload') await reload(tab);
       else await goHistory(tab, args.action);
       await tab.settle();
-      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${inline(tab.url)}.`);
+      out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${pageUrl(tab.url)}.`).fullUrl(`address of ${tab.id}`, tab.url);
     },
   }),
   defineTool({

@@ -144,9 +144,15 @@ type Fence = (label: string, text: string) => string;
  * The structured result an MCP client gets: strings marked as page text (and any string with a line break,
  * which only page text has) fenced; every other string with fence markers neutralised.
  */
-export function structuredForMcp(t: ToolDef<any>, data: Record<string, unknown>, fence: Fence, neutralise: (s: string) => string): Record<string, unknown> {
+export function structuredForMcp(
+  t: ToolDef<any>,
+  data: Record<string, unknown>,
+  fence: Fence,
+  neutralise: (s: string) => string,
+): Record<string, unknown> {
   const schema = outputJsonSchema(t);
-  return walk(JSON.parse(JSON.stringify(data)), schemasOf(schema), '', fence, neutralise) as Record<string, unknown>;
+  const plain = (label: string, s: string) => (/[\n\r\u2028\u2029]/.test(s) ? fence(label, s) : neutralise(s));
+  return walk(JSON.parse(JSON.stringify(data)), schemasOf(schema), '', fence, plain) as Record<string, unknown>;
 }
 
 /** The alternatives a value may match (anyOf/oneOf/allOf flattened), for finding the schema of a field. */
@@ -160,18 +166,18 @@ function schemasOf(s: any): any[] {
 /** The page-text mark on a value's schema covers every string inside it (a PageValue's nested strings). */
 const PAGE_ALL = [{ [PAGE_TEXT]: true }];
 
-function walk(v: unknown, schemas: any[], label: string, fence: Fence, neutralise: (s: string) => string): unknown {
+function walk(v: unknown, schemas: any[], label: string, fence: Fence, plain: Fence): unknown {
   const marked = schemas.some((s) => s[PAGE_TEXT]);
-  if (typeof v === 'string') return marked || /[\n\r\u2028\u2029]/.test(v) ? fence(label, v) : neutralise(v);
+  if (typeof v === 'string') return marked ? fence(label, v) : plain(label, v);
   if (Array.isArray(v)) {
     const items = marked ? PAGE_ALL : schemas.flatMap((s) => schemasOf(s.items));
-    return v.map((x) => walk(x, items, label, fence, neutralise));
+    return v.map((x) => walk(x, items, label, fence, plain));
   }
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
       const sub = marked ? PAGE_ALL : schemas.flatMap((s) => schemasOf(s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined) ?? firstPattern(s)));
-      out[neutralise(k)] = walk(x, sub, label ? `${label}.${k}` : k, fence, neutralise);
+      out[plain('', k)] = walk(x, sub, label ? `${label}.${k}` : k, fence, plain);
     }
     return out;
   }
@@ -184,7 +190,8 @@ function firstPattern(s: any): unknown {
 
 /** Fields many results share. */
 export const TabIdField = Type.String({ description: 'Tab id (t1, or <profile>/t1 in a named profile).' });
-export const UrlField = Type.String({ description: 'An address as the page reports it.' });
+/** Page text: the page chose it (history.replaceState, a redirect, a hash), so over MCP it arrives fenced. */
+export const UrlField = PageText({ description: 'An address as the page reports it.' });
 export const TabModeField = Type.Union([Type.Literal('read'), Type.Literal('act')], { description: 'read: no writes reach a site; act: may change things, under the host policy.' });
 export const LiveModeField = Type.Union([Type.Literal('interactive'), Type.Literal('view')]);
 

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { IncludeHiddenParam, params, RefParam, TabParam } from '../../protocol/params.js';
-import { inline } from './response.js';
+import { pageUrl, urlLine } from './response.js';
 import { TabIdField, UrlField } from './output.js';
 
 const MAX_DEFAULT = 50000;
@@ -33,8 +33,8 @@ export const readTools = [
       const cut = r.text.length > max;
       const text = cut ? r.text.slice(0, max) : r.text;
       out.set('tab', tab.id).set('url', r.url).set('chars', r.text.length).set('truncated', cut);
-      out.text(`Text of ${tab.id} at ${inline(r.url)}${cut ? ` (cut at ${max} of ${r.text.length} characters)` : ''}:`);
-      out.page(`text of ${tab.id}`, `title: ${r.title}\n${text}`);
+      out.text(`Text of ${tab.id} at ${pageUrl(r.url)}${cut ? ` (cut at ${max} of ${r.text.length} characters)` : ''}:`);
+      out.page(`text of ${tab.id}`, `${urlLine(r.url)}title: ${r.title}\n${text}`);
     },
   }),
 ];

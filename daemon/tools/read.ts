@@ -10,7 +10,7 @@ import { checkUrl } from '../net/url-check.js';
 import { htmlToMarkdownOffThread, bestPassages } from '../read/index.js';
 import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from './context.js';
-import { inline, type ResponseBuilder } from './response.js';
+import { inline, inlineCut, pageUrl, urlLine, type ResponseBuilder } from './response.js';
 import { CollectParam, ScrollUntilParam, type CollectOptions, type ScrollUntilInput } from '../../protocol/read-params.js';
 import { checkCollectOptions, collectFiles, CollectedEntrySchema, openCaptioner, type CollectContext, type CollectedEntry } from '../docs/collect.js';
 import { checkScrollOptions, scrollForReading, ScrollOutcomeSchema, type ScrollStop } from '../read/scroll-until.js';
@@ -46,13 +46,13 @@ export interface PageReading {
 export const PageReadingSchema = Type.Object({
   url: UrlField,
   ok: Type.Boolean({ description: 'false: the page could not be read (see error); the other pages still were.' }),
-  title: Type.Optional(Type.String()),
+  title: Type.Optional(PageText()),
   markdown: Type.Optional(PageText({ description: 'The main content as Markdown, cut at maxChars (absent with query: see passages).' })),
   passages: Type.Optional(
     Type.Array(
       Type.Object({
         text: PageText({ description: 'The passage, as Markdown.' }),
-        headingPath: Type.Array(Type.String(), { description: 'The headings it sits under, outermost first.' }),
+        headingPath: Type.Array(PageText(), { description: 'The headings it sits under, outermost first.' }),
         score: Type.Number({ description: 'BM25 score for the query.' }),
         start: Type.Integer({ description: "Where the passage starts in the page's Markdown (characters)." }),
         end: Type.Integer({ description: 'Where it ends (exclusive).' }),
@@ -158,18 +158,20 @@ const STOP_WORDS: Record<ScrollStop, string> = {
 
 const kb = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
-/** The collected files of one page: a trusted line each (page-controlled parts through inline()), documents fenced. */
+/** The collected files of one page: a trusted line each (page-controlled parts through inline() or pageUrl()), documents fenced. */
 function writeFiles(out: ResponseBuilder, files: CollectedEntry[], page: number) {
   const ok = files.filter((f) => f.status !== 'failed').length;
   out.text(`Files of page ${page}: ${ok} of ${files.length} collected${files.length ? '' : ' (none of the asked types linked)'}; stored once in your files (browser_downloads lists them).`);
   for (const f of files) {
     if (f.status === 'failed') {
-      out.text(`- ${f.type} ${inline(f.url)} — failed (${f.reason}): ${inline(f.error ?? '')}`);
+      out.text(`- ${f.type} ${pageUrl(f.url)} — failed (${f.reason}): ${inlineCut(f.error ?? '')}`);
+      out.fullUrl(`address of a file of page ${page}`, f.url);
       continue;
     }
     const how = f.status === 'existing' ? 'already in your files' : 'stored';
-    out.text(`- ${inline(f.name!)} (${f.type}, ${kb(f.size!)}) from ${inline(f.url)} — ${how}${f.convertError ? `; not converted: ${inline(f.convertError)}` : ''}${f.truncated ? '; Markdown cut at maxChars' : ''}`);
-    if (f.markdown !== undefined) out.page(`file ${f.name} from ${f.url}`, f.markdown);
+    out.text(`- ${inline(f.name!)} (${f.type}, ${kb(f.size!)}) from ${pageUrl(f.url)} — ${how}${f.convertError ? `; not converted: ${inlineCut(f.convertError)}` : ''}${f.truncated ? '; Markdown cut at maxChars' : ''}`);
+    out.fullUrl(`address of ${f.name}`, f.url);
+    if (f.markdown !== undefined) out.page(`file ${f.name}`, f.markdown);
     if (f.caption !== undefined) out.page(`caption of ${f.name} (written by a model from the image)`, f.caption);
     else if (f.captionError) out.text(`  no caption for ${inline(f.name!)}: ${inline(f.captionError)}`);
   }
@@ -240,19 +242,20 @@ export const readPageTools = [
       out.text(`Read ${readings.filter((r) => r.ok).length} of ${readings.length} page(s)${args.query ? `, best passages for the query${args.rerank ? ' (ranked by the model)' : ''}` : ''}:`);
       readings.forEach((r, i) => {
         if (!r.ok) {
-          out.text(`${i + 1}. ${inline(r.url)} — failed: ${inline(r.error ?? '')}`);
+          out.text(`${i + 1}. ${pageUrl(r.url)} — failed: ${inlineCut(r.error ?? '')}`).fullUrl(`address of page ${i + 1}`, r.url);
           return;
         }
         const body = r.passages ? r.passages.map((p) => `${p.headingPath.length ? `§ ${p.headingPath.join(' › ')}\n` : ''}${p.text}`).join('\n\n---\n\n') : r.markdown!;
-        out.text(`${i + 1}. ${inline(r.url)}`);
+        out.text(`${i + 1}. ${pageUrl(r.url)}`);
         if (r.scroll) {
           const s = r.scroll;
           out.text(`Scrolled ${s.scrolls} time(s), stopped because ${STOP_WORDS[s.stoppedBecause]}${args.scrollUntil?.item ? `; ${s.items.length} item(s) kept in order:` : '.'}`);
-          if (s.items.length) out.page(`items of page ${i + 1}: ${r.url}`, s.items.map((it, n) => `${n + 1}. ${it.replace(/\n/g, '\n   ')}`).join('\n'));
+          if (s.items.length) out.page(`items of page ${i + 1}`, s.items.map((it, n) => `${n + 1}. ${it.replace(/\n/g, '\n   ')}`).join('\n'));
         }
         if (r.modelWarning) out.text(`Page ${i + 1}: ${inline(r.modelWarning)}`);
-        if (r.summary) out.page(`summary of page ${i + 1} (written by the model from page text): ${r.url}`, r.summary);
-        out.page(`page ${i + 1}: ${r.url}`, `# ${r.title ?? ''}\n\n${body}`);
+        if (r.summary) out.page(`summary of page ${i + 1} (written by the model from page text)`, r.summary);
+        // The whole address opens the page's own fence when the numbered line showed it cut.
+        out.page(`page ${i + 1}`, `${urlLine(r.url)}# ${r.title ?? ''}\n\n${body}`);
         if (r.files) writeFiles(out, r.files, i + 1);
       });
     },

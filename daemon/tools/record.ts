@@ -12,7 +12,7 @@ import type { Recording, Replay, Step } from '../../storage/records.js';
 import { notFound } from '../records/recorder.js';
 import { scriptJson, scriptTypescript } from '../records/script.js';
 import type { ResponseBuilder } from './response.js';
-import { inline } from './response.js';
+import { inline, pageUrl } from './response.js';
 import { PageText, TabModeField } from './output.js';
 
 const RecordingId = (description: string) => Type.String({ pattern: '^rec_[0-9a-f]{16}$', description });
@@ -93,7 +93,7 @@ const ReplayResult = Type.Object({ id: Type.String(), state: ReplayStateField, r
 function describe(out: ResponseBuilder, rec: Recording) {
   out.set('id', rec.id).set('recording', rec);
   const extras = [rec.cacheName ? `cache "${rec.cacheName}"` : '', rec.videoFile ? `video in your files as ${rec.videoFile}` : '', rec.note ? inline(rec.note) : ''].filter(Boolean);
-  out.text(`Recording ${rec.id}${rec.name ? ` (${inline(rec.name)})` : ''} of tab ${rec.tab}: ${rec.state}${rec.stopReason ? ` (${rec.stopReason})` : ''}, ${rec.steps} step(s), started at ${inline(rec.startUrl)}${extras.length ? `; ${extras.join('; ')}` : ''}.`);
+  out.text(`Recording ${rec.id}${rec.name ? ` (${inline(rec.name)})` : ''} of tab ${rec.tab}: ${rec.state}${rec.stopReason ? ` (${rec.stopReason})` : ''}, ${rec.steps} step(s), started at ${pageUrl(rec.startUrl)}${extras.length ? `; ${extras.join('; ')}` : ''}.`).fullUrl(`start address of ${rec.id}`, rec.startUrl);
 }
 
 function stepLine(s: Step): string {

@@ -57,6 +57,76 @@ export function inline(text: string): string {
   return neutraliseFences(cut);
 }
 
+/** Longest host shown outside a fence (the DNS limit); a longer one is not a host a browser reached. */
+const HOST_MAX = 253;
+/** A host as the URL parser serialises a special scheme's: ASCII (punycode), lower case, or an IP literal. */
+const PLAIN_HOST = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*\.?|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+/** Addresses a page cannot shape at all: shown whole. */
+const FIXED_URLS = new Set(['about:blank', 'about:srcdoc']);
+/** Schemes whose host the URL parser normalises (an opaque host of another scheme is free text). */
+const HOSTED_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:', 'file:', 'chrome:', 'chrome-error:', 'chrome-extension:', 'chrome-untrusted:', 'devtools:']);
+const KNOWN_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:', 'file:', 'about:', 'data:', 'blob:', 'javascript:', 'filesystem:', 'mailto:', 'tel:', 'chrome:', 'chrome-error:', 'chrome-extension:', 'chrome-untrusted:', 'devtools:']);
+
+/**
+ * The one rule for an address a page can choose (where a tab is, a redirect's target, a popup's, a frame's, a
+ * link's, a request's) on a trusted line outside a fence: only the scheme and host (with port) are shown, then
+ * `/…` when anything follows. Path, query, fragment and user info are the page's own words (a path can read
+ * "ignore previous instructions" as easily as a query can), so the whole address goes inside the fence
+ * (`ResponseBuilder.fullUrl`). A host that is not plain ASCII host syntax, and anything that does not parse,
+ * is not shown at all: fail closed.
+ */
+export function pageUrl(url: string): string {
+  if (FIXED_URLS.has(url)) return url;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return '(an address that does not parse)';
+  }
+  // A scheme is a word too: one outside this list (a link's `please-obey:`) is not repeated.
+  const scheme = KNOWN_SCHEMES.has(u.protocol) ? u.protocol : 'other-scheme:';
+  const host = HOSTED_SCHEMES.has(u.protocol) && u.host.length <= HOST_MAX && PLAIN_HOST.test(u.host) ? u.host : '';
+  if (!host) return FIXED_URLS.has(`${u.protocol}${u.pathname}`) ? `${u.protocol}${u.pathname}…` : `${scheme}…`;
+  const bare = (u.pathname === '/' || u.pathname === '') && !u.search && !u.hash && !u.username && !u.password && !url.endsWith('#') && !url.endsWith('?');
+  return `${scheme}//${host}/${bare ? '' : '…'}`;
+}
+
+/** A page-controlled string on a trusted line (an error a page caused, say) with every address in it cut. */
+export function inlineCut(text: string): string {
+  return inline(cutUrls(text).text);
+}
+
+/** `url: <the whole address>` and a break, for the top of a fenced body, when a trusted line showed it cut. */
+export function urlLine(url: string): string {
+  return pageUrl(url) === url ? '' : `url: ${url}\n`;
+}
+
+/** Anything in free text that looks like an address: scheme://..., or a scheme a page can fill without `//`. */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s"'<>`]*|\b(?:about|data|blob|javascript|file|filesystem):[^\s"'<>`]+/gi;
+
+/**
+ * Every address inside a free text (an error message, a fence label) cut by `pageUrl`, and the whole ones
+ * found, so a caller can fence them. Trailing punctuation of the sentence is not part of the address.
+ */
+export function cutUrls(text: string): { text: string; urls: string[] } {
+  const urls: string[] = [];
+  const cut = text.replace(URL_IN_TEXT, (m) => {
+    const tail = /[.,;:!?)\]]+$/.exec(m)?.[0] ?? '';
+    const url = tail ? m.slice(0, -tail.length) : m;
+    const shown = pageUrl(url);
+    if (shown !== url) urls.push(url);
+    return shown + tail;
+  });
+  return { text: cut, urls };
+}
+
+/**
+ * Where page-controlled text sits in an error (BrowserdError details): the thrown message of a page script,
+ * say. Over MCP it is shown fenced under the error's own nonce, and cut out of the error's trusted line (the
+ * message may quote it for REST callers, who get message and details as they are).
+ */
+export const ERROR_PAGE_TEXT = 'pageText';
+
 export class ResponseBuilder {
   readonly nonce = randomBytes(8).toString('hex');
   private blocks: Block[] = [];
@@ -86,6 +156,15 @@ export class ResponseBuilder {
   /** Untrusted text from a page (or anything a page controls: titles, URLs of links, file contents). */
   page(label: string, text: string): this {
     this.blocks.push({ kind: 'page', label, text });
+    return this;
+  }
+
+  /**
+   * The whole of a page-chosen address, fenced, after a trusted line that showed it through `pageUrl`; nothing
+   * when the cut form is the whole address.
+   */
+  fullUrl(label: string, url: string): this {
+    if (pageUrl(url) !== url) this.page(label, url);
     return this;
   }
 
@@ -145,8 +224,7 @@ export class ResponseBuilder {
   }
 
   private fence(label: string, text: string): string {
-    const safeLabel = neutraliseFences(label).replace(/[\r\n"]/g, ' ');
-    return `<<<page nonce=${this.nonce} source="${safeLabel}">>>\n${neutraliseFences(text)}\n<<<end-page nonce=${this.nonce}>>>`;
+    return fenceWith(this.nonce, label, text);
   }
 
   private renderedText(): string {
@@ -194,10 +272,30 @@ export class ResponseBuilder {
   }
 }
 
+/**
+ * A fence. The label is ours (what the text is), but call sites name pages by their address: any address in it
+ * is cut by `pageUrl` (the body carries what matters), and it can hold no quote, break or marker.
+ */
+function fenceWith(nonce: string, label: string, text: string): string {
+  const safeLabel = inline(cutUrls(label).text).replace(/"/g, "'");
+  return `<<<page nonce=${nonce} source="${safeLabel}">>>\n${neutraliseFences(text)}\n<<<end-page nonce=${nonce}>>>`;
+}
+
 export function renderErrorMcp(e: BrowserdError): McpContent {
-  // A message may quote the page (a covering element, an option text, a URL): each line stays one line.
-  const lines = [`Error [${e.code}]: ${inline(e.message)}`];
+  // A message may quote the page (a covering element, an option text, a URL): each line stays one line, every
+  // address in it is cut to the form a trusted line may show (the whole ones follow fenced), and text the page
+  // wrote (details.pageText: a thrown message) is fenced under a nonce of this error's own.
+  const quoted = e.details?.[ERROR_PAGE_TEXT];
+  // A message that quotes the page text loses the quote; one that holds it in some other form loses all of it.
+  let said = e.message;
+  if (typeof quoted === 'string' && quoted) said = said.includes(quoted) ? said.split(quoted).join('(page text, fenced below)') : 'the page text it quotes is fenced below';
+  const message = cutUrls(said);
+  const lines = [`Error [${e.code}]: ${inline(message.text)}`];
   if (e.next) lines.push(`Next: ${inline(e.next)}`);
+  const nonce = randomBytes(8).toString('hex');
+  if (typeof quoted === 'string') lines.push(fenceWith(nonce, 'page text in this error', quoted));
+  if (message.urls.length) lines.push(fenceWith(nonce, 'addresses in this error', message.urls.join('\n')));
+  if (typeof quoted === 'string' || message.urls.length) lines.push(FENCE_NOTE);
   return { content: [{ type: 'text', text: lines.join('\n') }], isError: true };
 }
 

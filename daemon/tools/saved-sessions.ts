@@ -12,7 +12,7 @@ import { evaluateHostPolicy } from '../policy/host-policy.js';
 import { readSessionState, writeSessionState } from '../browser/session-state.js';
 import type { SavedSessionInfo, SessionContents } from '../../storage/saved-sessions.js';
 import type { ToolContext } from './context.js';
-import { inline } from './response.js';
+import { inline, pageUrl } from './response.js';
 import { TabIdField } from './output.js';
 
 const SessionName = Type.String({ description: 'Session name: letters, digits, dot, dash, underscore, colon (for example "github-work").', pattern: VAULT_NAME.source, maxLength: 200 });
@@ -117,7 +117,7 @@ export const savedSessionTools = [
       out.text(`Loaded session ${info.name} into tab ${tab.id} (${where}): ${r.cookiesSet} cookie(s) for ${info.sites.join(', ')}; local storage restored for ${r.storageRestored.length ? r.storageRestored.join(', ') : 'no origin'}.`);
       if (r.cookiesRefused.length) out.text(`Chromium refused ${r.cookiesRefused.length} cookie(s): ${r.cookiesRefused.map(inline).join(', ')}.`);
       if (r.storageFailed.length) out.text(`Local storage could not be restored for ${r.storageFailed.join(', ')}.`);
-      if (r.reloaded) out.text(`Reloaded the tab, now at ${inline(tab.url)}.`);
+      if (r.reloaded) out.text(`Reloaded the tab, now at ${pageUrl(tab.url)}.`).fullUrl(`address of ${tab.id}`, tab.url);
       else out.text(`The tab is not on ${info.sites.join(' or ')}: navigate there to use the session.`);
       if (tab.mode === 'read') out.text('The tab is in read mode: signed-in pages can be read; changing anything on the site still needs an act tab.');
     },

@@ -68,7 +68,8 @@ function hostOf(input: string): string {
 function describeMap(out: ResponseBuilder, map: ExploreMap) {
   const s = map.summary;
   out.text(`Site ${map.host}: ${map.pages.length} page(s) explored ${map.exploredAt}${map.failed.length ? `, ${map.failed.length} could not be read` : ''}.`);
-  out.text(`Sign-in: ${s.loginUrl ? inline(s.loginUrl) : 'not found'}. Search: ${s.searchUrl ? `${inline(s.searchUrl)}${s.searchParam ? ` (parameter ${inline(s.searchParam)})` : ''}` : 'not found'}. Listings: ${s.listings.length ? s.listings.map(inline).join(', ') : 'none'}. Articles: ${s.articles}.`);
+  // The addresses (and the search parameter) are what the site's pages link to: page data, fenced.
+  out.page(`what the pages of ${map.host} point to`, `Sign-in: ${s.loginUrl ?? 'not found'}. Search: ${s.searchUrl ? `${s.searchUrl}${s.searchParam ? ` (parameter ${s.searchParam})` : ''}` : 'not found'}. Listings: ${s.listings.length ? s.listings.join(', ') : 'none'}. Articles: ${s.articles}.`);
   out.page(
     `site map of ${map.host}`,
     map.pages

@@ -5,7 +5,7 @@ import { IncludeHiddenParam, params, RefParam, TabParam, StringEnum } from '../.
 import { BrowserdError } from '../../protocol/errors.js';
 import type { Tab } from '../browser/tab.js';
 import { screenshot, type Clip } from '../browser/capture.js';
-import { inline, type ResponseBuilder } from './response.js';
+import { pageUrl, urlLine, type ResponseBuilder } from './response.js';
 import { TabIdField, UrlField } from './output.js';
 
 /**
@@ -23,8 +23,9 @@ export async function writeSnapshot(tab: Tab, out: ResponseBuilder, opts: { incl
   const snap = await tab.call('snapshot', { includeHidden: opts.includeHidden, markNewSince: opts.markNewSince });
   out.set('tab', tab.id).set('url', snap.url).set('refCount', snap.refCount);
   // One short line: the snapshot is the most frequent result, and every character of it is paid for by the model.
-  out.text(`${tab.id} (${tab.mode}) ${inline(snap.url)}${opts.markNewSince ? ' — lines marked * are new' : ''}`);
-  out.page(`snapshot of ${tab.id}`, `title: ${snap.title}\n${snap.text}`);
+  out.text(`${tab.id} (${tab.mode}) ${pageUrl(snap.url)}${opts.markNewSince ? ' — lines marked * are new' : ''}`);
+  // The whole address (when the line shows it cut) rides in the snapshot's own fence: one fence, not two.
+  out.page(`snapshot of ${tab.id}`, `${urlLine(snap.url)}title: ${snap.title}\n${snap.text}`);
   if (snap.skippedFrames.length) out.text(`Cross-origin frames not read: ${snap.skippedFrames.length}.`);
   return snap;
 }

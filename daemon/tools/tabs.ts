@@ -7,7 +7,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { checkUrl } from '../net/url-check.js';
 import { NAME } from '../../protocol/ids.js';
 import type { ToolContext } from './context.js';
-import { inline, type ResponseBuilder } from './response.js';
+import { pageUrl, type ResponseBuilder } from './response.js';
 import type { TabRecord } from '../../storage/tabs.js';
 import { bringToFront } from '../browser/layout.js';
 import { createLiveLink } from '../live/index.js';
@@ -38,7 +38,7 @@ async function openTab(ctx: ToolContext, args: Static<typeof OpenInput>, out: Re
   if (tab.record.context) out.set('context', tab.record.context);
   if (tab.record.profile) out.set('profile', tab.record.profile);
   if (tab.record.allowedDomains) out.set('allowedDomains', tab.record.allowedDomains);
-  out.text(`Opened tab ${tab.id} (${tab.mode} mode${tab.record.context ? `, context ${tab.record.context}` : ''}) at ${inline(tab.url)}.`);
+  out.text(`Opened tab ${tab.id} (${tab.mode} mode${tab.record.context ? `, context ${tab.record.context}` : ''}) at ${pageUrl(tab.url)}.`).fullUrl(`address of ${tab.id}`, tab.url);
   if (title) out.page(`title of ${tab.id}`, title);
   if (args.live !== 'none') {
     const link = createLiveLink(ctx.env, ctx.user.id, tab.id, { mode: args.live });

@@ -10,7 +10,7 @@ import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
 import { params, RefParam, TabParam } from '../../protocol/params.js';
 import { VAULT_FIELD, VAULT_NAME } from '../../storage/vault.js';
 import type { ToolContext } from './context.js';
-import { inline, type ResponseBuilder } from './response.js';
+import { inline, pageUrl, type ResponseBuilder } from './response.js';
 import { fieldValue, loginEntry } from '../vault/entry.js';
 import { codeFieldRef, fillCode, fillSecret } from '../vault/fill.js';
 import { ApprovalStop } from '../vault/page-guard.js';
@@ -50,7 +50,7 @@ function describeSubmit(how: 'clicked' | 'enter' | 'none'): string {
 
 async function reportTab(ctx: ToolContext, tabId: string | undefined, out: ResponseBuilder) {
   const tab = await ctx.tab(tabId);
-  out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${inline(tab.url)}.`);
+  out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${pageUrl(tab.url)}.`).fullUrl(`address of ${tab.id}`, tab.url);
 }
 
 export const vaultTools = [

@@ -8,7 +8,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from '../tools/context.js';
-import { inline, type ResponseBuilder } from '../tools/response.js';
+import { inline, pageUrl, type ResponseBuilder } from '../tools/response.js';
 import type { LoginView } from '../../injected/api.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkUrl } from '../net/url-check.js';
@@ -116,7 +116,7 @@ export async function runLogin(ctx: ToolContext, tab: Tab, args: { site: string;
       continue;
     }
     if (!sentPassword) {
-      return finish(ctx, tab, out, 'no_login_form', `No sign-in form was found at ${inline(tab.url)}${sentUser ? ' after the user name was sent' : ''}. The browser may already be signed in (a saved session); take a browser_snapshot to see, and pass loginUrl if the form lives elsewhere.`);
+      return finish(ctx, tab, out, 'no_login_form', `No sign-in form was found at ${pageUrl(tab.url)}${sentUser ? ' after the user name was sent' : ''}. The browser may already be signed in (a saved session); take a browser_snapshot to see, and pass loginUrl if the form lives elsewhere.`);
     }
     return finish(ctx, tab, out, 'signed_in', `Signed in to ${entry.info.name}.`);
   }
@@ -174,6 +174,6 @@ async function finish(_ctx: ToolContext, tab: Tab, out: ResponseBuilder, outcome
   const title = await tab.title();
   out.set('tab', tab.id).set('outcome', outcome).set('url', tab.url).set('title', title);
   out.text(`Outcome: ${outcome}. ${message}`);
-  out.text(`Tab ${tab.id} is at ${inline(tab.url)}.`);
+  out.text(`Tab ${tab.id} is at ${pageUrl(tab.url)}.`).fullUrl(`address of ${tab.id}`, tab.url);
   if (title) out.page(`title of ${tab.id}`, title);
 }

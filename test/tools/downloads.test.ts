@@ -52,8 +52,11 @@ async function clickDownload(label: RegExp, profile?: string): Promise<DownloadO
 }
 
 async function listed(): Promise<{ name: string; size: number; mimeType: string; url: string }[]> {
+  // Over MCP a file's name is page text, fenced (the site chose it); REST gives the values as they are.
   const r = await call(client, 'browser_downloads');
-  return r.raw.structuredContent?.files ?? (await stack.rest('browser_downloads')).json.files;
+  const names = (r.raw.structuredContent?.files ?? []).map((f: { name: string }) => f.name);
+  if (names.some((n: string) => !n.startsWith('<<<page nonce='))) throw new Error(`an unfenced file name over MCP: ${names.join(', ')}`);
+  return (await stack.rest('browser_downloads')).json.files;
 }
 
 t.before(async () => {

@@ -30,7 +30,7 @@ t.test('in a read tab a form POST never reaches the server and is reported', asy
   const snap = (await call(client, 'browser_snapshot')).text;
   const before = site.writes().length;
   const r = await call(client, 'browser_click', { ref: refOf(snap, /button "Go"/) });
-  t.match(r.text, /Blocked in t\d+ \(read tab\): POST .*\/submit/);
+  t.match(r.text, /Blocked in t\d+ \(read tab\): POST [\s\S]*\/submit/);
   t.equal(site.writes().length, before, 'no write reached the fixture server');
   const log = await stack.rest('browser_log');
   const blocked = log.json.entries.filter((e: { kind: string; method?: string; url?: string }) => e.kind === 'write_blocked' && e.method === 'POST' && /\/submit$/.test(e.url ?? ''));
@@ -42,12 +42,12 @@ t.test('in a read tab fetch POST, XHR PUT and beacons are aborted; GET works', a
   const snap = (await call(client, 'browser_snapshot')).text;
   const before = site.writes().length;
   const f = await call(client, 'browser_click', { ref: refOf(snap, /button "Fetch post"/) });
-  t.match(f.text, /Blocked.*POST .*\/api/);
+  t.match(f.text, /Blocked.*POST [\s\S]*\/api/);
   await call(client, 'browser_wait', { text: 'fetch failed' });
   const x = await call(client, 'browser_click', { ref: refOf(snap, /button "XHR put"/) });
-  t.match(x.text, /Blocked.*PUT .*\/api/);
+  t.match(x.text, /Blocked.*PUT [\s\S]*\/api/);
   const b = await call(client, 'browser_click', { ref: refOf(snap, /button "Beacon"/) });
-  t.match(b.text, /Blocked.*POST .*\/api/);
+  t.match(b.text, /Blocked.*POST [\s\S]*\/api/);
   await call(client, 'browser_click', { ref: refOf(snap, /button "Fetch get"/) });
   await call(client, 'browser_wait', { text: 'get ok' });
   t.equal(site.writes().length, before, 'nothing but GETs reached the server');
