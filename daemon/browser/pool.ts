@@ -42,6 +42,8 @@ export class BrowserPool {
    * Unset, tabs hold every request.
    */
   requestInterception?: (user: string) => Interception;
+  /** Bytes a user may still store (quotas/storage.ts); set by the daemon. Downloads past it are cancelled. */
+  storageRoom?: (user: string) => number;
   /** New tabs are built a few at a time over every browser of the host (tab-starts.ts). */
   readonly tabStarts: TabStarts;
 
@@ -180,7 +182,7 @@ export class BrowserPool {
       adFilter: (req) => this.adFilter?.(req),
       interception: () => this.requestInterception?.(user) ?? 'all',
       // 'download' (user, outcome): each page download's end, for the download.finished webhook.
-      downloads: this.files ? { files: this.files, maxBytes: this.cfg.downloadMaxBytes, onSettled: (o) => this.events.emit('download', user, o) } : undefined,
+      downloads: this.files ? { files: this.files, maxBytes: this.cfg.downloadMaxBytes, onSettled: (o) => this.events.emit('download', user, o), room: this.storageRoom && (() => this.storageRoom!(user)) } : undefined,
       onExit: (i) => {
         if (this.instances.get(i.key) === i) this.instances.delete(i.key);
       },

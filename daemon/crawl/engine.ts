@@ -26,7 +26,7 @@ import { userSecretForms } from '../vault/user-secrets.js';
 /** Queue entries looked at when choosing the next page: enough to find one whose host is ready. */
 const LOOKAHEAD = 64;
 
-type Env = Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies' | 'pool' | 'log' | 'vault' | 'filledCodes' | 'responseCache' | 'files'>;
+type Env = Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies' | 'pool' | 'log' | 'vault' | 'filledCodes' | 'responseCache' | 'files' | 'storageQuota'>;
 
 export interface RunEvents {
   /** The run's record changed (a page finished, or its state moved). */
