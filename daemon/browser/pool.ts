@@ -107,7 +107,8 @@ export class BrowserPool {
   wouldExceed(user: string, profile?: string): boolean {
     const key = instanceKey(user, profile);
     if (this.instances.get(key)?.alive || this.starting.has(key)) return false;
-    return this.count >= this.hostMax || this.countFor(user) >= this.cfg.maxBrowsersPerUser;
+    if (this.countFor(user) >= this.cfg.maxBrowsersPerUser) return true;
+    return this.count >= this.hostMax && this.browserToGiveWay(user) === undefined;
   }
 
   /** The refusal for a browser that may not start: the user's own limit when that is what is reached. */
@@ -135,11 +136,7 @@ export class BrowserPool {
    */
   private makeRoomFor(user: string): boolean {
     if (this.countFor(user) >= this.cfg.maxBrowsersPerUser || this.count < this.hostMax) return false;
-    const slots: Slot[] = [
-      ...[...this.instances].map(([key, i]) => ({ key, user: i.opts.user, lastUsed: this.lastUsed.get(key) ?? 0, busy: !!this.inUse.get(key) })),
-      ...[...this.starting.keys()].map((key) => ({ key, user: key.split('/')[0], lastUsed: Date.now(), busy: true })),
-    ];
-    const key = browserToStop(slots, user, this.hostMax);
+    const key = this.browserToGiveWay(user);
     const inst = key === undefined ? undefined : this.instances.get(key);
     if (!key || !inst) return false;
     this.instances.delete(key);
@@ -154,6 +151,15 @@ export class BrowserPool {
       });
     this.stopping.set(key, gone);
     return true;
+  }
+
+  /** The running browser that would give way to `user` on a full host (fair-share.ts), if any. */
+  private browserToGiveWay(user: string): string | undefined {
+    const slots: Slot[] = [
+      ...[...this.instances].map(([key, i]) => ({ key, user: i.opts.user, lastUsed: this.lastUsed.get(key) ?? 0, busy: !!this.inUse.get(key) })),
+      ...[...this.starting.keys()].map((key) => ({ key, user: key.split('/')[0], lastUsed: Date.now(), busy: true })),
+    ];
+    return browserToStop(slots, user, this.hostMax);
   }
 
   /** Shuts down browsers nobody used for the idle time. Their tab records stay, so nothing is lost. */
@@ -201,7 +207,8 @@ export class BrowserPool {
     if (existing) this.instances.delete(key);
     const pending = this.starting.get(key);
     if (pending) return pending;
-    if (this.wouldExceed(user, profile) && !this.makeRoomFor(user)) throw this.capacityError(user);
+    // A full host starts this one only once a browser of a user above their fair share has given way.
+    if (this.wouldExceed(user, profile) || (this.count >= this.hostMax && !this.makeRoomFor(user))) throw this.capacityError(user);
     const inst = new BrowserInstance({
       user,
       profile,
