@@ -126,6 +126,11 @@ t.test('a file store past --max-storage-mb-per-user is refused and nothing is st
   t.equal((await d.rest(alice, 'GET', '/v1/me')).json.usage.storageBytes, 600 * 1024, 'GET /v1/me counts the stored bytes');
   t.equal((await store(alice, 'again.txt', 'a')).status, 200, 'the same bytes again take no room (one copy)');
   t.equal((await store(bob, 'second.txt', 'b')).status, 200, "bob's bytes are bob's own quota");
+  // The way out: DELETE /v1/files/{name} frees the bytes (only the caller's own files).
+  t.equal((await d.rest(bob, 'DELETE', '/v1/files/first.txt')).status, 404, "bob cannot delete alice's file");
+  t.equal((await d.rest(alice, 'DELETE', '/v1/files/first.txt')).status, 200);
+  t.equal((await d.rest(alice, 'DELETE', '/v1/files/first.txt')).status, 404, 'gone');
+  t.equal((await store(alice, 'second.txt', 'b')).status, 200, 'with the bytes freed the store goes through');
 });
 
 t.test('each quota flag takes a whole number >= 1 and says which flag is wrong', async (t) => {
