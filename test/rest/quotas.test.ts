@@ -111,7 +111,8 @@ t.test('the third monitor is refused naming --max-monitors-per-user; none is sto
 });
 
 t.test('a file store past --max-storage-mb-per-user is refused and nothing is stored; the user sees their bytes', async (t) => {
-  const text = (c: string) => Buffer.from(c.repeat(600 * 1024)).toString('base64');
+  // 600 KB of short lines (8 bytes each).
+  const text = (c: string) => Buffer.from(`${c}bc def\n`.repeat((600 * 1024) / 8)).toString('base64');
   const store = (token: string, name: string, c: string) => d.rest(token, 'POST', '/v1/tools/browser_convert', { base64: text(c), name, store: true, maxChars: 100 });
   const first = await store(alice, 'first.txt', 'a');
   t.equal(first.status, 200, JSON.stringify(first.json).slice(0, 300));
