@@ -3,6 +3,7 @@
  * other (a misspelt `--listne` is an error with the usage, never a daemon started on the defaults).
  */
 import { parseArgs } from 'node:util';
+import { QUOTAS } from '../daemon/quotas/limits.js';
 
 type Option = { type: 'string' | 'boolean'; short?: string };
 type Options = Record<string, Option>;
@@ -23,6 +24,7 @@ export const SERVE_FLAGS: Options = {
   'max-browsers-per-user': str,
   'max-tabs-per-user': str,
   'max-mcp-sessions-per-user': str,
+  ...Object.fromEntries(Object.values(QUOTAS).map((q) => [q.flag, str])),
   'browser-idle-s': str,
   'handoff-max-s': str,
   'cdp-session-max-minutes': str,

@@ -17,6 +17,8 @@ const USAGES: Record<string, string> = {
   serve: `  browserd serve [--listen HOST:PORT] [--data DIR] [--max-browsers N] [--max-browsers-per-user N]
                  [--max-tabs-per-user N] [--max-mcp-sessions-per-user N] [--browser-idle-s S] [--handoff-max-s S]
                  [--cdp-session-max-minutes M] [--cache-max-mb MB] [--download-max-mb MB] [--download-link-ttl-s S]
+                 [--max-crawls-per-user N] [--max-tasks-per-user N] [--max-monitors-per-user N]
+                 [--max-recordings-per-user N] [--max-har-recordings-per-user N] [--max-storage-mb-per-user MB]
                  [--allowed-hosts a,b] [--allowed-origins o,p] [--allow-private-network] [--headful]
       Env: BROWSERD_LISTEN, BROWSERD_DATA, BROWSERD_CHROME, BROWSERD_MAX_BROWSERS, BROWSERD_ALLOW_PRIVATE_NETWORK=1,
            BROWSERD_ALLOWED_HOSTS (required off loopback), BROWSERD_PUBLIC_URL, BROWSERD_MAX_BROWSERS_PER_USER,

@@ -3,6 +3,7 @@ import { homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { DEBIAN_FILTER_LISTS } from './adblock/lists.js';
 import { defaultTabStarts } from './browser/tab-starts.js';
+import { loadQuotaLimits, type QuotaLimits } from './quotas/limits.js';
 
 export interface Config {
   host: string;
@@ -29,6 +30,8 @@ export interface Config {
   maxBrowsersPerUser: number;
   /** Open tabs one user may have, over all profiles. */
   maxTabsPerUser: number;
+  /** Per-user quotas on crawls, tasks, monitors, recordings, HAR recordings and stored bytes (quotas/limits.ts). */
+  quotas: QuotaLimits;
   /** MCP sessions one user may hold; opening one more ends the one idle the longest. */
   maxMcpSessionsPerUser: number;
   /** A browser with no tool call for this long is shut down; its tabs come back when it restarts. */
@@ -189,6 +192,7 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     publicUrl,
     maxBrowsersPerUser: wholeNumber('max-browsers-per-user', flags['max-browsers-per-user'] ?? env.BROWSERD_MAX_BROWSERS_PER_USER, 4, 1),
     maxTabsPerUser: wholeNumber('max-tabs-per-user', flags['max-tabs-per-user'] ?? env.BROWSERD_MAX_TABS_PER_USER, 100, 1),
+    quotas: loadQuotaLimits(flags, env),
     maxMcpSessionsPerUser: wholeNumber('max-mcp-sessions-per-user', flags['max-mcp-sessions-per-user'] ?? env.BROWSERD_MAX_MCP_SESSIONS_PER_USER, 32, 1),
     browserIdleMs: idleS * 1000,
     tabStarts: wholeNumber('BROWSERD_TAB_STARTS', env.BROWSERD_TAB_STARTS, defaultTabStarts(), 1),

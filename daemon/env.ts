@@ -7,6 +7,7 @@ import type { TabStore } from '../storage/tabs.js';
 import type { AuditStore } from '../storage/audit.js';
 import type { BrowserPool } from './browser/pool.js';
 import type { FileStore } from '../storage/files.js';
+import type { StorageQuota } from './quotas/storage.js';
 import type { ProfileStore } from '../storage/profiles.js';
 import type { HostPolicies } from './policy/host-policies.js';
 import type { VaultStore } from '../storage/vault.js';
@@ -41,6 +42,8 @@ export interface DaemonEnv {
   audit: AuditStore;
   pool: BrowserPool;
   files: FileStore;
+  /** Each user's stored bytes against --max-storage-mb-per-user (files, downloads, uploads, HAR files, caches). */
+  storageQuota: StorageQuota;
   profiles: ProfileStore;
   policies: HostPolicies;
   /** Sealed secrets; locked (every use a clear error) when the vault key is missing or wrong. */

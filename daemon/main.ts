@@ -10,6 +10,7 @@ import { UserStore } from '../storage/users.js';
 import { TabStore } from '../storage/tabs.js';
 import { AuditStore } from '../storage/audit.js';
 import { FileStore } from '../storage/files.js';
+import { StorageQuota } from './quotas/storage.js';
 import { ProfileStore } from '../storage/profiles.js';
 import { HostPolicies } from './policy/host-policies.js';
 import { requestInterception } from './policy/request-interception.js';
@@ -156,6 +157,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     audit,
     pool,
     files,
+    storageQuota: new StorageQuota({ dataDir: cfg.dataDir, limit: cfg.quotas.storageBytes, cacheBytes: (user) => env.responseCache.usedBytes(user) }),
     profiles: new ProfileStore(cfg.dataDir),
     policies,
     vault,
@@ -186,6 +188,9 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     baseUrl,
     startedAt: new Date(),
   };
+  // Every store into a user's files (downloads, conversions, exports, videos, PDFs) first asks their quota.
+  files.guard = (user, bytes, staged) => env.storageQuota.check(user, bytes, staged);
+  pool.storageRoom = (user) => env.storageQuota.room(user);
   // The host's model keys are secrets like vault values: no log line may carry one.
   const hostModelKeys = [cfg.models.openaiKey, cfg.models.anthropicKey, cfg.models.geminiKey].filter((k): k is string => !!k);
   logSecrets = () => [...everyUsersSecrets(env), ...hostModelKeys];

@@ -78,6 +78,12 @@ export class FileStore {
   /** Per user, the tail of the additions under way: one at a time, so two cannot pick the same free name. */
   private adding = new Map<string, Promise<unknown>>();
 
+  /**
+   * Set by the daemon (quotas/storage.ts): throws when `bytes` more would pass the user's storage quota. `staged`
+   * is a file already on disk that the store moves in, so it is counted once. Asked before anything is written.
+   */
+  guard?: (user: string, bytes: number, staged?: string) => void;
+
   constructor(private dataDir: string) {}
 
   dir(user: string): string {
@@ -107,6 +113,8 @@ export class FileStore {
   write(user: string, name: string, data: Buffer): FileInfo {
     const p = this.path(user, name);
     if (!p) throw new Error(`"${name}" is not a valid file name`);
+    // The file it replaces goes: only the growth counts.
+    this.guard?.(user, data.length - (this.info(user, name)?.size ?? 0));
     const tmp = `${p}.${process.pid}.tmp`;
     writeFileSync(tmp, data, { mode: 0o600 });
     renameSync(tmp, p);
@@ -174,6 +182,7 @@ export class FileStore {
         unlinkSync(stagedPath);
         return { ...this.info(user, same)!, existing: true, sha256 };
       }
+      this.guard?.(user, size, stagedPath);
       const placed = this.place(user, safeFileName(name), (target) => moveNoClobber(stagedPath, target));
       return this.added(user, placed, sha256);
     });
@@ -185,6 +194,7 @@ export class FileStore {
       const sha256 = createHash('sha256').update(data).digest('hex');
       const same = await this.findSame(user, data.length, sha256, safeFileName(name));
       if (same) return { ...this.info(user, same)!, existing: true, sha256 };
+      this.guard?.(user, data.length);
       const placed = this.place(user, safeFileName(name), (target) => {
         const tmp = `${target}.${process.pid}.tmp`;
         writeFileSync(tmp, data, { mode: 0o600 });

@@ -97,10 +97,11 @@ export class MonitorStore {
    * Stores a new monitor unless the user already has the most they may; resolves once it is on disk.
    * The cap is checked inside the transaction, so two creates at once cannot both pass it.
    */
-  async create(rec: MonitorRecord): Promise<'created' | 'full'> {
+  /** Stores the monitor unless the user already has `max` (checked in the same transaction as the write). */
+  async create(rec: MonitorRecord, max = MAX_MONITORS_PER_USER): Promise<'created' | 'full'> {
     let result: 'created' | 'full' = 'created';
     await this.db.root.transaction(() => {
-      if (this.count(rec.user) >= MAX_MONITORS_PER_USER) {
+      if (this.count(rec.user) >= max) {
         result = 'full';
         return;
       }

@@ -111,6 +111,11 @@ export class ResponseCacheStore {
     return n;
   }
 
+  /** Bytes the user's entries account for (the storage quota counts them). */
+  usedBytes(user: string): number {
+    return this.bytes(user);
+  }
+
   private bytes(user: string): number {
     return (this.db.cacheIndex.get(`b${SEP}${user}`) as number | undefined) ?? 0;
   }

@@ -12,6 +12,10 @@ import type { CdpConnection, Disposable, EventParams } from '../cdp/connection.j
 import type { AddedFile } from '../../storage/files.js';
 import type { LogEntry, LogKind } from './tab-log.js';
 
+/** How many bytes a download may arrive between two looks at the user's storage quota. */
+const QUOTA_STEP = 1024 * 1024;
+const QUOTA_REASON = 'it would pass your storage quota (--max-storage-mb-per-user), so it was cancelled and its bytes removed; delete files you no longer need and download it again';
+
 /** Chromium's download guids: a UUID. Anything else never becomes a path. */
 const GUID = /^[0-9a-fA-F-]{36}$/;
 
@@ -25,13 +29,18 @@ export interface DownloadWatcherOptions {
   stagingDir: string;
   /** Larger downloads are cancelled (config downloadMaxBytes). */
   maxBytes: number;
+  /**
+   * Bytes the user may still store (quotas/storage.ts), the partial downloads on disk already counted. A
+   * download that would pass it is cancelled while it arrives and its bytes removed ('over_quota').
+   */
+  room?: () => number;
   /** Moves a finished download into the user's files. */
   store(name: string, stagedPath: string): Promise<AddedFile>;
   origin(frameId: string): DownloadOrigin;
   log: Logger;
 }
 
-export type DownloadState = 'stored' | 'canceled' | 'too_large' | 'failed';
+export type DownloadState = 'stored' | 'canceled' | 'too_large' | 'over_quota' | 'failed';
 
 /** What became of one download ('settled' event). */
 export interface DownloadOutcome {
@@ -62,6 +71,10 @@ interface Active {
   totalBytes: number;
   /** Set once we asked Chromium to cancel it for its size. */
   tooLarge?: boolean;
+  /** Set once we asked Chromium to cancel it for the user's storage quota. */
+  overQuota?: boolean;
+  /** receivedBytes at which the quota is looked at next (a disk count: not at every progress event). */
+  quotaCheckAt?: number;
 }
 
 export class DownloadWatcher extends EventEmitter {
@@ -109,6 +122,9 @@ export class DownloadWatcher extends EventEmitter {
       if (!a.tooLarge && Math.max(p.totalBytes, p.receivedBytes) > this.opts.maxBytes) {
         a.tooLarge = true;
         await this.conn.sendMayFail('Browser.cancelDownload', { guid: p.guid, ...(a.origin.browserContextId ? { browserContextId: a.origin.browserContextId } : {}) });
+      } else if (!a.tooLarge && !a.overQuota && this.passesQuota(a)) {
+        a.overQuota = true;
+        await this.conn.sendMayFail('Browser.cancelDownload', { guid: p.guid, ...(a.origin.browserContextId ? { browserContextId: a.origin.browserContextId } : {}) });
       }
       return;
     }
@@ -116,7 +132,7 @@ export class DownloadWatcher extends EventEmitter {
     const staged = join(this.opts.stagingDir, p.guid);
     if (p.state === 'canceled') {
       this.removeStaged(p.guid);
-      return this.settle(a, a.tooLarge ? { state: 'too_large', reason: this.capReason() } : { state: 'canceled', reason: 'cancelled' });
+      return this.settle(a, a.tooLarge ? { state: 'too_large', reason: this.capReason() } : a.overQuota ? { state: 'over_quota', reason: QUOTA_REASON } : { state: 'canceled', reason: 'cancelled' });
     }
     // completed: it may have finished before our cancel reached Chromium.
     let size: number;
@@ -134,9 +150,22 @@ export class DownloadWatcher extends EventEmitter {
       this.settle(a, { state: 'stored', file });
     } catch (e) {
       this.removeStaged(p.guid);
+      // The store asks the quota too: a download that finished before our cancel arrived is refused there.
+      if ((e as { details?: { quota?: string } }).details?.quota === 'storageBytes') return this.settle(a, { state: 'over_quota', reason: QUOTA_REASON });
       this.opts.log.warn({ err: String(e) }, 'a finished download could not be stored');
       this.settle(a, { state: 'failed', reason: 'it could not be stored in your files' });
     }
+  }
+
+  /**
+   * True when the download would pass the user's storage quota: with what it has left to arrive (when the
+   * server said its size), or already. Looked at on its first progress and then every QUOTA_STEP bytes.
+   */
+  private passesQuota(a: Active): boolean {
+    if (!this.opts.room || a.receivedBytes < (a.quotaCheckAt ?? 0)) return false;
+    a.quotaCheckAt = a.receivedBytes + QUOTA_STEP;
+    const room = this.opts.room();
+    return room <= 0 || (a.totalBytes > 0 && a.totalBytes - a.receivedBytes > room);
   }
 
   private capReason(): string {

@@ -45,7 +45,7 @@ export interface InstanceOptions {
   /** Which requests the user's rules need held for a verdict now (write-guard.ts RequestRules). */
   interception?: () => Interception;
   /** Where page downloads go (the user's files) and the largest one kept; without it Chromium's default applies. */
-  downloads?: { files: FileStore; maxBytes: number; onSettled?: (outcome: DownloadOutcome) => void };
+  downloads?: { files: FileStore; maxBytes: number; onSettled?: (outcome: DownloadOutcome) => void; room?: () => number };
   /** Called when the process dies on its own, so the pool can free the slot. */
   onExit: (inst: BrowserInstance) => void;
   /** Called with each user tab as it is made, also a tab reopened after a crash or restart (same id, new object). */
@@ -150,6 +150,7 @@ export class BrowserInstance {
     this.downloads = new DownloadWatcher(conn, {
       stagingDir: d.files.stagingDir(user, profile ? `profile-${profile}` : 'default'),
       maxBytes: d.maxBytes,
+      room: d.room,
       store: (name, staged) => d.files.addFile(user, name, staged),
       origin: (frameId) => this.downloadOrigin(frameId),
       log: this.opts.log,

@@ -1,8 +1,10 @@
 /**
  * The host's browsers: one per user (and per named profile), started on first use, never shared, capped by
- * a host-wide maximum and a per-user one (so one user cannot take every slot). Past either: 503
- * browser_capacity with Retry-After. A browser unused for the idle time is shut down to free its slot; its
- * tabs stay in the store and reopen when it next starts.
+ * a host-wide maximum and a per-user one. When the host is full and a user below their fair share asks, the
+ * idle-longest browser of a user above theirs gives way (fair-share.ts), so one user's profiles never keep
+ * the last slot from another; a browser in use is never stopped. Past that: 503 browser_capacity with
+ * Retry-After. A browser unused for the idle time is shut down to free its slot; its tabs stay in the store
+ * and reopen when it next starts.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
@@ -16,6 +18,7 @@ import type { IdentityService } from '../identity/service.js';
 import type { AdFilter } from './write-guard.js';
 import type { Interception } from '../policy/request-interception.js';
 import { TabStarts } from './tab-starts.js';
+import { browserToStop, type Slot } from './fair-share.js';
 
 /** A renderer's V8 heap bound (MB): one runaway page must not take the host's memory with it. */
 export const RENDERER_HEAP_MB = 1024;
@@ -29,6 +32,8 @@ export class BrowserPool {
   /** Calls under way per browser: a browser in use is never idle, however long one call takes. */
   private inUse = new Map<string, number>();
   private closing = false;
+  /** Browsers stopped to make room, until their process is gone: the same profile does not start twice at once. */
+  private stopping = new Map<string, Promise<void>>();
   private idleSweeper?: NodeJS.Timeout;
   /**
    * 'idle-closed' (key) after an idle browser was shut down; 'tab' (user, tab) for each user tab made, also one
@@ -42,6 +47,8 @@ export class BrowserPool {
    * Unset, tabs hold every request.
    */
   requestInterception?: (user: string) => Interception;
+  /** Bytes a user may still store (quotas/storage.ts); set by the daemon. Downloads past it are cancelled. */
+  storageRoom?: (user: string) => number;
   /** New tabs are built a few at a time over every browser of the host (tab-starts.ts). */
   readonly tabStarts: TabStarts;
 
@@ -100,7 +107,8 @@ export class BrowserPool {
   wouldExceed(user: string, profile?: string): boolean {
     const key = instanceKey(user, profile);
     if (this.instances.get(key)?.alive || this.starting.has(key)) return false;
-    return this.count >= this.hostMax || this.countFor(user) >= this.cfg.maxBrowsersPerUser;
+    if (this.countFor(user) >= this.cfg.maxBrowsersPerUser) return true;
+    return this.count >= this.hostMax && this.browserToGiveWay(user) === undefined;
   }
 
   /** The refusal for a browser that may not start: the user's own limit when that is what is reached. */
@@ -113,11 +121,45 @@ export class BrowserPool {
         details: { perUserLimit: this.cfg.maxBrowsersPerUser },
       });
     }
-    return new BrowserdError('browser_capacity', `this host already runs all the browsers it may (${this.hostMax})`, {
+    return new BrowserdError('browser_capacity', `this host already runs all the browsers it may (${this.hostMax}), and none can give way: each is in use, or no user holds more than their fair share`, {
       next: `Wait ${this.cfg.capacityRetryAfterS} seconds and retry; an admin can raise --max-browsers or give the host more memory.`,
       retryAfterS: this.cfg.capacityRetryAfterS,
       details: { hostLimit: this.hostMax },
     });
+  }
+
+  /**
+   * The host is full and `user` asks for a browser: when they hold less than their fair share, the browser idle
+   * the longest of a user above theirs is stopped (fair-share.ts) and true returned. Its slot is free at once
+   * (the caller starts the new browser in the same turn, so no one else takes it); its tabs stay in the store
+   * and reopen on its owner's next call, as after an idle stop.
+   */
+  private makeRoomFor(user: string): boolean {
+    if (this.countFor(user) >= this.cfg.maxBrowsersPerUser || this.count < this.hostMax) return false;
+    const key = this.browserToGiveWay(user);
+    const inst = key === undefined ? undefined : this.instances.get(key);
+    if (!key || !inst) return false;
+    this.instances.delete(key);
+    this.lastUsed.delete(key);
+    this.log.info({ browser: key, for: user, hostLimit: this.hostMax }, "stopping the idle-longest browser of a user above their fair share, so another user's browser can start");
+    const gone = inst
+      .close()
+      .catch((e) => this.log.warn({ browser: key, err: String(e) }, 'browser did not close cleanly'))
+      .finally(() => {
+        this.stopping.delete(key);
+        this.events.emit('idle-closed', key);
+      });
+    this.stopping.set(key, gone);
+    return true;
+  }
+
+  /** The running browser that would give way to `user` on a full host (fair-share.ts), if any. */
+  private browserToGiveWay(user: string): string | undefined {
+    const slots: Slot[] = [
+      ...[...this.instances].map(([key, i]) => ({ key, user: i.opts.user, lastUsed: this.lastUsed.get(key) ?? 0, busy: !!this.inUse.get(key) })),
+      ...[...this.starting.keys()].map((key) => ({ key, user: key.split('/')[0], lastUsed: Date.now(), busy: true })),
+    ];
+    return browserToStop(slots, user, this.hostMax);
   }
 
   /** Shuts down browsers nobody used for the idle time. Their tab records stay, so nothing is lost. */
@@ -156,13 +198,17 @@ export class BrowserPool {
   async get(user: string, profile?: string): Promise<BrowserInstance> {
     if (this.closing) throw new BrowserdError('shutting_down', 'the daemon is stopping', { next: 'Retry in a few seconds.' });
     const key = instanceKey(user, profile);
+    // This very browser was just stopped to make room: its profile is free once its process is gone.
+    const leaving = this.stopping.get(key);
+    if (leaving) await leaving;
     this.lastUsed.set(key, Date.now());
     const existing = this.instances.get(key);
     if (existing?.alive) return existing;
     if (existing) this.instances.delete(key);
     const pending = this.starting.get(key);
     if (pending) return pending;
-    if (this.wouldExceed(user, profile)) throw this.capacityError(user);
+    // A full host starts this one only once a browser of a user above their fair share has given way.
+    if (this.wouldExceed(user, profile) || (this.count >= this.hostMax && !this.makeRoomFor(user))) throw this.capacityError(user);
     const inst = new BrowserInstance({
       user,
       profile,
@@ -180,7 +226,7 @@ export class BrowserPool {
       adFilter: (req) => this.adFilter?.(req),
       interception: () => this.requestInterception?.(user) ?? 'all',
       // 'download' (user, outcome): each page download's end, for the download.finished webhook.
-      downloads: this.files ? { files: this.files, maxBytes: this.cfg.downloadMaxBytes, onSettled: (o) => this.events.emit('download', user, o) } : undefined,
+      downloads: this.files ? { files: this.files, maxBytes: this.cfg.downloadMaxBytes, onSettled: (o) => this.events.emit('download', user, o), room: this.storageRoom && (() => this.storageRoom!(user)) } : undefined,
       onExit: (i) => {
         if (this.instances.get(i.key) === i) this.instances.delete(i.key);
       },

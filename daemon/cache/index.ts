@@ -13,7 +13,7 @@ import { cacheBody, cacheHeaders, cacheUrl } from './redact.js';
 import type { CachedResponse } from '../../storage/response-cache.js';
 
 export type CacheMode = 'off' | 'record' | 'replay' | 'replay-strict';
-type CacheEnv = Pick<DaemonEnv, 'responseCache' | 'vault' | 'filledCodes'>;
+type CacheEnv = Pick<DaemonEnv, 'responseCache' | 'vault' | 'filledCodes' | 'storageQuota'>;
 
 export const missError = (url: string, name: string, secretForms: readonly string[]) =>
   new BrowserdError('not_found', `no stored response for ${cacheUrl(url, secretForms)} in cache "${name}"`, { next: 'Record it first with cache: "record", or use cache: "replay", which goes to the site for what is not stored.' });
@@ -24,6 +24,8 @@ const storable = (status: number) => status >= 200 && status < 500 && status !==
 /** Stores one answer, redacted; a failure to store never fails the page that was read. */
 export async function record(env: CacheEnv, user: string, name: string, method: 'GET' | 'HEAD', requestedUrl: string, res: { url: string; status: number; headers: Record<string, string>; body: Buffer }): Promise<void> {
   if (!storable(res.status)) return;
+  // Past the user's storage quota the answer is not stored (the caller's catch keeps the page read going).
+  env.storageQuota.check(user, res.body.length);
   const forms = userSecretForms(env, user);
   const body = cacheBody(res.body, res.headers['content-type'], forms);
   if (!body) return;

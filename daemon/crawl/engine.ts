@@ -28,7 +28,7 @@ import { DISABLED_SWEEP_MS } from '../accounts/disabled.js';
 /** Queue entries looked at when choosing the next page: enough to find one whose host is ready. */
 const LOOKAHEAD = 64;
 
-type Env = Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies' | 'pool' | 'log' | 'vault' | 'filledCodes' | 'responseCache' | 'files' | 'users'>;
+type Env = Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies' | 'pool' | 'log' | 'vault' | 'filledCodes' | 'responseCache' | 'files' | 'storageQuota' | 'users'>;
 
 export interface RunEvents {
   /** The run's record changed (a page finished, or its state moved). */

@@ -14,6 +14,7 @@ import { CrawlRun } from './engine.js';
 import { checkFieldSelectors, checkOutputSchema } from './page-output.js';
 import { pageKey } from './rules.js';
 import { CrawlModel, usesModel } from './model-fill.js';
+import { PendingCount, quotaError } from '../quotas/limits.js';
 
 export type CrawlAction = 'pause' | 'resume' | 'cancel';
 
@@ -44,6 +45,8 @@ export class CrawlService {
   private models = new Map<string, CrawlModel>();
   private events = new EventEmitter();
   private closing = false;
+  /** Starts between the quota check and the stored record (quotas/limits.ts). */
+  private starting = new PendingCount();
 
   /** `env` is read lazily: the service is built inside the env literal it belongs to. */
   constructor(private readonly env: () => DaemonEnv) {
@@ -104,6 +107,19 @@ export class CrawlService {
     checkFieldSelectors(spec.fields);
     checkOutputSchema(spec.outputSchema);
     if (this.closing) throw new BrowserdError('shutting_down', 'the daemon is stopping', { next: 'Start the crawl again in a few seconds.' });
+    // A paused run counts: it keeps its queue and may resume at any time.
+    const limit = this.env().cfg.quotas.crawls;
+    const active = this.db.runs(user).filter((r) => r.state === 'running' || r.state === 'paused').length + this.starting.of(user);
+    if (active >= limit) throw quotaError('crawls', active, limit, 'Wait for one of your crawls to finish, or cancel one you no longer need (browser_crawl action "cancel"), then start again.');
+    const release = this.starting.hold(user);
+    try {
+      return await this.create(user, spec, opts);
+    } finally {
+      release();
+    }
+  }
+
+  private async create(user: string, spec: CrawlSpec, opts: { modelKey?: string }): Promise<CrawlRunInfo> {
     const now = new Date().toISOString();
     const rec: CrawlRecord = {
       id: `crawl_${randomBytes(8).toString('hex')}`,

@@ -8,13 +8,14 @@ import { randomBytes } from 'node:crypto';
 import type { DaemonEnv } from '../env.js';
 import type { Db } from '../../storage/db.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { MAX_MONITORS_PER_USER, MonitorStore, type Baseline, type CheckRecord, type MonitorRecord, type MonitorSpec } from '../../storage/monitors.js';
+import { MonitorStore, type Baseline, type CheckRecord, type MonitorRecord, type MonitorSpec } from '../../storage/monitors.js';
 import { parseCronRule, type CronRule } from './cron-rule.js';
 import { MonitorScheduler } from './scheduler.js';
 import { systemClock, type Clock } from './clock.js';
 import { captureInBrowser, type CaptureFn } from './capture.js';
 import { compareScreenshots, compareText, comparableText, ignoreMatchers, snapshotForCompare, type Comparison } from './compare.js';
 import { isoInZone } from './zone-time.js';
+import { quotaError } from '../quotas/limits.js';
 
 /** Checks at once across all users: each holds a tab in a browser, so a boundary shared by many monitors queues. */
 export const CHECK_CONCURRENCY = 4;
@@ -122,8 +123,9 @@ export class MonitorService {
       checkCount: 0,
       nextSeq: 1,
     };
-    if ((await this.store.create(rec)) === 'full') {
-      throw new BrowserdError('refused', `you already have ${MAX_MONITORS_PER_USER} monitors, the most one user may`, { next: 'Delete one you no longer need (browser_monitor action "delete") and create again.' });
+    const limit = this.env().cfg.quotas.monitors;
+    if ((await this.store.create(rec, limit)) === 'full') {
+      throw quotaError('monitors', this.store.count(user), limit, 'Delete one you no longer need (browser_monitor action "delete") and create again.');
     }
     const key = keyOf(user, rec.id);
     const next = this.useRule(key, rule.cron, rule.timezone, () => rule).nextAfter(now);

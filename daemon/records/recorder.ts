@@ -23,11 +23,10 @@ import { refArgs, stepArgs } from './args.js';
 import { lengthOnlyArgs } from '../tools/redact.js';
 import { recordingEvent } from './events.js';
 import { startVideo, type VideoCapture } from './video.js';
+import { PendingCount, quotaError } from '../quotas/limits.js';
 
 export const MAX_STEPS = 500;
 export const MAX_RECORDING_MS = 30 * 60_000;
-/** Stored recordings a user may hold; past it, start asks to delete old ones. */
-export const MAX_RECORDINGS_PER_USER = 200;
 /** The recording and replay tools act on recordings, not on the page: never steps themselves. */
 const NOT_STEPS = new Set(['browser_record', 'browser_record_script', 'browser_replay', 'browser_replay_wait']);
 
@@ -56,6 +55,8 @@ export interface StartArgs {
 export class Recorder {
   /** Recordings under way, by `<user>\0<tab id>`; in memory, since a restart ends them. */
   private active = new Map<string, Active>();
+  /** Starts between the quota check and the stored record (stored recordings are a per-user quota). */
+  private starting = new PendingCount();
 
   constructor(
     private env: () => DaemonEnv,
@@ -72,9 +73,20 @@ export class Recorder {
   async start(ctx: ToolContext, args: StartArgs): Promise<Recording> {
     const env = this.env();
     const user = ctx.user.id;
-    if (this.store.list(user).length >= MAX_RECORDINGS_PER_USER) {
-      throw new BrowserdError('refused', `you already keep ${MAX_RECORDINGS_PER_USER} recordings`, { next: 'Delete old ones with browser_record {"action": "delete", "id": …}.' });
+    const limit = env.cfg.quotas.recordings;
+    const kept = this.store.list(user).length + this.starting.of(user);
+    if (kept >= limit) throw quotaError('recordings', kept, limit, 'Delete old ones with browser_record {"action": "delete", "id": …}, then start again.');
+    const release = this.starting.hold(user);
+    try {
+      return await this.begin(ctx, args);
+    } finally {
+      release();
     }
+  }
+
+  private async begin(ctx: ToolContext, args: StartArgs): Promise<Recording> {
+    const env = this.env();
+    const user = ctx.user.id;
     const tab = await ctx.tab(args.tab);
     const running = this.recordingOn(user, tab.id);
     if (running) throw new BrowserdError('validation_error', `tab ${tab.id} is already being recorded (${running.id})`, { next: `Stop it first: browser_record {"action": "stop", "id": "${running.id}"}.` });

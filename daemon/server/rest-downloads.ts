@@ -1,5 +1,5 @@
 /**
- * Stored files over HTTP: the caller's list and one file (bearer), and share links (`/dl/<token>`, no
+ * Stored files over HTTP: the caller's list, one file and its deletion (bearer), and share links (`/dl/<token>`, no
  * bearer: the signed token is the credential). Files are streamed from disk, never read whole: a download
  * can be a gigabyte.
  */
@@ -51,6 +51,12 @@ export function downloadHandlers(env: DaemonEnv): Record<string, Handler> {
       const stream = info && env.files.stream(me(u).id, name);
       if (!info || !stream) throw new BrowserdError('not_found', `no file ${name}`, { next: 'List your files with GET /v1/files.' });
       await sendStream(r, 200, fileHeaders(name, info.mimeType), stream);
+    },
+    // The way out of a full storage quota (--max-storage-mb-per-user): a deleted file's bytes are free at once.
+    'DELETE /v1/files/{name}': async (r, u, [raw]) => {
+      const name = segment(raw!);
+      if (!env.files.remove(me(u).id, name)) throw new BrowserdError('not_found', `no file ${name}`, { next: 'List your files with GET /v1/files.' });
+      sendJson(r, 200, { ok: true, name, deleted: true });
     },
     'GET /dl/{token}': async (r, _u, [raw]) => {
       const p = new ShareLinks(env.cfg.dataDir).verify(raw!);

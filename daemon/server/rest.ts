@@ -4,6 +4,7 @@ import type { UserRecord } from '../../storage/users.js';
 import { InvalidCursorError } from '../../storage/audit.js';
 import { allTools, listProfiles, outputJsonSchema, toJsonSchema } from '../tools/registry.js';
 import { BrowserdError } from '../../protocol/errors.js';
+import { quotaView } from '../quotas/limits.js';
 import { readJson, sendJson, type Req } from './http.js';
 import { runTool, toolBody, type Handler } from './rest-call.js';
 import type { RouteSpec } from './routes.js';
@@ -51,7 +52,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
         ok: true,
         user: me(u).id,
         policy: { approvals: me(u).approvals, takeover: me(u).takeover, hostRules: env.policies.rules(me(u).id) },
-        usage: { cdpSessionMinutes: env.usage.minutes(me(u).id, 'cdp_session'), models: env.modelUsage.totals(me(u).id) },
+        usage: { cdpSessionMinutes: env.usage.minutes(me(u).id, 'cdp_session'), models: env.modelUsage.totals(me(u).id), storageBytes: env.storageQuota.used(me(u).id) },
         limits: {
           maxBrowsersOnHost: env.pool.maxBrowsers,
           browsersPerUser: env.cfg.maxBrowsersPerUser,
@@ -61,6 +62,8 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
           readUrls: 50,
           queryLimit: 500,
           evaluateChars: 12000,
+          // Each per-user quota (`browserd serve --max-…-per-user`); a call past one is refused naming it.
+          ...quotaView(env.cfg.quotas),
         },
       }),
     'GET /v1/tabs': (r, u) => runTool(env, r, me(u), 'browser_tabs', {}),

@@ -34,6 +34,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/profiles', auth: 'user', summary: "The caller's browser profiles: the default one and named ones" },
   { method: 'GET', path: '/v1/files', auth: 'user', summary: "The caller's files (PDFs, screenshots, downloads), newest first" },
   { method: 'GET', path: '/v1/files/{name}', auth: 'user', summary: 'Download one of the caller\'s files' },
+  { method: 'DELETE', path: '/v1/files/{name}', auth: 'user', summary: "Delete one of the caller's files (its share links stop opening); frees its bytes in the storage quota" },
   { method: 'GET', path: '/dl/{token}', auth: 'none', summary: 'A shared file (browser_download_link): streamed as an attachment; the signed, expiring token in the path is the only credential' },
   { method: 'GET', path: '/v1/audit', auth: 'user', summary: "The caller's own audit entries, newest first; pass the returned cursor for the next page" },
   { method: 'POST', path: '/v1/inbox/sms/{inbox}', auth: 'none', summary: "An SMS forwarder posts a received text into an SMS otp_inbox; authenticated by that inbox's secret, not a user token" },

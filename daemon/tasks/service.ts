@@ -14,6 +14,7 @@ import { fenceText } from '../models/chunks.js';
 import { openModelSession } from '../models/session.js';
 import { runTask } from './runner.js';
 import { secretScrubber } from '../vault/user-secrets.js';
+import { PendingCount, quotaError } from '../quotas/limits.js';
 
 /** How long one wait on a hand-off lasts before it is asked again (its own expiry ends it sooner). */
 const HANDOFF_WAIT_MS = 10 * 60_000;
@@ -59,6 +60,8 @@ export class TaskService {
   private keys = new Map<string, string>();
   private events = new EventEmitter();
   private closing = false;
+  /** Starts between the quota check and the stored record (quotas/limits.ts). */
+  private starting = new PendingCount();
 
   /** `env` is read lazily: the service is built inside the env literal it belongs to. */
   constructor(private readonly env: () => DaemonEnv) {
@@ -86,6 +89,20 @@ export class TaskService {
   /** Checks the spec, resolves model and key now (a bad model id or no key fails before anything is stored), queues the task. */
   async start(user: string, spec: TaskSpec, key?: string): Promise<TaskView> {
     if (this.closing) throw new BrowserdError('shutting_down', 'the daemon is stopping', { next: 'Start the task again in a few seconds.' });
+    const env = this.env();
+    // Every task not yet ended counts, queued ones too: the queue is what one user could otherwise fill.
+    const limit = env.cfg.quotas.tasks;
+    const open = this.db.list(user).filter((r) => !FINAL_TASK_STATES.includes(r.state)).length + this.starting.of(user);
+    if (open >= limit) throw quotaError('tasks', open, limit, 'Wait for one of your tasks to end, or cancel one you no longer need (POST /v1/tasks/{id}/cancel), then start again.');
+    const release = this.starting.hold(user);
+    try {
+      return await this.create(user, spec, key);
+    } finally {
+      release();
+    }
+  }
+
+  private async create(user: string, spec: TaskSpec, key?: string): Promise<TaskView> {
     const env = this.env();
     const session = openModelSession({ env, user, model: spec.model, key, maxTokensTotal: spec.maxTokensTotal, signal: new AbortController().signal });
     const now = new Date().toISOString();

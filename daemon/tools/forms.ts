@@ -106,6 +106,8 @@ export const formTools = [
         const dir = join(ctx.env.cfg.dataDir, 'uploads', ctx.user.id);
         mkdirSync(dir, { recursive: true });
         path = join(dir, basename(args.name!));
+        // Uploads stay on disk and count toward the user's storage quota; the file replaced by name goes.
+        ctx.env.storageQuota.check(ctx.user.id, data.length, path);
         writeFileSync(path, data);
       }
       const tab = await ctx.tab(args.tab);

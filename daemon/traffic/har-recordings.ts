@@ -16,6 +16,7 @@ import { scrubList } from '../tools/redact.js';
 import { trafficRedactor } from './redact.js';
 import { HarRecording, type HarOptions } from './har-recording.js';
 import { TabScoped } from './tab-scoped.js';
+import { quotaError } from '../quotas/limits.js';
 
 /** One set per daemon (a test runs several daemons in one process): keyed by the daemon's env, not global. */
 const perDaemon = new WeakMap<DaemonEnv, HarRecordings>();
@@ -51,6 +52,10 @@ export class HarRecordings {
   /** Starts a new recording for a tab, replacing a stopped or deleted one (its file emptied). */
   async start(user: string, tab: Tab, options: HarOptions): Promise<HarRecording> {
     const old = this.recordings.get(user, tab.id);
+    // Each recording keeps a file until its tab closes: a cap on how many, the one replaced here not counted.
+    const limit = this.env.cfg.quotas.harRecordings;
+    const kept = this.recordings.ofUser(user).filter((r) => r !== old && r.state !== 'deleted').length;
+    if (kept >= limit) throw quotaError('harRecordings', kept, limit, 'Delete a HAR recording you no longer need (browser_har action "delete", or close its tab), then start again.');
     // The old recording's file is the new one's path: it goes before the new one creates it.
     if (old && old.state !== 'deleted') await old.delete();
     const file = join(privateDir(join(this.dir, segment(user))), `${segment(tab.id)}.jsonl`);

@@ -37,6 +37,16 @@ export class TabScoped<T extends TabScopedItem> {
     return item;
   }
 
+  /** The user's items on tabs still open (a per-user quota counts them). */
+  ofUser(user: string): T[] {
+    const out: T[] = [];
+    for (const [k, item] of this.byTab) {
+      const at = k.indexOf('\u0000');
+      if (k.slice(0, at) === user && this.env.tabs.get(user, k.slice(at + 1))) out.push(item);
+    }
+    return out;
+  }
+
   /** Puts an item on a tab, dropping the one it replaces. */
   async set(user: string, tab: string, item: T): Promise<void> {
     const old = this.byTab.get(key(user, tab));

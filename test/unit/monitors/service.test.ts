@@ -32,7 +32,7 @@ function rig(t: Test): Rig {
     events: [],
     captures: [],
     service() {
-      const env = { webhooks: { emit: async (user: string, type: string, data: any) => void r.events.push({ user, type, data }) }, log: pino({ level: 'silent' }), users: { isActive: () => true } } as unknown as DaemonEnv;
+      const env = { cfg: { quotas: { monitors: MAX_MONITORS_PER_USER } }, webhooks: { emit: async (user: string, type: string, data: any) => void r.events.push({ user, type, data }) }, log: pino({ level: 'silent' }), users: { isActive: () => true } } as unknown as DaemonEnv;
       return new MonitorService(db, () => env, {
         clock: r.clock,
         capture: async (_env, user, s) => {

@@ -1,0 +1,71 @@
+/**
+ * The storage quota: the bytes one user keeps on the host's disk, counted where they are (their files with the
+ * downloads still arriving, their uploads, their HAR files) plus their response caches as the cache's index
+ * accounts them. Counted from the disk at each store rather than kept as a running total, so nothing that
+ * writes or deletes behind the count (a crash, a download half written) can make it drift.
+ */
+import { lstatSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { quotaError } from './limits.js';
+
+/** Bytes under a directory, its subdirectories included (symlinks are not followed); 0 when it does not exist. */
+export function bytesUnder(dir: string, except?: string): number {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  let n = 0;
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (p === except) continue;
+    if (e.isDirectory()) n += bytesUnder(p, except);
+    else {
+      try {
+        n += lstatSync(p).size;
+      } catch {
+        // removed meanwhile: it no longer counts
+      }
+    }
+  }
+  return n;
+}
+
+export interface StorageQuotaOptions {
+  dataDir: string;
+  /** Bytes per user (--max-storage-mb-per-user). */
+  limit: number;
+  /** The user's response-cache bytes as the cache's index accounts them. */
+  cacheBytes(user: string): number;
+}
+
+/** A user id as the HAR recordings name their directory (traffic/har-recordings.ts). */
+const harSegment = (s: string) => encodeURIComponent(s).replace(/\./g, '%2E');
+
+export class StorageQuota {
+  constructor(private opts: StorageQuotaOptions) {}
+
+  get limit(): number {
+    return this.opts.limit;
+  }
+
+  /** The user's stored bytes now; `except` is a file already on disk that is about to be stored (counted once, as `adding`). */
+  used(user: string, except?: string): number {
+    const d = this.opts.dataDir;
+    return bytesUnder(join(d, 'files', user), except) + bytesUnder(join(d, 'uploads', user), except) + bytesUnder(join(d, 'har', harSegment(user)), except) + this.opts.cacheBytes(user);
+  }
+
+  /** Bytes the user may still store. */
+  room(user: string): number {
+    return Math.max(0, this.opts.limit - this.used(user));
+  }
+
+  /** Throws `refused` naming --max-storage-mb-per-user when `adding` more bytes would pass the user's quota; stores nothing. */
+  check(user: string, adding: number, except?: string): void {
+    const used = this.used(user, except);
+    if (used + adding > this.opts.limit) {
+      throw quotaError('storageBytes', used, this.opts.limit, 'Delete files you no longer need (DELETE /v1/files/{name}) or caches (DELETE /v1/caches/{name}), then try again.', adding);
+    }
+  }
+}
