@@ -62,7 +62,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
           readUrls: 50,
           queryLimit: 500,
           evaluateChars: 12000,
-          // Each per-user quota (`browserd serve --max-…-per-user`); a call past one is refused naming it.
+          // Each per-user quota (`browserd serve --max-*-per-user`); a call past one is refused naming it.
           ...quotaView(env.cfg.quotas),
         },
       }),
