@@ -172,10 +172,20 @@ export class BrowserInstance {
     this.opts.onExit(this);
   }
 
+  /** Every open read realm's page session: the user's read tabs and browser_read's scratch tabs. */
+  private readSessions(): { sessionId: string; url: string }[] {
+    const out = [...this.tabs.values()].filter((t) => t.mode === 'read' && !t.closed).map((t) => ({ sessionId: t.sessionId, url: t.url }));
+    for (const id of this.scratchTargets) {
+      const a = this.attached.get(id);
+      if (a) out.push({ sessionId: a.sessionId, url: 'about:blank' });
+    }
+    return out;
+  }
+
   private onAttached(p: { sessionId: string; targetInfo: { targetId: string; type: string; openerId?: string; url: string }; waitingForDebugger: boolean }) {
     const { targetId, type, openerId } = p.targetInfo;
     if (BROWSER_WORKER_TYPES.has(type)) {
-      void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log, this.opts.adFilter);
+      void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log, this.opts.adFilter, () => this.readSessions());
       return;
     }
     if (type !== 'page') {
@@ -210,7 +220,7 @@ export class BrowserInstance {
       if (this.ownTargets.has(targetId)) this.unclaimed.delete(targetId);
       else if (this.creating === 0) {
         this.unclaimed.delete(targetId);
-        void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log, this.opts.adFilter);
+        void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log, this.opts.adFilter, () => this.readSessions());
       }
     }
   }
