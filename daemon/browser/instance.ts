@@ -172,6 +172,19 @@ export class BrowserInstance {
     this.opts.onExit(this);
   }
 
+  /**
+   * Whether a page target is a read realm, for a CDP session client: a read tab (or a scratch tab, or a popup of
+   * one not yet adopted), an act tab on a site the user's policy makes read-only, or none of this browser's tabs.
+   */
+  targetRealm(targetId: string): 'read' | 'act' | 'unknown' {
+    const tab = [...this.tabs.values()].find((t) => t.targetId === targetId && !t.closed);
+    if (tab) return tab.mode === 'read' || this.opts.hostAccess?.(tab.url) === 'read_only' ? 'read' : 'act';
+    if (this.scratchTargets.has(targetId) || this.unclaimed.has(targetId)) return 'read';
+    const a = this.attached.get(targetId);
+    if (a?.openerId || this.ownTargets.has(targetId)) return 'read'; // a popup or a tab still being set up
+    return 'unknown';
+  }
+
   /** Every open read realm's page session: the user's read tabs and browser_read's scratch tabs. */
   private readSessions(): { sessionId: string; url: string }[] {
     const out = [...this.tabs.values()].filter((t) => t.mode === 'read' && !t.closed).map((t) => ({ sessionId: t.sessionId, url: t.url }));

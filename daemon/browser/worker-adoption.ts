@@ -25,7 +25,8 @@ export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: st
   const session = p.sessionId;
   const d = new DisposableStore();
   // Pages no tab owns (a CDP client's) are not made by a read tab's realm; shared and service workers may be.
-  const mode: WorkerMode = BROWSER_WORKER_TYPES.has(p.targetInfo.type) ? await browserWorkerMode(conn, p.targetInfo.url, readSessions?.() ?? []) : 'act';
+  const decided = BROWSER_WORKER_TYPES.has(p.targetInfo.type) ? browserWorkerMode(conn, p.targetInfo.url, readSessions?.() ?? []) : 'act';
+  const mode: WorkerMode = typeof decided === 'string' ? decided : await decided;
   const owner = {
     mode,
     url: p.targetInfo.url,

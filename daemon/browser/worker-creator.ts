@@ -33,10 +33,17 @@ function collect(tree: FrameTree, into: Set<string>) {
  * The mode a browser-level worker at workerUrl runs under. readSessions: the CDP sessions of every open read
  * tab, with the URL each was last known at.
  */
-export async function browserWorkerMode(conn: CdpConnection, workerUrl: string, readSessions: { sessionId: string; url: string }[]): Promise<WorkerMode> {
+export function browserWorkerMode(conn: CdpConnection, workerUrl: string, readSessions: { sessionId: string; url: string }[]): WorkerMode | Promise<WorkerMode> {
+  // Answered at once where it can be (the worker is paused, but its rules should be in without a round trip
+  // more than before); the frame trees are asked only when a read tab's own address does not already tell.
   const origin = originOf(workerUrl);
   if (!origin) return 'read';
   if (readSessions.length === 0) return 'act';
+  if (readSessions.some((s) => originOf(s.url) === origin)) return 'read';
+  return framesMode(conn, origin, readSessions);
+}
+
+async function framesMode(conn: CdpConnection, origin: string, readSessions: { sessionId: string; url: string }[]): Promise<WorkerMode> {
   const origins = new Set<string>();
   try {
     const trees = await Promise.all(readSessions.map(async (s) => {

@@ -11,6 +11,7 @@
 import type { CdpConnection, Disposable } from '../cdp/connection.js';
 import { CdpError } from '../cdp/connection.js';
 import { refusal } from './policy.js';
+import { ReadWorlds, type TargetRealm } from './read-worlds.js';
 
 /** JSON-RPC style codes CDP clients know: Chromium's own for an unknown session, a generic server error otherwise. */
 const SESSION_NOT_FOUND = -32001;
@@ -33,6 +34,7 @@ export class ProxyClient {
   private tap?: Disposable;
   private queued: string[] = [];
   private ended = false;
+  private worlds: ReadWorlds;
 
   constructor(
     private conn: CdpConnection,
@@ -40,7 +42,11 @@ export class ProxyClient {
     private filesDir: string,
     /** Epoch ms when the session ends: no command waits past it. */
     private deadline: () => number,
-  ) {}
+    /** Which of the daemon's targets are read realms (no world but the main one may run the client's script). */
+    realm: TargetRealm = () => 'unknown',
+  ) {
+    this.worlds = new ReadWorlds(realm);
+  }
 
   /** Opens the client's browser session; messages that arrived before are then handled in order. */
   async open(): Promise<void> {
@@ -73,12 +79,15 @@ export class ProxyClient {
       return this.reply(m, { code: SESSION_NOT_FOUND, message: 'Session with given id not found.' });
     }
     const params = m.params ?? {};
-    const no = refusal(m.method, params, { ownsSession: (s) => this.sessions.has(s), ownsContext: (c) => this.contexts.has(c), filesDir: this.filesDir });
+    const no = refusal(m.method, params, { ownsSession: (s) => this.sessions.has(s), ownsContext: (c) => this.contexts.has(c), filesDir: this.filesDir }) ?? this.worlds.refusal(m.method, params, m.sessionId);
     if (no) return this.reply(m, { code: SERVER_ERROR, message: `browserd refuses ${m.method}: ${no}` });
     const timeout = Math.max(1000, this.deadline() - Date.now());
     this.conn.send(m.method as any, params as any, m.sessionId ?? this.root, timeout).then(
       (result: any) => {
-        if (m.method === 'Target.attachToTarget' && result?.sessionId) this.sessions.add(result.sessionId);
+        if (m.method === 'Target.attachToTarget' && result?.sessionId) {
+          this.sessions.add(result.sessionId);
+          this.worlds.attached(result.sessionId, String(params.targetId));
+        }
         if (m.method === 'Target.createBrowserContext' && result?.browserContextId) this.contexts.add(result.browserContextId);
         this.reply(m, undefined, result);
       },
@@ -98,8 +107,15 @@ export class ProxyClient {
     if (!fromRoot && !this.sessions.has(sessionId)) return;
     // Sessions attached under one of the client's own are the client's too; learnt before the event is
     // forwarded, so a command the client sends on hearing of it finds the session known.
-    if (method === 'Target.attachedToTarget' && typeof params?.sessionId === 'string') this.sessions.add(params.sessionId);
-    if (method === 'Target.detachedFromTarget' && typeof params?.sessionId === 'string') this.sessions.delete(params.sessionId);
+    if (method === 'Target.attachedToTarget' && typeof params?.sessionId === 'string') {
+      this.sessions.add(params.sessionId);
+      this.worlds.attached(params.sessionId, String(params.targetInfo?.targetId), params.targetInfo?.type, fromRoot ? undefined : sessionId);
+    }
+    if (method === 'Target.detachedFromTarget' && typeof params?.sessionId === 'string') {
+      this.sessions.delete(params.sessionId);
+      this.worlds.detached(params.sessionId);
+    }
+    if (!fromRoot) this.worlds.onEvent(method, params, sessionId);
     const text = JSON.stringify(fromRoot ? { method, params } : { method, params, sessionId });
     // Answers reach the client through a promise, one microtask after Chromium sent them; events take the same
     // step, so the client hears both in the order Chromium said them.
