@@ -184,10 +184,33 @@ export class BrowserInstance {
     this.opts.onExit(this);
   }
 
+  /**
+   * Whether a page target is a read realm, for a CDP session client: a read tab (or a scratch tab, or a popup of
+   * one not yet adopted), an act tab on a site the user's policy makes read-only, or none of this browser's tabs.
+   */
+  targetRealm(targetId: string): 'read' | 'act' | 'unknown' {
+    const tab = [...this.tabs.values()].find((t) => t.targetId === targetId && !t.closed);
+    if (tab) return tab.mode === 'read' || this.opts.hostAccess?.(tab.url) === 'read_only' ? 'read' : 'act';
+    if (this.scratchTargets.has(targetId) || this.unclaimed.has(targetId)) return 'read';
+    const a = this.attached.get(targetId);
+    if (a?.openerId || this.ownTargets.has(targetId)) return 'read'; // a popup or a tab still being set up
+    return 'unknown';
+  }
+
+  /** Every open read realm's page session: the user's read tabs and browser_read's scratch tabs. */
+  private readSessions(): { sessionId: string; url: string }[] {
+    const out = [...this.tabs.values()].filter((t) => t.mode === 'read' && !t.closed).map((t) => ({ sessionId: t.sessionId, url: t.url }));
+    for (const id of this.scratchTargets) {
+      const a = this.attached.get(id);
+      if (a) out.push({ sessionId: a.sessionId, url: 'about:blank' });
+    }
+    return out;
+  }
+
   private onAttached(p: { sessionId: string; targetInfo: { targetId: string; type: string; openerId?: string; url: string }; waitingForDebugger: boolean }) {
     const { targetId, type, openerId } = p.targetInfo;
     if (BROWSER_WORKER_TYPES.has(type)) {
-      void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log, this.opts.adFilter);
+      void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log, this.opts.adFilter, () => this.readSessions());
       return;
     }
     if (type !== 'page') {
@@ -222,7 +245,7 @@ export class BrowserInstance {
       if (this.ownTargets.has(targetId)) this.unclaimed.delete(targetId);
       else if (this.creating === 0) {
         this.unclaimed.delete(targetId);
-        void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log, this.opts.adFilter);
+        void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log, this.opts.adFilter, () => this.readSessions());
       }
     }
   }

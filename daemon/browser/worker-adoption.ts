@@ -3,7 +3,9 @@
  * and may serve act and read tabs alike. Read tabs cannot reach them (read-guard.ts removes SharedWorker and
  * navigator.serviceWorker, and their requests bypass service workers), so a worker runs under act rules: the
  * user's host policy, checked on every request it sends (a read-only site's worker sends no write), and on a
- * read-only site no WebSocket or WebRTC in its realm. Rules first, then it runs.
+ * read-only site no WebSocket or WebRTC in its realm. A worker a read tab may have made (an isolated world a CDP
+ * session made there escapes the in-realm guard) runs under read rules instead (worker-creator.ts). Rules first,
+ * then it runs.
  */
 import type { CdpConnection } from '../cdp/connection.js';
 import { DisposableStore } from '../cdp/connection.js';
@@ -12,14 +14,21 @@ import { WriteGuard, type AdFilter, type HostAccessFn } from './write-guard.js';
 import { TargetAdoption, AUTO_ATTACH, BROWSER_WORKER_TYPES } from './target-adoption.js';
 import { READ_TAB_GUARD } from './read-guard.js';
 import type { LogKind, LogEntry } from './tab-log.js';
+import { browserWorkerMode, type WorkerMode } from './worker-creator.js';
 
 export { BROWSER_WORKER_TYPES };
 
-export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: string; targetInfo: { url: string; type: string }; waitingForDebugger: boolean }, hostAccess: HostAccessFn, log: Logger, adFilter?: AdFilter): Promise<void> {
+/** The CDP sessions (and last known URLs) of the open read tabs: a worker one of them may have made runs read. */
+export type ReadSessions = () => { sessionId: string; url: string }[];
+
+export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: string; targetInfo: { url: string; type: string }; waitingForDebugger: boolean }, hostAccess: HostAccessFn, log: Logger, adFilter?: AdFilter, readSessions?: ReadSessions): Promise<void> {
   const session = p.sessionId;
   const d = new DisposableStore();
+  // Pages no tab owns (a CDP client's) are not made by a read tab's realm; shared and service workers may be.
+  const decided = BROWSER_WORKER_TYPES.has(p.targetInfo.type) ? browserWorkerMode(conn, p.targetInfo.url, readSessions?.() ?? []) : 'act';
+  const mode: WorkerMode = typeof decided === 'string' ? decided : await decided;
   const owner = {
-    mode: 'act' as const,
+    mode,
     url: p.targetInfo.url,
     closed: false,
     logEvent: (kind: LogKind, e: Omit<LogEntry, 'at' | 'kind'>) => log.info({ worker: p.targetInfo.url, kind, ...e }, 'worker request refused'),
@@ -33,7 +42,7 @@ export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: st
   const children = new TargetAdoption(conn, owner, guard, d);
   children.watch(session);
   const steps: Promise<unknown>[] = [guard.guard(session, d, true), conn.sendMayFail('Target.setAutoAttach', AUTO_ATTACH, session)];
-  if (hostAccess(p.targetInfo.url) === 'read_only') steps.push(conn.sendMayFail('Runtime.evaluate', { expression: READ_TAB_GUARD }, session));
+  if (mode === 'read' || hostAccess(p.targetInfo.url) === 'read_only') steps.push(conn.sendMayFail('Runtime.evaluate', { expression: READ_TAB_GUARD }, session));
   await Promise.all(steps);
   if (p.waitingForDebugger) await conn.sendMayFail('Runtime.runIfWaitingForDebugger', {}, session);
 }

@@ -14,6 +14,7 @@ import { CdpError } from '../cdp/connection.js';
 import { paramsToSend, refusal } from './policy.js';
 import { checkPageUrl } from '../net/url-check.js';
 import { internalPageWatchOf } from '../browser/internal-pages.js';
+import { ReadWorlds, type TargetRealm } from './read-worlds.js';
 
 /** JSON-RPC style codes CDP clients know: Chromium's own for an unknown session, a generic server error otherwise. */
 const SESSION_NOT_FOUND = -32001;
@@ -41,6 +42,7 @@ export class ProxyClient {
   /** Commands waiting behind one whose check asks the browser first (checking counts them). */
   private inOrder: Promise<void> = Promise.resolve();
   private checking = 0;
+  private worlds: ReadWorlds;
 
   constructor(
     private conn: CdpConnection,
@@ -48,7 +50,11 @@ export class ProxyClient {
     private filesDir: string,
     /** Epoch ms when the session ends: no command waits past it. */
     private deadline: () => number,
-  ) {}
+    /** Which of the daemon's targets are read realms (no world but the main one may run the client's script). */
+    realm: TargetRealm = () => 'unknown',
+  ) {
+    this.worlds = new ReadWorlds(realm);
+  }
 
   /** Opens the client's browser session; messages that arrived before are then handled in order. */
   async open(): Promise<void> {
@@ -87,7 +93,7 @@ export class ProxyClient {
     if (watch && (watch.isInternal(m.sessionId && this.targetOf.get(m.sessionId)) || (m.method === 'Target.attachToTarget' && watch.isInternal(String(params.targetId))))) {
       return this.refuse(m, 'that page is showing one of the browser\'s own pages, which are out of reach; it is being closed');
     }
-    const no = refusal(m.method, params, { ownsSession: (s) => this.sessions.has(s), ownsContext: (c) => this.contexts.has(c), filesDir: this.filesDir });
+    const no = refusal(m.method, params, { ownsSession: (s) => this.sessions.has(s), ownsContext: (c) => this.contexts.has(c), filesDir: this.filesDir }) ?? this.worlds.refusal(m.method, params, m.sessionId);
     if (no) return this.refuse(m, no);
     const send = paramsToSend(m.method, params, this.filesDir);
     // A command whose check must ask the browser first holds back the ones after it: the client's commands
@@ -133,6 +139,7 @@ export class ProxyClient {
         if (m.method === 'Target.attachToTarget' && result?.sessionId) {
           this.sessions.add(result.sessionId);
           this.targetOf.set(result.sessionId, String(params.targetId));
+          this.worlds.attached(result.sessionId, String(params.targetId));
         }
         if (m.method === 'Target.createBrowserContext' && result?.browserContextId) this.contexts.add(result.browserContextId);
         this.reply(m, undefined, result);
@@ -156,12 +163,16 @@ export class ProxyClient {
     if (method === 'Target.attachedToTarget' && typeof params?.sessionId === 'string') {
       this.sessions.add(params.sessionId);
       if (typeof params.targetInfo?.targetId === 'string') this.targetOf.set(params.sessionId, params.targetInfo.targetId);
+      this.worlds.attached(params.sessionId, String(params.targetInfo?.targetId), params.targetInfo?.type, fromRoot ? undefined : sessionId);
     }
     if (method === 'Target.detachedFromTarget' && typeof params?.sessionId === 'string') {
       this.sessions.delete(params.sessionId);
       this.targetOf.delete(params.sessionId);
+      this.worlds.detached(params.sessionId);
     }
     if (!fromRoot && !this.forwardable(method, params, sessionId)) return;
+    // Only what the client is told counts as announced to it (read-worlds.ts).
+    if (!fromRoot) this.worlds.onEvent(method, params, sessionId);
     // A finished download names the file where Chromium put it, a path on the daemon's host: the name is enough.
     if (method === 'Browser.downloadProgress' && typeof params?.filePath === 'string') params = { ...params, filePath: basename(params.filePath) };
     const text = JSON.stringify(fromRoot ? { method, params } : { method, params, sessionId });

@@ -84,7 +84,7 @@ export function addCdpRoute(app: uWS.TemplatedApp, env: DaemonEnv, closing: () =
         .get(session.user, session.profile)
         .then(async (inst) => {
           if (data.closed) return;
-          const client = new ProxyClient(inst.conn!, socket, env.files.dir(session.user), () => session.expiresAt);
+          const client = new ProxyClient(inst.conn!, socket, env.files.dir(session.user), () => session.expiresAt, (id) => inst.targetRealm(id));
           data.client = client;
           session.clients.add(client);
           data.unwatch = inst.conn!.onClose(() => client.end(1011, 'the browser stopped'));

@@ -133,7 +133,9 @@ async function isolatedWorldSocket(client: CDP.Client, tab: string, tag: string)
   const { sessionId } = await client.Target.attachToTarget({ targetId, flatten: true });
   try {
     const tree: any = await client.send('Page.getFrameTree', undefined, sessionId);
-    const world: any = await client.send('Page.createIsolatedWorld', { frameId: tree.frameTree.frame.id, worldName: `probe-${tag}` }, sessionId);
+    // The proxy now refuses other worlds in read realms (read-worlds.ts): refused is as good as not connecting.
+    const world: any = await client.send('Page.createIsolatedWorld', { frameId: tree.frameTree.frame.id, worldName: `probe-${tag}` }, sessionId).catch((e: any) => ({ refused: String(e?.message ?? e) }));
+    if (world.refused) return `refused: ${world.refused}`;
     const expression = `new Promise((resolve) => {
       try {
         const ws = new WebSocket(location.origin.replace(/^http/, 'ws') + '/ws?world=${tag}');
