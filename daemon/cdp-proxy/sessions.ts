@@ -35,6 +35,8 @@ export interface CdpSession {
 }
 
 interface Held extends CdpSession {
+  /** Whether a client ever connected: only then could the session have left code in a page. */
+  connected?: boolean;
   tokenHash: Buffer;
   timers: NodeJS.Timeout[];
   ended: boolean;
@@ -47,6 +49,8 @@ const MAX_SESSION_MINUTES = 20 * 24 * 60;
 
 export class CdpSessions {
   private byId = new Map<string, Held>();
+  /** When the last session a client used ended, per user and profile: code it left may still run in a page. */
+  private endedAt = new Map<string, number>();
   private key = randomBytes(32);
   private closing = false;
   /** Length of a metered minute. Tests shorten it to see expiry and metering without waiting minutes. */
@@ -147,6 +151,17 @@ export class CdpSessions {
   }
 
   /** Ends every session (daemon shutdown): clients are disconnected and the minutes recorded. */
+  /** When the last session that a client used ended on this user's browser (profile), if one did. */
+  lastUsedEndedAt(user: string, profile?: string): number | undefined {
+    return this.endedAt.get(`${user}\u0000${profile ?? ''}`);
+  }
+
+  /** Marks a session as used by a client (ws-route.ts, on connect). */
+  markConnected(id: string): void {
+    const s = this.byId.get(id);
+    if (s) s.connected = true;
+  }
+
   async closeAll(): Promise<void> {
     this.closing = true;
     await Promise.all([...this.byId.values()].map((s) => this.end(s, 'the daemon is stopping')));
@@ -158,6 +173,7 @@ export class CdpSessions {
     this.byId.delete(s.id);
     for (const t of s.timers) clearTimeout(t); // clears intervals too
     for (const c of [...s.clients]) c.end(why === 'expired' ? 4001 : 4000, `the CDP session ${why === 'expired' ? 'ran out of time' : why}`);
+    if (s.connected || s.clients.size) this.endedAt.set(`${s.user}\u0000${s.profile ?? ''}`, Date.now());
     s.clients.clear();
     // Billed by the started minute, never past the minutes asked for.
     const used = Math.min(s.minutes, Math.max(1, Math.ceil((Date.now() - s.startedAt) / this.minuteMs)));

@@ -87,6 +87,7 @@ export function addCdpRoute(app: uWS.TemplatedApp, env: DaemonEnv, closing: () =
           const client = new ProxyClient(inst.conn!, socket, env.files.dir(session.user), () => session.expiresAt, (id) => inst.targetRealm(id));
           data.client = client;
           session.clients.add(client);
+          env.cdpSessions.markConnected(session.id);
           data.unwatch = inst.conn!.onClose(() => client.end(1011, 'the browser stopped'));
           for (const m of data.early.splice(0)) client.onMessage(m);
           await client.open();

@@ -24,7 +24,18 @@
  */
 import type { Tab } from '../browser/tab.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { registrableDomain } from './otp/about-site.js';
+import { registrableDomain as pslDomain } from './site-match.js';
+import { parseHostAsIp } from '../net/address.js';
+
+/**
+ * The site a document is on, by the same Public Suffix List the vault binds entries with: an address is its own
+ * site, and a host that is a public suffix itself (or a single label) is its own site too.
+ */
+function registrableDomain(host: string): string {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  if (parseHostAsIp(h) !== undefined || !h.includes('.')) return h;
+  return pslDomain(h) ?? h;
+}
 
 /** A registrable domain; undefined when the document's site is not known (about:blank ...): it meets every site. */
 type Site = string | undefined;
@@ -46,6 +57,82 @@ interface TabDocuments {
 }
 
 const byTab = new WeakMap<Tab, TabDocuments>();
+
+/**
+ * Agent code can outlive the document it ran in. A script the agent ran may have put code into any window it
+ * holds a handle to (its opener, the popups it opens, theirs: the tabs linked by openers), and a timed CDP
+ * session may have put code into any page of the browser. Planted code cannot be seen, so the tabs it could
+ * reach are remembered: no vault value is filled on that site in that browser while any of them, or a popup
+ * opened from one of them since, is still open. Closing them ends it; so does a browser restart (no tab of
+ * the taint is open until it reopens, with fresh documents).
+ */
+interface Taint {
+  /** The user's browser: user and profile. */
+  owner: string;
+  /** The browser context the code ran in; undefined for every context (a CDP session). */
+  context?: string;
+  /** The site the code ran on; '*' for every site. */
+  site: Site | '*';
+  /** The tabs that may hold the code, grown by opener links as popups come. */
+  ids: Set<string>;
+  why: 'script' | 'cdp';
+}
+const taints = new Set<Taint>();
+/** The session end each browser's CDP taint was made for: one taint per ended session. */
+const cdpSeeded = new Map<string, number>();
+
+const ownerOf = (tab: Tab) => `${tab.record.user}\u0000${tab.record.profile ?? ''}`;
+
+/** Grows `ids` by opener links in both directions (a popup reaches its opener, an opener its popups). */
+function growByOpeners(ids: Set<string>, tabs: Tab[]): void {
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const t of tabs) {
+      const o = t.record.opener;
+      if (o === undefined || ids.has(o) === ids.has(t.id)) continue;
+      ids.add(ids.has(o) ? t.id : o);
+      grew = true;
+    }
+  }
+}
+
+/** Remembers that agent code ran in `tab` (on `site`): every tab linked to it by openers may hold it now. */
+function taintFromScript(tab: Tab, site: Site, browserTabs: Tab[]): void {
+  const ids = new Set([tab.id]);
+  growByOpeners(ids, browserTabs);
+  taints.add({ owner: ownerOf(tab), context: tab.record.context, site, ids, why: 'script' });
+}
+
+/**
+ * The open tabs of this browser that may hold code the agent planted on a site the fill reaches, with why;
+ * taints none of whose tabs is open any more are forgotten.
+ */
+function plantedCodeTabs(tab: Tab, sites: Site[], browserTabs: Tab[], cdpEndedAt: number | undefined): { tabs: Tab[]; why: 'script' | 'cdp' } | undefined {
+  const owner = ownerOf(tab);
+  if (cdpEndedAt !== undefined && cdpSeeded.get(owner) !== cdpEndedAt) {
+    cdpSeeded.set(owner, cdpEndedAt);
+    // Every tab that was open when the session ended may hold what it left (tab records carry their birth).
+    const ids = new Set(browserTabs.filter((t) => Date.parse(t.record.createdAt) <= cdpEndedAt).map((t) => t.id));
+    if (ids.size) taints.add({ owner, site: '*', ids, why: 'cdp' });
+  }
+  let found: { tabs: Tab[]; why: 'script' | 'cdp' } | undefined;
+  for (const taint of [...taints]) {
+    if (taint.owner !== owner) continue;
+    growByOpeners(taint.ids, browserTabs);
+    const open = browserTabs.filter((t) => !t.closed && taint.ids.has(t.id));
+    if (!open.length) {
+      taints.delete(taint);
+      continue;
+    }
+    // A script's taint on a tab linked to no other is the document check's business (touched, below): its code
+    // went with its document, and going back to that document finds it marked.
+    if (taint.why === 'script' && taint.ids.size < 2) continue;
+    if (taint.context !== undefined && taint.context !== tab.record.context) continue;
+    if (taint.site !== '*' && !sites.some((s) => meets(s, taint.site as Site))) continue;
+    found ??= { tabs: open, why: taint.why };
+  }
+  return found;
+}
 
 /** Starts following a tab's documents (once); resolves when its current document is known. */
 async function follow(tab: Tab): Promise<TabDocuments> {
@@ -193,6 +280,7 @@ export async function admitAgentScript(tab: Tab, browserTabs: Iterable<Tab>): Pr
     );
   }
   docs.touched.add(checked);
+  taintFromScript(tab, reach, [...context]);
   return `if (globalThis.performance?.timeOrigin !== ${JSON.stringify(stamp)}) throw new Error('browserd: the page moved to another document; the script was not run');\n`;
 }
 
@@ -201,6 +289,8 @@ export interface FillPlace {
   fieldHost: string;
   /** Whether a timed CDP session is open on this browser, asked at the moment of the decision. */
   cdpSessionOpen: () => boolean;
+  /** When the last timed CDP session on this browser ended (ms), if one did since the daemon started. */
+  cdpSessionEndedAt?: () => number | undefined;
 }
 
 /**
@@ -222,7 +312,19 @@ export async function admitSecretFill(tab: Tab, browserTabs: Iterable<Tab>, plac
     });
   }
   const sites = [siteOfUrl(tab.url), siteOfHost(place.fieldHost)];
-  for (const t of sameContext(tab, browserTabs)) {
+  const all = [...browserTabs];
+  const planted = plantedCodeTabs(tab, sites, all, place.cdpSessionEndedAt?.());
+  if (planted) {
+    const names = planted.tabs.map((t) => t.id).join(', ');
+    throw new BrowserdError(
+      'refused',
+      planted.why === 'cdp'
+        ? `a timed CDP session ran on this browser while ${names} ${planted.tabs.length > 1 ? 'were' : 'was'} open, and code it left there could read the value: no vault value is filled while ${planted.tabs.length > 1 ? 'they are' : 'it is'} open`
+        : `a script you ran (browser_evaluate) could have left code in ${names} (the tab it ran in and the tabs linked to it as opener or popup), on the same site: no vault value is filled while ${planted.tabs.length > 1 ? 'they are' : 'it is'} open`,
+      { next: `Close ${names} (browser_close_tab), then open the sign-in page in a new tab and fill there.` },
+    );
+  }
+  for (const t of sameContext(tab, all)) {
     const code = agentCodeIn(t);
     if (code === 'mock') {
       throw new BrowserdError('refused', `${t.id} answers requests with your own responses (browser_route mocks), which can run code in any page of this browser: no vault value is filled meanwhile`, {

