@@ -121,7 +121,7 @@ t.test('a method a path does not serve is 405 with Allow; an unknown path is 404
   t.equal(put.headers.get('allow'), 'GET, POST');
   const patch = await d.rest(alice, 'PATCH', '/v1/files/x.pdf', {});
   t.equal(patch.status, 405);
-  t.equal(patch.headers.get('allow'), 'GET');
+  t.equal(patch.headers.get('allow'), 'GET, DELETE');
   const mcp = await d.rest(alice, 'PUT', '/mcp', {});
   t.equal(mcp.status, 405);
   t.equal(mcp.headers.get('allow'), 'POST, GET, DELETE');
