@@ -7,7 +7,7 @@ import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import WebSocket from 'ws';
+import { RawCdp } from '../fixtures/raw-cdp.js';
 import CDP from 'chrome-remote-interface';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { call } from '../fixtures/daemon.js';
@@ -21,66 +21,6 @@ t.before(async () => {
   stack.site.route('/tab', html('<p id="p">a daemon tab</p>', '', 'Daemon tab'));
 });
 t.teardown(() => stack.stop());
-
-/** A minimal CDP client over a raw WebSocket: commands by id, events kept and waited on. */
-class RawCdp {
-  private nextId = 1;
-  private pending = new Map<number, { resolve(v: any): void; reject(e: Error): void }>();
-  private events: { method: string; params: any; sessionId?: string }[] = [];
-  private eventWaiters: { pred: (e: any) => boolean; resolve(e: any): void }[] = [];
-  readonly closed: Promise<{ code: number; reason: string }>;
-
-  private constructor(private ws: WebSocket) {
-    ws.on('message', (data) => {
-      const m = JSON.parse(String(data));
-      if (typeof m.id === 'number') {
-        const p = this.pending.get(m.id);
-        this.pending.delete(m.id);
-        if (m.error) p?.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
-        else p?.resolve(m.result);
-        return;
-      }
-      this.events.push(m);
-      for (const w of [...this.eventWaiters]) if (w.pred(m)) this.eventWaiters.splice(this.eventWaiters.indexOf(w), 1), w.resolve(m);
-    });
-    this.closed = new Promise((resolve) =>
-      ws.on('close', (code, reason) => {
-        // A command the socket's end left unanswered fails instead of hanging the test.
-        for (const p of this.pending.values()) p.reject(new Error(`the socket closed (${code})`));
-        this.pending.clear();
-        resolve({ code, reason: String(reason) });
-      }),
-    );
-  }
-
-  static connect(url: string, headers: Record<string, string> = {}): Promise<RawCdp> {
-    return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, { headers });
-      ws.once('open', () => resolve(new RawCdp(ws)));
-      ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })));
-      ws.once('error', reject);
-    });
-  }
-
-  send(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<any> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.ws.send(JSON.stringify(sessionId ? { id, method, params, sessionId } : { id, method, params }));
-    });
-  }
-
-  /** The first event (seen already or to come) that matches. */
-  event(pred: (e: { method: string; params: any; sessionId?: string }) => boolean): Promise<{ method: string; params: any; sessionId?: string }> {
-    const seen = this.events.find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve) => this.eventWaiters.push({ pred, resolve }));
-  }
-
-  close() {
-    this.ws.close();
-  }
-}
 
 /** The upgrade is answered with an HTTP status and no WebSocket. */
 async function noUpgrade(t: { equal(...a: any[]): unknown }, connect: () => Promise<RawCdp>, status: number, what: string) {
