@@ -55,6 +55,9 @@ for (const [name, path, route] of cases) {
     // An act tab on a site the user's policy makes read-only is held to the same rules.
     const readOnly = await attempt('act', path, route, `http://ro.test:${stack.site.port}`);
     t.same(readOnly.writes, [], `nothing from an act tab on a read-only site arrived (${readOnly.report})`);
+    // A shared or service worker that a read tab of its origin may have made runs under read rules (fail
+    // closed), so this case's read tab must not outlive it into the next case's act-tab half.
+    for (const tab of [act.tab, read.tab, readOnly.tab]) await call(stack.client, 'browser_close_tab', { tab });
   });
 }
 
