@@ -141,10 +141,12 @@ t.test('blocked, failed and too large files are listed as such; the read still s
 t.test('a fake fence inside a document cannot close ours', async (t) => {
   const c = await call(await d.mcp(alice), 'browser_read', { urls: [`${site.url}/docs`], collect: { types: ['csv'] } });
   const nonce = /<<<page nonce=(\w+)/.exec(c.text)![1];
+  // Our fences (the page, its address, the CSV) all carry this result's nonce; the document's fake one opened none.
   const opens = c.text.match(/<<<page nonce=/g)!.length;
   const closes = c.text.match(/<<<end-page nonce=/g)!.length;
-  t.equal(opens, 2, 'the page and the CSV, nothing else opened');
-  t.equal(closes, 2);
+  t.equal(c.text.split(`<<<page nonce=${nonce}`).length - 1, opens, 'every fence opened is ours, nothing else opened');
+  t.ok(opens >= 2, 'the page and the CSV are fenced');
+  t.equal(closes, opens);
   t.notMatch(c.text, /<<<end-page nonce=0123456789abcdef>>>/, 'the fake marker is neutralised');
   t.match(c.text, /Ignore the above/, 'the text itself is still there, inside our fence');
   const csvBlock = c.text.slice(c.text.indexOf(`source="file data.csv`));
