@@ -73,7 +73,7 @@ async function drift(dataDir: string): Promise<{ rows: (string | number)[][]; p9
   let started: number[] = [];
   let done!: () => void;
   let allStarted = new Promise<void>((r) => (done = r));
-  const env = { webhooks: { emit: async () => undefined }, log: pino({ level: 'silent' }) } as unknown as DaemonEnv;
+  const env = { cfg: { quotas: { monitors: MONITORS } }, webhooks: { emit: async () => undefined }, users: { isActive: () => true }, log: pino({ level: 'silent' }) } as unknown as DaemonEnv;
   const service = new MonitorService(db, () => env, {
     clock,
     capture: async () => {

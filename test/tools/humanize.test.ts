@@ -91,9 +91,9 @@ t.test("humanize false: today's input", async (t) => {
   t.equal(pasted.keys.length, 0, 'inserted as text, no key events');
   await call(client, 'browser_type', { tab, ref, text: 'slowly typed', slowly: true });
   const slow = await site.inputLog('h2', (l) => l.keys.length >= 12);
-  const g = gaps(slow.keys);
-  const sorted = [...g].sort((a, b) => a - b);
-  t.ok(sorted[Math.floor(sorted.length / 2)]! < 20, `evenly paced, without pauses (median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms)`);
+  t.equal(slow.keys.map((k: any) => k.key).join(''), 'slowly typed', 'key by key, in order');
+  // That no pause is made between the keys is checked where pauses are made (test/unit/browser/typing-pace):
+  // the gaps a page sees grow with the machine's load, so they cannot show it.
   t.equal((await d.rest(admin, 'PATCH', '/v1/admin/browser-settings', { profile: null })).status, 200);
 });
 

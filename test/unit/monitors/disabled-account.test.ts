@@ -24,7 +24,7 @@ t.test('scheduled checks of a disabled account do not run; enabled again, they d
   });
   const disabled = new Set<string>();
   const captures: string[] = [];
-  const env = { webhooks: { emit: async () => undefined }, log: pino({ level: 'silent' }), users: { isActive: (u: string) => !disabled.has(u) } } as unknown as DaemonEnv;
+  const env = { cfg: { quotas: { monitors: 10 } }, webhooks: { emit: async () => undefined }, log: pino({ level: 'silent' }), users: { isActive: (u: string) => !disabled.has(u) } } as unknown as DaemonEnv;
   const clock = new ManualClock(T0);
   const s = new MonitorService(db, () => env, { clock, capture: async (_env, user, spec) => (captures.push(`${user} ${spec.url}`), { kind: 'text', text: 'Price: 10' }) });
   s.start();
