@@ -10,12 +10,13 @@ import { type CdpConnection, DisposableStore } from '../cdp/connection.js';
 import { createPageTarget } from './create-target.js';
 import { Tab } from './tab.js';
 import { adoptBrowserWorker, BROWSER_WORKER_TYPES } from './worker-adoption.js';
+import { RunningServiceWorkers } from './service-worker-fetch.js';
 import type { TabRecord, TabStore } from '../../storage/tabs.js';
 import { formatTabId } from '../../protocol/ids.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { HostAccess } from '../policy/host-policy.js';
 import type { FileStore } from '../../storage/files.js';
-import type { AdFilter } from './write-guard.js';
+import type { AdFilter, HostAccessFn } from './write-guard.js';
 import type { Interception } from '../policy/request-interception.js';
 import type { TabStarts } from './tab-starts.js';
 import { DownloadWatcher, type DownloadOrigin, type DownloadOutcome } from './downloads.js';
@@ -78,6 +79,9 @@ export class BrowserInstance {
   private scratchSeq = 0;
   /** Targets of browser_read's scratch tabs, while they are open. */
   private scratchTargets = new Set<string>();
+  private readonly hostAccess: HostAccessFn = (url) => (this.opts.hostAccess ?? (() => 'default'))(url);
+  /** Service workers running now: one whose site turns read-only stops answering pages at once. */
+  private readonly serviceWorkers = new RunningServiceWorkers(() => this.conn, this.hostAccess);
   /** Page downloads of every context of this browser, on their way into the user's files. */
   downloads?: DownloadWatcher;
   startedAt?: Date;
@@ -207,10 +211,15 @@ export class BrowserInstance {
     return out;
   }
 
+  /** A worker, or a page no tab owns: under the user's rules before it runs (worker-adoption.ts). */
+  private adoptWorker(p: Parameters<typeof adoptBrowserWorker>[1]) {
+    void adoptBrowserWorker(this.conn!, p, this.hostAccess, this.opts.log, this.opts.adFilter, () => this.readSessions(), this.serviceWorkers);
+  }
+
   private onAttached(p: { sessionId: string; targetInfo: { targetId: string; type: string; openerId?: string; url: string }; waitingForDebugger: boolean }) {
     const { targetId, type, openerId } = p.targetInfo;
     if (BROWSER_WORKER_TYPES.has(type)) {
-      void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log, this.opts.adFilter, () => this.readSessions());
+      this.adoptWorker(p);
       return;
     }
     if (type !== 'page') {
@@ -245,7 +254,7 @@ export class BrowserInstance {
       if (this.ownTargets.has(targetId)) this.unclaimed.delete(targetId);
       else if (this.creating === 0) {
         this.unclaimed.delete(targetId);
-        void adoptBrowserWorker(this.conn!, p, this.opts.hostAccess ?? (() => 'default'), this.opts.log, this.opts.adFilter, () => this.readSessions());
+        this.adoptWorker(p);
       }
     }
   }
@@ -463,7 +472,7 @@ export class BrowserInstance {
 
   /** After a change to the user's request rules: every open tab holds what the rules could now refuse. */
   async requestRulesChanged(): Promise<void> {
-    await Promise.all([...this.tabs.values()].map((t) => t.requestRulesChanged()));
+    await Promise.all([...[...this.tabs.values()].map((t) => t.requestRulesChanged()), this.serviceWorkers.rulesChanged()]);
   }
 
   /** The live tab for an id; a tab whose page crashed or closed is reopened at its last URL. */

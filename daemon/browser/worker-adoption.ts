@@ -15,13 +15,14 @@ import { TargetAdoption, AUTO_ATTACH, BROWSER_WORKER_TYPES } from './target-adop
 import { READ_TAB_GUARD } from './read-guard.js';
 import type { LogKind, LogEntry } from './tab-log.js';
 import { browserWorkerMode, type WorkerMode } from './worker-creator.js';
+import { fetchSwitchScript, type RunningServiceWorkers } from './service-worker-fetch.js';
 
 export { BROWSER_WORKER_TYPES };
 
 /** The CDP sessions (and last known URLs) of the open read tabs: a worker one of them may have made runs read. */
 export type ReadSessions = () => { sessionId: string; url: string }[];
 
-export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: string; targetInfo: { url: string; type: string }; waitingForDebugger: boolean }, hostAccess: HostAccessFn, log: Logger, adFilter?: AdFilter, readSessions?: ReadSessions): Promise<void> {
+export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: string; targetInfo: { url: string; type: string }; waitingForDebugger: boolean }, hostAccess: HostAccessFn, log: Logger, adFilter?: AdFilter, readSessions?: ReadSessions, serviceWorkers?: RunningServiceWorkers): Promise<void> {
   const session = p.sessionId;
   const d = new DisposableStore();
   // Pages no tab owns (a CDP client's) are not made by a read tab's realm; shared and service workers may be.
@@ -43,6 +44,13 @@ export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: st
   children.watch(session);
   const steps: Promise<unknown>[] = [guard.guard(session, d, true), conn.sendMayFail('Target.setAutoAttach', AUTO_ATTACH, session)];
   if (mode === 'read' || hostAccess(p.targetInfo.url) === 'read_only') steps.push(conn.sendMayFail('Runtime.evaluate', { expression: READ_TAB_GUARD }, session));
+  if (p.targetInfo.type === 'service_worker' && serviceWorkers) {
+    // A read-only site's worker answers no page (service-worker-fetch.ts); any other can be switched off later.
+    const fetchOff = mode === 'read' || serviceWorkers.fetchOffFor(p.targetInfo.url);
+    steps.push(conn.sendMayFail('Runtime.evaluate', { expression: fetchSwitchScript(fetchOff) }, session));
+    serviceWorkers.started(session, p.targetInfo.url, fetchOff);
+    d.add({ dispose: () => serviceWorkers.gone(session) });
+  }
   await Promise.all(steps);
   if (p.waitingForDebugger) await conn.sendMayFail('Runtime.runIfWaitingForDebugger', {}, session);
 }

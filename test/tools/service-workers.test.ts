@@ -6,10 +6,21 @@ import t from 'tap';
 import { call } from '../fixtures/daemon.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { html } from '../fixtures/site.js';
+import { WebSocketServer } from 'ws';
 
 let stack: Stack;
+/** What reached the site's WebSocket endpoint, by message. */
+const socketMessages: string[] = [];
 const reports = new Map<string, (r: string) => void>();
 const reported = (who: string) => new Promise<string>((resolve) => reports.set(who, resolve));
+
+/** A page that opens a WebSocket to its own host and reports whether it opened (`who` says who served it). */
+const LANDING = (who: string) => `<title>${who}</title><script>
+  let ws;
+  const report = (r) => fetch('/sw-done?who=landing&r=' + r + '-${who}');
+  try { ws = new WebSocket('ws://' + location.host + '/sw-ws'); ws.onopen = () => (ws.send('from-${who}'), report('open')); ws.onerror = () => report('error'); }
+  catch (e) { report('error'); }
+</script>`;
 
 t.before(async () => {
   stack = await startStack();
@@ -20,10 +31,18 @@ t.before(async () => {
       self.addEventListener('install', () => self.skipWaiting());
       self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
       self.addEventListener('fetch', (e) => {
+        // The worker answers this page itself: no request for it reaches the network.
+        if (new URL(e.request.url).pathname === '/sw-landing') {
+          e.respondWith(new Response(${JSON.stringify(LANDING('sw'))}, { headers: { 'content-type': 'text/html' } }));
+          return;
+        }
         if (new URL(e.request.url).pathname !== '/sw-echo') return;
         e.respondWith(fetch(e.request).then((r) => r.text()).then((body) => new Response('sw:' + body)));
       });`);
   });
+  site.route('/sw-landing', html(LANDING('network')));
+  site.route('/sw-write-free', html('<p>a writable site</p>'));
+  new WebSocketServer({ server: site.server }).on('connection', (ws) => ws.on('message', (m) => socketMessages.push(String(m))));
   site.route('/sw-echo', (_req, res, body) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end(body || 'get');
@@ -86,4 +105,20 @@ t.test("once the user's policy makes a site read-only, its service worker sends 
   await call(stack.client, 'browser_open', { url: `${stack.site.url}/sw-write`, mode: 'act' });
   t.match(await write, /^failed/, 'the write was refused');
   t.equal(posts('from-read-write').length, 0, 'nothing reached the site');
+});
+
+t.test("a read-only site's service worker cannot answer an act tab's page around the guard", async (t) => {
+  // The worker installed while the site was writable answers /sw-landing itself. Such an answer never passes
+  // the tab's request interception, so the page it makes would escape what a read-only site's page gets (no
+  // WebSocket, no WebRTC) if the worker were let answer it. (The policy of the test above still stands.)
+  const landed = reported('landing');
+  // The tab starts on a writable site, so it is the navigation into the read-only one that must bring the rules.
+  const open = await call(stack.client, 'browser_open', { url: `http://away.test:${stack.site.port}/sw-write-free`, mode: 'act' });
+  t.notOk(open.isError, open.text);
+  const tab = /Opened tab (t\d+)/.exec(open.text)![1];
+  const nav = await call(stack.client, 'browser_navigate', { tab, url: `${stack.site.url}/sw-landing` });
+  t.notOk(nav.isError, nav.text);
+  t.match(await landed, /^error-network$/, 'the page came from the site, and could not open a WebSocket');
+  t.ok(stack.site.requests.some((r) => r.path === '/sw-landing'), 'its request reached the site through the tab');
+  t.same(socketMessages, [], 'nothing reached the site over a WebSocket');
 });
