@@ -42,15 +42,24 @@ export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: st
   const guard = new WriteGuard(conn, owner, { hostAccess, adFilter });
   const children = new TargetAdoption(conn, owner, guard, d);
   children.watch(session);
-  const steps: Promise<unknown>[] = [guard.guard(session, d, true), conn.sendMayFail('Target.setAutoAttach', AUTO_ATTACH, session)];
-  if (mode === 'read' || hostAccess(p.targetInfo.url) === 'read_only') steps.push(conn.sendMayFail('Runtime.evaluate', { expression: READ_TAB_GUARD }, session));
-  if (p.targetInfo.type === 'service_worker' && serviceWorkers) {
-    // A read-only site's worker answers no page (service-worker-fetch.ts); any other can be switched off later.
-    const fetchOff = mode === 'read' || serviceWorkers.fetchOffFor(p.targetInfo.url);
-    steps.push(conn.sendMayFail('Runtime.evaluate', { expression: fetchSwitchScript(fetchOff) }, session));
-    serviceWorkers.started(session, p.targetInfo.url, fetchOff);
-    d.add({ dispose: () => serviceWorkers.gone(session) });
-  }
-  await Promise.all(steps);
+  /** What runs in the worker's global scope before its script: again each time the worker starts over. */
+  const realmSteps = (): Promise<unknown>[] => {
+    const steps: Promise<unknown>[] = [];
+    if (mode === 'read' || hostAccess(p.targetInfo.url) === 'read_only') steps.push(conn.sendMayFail('Runtime.evaluate', { expression: READ_TAB_GUARD }, session));
+    if (p.targetInfo.type === 'service_worker' && serviceWorkers) {
+      // A read-only site's worker answers no page (service-worker-fetch.ts); any other can be switched off later.
+      const fetchOff = mode === 'read' || serviceWorkers.fetchOffFor(p.targetInfo.url);
+      steps.push(conn.sendMayFail('Runtime.evaluate', { expression: fetchSwitchScript(fetchOff) }, session));
+      serviceWorkers.started(session, p.targetInfo.url, fetchOff);
+    }
+    return steps;
+  };
+  if (serviceWorkers) d.add({ dispose: () => serviceWorkers.gone(session) });
+  // A service worker stops when idle and starts again when a page needs it, on the same session: Chromium says
+  // so with targetReloadedAfterCrash, and the new global scope waits, paused, for its rules again.
+  d.add(conn.on('Inspector.targetReloadedAfterCrash', session, () => {
+    void Promise.all(realmSteps()).then(() => conn.sendMayFail('Runtime.runIfWaitingForDebugger', {}, session));
+  }));
+  await Promise.all([guard.guard(session, d, true), conn.sendMayFail('Target.setAutoAttach', AUTO_ATTACH, session), ...realmSteps()]);
   if (p.waitingForDebugger) await conn.sendMayFail('Runtime.runIfWaitingForDebugger', {}, session);
 }

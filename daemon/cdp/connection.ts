@@ -94,6 +94,9 @@ export class CdpConnection {
       return;
     }
     if (!msg.method) return;
+    // A target back after a crash (or a service worker started again) takes commands at once: its listeners
+    // re-apply their rules to it before letting it run.
+    if (msg.method === 'Inspector.targetReloadedAfterCrash' && msg.sessionId) this.crashedSessions.delete(msg.sessionId);
     // Listeners first (the tab marks itself crashed or closed), then the rejections they will see.
     this.emit(`${msg.method}|${msg.sessionId ?? ''}`, msg.params, msg.sessionId);
     this.emit(`${msg.method}|*`, msg.params, msg.sessionId);
@@ -107,8 +110,6 @@ export class CdpConnection {
     } else if (msg.method === 'Inspector.targetCrashed' && msg.sessionId) {
       this.crashedSessions.add(msg.sessionId);
       this.endSession(msg.sessionId, { kind: 'crashed', reason: 'the page crashed' });
-    } else if (msg.method === 'Inspector.targetReloadedAfterCrash' && msg.sessionId) {
-      this.crashedSessions.delete(msg.sessionId);
     }
   }
 

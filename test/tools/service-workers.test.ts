@@ -31,6 +31,10 @@ t.before(async () => {
       self.addEventListener('install', () => self.skipWaiting());
       self.addEventListener('activate', (e) => e.waitUntil(self.clients.claim()));
       self.addEventListener('fetch', (e) => {
+        if (new URL(e.request.url).pathname === '/sw-hello') {
+          e.respondWith(new Response('<title>answered by the worker</title>', { headers: { 'content-type': 'text/html' } }));
+          return;
+        }
         // The worker answers this page itself: no request for it reaches the network.
         if (new URL(e.request.url).pathname === '/sw-landing') {
           e.respondWith(new Response(${JSON.stringify(LANDING('sw'))}, { headers: { 'content-type': 'text/html' } }));
@@ -97,6 +101,26 @@ t.test('a read tab registers no service worker and its writes do not go through 
   t.equal(posts('from-read-write').length, 0, 'nothing reached the site');
 });
 
+/** Stops every service worker of alice's browser, as Chromium does to one left idle for a while. */
+async function stopWorkers(tab: string) {
+  const page = await (await stack.d.daemon.env.pool.get('alice')).getTab(tab);
+  await page.send('ServiceWorker.enable', {});
+  await page.send('ServiceWorker.stopAllWorkers', {});
+}
+
+const tabOf = (text: string) => /(?:Opened tab|Tab) (t\d+)/.exec(text)![1]!;
+
+t.test('a worker stopped when idle starts again for the next page, and answers it', async (t) => {
+  // Started again, the worker waits paused on the sessions it already had; it used to be never let go, and
+  // the page that needed it hung until the navigation timed out.
+  const open = await call(stack.client, 'browser_open', { url: `${stack.site.url}/sw-write-free`, mode: 'act' });
+  const tab = tabOf(open.text);
+  await stopWorkers(tab);
+  const nav = await call(stack.client, 'browser_navigate', { tab, url: `${stack.site.url}/sw-hello` });
+  t.notOk(nav.isError, nav.text);
+  t.match(nav.text, /answered by the worker/);
+});
+
 t.test("once the user's policy makes a site read-only, its service worker sends no write for an act tab", async (t) => {
   // The worker the first test installed still controls this origin (service workers need a secure context:
   // a loopback address is one, a name mapped to loopback is not).
@@ -121,4 +145,17 @@ t.test("a read-only site's service worker cannot answer an act tab's page around
   t.match(await landed, /^error-network$/, 'the page came from the site, and could not open a WebSocket');
   t.ok(stack.site.requests.some((r) => r.path === '/sw-landing'), 'its request reached the site through the tab');
   t.same(socketMessages, [], 'nothing reached the site over a WebSocket');
+});
+
+t.test('started again on a read-only site, the worker still answers no page and sends no write', async (t) => {
+  const open = await call(stack.client, 'browser_open', { url: `http://away.test:${stack.site.port}/sw-write-free`, mode: 'act' });
+  const tab = tabOf(open.text);
+  await stopWorkers(tab);
+  const nav = await call(stack.client, 'browser_navigate', { tab, url: `${stack.site.url}/sw-hello` });
+  t.notOk(nav.isError, nav.text);
+  t.notMatch(nav.text, /answered by the worker/, 'the page came from the site');
+  const write = reported('read-write');
+  await call(stack.client, 'browser_navigate', { tab, url: `${stack.site.url}/sw-write` });
+  t.match(await write, /^failed/, 'the write was refused');
+  t.equal(posts('from-read-write').length, 0, 'nothing reached the site');
 });
