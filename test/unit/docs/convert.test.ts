@@ -7,7 +7,7 @@ import { closeConverterThreads } from '../../../daemon/docs/pool.js';
 import { detectKind } from '../../../daemon/docs/detect.js';
 import { makeDocx, makePdf, makePptx, makeXlsx, makeZipBomb } from '../../fixtures/documents.js';
 
-const cfg = { converterTimeoutMs: 10_000 };
+const cfg = { converterTimeoutMs: 120_000 };
 t.teardown(closeConverterThreads);
 
 async function codeOf(p: Promise<unknown>): Promise<string> {

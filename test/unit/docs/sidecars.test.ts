@@ -12,7 +12,7 @@ const codeOf = (p: Promise<unknown>) => p.then(() => 'no error', (e) => (e as { 
 t.test('markitdown-mcp over Streamable HTTP with a data: URI', async (t) => {
   const md = await startFakeMarkitdown();
   t.teardown(md.close);
-  const cfg = { markitdownUrl: md.url, converterTimeoutMs: 10_000 };
+  const cfg = { markitdownUrl: md.url, converterTimeoutMs: 120_000 };
   const c = await convertDocument(cfg, { bytes: Buffer.from('epub words'), name: 'Book One.epub', contentType: 'application/epub+zip' });
   t.equal(c.converter, 'markitdown');
   t.equal(c.kind, 'epub');
@@ -32,7 +32,7 @@ t.test('markitdown-mcp over Streamable HTTP with a data: URI', async (t) => {
 t.test('docling-serve: multipart part files, Markdown from document.md_content', async (t) => {
   const dl = await startFakeDocling();
   t.teardown(dl.close);
-  const cfg = { doclingUrl: dl.url, converterTimeoutMs: 10_000 };
+  const cfg = { doclingUrl: dl.url, converterTimeoutMs: 120_000 };
   const c = await convertDocument(cfg, { bytes: Buffer.from('old word file'), name: 'memo.doc' });
   t.equal(c.converter, 'docling');
   t.match(c.content, /# From docling\n\nmemo\.doc: old word file/);
@@ -46,7 +46,7 @@ t.test('auto prefers markitdown when both are set; a converter that is down is n
   const md = await startFakeMarkitdown();
   const dl = await startFakeDocling();
   t.teardown(async () => { await md.close(); await dl.close(); });
-  const both = { markitdownUrl: md.url, doclingUrl: dl.url, converterTimeoutMs: 10_000 };
+  const both = { markitdownUrl: md.url, doclingUrl: dl.url, converterTimeoutMs: 120_000 };
   t.equal((await convertDocument(both, { bytes: Buffer.from('x'), name: 'a.odt' })).converter, 'markitdown');
   t.equal((await convertDocument(both, { bytes: Buffer.from('x'), name: 'a.odt' }, { converter: 'docling' })).converter, 'docling');
   await dl.close();
