@@ -326,7 +326,9 @@ export class CrawlRun {
     const tab = await this.takeTab();
     try {
       const { includeHidden, scrollUntil, collect } = this.spec;
-      const collector = collect ? { env: this.env, user: this.rec.user, signal: this.halt.signal, captions: collect.caption ? this.model?.captioner() : undefined } : undefined;
+      // A file is fetched with the person's cookies too: one whose address acts is not fetched, as a link is not.
+      const refuse = (u: string) => actionRefusal(u, this.onProfile);
+      const collector = collect ? { env: this.env, user: this.rec.user, signal: this.halt.signal, captions: collect.caption ? this.model?.captioner() : undefined, refuse } : undefined;
       return await readInBrowser(tab, url, { includeHidden, scrollUntil, collect, collector, signal: this.halt.signal, hops: this.tabHops.get(tab), start });
     } finally {
       this.freeTabs.push(tab);

@@ -5,7 +5,8 @@
  * (meta refresh, location.href) to /logout or /account/delete. The fixture site counts every request: the
  * address the hop goes to is never requested, and the page ends `blocked` with a reason naming the hop.
  * Redirects within the rules still read (a start URL to its language home, under allow patterns it is not
- * held to), and a frame of a page that would load /logout is refused without failing the page.
+ * held to), and a frame of a page that would load /logout is refused without failing the page. A file collect
+ * would fetch is judged by its address too.
  */
 import t from 'tap';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
@@ -43,6 +44,8 @@ t.before(async () => {
   site.route('/script', page('/script', '<script>location.href = "/account/delete?id=2";</script>'));
   site.route('/onload', page('/onload', '<script>addEventListener("load", () => { location.href = "/cart/empty?all=1"; });</script>'));
   site.route('/framed', page('/framed', '<iframe src="/logout"></iframe>'));
+  site.route('/files', page('/files', '<a href="/docs/report.pdf">Report</a> <a href="/account/delete.pdf">Form</a>'));
+  for (const f of ['/docs/report.pdf', '/account/delete.pdf']) site.route(f, (_q, res) => void res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4 not really'));
   site.route('/home', redirect(() => '/en/'));
   site.route('/en/', page('/en/'));
 });
@@ -157,4 +160,15 @@ t.test('redirects within the rules still read: a start URL to its language home,
     t.equal(item.status, 'done', item.error ?? '');
     t.match(item.finalUrl, /\/en\/$/);
   }
+});
+
+t.test('collect on a crawl: a file whose address acts is not fetched with the profile\'s cookies', async (t) => {
+  const { item, got } = await one('/files', 'browser', { collect: { documents: true } });
+  t.equal(item.status, 'done', item.error ?? '');
+  t.ok(got.includes('site.test/docs/report.pdf'), 'an ordinary file is fetched');
+  t.notOk(got.includes('site.test/account/delete.pdf'), 'the file that acts is not');
+  const file = item.files?.find((f) => f.url.endsWith('/account/delete.pdf'));
+  t.equal(file?.status, 'failed');
+  t.equal(file?.reason, 'blocked');
+  t.match(file?.error, /looks like an action/);
 });
