@@ -12,6 +12,7 @@
  * page: it is only held to the rules about acting (sign-out, destructive), and refused without failing the page.
  */
 import type { DocumentJudge } from '../browser/write-guard.js';
+import type { Tab } from '../browser/tab.js';
 import { addressRefusal, type FetchGuard } from '../net/guarded-fetch.js';
 import { destructiveLink, destructiveReason } from '../policy/destructive-links.js';
 import type { RobotsBook } from './robots.js';
@@ -117,4 +118,15 @@ function samePage(a: string, b: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * For readers of the signed-in profile that are no crawl (browser_explore, browser_map with useBrowser): every
+ * document of `tab` is held to the rules about acting (sign-out, destructive-links.ts), redirects and the
+ * page's own navigations included. Installed before the tab loads anything; the tab keeps it until it closes.
+ */
+export async function judgeActions(tab: Tab): Promise<TabHops> {
+  const hops = new TabHops(async (url) => actionRefusal(url, true), (url) => actionRefusal(url, true));
+  await tab.judgeDocuments(hops.judge);
+  return hops;
 }

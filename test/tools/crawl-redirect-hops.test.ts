@@ -6,7 +6,8 @@
  * address the hop goes to is never requested, and the page ends `blocked` with a reason naming the hop.
  * Redirects within the rules still read (a start URL to its language home, under allow patterns it is not
  * held to), and a frame of a page that would load /logout is refused without failing the page. A file collect
- * would fetch is judged by its address too.
+ * would fetch is judged by its address too. browser_explore and browser_map (useBrowser), which also read on the
+ * profile, hold their redirects and the page's own navigations to the rules about acting.
  */
 import t from 'tap';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
@@ -46,6 +47,7 @@ t.before(async () => {
   site.route('/framed', page('/framed', '<iframe src="/logout"></iframe>'));
   site.route('/files', page('/files', '<a href="/docs/report.pdf">Report</a> <a href="/account/delete.pdf">Form</a>'));
   for (const f of ['/docs/report.pdf', '/account/delete.pdf']) site.route(f, (_q, res) => void res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4 not really'));
+  site.route('/start', page('/start', '<a href="/go/1">Go on</a> <a href="/meta">Moved</a>'));
   site.route('/home', redirect(() => '/en/'));
   site.route('/en/', page('/en/'));
 });
@@ -171,4 +173,24 @@ t.test('collect on a crawl: a file whose address acts is not fetched with the pr
   t.equal(file?.status, 'failed');
   t.equal(file?.reason, 'blocked');
   t.match(file?.error, /looks like an action/);
+});
+
+t.test('browser_explore: a link that redirects to /logout, or a page that refreshes there, is not followed', async (t) => {
+  const before = site.requests.length;
+  const r = await d.rest(alice, 'POST', '/v1/tools/browser_explore', { url: `${base}/start`, maxPages: 5 });
+  t.equal(r.status, 200, JSON.stringify(r.json));
+  const got = reached(before);
+  t.ok(got.includes('site.test/go/1') && got.includes('site.test/meta'), 'the links were read');
+  t.notOk(got.includes('site.test/logout'), '/logout was never requested');
+  const failed = r.json.map.failed as { url: string; error: string }[];
+  t.match(failed.find((f) => f.url.endsWith('/go/1'))?.error, /the redirect from .*\/go\/1 to .*\/logout was not followed/);
+  t.match(failed.find((f) => f.url.endsWith('/meta'))?.error, /the page went on to .*\/logout by itself/);
+});
+
+t.test('browser_map with useBrowser: a start page that redirects to an address that acts is refused', async (t) => {
+  const before = site.requests.length;
+  const r = await d.rest(alice, 'POST', '/v1/tools/browser_map', { url: `${base}/go/2`, useBrowser: true, sitemap: 'skip', feeds: 'skip' });
+  t.equal(r.status, 403, JSON.stringify(r.json));
+  t.match(r.json.error?.message ?? JSON.stringify(r.json), /the redirect from .*\/go\/2 to .*\/cart\/empty\?all=1 was not followed/);
+  t.notOk(reached(before).includes('site.test/cart/empty'), '/cart/empty was never requested');
 });
