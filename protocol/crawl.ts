@@ -70,6 +70,11 @@ export interface FetchOptions {
   maxBytes?: number;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Asked before each redirect hop is requested, with where it goes and the address that redirected there: a
+   * crawl judges the hop as it judges a link. Throwing stops the fetch there; nothing is sent to `to`.
+   */
+  beforeRedirect?: (to: string, from: string) => Promise<void>;
 }
 
 /** One way to get a URL: the guarded network fetch, or that fetch behind a response cache. */

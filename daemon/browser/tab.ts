@@ -15,7 +15,7 @@ import { LISTENER_MARKER_SOURCE } from '../../injected/listeners.js';
 import { Ring, type LogEntry, type NetworkEntry, type LogKind } from './tab-log.js';
 import { READ_TAB_GUARD } from './read-guard.js';
 import { TabNetwork, assertAlive } from './tab-network.js';
-import { WriteGuard, type RequestRules, type Responder } from './write-guard.js';
+import { WriteGuard, type DocumentJudge, type RequestRules, type Responder } from './write-guard.js';
 import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
 import { TrafficRecorder } from '../traffic/recorder.js';
 import { TabRoutes } from './routes.js';
@@ -145,6 +145,15 @@ export class Tab {
   async setResponder(responder: Responder): Promise<() => Promise<void>> {
     await this.guard.setResponder(responder);
     return () => this.guard.dropResponder(responder);
+  }
+
+  /**
+   * Lets `judge` refuse each http(s) document request of the tab (its own page's redirect hops and the
+   * navigations its page starts, frames', popups') before it goes out; undefined takes it off. Resolves once
+   * every session of the tab holds its document requests for the judge.
+   */
+  judgeDocuments(judge: DocumentJudge | undefined): Promise<void> {
+    return this.guard.judgeDocuments(judge);
   }
 
   /** Calls `cb` with every GET response the tab's page receives, body included (a cache recording). */

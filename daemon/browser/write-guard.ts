@@ -38,7 +38,26 @@ export type HostAccessFn = (url: string) => HostAccess | 'default';
 export type ResponderAnswer = { status: number; headers: Record<string, string>; body: Buffer } | 'fail' | undefined;
 export type Responder = (req: { url: string; method: string; resourceType: string }) => Promise<ResponderAnswer>;
 
-interface PausedRequest { requestId: string; networkId?: string; frameId?: string; request: { url: string; method: string; headers?: Record<string, string> }; resourceType: string }
+interface PausedRequest { requestId: string; networkId?: string; frameId?: string; redirectedRequestId?: string; request: { url: string; method: string; headers?: Record<string, string> }; resourceType: string }
+
+/** A document request about to go out, as a DocumentJudge sees it. */
+export interface DocumentRequest {
+  url: string;
+  /** The tab's own page (false: a frame inside it, or a popup it opened). */
+  mainFrame: boolean;
+  /** Set when the request follows a redirect: the address that answered with it (when known). */
+  redirect?: { from?: string };
+}
+
+/**
+ * A say over every http(s) document request of the tab's sessions before it goes out (each redirect hop and
+ * each navigation the page starts itself included), after the user's rules let it through: why it may not
+ * go out, or undefined. A crawl's read tabs judge their hops as they judge links (crawl/hops.ts).
+ */
+export type DocumentJudge = (req: DocumentRequest) => Promise<string | undefined>;
+
+/** Document requests remembered per guard, so a redirect hop can name the address it came from. */
+const DOCUMENT_URLS_KEPT = 64;
 
 /** Called with each document request the rules let through, before it goes on; may answer the headers it goes out with. */
 export type DocumentHook = (session: string, p: PausedRequest) => Promise<{ name: string; value: string }[] | undefined>;
@@ -73,6 +92,10 @@ export class WriteGuard {
   private responder?: Responder;
   /** The persistent identity's per-document switch (daemon/identity/tab-identity.ts). */
   onDocument?: DocumentHook;
+  /** Judges each document request the rules let through (judgeDocuments). */
+  private documentJudge?: DocumentJudge;
+  /** Recent document requests' addresses by network id (kept across redirects) and by request id. */
+  private documentUrls = new Map<string, string>();
   private hostAccess: HostAccessFn;
 
   constructor(
@@ -94,7 +117,7 @@ export class WriteGuard {
     const byRules = this.rules.interception;
     if (!byRules || this.owner.mode === 'read' || this.routes?.size || this.responder) return 'all';
     const level = byRules();
-    return level === 'none' && this.owner.allowedDomains?.length ? 'documents' : level;
+    return level === 'none' && (this.owner.allowedDomains?.length || this.documentJudge) ? 'documents' : level;
   }
 
   /** Tells one session what to hold; a session's commands run in order, so the last one sent holds. */
@@ -132,6 +155,12 @@ export class WriteGuard {
   async dropResponder(responder: Responder): Promise<void> {
     if (this.responder !== responder) return;
     this.responder = undefined;
+    await this.refresh();
+  }
+
+  /** Lets `judge` refuse document requests from now on (undefined: no judge); holds documents at least before it answers. */
+  async judgeDocuments(judge: DocumentJudge | undefined): Promise<void> {
+    this.documentJudge = judge;
     await this.refresh();
   }
 
@@ -238,6 +267,7 @@ export class WriteGuard {
       void this.conn.sendMayFail('Fetch.failRequest', { requestId: p.requestId, errorReason: 'BlockedByClient' }, session);
       return;
     }
+    if (p.resourceType === 'Document' && (await this.judgedAway(p, session))) return;
     if (this.isOwnDocument(p)) this.owner.documentRequested?.(p.networkId, p.request.url);
     if (p.resourceType === 'Document') await this.realmGuardFor(session, p);
     const headers = p.resourceType === 'Document' && this.onDocument ? await this.onDocument(session, p) : undefined;
@@ -255,6 +285,30 @@ export class WriteGuard {
       }
     }
     void this.conn.sendMayFail('Fetch.continueRequest', { requestId: p.requestId, ...(headers ? { headers } : {}) }, session);
+  }
+
+  /**
+   * Asks the document judge about a document request (fails it and answers true when refused). A judge that
+   * throws refuses: fail closed. Each document request's address is kept under its network id, which a
+   * redirect hop shares with the request it follows, so the judge is told where a hop came from.
+   */
+  private async judgedAway(p: PausedRequest, session: string): Promise<boolean> {
+    const url = p.request.url;
+    const key = p.networkId ?? p.requestId;
+    const from = this.documentUrls.get(key) ?? (p.redirectedRequestId ? this.documentUrls.get(p.redirectedRequestId) : undefined);
+    const redirect = p.redirectedRequestId !== undefined || from !== undefined;
+    this.documentUrls.delete(key);
+    this.documentUrls.set(key, url);
+    if (this.documentUrls.size > DOCUMENT_URLS_KEPT) this.documentUrls.delete(this.documentUrls.keys().next().value!);
+    const judge = this.documentJudge;
+    if (!judge || !/^https?:/.test(url)) return false;
+    const no = await judge({ url, mainFrame: this.isOwnDocument(p), ...(redirect ? { redirect: from !== undefined ? { from } : {} } : {}) }).catch(
+      (e) => `it could not be judged (${e instanceof Error ? e.message : String(e)})`,
+    );
+    if (!no) return false;
+    this.owner.logEvent('navigation_blocked', { method: p.request.method, url, detail: no });
+    void this.conn.sendMayFail('Fetch.failRequest', { requestId: p.requestId, errorReason: 'BlockedByClient' }, session);
+    return true;
   }
 
   private async answerByRoute(a: RouteAnswer, p: PausedRequest, session: string) {

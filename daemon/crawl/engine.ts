@@ -1,7 +1,9 @@
 /**
  * One crawl run going: up to `concurrency` pages in flight, each host spaced (politeness.ts), robots.txt asked
  * first (robots.ts), a page read over http or in a read tab of the user's own profile, rendered
- * (page-output.ts), and finished in one store transaction with the links it found (storage/crawls.ts).
+ * (page-output.ts), and finished in one store transaction with the links it found (storage/crawls.ts). Every
+ * hop of a page's fetch (redirects, and in a tab the navigations its page starts) is judged as a link is
+ * (hops.ts) before it is requested.
  * Pause stops new pages (those in flight finish); cancel also drops the queue; `stop` (daemon shutdown) stops
  * new pages and leaves the run `running` in the store, so the next start goes on from the queue.
  */
@@ -11,7 +13,7 @@ import type { Tab } from '../browser/tab.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { CrawlSpec } from './params.js';
 import type { CrawlItem, Fetcher, FetchedResponse, PageInput } from './types.js';
-import { fetchGuardFor, networkFetcher } from '../net/guarded-fetch.js';
+import { fetchGuardFor, networkFetcher, type FetchGuard } from '../net/guarded-fetch.js';
 import { withResponseCache, attachTabCache } from '../cache/index.js';
 import { RobotsBook } from './robots.js';
 import { readSitemapUrls } from './sitemap.js';
@@ -21,6 +23,7 @@ import { readInBrowser } from './browser-reader.js';
 import { crawlSites, looksLikeSignOut, onSites, pageKey, passesRules } from './rules.js';
 import { destructiveLink, destructiveReason } from '../policy/destructive-links.js';
 import { HostSchedule, MAX_TRIES } from './politeness.js';
+import { HopRefused, TabHops, actionRefusal, hopRefusal, redirectReason, type HopRules } from './hops.js';
 import { scrubDeep } from '../tools/redact.js';
 import { userSecretForms } from '../vault/user-secrets.js';
 import { DISABLED_SWEEP_MS } from '../accounts/disabled.js';
@@ -46,6 +49,11 @@ export class CrawlRun {
   private readonly sites: Set<string>;
   private tabs: Tab[] = [];
   private freeTabs: Tab[] = [];
+  /** Each tab's document judge (hops.ts), for the run's life. */
+  private tabHops = new Map<Tab, TabHops>();
+  private readonly guard: FetchGuard;
+  /** The start URLs as queue keys: their hops are not held to allow/deny (hops.ts). */
+  private readonly starts: Set<string>;
   private releaseBrowser?: () => void;
   /** Aborted when the run stops (shutdown): ends a scroll or a file fetch under way instead of waiting it out. */
   private readonly halt = new AbortController();
@@ -61,9 +69,11 @@ export class CrawlRun {
   ) {
     this.spec = rec.spec;
     this.hosts = new HostSchedule(this.spec.delayMs);
-    this.fetcher = withResponseCache(env, rec.user, this.spec.cache, this.spec.cacheName, networkFetcher(fetchGuardFor(env, rec.user)));
+    this.guard = fetchGuardFor(env, rec.user);
+    this.fetcher = withResponseCache(env, rec.user, this.spec.cache, this.spec.cacheName, networkFetcher(this.guard));
     this.robots = new RobotsBook(this.fetcher);
     this.sites = crawlSites([...this.spec.startUrls, ...(this.spec.sitemap ? [this.spec.sitemap] : [])]);
+    this.starts = new Set(this.spec.startUrls.map((u) => pageKey(u)));
     this.done = this.loop().catch((e) => this.fail(e));
   }
 
@@ -230,7 +240,8 @@ export class CrawlRun {
         if (entry.depth < this.spec.maxDepth) links = this.follow(linkTexts.length ? linkTexts : found.map((url) => ({ url })), entry.depth + 1);
       }
     } catch (e) {
-      item = { ...base, status: 'failed', error: e instanceof BrowserdError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e) };
+      if (e instanceof HopRefused) item = { ...base, status: 'blocked', error: e.reason };
+      else item = { ...base, status: 'failed', error: e instanceof BrowserdError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e) };
     }
     await this.finishPage(entry, item, links);
   }
@@ -281,12 +292,18 @@ export class CrawlRun {
   private async read(entry: QueueEntry, host: string): Promise<PageInput | undefined> {
     let page: PageInput;
     let retryAfter: string | undefined;
-    if (this.spec.mode === 'browser') page = await this.readInTab(entry.url);
+    const start = this.starts.has(entry.url);
+    if (this.spec.mode === 'browser') page = await this.readInTab(entry.url, start);
     else {
-      const res = await this.fetcher(entry.url);
+      // Each redirect is judged before it is requested, as a link is: thrown, HopRefused ends the page blocked.
+      const beforeRedirect = async (to: string, from: string) => {
+        const why = await hopRefusal(this.hopRules, to, start);
+        if (why) throw new HopRefused(redirectReason(from, to, why));
+      };
+      const res = await this.fetcher(entry.url, { beforeRedirect });
       retryAfter = res.headers['retry-after'];
       page = httpPage(entry.url, res);
-      if (this.spec.mode === 'auto' && page.status >= 200 && page.status < 300 && needsBrowser(page)) page = await this.readInTab(entry.url);
+      if (this.spec.mode === 'auto' && page.status >= 200 && page.status < 300 && needsBrowser(page)) page = await this.readInTab(entry.url, start);
     }
     if (page.status === 429 || page.status === 503) {
       const tries = (entry.tries ?? 0) + 1;
@@ -299,12 +316,20 @@ export class CrawlRun {
     return page;
   }
 
-  private async readInTab(url: string): Promise<PageInput> {
+  /** What this run's hops are judged by: its link rules (hops.ts). */
+  private get hopRules(): HopRules {
+    const { sameDomain, allow, deny, obeyRobots } = this.spec;
+    return { sameDomain, sites: this.sites, allow, deny, onProfile: this.onProfile, obeyRobots, robots: this.robots, guard: this.guard };
+  }
+
+  private async readInTab(url: string, start: boolean): Promise<PageInput> {
     const tab = await this.takeTab();
     try {
       const { includeHidden, scrollUntil, collect } = this.spec;
-      const collector = collect ? { env: this.env, user: this.rec.user, signal: this.halt.signal, captions: collect.caption ? this.model?.captioner() : undefined } : undefined;
-      return await readInBrowser(tab, url, { includeHidden, scrollUntil, collect, collector, signal: this.halt.signal });
+      // A file is fetched with the person's cookies too: one whose address acts is not fetched, as a link is not.
+      const refuse = (u: string) => actionRefusal(u, this.onProfile);
+      const collector = collect ? { env: this.env, user: this.rec.user, signal: this.halt.signal, captions: collect.caption ? this.model?.captioner() : undefined, refuse } : undefined;
+      return await readInBrowser(tab, url, { includeHidden, scrollUntil, collect, collector, signal: this.halt.signal, hops: this.tabHops.get(tab), start });
     } finally {
       this.freeTabs.push(tab);
     }
@@ -319,6 +344,16 @@ export class CrawlRun {
     const inst = await this.env.pool.get(this.rec.user);
     // Wheel events reach only a tab that draws: a crawl that scrolls lists reads in drawn tabs.
     const tab = await inst.scratchTab({ drawn: !!this.spec.scrollUntil });
+    // Judge first, then the page: no document of the tab goes out unjudged.
+    const hops = new TabHops((u, start) => hopRefusal(this.hopRules, u, start), (u) => actionRefusal(u, this.onProfile));
+    this.tabHops.set(tab, hops);
+    try {
+      await tab.judgeDocuments(hops.judge);
+    } catch (e) {
+      this.tabHops.delete(tab);
+      await tab.close().catch(() => undefined);
+      throw e;
+    }
     if (this.spec.cache !== 'off') await attachTabCache(this.env, this.rec.user, this.spec.cache, this.spec.cacheName, tab);
     this.tabs.push(tab);
     return tab;
@@ -327,6 +362,7 @@ export class CrawlRun {
   private async closeTabs() {
     const tabs = this.tabs.splice(0);
     this.freeTabs = [];
+    this.tabHops.clear();
     await Promise.all(tabs.map((t) => t.close().catch(() => undefined)));
     this.releaseBrowser?.();
     this.releaseBrowser = undefined;

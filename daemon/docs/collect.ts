@@ -138,6 +138,8 @@ export interface CollectContext {
    * made; or why there is none (a crawl after a restart without a host key), which each image then says.
    */
   captions?: { session: ModelSession; left: number } | { unavailable: string };
+  /** Why a file may not be fetched beyond the address rules (a crawl on the profile: an address that acts), or undefined. */
+  refuse?: (url: string) => string | undefined;
 }
 
 /**
@@ -196,7 +198,7 @@ function refusal(ctx: CollectContext, tab: Tab, url: string): string | undefined
 async function collectOne(ctx: CollectContext, tab: Tab, pageUrl: string, f: PageFile, type: CollectFileType, o: CollectOptions): Promise<CollectedEntry> {
   const entry: CollectedEntry = { page: pageUrl, url: f.url, type, status: 'failed' };
   const fail = (reason: string, error: string): CollectedEntry => Object.assign(entry, { status: 'failed' as const, reason, error });
-  const no = refusal(ctx, tab, f.url);
+  const no = refusal(ctx, tab, f.url) ?? ctx.refuse?.(f.url);
   if (no) return fail('blocked', no);
   const maxBytes = Math.min(o.maxBytes ?? DOC_MAX_BYTES, DOC_MAX_BYTES);
   const loaded = await loadResource(tab, f.url, { maxBytes, signal: ctx.signal }).catch((e) => ({ ok: false as const, reason: 'failed' as const, detail: e instanceof Error ? e.message : String(e) }));

@@ -97,12 +97,31 @@ export async function guardedFetch(url: string, opts: GuardedFetchOptions): Prom
       } catch {
         throw new BrowserdError('navigation_failed', `${target.href} redirects to an address that is not a URL`, { next: 'The site is broken at this address; try another page.' });
       }
+      // The caller's say over the hop (a crawl's rules), before anything is sent to it.
+      await opts.beforeRedirect?.(nextUrl, target.href);
       // As browsers do: 303 always, and 301/302 after a POST, go on as a GET without the body.
       if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) method = 'GET';
       current = nextUrl;
       continue;
     }
     return { requestedUrl: url, url: target.href, status: res.status, headers: res.headers, body: res.body };
+  }
+}
+
+/**
+ * Why `url` may not be fetched under `guard` (scheme, credentials, host policy, a private or reserved address
+ * its name resolves to), or undefined when it may: the same checks every hop of guardedFetch gets, asked ahead
+ * (a crawl judging a browser's redirect hop the way it judges its own).
+ */
+export async function addressRefusal(url: string, guard: FetchGuard): Promise<string | undefined> {
+  try {
+    await vetted(checkedUrl(url, guard), guard);
+    return undefined;
+  } catch (e) {
+    if (e instanceof BrowserdError && e.code !== 'navigation_failed') return e.message;
+    // A name that does not resolve is no refusal: the request fails by itself.
+    if (e instanceof BrowserdError) return undefined;
+    throw e;
   }
 }
 

@@ -3,10 +3,12 @@
  * (so it sees what the user sees, and can send nothing), and builds a map: what each page is for, its forms,
  * and where sign-in, search and listings are. Sign-out links are never followed, nor any link that would act
  * on the signed-in profile (destructive-links.ts: delete, unsubscribe, add to cart ...): those are listed in
- * `failed` with the reason, unread, and take nothing of maxPages. The map is remembered.
+ * `failed` with the reason, unread, and take nothing of maxPages; nor a redirect or a navigation of the page
+ * itself to such an address (crawl/hops.ts): the page is then in `failed` with the reason. The map is remembered.
  */
 import type { Tab } from '../browser/tab.js';
 import { readInBrowser } from '../crawl/browser-reader.js';
+import { judgeActions } from '../crawl/hops.js';
 import { looksLikeSignOut, pageKey, siteHost } from '../crawl/rules.js';
 import { pageLinks } from './links.js';
 import { destructiveLink, destructiveReason } from '../policy/destructive-links.js';
@@ -45,6 +47,7 @@ export async function exploreSite(tab: Tab, startUrl: string, maxPages: number, 
   const pages: ExploredPage[] = [];
   const failed: { url: string; error: string }[] = [];
   let skipped = 0;
+  const hops = await judgeActions(tab);
   while (queue.length && pages.length + failed.length - skipped < maxPages && !signal?.aborted) {
     const url = queue.shift()!;
     // The start URL is judged here (found links were judged with their text before they were queued): given by
@@ -58,7 +61,7 @@ export async function exploreSite(tab: Tab, startUrl: string, maxPages: number, 
     let html: string;
     let finalUrl: string;
     try {
-      const page = await readInBrowser(tab, url, { includeHidden: false });
+      const page = await readInBrowser(tab, url, { includeHidden: false, hops });
       if (page.status >= 400) throw new Error(`HTTP ${page.status}`);
       html = page.html;
       finalUrl = page.finalUrl;

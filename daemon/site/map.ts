@@ -12,6 +12,7 @@ import { feedLinksIn, parseFeed, readSitemapUrls } from '../crawl/sitemap.js';
 import { passesRules, siteHost } from '../crawl/rules.js';
 import { rankPassages } from '../read/index.js';
 import { readInBrowser } from '../crawl/browser-reader.js';
+import { HopRefused, judgeActions } from '../crawl/hops.js';
 import type { BrowserInstance } from '../browser/instance.js';
 import { pageLinks } from './links.js';
 import { destructiveLink, destructiveReason } from '../policy/destructive-links.js';
@@ -72,9 +73,13 @@ export async function mapSite(env: Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'poli
       if (acts) throw new BrowserdError('refused', destructiveReason(acts), { next: "Map from the site's home page, or without useBrowser (over http, with no cookies)." });
       const tab = await (await o.browser()).scratchTab();
       try {
-        const page = await readInBrowser(tab, o.url, { includeHidden: false });
+        // Its redirects and the page's own navigations are held to the same rule (crawl/hops.ts).
+        const page = await readInBrowser(tab, o.url, { includeHidden: false, hops: await judgeActions(tab) });
         startHtml = page.html;
         visibleOnly = true;
+      } catch (e) {
+        if (e instanceof HopRefused) throw new BrowserdError('refused', e.reason, { next: "Map from the site's home page, or without useBrowser (over http, with no cookies)." });
+        throw e;
       } finally {
         await tab.close().catch(() => undefined);
       }

@@ -7,7 +7,7 @@ import t from 'tap';
 import { createServer, type Server } from 'node:http';
 import { gzipSync, brotliCompressSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { guardedFetch, type FetchGuard } from '../../../daemon/net/guarded-fetch.js';
+import { addressRefusal, guardedFetch, type FetchGuard } from '../../../daemon/net/guarded-fetch.js';
 
 let server: Server;
 let port: number;
@@ -65,6 +65,27 @@ t.test('every hop is vetted', async (t) => {
   t.equal(await code(guardedFetch(`${base}/to?u=${encodeURIComponent(`http://blocked.test:${port}/plain`)}`, { guard: { ...policy, lookup: async () => [{ address: '127.0.0.1' }] } })), 'blocked', 'the host policy applies to redirects too');
   t.equal(await code(guardedFetch(`file:///etc/passwd`, { guard: open })), 'blocked');
   t.equal(await code(guardedFetch(`http://user:pw@127.0.0.1:${port}/plain`, { guard: open })), 'blocked', 'no credentials in addresses');
+});
+
+t.test("the caller judges each redirect hop before it is requested (a crawl's rules)", async (t) => {
+  const asked: [string, string][] = [];
+  const via = `${base}/to?u=${encodeURIComponent('/see-other')}`;
+  const ok = await guardedFetch(via, { guard: open, beforeRedirect: async (to, from) => void asked.push([to, from]) });
+  t.equal(ok.url, `${base}/plain`);
+  t.same(asked, [[`${base}/see-other`, via], [`${base}/plain`, `${base}/see-other`]], 'every hop, with where it came from');
+  const before = hits.length;
+  const stop = new Error('not this one');
+  const refused = guardedFetch(via, { guard: open, beforeRedirect: async (to) => { if (to.endsWith('/plain')) throw stop; } });
+  await t.rejects(refused, stop, "the caller's refusal ends the fetch");
+  t.same(hits.slice(before), [via.slice(base.length), '/see-other'], 'the refused hop was never requested');
+});
+
+t.test('addressRefusal: the hop checks, asked ahead', async (t) => {
+  t.equal(await addressRefusal(`${base}/plain`, open), undefined);
+  t.match(await addressRefusal(`http://127.0.0.1:${port}/x`, { allowPrivateNetwork: true, deniedPorts: () => new Set([port]) }), /the daemon's own/);
+  t.match(await addressRefusal(`${base}/plain`, { allowPrivateNetwork: false, deniedPorts: () => new Set() }), /loopback address/);
+  t.match(await addressRefusal('file:///etc/passwd', open), /file: addresses are not fetched/);
+  t.equal(await addressRefusal('http://nowhere.invalid/', { ...open, lookup: async () => [] }), undefined, 'a name that does not resolve is no refusal: the request fails by itself');
 });
 
 t.test('caps: size, time, cancel', async (t) => {
