@@ -24,18 +24,7 @@
  */
 import type { Tab } from '../browser/tab.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { registrableDomain as pslDomain } from './site-match.js';
-import { parseHostAsIp } from '../net/address.js';
-
-/**
- * The site a document is on, by the same Public Suffix List the vault binds entries with: an address is its own
- * site, and a host that is a public suffix itself (or a single label) is its own site too.
- */
-function registrableDomain(host: string): string {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  if (parseHostAsIp(h) !== undefined || !h.includes('.')) return h;
-  return pslDomain(h) ?? h;
-}
+import { siteOf } from './site-match.js';
 
 /** A registrable domain; undefined when the document's site is not known (about:blank ...): it meets every site. */
 type Site = string | undefined;
@@ -180,11 +169,11 @@ export function siteOfUrl(url: string): Site {
   }
   if (u.protocol === 'blob:') return siteOfUrl(u.pathname);
   if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) return undefined;
-  return registrableDomain(u.hostname.replace(/^\[|\]$/g, ''));
+  return siteOf(u.hostname.replace(/^\[|\]$/g, ''));
 }
 
 function siteOfHost(host: string): Site {
-  return host ? registrableDomain(host.replace(/^\[|\]$/g, '')) : undefined;
+  return host ? siteOf(host.replace(/^\[|\]$/g, '')) : undefined;
 }
 
 /** Two documents may reach each other's DOM when their sites are the same or either is unknown. */
