@@ -33,6 +33,7 @@ import type { MonitorService } from './monitors/service.js';
 import type { BrowserSettingsService } from './settings/service.js';
 import type { IdentityService } from './identity/service.js';
 import type { AdBlocker } from './adblock/service.js';
+import type { AgentStorageStore } from '../storage/agent-storage.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -48,6 +49,8 @@ export interface DaemonEnv {
   policies: HostPolicies;
   /** Sealed secrets; locked (every use a clear error) when the vault key is missing or wrong. */
   vault: VaultStore;
+  /** Which sites' own storage (service workers, Cache Storage) agent code may have written, per browser and context. */
+  agentStorage: AgentStorageStore;
   /** Codes the daemon filled lately, per user: scrubbed from results like vault values. */
   filledCodes: FilledCodes;
   /** Saved signed-in sessions (cookies and local storage), sealed with the vault key. */

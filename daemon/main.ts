@@ -17,6 +17,8 @@ import { requestInterception } from './policy/request-interception.js';
 import { VaultStore } from '../storage/vault.js';
 import { loadVaultKey } from '../storage/vault-key.js';
 import { FilledCodes } from './vault/filled-codes.js';
+import { AgentStorageStore } from '../storage/agent-storage.js';
+import { markWrittenEverywhere } from './vault/site-storage.js';
 import { SavedSessionStore } from '../storage/saved-sessions.js';
 import { SmsInboxStore } from '../storage/sms-inbox.js';
 import { HandoffStore } from '../storage/handoffs.js';
@@ -115,6 +117,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   if (!vaultKey.ok) log.error({ problem: vaultKey.problem, next: vaultKey.next }, `vault locked: ${vaultKey.message}`);
   const vault = new VaultStore(db, vaultKey, checkLoginEntryWrite);
   const files = new FileStore(cfg.dataDir);
+  const agentStorage = new AgentStorageStore(db);
   // --max-browsers is the default; an admin's max_browsers setting, once set, wins and takes effect at once.
   const browserSettings = new BrowserSettingsService(new BrowserSettingsStore(db), cfg.maxBrowsers);
   const identities = new IdentityService(new IdentityStore(db), browserSettings);
@@ -161,6 +164,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     profiles: new ProfileStore(cfg.dataDir),
     policies,
     vault,
+    agentStorage,
     filledCodes: new FilledCodes(),
     savedSessions: new SavedSessionStore(db, () => vault.keySealer()),
     smsInbox: new SmsInboxStore(db, vaultKey),
@@ -190,6 +194,8 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   };
   // Every store into a user's files (downloads, conversions, exports, videos, PDFs) first asks their quota.
   files.guard = (user, bytes, staged) => env.storageQuota.check(user, bytes, staged);
+  // Raw CDP could have written any site's storage: every site of that browser counts as written until cleaned.
+  env.cdpSessions.onUsedEnd = (user, profile, at) => markWrittenEverywhere(agentStorage, user, profile, at).catch((e) => log.error({ err: String(e) }, 'agent storage marks not saved'));
   pool.storageRoom = (user) => env.storageQuota.room(user);
   // The host's model keys are secrets like vault values: no log line may carry one.
   const hostModelKeys = [cfg.models.openaiKey, cfg.models.anthropicKey, cfg.models.geminiKey].filter((k): k is string => !!k);

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { launchChromium, type LaunchedChromium } from './launcher.js';
 import { type CdpConnection, DisposableStore } from '../cdp/connection.js';
 import { createPageTarget } from './create-target.js';
-import { Tab } from './tab.js';
+import { bumpActivity, Tab } from './tab.js';
 import { adoptBrowserWorker, BROWSER_WORKER_TYPES } from './worker-adoption.js';
 import { RunningServiceWorkers } from './service-worker-fetch.js';
 import type { TabRecord, TabStore } from '../../storage/tabs.js';
@@ -61,6 +61,8 @@ export interface OpenTabOptions {
   allowedDomains?: string[];
   context?: string;
   visible?: boolean;
+  /** Called with the new tab (its target made, its rules in place) just before it loads `url`. */
+  beforeNavigate?: (tab: Tab) => Promise<void>;
 }
 
 export class BrowserInstance {
@@ -234,6 +236,8 @@ export class BrowserInstance {
       waiter(a);
       return;
     }
+    // A page a page opened (or a foreign one) is coming, before any tab of ours holds it (Tab's bumpActivity).
+    bumpActivity(this.conn!);
     const opener = openerId ? [...this.tabs.values()].find((t) => t.targetId === openerId) : undefined;
     if (opener) void this.adoptPopup(opener, targetId, a, p.targetInfo.url).catch((e) => this.opts.log.warn({ err: String(e) }, 'popup adoption failed'));
     else if (openerId && this.scratchTargets.has(openerId)) void this.dropScratchPopup(targetId, a);
@@ -423,7 +427,10 @@ export class BrowserInstance {
     };
     const tab = await this.materialise(rec, { visible: o.visible });
     try {
-      if (o.url) await tab.navigate(o.url);
+      if (o.url) {
+        await o.beforeNavigate?.(tab);
+        await tab.navigate(o.url);
+      }
     } catch (e) {
       await tab.close();
       throw e;

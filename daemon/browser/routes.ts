@@ -124,6 +124,11 @@ export class TabRoutes {
   private nextId = 1;
   /** A mock of this tab answered a request: its body (script, HTML) may be running in one of the tab's pages. */
   private mockAnswered = false;
+  /**
+   * Told of each request a mock answers, with the address of the tab's page then: the body may run as that page's
+   * code or as a new document of the request's origin, and write either's storage (daemon/vault/site-storage.ts).
+   */
+  onMock?: (requestUrl: string, pageUrl: string) => void;
 
   /**
    * Whether the tab's pages may run code the agent wrote: a mock route is in place, or one answered a request
@@ -194,14 +199,17 @@ export class TabRoutes {
   }
 
   /** The newest route matching a request, counted as a hit; undefined when none does. */
-  match(req: { url: string; method: string; resourceType: string }): RouteAnswer | undefined {
+  match(req: { url: string; method: string; resourceType: string }, pageUrl = ''): RouteAnswer | undefined {
     for (let i = this.routes.length - 1; i >= 0; i--) {
       const r = this.routes[i];
       if (r.methods && !r.methods.has(req.method.toUpperCase())) continue;
       if (r.types && !r.types.has(req.resourceType.toLowerCase())) continue;
       if (!r.matchesUrl(req.url)) continue;
       r.view.hits++;
-      if (r.answer.kind === 'mock') this.mockAnswered = true;
+      if (r.answer.kind === 'mock') {
+        this.mockAnswered = true;
+        this.onMock?.(req.url, pageUrl);
+      }
       return r.answer;
     }
     return undefined;

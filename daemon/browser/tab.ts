@@ -27,6 +27,18 @@ const WORLD = 'browserd';
 const CLOSE_ATTEMPTS = 3;
 const CLOSE_CHECK_MS = 500;
 
+/**
+ * Per browser (its CDP connection): act tabs made and main-frame documents they started or committed, popups
+ * attached. A caller compares the count across an await to know that no page of the kind came or went meanwhile
+ * (daemon/vault/site-storage.ts, cleaning a site's storage). Read tabs do not count: they bypass service workers.
+ */
+const activity = new WeakMap<CdpConnection, { n: number }>();
+export function bumpActivity(conn: CdpConnection): void {
+  let a = activity.get(conn);
+  if (!a) activity.set(conn, (a = { n: 0 }));
+  a.n++;
+}
+
 /** A main-frame page event (Tab.onPageEvents). */
 export type PageEvent = { kind: 'navigated'; url: string; loaderId: string } | { kind: 'contentLoad' | 'load'; timestamp: number };
 
@@ -52,6 +64,8 @@ export class Tab {
   private worldContext?: number;
   private mainFrameId?: string;
   private confirmNext = false;
+  /** A main-frame navigation to a new document started and has not committed (or stopped) yet: where it lands is not known. */
+  navigationPending = false;
   crashed = false;
   closed = false;
   private leaving = false;
@@ -111,6 +125,16 @@ export class Tab {
       : undefined;
     this.adoption = new TargetAdoption(conn, owner, this.guard, this.disposables, listenNetwork, () => this.record.mode === 'read' || this.guard.pageIsReadOnly(), onFrame);
     this.listenNetwork = listenNetwork;
+    if (record.mode === 'act') bumpActivity(conn);
+  }
+
+  /** The browser's activity count (bumpActivity): equal across an await when no act tab came or moved meanwhile. */
+  browserActivity(): number {
+    return activity.get(this.conn)?.n ?? 0;
+  }
+
+  private bump() {
+    if (this.record.mode === 'act') bumpActivity(this.conn);
   }
 
   get id() {
@@ -305,6 +329,8 @@ export class Tab {
     d.add(c.on('Page.frameNavigated', s, ({ frame }) => {
       if (frame.parentId) return;
       this.mainFrameId = frame.id;
+      this.navigationPending = false;
+      this.bump();
       // A new document starts its own count of ads blocked, unless it was counted from its request already
       // (documentRequested; a navigation's document request has the new document's loader id as its id).
       if (frame.loaderId !== this.adsDocument?.loaderId) {
@@ -344,7 +370,14 @@ export class Tab {
       if (p.frameId === this.mainFrameId) this.navRequested++;
     }));
     d.add(c.on('Page.frameStoppedLoading', s, (p) => {
-      if (p.frameId === this.mainFrameId) this.loadsStopped++;
+      if (p.frameId !== this.mainFrameId) return;
+      this.loadsStopped++;
+      this.navigationPending = false;
+    }));
+    d.add(c.on('Page.frameStartedNavigating', s, (p) => {
+      if (p.frameId !== this.mainFrameId || /samedocument$/i.test(p.navigationType)) return;
+      this.navigationPending = true;
+      this.bump();
     }));
     d.add(c.on('Runtime.exceptionThrown', s, (p) => this.logEvent('console_error', { detail: (p.exceptionDetails.exception?.description ?? p.exceptionDetails.text).slice(0, 300) })));
     d.add(c.on('Runtime.consoleAPICalled', s, (p) => {

@@ -273,7 +273,7 @@ export class WriteGuard {
     const headers = p.resourceType === 'Document' && this.onDocument ? await this.onDocument(session, p) : undefined;
     // Routes come after the verdict, so a route only answers or stops what the rules already let go out, and
     // before the responder, so the agent's own mock wins over a cache replaying.
-    const routed = this.routes?.match({ url: p.request.url, method: p.request.method, resourceType: p.resourceType });
+    const routed = this.routes?.match({ url: p.request.url, method: p.request.method, resourceType: p.resourceType }, this.owner.url);
     if (routed) return this.answerByRoute(routed, p, session);
     // Every method goes to the responder: a strict replay fails the writes it cannot answer.
     if (this.responder && /^https?:/.test(p.request.url)) {

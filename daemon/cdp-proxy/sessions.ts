@@ -53,6 +53,8 @@ export class CdpSessions {
   private endedAt = new Map<string, number>();
   private key = randomBytes(32);
   private closing = false;
+  /** Told when a session a client used ends: the code it ran may have left anything anywhere in that browser. */
+  onUsedEnd?: (user: string, profile: string | undefined, at: number) => void;
   /** Length of a metered minute. Tests shorten it to see expiry and metering without waiting minutes. */
   minuteMs = 60_000;
   readonly maxMinutes: number;
@@ -173,7 +175,11 @@ export class CdpSessions {
     this.byId.delete(s.id);
     for (const t of s.timers) clearTimeout(t); // clears intervals too
     for (const c of [...s.clients]) c.end(why === 'expired' ? 4001 : 4000, `the CDP session ${why === 'expired' ? 'ran out of time' : why}`);
-    if (s.connected || s.clients.size) this.endedAt.set(`${s.user}\u0000${s.profile ?? ''}`, Date.now());
+    if (s.connected || s.clients.size) {
+      const at = Date.now();
+      this.endedAt.set(`${s.user}\u0000${s.profile ?? ''}`, at);
+      this.onUsedEnd?.(s.user, s.profile, at);
+    }
     s.clients.clear();
     // Billed by the started minute, never past the minutes asked for.
     const used = Math.min(s.minutes, Math.max(1, Math.ceil((Date.now() - s.startedAt) / this.minuteMs)));

@@ -9,6 +9,7 @@ import { checkUrl } from '../net/url-check.js';
 import { goHistory, reload } from '../browser/history.js';
 import { pageUrl } from './response.js';
 import { TabIdField, UrlField } from './output.js';
+import { cleanBeforeOpening } from '../vault/site-storage.js';
 
 export const navigationTools = [
   defineTool({
@@ -27,6 +28,8 @@ export const navigationTools = [
     async handle(ctx, args, out) {
       const url = checkUrl(args.url, ctx.env.cfg);
       const tab = await ctx.tab(args.tab);
+      // A site whose own storage agent code may have written is cleaned first when nothing of it is open.
+      await cleanBeforeOpening(ctx.env.agentStorage, tab, url, (await ctx.browser(tab.record.profile)).tabs.values());
       await tab.navigate(url, args.timeoutMs);
       out.set('tab', tab.id).set('url', tab.url).text(`Tab ${tab.id} is at ${pageUrl(tab.url)}.`).fullUrl(`address of ${tab.id}`, tab.url);
       const title = await tab.title();

@@ -37,7 +37,7 @@ export const pageTools = [
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
       // Never where a filled vault value lives, or could be reached from: any encoding of it would come out.
-      const guard = await admitAgentScript(tab, (await ctx.browser(tab.record.profile)).tabs.values());
+      const guard = await admitAgentScript(tab, (await ctx.browser(tab.record.profile)).tabs.values(), ctx.env.agentStorage);
       const r = await evaluateScript(tab, guard + args.js, args.timeoutMs);
       let text = r.text;
       const cut = text.length > EVALUATE_MAX_CHARS;

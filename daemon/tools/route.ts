@@ -14,6 +14,7 @@ import {
 } from '../browser/routes.js';
 import { TabIdField } from './output.js';
 import { assertNoSecretForMocks, settleDocuments } from '../vault/secret-documents.js';
+import { markWritten } from '../vault/site-storage.js';
 import type { SameType } from '../traffic/same-type.js';
 
 const ADD_ONLY = ['urlPattern', 'kind', 'methods', 'resourceTypes', 'status', 'body', 'contentType', 'headers', 'errorReason'] as const;
@@ -123,6 +124,12 @@ export const routeTools = [
           assertNoSecretForMocks(tab, tabs.values());
         }
         const route = tab.routes.add(spec);
+        // What a mock answers may write the storage of the page it runs in: the site counts as written from then.
+        if (spec.kind === 'mock') {
+          const { agentStorage: store, log } = ctx.env;
+          const where = { user: tab.record.user, profile: tab.record.profile, context: tab.record.context };
+          tab.routes.onMock = (requestUrl, pageUrl) => void markWritten(store, where, [requestUrl, pageUrl])?.catch((e) => log.error({ err: String(e) }, 'agent storage marks not saved'));
+        }
         // Before the answer: from now on the tab's sessions pause what the route is about.
         await tab.requestRulesChanged();
         out.set('route', route).set('routes', tab.routes.list());

@@ -12,6 +12,7 @@ import type { TabRecord } from '../../storage/tabs.js';
 import { bringToFront } from '../browser/layout.js';
 import { createLiveLink } from '../live/index.js';
 import { LiveModeField, TabIdField, TabInfo, TabModeField, UrlField } from './output.js';
+import { cleanBeforeOpening } from '../vault/site-storage.js';
 
 export const OpenInput = params({
   url: Type.Optional(Type.String({ description: 'First address. "example.com" means https://example.com. Without it the tab is blank.', maxLength: 8192 })),
@@ -30,7 +31,11 @@ async function openTab(ctx: ToolContext, args: Static<typeof OpenInput>, out: Re
   if (args.url !== undefined) url = checkUrl(args.url, ctx.env.cfg);
   if (args.context && args.profile) throw new BrowserdError('validation_error', 'give context or profile, not both', { next: 'A context is an incognito-like space inside a profile; pick one.' });
   const inst = await ctx.browser(args.profile);
-  const tab = await inst.openTab({ url, mode: args.mode ?? 'read', allowedDomains: args.allowedDomains, context: args.context, visible: args.visible });
+  const tab = await inst.openTab({
+    url, mode: args.mode ?? 'read', allowedDomains: args.allowedDomains, context: args.context, visible: args.visible,
+    // A site whose own storage agent code may have written is cleaned first when nothing of it is open.
+    beforeNavigate: (t) => cleanBeforeOpening(ctx.env.agentStorage, t, url!, inst.tabs.values()),
+  });
   ctx.touch(tab);
   await ctx.env.tabs.setDefault(ctx.user.id, tab.id);
   const title = await tab.title();

@@ -89,7 +89,7 @@ export const vaultTools = [
   defineTool({
     name: 'browser_fill_secret',
     title: 'Fill a secret from the vault',
-    description: "Fills a field (ref) with a vault value (site + field: password, username, card, api_key ...) without you seeing it. Act tabs only, and only when the page is on the entry's own site (its host or a sub-domain). No script of yours (browser_evaluate) and no CDP session reaches the page afterwards until it navigates away, and the fill is refused while one could: a script you ran in a page of the same site still open, browser_route mocks in the browser, an open CDP session.",
+    description: "Fills a field (ref) with a vault value (site + field: password, username, card, api_key ...) without you seeing it. Act tabs only, and only when the page is on the entry's own site (its host or a sub-domain). No script of yours (browser_evaluate) and no CDP session reaches the page afterwards until it navigates away, and the fill is refused while one could: a script you ran in a page of the same site still open, browser_route mocks in the browser, an open CDP session. After code of yours ran on the site (a script, a mock, a CDP session), open the page with browser_navigate or browser_open while no other tab shows the site: they first clear its service workers and Cache Storage, which that code could have filled.",
     input: params({
       ref: RefParam('The field to fill.'),
       site: SiteParam,

@@ -31,6 +31,7 @@ export async function fillSecret(ctx: ToolContext, tab: Tab, entry: LoginEntry, 
     fieldHost: target.host,
     cdpSessionOpen: () => ctx.env.cdpSessions.list(ctx.user.id).some((s) => (s.profile ?? '') === profile),
     cdpSessionEndedAt: () => ctx.env.cdpSessions.lastUsedEndedAt(ctx.user.id, tab.record.profile),
+    storage: ctx.env.agentStorage,
   });
   await maskField(tab, ref, value);
   await tab.call('fill', ref, value);

@@ -20,6 +20,7 @@ import { fillCode, fillSecret, submitForm } from './fill.js';
 import { hostBelongs, hostOfName } from './site-match.js';
 import { freshTotpCode } from './totp.js';
 import { TabIdField } from '../tools/output.js';
+import { cleanBeforeOpening } from './site-storage.js';
 
 export const LOGIN_OUTCOMES = ['signed_in', 'wrong_password', 'captcha', 'two_factor_needed', 'code_rejected', 'no_login_form', 'form_not_accepted'] as const;
 export type LoginOutcome = (typeof LOGIN_OUTCOMES)[number];
@@ -75,6 +76,8 @@ export async function runLogin(ctx: ToolContext, tab: Tab, args: { site: string;
   if (access === 'read_only' || access === 'blocked') {
     throw new BrowserdError(access === 'blocked' ? 'blocked' : 'site_read_only', `${new URL(url).hostname} is ${access === 'blocked' ? 'blocked' : 'read-only'} by the user's policy: no sign-in there`, { next: 'Report this to the user. Do not try another way.' });
   }
+  // The site's storage is cleaned first if agent code may have written it (site-storage.ts) and nothing of it is open.
+  await cleanBeforeOpening(ctx.env.agentStorage, tab, url, (await ctx.browser(tab.record.profile)).tabs.values());
   await tab.navigate(url);
 
   let sentUser = false;

@@ -11,7 +11,10 @@
  *     context answers requests with the agent's own responses (browser_route mocks: their bodies can be script,
  *     in any frame of any site);
  *   - no value is filled while a timed CDP session is open on the browser, and no session starts or connects
- *     while the browser holds one (raw CDP can run anything anywhere).
+ *     while the browser holds one (raw CDP can run anything anywhere);
+ *   - no value is filled on a site whose own storage agent code may have written (a service worker, Cache Storage:
+ *     they outlive the page that wrote them and can make the site's pages later) until the daemon cleaned it
+ *     (site-storage.ts).
  *
  * A document is the main frame's document of a tab, known by its loader id (one per document: a same-document
  * navigation such as pushState keeps it, a new document or a crash replaces it, closing the tab ends it). A
@@ -24,18 +27,9 @@
  */
 import type { Tab } from '../browser/tab.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { registrableDomain as pslDomain } from './site-match.js';
-import { parseHostAsIp } from '../net/address.js';
-
-/**
- * The site a document is on, by the same Public Suffix List the vault binds entries with: an address is its own
- * site, and a host that is a public suffix itself (or a single label) is its own site too.
- */
-function registrableDomain(host: string): string {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  if (parseHostAsIp(h) !== undefined || !h.includes('.')) return h;
-  return pslDomain(h) ?? h;
-}
+import { siteOf } from './site-match.js';
+import type { AgentStorageStore } from '../../storage/agent-storage.js';
+import { markWritten, tabsOnSites, writtenSites } from './site-storage.js';
 
 /** A registrable domain; undefined when the document's site is not known (about:blank ...): it meets every site. */
 type Site = string | undefined;
@@ -51,8 +45,8 @@ interface TabDocuments {
   secret: Map<string, Site[]>;
   /** History entries whose document held a filled value, with the same sites. */
   secretEntries: Map<number, Site[]>;
-  /** Documents the agent ran a script in: its code may still be running there. */
-  touched: Set<string>;
+  /** Documents the agent ran a script in (its code may still be running there), with their origins. */
+  touched: Map<string, string>;
   ready: Promise<void>;
 }
 
@@ -134,17 +128,23 @@ function plantedCodeTabs(tab: Tab, sites: Site[], browserTabs: Tab[], cdpEndedAt
   return found;
 }
 
-/** Starts following a tab's documents (once); resolves when its current document is known. */
-async function follow(tab: Tab): Promise<TabDocuments> {
+/**
+ * Starts following a tab's documents (once); resolves when its current document is known. A document the agent
+ * ran a script in that comes back whole from history (the back-forward cache) runs that code again: its site's
+ * storage counts as written again from then (site-storage.ts).
+ */
+async function follow(tab: Tab, storage: AgentStorageStore): Promise<TabDocuments> {
   let docs = byTab.get(tab);
   if (!docs) {
-    const d: TabDocuments = { secret: new Map(), secretEntries: new Map(), touched: new Set(), entryAsks: 0, ready: Promise.resolve() };
+    const d: TabDocuments = { secret: new Map(), secretEntries: new Map(), touched: new Map(), entryAsks: 0, ready: Promise.resolve() };
     let navigated = false;
     // Subscribed before asking, so a navigation that commits meanwhile is not lost behind the answer.
     tab.onPageEvents((e) => {
       if (e.kind !== 'navigated') return;
       d.current = e.loaderId;
       navigated = true;
+      const back = d.touched.get(e.loaderId);
+      if (back) void markWritten(storage, tab.record, [back])?.catch(() => undefined);
       void askEntry(tab, d).catch(() => undefined);
     });
     d.ready = Promise.all([
@@ -180,11 +180,11 @@ export function siteOfUrl(url: string): Site {
   }
   if (u.protocol === 'blob:') return siteOfUrl(u.pathname);
   if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) return undefined;
-  return registrableDomain(u.hostname.replace(/^\[|\]$/g, ''));
+  return siteOf(u.hostname.replace(/^\[|\]$/g, ''));
 }
 
 function siteOfHost(host: string): Site {
-  return host ? registrableDomain(host.replace(/^\[|\]$/g, '')) : undefined;
+  return host ? siteOf(host.replace(/^\[|\]$/g, '')) : undefined;
 }
 
 /** Two documents may reach each other's DOM when their sites are the same or either is unknown. */
@@ -257,13 +257,15 @@ export function cdpRefusal(browserTabs: Iterable<Tab>): BrowserdError | undefine
  * guard makes the script throw unless it runs in the very document that was checked (the page could move to
  * another document, even back to one holding a value, between this check and the script).
  */
-export async function admitAgentScript(tab: Tab, browserTabs: Iterable<Tab>): Promise<string> {
-  const docs = await follow(tab);
+export async function admitAgentScript(tab: Tab, browserTabs: Iterable<Tab>, storage: AgentStorageStore): Promise<string> {
+  const docs = await follow(tab, storage);
   const context = sameContext(tab, browserTabs);
   await settleDocuments(context);
   const checked = docs.current;
   const stamp = await tab.call('documentStamp');
-  if (checked === undefined || docs.current !== checked || typeof stamp !== 'number' || !Number.isFinite(stamp)) {
+  // The document's origin (an about:blank page has its opener's): the storage the script can write.
+  const { frameTree } = await tab.send('Page.getFrameTree', {});
+  if (checked === undefined || docs.current !== checked || frameTree.frame.loaderId !== checked || typeof stamp !== 'number' || !Number.isFinite(stamp)) {
     throw new BrowserdError('action_failed', `the page in ${tab.id} was changing documents, so the script was not run`, { next: 'Wait for the page to settle (browser_wait) and run it again.' });
   }
   // Nothing is awaited from here to the mark: no fill can land between the check and it.
@@ -279,8 +281,11 @@ export async function admitAgentScript(tab: Tab, browserTabs: Iterable<Tab>): Pr
       { next: `Finish the sign-in (send the form) or navigate ${t.id} to another page, or close it; then run the script again. Read the page with browser_snapshot meanwhile.` },
     );
   }
-  docs.touched.add(checked);
+  docs.touched.set(checked, frameTree.frame.securityOrigin ?? '');
   taintFromScript(tab, reach, [...context]);
+  const written = markWritten(storage, tab.record, [frameTree.frame.securityOrigin ?? '']);
+  // On disk before the script runs: what it writes outlives a restart of the daemon.
+  await written;
   return `if (globalThis.performance?.timeOrigin !== ${JSON.stringify(stamp)}) throw new Error('browserd: the page moved to another document; the script was not run');\n`;
 }
 
@@ -291,6 +296,8 @@ export interface FillPlace {
   cdpSessionOpen: () => boolean;
   /** When the last timed CDP session on this browser ended (ms), if one did since the daemon started. */
   cdpSessionEndedAt?: () => number | undefined;
+  /** Which sites' storage agent code may have written (site-storage.ts). */
+  storage: AgentStorageStore;
 }
 
 /**
@@ -299,7 +306,7 @@ export interface FillPlace {
  * document as holding it. Marked before the value goes in, so nothing that starts meanwhile sees a clean page.
  */
 export async function admitSecretFill(tab: Tab, browserTabs: Iterable<Tab>, place: FillPlace): Promise<void> {
-  const docs = await follow(tab);
+  const docs = await follow(tab, place.storage);
   const doc = docs.current;
   const entry = await askEntry(tab, docs);
   if (doc === undefined || entry === undefined || docs.current !== doc) {
@@ -336,6 +343,16 @@ export async function admitSecretFill(tab: Tab, browserTabs: Iterable<Tab>, plac
         next: `Navigate ${t.id} to a new page (browser_navigate) or close it, then fill again.`,
       });
     }
+  }
+  const written = writtenSites(place.storage, tab.record, sites);
+  if (written.length) {
+    const names = written.join(' and ');
+    const others = tabsOnSites(tab.record, written, all).filter((t) => t !== tab).map((t) => t.id);
+    throw new BrowserdError(
+      'refused',
+      `code you ran (browser_evaluate, a mock, a CDP session) may have left a service worker or cached pages in the storage of ${names}, which may have made this page: no vault value is filled there until browserd cleans that storage, which it does when it opens a page of the site (browser_navigate, browser_open, browser_login) while no other tab of this context shows it${others.length ? `; ${others.join(', ')} ${others.length > 1 ? 'do' : 'does'}` : ''}`,
+      { next: `${others.length ? `Close ${others.join(', ')} (browser_close_tab) or navigate ${others.length > 1 ? 'them' : 'it'} to another site, then o` : 'O'}pen the sign-in page again with browser_navigate in ${tab.id} (or use browser_login), and fill there.` },
+    );
   }
   docs.secret.set(doc, [...(docs.secret.get(doc) ?? []), ...sites]);
   docs.secretEntries.set(entry, [...(docs.secretEntries.get(entry) ?? []), ...sites]);

@@ -58,6 +58,17 @@ export function registrableDomain(host: string): string | undefined {
   return labels.length > n ? labels.slice(-(n + 1)).join('.') : undefined;
 }
 
+/**
+ * The site a host is on, for telling sites apart (which documents may reach each other, which messages are about
+ * a site): its registrable domain by the list above. An address is its own site, and so is a single label
+ * (localhost, an intranet name) or a host that is a public suffix itself (nobody else's site is under it).
+ */
+export function siteOf(host: string): string {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  if (parseHostAsIp(h) !== undefined || !h.includes('.')) return h;
+  return registrableDomain(h) ?? h;
+}
+
 /** How an entry name reads: an address, a host under a registrable domain, a public suffix, or a plain label. */
 export function nameKind(name: string): 'ip' | 'host' | 'public_suffix' | 'label' {
   const host = hostOfName(name);

@@ -2,28 +2,17 @@
  * Whether a message is about the site a code is wanted for. A person's inbox holds codes from many sites at
  * once; filling one site's code into another is at best a failed login and at worst a code the person meant
  * for something else. A message counts when the site's host, its registrable domain (example.com for
- * login.example.com) or its brand label ("Example") appears in the sender, the subject or the text.
+ * login.example.com; alice.github.io for itself: the Public Suffix List the vault binds entries with, site-match.ts)
+ * or its brand label ("Example", "alice") appears in the sender, the subject or the text.
  */
 import { parseHostAsIp } from '../../net/address.js';
+import { siteOf } from '../site-match.js';
 
 export interface SiteTerms {
   /** Host names, lower case: the entry name and login host, and their registrable domains. */
   hosts: string[];
   /** The registrable domain's first label ("example"), matched as a whole word; absent when too short to mean anything. */
   brands: string[];
-}
-
-// Second-level labels under which registrations happen (example.co.uk, example.com.au). A short list rather
-// than the whole public suffix list: a miss only makes the brand match looser, never lets another site in.
-const SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'gov', 'edu', 'ac', 'or', 'ne', 'go', 'gob', 'gouv', 'nic', 'mil', 'ltd', 'plc', 'sch']);
-
-/** The registrable part of a host name: login.example.com -> example.com, a.b.example.co.uk -> example.co.uk. */
-export function registrableDomain(host: string): string {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  if (parseHostAsIp(h) || !h.includes('.')) return h;
-  const labels = h.split('.');
-  const take = labels.length >= 3 && labels[labels.length - 1]!.length === 2 && SECOND_LEVEL.has(labels[labels.length - 2]!) ? 3 : 2;
-  return labels.slice(-take).join('.');
 }
 
 /** The host of an entry name or URL ("example.com", "https://login.example.com/x"), or undefined. */
@@ -43,7 +32,7 @@ export function siteTerms(site: string, loginUrl?: string): SiteTerms {
   for (const host of [hostOf(site), hostOf(loginUrl)]) {
     if (!host) continue;
     hosts.add(host);
-    const reg = registrableDomain(host);
+    const reg = siteOf(host);
     hosts.add(reg);
     const brand = reg.split('.')[0]!;
     if (!parseHostAsIp(reg) && reg.includes('.') && brand.length >= 3) brands.add(brand);

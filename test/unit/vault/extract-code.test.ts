@@ -2,7 +2,8 @@
 import t from 'tap';
 import { extractCode } from '../../../daemon/vault/otp/extract-code.js';
 import { htmlToText } from '../../../daemon/vault/otp/html-text.js';
-import { mentionsSite, registrableDomain, siteTerms } from '../../../daemon/vault/otp/about-site.js';
+import { mentionsSite, siteTerms } from '../../../daemon/vault/otp/about-site.js';
+import { siteOf } from '../../../daemon/vault/site-match.js';
 import { codeFrom } from '../../../daemon/vault/otp/message.js';
 
 t.test('labelled codes in English, German, French and Spanish', async (t) => {
@@ -64,8 +65,8 @@ t.test('HTML parts read as text, cells kept apart, script and style dropped', as
 });
 
 t.test('which messages are about the site', async (t) => {
-  t.equal(registrableDomain('login.example.com'), 'example.com');
-  t.equal(registrableDomain('a.b.example.co.uk'), 'example.co.uk');
+  t.equal(siteOf('login.example.com'), 'example.com');
+  t.equal(siteOf('a.b.example.co.uk'), 'example.co.uk');
   const terms = siteTerms('login.example.com');
   t.same(terms.hosts.sort(), ['example.com', 'login.example.com']);
   t.ok(mentionsSite('From: no-reply@mail.example.com', terms));
@@ -76,6 +77,14 @@ t.test('which messages are about the site', async (t) => {
   t.notOk(mentionsSite('From: security@evil-examples.net about your account', terms));
   const byLoginUrl = siteTerms('shop', 'https://id.shopco.de/login');
   t.ok(mentionsSite('noreply@shopco.de', byLoginUrl));
+  // The same Public Suffix List as the vault's: a site under a shared suffix is its own, not the suffix's owner.
+  const pages = siteTerms('alice.github.io');
+  t.same(pages.hosts, ['alice.github.io'], 'github.io is a suffix: alice.github.io is the site');
+  t.same(pages.brands, ['alice']);
+  t.notOk(mentionsSite('Your GitHub code: sign in at github.com', pages), 'the suffix owner is another site');
+  t.ok(mentionsSite('Your code for alice.github.io', pages));
+  t.same(siteTerms('www.example.com.au').hosts.sort(), ['example.com.au'], 'a second-level suffix');
+  t.same(siteTerms('shop.example.co.jp').hosts.sort(), ['example.co.jp', 'shop.example.co.jp'], 'a suffix the old short list did not know');
 });
 
 t.test('codeFrom: sender filter, site, then the code', async (t) => {

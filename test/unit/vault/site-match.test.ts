@@ -1,6 +1,6 @@
 /** Which hosts a vault entry's values may go to, and which login URLs it may take: its own site, by the Public Suffix List. */
 import t from 'tap';
-import { checkLoginEntryWrite, entryHosts, hostBelongs, hostOfName, nameKind, registrableDomain } from '../../../daemon/vault/site-match.js';
+import { checkLoginEntryWrite, entryHosts, hostBelongs, hostOfName, nameKind, registrableDomain, siteOf } from '../../../daemon/vault/site-match.js';
 
 const codeOf = (f: () => void): string | undefined => {
   try {
@@ -45,6 +45,20 @@ t.test('public suffixes, ICANN and private: a suffix matches no one, a site unde
   t.notOk(hostBelongs('evil.s3.amazonaws.com', { name: 'amazonaws.com' }), 'a deeper public suffix starts another site');
   t.equal(registrableDomain('a.b.example.co.uk'), 'example.co.uk');
   t.equal(registrableDomain('co.uk'), undefined);
+});
+
+t.test('siteOf: the site a host is on, for telling documents and messages of sites apart', async (t) => {
+  t.equal(siteOf('login.example.com'), 'example.com');
+  t.equal(siteOf('WWW.Example.CO.UK.'), 'example.co.uk', 'case and a trailing dot do not matter');
+  t.equal(siteOf('docs.alice.github.io'), 'alice.github.io', 'a private suffix starts its own sites');
+  t.equal(siteOf('github.io'), 'github.io', 'a public suffix is its own site, under which no one else is');
+  t.equal(siteOf('co.uk'), 'co.uk');
+  t.equal(siteOf('evil.s3.amazonaws.com'), 'evil.s3.amazonaws.com');
+  t.equal(siteOf('localhost'), 'localhost', 'a single label is its own site');
+  t.equal(siteOf('127.0.0.1'), '127.0.0.1', 'an address is its own site');
+  t.equal(siteOf('10.0.0.1'), '10.0.0.1', 'not "0.1"');
+  t.equal(siteOf('::1'), '::1');
+  t.equal(siteOf('www.login.test'), 'login.test', 'an unlisted top-level label reads as a suffix of one label');
 });
 
 t.test('IDN hosts match in their punycode form, both ways of writing them', async (t) => {
