@@ -127,6 +127,11 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     guard: { allowPrivateNetwork: cfg.allowPrivateNetwork, allowTargets: cfg.allowTargets, deniedPorts, lookup: lookupWithRules(parseResolverRules(cfg.chromeArgs)) },
     log,
     version: VERSION,
+    // A disabled account's deliveries wait (kept, not sent) until it is enabled again.
+    account: (user) => {
+      const u = users.get(user);
+      return !u ? 'gone' : u.disabled ? 'disabled' : 'active';
+    },
   });
   const handoffs = new HandoffService(new HandoffStore(db), {
     maxLifeS: cfg.handoffMaxS,
