@@ -16403,6 +16403,13 @@ export interface operations {
                             };
                             /** @description Why writing the file failed; the recording stopped there. */
                             writeError?: string;
+                            /**
+                             * @description Why it stopped by itself: storage_quota (the next entries would have passed --max-storage-mb-per-user; the entries before are kept).
+                             * @enum {string}
+                             */
+                            stopReason?: "storage_quota";
+                            /** @description What happened, when it stopped by itself. */
+                            note?: string;
                             /** @description summary: the newest entries, newest first. */
                             newest?: {
                                 method: string;

@@ -58,7 +58,8 @@ export function quotaView(limits: QuotaLimits): Record<string, number> {
   };
 }
 
-const mb = (bytes: number) => `${Math.round((bytes / MB) * 10) / 10} MB`;
+/** Bytes for a person: MB to one decimal, or KB and bytes below a tenth of a MB (a refused 1-byte start is not "0 MB"). */
+const mb = (bytes: number) => (bytes >= MB / 10 ? `${Math.round((bytes / MB) * 10) / 10} MB` : bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} bytes`);
 
 /**
  * The refusal when a quota is reached: `refused`, naming the limit, its flag and the numbers, with what the
