@@ -17242,9 +17242,9 @@ export interface operations {
                             steps: number;
                             createdAt: string;
                             stoppedAt?: string;
-                            /** @description stop, step_limit, time_limit, restart or tab_closed. */
+                            /** @description stop, step_limit, time_limit, restart, tab_closed or storage_quota. */
                             stopReason?: string;
-                            /** @description What went wrong with the video, if anything. */
+                            /** @description What went wrong (the video, the storage quota), if anything. */
                             note?: string;
                         };
                         /** @description list: yours, newest first. */
@@ -17272,9 +17272,9 @@ export interface operations {
                             steps: number;
                             createdAt: string;
                             stoppedAt?: string;
-                            /** @description stop, step_limit, time_limit, restart or tab_closed. */
+                            /** @description stop, step_limit, time_limit, restart, tab_closed or storage_quota. */
                             stopReason?: string;
-                            /** @description What went wrong with the video, if anything. */
+                            /** @description What went wrong (the video, the storage quota), if anything. */
                             note?: string;
                         }[];
                         /** @description get: the steps in order. */

@@ -162,7 +162,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     audit,
     pool,
     files,
-    storageQuota: new StorageQuota({ dataDir: cfg.dataDir, limit: cfg.quotas.storageBytes, cacheBytes: (user) => env.responseCache.usedBytes(user) }),
+    storageQuota: new StorageQuota({ dataDir: cfg.dataDir, limit: cfg.quotas.storageBytes, cacheBytes: (user) => env.responseCache.usedBytes(user), storeBytes: (user) => db.userBytes.byKind(user) }),
     profiles: new ProfileStore(cfg.dataDir),
     policies,
     vault,
@@ -195,6 +195,8 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   };
   // Every store into a user's files (downloads, conversions, exports, videos, PDFs) first asks their quota.
   files.guard = (user, bytes, staged) => env.storageQuota.check(user, bytes, staged);
+  // So does every store write that grows a user's rows (steps, checks, task conversations, crawl pages).
+  db.userBytes.guard = (user, bytes) => env.storageQuota.check(user, bytes);
   pool.storageRoom = (user) => env.storageQuota.room(user);
   // The host's model keys are secrets like vault values: no log line may carry one.
   const hostModelKeys = [cfg.models.openaiKey, cfg.models.anthropicKey, cfg.models.geminiKey].filter((k): k is string => !!k);

@@ -23,7 +23,7 @@ export const QUOTAS = {
   monitors: { flag: 'max-monitors-per-user', env: 'BROWSERD_MAX_MONITORS_PER_USER', default: 100, counts: 'monitors' },
   recordings: { flag: 'max-recordings-per-user', env: 'BROWSERD_MAX_RECORDINGS_PER_USER', default: 200, counts: 'stored browser_record recordings' },
   harRecordings: { flag: 'max-har-recordings-per-user', env: 'BROWSERD_MAX_HAR_RECORDINGS_PER_USER', default: 10, counts: 'HAR recordings (each with its file) on open tabs' },
-  storageBytes: { flag: 'max-storage-mb-per-user', env: 'BROWSERD_MAX_STORAGE_MB_PER_USER', default: 4096, counts: 'bytes stored (files, downloads, uploads, HAR files, response caches)', megabytes: true },
+  storageBytes: { flag: 'max-storage-mb-per-user', env: 'BROWSERD_MAX_STORAGE_MB_PER_USER', default: 4096, counts: 'bytes stored (files, downloads, uploads, HAR files, response caches, recordings, monitors, tasks, crawls)', megabytes: true },
 } as const satisfies Record<string, QuotaSpec>;
 
 export type QuotaName = keyof typeof QUOTAS;
@@ -74,6 +74,12 @@ export function quotaError(name: QuotaName, used: number, limit: number, next: s
     next: `${next} An admin can raise --${q.flag}.`,
     details: { quota: name, flag: `--${q.flag}`, limit, used, ...(adding !== undefined ? { adding } : {}) },
   });
+}
+
+/** Whether `e` is the refusal of quota `name` (a background writer stops on it rather than failing). */
+export function isQuotaRefusal(e: unknown, name: QuotaName): boolean {
+  const r = e as { code?: string; details?: { quota?: string } } | undefined;
+  return r?.code === 'refused' && r.details?.quota === name;
 }
 
 /**

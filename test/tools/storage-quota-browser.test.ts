@@ -1,7 +1,9 @@
 /**
- * A HAR recording counts toward its user's storage quota (--max-storage-mb-per-user 1): a recording whose next
- * entries would pass the quota stops there with a note naming the flag, its file never passes the quota and
- * stays a valid HAR of the entries before; a start with no room left is refused with the storage quota's error.
+ * What a browser writes counts toward its user's storage quota (--max-storage-mb-per-user 1). A HAR recording
+ * whose next entries would pass the quota stops there with a note naming the flag, its file never passes the
+ * quota and stays a valid HAR of the entries before; a HAR start with no room left is refused with the storage
+ * quota's error. A browser_record recording whose next step (with its JPEG, kept in the store) would pass the
+ * quota stops there (storage_quota), keeping the steps before; a new one at the quota is refused.
  */
 import t from 'tap';
 import { statSync } from 'node:fs';
@@ -93,4 +95,41 @@ t.test('a start with no room left is refused with the storage quota error', asyn
   t.equal((await tool('browser_har', { tab })).json.har.state, 'none', 'no recording was made');
   t.equal((await s.d.rest(s.token, 'DELETE', '/v1/files/fill.txt')).status, 200);
   t.equal((await tool('browser_har', { action: 'start', tab })).status, 200, 'with room again it starts');
+});
+
+t.test('a browser_record recording stops where its next step would pass the quota; at the quota none starts', async (t) => {
+  // The HAR files of the tests above go: the room left is the filler's to set.
+  for (const tb of s.d.daemon.env.tabs.list('alice')) await tool('browser_har', { action: 'delete', tab: tb.id });
+  const tab = (await tool('browser_open', { url: `${s.site.url}/start` })).json.tab;
+  const me = async () => (await s.d.rest(s.token, 'GET', '/v1/me')).json.usage;
+  // Leave about 150 KB: a few steps with their JPEGs.
+  const fill = await tool('browser_convert', { base64: Buffer.from('z'.repeat(MB - (await me()).storageBytes - 150 * 1024)).toString('base64'), name: 'fill2.txt', store: true, maxChars: 100 });
+  t.equal(fill.status, 200, JSON.stringify(fill.json).slice(0, 300));
+  const started = await tool('browser_record', { action: 'start', tab });
+  t.equal(started.status, 200, JSON.stringify(started.json).slice(0, 300));
+  const id = started.json.recording.id;
+  let rec: any;
+  for (let i = 0; i < 200; i++) {
+    await tool('browser_navigate', { tab, url: `${s.site.url}/blobs?i=${i}` });
+    rec = (await tool('browser_record', { action: 'get', id })).json.recording;
+    if (rec.state !== 'recording') break;
+  }
+  t.equal(rec.state, 'stopped', 'the recording stopped by itself');
+  t.equal(rec.stopReason, 'storage_quota');
+  t.match(rec.note, '--max-storage-mb-per-user', 'the note names the flag');
+  t.ok(rec.steps >= 1, `the steps before are kept (${rec.steps})`);
+  const usage = await me();
+  t.ok(usage.storageBytes <= MB, `within the quota (${usage.storageBytes})`);
+  t.ok(usage.storage.records > 0, 'the steps count, as records');
+
+  // At the quota: fill what is left, and a new recording is refused.
+  const rest = MB - usage.storageBytes;
+  if (rest > 0) await tool('browser_convert', { base64: Buffer.from('q'.repeat(rest)).toString('base64'), name: 'fill3.txt', store: true, maxChars: 100 });
+  const refused = await tool('browser_record', { action: 'start', tab });
+  t.equal(refused.status, 403, JSON.stringify(refused.json).slice(0, 300));
+  t.match(refused.json.error?.details, { quota: 'storageBytes', flag: '--max-storage-mb-per-user' });
+  t.equal((await tool('browser_record', { action: 'list' })).json.recordings.length, 1, 'no recording was made');
+  // Deleting the recording gives its bytes back.
+  t.equal((await tool('browser_record', { action: 'delete', id })).status, 200);
+  t.equal((await me()).storage.records, 0, 'a deleted recording weighs nothing');
 });
