@@ -3,7 +3,7 @@
  * a crawl whose next page would pass it pauses with a note naming the flag and stores nothing of that page;
  * GET /v1/me shows the bytes by where they are, the store's rows included; deleting the crawl gives them back;
  * at the quota a new crawl, monitor or task is refused with the storage quota's error, and nothing of it is
- * stored. No browser: the crawl reads over HTTP.
+ * stored; a task whose conversation would pass it fails with that error. No browser: the crawl reads over HTTP.
  */
 import t from 'tap';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
@@ -95,4 +95,19 @@ t.test('deleting the crawl gives its bytes back; then a monitor can be made', as
   const m = await d.rest(alice, 'POST', '/v1/tools/browser_monitor', { action: 'create', url: `${site.url}/p0`, cron: '@daily' });
   t.equal(m.status, 200, JSON.stringify(m.json).slice(0, 300));
   t.ok((await me()).usage.storage.monitors > 0, 'the monitor counts');
+});
+
+t.test('a task whose conversation would pass the quota fails with the storage quota error', async (t) => {
+  const used = (await me()).usage.storageBytes;
+  // Room for the task's record (its 3,000-character goal) but not for its first step, which quotes the goal again.
+  const fill = await d.rest(alice, 'POST', '/v1/tools/browser_convert', { base64: Buffer.from('g'.repeat(MB - used - 5000)).toString('base64'), name: 'fill2.txt', store: true, maxChars: 100 });
+  t.equal(fill.status, 200, JSON.stringify(fill.json).slice(0, 300));
+  const r = await d.rest(alice, 'POST', '/v1/tasks', { goal: `find ${'the answer '.repeat(299)}` });
+  t.equal(r.status, 201, JSON.stringify(r.json).slice(0, 300));
+  const id = r.json.task?.id ?? r.json.id;
+  const done = await until(() => d.rest(alice, 'GET', `/v1/tasks/${id}`).then((x) => x.json.task ?? x.json), (v: any) => v.state !== 'queued' && v.state !== 'running', 'the task ends');
+  t.equal(done.state, 'failed');
+  t.equal(done.error?.code, 'refused');
+  t.match(done.error?.message, '--max-storage-mb-per-user', 'the error names the flag');
+  t.ok((await me()).usage.storageBytes <= MB, 'the store stays within the quota');
 });
