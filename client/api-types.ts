@@ -16403,6 +16403,13 @@ export interface operations {
                             };
                             /** @description Why writing the file failed; the recording stopped there. */
                             writeError?: string;
+                            /**
+                             * @description Why it stopped by itself: storage_quota (the next entries would have passed --max-storage-mb-per-user; the entries before are kept).
+                             * @enum {string}
+                             */
+                            stopReason?: "storage_quota";
+                            /** @description What happened, when it stopped by itself. */
+                            note?: string;
                             /** @description summary: the newest entries, newest first. */
                             newest?: {
                                 method: string;
@@ -17235,9 +17242,9 @@ export interface operations {
                             steps: number;
                             createdAt: string;
                             stoppedAt?: string;
-                            /** @description stop, step_limit, time_limit, restart or tab_closed. */
+                            /** @description stop, step_limit, time_limit, restart, tab_closed or storage_quota. */
                             stopReason?: string;
-                            /** @description What went wrong with the video, if anything. */
+                            /** @description What went wrong (the video, the storage quota), if anything. */
                             note?: string;
                         };
                         /** @description list: yours, newest first. */
@@ -17265,9 +17272,9 @@ export interface operations {
                             steps: number;
                             createdAt: string;
                             stoppedAt?: string;
-                            /** @description stop, step_limit, time_limit, restart or tab_closed. */
+                            /** @description stop, step_limit, time_limit, restart, tab_closed or storage_quota. */
                             stopReason?: string;
-                            /** @description What went wrong with the video, if anything. */
+                            /** @description What went wrong (the video, the storage quota), if anything. */
                             note?: string;
                         }[];
                         /** @description get: the steps in order. */

@@ -130,6 +130,11 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     guard: { allowPrivateNetwork: cfg.allowPrivateNetwork, allowTargets: cfg.allowTargets, deniedPorts, lookup: lookupWithRules(parseResolverRules(cfg.chromeArgs)) },
     log,
     version: VERSION,
+    // A disabled account's deliveries wait (kept, not sent) until it is enabled again.
+    account: (user) => {
+      const u = users.get(user);
+      return !u ? 'gone' : u.disabled ? 'disabled' : 'active';
+    },
   });
   const handoffs = new HandoffService(new HandoffStore(db), {
     maxLifeS: cfg.handoffMaxS,
@@ -160,7 +165,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     audit,
     pool,
     files,
-    storageQuota: new StorageQuota({ dataDir: cfg.dataDir, limit: cfg.quotas.storageBytes, cacheBytes: (user) => env.responseCache.usedBytes(user) }),
+    storageQuota: new StorageQuota({ dataDir: cfg.dataDir, limit: cfg.quotas.storageBytes, cacheBytes: (user) => env.responseCache.usedBytes(user), storeBytes: (user) => db.userBytes.byKind(user) }),
     profiles: new ProfileStore(cfg.dataDir),
     policies,
     vault,
@@ -194,6 +199,8 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   };
   // Every store into a user's files (downloads, conversions, exports, videos, PDFs) first asks their quota.
   files.guard = (user, bytes, staged) => env.storageQuota.check(user, bytes, staged);
+  // So does every store write that grows a user's rows (steps, checks, task conversations, crawl pages).
+  db.userBytes.guard = (user, bytes) => env.storageQuota.check(user, bytes);
   // Raw CDP could have written any site's storage: every site of that browser counts as written until cleaned.
   env.cdpSessions.onUsedEnd = (user, profile, at) => markWrittenEverywhere(agentStorage, user, profile, at).catch((e) => log.error({ err: String(e) }, 'agent storage marks not saved'));
   pool.storageRoom = (user) => env.storageQuota.room(user);

@@ -4,11 +4,16 @@
  * item, its queue entry removed, the run's counters, and the links it found queued. So after a crash (kill -9)
  * the store is always a consistent point of the run: a page is either done with its links queued, or still in
  * the queue and read again; nothing in between.
+ *
+ * Every row counts toward its user's storage quota (user-bytes.ts): a new run, queued pages and a finished page
+ * are refused whole past it (the page stays queued); state changes and deletes are counted, never refused.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Db } from './db.js';
 import { InvalidCursorError } from './audit.js';
 import { cursorKey } from './cursor-key.js';
+import type { RowWriter } from './user-bytes.js';
+import { keysUnder } from './key-range.js';
 import type { CrawlItem, CrawlRunInfo, CrawlSpec, CrawlState, ItemStatus } from '../protocol/crawl.js';
 
 /** A run as stored: what callers see of it (CrawlRunInfo) plus its owner, its spec and the store's counters. */
@@ -72,23 +77,23 @@ export class CrawlStore {
 
   /** Stores a new run with its first pages queued; resolves once it is on disk (the start is acknowledged). */
   async create(rec: CrawlRecord, first: NewLink[]): Promise<void> {
-    await this.db.root.transaction(() => {
-      this.enqueue(rec, first);
-      this.db.crawls.put(this.runKey(rec.user, rec.id), rec);
+    await this.db.userBytes.write(rec.user, 'crawls', (w) => {
+      this.enqueue(w, rec, first);
+      w.put(this.db.crawls, this.runKey(rec.user, rec.id), rec);
     });
     await this.db.flushed();
   }
 
   /** Queues links not seen before in this run (inside a transaction); mutates rec's counters and sequence. */
-  private enqueue(rec: CrawlRecord, links: NewLink[]): number {
+  private enqueue(w: RowWriter, rec: CrawlRecord, links: NewLink[]): number {
     let added = 0;
     const p = this.prefix(rec.user, rec.id);
     for (const l of links) {
       const seenKey = `${p}${urlHash(l.url)}`;
       if (this.db.crawlSeen.get(seenKey) !== undefined) continue;
-      this.db.crawlSeen.put(seenKey, 1);
+      w.put(this.db.crawlSeen, seenKey, 1);
       const seq = rec.nextQueueSeq++;
-      this.db.crawlQueue.put(`${p}${pad(seq)}`, { seq, url: l.url, depth: l.depth, ...(l.skip ? { skip: l.skip } : {}) } satisfies QueueEntry);
+      w.put(this.db.crawlQueue, `${p}${pad(seq)}`, { seq, url: l.url, depth: l.depth, ...(l.skip ? { skip: l.skip } : {}) } satisfies QueueEntry);
       added++;
     }
     rec.counters.queued += added;
@@ -98,12 +103,13 @@ export class CrawlStore {
   /** Adds pages to a run's queue (the sitemap's, at the first start). */
   async addPages(user: string, id: string, links: NewLink[], mark: Partial<CrawlRecord> = {}): Promise<CrawlRecord | undefined> {
     let rec: CrawlRecord | undefined;
-    await this.db.root.transaction(() => {
-      rec = this.get(user, id);
-      if (!rec) return;
-      this.enqueue(rec, links);
-      Object.assign(rec, mark, { updatedAt: new Date().toISOString() });
-      this.db.crawls.put(this.runKey(user, id), rec);
+    await this.db.userBytes.write(user, 'crawls', (w) => {
+      const cur = this.get(user, id);
+      if (!cur) return;
+      this.enqueue(w, cur, links);
+      Object.assign(cur, mark, { updatedAt: new Date().toISOString() });
+      w.put(this.db.crawls, this.runKey(user, id), cur);
+      rec = cur;
     });
     return rec;
   }
@@ -127,9 +133,14 @@ export class CrawlStore {
    */
   async retryLater(user: string, id: string, entry: QueueEntry): Promise<void> {
     const key = `${this.prefix(user, id)}${pad(entry.seq)}`;
-    await this.db.root.transaction(() => {
-      if (this.db.crawlQueue.get(key) !== undefined) this.db.crawlQueue.put(key, entry);
-    });
+    await this.db.userBytes.write(
+      user,
+      'crawls',
+      (w) => {
+        if (this.db.crawlQueue.get(key) !== undefined) w.put(this.db.crawlQueue, key, entry);
+      },
+      'count',
+    );
   }
 
   /**
@@ -138,7 +149,7 @@ export class CrawlStore {
    */
   async finishPage(user: string, id: string, entry: QueueEntry, item: Omit<CrawlItem, 'seq'>, links: NewLink[]): Promise<{ item: CrawlItem; rec: CrawlRecord } | undefined> {
     let out: { item: CrawlItem; rec: CrawlRecord } | undefined;
-    await this.db.root.transaction(() => {
+    await this.db.userBytes.write(user, 'crawls', (w) => {
       const rec = this.get(user, id);
       if (!rec) return;
       const p = this.prefix(user, id);
@@ -146,42 +157,52 @@ export class CrawlStore {
       // A page whose entry is gone (cancelled meanwhile) still keeps its item: it was read; only counters
       // of pages that were waiting move.
       if (this.db.crawlQueue.get(qKey) !== undefined) {
-        this.db.crawlQueue.remove(qKey);
+        w.remove(this.db.crawlQueue, qKey);
         rec.counters.queued = Math.max(0, rec.counters.queued - 1);
       }
       const full = { ...item, seq: rec.nextItemSeq++ } as CrawlItem;
-      this.db.crawlItems.put(`${p}${pad(full.seq)}`, full);
+      w.put(this.db.crawlItems, `${p}${pad(full.seq)}`, full);
       rec.counters[item.status] += 1;
-      if (rec.state === 'running' || rec.state === 'paused') this.enqueue(rec, links);
+      if (rec.state === 'running' || rec.state === 'paused') this.enqueue(w, rec, links);
       rec.updatedAt = new Date().toISOString();
-      this.db.crawls.put(this.runKey(user, id), rec);
+      w.put(this.db.crawls, this.runKey(user, id), rec);
       out = { item: full, rec };
     });
     return out;
   }
 
-  /** Changes a run's state (and note); a final state drops what is still queued. Durable before it resolves. */
-  async setState(user: string, id: string, state: CrawlState, note?: string): Promise<CrawlRecord | undefined> {
+  /**
+   * Changes a run's state (and note); a final state drops what is still queued. Durable before it resolves.
+   * `from`: only when the run is in one of these states now (else it is answered as it is, unchanged).
+   */
+  async setState(user: string, id: string, state: CrawlState, note?: string, from?: readonly CrawlState[]): Promise<CrawlRecord | undefined> {
     let rec: CrawlRecord | undefined;
-    await this.db.root.transaction(() => {
-      rec = this.get(user, id);
-      if (!rec) return;
-      rec.state = state;
-      rec.updatedAt = new Date().toISOString();
-      if (note !== undefined) rec.note = note;
-      if (state === 'finished' || state === 'cancelled' || state === 'failed') {
-        rec.finishedAt = rec.updatedAt;
-        this.clearRange(this.db.crawlQueue, user, id);
-        rec.counters.queued = 0;
-      }
-      this.db.crawls.put(this.runKey(user, id), rec);
-    });
+    await this.db.userBytes.write(
+      user,
+      'crawls',
+      (w) => {
+        const cur = this.get(user, id);
+        if (!cur) return;
+        rec = cur;
+        if (from && !from.includes(cur.state)) return;
+        cur.state = state;
+        cur.updatedAt = new Date().toISOString();
+        if (note !== undefined) cur.note = note;
+        if (state === 'finished' || state === 'cancelled' || state === 'failed') {
+          cur.finishedAt = cur.updatedAt;
+          this.clearRange(w, this.db.crawlQueue, user, id);
+          cur.counters.queued = 0;
+        }
+        w.put(this.db.crawls, this.runKey(user, id), cur);
+      },
+      'count',
+    );
     await this.db.flushed();
     return rec;
   }
 
-  private clearRange(db: Db['crawlQueue'], user: string, id: string) {
-    for (const key of db.getKeys({ start: this.prefix(user, id), end: `${user}${SEP}${id}\u0001` })) db.remove(key as string);
+  private clearRange(w: RowWriter, db: Db['crawlQueue'], user: string, id: string) {
+    for (const key of [...keysUnder(db, [user, id])]) w.remove(db, key);
   }
 
   /** A page of items in finishing order, optionally one status; `cursor` from the previous page. */
@@ -212,12 +233,17 @@ export class CrawlStore {
 
   /** Removes a run with its queue, seen set and items. */
   async delete(user: string, id: string): Promise<void> {
-    await this.db.root.transaction(() => {
-      this.clearRange(this.db.crawlQueue, user, id);
-      this.clearRange(this.db.crawlSeen, user, id);
-      this.clearRange(this.db.crawlItems, user, id);
-      this.db.crawls.remove(this.runKey(user, id));
-    });
+    await this.db.userBytes.write(
+      user,
+      'crawls',
+      (w) => {
+        this.clearRange(w, this.db.crawlQueue, user, id);
+        this.clearRange(w, this.db.crawlSeen, user, id);
+        this.clearRange(w, this.db.crawlItems, user, id);
+        w.remove(this.db.crawls, this.runKey(user, id));
+      },
+      'count',
+    );
     await this.db.flushed();
   }
 

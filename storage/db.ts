@@ -7,6 +7,7 @@ import { privateDir, privateFile } from './private-fs.js';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { assertRoom, storeReserveBytes, writeGuard } from './disk-reserve.js';
+import { UserBytes } from './user-bytes.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -48,6 +49,8 @@ export interface Db {
   records: Database<any, string>;
   /** Each user's drawn browser identity (storage/identities.ts). */
   identities: Database<any, string>;
+  /** The bytes each user keeps in this store, counted in the same transactions as their rows (user-bytes.ts). */
+  userBytes: UserBytes;
   close(): Promise<void>;
   /** Resolves once every write so far is on disk: await it before acknowledging a write that must survive a crash. */
   flushed(): Promise<void>;
@@ -56,7 +59,8 @@ export interface Db {
 export function openDb(dataDir: string): Db {
   privateDir(dataDir);
   const file = join(dataDir, 'browserd.lmdb');
-  const root = open({ path: file, compression: false, maxDbs: 32 });
+  // Named databases: the ones below, those the stores open beside this file, and room for more.
+  const root = open({ path: file, compression: false, maxDbs: 64 });
   // LMDB creates its files 0644 (less the umask): tighten them, the lock file too.
   privateFile(file);
   privateFile(`${file}-lock`);
@@ -69,7 +73,7 @@ export function openDb(dataDir: string): Db {
     guardWrites(d);
     return d;
   };
-  const db: Db = {
+  const db: Omit<Db, 'userBytes'> & { userBytes?: UserBytes } = {
     root,
     meta: sub('meta'),
     users: sub('users'),
@@ -100,8 +104,9 @@ export function openDb(dataDir: string): Db {
       await (root as any).flushed;
     },
   };
-  migrate(db);
-  return db;
+  migrate(db as Db);
+  db.userBytes = new UserBytes(db);
+  return db as Db;
 }
 
 /**

@@ -2,10 +2,13 @@
  * Monitors, their checks and their baselines, durable in LMDB. Keys start with the owner's id (from the caller,
  * never from client input), then the monitor id, so one user's listing never reads another's rows. A check is
  * ONE transaction: the check row, the oldest rows past the cap dropped, the new baseline when there is one, and
- * the monitor's last check and schedule mark; a crash leaves either all of it or none.
+ * the monitor's last check and schedule mark; a crash leaves either all of it or none. Every row counts toward
+ * its user's storage quota (user-bytes.ts): a new monitor and a check are refused whole past it.
  */
 import type { Database } from 'lmdb';
 import type { Db } from './db.js';
+import type { QuotaMode } from './user-bytes.js';
+import { keysUnder } from './key-range.js';
 
 export const MAX_MONITORS_PER_USER = 100;
 export const MAX_CHECKS_KEPT = 500;
@@ -100,12 +103,12 @@ export class MonitorStore {
   /** Stores the monitor unless the user already has `max` (checked in the same transaction as the write). */
   async create(rec: MonitorRecord, max = MAX_MONITORS_PER_USER): Promise<'created' | 'full'> {
     let result: 'created' | 'full' = 'created';
-    await this.db.root.transaction(() => {
+    await this.db.userBytes.write(rec.user, 'monitors', (w) => {
       if (this.count(rec.user) >= max) {
         result = 'full';
         return;
       }
-      this.monitors.put(this.key(rec.user, rec.id), rec);
+      w.put(this.monitors, this.key(rec.user, rec.id), rec);
     });
     if (result === 'created') await this.db.flushed();
     return result;
@@ -114,14 +117,18 @@ export class MonitorStore {
   /** Removes the monitor with its checks and baseline; false when there was none. */
   async delete(user: string, id: string): Promise<boolean> {
     let found = false;
-    await this.db.root.transaction(() => {
-      if (!this.get(user, id)) return;
-      found = true;
-      this.monitors.remove(this.key(user, id));
-      this.baselines.remove(this.key(user, id));
-      const p = this.checkPrefix(user, id);
-      for (const k of this.checkRows.getKeys({ start: p, end: `${user}${SEP}${id}\u0001` })) this.checkRows.remove(k as string);
-    });
+    await this.db.userBytes.write(
+      user,
+      'monitors',
+      (w) => {
+        if (!this.get(user, id)) return;
+        found = true;
+        w.remove(this.monitors, this.key(user, id));
+        w.remove(this.baselines, this.key(user, id));
+        for (const k of [...keysUnder(this.checkRows, [user, id])]) w.remove(this.checkRows, k);
+      },
+      'count',
+    );
     await this.db.flushed();
     return found;
   }
@@ -134,29 +141,36 @@ export class MonitorStore {
 
   /**
    * Records a check (and the new baseline, when given) in one transaction; a monitor deleted while its check
-   * ran gets nothing. `scheduledFor` moves the schedule mark forward (a scheduled run), never back.
+   * ran gets nothing. `scheduledFor` moves the schedule mark forward (a scheduled run), never back. Past the
+   * user's storage quota it is refused whole ('refuse'); 'count' is for the short check saying so.
    */
-  async addCheck(user: string, id: string, check: Omit<CheckRecord, 'seq'>, opts: { baseline?: Baseline; scheduledFor?: string } = {}): Promise<CheckRecord | undefined> {
+  async addCheck(user: string, id: string, check: Omit<CheckRecord, 'seq'>, opts: { baseline?: Baseline; scheduledFor?: string; quota?: QuotaMode } = {}): Promise<CheckRecord | undefined> {
     let stored: CheckRecord | undefined;
     // Asynchronous: the write thread commits the checks of many monitors that finish together in one go.
-    await this.db.root.transaction(() => {
-      const rec = this.get(user, id);
-      if (!rec) return;
-      const p = this.checkPrefix(user, id);
-      stored = { ...check, seq: rec.nextSeq };
-      this.checkRows.put(`${p}${pad(rec.nextSeq)}`, stored);
-      rec.nextSeq++;
-      rec.checkCount++;
-      // Oldest first in key order: drop what is past the cap.
-      if (rec.checkCount > MAX_CHECKS_KEPT) {
-        for (const k of this.checkRows.getKeys({ start: p, end: `${user}${SEP}${id}\u0001`, limit: rec.checkCount - MAX_CHECKS_KEPT })) this.checkRows.remove(k as string);
-        rec.checkCount = MAX_CHECKS_KEPT;
-      }
-      if (opts.baseline) this.baselines.put(this.key(user, id), opts.baseline);
-      if (opts.scheduledFor && opts.scheduledFor > rec.scheduledFrom) rec.scheduledFrom = opts.scheduledFor;
-      rec.lastCheck = { at: check.at, status: check.status, changed: check.changed };
-      this.monitors.put(this.key(user, id), rec);
-    });
+    await this.db.userBytes.write(
+      user,
+      'monitors',
+      (w) => {
+        const rec = this.get(user, id);
+        if (!rec) return;
+        const p = this.checkPrefix(user, id);
+        const row: CheckRecord = { ...check, seq: rec.nextSeq };
+        w.put(this.checkRows, `${p}${pad(rec.nextSeq)}`, row);
+        rec.nextSeq++;
+        rec.checkCount++;
+        // Oldest first in key order: drop what is past the cap.
+        if (rec.checkCount > MAX_CHECKS_KEPT) {
+          for (const k of [...this.checkRows.getKeys({ start: p, end: `${user}${SEP}${id}\u0001`, limit: rec.checkCount - MAX_CHECKS_KEPT })]) w.remove(this.checkRows, k as string);
+          rec.checkCount = MAX_CHECKS_KEPT;
+        }
+        if (opts.baseline) w.put(this.baselines, this.key(user, id), opts.baseline);
+        if (opts.scheduledFor && opts.scheduledFor > rec.scheduledFrom) rec.scheduledFrom = opts.scheduledFor;
+        rec.lastCheck = { at: check.at, status: check.status, changed: check.changed };
+        w.put(this.monitors, this.key(user, id), rec);
+        stored = row;
+      },
+      opts.quota ?? 'refuse',
+    );
     return stored;
   }
 

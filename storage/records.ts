@@ -6,9 +6,13 @@
  *   s <user> <rec id> <seq>      -> Step (seq zero-padded: steps come back in order)
  *   j <user> <rec id> <seq>      -> the step's JPEG bytes (apart from the step, so listing steps reads no images)
  *   p <user> <rpl id>            -> Replay
+ * Every row counts toward its user's storage quota (user-bytes.ts): a step, and a new replay, are refused past it;
+ * a recording's own record and a replay's progress are counted but never refused (bounded by their counts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from './db.js';
+import type { QuotaMode } from './user-bytes.js';
+import { keysUnder } from './key-range.js';
 
 export type RecordingState = 'recording' | 'stopped';
 export type CacheUse = 'off' | 'record';
@@ -120,17 +124,18 @@ export class RecordStore {
     for (const { value } of this.db.records.getRange({ start: `r${SEP}`, end: `r\u0001` })) if ((value as Recording).state === 'recording') yield value as Recording;
   }
 
+  /** The recording's record (created, stopped): counted toward the user's bytes, never refused. */
   async put(rec: Recording): Promise<void> {
-    await this.db.records.put(this.recKey(rec.user, rec.id), rec);
+    await this.db.userBytes.write(rec.user, 'records', (w) => w.put(this.db.records, this.recKey(rec.user, rec.id), rec), 'count');
     await this.db.flushed();
   }
 
-  /** A step, its JPEG and the recording's new count, in one transaction. */
+  /** A step, its JPEG and the recording's new count, in one transaction; refused whole past the user's storage quota. */
   async addStep(rec: Recording, step: Step, jpeg?: Buffer): Promise<void> {
-    await this.db.root.transaction(() => {
-      this.db.records.put(this.stepKey(rec.user, rec.id, step.seq), step);
-      if (jpeg) this.db.records.put(this.shotKey(rec.user, rec.id, step.seq), jpeg);
-      this.db.records.put(this.recKey(rec.user, rec.id), rec);
+    await this.db.userBytes.write(rec.user, 'records', (w) => {
+      w.put(this.db.records, this.stepKey(rec.user, rec.id, step.seq), step);
+      if (jpeg) w.put(this.db.records, this.shotKey(rec.user, rec.id, step.seq), jpeg);
+      w.put(this.db.records, this.recKey(rec.user, rec.id), rec);
     });
   }
 
@@ -148,12 +153,17 @@ export class RecordStore {
   /** The recording, its steps and screenshots; its replays stay (they are their own records). */
   async delete(user: string, id: string): Promise<boolean> {
     if (!this.get(user, id)) return false;
-    await this.db.root.transaction(() => {
-      this.db.records.remove(this.recKey(user, id));
-      for (const k of ['s', 'j']) {
-        for (const key of this.db.records.getKeys({ start: `${k}${SEP}${user}${SEP}${id}${SEP}`, end: `${k}${SEP}${user}${SEP}${id}\u0001` })) this.db.records.remove(key as string);
-      }
-    });
+    await this.db.userBytes.write(
+      user,
+      'records',
+      (w) => {
+        w.remove(this.db.records, this.recKey(user, id));
+        for (const k of ['s', 'j']) {
+          for (const key of [...keysUnder(this.db.records, [k, user, id])]) w.remove(this.db.records, key);
+        }
+      },
+      'count',
+    );
     await this.db.flushed();
     return true;
   }
@@ -162,8 +172,9 @@ export class RecordStore {
     return this.db.records.get(this.replayKey(user, id)) as Replay | undefined;
   }
 
-  async putReplay(r: Replay): Promise<void> {
-    await this.db.records.put(this.replayKey(r.user, r.id), r);
+  /** A replay as it stands: 'refuse' for a new one (past the user's storage quota), its progress only counted. */
+  async putReplay(r: Replay, mode: QuotaMode = 'count'): Promise<void> {
+    await this.db.userBytes.write(r.user, 'records', (w) => w.put(this.db.records, this.replayKey(r.user, r.id), r), mode);
     await this.db.flushed();
   }
 

@@ -9,9 +9,14 @@
  * (tool results quoting pages, what the model wrote about them), so it is also sealed under the vault key like
  * the vault itself, bound to its user and task; only the parts a listing shows (goal, state, calls, result)
  * stay readable. While the vault is locked (no key) it is stored scrubbed but unsealed.
+ *
+ * Every record counts toward its user's storage quota (user-bytes.ts): a new task, and a change that grows one
+ * ('refuse', the default), are refused whole past it; state changes the service must record whatever happens
+ * (a cancel, the task's end) pass 'count'.
  */
 import type { Database } from 'lmdb';
 import type { Db } from './db.js';
+import type { QuotaMode } from './user-bytes.js';
 import type { Sealed, Sealer } from './seal.js';
 import type { TaskMessage, TaskState, TaskView } from '../protocol/tasks.js';
 
@@ -103,7 +108,8 @@ export class TaskStore {
   }
 
   async create(rec: TaskRecord): Promise<void> {
-    await this.records.put(key(rec.user, rec.id), this.toStored(rec));
+    const stored = this.toStored(rec);
+    await this.db.userBytes.write(rec.user, 'tasks', (w) => w.put(this.records, key(rec.user, rec.id), stored));
     await this.db.flushed();
   }
 
@@ -112,21 +118,26 @@ export class TaskStore {
    * undefined to leave it alone (a step finishing after the task was cancelled must not undo the cancel).
    * Durable before it resolves; answers the record as stored afterwards (scrubbed).
    */
-  async update(user: string, id: string, change: (cur: TaskRecord) => Partial<TaskRecord> | undefined): Promise<{ rec: TaskRecord; changed: boolean } | undefined> {
+  async update(user: string, id: string, change: (cur: TaskRecord) => Partial<TaskRecord> | undefined, mode: QuotaMode = 'refuse'): Promise<{ rec: TaskRecord; changed: boolean } | undefined> {
     let out: { rec: TaskRecord; changed: boolean } | undefined;
-    await this.records.transaction(() => {
-      const raw = this.records.get(key(user, id));
-      if (!raw) return;
-      const cur = this.fromStored(raw);
-      const patch = change(cur);
-      if (!patch) {
-        out = { rec: cur, changed: false };
-        return;
-      }
-      const stored = this.toStored({ ...cur, ...patch, updatedAt: new Date().toISOString() });
-      this.records.put(key(user, id), stored);
-      out = { rec: this.fromStored(stored), changed: true };
-    });
+    await this.db.userBytes.write(
+      user,
+      'tasks',
+      (w) => {
+        const raw = this.records.get(key(user, id));
+        if (!raw) return;
+        const cur = this.fromStored(raw);
+        const patch = change(cur);
+        if (!patch) {
+          out = { rec: cur, changed: false };
+          return;
+        }
+        const stored = this.toStored({ ...cur, ...patch, updatedAt: new Date().toISOString() });
+        w.put(this.records, key(user, id), stored);
+        out = { rec: this.fromStored(stored), changed: true };
+      },
+      mode,
+    );
     await this.db.flushed();
     return out;
   }

@@ -5,7 +5,8 @@
  * hop of a page's fetch (redirects, and in a tab the navigations its page starts) is judged as a link is
  * (hops.ts) before it is requested.
  * Pause stops new pages (those in flight finish); cancel also drops the queue; `stop` (daemon shutdown) stops
- * new pages and leaves the run `running` in the store, so the next start goes on from the queue.
+ * new pages and leaves the run `running` in the store, so the next start goes on from the queue. A page that
+ * would pass the user's storage quota pauses the run (it stays queued, nothing of it stored).
  */
 import type { DaemonEnv } from '../env.js';
 import type { CrawlRecord, CrawlStore, NewLink, QueueEntry } from '../../storage/crawls.js';
@@ -27,6 +28,9 @@ import { HopRefused, TabHops, actionRefusal, hopRefusal, redirectReason, type Ho
 import { scrubDeep } from '../tools/redact.js';
 import { userSecretForms } from '../vault/user-secrets.js';
 import { DISABLED_SWEEP_MS } from '../accounts/disabled.js';
+import { isQuotaRefusal } from '../quotas/limits.js';
+
+const STORAGE_QUOTA_NOTE = 'paused at your storage quota (--max-storage-mb-per-user): the next page would have passed it and was not stored (it stays queued). Delete what you no longer need, then resume.';
 
 /** Queue entries looked at when choosing the next page: enough to find one whose host is ready. */
 const LOOKAHEAD = 64;
@@ -195,7 +199,13 @@ export class CrawlRun {
       note = `the sitemap could not be read: ${e instanceof Error ? e.message : String(e)}`;
     }
     // Sitemap pages start at depth 0 but, unlike start URLs, answer to the same rules as found links.
-    const rec = await this.store.addPages(this.rec.user, this.rec.id, this.follow(urls.map((url) => ({ url })), 0), { sitemapRead: true, ...(note ? { note } : {}) });
+    let rec;
+    try {
+      rec = await this.store.addPages(this.rec.user, this.rec.id, this.follow(urls.map((url) => ({ url })), 0), { sitemapRead: true, ...(note ? { note } : {}) });
+    } catch (e) {
+      if (!isQuotaRefusal(e, 'storageBytes')) throw e;
+      return this.pauseAtQuota();
+    }
     if (rec) {
       this.rec = rec;
       this.events.changed(rec);
@@ -281,11 +291,30 @@ export class CrawlRun {
   }
 
   private async finishPage(entry: QueueEntry, item: Omit<CrawlItem, 'seq'>, links: NewLink[]) {
-    const done = await this.store.finishPage(this.rec.user, this.rec.id, entry, { ...item, at: new Date().toISOString() }, links);
+    let done;
+    try {
+      done = await this.store.finishPage(this.rec.user, this.rec.id, entry, { ...item, at: new Date().toISOString() }, links);
+    } catch (e) {
+      if (!isQuotaRefusal(e, 'storageBytes')) throw e;
+      return this.pauseAtQuota();
+    }
     if (done) {
       this.rec = done.rec;
       this.events.changed(done.rec);
     }
+  }
+
+  /**
+   * A page (or the sitemap's pages) would pass the user's storage quota: nothing of it was stored and it stays
+   * queued; the run pauses with a note saying why, and goes on from its queue when resumed with room again.
+   */
+  private async pauseAtQuota() {
+    const rec = await this.store.setState(this.rec.user, this.rec.id, 'paused', STORAGE_QUOTA_NOTE, ['running']);
+    if (rec) {
+      this.rec = rec;
+      this.events.changed(rec);
+    }
+    this.poke();
   }
 
   /** The page as HTML, over http or in the browser as the mode says; undefined when it must wait (429/503). */

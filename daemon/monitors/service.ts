@@ -15,7 +15,7 @@ import { systemClock, type Clock } from './clock.js';
 import { captureInBrowser, type CaptureFn } from './capture.js';
 import { compareScreenshots, compareText, comparableText, ignoreMatchers, snapshotForCompare, type Comparison } from './compare.js';
 import { isoInZone } from './zone-time.js';
-import { quotaError } from '../quotas/limits.js';
+import { isQuotaRefusal, quotaError } from '../quotas/limits.js';
 
 /** Checks at once across all users: each holds a tab in a browser, so a boundary shared by many monitors queues. */
 export const CHECK_CONCURRENCY = 4;
@@ -241,7 +241,7 @@ export class MonitorService {
       captured();
       // A failed load is a check of its own; the baseline stays what it was.
       const summary = e instanceof Error ? e.message : String(e);
-      return this.store.addCheck(user, id, { at, changed: false, status: 'failed', summary, trigger }, { scheduledFor });
+      return this.addCheck(user, id, { at, changed: false, status: 'failed', summary, trigger }, { scheduledFor });
     }
     if (current.kind === 'text') {
       const text = rec.compare === 'snapshot' ? snapshotForCompare(current.text) : current.text;
@@ -250,14 +250,30 @@ export class MonitorService {
     const base = this.store.baseline(user, id);
     if (!base || base.kind !== current.kind) {
       const summary = current.kind === 'text' ? `baseline recorded: ${current.text ? current.text.split('\n').length - 1 : 0} line(s)` : 'baseline picture recorded';
-      return this.store.addCheck(user, id, { at, changed: false, status: 'ok', summary, trigger }, { baseline: current, scheduledFor });
+      return this.addCheck(user, id, { at, changed: false, status: 'ok', summary, trigger }, { baseline: current, scheduledFor });
     }
     const comparison = current.kind === 'text' ? compareText((base as { text: string }).text, current.text) : compareScreenshots((base as { png: Buffer }).png, current.png, rec.threshold);
     // Pictures within the threshold keep the old baseline, so a slow drift adds up to a change in the end.
-    const stored = await this.store.addCheck(user, id, { at, changed: comparison.changed, status: 'ok', summary: comparison.summary, trigger }, comparison.changed ? { baseline: current, scheduledFor } : { scheduledFor });
+    const stored = await this.addCheck(user, id, { at, changed: comparison.changed, status: 'ok', summary: comparison.summary, trigger }, comparison.changed ? { baseline: current, scheduledFor } : { scheduledFor });
     if (!stored) return undefined;
+    if (stored.status === 'failed') return stored;
     if (comparison.changed) await this.announce(env, rec, stored, comparison);
     return { ...stored, comparison };
+  }
+
+  /**
+   * Stores a check. One that would pass the user's storage quota is not kept: a short failed check saying so
+   * is (counted, not refused: the oldest checks past the cap make room), the baseline stays, and the monitor
+   * goes on with its schedule, so it checks again once the user has room.
+   */
+  private async addCheck(user: string, id: string, check: Omit<CheckRecord, 'seq'>, opts: { baseline?: Baseline; scheduledFor?: string }): Promise<CheckRecord | undefined> {
+    try {
+      return await this.store.addCheck(user, id, check, opts);
+    } catch (e) {
+      if (!isQuotaRefusal(e, 'storageBytes')) throw e;
+      const summary = `not stored: it would pass your storage quota (--max-storage-mb-per-user); the baseline is kept. Delete what you no longer need and the next check is stored again.`;
+      return this.store.addCheck(user, id, { at: check.at, changed: false, status: 'failed', summary, trigger: check.trigger }, { scheduledFor: opts.scheduledFor, quota: 'count' });
+    }
   }
 
   /** Queues the event durably before the check answers; a webhook failure is logged, never a lost check. */

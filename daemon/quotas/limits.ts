@@ -23,7 +23,7 @@ export const QUOTAS = {
   monitors: { flag: 'max-monitors-per-user', env: 'BROWSERD_MAX_MONITORS_PER_USER', default: 100, counts: 'monitors' },
   recordings: { flag: 'max-recordings-per-user', env: 'BROWSERD_MAX_RECORDINGS_PER_USER', default: 200, counts: 'stored browser_record recordings' },
   harRecordings: { flag: 'max-har-recordings-per-user', env: 'BROWSERD_MAX_HAR_RECORDINGS_PER_USER', default: 10, counts: 'HAR recordings (each with its file) on open tabs' },
-  storageBytes: { flag: 'max-storage-mb-per-user', env: 'BROWSERD_MAX_STORAGE_MB_PER_USER', default: 4096, counts: 'bytes stored (files, downloads, uploads, HAR files, response caches)', megabytes: true },
+  storageBytes: { flag: 'max-storage-mb-per-user', env: 'BROWSERD_MAX_STORAGE_MB_PER_USER', default: 4096, counts: 'bytes stored (files, downloads, uploads, HAR files, response caches, recordings, monitors, tasks, crawls)', megabytes: true },
 } as const satisfies Record<string, QuotaSpec>;
 
 export type QuotaName = keyof typeof QUOTAS;
@@ -58,7 +58,8 @@ export function quotaView(limits: QuotaLimits): Record<string, number> {
   };
 }
 
-const mb = (bytes: number) => `${Math.round((bytes / MB) * 10) / 10} MB`;
+/** Bytes for a person: MB to one decimal, or KB and bytes below a tenth of a MB (a refused 1-byte start is not "0 MB"). */
+const mb = (bytes: number) => (bytes >= MB / 10 ? `${Math.round((bytes / MB) * 10) / 10} MB` : bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} bytes`);
 
 /**
  * The refusal when a quota is reached: `refused`, naming the limit, its flag and the numbers, with what the
@@ -73,6 +74,12 @@ export function quotaError(name: QuotaName, used: number, limit: number, next: s
     next: `${next} An admin can raise --${q.flag}.`,
     details: { quota: name, flag: `--${q.flag}`, limit, used, ...(adding !== undefined ? { adding } : {}) },
   });
+}
+
+/** Whether `e` is the refusal of quota `name` (a background writer stops on it rather than failing). */
+export function isQuotaRefusal(e: unknown, name: QuotaName): boolean {
+  const r = e as { code?: string; details?: { quota?: string } } | undefined;
+  return r?.code === 'refused' && r.details?.quota === name;
 }
 
 /**

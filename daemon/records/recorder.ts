@@ -5,7 +5,7 @@
  * button) and the returned step's `finish` after it, while the call still holds the tab, so the screenshot shows
  * this call's result and no other. A recording ends on stop, at 500 steps, after 30 minutes, when its tab is
  * closed or goes away (`tab_closed`: browser_close_tab, a closed context, the page closing itself, the browser
- * stopping), or with the daemon.
+ * stopping), when its next step would pass the user's storage quota (`storage_quota`), or with the daemon.
  */
 import type { DaemonEnv } from '../env.js';
 import type { ToolContext } from '../tools/context.js';
@@ -23,7 +23,7 @@ import { refArgs, stepArgs } from './args.js';
 import { lengthOnlyArgs } from '../tools/redact.js';
 import { recordingEvent } from './events.js';
 import { startVideo, type VideoCapture } from './video.js';
-import { PendingCount, quotaError } from '../quotas/limits.js';
+import { isQuotaRefusal, PendingCount, quotaError } from '../quotas/limits.js';
 
 export const MAX_STEPS = 500;
 export const MAX_RECORDING_MS = 30 * 60_000;
@@ -76,6 +76,8 @@ export class Recorder {
     const limit = env.cfg.quotas.recordings;
     const kept = this.store.list(user).length + this.starting.of(user);
     if (kept >= limit) throw quotaError('recordings', kept, limit, 'Delete old ones with browser_record {"action": "delete", "id": …}, then start again.');
+    // Steps are stored bytes: a user already at their storage quota could not keep one.
+    env.storageQuota.check(user, 1);
     const release = this.starting.hold(user);
     try {
       return await this.begin(ctx, args);
@@ -217,7 +219,16 @@ export class Recorder {
       screenshot: !!jpeg,
     };
     a.rec.steps = step.seq;
-    await this.store.addStep(a.rec, step, jpeg);
+    try {
+      await this.store.addStep(a.rec, step, jpeg);
+    } catch (e) {
+      a.rec.steps = step.seq - 1;
+      if (!isQuotaRefusal(e, 'storageBytes')) throw e;
+      // Past the storage quota the step is not kept, and the recording ends there with the steps before.
+      a.rec.note = STORAGE_QUOTA_NOTE;
+      await this.stop(user, a.rec.id, 'storage_quota');
+      return;
+    }
     if (a.rec.steps >= MAX_STEPS) await this.stop(user, a.rec.id, 'step_limit');
   }
 
@@ -233,6 +244,8 @@ export class Recorder {
     await Promise.all([...this.active.values()].map((a) => this.stop(a.rec.user, a.rec.id, 'shutdown').catch(() => undefined)));
   }
 }
+
+const STORAGE_QUOTA_NOTE = 'stopped at your storage quota (--max-storage-mb-per-user): the next step would have passed it and was not kept; the steps before are. Delete what you no longer need, then record again.';
 
 export const notFound = (id: string) => new BrowserdError('not_found', `no recording ${id}`, { next: 'List yours with browser_record {"action": "list"}.' });
 

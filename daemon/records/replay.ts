@@ -49,7 +49,8 @@ export class Replayer {
       steps: [],
       createdAt: new Date().toISOString(),
     };
-    await this.store.putReplay(replay);
+    // A new replay is stored bytes: refused past the user's storage quota (its progress later is only counted).
+    await this.store.putReplay(replay, 'refuse');
     this.queued.set(user.id, (this.queued.get(user.id) ?? 0) + 1);
     const prev = this.chains.get(user.id) ?? Promise.resolve();
     const next = prev.then(() => this.run(user, rec, replay)).catch((e) => this.env().log.error({ err: String(e) }, 'replay failed unexpectedly')).finally(() => {

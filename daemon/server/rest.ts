@@ -38,6 +38,12 @@ function segment(raw: string): string {
   }
 }
 
+/** The user's stored bytes (what --max-storage-mb-per-user counts) in all, and by where they are. */
+function storageUsage(env: DaemonEnv, user: string) {
+  const storage = env.storageQuota.use(user);
+  return { storageBytes: Object.values(storage).reduce((a, b) => a + b, 0), storage };
+}
+
 /** The handler of every route in ROUTES except /mcp (app.ts hands that to the MCP gateway), by routeKey. */
 export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<string, Handler> {
   const me = (u: UserRecord | undefined) => u!;
@@ -52,7 +58,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
         ok: true,
         user: me(u).id,
         policy: { approvals: me(u).approvals, takeover: me(u).takeover, hostRules: env.policies.rules(me(u).id) },
-        usage: { cdpSessionMinutes: env.usage.minutes(me(u).id, 'cdp_session'), models: env.modelUsage.totals(me(u).id), storageBytes: env.storageQuota.used(me(u).id) },
+        usage: { cdpSessionMinutes: env.usage.minutes(me(u).id, 'cdp_session'), models: env.modelUsage.totals(me(u).id), ...storageUsage(env, me(u).id) },
         limits: {
           maxBrowsersOnHost: env.pool.maxBrowsers,
           browsersPerUser: env.cfg.maxBrowsersPerUser,

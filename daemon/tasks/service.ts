@@ -138,7 +138,7 @@ export class TaskService {
   }
 
   async cancel(user: string, id: string): Promise<TaskView> {
-    const res = await this.db.update(user, id, (cur) => (FINAL_TASK_STATES.includes(cur.state) ? undefined : { state: 'cancelled', finishedAt: new Date().toISOString(), handoff: undefined }));
+    const res = await this.db.update(user, id, (cur) => (FINAL_TASK_STATES.includes(cur.state) ? undefined : { state: 'cancelled', finishedAt: new Date().toISOString(), handoff: undefined }), 'count');
     if (!res) throw notFound(id);
     if (!res.changed) {
       throw new BrowserdError('validation_error', `task ${id} is already ${res.rec.state}, so it cannot be cancelled`, { next: 'Nothing to do; start a new task with POST /v1/tasks if the goal still stands.' });
@@ -261,7 +261,7 @@ export class TaskService {
     const env = this.env();
     const { user: userId, id } = queued;
     const key = this.k(userId, id);
-    const started = await this.db.update(userId, id, (cur) => (cur.state === 'queued' || cur.state === 'running' ? { state: 'running' } : undefined));
+    const started = await this.db.update(userId, id, (cur) => (cur.state === 'queued' || cur.state === 'running' ? { state: 'running' } : undefined), 'count');
     if (!started?.changed) return;
     this.changed(started.rec);
     const user = env.users.get(userId);
@@ -272,8 +272,9 @@ export class TaskService {
           rec: started.rec,
           key: this.keys.get(key),
           signal: ac.signal,
+          // A step that would pass the user's storage quota is refused: the loop ends failed with that error.
           save: async (p) => {
-            const res = await this.db.update(userId, id, (cur) => (cur.state === 'running' ? p : undefined));
+            const res = await this.db.update(userId, id, (cur) => (cur.state === 'running' ? p : undefined), 'refuse');
             if (res?.changed) this.changed(res.rec);
             return !!res?.changed;
           },
@@ -287,7 +288,8 @@ export class TaskService {
         : outcome.kind === 'failed'
           ? { state: 'failed', error: outcome.error, finishedAt: now }
           : { state: 'paused', handoff: outcome.handoff };
-    const res = await this.db.update(userId, id, (cur) => (cur.state === 'running' ? patch : undefined));
+    // Where the task ended is recorded whatever the quota says (a task failed by it must say so).
+    const res = await this.db.update(userId, id, (cur) => (cur.state === 'running' ? patch : undefined), 'count');
     if (!res?.changed) return;
     if (outcome.kind !== 'paused') {
       this.keys.delete(key);
@@ -324,7 +326,7 @@ export class TaskService {
         status === 'resolved'
           ? `The person finished hand-off ${handoffId} and pressed Done.${note ? ` Their note:\n${fenceText('hand-off note', note, 2000)}` : ''} Look at the page again and go on with the goal.`
           : `Hand-off ${handoffId} ${status === 'expired' ? 'expired without the person pressing Done' : 'is gone'}. Try another way, ask again with browser_handoff, or call task_done saying what is missing.`;
-      const res = await this.db.update(rec.user, rec.id, (cur) => (cur.state === 'paused' ? { state: 'queued', handoff: undefined, messages: [...cur.messages, { role: 'user', content: told }] } : undefined));
+      const res = await this.db.update(rec.user, rec.id, (cur) => (cur.state === 'paused' ? { state: 'queued', handoff: undefined, messages: [...cur.messages, { role: 'user', content: told }] } : undefined), 'count');
       if (!res?.changed) return;
       this.changed(res.rec);
       this.schedule(rec.user);

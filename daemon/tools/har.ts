@@ -17,7 +17,7 @@ import type { ToolContext } from './context.js';
 import { inline, type ResponseBuilder } from './response.js';
 import { harRecordings } from '../traffic/har-recordings.js';
 import { harDocument } from '../traffic/har-document.js';
-import type { HarLine, HarOptions, HarRecording } from '../traffic/har-recording.js';
+import { HAR_QUOTA_NOTE, type HarLine, type HarOptions, type HarRecording } from '../traffic/har-recording.js';
 import type { SameType } from '../traffic/same-type.js';
 import { TabIdField } from './output.js';
 
@@ -62,6 +62,8 @@ const HarInfo = Type.Object({
   stoppedAt: Type.Optional(Type.String()),
   options: HarOptionsSchema,
   writeError: Type.Optional(Type.String({ description: 'Why writing the file failed; the recording stopped there.' })),
+  stopReason: Type.Optional(StringEnum(['storage_quota'] as const, { description: 'Why it stopped by itself: storage_quota (the next entries would have passed --max-storage-mb-per-user; the entries before are kept).' })),
+  note: Type.Optional(Type.String({ description: 'What happened, when it stopped by itself.' })),
   newest: Type.Optional(
     Type.Array(HarLineSchema, { description: 'summary: the newest entries, newest first.' }),
   ),
@@ -115,6 +117,7 @@ function describe(rec: HarRecording) {
     ...(rec.stoppedAt ? { stoppedAt: rec.stoppedAt.toISOString() } : {}),
     options: rec.options,
     ...(rec.error ? { writeError: rec.error } : {}),
+    ...(rec.stopReason ? { stopReason: rec.stopReason, note: HAR_QUOTA_NOTE } : {}),
   };
 }
 
@@ -162,7 +165,7 @@ async function handle(ctx: ToolContext, args: HarArgs, out: ResponseBuilder) {
     }
     const newest = rec.newest(args.limit ?? 50);
     out.set('har', { ...describe(rec), newest });
-    out.text(`HAR of ${tabId}: ${rec.state}, ${rec.counts.entries} entries on ${rec.harPages().length} pages${rec.counts.dropped ? `, ${rec.counts.dropped} more not kept (maxEntries ${rec.options.maxEntries})` : ''}${rec.counts.filtered ? `, ${rec.counts.filtered} requests outside the filters` : ''}.`);
+    out.text(`HAR of ${tabId}: ${rec.state}, ${rec.counts.entries} entries on ${rec.harPages().length} pages${rec.counts.dropped ? `, ${rec.counts.dropped} more not kept${rec.stopReason ? '' : ` (maxEntries ${rec.options.maxEntries})`}` : ''}${rec.counts.filtered ? `, ${rec.counts.filtered} requests outside the filters` : ''}.${rec.stopReason ? ` It ${HAR_QUOTA_NOTE}` : ''}`);
     if (newest.length) out.page(`newest HAR entries of ${tabId}`, newest.map((e) => `${e.method} ${e.status} ${e.type} ${e.url}`).join('\n'));
     return;
   }

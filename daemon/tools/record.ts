@@ -37,8 +37,8 @@ const RecordingSchema = Type.Object({
   steps: Type.Integer({ description: 'Steps recorded so far.' }),
   createdAt: Type.String(),
   stoppedAt: Type.Optional(Type.String()),
-  stopReason: Type.Optional(Type.String({ description: 'stop, step_limit, time_limit, restart or tab_closed.' })),
-  note: Type.Optional(Type.String({ description: 'What went wrong with the video, if anything.' })),
+  stopReason: Type.Optional(Type.String({ description: 'stop, step_limit, time_limit, restart, tab_closed or storage_quota.' })),
+  note: Type.Optional(Type.String({ description: 'What went wrong (the video, the storage quota), if anything.' })),
 });
 
 /** One recorded step (storage/records.ts Step): the call as made, with vault values already replaced. */

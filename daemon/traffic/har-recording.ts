@@ -2,6 +2,10 @@
  * One tab's HAR recording: a traffic sink that turns each matching exchange into a redacted HAR entry and
  * appends it, as one JSON line, to the tab's file in the data dir. Entries are never held in memory: only
  * counters, the newest few lines for a summary, and the pages (one per main-frame document, few).
+ *
+ * The file counts toward its user's storage quota (--max-storage-mb-per-user). Before each append the lines
+ * are weighed against the room the quota leaves; lines that would pass it are not written and the recording
+ * stops there ('storage_quota'), so the file holds only whole entries and stays a valid HAR.
  */
 import type { TabScopedItem } from './tab-scoped.js';
 import { createReadStream } from 'node:fs';
@@ -23,6 +27,21 @@ export interface HarOptions {
 }
 
 export type HarState = 'recording' | 'stopped' | 'deleted';
+
+/** Why a recording stopped by itself (a stop action leaves none). */
+export type HarStopReason = 'storage_quota';
+
+/**
+ * The user's storage quota as a recording sees it: the bytes they may still store, their files, HAR files and
+ * the rest counted (quotas/storage.ts; this recording's file too, as it is on disk).
+ */
+export interface HarQuota {
+  room(): number;
+}
+
+/** Bytes appended between two counts of the user's stored bytes (a count walks their directories). */
+const QUOTA_STEP = 256 * 1024;
+export const HAR_QUOTA_NOTE = 'stopped at your storage quota (--max-storage-mb-per-user): the next entries would have passed it, so they were not written; the entries recorded before are kept. Delete files or HAR recordings you no longer need, then start again.';
 
 /** Newest entries remembered for summaries (a summary shows at most 500). */
 const RECENT = 500;
@@ -48,6 +67,7 @@ export class HarRecording implements TrafficSink, TabScopedItem {
   state: HarState = 'recording';
   readonly startedAt = new Date();
   stoppedAt?: Date;
+  stopReason?: HarStopReason;
   /** Entries written; exchanges past maxEntries (dropped); exchanges that did not match the filters. */
   readonly counts = { entries: 0, dropped: 0, filtered: 0 };
   private recent: HarLine[] = [];
@@ -62,6 +82,8 @@ export class HarRecording implements TrafficSink, TabScopedItem {
   /** Lines waiting for the next append: the file gets them in this order, each whole. */
   private unwritten: string[] = [];
   private writeError?: string;
+  /** Bytes that may still be appended before the user's stored bytes are counted again. */
+  private budget = 0;
 
   private constructor(
     readonly options: HarOptions,
@@ -70,15 +92,16 @@ export class HarRecording implements TrafficSink, TabScopedItem {
     /** A redactor with the user's secrets as they are now: made per entry, so a value saved meanwhile is hidden too. */
     private redactor: () => TrafficRedactor,
     public tab: Tab,
+    private quota?: HarQuota,
   ) {
     this.match = urlMatcher(options.urlPattern);
   }
 
   /** Creates the file (owner-only, emptied) and starts following the tab. */
-  static async start(tab: Tab, file: string, options: HarOptions, redactor: () => TrafficRedactor): Promise<HarRecording> {
+  static async start(tab: Tab, file: string, options: HarOptions, redactor: () => TrafficRedactor, quota?: HarQuota): Promise<HarRecording> {
     const fh = await open(file, 'w', 0o600);
     await fh.chmod(0o600);
-    const rec = new HarRecording(options, file, fh, redactor, tab);
+    const rec = new HarRecording(options, file, fh, redactor, tab, quota);
     rec.follow(tab);
     return rec;
   }
@@ -123,10 +146,55 @@ export class HarRecording implements TrafficSink, TabScopedItem {
     // One append for every line that came in meanwhile: a page's API calls finish in bursts, and an append
     // per entry cost more of the daemon's time than building the entries.
     this.tail = this.tail
-      .then(() => this.fh.appendFile(this.unwritten.splice(0).join('')))
+      .then(() => this.append(this.unwritten.splice(0)))
       .catch((e) => {
         this.writeError ??= e instanceof Error ? e.message : String(e);
       });
+  }
+
+  /** Appends whole lines, if the user's storage quota has room for all of them; else stops the recording there. */
+  private async append(lines: string[]) {
+    if (this.stopReason === 'storage_quota') return this.unwrite(lines.length);
+    const text = lines.join('');
+    const bytes = Buffer.byteLength(text);
+    if (!this.fits(bytes)) {
+      this.unwrite(lines.length);
+      this.haltAtQuota();
+      return;
+    }
+    await this.fh.appendFile(text);
+  }
+
+  /**
+   * Whether `bytes` more fit the user's quota. The room is counted again once the bytes appended since the last
+   * count reach QUOTA_STEP or what it left, so a recording alone never passes the quota and one beside other
+   * writers of the same user passes it by at most a step.
+   */
+  private fits(bytes: number): boolean {
+    if (!this.quota) return true;
+    if (bytes > this.budget) {
+      const room = this.quota.room();
+      this.budget = Math.min(room, Math.max(QUOTA_STEP, bytes));
+      if (bytes > room) return false;
+    }
+    this.budget -= bytes;
+    return true;
+  }
+
+  /** Lines that were counted as entries but never reached the file: counted as dropped, gone from the newest. */
+  private unwrite(n: number) {
+    this.counts.entries -= n;
+    this.counts.dropped += n;
+    this.recent.splice(Math.max(0, this.recent.length - n));
+  }
+
+  /** The quota is reached: nothing more is recorded, open exchanges are not written; the file stays as it is. */
+  private haltAtQuota() {
+    if (this.state !== 'recording') return;
+    this.stopReason = 'storage_quota';
+    this.state = 'stopped';
+    this.stoppedAt = new Date();
+    this.unfollow();
   }
 
   private remember(e: HarEntry) {

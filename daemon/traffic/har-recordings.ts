@@ -4,7 +4,8 @@
  * (closed by a tool, by REST, with its context), the file is deleted and the recording forgotten.
  *
  * Recordings live in memory: a daemon restart ends them, so the files a previous run left are removed when the
- * first recording of this run is made.
+ * first recording of this run is made. The files count toward their user's storage quota: a start with no room
+ * left is refused, and a recording stops where its next entries would pass the quota (har-recording.ts).
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,10 +57,14 @@ export class HarRecordings {
     const limit = this.env.cfg.quotas.harRecordings;
     const kept = this.recordings.ofUser(user).filter((r) => r !== old && r.state !== 'deleted').length;
     if (kept >= limit) throw quotaError('harRecordings', kept, limit, 'Delete a HAR recording you no longer need (browser_har action "delete", or close its tab), then start again.');
+    // A user already at their storage quota has no room for a single entry (the file replaced here not counted).
+    const replaced = old && old.state !== 'deleted' ? old.file : undefined;
+    this.env.storageQuota.check(user, 1, replaced);
     // The old recording's file is the new one's path: it goes before the new one creates it.
     if (old && old.state !== 'deleted') await old.delete();
     const file = join(privateDir(join(this.dir, segment(user))), `${segment(tab.id)}.jsonl`);
-    const rec = await HarRecording.start(tab, file, options, () => trafficRedactor(this.secretForms(user)));
+    // The file counts toward the user's storage quota as it grows: the recording stops where it would pass it.
+    const rec = await HarRecording.start(tab, file, options, () => trafficRedactor(this.secretForms(user)), { room: () => this.env.storageQuota.room(user) });
     await this.recordings.set(user, tab.id, rec);
     return rec;
   }

@@ -4,6 +4,10 @@
  * earliest due row; each receiver has a few attempts in flight at most, and a receiver that keeps failing is
  * held back on the retry curve (probed by one row at a time) instead of being sent every pending row. Every
  * attempt of a row sends the same webhook-id and body bytes with a fresh timestamp and signature.
+ *
+ * A disabled account's rows wait: nothing is sent for it while it is disabled, nothing of it is given up, and
+ * its rows go out once it is enabled again, with their full retry window from then. Only an account that no
+ * longer exists has its receivers and rows dropped.
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -37,7 +41,16 @@ export interface WebhookServiceOptions {
   keepFinishedMs?: number;
   now?: () => number;
   random?: () => number;
+  /**
+   * Whether the user's deliveries may go out now: 'disabled' holds them (kept, not sent, not given up), 'gone'
+   * (the account no longer exists) drops its receivers and rows. Every account is active without it.
+   */
+  account?: (user: string) => AccountState;
+  /** How often a held account is looked at again (ms): `browserd user enable` writes the store from another process. */
+  accountRecheckMs?: number;
 }
+
+export type AccountState = 'active' | 'disabled' | 'gone';
 
 /** A receiver as the sender tracks it in memory (rebuilt at start from the store). */
 interface Lane {
@@ -50,6 +63,10 @@ interface Lane {
   holdUntil: number;
   pending: number;
   signer?: Webhook;
+  /** Seen disabled: nothing is sent until it is seen active again. */
+  held: boolean;
+  /** When it was last seen active again after a hold (epoch ms; 0 if never held in this run): rows get their window from here. */
+  activeSince: number;
 }
 
 export interface DeliveryView {
@@ -92,6 +109,7 @@ export class WebhookService implements Webhooks {
   private readonly maxInFlight: number;
   private readonly maxPending: number;
   private readonly timeoutMs: number;
+  private readonly recheckMs: number;
 
   constructor(private opts: WebhookServiceOptions) {
     this.now = opts.now ?? Date.now;
@@ -101,6 +119,11 @@ export class WebhookService implements Webhooks {
     this.maxInFlight = opts.maxInFlight ?? 64;
     this.maxPending = opts.maxPendingPerReceiver ?? 200_000;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.recheckMs = opts.accountRecheckMs ?? 2000;
+  }
+
+  private accountOf(user: string): AccountState {
+    return this.opts.account?.(user) ?? 'active';
   }
 
   /** Loads the receivers and sends every row that came due while the daemon was down (at start, not later). */
@@ -128,7 +151,7 @@ export class WebhookService implements Webhooks {
   }
 
   private addLane(user: string, info: ReceiverInfo): Lane {
-    const lane: Lane = { user, info, inFlight: new Set(), failures: 0, holdUntil: 0, pending: this.opts.store.pendingCount(user, info.id) };
+    const lane: Lane = { user, info, inFlight: new Set(), failures: 0, holdUntil: 0, pending: this.opts.store.pendingCount(user, info.id), held: false, activeSince: 0 };
     this.lanes.set(laneKey(user, info.id), lane);
     return lane;
   }
@@ -231,6 +254,10 @@ export class WebhookService implements Webhooks {
     for (const lane of this.lanes.values()) {
       if (this.inFlight.size >= this.maxInFlight) break;
       if (lane.pending === 0) continue;
+      if (!this.mayDeliver(lane, now)) {
+        if (this.lanes.has(laneKey(lane.user, lane.info.id))) wakeAt = Math.min(wakeAt, now + this.recheckMs);
+        continue;
+      }
       this.giveUpStale(lane, now);
       // A failing receiver gets one probe at a time, and none before its hold ends.
       const slots = (lane.failures > 0 ? 1 : this.perReceiver) - lane.inFlight.size;
@@ -250,11 +277,38 @@ export class WebhookService implements Webhooks {
   }
 
   /**
+   * Whether the lane's account lets its rows go out now. Disabled: the lane is held (looked at again every
+   * recheckMs). Enabled again: its rows' retry window starts over from now, so the time spent disabled never
+   * gives a row up. Gone: the receiver and its rows are dropped.
+   */
+  private mayDeliver(lane: Lane, now: number): boolean {
+    const state = this.accountOf(lane.user);
+    if (state === 'active') {
+      if (lane.held) {
+        lane.held = false;
+        lane.activeSince = now;
+        lane.failures = 0;
+        lane.holdUntil = 0;
+      }
+      return true;
+    }
+    if (state === 'disabled') {
+      lane.held = true;
+      return false;
+    }
+    this.lanes.delete(laneKey(lane.user, lane.info.id));
+    this.opts.log.info({ user: lane.user, webhook: lane.info.id }, 'account gone: its webhook and pending deliveries are dropped');
+    void this.opts.store.deleteReceiver(lane.user, lane.info.id).catch((e) => this.opts.log.error({ err: String(e), webhook: lane.info.id }, 'dropping the webhook of a gone account failed'));
+    return false;
+  }
+
+  /**
    * Rows of a held receiver that were due more than 24 h ago have run out their window without an attempt of
    * their own (the receiver was probed with others): they are `failed` now rather than whenever a probe gets to them.
    */
   private giveUpStale(lane: Lane, now: number) {
-    if (lane.failures === 0) return;
+    // Enabled again less than a window ago: no row has had a window of its own to go out in yet.
+    if (lane.failures === 0 || lane.activeSince > now - this.retry.giveUpAfterMs) return;
     const stale = this.opts.store.dueRows(lane.user, lane.info.id, now - this.retry.giveUpAfterMs, 500, lane.inFlight);
     for (const row of stale) {
       lane.pending--;
@@ -292,8 +346,8 @@ export class WebhookService implements Webhooks {
   private async attempt(lane: Lane, row: OutboxRow) {
     const started = this.now();
     const result = await this.send(lane, row);
-    // Stopping: the row stays pending as it was and goes out again at the next start.
-    if (!this.running) return;
+    // Stopping, or the account was disabled meanwhile: the row stays pending as it was, not a failed try.
+    if (!this.running || result === 'held') return;
     const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
     const attempt: Attempt = { at: new Date(started).toISOString(), ms: Math.max(0, this.now() - started), ...result };
     const now = this.now();
@@ -305,14 +359,17 @@ export class WebhookService implements Webhooks {
       lane.holdUntil = now + retryDelay(lane.failures, this.retry, this.random);
       this.opts.log.info({ user: lane.user, webhook: lane.info.id, row: row.id, status: result.status, error: result.error, attempt: row.attempts + 1 }, 'webhook delivery failed');
     }
-    const next = ok ? ({ state: 'delivered' } as const) : afterFailure(Date.parse(row.createdAt), row.attempts + 1, now, this.retry, this.random);
+    // The window counts from the event, or from the account's enabling when it was held since.
+    const windowFrom = Math.max(Date.parse(row.createdAt), lane.activeSince);
+    const next = ok ? ({ state: 'delivered' } as const) : afterFailure(windowFrom, row.attempts + 1, now, this.retry, this.random);
     // A receiver deleted meanwhile has no lane and no rows: nothing to record.
     if (this.lanes.get(laneKey(lane.user, lane.info.id)) !== lane) return;
     const settled = await this.opts.store.settle(row, attempt, next);
     if (settled && settled.state !== 'pending') lane.pending--;
   }
 
-  private async send(lane: Lane, row: OutboxRow): Promise<DeliveryResult> {
+  /** One try, or 'held' when the account was disabled before anything was sent (looked at again as late as can be). */
+  private async send(lane: Lane, row: OutboxRow): Promise<DeliveryResult | 'held'> {
     const u = new URL(lane.info.url);
     let addresses: string[];
     try {
@@ -336,6 +393,10 @@ export class WebhookService implements Webhooks {
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
       'webhook-signature': signature,
     };
+    if (this.accountOf(lane.user) !== 'active') {
+      lane.held = true;
+      return 'held';
+    }
     return postSigned(u, addresses, headers, Buffer.from(row.body!, 'utf8'), { timeoutMs: this.timeoutMs, signal: this.abort.signal, agents: this.agents });
   }
 }

@@ -124,7 +124,10 @@ t.test('a file store past --max-storage-mb-per-user is refused and nothing is st
   t.match(second.json.error.details, { quota: 'storageBytes', flag: '--max-storage-mb-per-user', limit: 1024 * 1024, adding: 600 * 1024 });
   const files = (await d.rest(alice, 'GET', '/v1/files')).json.files.map((f: any) => f.name);
   t.same(files, ['first.txt'], 'second.txt was not stored');
-  t.equal((await d.rest(alice, 'GET', '/v1/me')).json.usage.storageBytes, 600 * 1024, 'GET /v1/me counts the stored bytes');
+  const usage = (await d.rest(alice, 'GET', '/v1/me')).json.usage;
+  t.equal(usage.storage.files, 600 * 1024, 'GET /v1/me counts the stored bytes');
+  t.ok(usage.storage.crawls > 0 && usage.storage.tasks > 0 && usage.storage.monitors > 0, 'her crawls, tasks and monitors in the store count too');
+  t.equal(usage.storageBytes, Object.values(usage.storage as Record<string, number>).reduce((a, b) => a + b, 0), 'storageBytes is every place together');
   t.equal((await store(alice, 'again.txt', 'a')).status, 200, 'the same bytes again take no room (one copy)');
   t.equal((await store(bob, 'second.txt', 'b')).status, 200, "bob's bytes are bob's own quota");
   // The way out: DELETE /v1/files/{name} frees the bytes (only the caller's own files).
