@@ -2734,7 +2734,10 @@ export interface components {
                 code: components["schemas"]["ErrorCode"];
                 message: string;
                 next?: string;
-                details?: Record<string, never>;
+                details?: {
+                    /** @description The page's own words the error is about (a thrown message, the element covering a target, option texts, a model's words about a page). The message never quotes them; over MCP they are fenced. */
+                    pageText?: string;
+                };
             };
         };
     };
@@ -3636,7 +3639,7 @@ export interface operations {
                             /** @description The element the call aims at. */
                             element?: {
                                 role: string;
-                                /** @description Its accessible name. */
+                                /** @description Its accessible name (the page chose it). */
                                 name: string;
                                 /** @description Which of the elements with this role and name, from 0 in snapshot order. */
                                 nth: number;
@@ -3648,7 +3651,7 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                         }[];
-                        /** @description Candidates dropped (not an interaction tool, or an element not on the page). */
+                        /** @description Candidates dropped (not an interaction tool, or an element not on the page); they quote the model. */
                         warnings: string[];
                         /** @description The model id that answered. */
                         model: string;
@@ -3837,7 +3840,7 @@ export interface operations {
                             /** @description The element the call aims at. */
                             element?: {
                                 role: string;
-                                /** @description Its accessible name. */
+                                /** @description Its accessible name (the page chose it). */
                                 name: string;
                                 /** @description Which of the elements with this role and name, from 0 in snapshot order. */
                                 nth: number;
@@ -10708,8 +10711,9 @@ export interface operations {
                             };
                             /** @description With collect: the files the page offers, in page order. */
                             files?: {
-                                /** @description The page the file was linked from. */
+                                /** @description An address as the page reports it. */
                                 page: string;
+                                /** @description An address as the page reports it. */
                                 url: string;
                                 /**
                                  * @description The file type.
@@ -10723,11 +10727,13 @@ export interface operations {
                                 status: "stored" | "existing" | "failed";
                                 /** @description Why it failed: blocked, too_large, http_error, not_a_file or failed. */
                                 reason?: string;
+                                /** @description Why it failed; it may quote the address or what the site answered. */
                                 error?: string;
-                                /** @description The name in your files. */
+                                /** @description The name in your files (the site chose it). */
                                 name?: string;
                                 /** @description Bytes. */
                                 size?: number;
+                                /** @description The type the site declared. */
                                 contentType?: string;
                                 /** @description A document, converted. */
                                 markdown?: string;
@@ -11631,7 +11637,7 @@ export interface operations {
                             /** @description ho_ and 16 hex digits. */
                             id: string;
                             reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
-                            /** @description What the person was asked to do (the agent's own words). */
+                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
                             message: string;
                             status: "open" | "resolved" | "expired";
                             createdAt: string;
@@ -11824,7 +11830,7 @@ export interface operations {
                             /** @description ho_ and 16 hex digits. */
                             id: string;
                             reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
-                            /** @description What the person was asked to do (the agent's own words). */
+                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
                             message: string;
                             status: "open" | "resolved" | "expired";
                             createdAt: string;
@@ -11999,7 +12005,7 @@ export interface operations {
                             /** @description ho_ and 16 hex digits. */
                             id: string;
                             reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
-                            /** @description What the person was asked to do (the agent's own words). */
+                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
                             message: string;
                             status: "open" | "resolved" | "expired";
                             createdAt: string;
@@ -12189,7 +12195,7 @@ export interface operations {
                             /** @description ho_ and 16 hex digits. */
                             id: string;
                             reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
-                            /** @description What the person was asked to do (the agent's own words). */
+                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
                             message: string;
                             status: "open" | "resolved" | "expired";
                             createdAt: string;
@@ -12381,7 +12387,7 @@ export interface operations {
                             /** @description ho_ and 16 hex digits. */
                             id: string;
                             reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
-                            /** @description What the person was asked to do (the agent's own words). */
+                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
                             message: string;
                             status: "open" | "resolved" | "expired";
                             createdAt: string;
@@ -15353,6 +15359,7 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & {
+                        /** @description The file name (the site chose it). */
                         file: string;
                         /** @description Bytes. */
                         size: number;
@@ -15539,6 +15546,7 @@ export interface operations {
                         url: string;
                         /** @description ISO time the link stops opening. */
                         expiresAt: string;
+                        /** @description The file name (the site chose it). */
                         file: string;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
@@ -15737,13 +15745,14 @@ export interface operations {
                         };
                         /** @description With store: the document as kept in your files. */
                         file?: {
+                            /** @description The name in your files (from the site, for a document fetched by url). */
                             name: string;
                             /** @description Bytes. */
                             size: number;
                             mimeType: string;
                             /** @description The same bytes were already in your files: nothing new was stored. */
                             existing: boolean;
-                            /** @description Where to fetch it (GET, with your token). */
+                            /** @description Where to fetch it (GET, with your token); it holds the name. */
                             url: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -18881,6 +18890,8 @@ export interface operations {
                                 /** @description An error code (protocol errors table). */
                                 code: string;
                                 message: string;
+                                /** @description The page's (or the model's) words the error is about. */
+                                pageText?: string;
                             };
                         }[];
                         /** @description Tokens the call spent on the model, against its budget. */
@@ -19839,6 +19850,8 @@ export interface operations {
                                 /** @description An error code (protocol errors table). */
                                 code: string;
                                 message: string;
+                                /** @description The page's (or the model's) words the error is about. */
+                                pageText?: string;
                             };
                         }[];
                         /** @description Tokens the call spent on the model, against its budget. */
@@ -20045,6 +20058,7 @@ export interface operations {
                         warnings: string[];
                         /** @description Addresses that could not be read; the answer comes from the others. */
                         failed?: {
+                            /** @description An address as the page reports it. */
                             url: string;
                             error: string;
                         }[];
@@ -20220,6 +20234,7 @@ export interface operations {
                         extractors: {
                             /** @description ext_ and 16 hex digits. */
                             id: string;
+                            /** @description The caller's name for it, else the host and path of the page it was learned on. */
                             name: string;
                             /** @description 1 when learned; one more at each re-learn. */
                             version: number;
@@ -20237,7 +20252,7 @@ export interface operations {
                             /** @description The selector of each field, by name. */
                             fields: {
                                 [key: string]: {
-                                    /** @description CSS selector of the element(s). */
+                                    /** @description CSS selector of the element(s); a model chose it from the page's ids and classes. */
                                     css: string;
                                     /** @description Read this attribute instead of the element's text. */
                                     attr?: string;
@@ -20359,6 +20374,7 @@ export interface operations {
                         extractor: {
                             /** @description ext_ and 16 hex digits. */
                             id: string;
+                            /** @description The caller's name for it, else the host and path of the page it was learned on. */
                             name: string;
                             /** @description 1 when learned; one more at each re-learn. */
                             version: number;
@@ -20376,7 +20392,7 @@ export interface operations {
                             /** @description The selector of each field, by name. */
                             fields: {
                                 [key: string]: {
-                                    /** @description CSS selector of the element(s). */
+                                    /** @description CSS selector of the element(s); a model chose it from the page's ids and classes. */
                                     css: string;
                                     /** @description Read this attribute instead of the element's text. */
                                     attr?: string;
@@ -20386,9 +20402,7 @@ export interface operations {
                             };
                         };
                         /** @description The values read, by field name (text, numbers, booleans or lists of them, as the extractor's schema says). */
-                        data: {
-                            [key: string]: unknown;
-                        };
+                        data: unknown;
                         /** @description Tokens the call spent on the model, against its budget. */
                         usage: {
                             /** @description The model id the turns went to. */
@@ -20561,6 +20575,7 @@ export interface operations {
                         extractor: {
                             /** @description ext_ and 16 hex digits. */
                             id: string;
+                            /** @description The caller's name for it, else the host and path of the page it was learned on. */
                             name: string;
                             /** @description 1 when learned; one more at each re-learn. */
                             version: number;
@@ -20578,7 +20593,7 @@ export interface operations {
                             /** @description The selector of each field, by name. */
                             fields: {
                                 [key: string]: {
-                                    /** @description CSS selector of the element(s). */
+                                    /** @description CSS selector of the element(s); a model chose it from the page's ids and classes. */
                                     css: string;
                                     /** @description Read this attribute instead of the element's text. */
                                     attr?: string;
@@ -20826,13 +20841,12 @@ export interface operations {
                         };
                         /** @description One per page, in order. */
                         results: {
+                            /** @description An address as the page reports it. */
                             url: string;
                             /** @description Every required field matched and the values satisfy the schema. */
                             ok: boolean;
                             /** @description The values read, by field name (text, numbers, booleans or lists of them, as the extractor's schema says). */
-                            data?: {
-                                [key: string]: unknown;
-                            };
+                            data?: unknown;
                             /** @description Required fields that matched nothing. */
                             missing?: string[];
                             /** @description Schema violations of the values read. */

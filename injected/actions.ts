@@ -14,7 +14,7 @@ import { EMAIL_MAX_CHARS, type FillResult, type PointResult } from './api.js';
 import type { Box } from './ctx.js';
 import { Ctx } from './ctx.js';
 import { collapse, cut, deepActiveElement, flatContains, flatParentAcrossFrames, frameDocument, frameElementOf, isFrame } from './dom.js';
-import { elementOf, failure } from './failure.js';
+import { elementOf, failure, tagWord } from './failure.js';
 import { contentText, isDisabled } from './roles.js';
 import { isVisible, visualProxy } from './visibility.js';
 
@@ -192,7 +192,7 @@ export function focus(ref: string): void {
   el.focus();
   const active = deepActiveElement();
   if (active === el || (active && flatContains(el, active))) return;
-  failure('action_failed', `ref ${ref} (<${el.localName}>) is not focusable`);
+  failure('action_failed', `ref ${ref} (${tagWord(el)}) is not focusable`);
 }
 
 // ------------------------------------------------------------------ email fields
@@ -339,7 +339,7 @@ export function fill(ref: string, value: string): FillResult {
     if (role === 'checkbox' || role === 'switch' || role === 'radio' || role === 'menuitemcheckbox') return fillCheck(el, value, role === 'radio' ? 'radio' : 'checkbox', ref);
     // ARIA comboboxes and custom fields wrap the real input.
     const inner = el.querySelector('input:not([type=hidden]),textarea,[contenteditable=""],[contenteditable=true]') as HTMLElement | null;
-    if (!inner) failure('validation_error', `ref ${ref} (<${tag}>) cannot be filled; use browser_click or browser_type`, { reason: 'not_fillable' });
+    if (!inner) failure('validation_error', `ref ${ref} (${tagWord(el)}) cannot be filled; use browser_click or browser_type`, { reason: 'not_fillable' });
     el = inner;
   }
   if (el.isContentEditable && el.localName !== 'input' && el.localName !== 'textarea') return fillEditable(el, value);
@@ -374,7 +374,7 @@ export function fill(ref: string, value: string): FillResult {
 /** Selects options by visible text (case-insensitive) or value; the others are unselected. */
 export function selectOptions(ref: string, values: string[]): FillResult & { selected: string[] } {
   const sel = elementOf(ref) as HTMLSelectElement;
-  if (sel.localName !== 'select') failure('validation_error', `ref ${ref} is a <${sel.localName}>, not a <select>: use browser_fill or browser_click`, { reason: 'not_fillable' });
+  if (sel.localName !== 'select') failure('validation_error', `ref ${ref} is ${tagWord(sel).startsWith('<') ? `a ${tagWord(sel)}` : tagWord(sel)}, not a <select>: use browser_fill or browser_click`, { reason: 'not_fillable' });
   if (isDisabled(sel)) failure('refused', `ref ${ref} is disabled`, { reason: 'disabled' });
   values = (Array.isArray(values) ? values : [values]).map(String);
   if (!values.length) failure('validation_error', 'give at least one option', { reason: 'bad_value' });

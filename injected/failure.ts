@@ -22,6 +22,19 @@ export function failure(code: InjectedFailureCode, message: string, details?: Re
   throw new InjectedError(code, message, details);
 }
 
+const HTML_NS = 'http://www.w3.org/1999/xhtml';
+
+/**
+ * An element's tag as a failure message may name it: `<input>` for an element the HTML parser knows. A custom
+ * element's name (`<obey-this-page>`), an unknown tag or one made in another namespace is the page's own word,
+ * so it is not repeated in a message the daemon shows as its own. (toString, not instanceof: frames are realms.)
+ */
+export function tagWord(el: Element): string {
+  const tag = el.localName;
+  const known = el.namespaceURI === HTML_NS && !tag.includes('-') && Object.prototype.toString.call(el) !== '[object HTMLUnknownElement]';
+  return known ? `<${tag}>` : 'a custom element';
+}
+
 /** The element behind a ref, or a stale_ref / not_found failure. */
 export function elementOf(ref: unknown): Element {
   const r = resolve(ref);

@@ -28,6 +28,14 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/**
+ * The details field that holds words a page chose (a thrown message, the element covering a target, a
+ * select's option texts, a model's words about a page). The message itself never quotes a page: it says what
+ * happened in our words, and the page's words travel here. Over MCP they are shown fenced, as page data; REST
+ * callers get them in this one field, marked as page text in api/openapi.yaml.
+ */
+export const PAGE_TEXT_DETAIL = 'pageText';
+
 export interface ErrorBody {
   code: ErrorCode;
   message: string;
@@ -43,13 +51,20 @@ export class BrowserdError extends Error {
   /** Seconds for a Retry-After header (browser_capacity). */
   readonly retryAfterS?: number;
 
-  constructor(code: ErrorCode, message: string, opts: { next?: string; details?: Record<string, unknown>; retryAfterS?: number } = {}) {
+  /** `pageText`: the page's own words the error is about (PAGE_TEXT_DETAIL); kept out of the message. */
+  constructor(code: ErrorCode, message: string, opts: { next?: string; details?: Record<string, unknown>; retryAfterS?: number; pageText?: string } = {}) {
     super(message);
     this.name = 'BrowserdError';
     this.code = code;
     this.next = opts.next;
-    this.details = opts.details;
+    this.details = opts.pageText === undefined ? opts.details : { ...opts.details, [PAGE_TEXT_DETAIL]: opts.pageText };
     this.retryAfterS = opts.retryAfterS;
+  }
+
+  /** The page's words this error carries, if any (details.pageText). */
+  get pageText(): string | undefined {
+    const v = this.details?.[PAGE_TEXT_DETAIL];
+    return typeof v === 'string' ? v : undefined;
   }
 
   get status(): number {

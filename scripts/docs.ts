@@ -403,7 +403,7 @@ export function openapiDocument() {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
       schemas: {
         ErrorCode: { type: 'string', enum: Object.keys(ERROR_CODES) },
-        Error: { type: 'object', properties: { ok: { const: false }, error: { type: 'object', properties: { code: { $ref: '#/components/schemas/ErrorCode' }, message: { type: 'string' }, next: { type: 'string' }, details: { type: 'object' } }, required: ['code', 'message'] } }, required: ['ok', 'error'] },
+        Error: { type: 'object', properties: { ok: { const: false }, error: { type: 'object', properties: { code: { $ref: '#/components/schemas/ErrorCode' }, message: { type: 'string' }, next: { type: 'string' }, details: { type: 'object', properties: { pageText: { type: 'string', 'x-page-text': true, description: "The page's own words the error is about (a thrown message, the element covering a target, option texts, a model's words about a page). The message never quotes them; over MCP they are fenced." } } } }, required: ['code', 'message'] } }, required: ['ok', 'error'] },
       },
     },
     paths,

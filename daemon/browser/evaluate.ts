@@ -37,12 +37,12 @@ export async function evaluateScript(tab: Tab, js: string, timeoutMs = EVALUATE_
   }
   if (r.exceptionDetails) {
     // What was thrown is page text: the page's own scripts can throw into the agent's (a getter, a patched
-    // builtin), and an agent's message often quotes the page. It is also in details.pageText: MCP shows it
-    // there, fenced, and never on the error's trusted line (tools/response.ts ERROR_PAGE_TEXT).
+    // builtin), and an agent's message often quotes the page. It travels as the error's page text (fenced over
+    // MCP, details.pageText over REST), never in the message.
     const msg = r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text;
-    throw new BrowserdError('action_failed', `the script threw: ${msg}`, {
+    throw new BrowserdError('action_failed', 'the script threw an error; what it threw is the page text of this error', {
       next: 'Fix the script; take a browser_snapshot to see the page.',
-      details: { pageText: msg },
+      pageText: msg,
     });
   }
   const res = r.result;

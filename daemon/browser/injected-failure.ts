@@ -1,8 +1,8 @@
 /**
  * The one place a failure of the in-page script becomes a BrowserdError: the code comes from the script (never
  * guessed from message text) and the next step from this table. Page-controlled facts in details (the element
- * covering a target, a select's option texts) are quoted with JSON.stringify, so they carry no line break; the
- * error renderer escapes fence markers in every error it writes.
+ * covering a target, a select's option texts) stay out of the message: they are the error's page text, which
+ * MCP shows fenced (protocol/errors.ts PAGE_TEXT_DETAIL); REST callers also keep them as data in details.
  */
 import { BrowserdError } from '../../protocol/errors.js';
 import type { InjectedAnswer, InjectedFailureCode } from '../../injected/api.js';
@@ -26,18 +26,18 @@ const NEXT_BY_REASON: Record<string, string> = {
   outside_viewport: 'Scroll or take a new browser_snapshot.',
   not_fillable: 'Use browser_click, browser_type or browser_upload as the message says.',
   bad_value: 'Pass a value in the form the message gives.',
-  no_option: 'Pass one of the listed options (its text or value).',
+  no_option: 'Pass one of the options listed in the page text of this error (its text or value).',
 };
 
 export function injectedFailure(f: Failure): BrowserdError {
   const details = f.details;
   const reason = typeof details?.reason === 'string' ? details.reason : undefined;
-  let message = f.message;
-  if (typeof details?.coveredBy === 'string') message += ` (covered by ${JSON.stringify(details.coveredBy)})`;
+  const quoted: string[] = [];
+  if (typeof details?.coveredBy === 'string') quoted.push(`covered by: ${details.coveredBy}`);
   if (Array.isArray(details?.options)) {
     const more = typeof details.optionCount === 'number' && details.optionCount > details.options.length ? `, … (${details.optionCount} in all)` : '';
-    message += `; options: ${details.options.map((o) => JSON.stringify(String(o))).join(', ')}${more}`;
+    quoted.push(`options: ${details.options.map((o) => JSON.stringify(String(o))).join(', ')}${more}`);
   }
   const next = (reason && NEXT_BY_REASON[reason]) ?? NEXT[f.code] ?? NEXT.action_failed;
-  return new BrowserdError(f.code, message, { next, ...(details ? { details } : {}) });
+  return new BrowserdError(f.code, f.message, { next, ...(details ? { details } : {}), ...(quoted.length ? { pageText: quoted.join('\n') } : {}) });
 }

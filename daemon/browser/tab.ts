@@ -450,8 +450,10 @@ export class Tab {
         throw e;
       }
       if (r.exceptionDetails) {
-        throw new BrowserdError('action_failed', `in-page script failed: ${r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text}`, {
+        // What was thrown can quote the page (a selector, a value read from it): the error's page text.
+        throw new BrowserdError('action_failed', 'the in-page script failed; what it threw is the page text of this error', {
           next: 'Take a new browser_snapshot and try again.',
+          pageText: r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text,
         });
       }
       if (r.result.value === '__browserd_missing__') {

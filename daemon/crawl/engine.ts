@@ -196,7 +196,8 @@ export class CrawlRun {
     try {
       urls = await readSitemapUrls(this.spec.sitemap!, this.fetcher, { max: Math.max(this.spec.maxPages * 4, 100) });
     } catch (e) {
-      note = `the sitemap could not be read: ${e instanceof Error ? e.message : String(e)}`;
+      // A parser's message can quote the file it choked on (the site's words): only our own errors are quoted.
+      note = `the sitemap could not be read: ${e instanceof BrowserdError ? e.message : 'its content could not be parsed'}`;
     }
     // Sitemap pages start at depth 0 but, unlike start URLs, answer to the same rules as found links.
     let rec;

@@ -56,7 +56,8 @@ export async function renderPage(page: PageInput, spec: CrawlSpec): Promise<Page
  */
 export async function renderPageAndText(page: PageInput, spec: CrawlSpec): Promise<{ out: PageOutput; text: string; linkTexts: { url: string; text: string }[] }> {
   const kind = kindOf(page.contentType, page.html.slice(0, 200));
-  if (!kind) throw new BrowserdError('action_failed', `not a page: ${page.contentType || 'no content type'}`, { next: 'Documents and media are not read by crawls yet; leave them out with deny.' });
+  // The content type is the site's word: the message does not repeat it.
+  if (!kind) throw new BrowserdError('action_failed', `not a page: ${page.contentType ? 'its content type is not HTML or text' : 'it has no content type'}`, { next: 'Documents and media are not read by crawls yet; leave them out with deny.' });
   if (kind !== 'html') return renderPlain(page, kind, spec);
 
   const doc = visibleTree(page, spec.includeHidden);

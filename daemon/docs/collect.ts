@@ -10,7 +10,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { Type } from '@sinclair/typebox';
 import { COLLECT_DEFAULT_FILES, COLLECT_FILE_TYPES, COLLECT_MAX_FILES, type CollectedEntry, type CollectFileType, type CollectOptions } from '../../protocol/read-params.js';
 import { StringEnum } from '../../protocol/params.js';
-import { PageText } from '../tools/output.js';
+import { PageText, UrlField } from '../tools/output.js';
 export type { CollectedEntry } from '../../protocol/read-params.js';
 import type { PageFile } from '../../injected/api.js';
 import type { DaemonEnv } from '../env.js';
@@ -28,18 +28,18 @@ import { captionImage, captionRefusal } from '../models/caption.js';
 
 /** A CollectedEntry as a result field (browser_read pages[].files, crawls): documents' Markdown and captions fenced over MCP. */
 export const CollectedEntrySchema = Type.Object({
-  page: Type.String({ description: 'The page the file was linked from.' }),
-  url: Type.String(),
+  page: UrlField,
+  url: UrlField,
   type: StringEnum(COLLECT_FILE_TYPES, { description: 'The file type.' }),
   status: StringEnum(['stored', 'existing', 'failed'] as const, { description: 'stored: new in your files; existing: the same bytes were already there; failed.' }),
   reason: Type.Optional(Type.String({ description: 'Why it failed: blocked, too_large, http_error, not_a_file or failed.' })),
-  error: Type.Optional(Type.String()),
-  name: Type.Optional(Type.String({ description: 'The name in your files.' })),
+  error: Type.Optional(PageText({ description: 'Why it failed; it may quote the address or what the site answered.' })),
+  name: Type.Optional(PageText({ description: 'The name in your files (the site chose it).' })),
   size: Type.Optional(Type.Integer({ description: 'Bytes.' })),
-  contentType: Type.Optional(Type.String()),
+  contentType: Type.Optional(PageText({ description: 'The type the site declared.' })),
   markdown: Type.Optional(PageText({ description: 'A document, converted.' })),
   truncated: Type.Optional(Type.Boolean({ description: 'The Markdown was cut at maxChars.' })),
-  convertError: Type.Optional(Type.String({ description: 'Why a stored document has no Markdown.' })),
+  convertError: Type.Optional(PageText({ description: 'Why a stored document has no Markdown.' })),
   caption: Type.Optional(PageText({ description: "An image's alt text, written by a model from the image." })),
   captionError: Type.Optional(Type.String({ description: 'Why a collected image has no caption.' })),
 });
@@ -206,7 +206,7 @@ async function collectOne(ctx: CollectContext, tab: Tab, pageUrl: string, f: Pag
   const contentType = loaded.headers['content-type'];
   const served = typeOfMime(contentType);
   // The link promised a file and the site answered a web page (a sign-in wall, an error page): not the file.
-  if (/^text\/html\b/i.test(contentType ?? '') && type !== 'image') return fail('not_a_file', `the link answered a web page (${contentType}), not a ${type} file`);
+  if (/^text\/html\b/i.test(contentType ?? '') && type !== 'image') return fail('not_a_file', `the link answered a web page (text/html), not a ${type} file`);
   if (served && served !== type && !typeOfName(f.url)) entry.type = served;
   const stored = await ctx.env.files.addBytes(ctx.user, fileNameFor(f.url, loaded.headers, entry.type), loaded.bytes);
   Object.assign(entry, { status: stored.existing ? 'existing' : 'stored', name: stored.name, size: loaded.bytes.length, contentType });

@@ -46,7 +46,7 @@ export async function convertDocument(cfg: DocsConfig, src: DocSource & { url?: 
   if (converter === 'builtin') {
     // Text past the budget is counted but not built; the extra room lets a format change keep maxChars whole.
     const answer = await runOnConverterThread({ op: 'convert', kind: detected.kind!, bytes: src.bytes, budget: maxChars * 2 + 1024, url: src.url }, opts.signal, cfg.converterTimeoutMs);
-    if (!answer.ok) throw new BrowserdError(answer.code as never, answer.message, { next: answer.next });
+    if (!answer.ok) throw new BrowserdError(answer.code as never, answer.message, { next: answer.next, pageText: answer.pageText });
     ({ markdown: content, title, parts } = answer);
     chars = answer.chars;
   } else {

@@ -19,6 +19,6 @@ export async function* delimitedRows(bytes: Buffer, kind: 'csv' | 'tsv'): AsyncG
   try {
     for await (const rec of parser) yield rec as string[];
   } catch (e) {
-    throw new BrowserdError('validation_error', `the file is not readable as ${kind.toUpperCase()} (${(e as Error).message.slice(0, 120)})`, { next: 'Check the quoting of the file.' });
+    throw new BrowserdError('validation_error', `the file is not readable as ${kind.toUpperCase()} (the parser's words are the page text of this error)`, { next: 'Check the quoting of the file.', pageText: (e as Error).message.slice(0, 120) });
   }
 }

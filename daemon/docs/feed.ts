@@ -54,7 +54,7 @@ export function parseFeedEntries(text: string): { title?: string; entries: FeedE
   try {
     parsed = parseFeed(safe) as { format: string; feed: Loose };
   } catch (e) {
-    throw new BrowserdError('validation_error', `the file is not a feed feedsmith can read (${(e as Error).message.slice(0, 120)})`, { next: 'Check that it is RSS, Atom, RDF or JSON Feed.' });
+    throw new BrowserdError('validation_error', "the file is not a feed feedsmith can read (the parser's words are the page text of this error)", { next: 'Check that it is RSS, Atom, RDF or JSON Feed.', pageText: (e as Error).message.slice(0, 120) });
   }
   return entriesOf(parsed.format, parsed.feed);
 }

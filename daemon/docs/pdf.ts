@@ -32,8 +32,9 @@ export async function pdfToMarkdown(bytes: Uint8Array): Promise<{ markdown: stri
   try {
     doc = await getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false, verbosity: 0 }).promise;
   } catch (e) {
-    throw new BrowserdError('validation_error', `the file is not a readable PDF (${(e as Error).message.slice(0, 120)})`, {
+    throw new BrowserdError('validation_error', "the file is not a readable PDF (the parser's words are the page text of this error)", {
       next: 'Check that the file is a whole PDF; a password-protected PDF cannot be read.',
+      pageText: (e as Error).message.slice(0, 120),
     });
   }
   try {

@@ -51,7 +51,7 @@ export async function runOnConverterThread(task: WorkerTask, signal?: AbortSigna
     if (/ERR_WORKER_OUT_OF_MEMORY|out of memory|heap/i.test(msg) || (e as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
       throw new BrowserdError('validation_error', `the document needs more memory than a conversion may use (${CONVERTER_HEAP_MB} MB)`, { next: 'Convert a smaller document, or split it.' });
     }
-    throw new BrowserdError('validation_error', `the document could not be converted: ${msg.slice(0, 200)}`, { next: 'Check that the file is whole and of the type its name says.' });
+    throw new BrowserdError('validation_error', "the document could not be converted (the converter's words are the page text of this error)", { next: 'Check that the file is whole and of the type its name says.', pageText: msg.slice(0, 200) });
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);

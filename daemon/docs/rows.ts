@@ -14,7 +14,7 @@ export async function readSheetRows(src: DocSource, opts: { sheet?: string; limi
   }
   const fileName = src.name ?? `data.${kind}`;
   const answer = await runOnConverterThread({ op: 'rows', kind, bytes: src.bytes, sheet: opts.sheet, limit: opts.limit ?? ROWS_DEFAULT_LIMIT, fileName }, opts.signal, opts.timeoutMs);
-  if (!answer.ok) throw new BrowserdError(answer.code as never, answer.message, { next: answer.next });
+  if (!answer.ok) throw new BrowserdError(answer.code as never, answer.message, { next: answer.next, pageText: answer.pageText });
   const { ok: _ok, ...rows } = answer;
   return rows;
 }

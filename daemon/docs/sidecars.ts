@@ -37,7 +37,8 @@ export async function convertWithMarkitdown(cfg: SidecarConfig, input: SidecarIn
     const result = await client.callTool({ name: 'convert_to_markdown', arguments: { uri } }, undefined, { signal: stop, timeout: cfg.converterTimeoutMs });
     const parts = (result.content as { type: string; text?: string }[] | undefined) ?? [];
     const text = parts.filter((p) => p.type === 'text').map((p) => p.text ?? '').join('\n');
-    if (result.isError) throw new BrowserdError('validation_error', `markitdown could not convert the file: ${text.slice(0, 300)}`, { next: 'Check the file, or try converter "docling".' });
+    // The converter's words can quote the document: the error's page text.
+    if (result.isError) throw new BrowserdError('validation_error', "markitdown could not convert the file (its words are the page text of this error)", { next: 'Check the file, or try converter "docling".', pageText: text.slice(0, 300) });
     return text;
   } catch (e) {
     if (e instanceof BrowserdError) throw e;
@@ -72,7 +73,7 @@ export async function convertWithDocling(cfg: SidecarConfig, input: SidecarInput
   if (!res.ok || typeof md !== 'string') {
     const why = JSON.stringify(body.errors ?? body.detail ?? `HTTP ${res.status}`).slice(0, 300);
     if (res.status >= 500) throw unreachable('docling', new Error(why));
-    throw new BrowserdError('validation_error', `docling could not convert the file: ${why}`, { next: 'Check the file, or try converter "markitdown".' });
+    throw new BrowserdError('validation_error', "docling could not convert the file (its words are the page text of this error)", { next: 'Check the file, or try converter "markitdown".', pageText: why });
   }
   return md;
 }

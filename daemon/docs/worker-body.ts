@@ -19,7 +19,8 @@ export type WorkerTask =
   | { op: 'convert'; kind: DocKind; bytes: Uint8Array; budget: number; url?: string }
   | { op: 'rows'; kind: 'csv' | 'tsv' | 'xlsx'; bytes: Uint8Array; sheet?: string; limit: number; fileName: string };
 
-export type WorkerFailure = { ok: false; code: string; message: string; next?: string };
+/** `pageText`: the document's own words the failure quotes (a sheet name, a parser's message), kept out of the message. */
+export type WorkerFailure = { ok: false; code: string; message: string; next?: string; pageText?: string };
 export type ConvertAnswer = { ok: true; markdown: string; title?: string; parts?: number; chars: number } | WorkerFailure;
 export type RowsAnswer = ({ ok: true } & SheetRows) | WorkerFailure;
 
@@ -90,7 +91,14 @@ async function rows(task: Extract<WorkerTask, { op: 'rows' }>, bytes: Buffer): P
 }
 
 function notFoundSheet(asked: string, sheets: string[]): WorkerFailure {
-  return { ok: false, code: 'not_found', message: `no sheet ${JSON.stringify(asked)}; the sheets are ${sheets.map((s) => JSON.stringify(s)).join(', ') || 'none'}`, next: 'Pass one of those names as sheet, or leave sheet out for the first.' };
+  // Sheet names are the document's words: the error's page text, not its message.
+  return {
+    ok: false,
+    code: 'not_found',
+    message: `no sheet of that name; the workbook has ${sheets.length} (their names are the page text of this error)`,
+    next: 'Pass one of those names as sheet, or leave sheet out for the first.',
+    pageText: `asked: ${JSON.stringify(asked)}\nsheets: ${sheets.map((s) => JSON.stringify(s)).join(', ') || 'none'}`,
+  };
 }
 
 export default async function run(task: WorkerTask): Promise<ConvertAnswer | RowsAnswer> {
@@ -98,8 +106,9 @@ export default async function run(task: WorkerTask): Promise<ConvertAnswer | Row
   try {
     return task.op === 'convert' ? await convert(task.kind, bytes, task.budget, task.url) : await rows(task, bytes);
   } catch (e) {
-    if (e instanceof BrowserdError) return { ok: false, code: e.code, message: e.message, next: e.next };
+    if (e instanceof BrowserdError) return { ok: false, code: e.code, message: e.message, next: e.next, pageText: e.pageText };
     const what = task.op === 'convert' ? `the ${task.kind} file` : `the ${task.kind} file's rows`;
-    return { ok: false, code: 'validation_error', message: `${what} could not be read: ${(e as Error)?.message?.slice(0, 200) ?? String(e)}`, next: 'Check that the file is whole and of the type its name says.' };
+    // A parser's message can quote the document: it is the error's page text.
+    return { ok: false, code: 'validation_error', message: `${what} could not be read (the parser's words are the page text of this error)`, next: 'Check that the file is whole and of the type its name says.', pageText: (e as Error)?.message?.slice(0, 200) ?? String(e) };
   }
 }

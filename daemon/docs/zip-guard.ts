@@ -19,7 +19,7 @@ export async function openCheckedZip(bytes: Buffer | Uint8Array, what: string): 
   try {
     zip = await JSZip.loadAsync(bytes, { checkCRC32: false });
   } catch (e) {
-    throw new BrowserdError('validation_error', `the file is not a readable ${what} (${(e as Error).message.slice(0, 120)})`, { next: 'Check that the file is whole and of the type its name says.' });
+    throw new BrowserdError('validation_error', `the file is not a readable ${what} (the parser's words are the page text of this error)`, { next: 'Check that the file is whole and of the type its name says.', pageText: (e as Error).message.slice(0, 120) });
   }
   const entries = Object.values(zip.files);
   if (entries.length > ZIP_MAX_ENTRIES) throw bomb(what, `${entries.length} entries`);

@@ -13,7 +13,7 @@ import type { CachedAction, CachedStep } from '../../storage/action-cache.js';
 import type { ToolContext } from '../tools/context.js';
 import { callTool, type CallOutcome } from '../tools/dispatch.js';
 import { getTool } from '../tools/registry.js';
-import { inline, pageUrl, type ResponseBuilder } from '../tools/response.js';
+import { pageUrl, type ResponseBuilder } from '../tools/response.js';
 import { validateArgs } from '../tools/validate.js';
 import { ACT_IMPOSSIBLE, actToolSpecs, isActTool } from './act-tools.js';
 import { resolveModel } from './catalog.js';
@@ -96,9 +96,13 @@ export async function runAct(ctx: ToolContext, args: ActArgs, out: ResponseBuild
   out.set('tab', view.tab).set('cached', !!cached).set('model', usage.model).set('usage', { turns: usage.turns, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
   out.set('steps', steps.map((s) => ({ tool: s.tool, args: { ...s.args, ...(s.ref ? { ref: s.ref } : {}) }, ...(s.target ? { element: s.target } : {}) })));
   out.set('results', results).set('warnings', warnings);
-  const did = steps.map((s) => `${s.tool}${s.target ? ` on ${inline(describeTarget(s.target))} (${s.ref})` : ''}`).join(', then ');
+  // An element's name is the page's words: our line names the step by tool and ref, the element follows fenced.
+  const did = steps.map((s) => `${s.tool}${s.target ? ` on ${s.ref}` : ''}`).join(', then ');
   out.text(`${view.tab}: ${completed ? 'ran' : 'stopped at'} ${did}${cached ? ' — replayed from the action cache, no model request.' : ` — chosen by ${usage.model} (${usage.inputTokens} input, ${usage.outputTokens} output tokens).`}`);
-  for (const w of warnings) out.text(`Warning: ${inline(w)}`);
+  const aimed = steps.filter((s) => s.target);
+  if (aimed.length) out.page(`elements the step${aimed.length === 1 ? '' : 's'} aimed at`, aimed.map((s) => `${s.ref}: ${describeTarget(s.target!)}`).join('\n'));
+  // Our own words (a vault value filled without key events): trusted lines.
+  for (const w of warnings) out.text(`Warning: ${w}`);
 }
 
 /** The remembered steps with this page's refs, or undefined when an element cannot be found again. */
@@ -144,8 +148,12 @@ async function chooseStep(session: ModelSession, action: string, view: TabView):
       continue;
     }
     if (call.name === ACT_IMPOSSIBLE) {
+      // The model's reason is its words about the page: the error's page text.
       const reason = typeof call.args.reason === 'string' ? call.args.reason.slice(0, 300) : 'no reason given';
-      throw new BrowserdError('action_failed', `the model ${session.model.id} found the step cannot be done on this page: ${reason}`, { next: 'Check the page (browser_snapshot), then say the action in other words or act on another page.' });
+      throw new BrowserdError('action_failed', `the model ${session.model.id} found the step cannot be done on this page (its reason is the page text of this error)`, {
+        next: 'Check the page (browser_snapshot), then say the action in other words or act on another page.',
+        pageText: reason,
+      });
     }
     const step = toStep(call.name, call.args, view);
     if (typeof step !== 'string') return step;

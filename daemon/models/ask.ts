@@ -77,5 +77,6 @@ export async function askPages(session: ModelSession, pages: PageText[], questio
       messages.push({ role: 'user', content: repair });
     }
   }
-  throw new BrowserdError('action_failed', `the model did not answer in the required form after one repair turn: ${problems[0]}`, { next: 'Try another model, or ask a narrower question.', details: { problems } });
+  // The problems can quote the model's answer: the error's page text.
+  throw new BrowserdError('action_failed', 'the model did not answer in the required form after one repair turn (the problems are the page text of this error)', { next: 'Try another model, or ask a narrower question.', details: { problems }, pageText: problems.join('\n') });
 }

@@ -163,8 +163,10 @@ export async function extractFromPages(session: ModelSession, pages: PageText[],
       messages.push({ role: 'user', content: repair });
     }
   }
-  throw new BrowserdError('action_failed', `the model's answer did not match the schema after one repair turn (${problems.length} problem(s), first: ${problems[0]})`, {
+  // The problems quote the model's answer (keys and values it made up from the page): the error's page text.
+  throw new BrowserdError('action_failed', `the model's answer did not match the schema after one repair turn (${problems.length} problem(s), listed in the page text of this error)`, {
     next: 'Try another model, a prompt that says where the values are, or a schema with fewer required properties.',
     details: { problems: problems.slice(0, 20) },
+    pageText: problems.slice(0, 20).join('\n'),
   });
 }

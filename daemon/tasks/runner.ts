@@ -124,7 +124,8 @@ export async function runTask(opts: RunOptions): Promise<RunOutcome> {
         continue;
       }
       if (!isTaskTool(call.name)) {
-        calls.push({ step, tool: call.name.slice(0, 80), outcome: 'validation_error' });
+        // A name the model made up (a page can talk it into one) is not kept where callers read our words.
+        calls.push({ step, tool: NOT_FOR_TASKS.has(call.name) ? call.name : '(no such tool)', outcome: 'validation_error' });
         const why = NOT_FOR_TASKS.has(call.name) ? `${call.name} is not available to tasks (a task waits on its own hand-offs; links are for people)` : `there is no tool "${call.name.slice(0, 80)}"`;
         added.push(toolMessage(call, `Error [validation_error]: ${why}. Use the tools you were given.`));
         continue;

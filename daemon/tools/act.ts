@@ -10,7 +10,6 @@ import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.j
 import { ACTION_MAX, runAct } from '../models/act.js';
 import { INSTRUCTION_MAX, runObserve } from '../models/observe.js';
 import { ASSERTION_MAX, runValidate } from '../models/validate.js';
-import { inline } from './response.js';
 import { CitationSchema } from '../models/citations.js';
 import { TurnUsageSchema } from '../models/types.js';
 import { ApprovalField, PageText, TabIdField } from './output.js';
@@ -19,11 +18,12 @@ const TabIdParam = Type.String({ description: 'The tab, such as "t2" (a named pr
 const text = (what: string, max: number) => Type.String({ minLength: 1, maxLength: max, description: `${what}, 1-${max} characters.` });
 /** An element as a step aims at it: what finds it again on a page of the same structure. */
 const ElementField = Type.Object(
-  { role: Type.String(), name: Type.String({ description: 'Its accessible name.' }), nth: Type.Integer({ description: 'Which of the elements with this role and name, from 0 in snapshot order.' }) },
+  { role: Type.String(), name: PageText({ description: 'Its accessible name (the page chose it).' }), nth: Type.Integer({ description: 'Which of the elements with this role and name, from 0 in snapshot order.' }) },
   { description: 'The element the call aims at.' },
 );
 const ToolArgsField = Type.Record(Type.String(), Type.Unknown(), { description: "The tool's arguments (without tab)." });
-const WarningsField = Type.Array(Type.String());
+/** Warnings can quote the model (a quote not on the page, a tool or ref it made up): page text. */
+const WarningsField = Type.Array(PageText());
 const ModelField = Type.String({ description: 'The model id that answered.' });
 const UsageField = Type.Object(TurnUsageSchema.properties, { description: 'Tokens this call spent on the model.' });
 
@@ -54,7 +54,7 @@ export const actTools = [
         }),
         { description: 'Best first; none when nothing on the page fits.' },
       ),
-      warnings: Type.Array(Type.String(), { description: "Candidates dropped (not an interaction tool, or an element not on the page)." }),
+      warnings: Type.Array(PageText(), { description: "Candidates dropped (not an interaction tool, or an element not on the page); they quote the model." }),
       model: ModelField,
       usage: UsageField,
     }),
@@ -65,7 +65,8 @@ export const actTools = [
       out.text(`${r.tab}: ${r.candidates.length} candidate action(s) from ${r.model}.`);
       // Descriptions are the model's words about page text: shown fenced, like the page.
       if (r.candidates.length) out.page(`candidates for ${r.tab}`, r.candidates.map((c) => `${c.tool}${c.ref ? ` ${c.ref}` : ''}: ${c.description}`).join('\n'));
-      for (const w of r.warnings) out.text(`Warning: ${inline(w)}`);
+      // A dropped candidate's warning quotes what the model made up: fenced like its descriptions.
+      if (r.warnings.length) out.text(`${r.warnings.length} candidate(s) dropped; why is fenced below.`).page('warnings', r.warnings.join('\n'));
     },
   }),
   defineTool({
@@ -120,7 +121,8 @@ export const actTools = [
       out.text(`${r.tab}: ${r.pass ? 'PASS' : 'FAIL'} (${r.model}).`);
       if (r.quote) out.page(`quote from ${r.tab}`, r.quote);
       if (r.reason) out.page('reason', r.reason);
-      for (const w of r.warnings) out.text(`Warning: ${inline(w)}`);
+      // Warnings can quote the model's quote: fenced.
+      if (r.warnings.length) out.text(`${r.warnings.length} warning(s), fenced below.`).page('warnings', r.warnings.join('\n'));
     },
   }),
 ];

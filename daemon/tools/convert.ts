@@ -12,7 +12,8 @@ import { fetchDocument } from '../docs/fetch-url.js';
 import { extensionForKind, extensionOf } from '../docs/detect.js';
 import { CONVERT_DEFAULT_CHARS, CONVERT_MAX_CHARS, CONVERTER_CHOICES, DOC_MAX_BYTES, type DocSource } from '../docs/types.js';
 import { safeFileName } from '../../storage/files.js';
-import { inline } from './response.js';
+import { pageUrl } from './response.js';
+import { PageText } from './output.js';
 
 /** What browser_convert answers beside the document's text (which is only in the fence). */
 const ConvertOutput = Type.Object({
@@ -22,17 +23,17 @@ const ConvertOutput = Type.Object({
     converter: StringEnum(['builtin', 'markitdown', 'docling'] as const, { description: 'The converter that read it.' }),
     chars: Type.Integer({ description: 'Characters of the whole conversion before any cut.' }),
     truncated: Type.Boolean({ description: 'The text was cut at maxChars.' }),
-    title: Type.Optional(Type.String({ description: "The document's title, where it names one." })),
+    title: Type.Optional(PageText({ description: "The document's title, where it names one." })),
     parts: Type.Optional(Type.Integer({ description: 'Pages (PDF), slides (PowerPoint), sheets (Excel) or entries (feeds), where the kind has them.' })),
   }),
   file: Type.Optional(
     Type.Object(
       {
-        name: Type.String(),
+        name: PageText({ description: 'The name in your files (from the site, for a document fetched by url).' }),
         size: Type.Integer({ description: 'Bytes.' }),
         mimeType: Type.String(),
         existing: Type.Boolean({ description: 'The same bytes were already in your files: nothing new was stored.' }),
-        url: Type.String({ description: 'Where to fetch it (GET, with your token).' }),
+        url: PageText({ description: 'Where to fetch it (GET, with your token); it holds the name.' }),
       },
       { description: 'With store: the document as kept in your files.' },
     ),
@@ -77,7 +78,7 @@ export const convertTools = [
       let label: string;
       if (args.file !== undefined) {
         const bytes = ctx.env.files.read(user, args.file);
-        if (!bytes) throw new BrowserdError('not_found', `no file ${args.file}`, { next: 'List your files with browser_downloads.' });
+        if (!bytes) throw new BrowserdError('not_found', 'no file of that name in your files (the name asked for is the page text of this error)', { next: 'List your files with browser_downloads.', pageText: args.file });
         src = { bytes, name: args.file };
         label = args.file;
       } else if (args.url !== undefined) {
@@ -104,9 +105,12 @@ export const convertTools = [
       if (stored) out.set('file', { name: stored.name, size: stored.size, mimeType: stored.mimeType, existing: stored.existing, url: `/v1/files/${encodeURIComponent(stored.name)}` });
       const parts = conv.parts !== undefined ? `, ${conv.parts} ${partWord(conv.kind)}` : '';
       const cut = conv.truncated ? ` Cut at ${content.length} of ${conv.chars} characters: ask for a larger maxChars (at most ${CONVERT_MAX_CHARS}) for more.` : '';
-      const keep = stored ? ` ${stored.existing ? 'Already in your files' : 'Stored in your files'} as ${stored.name}.` : '';
-      out.text(`Converted ${inline(label)} (${conv.kind}, ${conv.converter} converter${parts}).${cut}${keep}`);
-      out.page(`document ${label}`, content);
+      const keep = stored ? ` ${stored.existing ? 'Already in your files' : 'Stored in your files'} under the name that heads the text.` : '';
+      // The source's name or address and the stored name are the page's (a download name, Content-Disposition):
+      // they head the fenced text, and our line says only what was done.
+      const source = args.url !== undefined ? `${pageUrl(label)} (whole address below)` : 'the document';
+      out.text(`Converted ${source} (${conv.kind}, ${conv.converter} converter${parts}).${cut}${keep}`);
+      out.page('the document', `source: ${label}\n${stored ? `stored as: ${stored.name}\n` : ''}\n${content}`);
     },
   }),
 ];

@@ -4,7 +4,6 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { defineTool } from './define.js';
-import { inline } from './response.js';
 import { PageText } from './output.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -21,17 +20,24 @@ const FileParam = Type.String({ description: 'A file name as browser_downloads l
 
 const fileUrl = (name: string) => `/v1/files/${encodeURIComponent(name)}`;
 
+/**
+ * A file's name is the page's choice (a download's suggested name): our lines say "the file" and the name
+ * follows fenced; an error carries it as its page text. Its MIME type is ours (storage/files.ts, by extension).
+ */
+const aboutFile = (info: Pick<FileInfo, 'name'>) => `file: ${info.name}`;
+
 /** The caller's stored file, or not_found saying where the names are. */
 function storedFile(ctx: ToolContext, name: string): FileInfo {
   const info = ctx.env.files.info(ctx.user.id, name);
-  if (!info) throw new BrowserdError('not_found', `no file "${inline(name)}" in your files`, { next: 'List your files with browser_downloads and pass a name exactly as listed.' });
+  if (!info) throw new BrowserdError('not_found', 'no file of that name in your files (the name asked for is the page text of this error)', { next: 'List your files with browser_downloads and pass a name exactly as listed.', pageText: name });
   return info;
 }
 
 function tooLarge(info: FileInfo, what: string): BrowserdError {
-  return new BrowserdError('validation_error', `"${info.name}" is ${info.size} bytes: ${what} at most ${INLINE_MAX_BYTES} bytes (15 MB)`, {
-    next: `Fetch it whole with GET ${fileUrl(info.name)} (bearer token), or share it with browser_download_link.`,
+  return new BrowserdError('validation_error', `the file is ${info.size} bytes: ${what} at most ${INLINE_MAX_BYTES} bytes (15 MB)`, {
+    next: 'Fetch it whole with GET at its url (details.url, bearer token), or share it with browser_download_link.',
     details: { url: fileUrl(info.name), size: info.size },
+    pageText: `file: ${info.name}\nurl: ${fileUrl(info.name)}`,
   });
 }
 
@@ -39,7 +45,7 @@ function tooLarge(info: FileInfo, what: string): BrowserdError {
 function smallBytes(ctx: ToolContext, info: FileInfo, what: string): Buffer {
   if (info.size > INLINE_MAX_BYTES) throw tooLarge(info, what);
   const bytes = ctx.env.files.read(ctx.user.id, info.name);
-  if (!bytes) throw new BrowserdError('not_found', `"${info.name}" was removed meanwhile`, { next: 'List your files with browser_downloads.' });
+  if (!bytes) throw new BrowserdError('not_found', 'the file was removed meanwhile', { next: 'List your files with browser_downloads.', pageText: info.name });
   return bytes;
 }
 
@@ -102,12 +108,12 @@ export const downloadTools = [
     }),
     // file, size, mimeType and url always; then what `as` asked for (as "file" puts the bytes in a resource).
     output: Type.Object({
-      file: Type.String(),
+      file: PageText({ description: 'The file name (the site chose it).' }),
       size: Type.Integer({ description: 'Bytes.' }),
       mimeType: Type.String(),
       url: UrlOfFile,
-      sheets: Type.Optional(Type.Array(Type.String(), { description: 'as rows: every sheet of the workbook in order (one for CSV/TSV).' })),
-      sheet: Type.Optional(Type.String({ description: 'as rows: the sheet read.' })),
+      sheets: Type.Optional(Type.Array(PageText(), { description: 'as rows: every sheet of the workbook in order (one for CSV/TSV).' })),
+      sheet: Type.Optional(PageText({ description: 'as rows: the sheet read.' })),
       // Cells are short values, like a title: a fence around each of up to 20,000 rows' cells would outweigh them.
       // Their fence markers are defused, and a cell with a line break is fenced all the same (output.ts).
       rows: Type.Optional(Type.Array(Type.Array(Type.String()), { description: 'as rows: the rows, each a list of cell texts.' })),
@@ -116,7 +122,7 @@ export const downloadTools = [
       kind: Type.Optional(Type.String({ description: 'as text: the kind of document read (pdf, docx, xlsx, csv, html, ...).' })),
       converter: Type.Optional(StringEnum(['builtin', 'markitdown', 'docling'] as const, { description: 'as text: the converter that read it.' })),
       chars: Type.Optional(Type.Integer({ description: 'as text: characters of the whole conversion before any cut.' })),
-      title: Type.Optional(Type.String({ description: "as text: the document's title, when it has one." })),
+      title: Type.Optional(PageText({ description: "as text: the document's title, when it has one." })),
       parts: Type.Optional(Type.Integer({ description: 'as text: pages, slides, sheets or entries, where the kind has them.' })),
     }),
     effect: 'read',
@@ -135,7 +141,8 @@ export const downloadTools = [
       if (as === 'file') {
         const bytes = smallBytes(ctx, info, 'files are handed back inline up to');
         out.resource(`browserd-file:///${encodeURIComponent(info.name)}`, bytes.toString('base64'), info.mimeType);
-        out.text(`The bytes of "${inline(info.name)}" (${info.size} bytes, ${info.mimeType}) follow as an embedded resource.`);
+        out.text(`The bytes of the file (${info.size} bytes, ${info.mimeType}; its name is fenced below) follow as an embedded resource.`);
+        out.page('the file', aboutFile(info));
         return;
       }
       const src = { bytes: smallBytes(ctx, info, 'documents are read here up to'), name: info.name, contentType: info.mimeType };
@@ -144,16 +151,16 @@ export const downloadTools = [
         // An unknown sheet is not_found naming the sheets there are (the converter thread's answer).
         const r = await readSheetRows(src, { sheet: args.sheet, limit, signal: ctx.signal, timeoutMs: ctx.env.cfg.converterTimeoutMs });
         out.set('sheets', r.sheets).set('sheet', r.sheet).set('rows', r.rows).set('total', r.total).set('truncated', r.truncated);
-        out.text(`${r.rows.length} of ${r.total} rows of sheet ${r.sheets.indexOf(r.sheet) + 1} of ${r.sheets.length} in "${inline(info.name)}"${r.truncated ? ` (cut at limit ${limit}: pass a larger limit, up to ${ROWS_MAX})` : ''}.`);
-        out.page(`${info.name} sheet ${r.sheet}`, r.rows.map((row) => row.join('\t')).join('\n'));
+        out.text(`${r.rows.length} of ${r.total} rows of sheet ${r.sheets.indexOf(r.sheet) + 1} of ${r.sheets.length} in the file${r.truncated ? ` (cut at limit ${limit}: pass a larger limit, up to ${ROWS_MAX})` : ''}; the file and sheet names head the rows below.`);
+        out.page('rows of the sheet', `${aboutFile(info)}\nsheet: ${r.sheet}\n\n${r.rows.map((row) => row.join('\t')).join('\n')}`);
         return;
       }
       const c = await convertDocument(ctx.env.cfg, src, { signal: ctx.signal });
       out.set('kind', c.kind).set('converter', c.converter).set('chars', c.chars).set('truncated', c.truncated);
       if (c.title !== undefined) out.set('title', c.title);
       if (c.parts !== undefined) out.set('parts', c.parts);
-      out.text(`"${inline(info.name)}" as Markdown (${c.kind}, ${c.chars} characters${c.truncated ? ', cut: read it with browser_convert and a larger maxChars' : ''}):`);
-      out.page(info.name, c.content);
+      out.text(`The file as Markdown (${c.kind}, ${c.chars} characters${c.truncated ? ', cut: read it with browser_convert and a larger maxChars' : ''}); its name heads the text:`);
+      out.page('the file as Markdown', `${aboutFile(info)}\n\n${c.content}`);
     },
   }),
   defineTool({
@@ -165,7 +172,7 @@ export const downloadTools = [
     output: Type.Object({
       url: Type.String({ description: 'Opens the file without a token until expiresAt.' }),
       expiresAt: Type.String({ description: 'ISO time the link stops opening.' }),
-      file: Type.String(),
+      file: PageText({ description: 'The file name (the site chose it).' }),
     }),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },
@@ -174,13 +181,14 @@ export const downloadTools = [
     async handle(ctx, args, out) {
       const info = storedFile(ctx, args.file);
       const sha256 = await ctx.env.files.sha256(ctx.user.id, info.name);
-      if (!sha256) throw new BrowserdError('not_found', `"${info.name}" was removed meanwhile`, { next: 'List your files with browser_downloads.' });
+      if (!sha256) throw new BrowserdError('not_found', 'the file was removed meanwhile', { next: 'List your files with browser_downloads.', pageText: info.name });
       const expires = Math.floor(Date.now() / 1000) + ctx.env.cfg.downloadLinkTtlS;
       const token = new ShareLinks(ctx.env.cfg.dataDir).make({ u: ctx.user.id, f: info.name, h: sha256, e: expires });
       const url = `${ctx.env.baseUrl()}/dl/${token}`;
       const expiresAt = new Date(expires * 1000).toISOString();
       out.set('url', url).set('expiresAt', expiresAt).set('file', info.name);
-      out.text(`A link to "${inline(info.name)}" that opens without a token until ${expiresAt}: ${url}`);
+      out.text(`A link to the file (named below) that opens without a token until ${expiresAt}: ${url}`);
+      out.page('the file', aboutFile(info));
     },
   }),
 ];

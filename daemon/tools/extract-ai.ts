@@ -16,7 +16,7 @@ import { SessionUsageSchema, TurnUsageSchema, type SessionUsage } from '../model
 import { PageText, PageValue, UrlField } from './output.js';
 import { readPagesForModel, type ModelPage } from './model-pages.js';
 import { checkOneSource, checkSourceUrls, MODEL_MAX_URLS, sourceParams } from './model-source.js';
-import { inline, inlineCut, pageUrl, urlLine, type ResponseBuilder } from './response.js';
+import { inlineCut, pageUrl, urlLine, type ResponseBuilder } from './response.js';
 
 export interface PageExtraction {
   url: string;
@@ -26,7 +26,7 @@ export interface PageExtraction {
   warnings?: string[];
   /** This page's share of the call's tokens. */
   usage?: { inputTokens: number; outputTokens: number; turns: number };
-  error?: { code: string; message: string };
+  error?: { code: string; message: string; pageText?: string };
 }
 
 /**
@@ -44,16 +44,28 @@ const PageExtractionSchema = Type.Object({
   citations: Type.Optional(Type.Array(CitationSchema)),
   warnings: Type.Optional(WarningsField),
   usage: Type.Optional(Type.Object(TurnUsageSchema.properties, { description: "This page's share of the call's tokens." })),
-  error: Type.Optional(Type.Object({ code: Type.String({ description: 'An error code (protocol errors table).' }), message: Type.String() })),
+  error: Type.Optional(
+    Type.Object({
+      code: Type.String({ description: 'An error code (protocol errors table).' }),
+      message: Type.String(),
+      pageText: Type.Optional(PageText({ description: "The page's (or the model's) words the error is about." })),
+    }),
+  ),
 });
 
 /** The session's totals now, to tell what one page of a many-page call cost. */
 const mark = (u: SessionUsage) => ({ inputTokens: u.inputTokens, outputTokens: u.outputTokens, turns: u.turns });
 const since = (a: ReturnType<typeof mark>, b: SessionUsage) => ({ inputTokens: b.inputTokens - a.inputTokens, outputTokens: b.outputTokens - a.outputTokens, turns: b.turns - a.turns });
 
-/** A page that could not be read, as the caller's error (the reading pipeline's message, page-controlled parts inline()d). */
+/**
+ * A page that could not be read, as the caller's error. Why is the reading pipeline's message (our words: errors
+ * carry a page's words apart, and the address is cut on our line); it is given whole as the error's page text too.
+ */
 function unreadable(page: ModelPage): BrowserdError {
-  return new BrowserdError('action_failed', `${page.url} could not be read: ${inline(page.error ?? 'unknown error')}`, { next: 'Check the address with browser_open, or read a tab that shows the page.' });
+  return new BrowserdError('action_failed', `${page.url} could not be read (why is the page text of this error)`, {
+    next: 'Check the address with browser_open, or read a tab that shows the page.',
+    pageText: page.error ?? 'unknown error',
+  });
 }
 
 async function extractOne(session: ModelSession, page: ModelPage, spec: { schema: Record<string, unknown>; prompt?: string }): Promise<PageExtraction> {
@@ -67,6 +79,7 @@ function describe(out: ResponseBuilder, r: PageExtraction, n?: number) {
   const head = n === undefined ? '' : `${n}. `;
   if (!r.ok) {
     out.text(`${head}${pageUrl(r.url)} — failed: ${r.error!.code}: ${inlineCut(r.error!.message)}`).fullUrl(`address of page ${n ?? 1}`, r.url);
+    if (r.error!.pageText !== undefined) out.page(`page text of the error of page ${n ?? 1}`, r.error!.pageText);
     return;
   }
   out.text(`${head}${pageUrl(r.url)}: data matches the schema; ${r.citations!.length} citation(s) checked against the page${r.warnings!.length ? `, ${r.warnings!.length} warning(s)` : ''}.`);
@@ -127,7 +140,7 @@ export const extractAiTools = [
           const err = toBrowserdError(e);
           // A cancelled call ends here; any other failure belongs to its page, and the next page still runs.
           if (ctx.signal.aborted) throw err;
-          results.push({ url: page.url, ok: false, error: { code: err.code, message: err.message } });
+          results.push({ url: page.url, ok: false, error: { code: err.code, message: err.message, ...(err.pageText !== undefined ? { pageText: err.pageText } : {}) } });
         }
       }
       out.set('results', results);
@@ -162,7 +175,7 @@ export const askOperations = [
       answer: PageText({ description: "The model's answer, from the pages' text." }),
       citations: Type.Array(CitationSchema, { description: 'Quotes backing the answer, each checked to be on a page.' }),
       warnings: WarningsField,
-      failed: Type.Optional(Type.Array(Type.Object({ url: Type.String(), error: Type.String() }), { description: 'Addresses that could not be read; the answer comes from the others.' })),
+      failed: Type.Optional(Type.Array(Type.Object({ url: UrlField, error: PageText() }), { description: 'Addresses that could not be read; the answer comes from the others.' })),
       usage: SessionUsageSchema,
       model: Type.String({ description: 'The model used.' }),
     }),
@@ -184,7 +197,7 @@ export const askOperations = [
       out.set('warnings', r.warnings);
       if (failed.length) out.set('failed', failed);
       finish(out, session);
-      for (const f of failed) out.text(`Not read: ${pageUrl(f.url)} — ${inlineCut(f.error)}`).fullUrl('address not read', f.url);
+      for (const f of failed) out.text(`Not read: ${pageUrl(f.url)} (the address and why are fenced below)`).page('page not read', `url: ${f.url}\nerror: ${f.error}`);
       out.page('answer (from page text)', r.answer);
       if (r.citations.length) out.page('citations', r.citations.map((c) => `[${c.chunk}] ${c.url}: "${c.quote}"`).join('\n'));
       if (r.warnings.length) out.page('warnings', r.warnings.join('\n'));

@@ -19,7 +19,8 @@ import { eachPage, runExtractor } from '../models/extractor-run.js';
 import { openModelSession } from '../models/session.js';
 import { SessionUsageSchema } from '../models/types.js';
 import type { ToolContext } from './context.js';
-import { inline, inlineCut, pageUrl, urlLine, type ResponseBuilder } from './response.js';
+import { inlineCut, pageUrl, urlLine, type ResponseBuilder } from './response.js';
+import { PageText, PageValue, UrlField } from './output.js';
 
 /** Addresses one run may read; more is a crawl's job (browser_crawl with extractor). */
 export const EXTRACTOR_RUN_MAX_URLS = 20;
@@ -43,15 +44,15 @@ export function extractorOf(ctx: ToolContext, id: string): ExtractorRecord {
 }
 
 /** Values read from a page by selectors: the page's own words wherever they are strings. */
-const ValuesField = Type.Record(Type.String(), Type.Unknown(), { description: "The values read, by field name (text, numbers, booleans or lists of them, as the extractor's schema says)." });
+const ValuesField = PageValue({ description: "The values read, by field name (text, numbers, booleans or lists of them, as the extractor's schema says)." });
 
 /** An extractor as `view` shows it (storage/extractors.ts ExtractorRecord). */
 const ExtractorView = Type.Object({
   id: Type.String({ description: 'ext_ and 16 hex digits.' }),
-  name: Type.String(),
+  name: PageText({ description: "The caller's name for it, else the host and path of the page it was learned on." }),
   version: Type.Integer({ description: '1 when learned; one more at each re-learn.' }),
   model: Type.String({ description: 'The model that learned it (and re-learns it).' }),
-  learnedOn: Type.String({ description: 'The page the current version was proven on.' }),
+  learnedOn: PageText({ description: 'The page the current version was proven on.' }),
   createdAt: Type.String(),
   updatedAt: Type.String(),
   schema: Type.Record(Type.String(), Type.Unknown(), { description: 'The JSON Schema it was learned for.' }),
@@ -59,8 +60,8 @@ const ExtractorView = Type.Object({
   fields: Type.Record(
     Type.String(),
     Type.Object({
-      css: Type.String({ description: 'CSS selector of the element(s).' }),
-      attr: Type.Optional(Type.String({ description: "Read this attribute instead of the element's text." })),
+      css: PageText({ description: "CSS selector of the element(s); a model chose it from the page's ids and classes." }),
+      attr: Type.Optional(PageText({ description: "Read this attribute instead of the element's text." })),
       all: Type.Optional(Type.Boolean({ description: 'Every match, as a list.' })),
     }),
     { description: 'The selector of each field, by name.' },
@@ -69,21 +70,30 @@ const ExtractorView = Type.Object({
 
 /** A RunPageResult (models/extractor-run.ts) as a result field. */
 const RunPageResultSchema = Type.Object({
-  url: Type.String(),
+  url: UrlField,
   ok: Type.Boolean({ description: 'Every required field matched and the values satisfy the schema.' }),
   data: Type.Optional(ValuesField),
   missing: Type.Optional(Type.Array(Type.String(), { description: 'Required fields that matched nothing.' })),
   errors: Type.Optional(Type.Array(Type.String(), { description: 'Schema violations of the values read.' })),
   version: Type.Optional(Type.Integer({ description: 'The version whose selectors read this page.' })),
   relearned: Type.Optional(Type.Boolean({ description: 'This page made the run re-learn the extractor.' })),
-  error: Type.Optional(Type.String({ description: 'Why the page could not be read, or why re-learning on it failed.' })),
+  error: Type.Optional(PageText({ description: 'Why the page could not be read, or why re-learning on it failed.' })),
 });
 
 /** The record as a caller sees it (everything: no secret is in one). */
 const view = (r: ExtractorRecord) => ({ id: r.id, name: r.name, version: r.version, model: r.model, learnedOn: r.learnedOn, createdAt: r.createdAt, updatedAt: r.updatedAt, schema: r.schema, ...(r.prompt ? { prompt: r.prompt } : {}), fields: r.fields });
 
+/**
+ * Our line: id, version, model and the schema's field names. The name (by default the page's host and path),
+ * the address it was learned on and the selectors (a model chose them from the page's classes and ids) are
+ * the page's words: fenced.
+ */
 function describe(out: ResponseBuilder, r: ExtractorRecord) {
-  out.text(`Extractor ${r.id} "${inline(r.name)}" v${r.version} (${r.model}), learned on ${inline(r.learnedOn)}; fields: ${Object.entries(r.fields).map(([n, f]) => `${n} = ${inline(f.css)}${f.attr ? ` @${inline(f.attr)}` : ''}${f.all ? ' (all)' : ''}`).join('; ')}`);
+  out.text(`Extractor ${r.id} v${r.version} (${r.model}), learned on ${pageUrl(r.learnedOn)}; fields: ${Object.keys(r.fields).join(', ')}. Its name, address and selectors are fenced below.`);
+  out.page(
+    `extractor ${r.id}`,
+    [`name: ${r.name}`, `learned on: ${r.learnedOn}`, ...Object.entries(r.fields).map(([n, f]) => `${n} = ${f.css}${f.attr ? ` @${f.attr}` : ''}${f.all ? ' (all)' : ''}`)].join('\n'),
+  );
 }
 
 const defaultName = (url: string) => {

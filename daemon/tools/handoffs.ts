@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
 import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { HANDOFF_ID } from '../../protocol/ids.js';
-import { inline, type ResponseBuilder } from './response.js';
+import { type ResponseBuilder } from './response.js';
+import { PageText } from './output.js';
 import { EXPIRES_DEFAULT_S, EXPIRES_MAX_S, EXPIRES_MIN_S, MESSAGE_MAX, NOTE_MAX, type HandoffView } from '../handoff/service.js';
 
 const IdParam = Type.String({ description: 'Hand-off id from browser_handoff: "ho_" and 16 hex digits.', pattern: HANDOFF_ID.source });
@@ -15,13 +16,14 @@ const WAIT_DEFAULT_S = 50;
 export const HandoffViewSchema = Type.Object({
   id: Type.String({ description: 'ho_ and 16 hex digits.' }),
   reason: Type.Union([Type.Literal('captcha'), Type.Literal('two_factor'), Type.Literal('needs_approval'), Type.Literal('login'), Type.Literal('other')]),
-  message: Type.String({ description: 'What the person was asked to do (the agent\'s own words).' }),
+  // A task's model writes hand-off messages and notes from the pages it read, so they come fenced like page text.
+  message: PageText({ description: 'What the person was asked to do (the words of the agent or task model that asked).' }),
   status: Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('expired')]),
   createdAt: Type.String(),
   expiresAt: Type.String(),
   expiresInS: Type.Optional(Type.Integer({ description: 'Seconds left, while open.' })),
   capAt: Type.String({ description: 'The latest expiresAt any extension can reach.' }),
-  note: Type.Optional(Type.String({ description: 'What the agent noted when it resolved the hand-off.' })),
+  note: Type.Optional(PageText({ description: 'What the agent noted when it resolved the hand-off.' })),
   tab: Type.Optional(Type.String({ description: 'The tab the person is shown.' })),
   resolvedBy: Type.Optional(Type.Union([Type.Literal('person'), Type.Literal('agent')])),
   resolvedAt: Type.Optional(Type.String()),
@@ -30,17 +32,21 @@ export const HandoffViewSchema = Type.Object({
 /** The answer of the tools that look at or change one hand-off. */
 const OneHandoff = Type.Object({ handoff: HandoffViewSchema });
 
-/** One line about a hand-off's state, in our words (the message and note are the agent's own, kept on one line). */
+/**
+ * One line about a hand-off's state, in our words. The message and note are not ours: a task's model writes
+ * them from the pages it read (and any agent may quote a page), so they follow fenced, never on this line.
+ */
 function describe(v: HandoffView): string {
   if (v.status === 'open') return `${v.id} is open: the person has not pressed Done yet; it expires at ${v.expiresAt} (in ${v.expiresInS} s).`;
   if (v.status === 'expired') return `${v.id} expired at ${v.expiresAt} without the person pressing Done.`;
   const by = v.resolvedBy === 'person' ? 'the person pressed Done' : 'resolved by the agent';
-  return `${v.id} is resolved (${by}) at ${v.resolvedAt}.${v.note ? ` Note: ${inline(v.note)}` : ''}`;
+  return `${v.id} is resolved (${by}) at ${v.resolvedAt}.${v.note ? ' It has a note (fenced below).' : ''}`;
 }
 
 function show(out: ResponseBuilder, v: HandoffView) {
   out.set('handoff', v);
   out.text(describe(v));
+  if (v.note) out.page(`note of ${v.id}`, v.note);
 }
 
 export const handoffTools = [
@@ -132,7 +138,8 @@ export const handoffTools = [
     async handle(ctx, args, out) {
       const list = ctx.env.handoffs.list(ctx.user.id, args.status);
       out.set('handoffs', list);
-      out.text(list.length ? list.map((v) => `${describe(v)} [${v.reason}] ${inline(v.message)}`).join('\n') : args.status ? `No ${args.status} hand-offs.` : 'No hand-offs.');
+      out.text(list.length ? list.map((v) => `${describe(v)} [${v.reason}]`).join('\n') : args.status ? `No ${args.status} hand-offs.` : 'No hand-offs.');
+      if (list.length) out.page('messages and notes of these hand-offs', list.map((v) => `${v.id}: ${v.message}${v.note ? `\n${v.id} note: ${v.note}` : ''}`).join('\n'));
     },
   }),
 ];

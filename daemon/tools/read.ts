@@ -158,23 +158,26 @@ const STOP_WORDS: Record<ScrollStop, string> = {
 
 const kb = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
-/** The collected files of one page: a trusted line each (page-controlled parts through inline() or pageUrl()), documents fenced. */
+/**
+ * The collected files of one page: a trusted line each in our words (addresses through pageUrl()), and what the
+ * page chose (file names, addresses, why a fetch failed, a document's Markdown) fenced.
+ */
 function writeFiles(out: ResponseBuilder, files: CollectedEntry[], page: number) {
   const ok = files.filter((f) => f.status !== 'failed').length;
   out.text(`Files of page ${page}: ${ok} of ${files.length} collected${files.length ? '' : ' (none of the asked types linked)'}; stored once in your files (browser_downloads lists them).`);
-  for (const f of files) {
+  files.forEach((f, n) => {
+    const file = `file ${n + 1} of page ${page}`;
     if (f.status === 'failed') {
-      out.text(`- ${f.type} ${pageUrl(f.url)} — failed (${f.reason}): ${inlineCut(f.error ?? '')}`);
-      out.fullUrl(`address of a file of page ${page}`, f.url);
-      continue;
+      out.text(`- ${file}: ${f.type} from ${pageUrl(f.url)} — failed (${f.reason}); the address and why are fenced below`);
+      out.page(file, `url: ${f.url}\nerror: ${f.error ?? ''}`);
+      return;
     }
     const how = f.status === 'existing' ? 'already in your files' : 'stored';
-    out.text(`- ${inline(f.name!)} (${f.type}, ${kb(f.size!)}) from ${pageUrl(f.url)} — ${how}${f.convertError ? `; not converted: ${inlineCut(f.convertError)}` : ''}${f.truncated ? '; Markdown cut at maxChars' : ''}`);
-    out.fullUrl(`address of ${f.name}`, f.url);
-    if (f.markdown !== undefined) out.page(`file ${f.name}`, f.markdown);
-    if (f.caption !== undefined) out.page(`caption of ${f.name} (written by a model from the image)`, f.caption);
-    else if (f.captionError) out.text(`  no caption for ${inline(f.name!)}: ${inline(f.captionError)}`);
-  }
+    out.text(`- ${file}: ${f.type}, ${kb(f.size!)}, from ${pageUrl(f.url)} — ${how}${f.convertError ? '; not converted' : ''}${f.truncated ? '; Markdown cut at maxChars' : ''}${f.captionError ? '; no caption' : ''} (its name below)`);
+    const about = [`name: ${f.name}`, `url: ${f.url}`, ...(f.convertError ? [`not converted: ${f.convertError}`] : []), ...(f.captionError ? [`no caption: ${f.captionError}`] : [])].join('\n');
+    out.page(file, f.markdown !== undefined ? `${about}\n\n${f.markdown}` : about);
+    if (f.caption !== undefined) out.page(`caption of ${file} (written by a model from the image)`, f.caption);
+  });
 }
 
 export const readPageTools = [

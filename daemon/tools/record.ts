@@ -12,7 +12,7 @@ import type { Recording, Replay, Step } from '../../storage/records.js';
 import { notFound } from '../records/recorder.js';
 import { scriptJson, scriptTypescript } from '../records/script.js';
 import type { ResponseBuilder } from './response.js';
-import { inline, pageUrl } from './response.js';
+import { inline, inlineCut, pageUrl } from './response.js';
 import { PageText, TabModeField } from './output.js';
 
 const RecordingId = (description: string) => Type.String({ pattern: '^rec_[0-9a-f]{16}$', description });
@@ -104,7 +104,7 @@ function stepLine(s: Step): string {
 function describeReplay(out: ResponseBuilder, r: Replay) {
   out.set('id', r.id).set('state', r.state).set('replay', r);
   const failed = r.steps.filter((s) => !s.skipped && s.outcome !== 'ok').length;
-  out.text(`Replay ${r.id} of ${r.recording}: ${r.state}, ${r.steps.length} step(s) run${failed ? `, ${failed} failed` : ''}${r.tab ? ` in tab ${r.tab}` : ''}${r.cache !== 'off' ? `, cache ${r.cache} "${r.cacheName}"` : ''}${r.error ? ` — ${inline(r.error)}` : ''}.`);
+  out.text(`Replay ${r.id} of ${r.recording}: ${r.state}, ${r.steps.length} step(s) run${failed ? `, ${failed} failed` : ''}${r.tab ? ` in tab ${r.tab}` : ''}${r.cache !== 'off' ? `, cache ${r.cache} "${r.cacheName}"` : ''}${r.error ? ` — ${inlineCut(r.error)}` : ''}.`);
   if (r.steps.length) out.page(`replay ${r.id} steps`, r.steps.map((s) => `${s.seq}. ${s.tool}: ${s.skipped ? 'skipped' : s.outcome}${s.message ? ` (${s.message})` : ''} ${s.ms} ms`).join('\n'));
 }
 

@@ -4,7 +4,7 @@
  * It alone fences page text and scrubs secrets (vault values) from everything it renders.
  */
 import { randomBytes } from 'node:crypto';
-import { BrowserdError } from '../../protocol/errors.js';
+import { BrowserdError, PAGE_TEXT_DETAIL } from '../../protocol/errors.js';
 import { MIN_SECRET_CHARS, scrubDeep, scrubList, scrubText } from './redact.js';
 import { structuredForMcp } from './output.js';
 import type { ToolDef } from './define.js';
@@ -121,11 +121,11 @@ export function cutUrls(text: string): { text: string; urls: string[] } {
 }
 
 /**
- * Where page-controlled text sits in an error (BrowserdError details): the thrown message of a page script,
- * say. Over MCP it is shown fenced under the error's own nonce, and cut out of the error's trusted line (the
- * message may quote it for REST callers, who get message and details as they are).
+ * Where page-controlled text sits in an error (BrowserdError details.pageText): the thrown message of a page
+ * script, the element covering a target, option texts. Over MCP it is shown fenced under the error's own nonce;
+ * the message says what happened in our words and does not quote it (REST callers get details as they are).
  */
-export const ERROR_PAGE_TEXT = 'pageText';
+export const ERROR_PAGE_TEXT = PAGE_TEXT_DETAIL;
 
 export class ResponseBuilder {
   readonly nonce = randomBytes(8).toString('hex');
@@ -282,20 +282,21 @@ function fenceWith(nonce: string, label: string, text: string): string {
 }
 
 export function renderErrorMcp(e: BrowserdError): McpContent {
-  // A message may quote the page (a covering element, an option text, a URL): each line stays one line, every
-  // address in it is cut to the form a trusted line may show (the whole ones follow fenced), and text the page
-  // wrote (details.pageText: a thrown message) is fenced under a nonce of this error's own.
+  // Each line stays one line; every address in the message or the next step is cut to the form a trusted line
+  // may show (the whole ones follow fenced), and the page's own words (details.pageText) are fenced under a
+  // nonce of this error's own. Messages do not quote the page; one that still holds the page text loses it.
   const quoted = e.details?.[ERROR_PAGE_TEXT];
-  // A message that quotes the page text loses the quote; one that holds it in some other form loses all of it.
   let said = e.message;
-  if (typeof quoted === 'string' && quoted) said = said.includes(quoted) ? said.split(quoted).join('(page text, fenced below)') : 'the page text it quotes is fenced below';
+  if (typeof quoted === 'string' && quoted) said = said.includes(quoted) ? said.split(quoted).join('(page text, fenced below)') : said;
   const message = cutUrls(said);
+  const next = e.next ? cutUrls(e.next) : undefined;
   const lines = [`Error [${e.code}]: ${inline(message.text)}`];
-  if (e.next) lines.push(`Next: ${inline(e.next)}`);
+  if (next) lines.push(`Next: ${inline(next.text)}`);
   const nonce = randomBytes(8).toString('hex');
+  const urls = [...new Set([...message.urls, ...(next?.urls ?? [])])];
   if (typeof quoted === 'string') lines.push(fenceWith(nonce, 'page text in this error', quoted));
-  if (message.urls.length) lines.push(fenceWith(nonce, 'addresses in this error', message.urls.join('\n')));
-  if (typeof quoted === 'string' || message.urls.length) lines.push(FENCE_NOTE);
+  if (urls.length) lines.push(fenceWith(nonce, 'addresses in this error', urls.join('\n')));
+  if (typeof quoted === 'string' || urls.length) lines.push(FENCE_NOTE);
   return { content: [{ type: 'text', text: lines.join('\n') }], isError: true };
 }
 

@@ -24,7 +24,8 @@ function showResearch(out: ResponseBuilder, r: ResearchRecord) {
   // The answer is the model's, written from page text: shown fenced like the pages it rests on.
   out.page('research answer', r.answer);
   for (const c of r.citations) out.page(`quote from ${c.url}`, c.quote);
-  for (const w of r.warnings) out.text(`Warning: ${inline(w)}`);
+  // Warnings quote pages (a page that failed to read, a quote not found): fenced like the answer.
+  if (r.warnings.length) out.text(`${r.warnings.length} warning(s), fenced below.`).page('warnings', r.warnings.join('\n'));
 }
 
 function showTask(out: ResponseBuilder, t: TaskView) {

@@ -95,8 +95,10 @@ function callable(r: ResolvedEndpoint): ResolvedEndpoint {
 
 function notFound(map: ApiMap, wanted: string): BrowserdError {
   const some = map.endpoints.filter((e) => e.kind === 'http' || e.kind === 'graphql').slice(0, 12).map((e) => e.id);
+  // Endpoint ids hold paths the recorded site chose: listed as the error's page text, not in our words.
   return new BrowserdError('not_found', `map ${map.id} has no endpoint ${JSON.stringify(wanted.slice(0, 200))}`, {
-    next: some.length ? `Use an endpoint id such as ${some.map((s) => JSON.stringify(s)).join(', ')}; browser_api_map{action:"get"} lists them all.` : 'This map has no callable endpoint; build it from a HAR with requests in it.',
+    next: some.length ? 'Use one of the endpoint ids in the page text of this error; browser_api_map{action:"get"} lists them all.' : 'This map has no callable endpoint; build it from a HAR with requests in it.',
+    ...(some.length ? { pageText: `endpoint ids: ${some.map((s) => JSON.stringify(s)).join(', ')}` } : {}),
   });
 }
 
@@ -136,7 +138,11 @@ export function buildRequest(r: ResolvedEndpoint, params: Record<string, ParamVa
   });
   for (const p of e.params) {
     if (p.required && p.in === 'query' && values[p.name] === undefined && e.kind !== 'graphql') {
-      throw new BrowserdError('validation_error', `params.${p.name} is required by ${e.id}`, { next: `Pass params: {"${p.name}": ...}${p.example !== undefined ? ` (seen: ${JSON.stringify(p.example)})` : ''}.` });
+      // A value seen in recorded traffic is the site's: the error's page text, not our next step.
+      throw new BrowserdError('validation_error', `params.${p.name} is required by ${e.id}`, {
+        next: `Pass params: {"${p.name}": ...}${p.example !== undefined ? ' (a value seen in the recorded traffic is the page text of this error)' : ''}.`,
+        ...(p.example !== undefined ? { pageText: `seen: ${JSON.stringify(p.example)}` } : {}),
+      });
     }
   }
   const url = new URL(path, e.origin);

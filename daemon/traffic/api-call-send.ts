@@ -45,13 +45,28 @@ export function pageSender(tab: Tab): Sender {
       throw e;
     }
     if (r.exceptionDetails) {
+      // The page's world runs the fetch, so the page chose what was thrown (it can replace fetch): its page text.
       const msg = r.exceptionDetails.exception?.description?.split('\n')[0] ?? r.exceptionDetails.text;
-      throw new BrowserdError('action_failed', `the page's fetch of ${req.url} failed: ${msg}`, {
+      throw new BrowserdError('action_failed', `the page's fetch of ${req.url} failed; what it threw is the page text of this error`, {
         next: `The page's origin (${tab.url}) may not reach it (CORS), or the site is down; mode "server" sends from the daemon instead.`,
+        pageText: msg,
       });
     }
-    return r.result.value as ApiResponse;
+    return pageAnswer(r.result.value, req.url);
   };
+}
+
+/**
+ * The page's answer as data of the shape we asked for. The page can replace fetch and Response, so every field
+ * is checked: a status that is not a number would otherwise reach our own lines.
+ */
+function pageAnswer(v: unknown, url: string): ApiResponse {
+  const o = (v && typeof v === 'object' ? v : {}) as Record<string, unknown>;
+  const headers = o.headers && typeof o.headers === 'object' ? Object.entries(o.headers as Record<string, unknown>).filter(([, h]) => typeof h === 'string') : [];
+  if (!Number.isInteger(o.status) || (o.status as number) < 0 || (o.status as number) > 999 || typeof o.body !== 'string') {
+    throw new BrowserdError('action_failed', `the page's fetch of ${url} did not answer a response`, { next: 'The page replaces fetch; use mode "server" to send from the daemon.' });
+  }
+  return { url: typeof o.url === 'string' ? o.url : url, status: o.status as number, headers: Object.fromEntries(headers) as Record<string, string>, body: o.body, cut: o.cut === true };
 }
 
 /** The guarded fetch, with `cookies(url)` asked for each vetted hop. */

@@ -35,8 +35,8 @@ const files = async () => (await stack.d.rest(stack.token, 'GET', '/v1/files')).
 t.test('base64 over MCP: the text in order, fenced, with what was read', async (t) => {
   const r = await call(stack.client, 'browser_convert', { base64: b64(pdf), name: 'invoice.pdf' });
   t.notOk(r.isError, r.text);
-  t.match(r.text, /Converted invoice\.pdf \(pdf, builtin converter, 2 pages\)/);
-  t.match(r.text, /<<<page nonce=[0-9a-f]{16}[^\n]*>>>\n# Invoice\n\n## Page 1\n\nInvoice first page\n\n## Page 2\n\nTotals second page\n<<<end-page/);
+  t.match(r.text, /Converted the document \(pdf, builtin converter, 2 pages\)/);
+  t.match(r.text, /<<<page nonce=[0-9a-f]{16}[^\n]*>>>\nsource: invoice\.pdf\n\n# Invoice\n\n## Page 1\n\nInvoice first page\n\n## Page 2\n\nTotals second page\n<<<end-page/);
   const rest = await stack.rest('browser_convert', { base64: b64(pdf), name: 'invoice.pdf' });
   t.equal(rest.status, 200);
   t.match(rest.json.conversion, { source: 'base64', kind: 'pdf', converter: 'builtin', parts: 2, truncated: false });
@@ -46,10 +46,12 @@ t.test('a url is fetched through the guard, named by its header, stored once', a
   const before = await files();
   const first = await call(stack.client, 'browser_convert', { url: `${stack.site.url}/docs/invoice`, store: true });
   t.notOk(first.isError, first.text);
-  t.match(first.text, /Stored in your files as Invoice March\.pdf/);
+  t.match(first.text, /Stored in your files under the name that heads the text/);
+  t.match(first.text, /\nstored as: Invoice March\.pdf\n/);
   t.match(first.text, /Totals second page/);
   const again = await call(stack.client, 'browser_convert', { url: `${stack.site.url}/docs/invoice`, store: true });
-  t.match(again.text, /Already in your files as Invoice March\.pdf/);
+  t.match(again.text, /Already in your files under the name that heads the text/);
+  t.match(again.text, /\nstored as: Invoice March\.pdf\n/);
   t.same(await files(), [...before, 'Invoice March.pdf'].sort(), 'one file, however often it is stored');
   const byFile = await call(stack.client, 'browser_convert', { file: 'Invoice March.pdf', format: 'text', maxChars: 30 });
   t.match(byFile.text, /Cut at 30 of \d+ characters/);

@@ -209,6 +209,6 @@ t.test('rows of an xlsx sheet by name; an unknown sheet is not_found naming the 
 t.test('as text: the document converted, fenced', async (t) => {
   const r = await call(client, 'browser_download_get', { file: 'data.csv' });
   t.notOk(r.isError, r.text);
-  t.match(r.text, /<<<page nonce=\w+ source="data.csv">>>/);
+  t.match(r.text, /<<<page nonce=\w+ source="the file as Markdown">>>\nfile: data\.csv\n/, 'the name is the page\'s: it heads the fenced text');
   t.match(r.text, /Smith, Jane/);
 });

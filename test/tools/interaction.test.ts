@@ -148,7 +148,8 @@ t.test('evaluate: values, promises, the 12,000 character cut, throws', async (t)
   const thrown = await rest('browser_evaluate', { js: '(() => { throw new Error("nope") })()' });
   t.equal(thrown.status, 422);
   t.equal(thrown.json.error.code, 'action_failed');
-  t.match(thrown.json.error.message, /nope/);
+  t.notMatch(thrown.json.error.message, /nope/, 'what the script threw is page text, not our message');
+  t.match(thrown.json.error.details.pageText, /Error: nope/);
 });
 
 t.test('viewport persists for the tab', async (t) => {

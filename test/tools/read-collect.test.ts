@@ -149,7 +149,7 @@ t.test('a fake fence inside a document cannot close ours', async (t) => {
   t.equal(closes, opens);
   t.notMatch(c.text, /<<<end-page nonce=0123456789abcdef>>>/, 'the fake marker is neutralised');
   t.match(c.text, /Ignore the above/, 'the text itself is still there, inside our fence');
-  const csvBlock = c.text.slice(c.text.indexOf(`source="file data.csv`));
+  const csvBlock = c.text.slice(c.text.indexOf('\nname: data.csv\n'));
   t.ok(csvBlock.indexOf('Ignore the above') < csvBlock.indexOf(`<<<end-page nonce=${nonce}>>>`), 'inside the fence');
 });
 
@@ -170,7 +170,7 @@ t.test('captions: each collected image described by a model, under one budget, i
   t.equal(req.length, 1, 'one provider request for the one image');
   const parts = req[0].body.messages.at(-1).content as any[];
   t.match(parts.find((p) => p.type === 'image_url').image_url.url, /^data:image\/png;base64,iVBOR/, 'the image itself goes to the model');
-  t.match(r.json.text, /<<<page nonce=\w+ source="caption of photo\.png[^\n]*\n[^\n]*A plain grey rectangle/, 'the caption comes back fenced as page data');
+  t.match(r.json.text, /<<<page nonce=\w+ source="caption of file 1 of page 1[^\n]*\n[^\n]*A plain grey rectangle/, 'the caption comes back fenced as page data');
   const usage = (await d.rest(alice, 'GET', '/v1/usage')).json;
   t.ok(usage.models.some((m: any) => m.model === 'openai/gpt-5.4-mini' && m.inputTokens >= 900), 'counted as the provider reported it');
 });

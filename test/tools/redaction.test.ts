@@ -66,7 +66,7 @@ t.test('an error that quotes a value is scrubbed too (MCP and REST)', async (t) 
   noSecret(t, mcp.text, 'MCP error');
   const rest = await stack.rest('browser_evaluate', { tab, js });
   t.equal(rest.json.ok, false);
-  t.match(rest.json.error.message, /rejected: \[secret hidden\]/);
+  t.match(rest.json.error.details.pageText, /rejected: \[secret hidden\]/);
   noSecret(t, JSON.stringify(rest.json), 'REST error');
 });
 

@@ -87,14 +87,14 @@ t.test('page strings stay in the fence or are escaped: title, URL, class names, 
   // The covering element's id holds line breaks, a fake instruction and a fence lookalike.
   const click = await call(client, 'browser_click', { ref: refOf(snap.text, /button "Show more"/) });
   t.equal(click.isError, true);
-  t.match(click.text, /^Error \[refused\]: .*covered by/);
-  t.equal(click.text.split('\n').length, 2, 'one error line and one next line, whatever the page put in the id');
+  t.match(click.text, /^Error \[refused\]: ref e\d+ is covered by another element, so a real click would not reach it\nNext: [^\n]*\n<<<page nonce=\w+ source="page text in this error">>>\ncovered by: div#o\n/, 'our two lines, then the covering element fenced');
   assertNothingHostileOutside(t, click.text, 'covered error');
-  t.match(click.text, /\\nSYSTEM-OVERRIDE/, 'the line break is shown escaped');
   const restClick = await stack.rest('browser_click', { ref: refOf(snap.text, /button "Show more"/) });
   t.equal(restClick.json.error.code, 'refused');
   t.equal(restClick.json.error.details.reason, 'covered');
   t.match(restClick.json.error.details.coveredBy, /^div#o\nSYSTEM-OVERRIDE/, 'REST callers get the description as data');
+  t.match(restClick.json.error.details.pageText, /^covered by: div#o\nSYSTEM-OVERRIDE/, 'and as the page text of the error');
+  t.notMatch(restClick.json.error.message, /SYSTEM-OVERRIDE/, 'never in the message');
 });
 
 t.test('browser_evaluate: every failure has a code and a next step; the tab works afterwards', async (t) => {
