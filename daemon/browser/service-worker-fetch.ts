@@ -46,14 +46,15 @@ export function fetchSwitchScript(offNow: boolean): string {
   fixed(proto, 'removeEventListener', function removeEventListener(type, listener, ...rest) {
     return remove.call(this, type, isFetch(this, type) && listener ? wrapped.get(listener) ?? listener : listener, ...rest);
   });
-  let handler = null, handlerWrapped = null;
+  // onfetch as a listener of its own, so it passes the switch too; setting it again replaces the last one.
+  let handler = null, added = null;
   Object.defineProperty(scope, 'onfetch', {
     get: () => handler,
     set: (h) => {
-      if (handlerWrapped) remove.call(scope, 'fetch', handlerWrapped);
+      if (added) remove.call(scope, 'fetch', added);
       handler = typeof h === 'function' ? h : null;
-      handlerWrapped = handler && function (e) { return handler.call(this, e); };
-      if (handlerWrapped) add.call(scope, 'fetch', wrap(handlerWrapped));
+      added = handler && wrap(handler);
+      if (added) add.call(scope, 'fetch', added);
     },
     configurable: false,
   });
