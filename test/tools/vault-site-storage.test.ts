@@ -7,7 +7,7 @@
  * page that loaded while it was not gets no value. Pages are on loopback names (*.test mapped to 127.0.0.1),
  * treated as secure origins so service workers run there.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import WebSocket from 'ws';
 import { call as rawCall, refOf, startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
@@ -85,14 +85,19 @@ async function fillPassword(tab: string) {
   return call('browser_fill_secret', { tab, ref: refOf(snap, /textbox "Password"/), site: 'login.test', field: 'password' });
 }
 
-t.test('a worker registered by a script the agent ran: the sign-in page opened after it is the site\'s own', async (t) => {
-  const tab = await plantWithEvaluate();
-  await call('browser_navigate', { tab, url: `${site.at('login.test')}/login` });
+/** Fills the password in `tab`: the site's own sign-in page takes it, nothing reaches /leak; then the tab closes. */
+async function fillReachesOnlyTheSite(t: Test, tab: string) {
   const r = await fillPassword(tab);
   t.notOk(r.isError, r.text);
   t.equal(await heading(tab), 'Sign in', 'the site answered, not the worker');
   t.equal(await leakWithin(1500), undefined, 'nothing reached /leak');
   await call('browser_close_tab', { tab });
+}
+
+t.test('a worker registered by a script the agent ran: the sign-in page opened after it is the site\'s own', async (t) => {
+  const tab = await plantWithEvaluate();
+  await call('browser_navigate', { tab, url: `${site.at('login.test')}/login` });
+  await fillReachesOnlyTheSite(t, tab);
 });
 
 t.test('a page that loaded through the worker (a link, no navigation of ours) gets no value; opening it again does', async (t) => {
@@ -160,11 +165,7 @@ t.test('a worker registered by a page the agent wrote with a mock route', async 
   // The mock and its tab go; the worker stays behind in the site's storage.
   await call('browser_close_tab', { tab });
   const login = await openAct(`${site.at('login.test')}/login`);
-  const r = await fillPassword(login);
-  t.notOk(r.isError, r.text);
-  t.equal(await heading(login), 'Sign in', 'the site answered, not the worker');
-  t.equal(await leakWithin(1500), undefined, 'nothing reached /leak');
-  await call('browser_close_tab', { tab: login });
+  await fillReachesOnlyTheSite(t, login);
 });
 
 t.test('the mark outlives a restart, like the worker in the profile: a tab reopened on the worker\'s page gets no value', async (t) => {
@@ -228,11 +229,7 @@ t.test('a worker registered through a timed CDP session', async (t) => {
   // The tabs open when the session ended go (secret-documents.ts asks that much already).
   await call('browser_close_tab', { tab });
   const login = await openAct(`${site.at('login.test')}/login`);
-  const r = await fillPassword(login);
-  t.notOk(r.isError, r.text);
-  t.equal(await heading(login), 'Sign in', 'the site answered, not the worker');
-  t.equal(await leakWithin(1500), undefined, 'nothing reached /leak');
-  await call('browser_close_tab', { tab: login });
+  await fillReachesOnlyTheSite(t, login);
 });
 
 t.test('nothing ever reached /leak', async (t) => {
