@@ -81,7 +81,8 @@ export class BrowserInstance {
   private scratchSeq = 0;
   /** Targets of browser_read's scratch tabs, while they are open. */
   private scratchTargets = new Set<string>();
-  private readonly hostAccess: HostAccessFn = (url) => (this.opts.hostAccess ?? (() => 'default'))(url);
+  /** The user's host policy for an address; 'default' when the instance was given none. */
+  private readonly hostAccess: HostAccessFn = (url) => this.opts.hostAccess?.(url) ?? 'default';
   /** Service workers running now: one whose site turns read-only stops answering pages at once. */
   private readonly serviceWorkers = new RunningServiceWorkers(() => this.conn, this.hostAccess);
   /** Page downloads of every context of this browser, on their way into the user's files. */
@@ -196,7 +197,7 @@ export class BrowserInstance {
    */
   targetRealm(targetId: string): 'read' | 'act' | 'unknown' {
     const tab = [...this.tabs.values()].find((t) => t.targetId === targetId && !t.closed);
-    if (tab) return tab.mode === 'read' || this.opts.hostAccess?.(tab.url) === 'read_only' ? 'read' : 'act';
+    if (tab) return tab.mode === 'read' || this.hostAccess(tab.url) === 'read_only' ? 'read' : 'act';
     if (this.scratchTargets.has(targetId) || this.unclaimed.has(targetId)) return 'read';
     const a = this.attached.get(targetId);
     if (a?.openerId || this.ownTargets.has(targetId)) return 'read'; // a popup or a tab still being set up
