@@ -74,6 +74,12 @@ export function writtenSites(store: AgentStorageStore, where: Where, sites: (str
   return [...new Set(sites.filter((s): s is string => !!s && written(m, where.context ?? '', s)))];
 }
 
+/** The origins of the site that hold a service worker registration in the tab's browser context. */
+async function registeredOrigins(tab: Tab, site: string): Promise<string[]> {
+  const origins = (await tab.serviceWorkerScopes()).map(httpOrigin).filter((o): o is string => !!o && siteOfOrigin(o) === site);
+  return [...new Set(origins)];
+}
+
 /** The site a tab's page is on, by its address, else (about:blank and the like) by its document's origin. */
 async function siteShown(tab: Tab): Promise<string | undefined> {
   const origin = httpOrigin(tab.url);
@@ -110,7 +116,12 @@ export async function cleanBeforeOpening(store: AgentStorageStore, tab: Tab, url
   }
   const origins = new Set([...(m.written[context]?.[site] ?? []), origin]);
   try {
+    // Code on one origin of the site can register a worker on another (a frame, a navigation, a CDP session on a
+    // page never marked): every origin of the site that holds a registration is cleaned too.
+    for (const o of await registeredOrigins(tab, site)) origins.add(o);
     for (const o of origins) await tab.send('Storage.clearDataForOrigin', { origin: o, storageTypes: CLEANED_TYPES });
+    // A registration clearing did not reach (kept under another storage key) leaves the site written.
+    if ((await registeredOrigins(tab, site)).length) return;
   } catch {
     // Not cleaned (the tab or the browser went away): the site stays written, and a fill there says so.
     return;
