@@ -19,6 +19,7 @@ import { WriteGuard, type DocumentJudge, type RequestRules, type Responder } fro
 import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
 import { TrafficRecorder } from '../traffic/recorder.js';
 import { TabRoutes } from './routes.js';
+import { registeredScopes } from './service-worker-registrations.js';
 import { TabIdentity, type UserIdentity, type BrowserAgent } from '../identity/tab-identity.js';
 import type { Point } from '../identity/humanize.js';
 
@@ -416,6 +417,11 @@ export class Tab {
   }
 
   send: CdpConnection['send'] = (method, params, _session, timeout) => this.conn.send(method, params, this.sessionId, timeout);
+
+  /** The scope URLs of every service worker registered in the tab's browser context, on any origin. */
+  serviceWorkerScopes(): Promise<string[]> {
+    return registeredScopes(this.conn, this.sessionId);
+  }
 
   // ------------------------------------------------------------------ the injected script
 

@@ -8,10 +8,12 @@
  *   - from the moment such code runs, the site's storage counts as written (storage/agent-storage.ts, kept across
  *     restarts like the storage itself), and every page of the site in that context may be the worker's;
  *   - no vault value is filled on the site while it counts as written (secret-documents.ts asks writtenSites);
- *   - the daemon cleans it (service workers and Cache Storage of each origin written: nothing the user's sign-ins
- *     live in) when it opens a page of the site itself (browser_navigate, browser_open, browser_login) and no other
- *     page of the site is open in the context, so no code of the worker's is left to write it again. The page
- *     opened then loads from the site. A tab that shows the site itself leaves it for about:blank first.
+ *   - the daemon cleans it (service workers and Cache Storage: nothing the user's sign-ins live in) when it opens a
+ *     page of the site itself (browser_navigate, browser_open, browser_login) and no other page of the site is open
+ *     in the context, so no code of the worker's is left to write it again. The page opened then loads from the
+ *     site. A tab that shows the site itself leaves it for about:blank first. Cleaned are the origins marked, the
+ *     one opened, and every origin of the site that holds a service worker registration in the context (code on
+ *     one origin can register a worker on another one of the site: a frame, a navigation, a CDP session).
  */
 import type { Tab } from '../browser/tab.js';
 import type { AgentStorageMarks, AgentStorageStore } from '../../storage/agent-storage.js';
@@ -74,6 +76,12 @@ export function writtenSites(store: AgentStorageStore, where: Where, sites: (str
   return [...new Set(sites.filter((s): s is string => !!s && written(m, where.context ?? '', s)))];
 }
 
+/** The origins of the site that hold a service worker registration in the tab's browser context. */
+async function registeredOrigins(tab: Tab, site: string): Promise<string[]> {
+  const origins = (await tab.serviceWorkerScopes()).map(httpOrigin).filter((o): o is string => !!o && siteOfOrigin(o) === site);
+  return [...new Set(origins)];
+}
+
 /** The site a tab's page is on, by its address, else (about:blank and the like) by its document's origin. */
 async function siteShown(tab: Tab): Promise<string | undefined> {
   const origin = httpOrigin(tab.url);
@@ -110,6 +118,12 @@ export async function cleanBeforeOpening(store: AgentStorageStore, tab: Tab, url
   }
   const origins = new Set([...(m.written[context]?.[site] ?? []), origin]);
   try {
+    // Code on one origin of the site can register a worker on another (a frame, a navigation, a CDP session on a
+    // page never marked): every origin of the site that holds a registration is cleaned too.
+    for (const o of await registeredOrigins(tab, site)) origins.add(o);
+    // Each origin's own (first-party) storage: the one of the pages a value goes into, a page on the site and its
+    // same-origin frames. A frame of the site below another site's page or frame has a storage key of its own,
+    // left as it is: no value goes into such a frame (cross-origin frames are not read).
     for (const o of origins) await tab.send('Storage.clearDataForOrigin', { origin: o, storageTypes: CLEANED_TYPES });
   } catch {
     // Not cleaned (the tab or the browser went away): the site stays written, and a fill there says so.

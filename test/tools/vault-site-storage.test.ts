@@ -50,7 +50,7 @@ const REGISTER = `navigator.serviceWorker.register('/sw.js').then(() => navigato
 
 t.before(async () => {
   site = await startLoginSite();
-  const secure = ['login.test', 'www.login.test'].map((h) => site.at(h)).join(',');
+  const secure = ['login.test', 'www.login.test', 'sub.login.test'].map((h) => site.at(h)).join(',');
   d = await startTestDaemon({
     chromeArgs: ['--host-resolver-rules=MAP *.test 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', `--unsafely-treat-insecure-origin-as-secure=${secure}`],
   });
@@ -230,6 +230,29 @@ t.test('a worker registered through a timed CDP session', async (t) => {
   await call('browser_close_tab', { tab });
   const login = await openAct(`${site.at('login.test')}/login`);
   await fillReachesOnlyTheSite(t, login);
+});
+
+t.test('a worker a CDP session left on another origin of the site goes when the site is cleaned', async (t) => {
+  const tab = await openAct(`${site.at('login.test')}/page?cdp=2`);
+  const open = await call('browser_sessions', { action: 'start', minutes: 1 });
+  t.notOk(open.isError, open.text);
+  const c = await cdpConnect(/ws:\/\/\S+/.exec(open.text)![0]);
+  const { targetInfos } = await c.send('Target.getTargets');
+  const target = targetInfos.find((x: any) => x.type === 'page' && x.url.includes('cdp=2'));
+  const { sessionId } = await c.send('Target.attachToTarget', { targetId: target.targetId, flatten: true });
+  // The session takes the page to a sibling origin, plants the worker there, and comes back.
+  await c.send('Page.navigate', { url: `${site.at('sub.login.test')}/page` }, sessionId);
+  const reg = await c.send('Runtime.evaluate', { expression: `location.host.startsWith('sub.') ? ${REGISTER} : 'not on sub'`, awaitPromise: true, returnByValue: true }, sessionId);
+  t.equal(reg.result.value, 'registered');
+  await c.send('Page.navigate', { url: `${site.at('login.test')}/page?cdp=2` }, sessionId);
+  c.close();
+  await call('browser_sessions', { action: 'stop', id: /\bcdp_[0-9a-f]{16}\b/.exec(open.text)![0] });
+  await call('browser_close_tab', { tab });
+  // Opening the site's sign-in page cleans the site: the sibling origin's worker with it.
+  await fillReachesOnlyTheSite(t, await openAct(`${site.at('login.test')}/login`));
+  const sub = await openAct(`${site.at('sub.login.test')}/login`);
+  t.equal(await heading(sub), 'Sign in', 'the sibling origin answers itself: its worker is gone');
+  await fillReachesOnlyTheSite(t, sub);
 });
 
 t.test('nothing ever reached /leak', async (t) => {
