@@ -1,6 +1,6 @@
 /**
- * collect: the files a page offers (linked documents, images, audio and video), fetched through the page's own
- * browser tab's cookies (load-file.ts: a GET, so read tabs stay read-only; every redirect hop vetted by the
+ * collect: the files a page offers (linked documents, images, audio and video), fetched with the cookies of the
+ * page's browser tab (load-file.ts: a GET, so read tabs stay read-only; every redirect hop vetted by the
  * address rules and judged by `refusal` before it is requested, so no hop acts on the profile), stored
  * once per user in their files, and listed with the page they came from; documents also as Markdown. Shared by
  * browser_read and crawls. A file that fails is listed with its reason; it never fails the read. With caption,
