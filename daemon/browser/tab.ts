@@ -129,6 +129,17 @@ export class Tab {
     if (record.mode === 'act') bumpActivity(conn);
   }
 
+  /**
+   * The User-Agent (and with the user's identity its client hints and Accept-Language) a request of the tab's
+   * page carries now: what the daemon sends when it fetches for the page itself (docs/load-file.ts), so a site
+   * sees the same browser as the page's own requests show.
+   */
+  async agentHeaders(): Promise<Record<string, string>> {
+    if (this.identity) return this.identity.headersFor(this.record.url);
+    const { userAgent } = await this.conn.send('Browser.getVersion', {});
+    return { 'user-agent': userAgent };
+  }
+
   /** The browser's activity count (bumpActivity): equal across an await when no act tab came or moved meanwhile. */
   browserActivity(): number {
     return activity.get(this.conn)?.n ?? 0;

@@ -356,9 +356,8 @@ export class CrawlRun {
     const tab = await this.takeTab();
     try {
       const { includeHidden, scrollUntil, collect } = this.spec;
-      // A file is fetched with the person's cookies too: one whose address acts is not fetched, as a link is not.
-      const refuse = (u: string) => actionRefusal(u, this.onProfile);
-      const collector = collect ? { env: this.env, user: this.rec.user, signal: this.halt.signal, captions: collect.caption ? this.model?.captioner() : undefined, refuse } : undefined;
+      // Files go with the person's cookies too: collect refuses one whose address, or any redirect hop, acts.
+      const collector = collect ? { env: this.env, user: this.rec.user, signal: this.halt.signal, captions: collect.caption ? this.model?.captioner() : undefined } : undefined;
       return await readInBrowser(tab, url, { includeHidden, scrollUntil, collect, collector, signal: this.halt.signal, hops: this.tabHops.get(tab), start });
     } finally {
       this.freeTabs.push(tab);

@@ -1,6 +1,7 @@
 /**
- * collect: the files a page offers (linked documents, images, audio and video), fetched through the page's own
- * browser tab (loadResource: the user's cookies, the egress guard, a GET, so read tabs stay read-only), stored
+ * collect: the files a page offers (linked documents, images, audio and video), fetched with the cookies of the
+ * page's browser tab (load-file.ts: a GET, so read tabs stay read-only; every redirect hop vetted by the
+ * address rules and judged by `refusal` before it is requested, so no hop acts on the profile), stored
  * once per user in their files, and listed with the page they came from; documents also as Markdown. Shared by
  * browser_read and crawls. A file that fails is listed with its reason; it never fails the read. With caption,
  * each image is also described by a model (daemon/models/caption.ts), under one budget for the call.
@@ -15,7 +16,9 @@ export type { CollectedEntry } from '../../protocol/read-params.js';
 import type { PageFile } from '../../injected/api.js';
 import type { DaemonEnv } from '../env.js';
 import type { Tab } from '../browser/tab.js';
-import { loadResource } from '../browser/resource.js';
+import { loadResource } from './load-file.js';
+import { actionRefusal } from '../crawl/hops.js';
+import { fetchGuardFor } from '../net/guarded-fetch.js';
 import { checkUrl } from '../net/url-check.js';
 import { evaluateHostPolicy } from '../policy/host-policy.js';
 import { allowedByDomains } from '../policy/url-rules.js';
@@ -130,7 +133,7 @@ export function checkCollectOptions(o: CollectOptions): void {
 }
 
 export interface CollectContext {
-  env: Pick<DaemonEnv, 'cfg' | 'files' | 'policies'>;
+  env: Pick<DaemonEnv, 'cfg' | 'files' | 'policies' | 'deniedPorts'>;
   user: string;
   signal: AbortSignal;
   /**
@@ -138,8 +141,6 @@ export interface CollectContext {
    * made; or why there is none (a crawl after a restart without a host key), which each image then says.
    */
   captions?: { session: ModelSession; left: number } | { unavailable: string };
-  /** Why a file may not be fetched beyond the address rules (a crawl on the profile: an address that acts), or undefined. */
-  refuse?: (url: string) => string | undefined;
 }
 
 /**
@@ -182,7 +183,11 @@ export function fileNameFor(url: string, headers: Record<string, string>, type: 
   return ext && !typeOfName(name) ? `${name}${ext}` : name;
 }
 
-/** Why a URL may not be fetched for this user and tab (guard, host policy, allowedDomains), or undefined. */
+/**
+ * Why a URL may not be fetched for this user and tab (guard, host policy, allowedDomains), or, since it goes
+ * with the user's cookies, an address that acts (sign-out, destructive-links.ts); or undefined. Asked of the
+ * file's address and of every redirect hop before it is requested.
+ */
 function refusal(ctx: CollectContext, tab: Tab, url: string): string | undefined {
   try {
     checkUrl(url, ctx.env.cfg);
@@ -192,16 +197,17 @@ function refusal(ctx: CollectContext, tab: Tab, url: string): string | undefined
   if (evaluateHostPolicy(ctx.env.policies.rules(ctx.user), url) === 'blocked') return "the site is blocked by the user's policy";
   const domains = tab.record.allowedDomains;
   if (domains?.length && !allowedByDomains(url, domains)) return `outside the tab's allowedDomains (${domains.join(', ')})`;
-  return undefined;
+  return actionRefusal(url, true);
 }
 
 async function collectOne(ctx: CollectContext, tab: Tab, pageUrl: string, f: PageFile, type: CollectFileType, o: CollectOptions): Promise<CollectedEntry> {
   const entry: CollectedEntry = { page: pageUrl, url: f.url, type, status: 'failed' };
   const fail = (reason: string, error: string): CollectedEntry => Object.assign(entry, { status: 'failed' as const, reason, error });
-  const no = refusal(ctx, tab, f.url) ?? ctx.refuse?.(f.url);
+  const no = refusal(ctx, tab, f.url);
   if (no) return fail('blocked', no);
   const maxBytes = Math.min(o.maxBytes ?? DOC_MAX_BYTES, DOC_MAX_BYTES);
-  const loaded = await loadResource(tab, f.url, { maxBytes, signal: ctx.signal }).catch((e) => ({ ok: false as const, reason: 'failed' as const, detail: e instanceof Error ? e.message : String(e) }));
+  const judgeHop = (to: string) => refusal(ctx, tab, to);
+  const loaded = await loadResource(tab, f.url, { maxBytes, signal: ctx.signal, guard: fetchGuardFor(ctx.env, ctx.user), judgeHop }).catch((e) => ({ ok: false as const, reason: 'failed' as const, detail: e instanceof Error ? e.message : String(e) }));
   if (!loaded.ok) return fail(loaded.reason, loaded.detail);
   const contentType = loaded.headers['content-type'];
   const served = typeOfMime(contentType);

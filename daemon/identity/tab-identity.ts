@@ -84,6 +84,11 @@ export class TabIdentity {
     return this.user.plan(url, this.browser.fullVersion);
   }
 
+  /** The User-Agent, client hints and Accept-Language a request of the document at `url` carries: its plan's, else the browser's own. */
+  async headersFor(url: string): Promise<Record<string, string>> {
+    return (await this.planFor(url))?.headers ?? this.browser.native.headers;
+  }
+
   /** Sends a planned switch at once, so it precedes whatever is sent on the session next; resolves when answered. */
   async apply(session: string, url: string, plan: IdentityPlan | undefined): Promise<void> {
     const t = this.sessions.get(session);
