@@ -19,6 +19,7 @@ import type { Db } from './db.js';
 import type { QuotaMode } from './user-bytes.js';
 import type { Sealed, Sealer } from './seal.js';
 import type { TaskMessage, TaskState, TaskView } from '../protocol/tasks.js';
+import { valuesUnder } from './key-range.js';
 
 /** What a task's owner sees (protocol/tasks.ts), plus whose it is and the conversation its model has had so far. */
 export interface TaskRecord extends TaskView {
@@ -96,7 +97,7 @@ export class TaskStore {
   /** One user's tasks, newest first. */
   list(user: string): TaskRecord[] {
     const out: TaskRecord[] = [];
-    for (const { value } of this.records.getRange({ start: `${user}\0`, end: `${user}\x01` })) out.push(this.fromStored(value));
+    for (const value of valuesUnder(this.records, [user])) out.push(this.fromStored(value));
     return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1));
   }
 
