@@ -178,6 +178,31 @@ export class RecordStore {
     await this.db.flushed();
   }
 
+  /**
+   * Removes a replay (its one row holds its step results) and gives its bytes back to the user's tally, in one
+   * transaction; only when `may` holds for it as stored then. 'missing' for an id the user does not have.
+   */
+  async deleteReplay(user: string, id: string, may: (cur: Replay) => boolean): Promise<'deleted' | 'missing' | 'refused'> {
+    let out: 'deleted' | 'missing' | 'refused' = 'missing';
+    await this.db.userBytes.write(
+      user,
+      'records',
+      (w) => {
+        const cur = this.getReplay(user, id);
+        if (!cur) return;
+        if (!may(cur)) {
+          out = 'refused';
+          return;
+        }
+        w.remove(this.db.records, this.replayKey(user, id));
+        out = 'deleted';
+      },
+      'count',
+    );
+    await this.db.flushed();
+    return out;
+  }
+
   /** Every user's replays that were queued or running (a restart fails them). */
   *unfinishedReplays(): Generator<Replay> {
     for (const value of valuesUnder(this.db.records, ['p'])) {

@@ -142,4 +142,30 @@ export class TaskStore {
     await this.db.flushed();
     return out;
   }
+
+  /**
+   * Removes the task (its one row holds the conversation, steps and tool calls) and gives its bytes back to the
+   * user's tally, in one transaction; only when `may` holds for it as stored then (a task still under way is not
+   * pulled from under its loop). 'missing' for an id the user does not have.
+   */
+  async delete(user: string, id: string, may: (cur: TaskRecord) => boolean): Promise<'deleted' | 'missing' | 'refused'> {
+    let out: 'deleted' | 'missing' | 'refused' = 'missing';
+    await this.db.userBytes.write(
+      user,
+      'tasks',
+      (w) => {
+        const raw = this.records.get(key(user, id));
+        if (!raw) return;
+        if (!may(this.fromStored(raw))) {
+          out = 'refused';
+          return;
+        }
+        w.remove(this.records, key(user, id));
+        out = 'deleted';
+      },
+      'count',
+    );
+    await this.db.flushed();
+    return out;
+  }
 }
