@@ -79,7 +79,12 @@ function* oneForm<V>(table: Database<V, string>, o: RangeOptions, long: boolean,
   }
 }
 
-/** The rows between two logical bounds, in logical order (both key forms merged). */
+/**
+ * The rows between two logical bounds, in logical order (both key forms merged). A limit is asked of each
+ * form's read and again of the merge: each form comes sorted, so the first `limit` of the merge are among them
+ * (a key of the other form inside a form's byte range, which needs a raw character 0-4 no key here holds, is
+ * left out after the read and could make it short).
+ */
 export function* range<V>(table: Database<V, string>, o: RangeOptions, values = true): Generator<{ key: string; value: V }> {
   const a = oneForm(table, o, false, values);
   const b = oneForm(table, o, true, values);

@@ -118,7 +118,7 @@ export async function resetAlice(w: World): Promise<void> {
 }
 
 /**
- * How many cases each subject gets in `npm run check`, and of which kinds. The bound: 75 tools, 15 operations
+ * How many cases each subject gets in `npm run check`, and of which kinds. The bound: 76 tools, 16 operations
  * and 19 other routes share under ~5 minutes on 2 cores. A refused call (validation, not_found) costs a few
  * milliseconds; a valid one that loads or waits costs up to seconds. So every subject gets DEFAULT_RUNS cases;
  * tools that navigate, wait, or start background work (crawls, monitors, tasks, recordings, hand-offs), and
