@@ -1619,6 +1619,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tools/browser_replay_delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a replay
+         * @description Deletes a finished replay (done or failed) for good: its record and step report, whose bytes go back to your storage quota. A queued or running replay cannot be deleted: wait for it with browser_replay_wait first. Its recording stays (browser_record delete removes that).
+         */
+        post: operations["browser_replay_delete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tools/browser_monitor": {
         parameters: {
             query?: never;
@@ -2340,7 +2360,8 @@ export interface paths {
         get: operations["getV1TasksById"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Delete a task with its conversation, steps and tool calls (a queued, running or paused one is cancelled first); frees its bytes in the storage quota */
+        delete: operations["deleteV1TasksById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -17977,6 +17998,178 @@ export interface operations {
             };
         };
     };
+    browser_replay_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The replay to delete (rpl_ and 16 hex digits). */
+                    id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        /** @description The replay deleted. */
+                        id: string;
+                        /** @constant */
+                        deleted: true;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     browser_monitor: {
         parameters: {
             query?: never;
@@ -23572,6 +23765,120 @@ export interface operations {
                             reason?: string;
                         }[];
                     };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1TasksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description task_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        /** @description The task deleted. */
+                        id: string;
+                        /** @constant */
+                        deleted: true;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
                 };
             };
             /** @description validation_error */

@@ -122,6 +122,7 @@ function taskRoutes(): Record<string, Record<string, unknown>> {
     'GET /v1/tasks': { ...noBody(operationRoute('task_list', 200, [])), parameters: [{ name: 'state', in: 'query', schema: { type: 'string', enum: ['queued', 'running', 'paused', 'succeeded', 'failed', 'cancelled'] } }] },
     'GET /v1/tasks/{id}': { ...noBody(operationRoute('task_get', 200, [404])), parameters: [idParam('task_ and 16 hex digits'), { name: 'waitS', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 60 } }] },
     'POST /v1/tasks/{id}/cancel': { ...noBody(operationRoute('task_cancel', 200, [404])), parameters: [idParam('task_ and 16 hex digits')] },
+    'DELETE /v1/tasks/{id}': { ...noBody(operationRoute('task_delete', 200, [404])), parameters: [idParam('task_ and 16 hex digits')] },
   };
 }
 

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { Db } from './db.js';
+import { countUnder, entriesUnder } from './key-range.js';
 
 /** An element as a person would find it again: role, accessible name, and which of those it is (from 0). */
 export interface Target {
@@ -80,12 +81,12 @@ export class ActionCacheStore {
   }
 
   count(user: string): number {
-    return this.records.getKeysCount({ start: `${user}\u0000`, end: `${user}\u0001` });
+    return countUnder(this.records, [user]);
   }
 
   private async evictOldest(user: string): Promise<void> {
     let oldest: { key: string; usedAt: string } | undefined;
-    for (const { key, value } of this.records.getRange({ start: `${user}\u0000`, end: `${user}\u0001` })) {
+    for (const { key, value } of entriesUnder(this.records, [user])) {
       if (!oldest || value.usedAt < oldest.usedAt) oldest = { key: key as string, usedAt: value.usedAt };
     }
     if (oldest) await this.records.remove(oldest.key);

@@ -6,6 +6,7 @@
 import type { Database } from 'lmdb';
 import type { Db } from './db.js';
 import type { ApiMap } from '../protocol/api-map.js';
+import { countUnder, valuesUnder } from './key-range.js';
 
 export interface ApiMapInfo {
   id: string;
@@ -34,14 +35,14 @@ export class ApiMapStore {
   /** The user's maps, most recently updated first. */
   list(user: string): ApiMapInfo[] {
     const out: ApiMapInfo[] = [];
-    for (const { value: m } of this.maps.getRange({ start: `${user}\u0000`, end: `${user}\u0001` })) {
+    for (const m of valuesUnder(this.maps, [user])) {
       out.push({ id: m.id, name: m.name, hosts: m.hosts, endpoints: m.endpoints.length, updatedAt: m.updatedAt });
     }
     return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
   }
 
   count(user: string): number {
-    return this.maps.getKeysCount({ start: `${user}\u0000`, end: `${user}\u0001` });
+    return countUnder(this.maps, [user]);
   }
 
   /** Stores (or replaces) one map; on disk before it resolves. */

@@ -2,6 +2,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Db } from './db.js';
 import { cursorKey } from './cursor-key.js';
+import { range } from './key-range.js';
 
 export interface AuditEntry {
   at: string;
@@ -66,10 +67,10 @@ export class AuditStore {
     const start = before ?? `${user}\u0001`;
     const entries: AuditEntry[] = [];
     let lastKey: string | undefined;
-    for (const { key, value } of this.db.audit.getRange({ start, end: `${user}\u0000`, reverse: true })) {
+    for (const { key, value } of range(this.db.audit, { start, end: `${user}\u0000`, reverse: true })) {
       if (key === before) continue;
       entries.push(value as AuditEntry);
-      lastKey = key as string;
+      lastKey = key;
       if (entries.length >= limit) break;
     }
     return { entries, next: entries.length >= limit && lastKey ? this.cursorFor(user, lastKey) : undefined };

@@ -13,7 +13,7 @@ import type { Db } from './db.js';
 import { InvalidCursorError } from './audit.js';
 import { cursorKey } from './cursor-key.js';
 import type { RowWriter } from './user-bytes.js';
-import { keysUnder } from './key-range.js';
+import { keysUnder, range, valuesUnder } from './key-range.js';
 import type { CrawlItem, CrawlRunInfo, CrawlSpec, CrawlState, ItemStatus } from '../protocol/crawl.js';
 
 /** A run as stored: what callers see of it (CrawlRunInfo) plus its owner, its spec and the store's counters. */
@@ -64,7 +64,7 @@ export class CrawlStore {
   /** One user's runs, newest first. */
   runs(user: string): CrawlRecord[] {
     const out: CrawlRecord[] = [];
-    for (const { value } of this.db.crawls.getRange({ start: `${user}${SEP}`, end: `${user}\u0001` })) out.push(value as CrawlRecord);
+    for (const value of valuesUnder(this.db.crawls, [user])) out.push(value as CrawlRecord);
     return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1));
   }
 
@@ -118,7 +118,7 @@ export class CrawlStore {
   queueHead(user: string, id: string, limit: number, skip: ReadonlySet<number>): QueueEntry[] {
     const out: QueueEntry[] = [];
     const p = this.prefix(user, id);
-    for (const { value } of this.db.crawlQueue.getRange({ start: p, end: `${user}${SEP}${id}\u0001` })) {
+    for (const { value } of range(this.db.crawlQueue, { start: p, end: `${user}${SEP}${id}\u0001` })) {
       const e = value as QueueEntry;
       if (skip.has(e.seq)) continue;
       out.push(e);
@@ -225,7 +225,7 @@ export class CrawlStore {
     const p = this.prefix(user, id);
     const start = opts.afterSeq !== undefined && opts.afterSeq >= 0 ? `${p}${pad(opts.afterSeq + 1)}` : p;
     // snapshot false: a slow export download must not hold one read snapshot open (the file would grow meanwhile).
-    for (const { value } of this.db.crawlItems.getRange({ start, end: `${user}${SEP}${id}\u0001`, snapshot: false })) {
+    for (const { value } of range(this.db.crawlItems, { start, end: `${user}${SEP}${id}\u0001`, snapshot: false })) {
       const item = value as CrawlItem;
       if (!opts.status || item.status === opts.status) yield item;
     }

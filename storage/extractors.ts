@@ -7,6 +7,7 @@
  */
 import type { Database } from 'lmdb';
 import type { Db } from './db.js';
+import { countUnder, valuesUnder } from './key-range.js';
 
 /** How one field's value is read: the text (or `attr`) of the first match of `css`, or of every match with `all`. */
 export interface ExtractorField {
@@ -51,12 +52,12 @@ export class ExtractorStore {
   /** The user's extractors, most recently updated first. */
   list(user: string): ExtractorRecord[] {
     const out: ExtractorRecord[] = [];
-    for (const { value } of this.records.getRange({ start: `${user}\u0000`, end: `${user}\u0001` })) out.push(value);
+    for (const value of valuesUnder(this.records, [user])) out.push(value);
     return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
   }
 
   count(user: string): number {
-    return this.records.getKeysCount({ start: `${user}\u0000`, end: `${user}\u0001` });
+    return countUnder(this.records, [user]);
   }
 
   /** Stores a new extractor; on disk before it resolves. */

@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from './db.js';
+import { valuesUnder } from './key-range.js';
 
 export type HandoffReason = 'captcha' | 'two_factor' | 'needs_approval' | 'login' | 'other';
 export type HandoffStatus = 'open' | 'resolved' | 'expired';
@@ -89,7 +90,7 @@ export class HandoffStore {
   /** A user's hand-offs, newest first. */
   list(user: string): HandoffRecord[] {
     const out: HandoffRecord[] = [];
-    for (const { value } of this.db.handoffs.getRange({ start: `${user}\u0000`, end: `${user}\u0001` })) out.push(plain(value as StoredHandoff));
+    for (const value of valuesUnder(this.db.handoffs, [user])) out.push(plain(value as StoredHandoff));
     return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
   }
 

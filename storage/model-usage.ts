@@ -5,6 +5,7 @@
  */
 import type { Database } from 'lmdb';
 import type { Db } from './db.js';
+import { range as keyRange } from './key-range.js';
 
 export interface ModelUsageRecord {
   /** YYYY-MM-DD, UTC. */
@@ -38,7 +39,7 @@ export class ModelUsageStore {
     const out: ModelUsageRecord[] = [];
     const start = `${user}\0${range.from ?? ''}`;
     const end = range.to ? `${user}\0${range.to}\x01` : `${user}\x01`;
-    for (const { value } of this.records.getRange({ start, end })) out.push(value);
+    for (const { value } of keyRange(this.records, { start, end })) out.push(value);
     return out;
   }
 

@@ -8,7 +8,7 @@
 import type { Database } from 'lmdb';
 import type { Db } from './db.js';
 import type { QuotaMode } from './user-bytes.js';
-import { keysUnder } from './key-range.js';
+import { countUnder, keysUnder, valuesUnder } from './key-range.js';
 
 export const MAX_MONITORS_PER_USER = 100;
 export const MAX_CHECKS_KEPT = 500;
@@ -83,12 +83,12 @@ export class MonitorStore {
   /** One user's monitors, oldest first (stable ids for an agent to go through). */
   list(user: string): MonitorRecord[] {
     const out: MonitorRecord[] = [];
-    for (const { value } of this.monitors.getRange({ start: `${user}${SEP}`, end: `${user}\u0001` })) out.push(value as MonitorRecord);
+    for (const value of valuesUnder(this.monitors, [user])) out.push(value as MonitorRecord);
     return out.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
   }
 
   count(user: string): number {
-    return this.monitors.getKeysCount({ start: `${user}${SEP}`, end: `${user}\u0001` });
+    return countUnder(this.monitors, [user]);
   }
 
   /** Every user's monitors: what the scheduler loads at start. */
@@ -160,7 +160,7 @@ export class MonitorStore {
         rec.checkCount++;
         // Oldest first in key order: drop what is past the cap.
         if (rec.checkCount > MAX_CHECKS_KEPT) {
-          for (const k of [...this.checkRows.getKeys({ start: p, end: `${user}${SEP}${id}\u0001`, limit: rec.checkCount - MAX_CHECKS_KEPT })]) w.remove(this.checkRows, k as string);
+          for (const k of [...keysUnder(this.checkRows, [user, id], { limit: rec.checkCount - MAX_CHECKS_KEPT })]) w.remove(this.checkRows, k);
           rec.checkCount = MAX_CHECKS_KEPT;
         }
         if (opts.baseline) w.put(this.baselines, this.key(user, id), opts.baseline);
@@ -177,8 +177,7 @@ export class MonitorStore {
   /** Checks newest first; changedOnly keeps those that found a change. */
   checks(user: string, id: string, opts: { changedOnly?: boolean; limit: number }): CheckRecord[] {
     const out: CheckRecord[] = [];
-    const range = this.checkRows.getRange({ start: `${user}${SEP}${id}\u0001`, end: this.checkPrefix(user, id), reverse: true });
-    for (const { value } of range) {
+    for (const value of valuesUnder(this.checkRows, [user, id], { reverse: true })) {
       const c = value as CheckRecord;
       if (opts.changedOnly && !c.changed) continue;
       out.push(c);

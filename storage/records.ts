@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from './db.js';
 import type { QuotaMode } from './user-bytes.js';
-import { keysUnder } from './key-range.js';
+import { keysUnder, valuesUnder } from './key-range.js';
 
 export type RecordingState = 'recording' | 'stopped';
 export type CacheUse = 'off' | 'record';
@@ -115,13 +115,13 @@ export class RecordStore {
   /** One user's recordings, newest first. */
   list(user: string): Recording[] {
     const out: Recording[] = [];
-    for (const { value } of this.db.records.getRange({ start: `r${SEP}${user}${SEP}`, end: `r${SEP}${user}\u0001` })) out.push(value as Recording);
+    for (const value of valuesUnder(this.db.records, ['r', user])) out.push(value as Recording);
     return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
   }
 
   /** Every user's recordings still marked recording (a restart ends them). */
   *unfinished(): Generator<Recording> {
-    for (const { value } of this.db.records.getRange({ start: `r${SEP}`, end: `r\u0001` })) if ((value as Recording).state === 'recording') yield value as Recording;
+    for (const value of valuesUnder(this.db.records, ['r'])) if ((value as Recording).state === 'recording') yield value as Recording;
   }
 
   /** The recording's record (created, stopped): counted toward the user's bytes, never refused. */
@@ -141,7 +141,7 @@ export class RecordStore {
 
   steps(user: string, id: string): Step[] {
     const out: Step[] = [];
-    for (const { value } of this.db.records.getRange({ start: `s${SEP}${user}${SEP}${id}${SEP}`, end: `s${SEP}${user}${SEP}${id}\u0001` })) out.push(value as Step);
+    for (const value of valuesUnder(this.db.records, ['s', user, id])) out.push(value as Step);
     return out;
   }
 
@@ -178,9 +178,34 @@ export class RecordStore {
     await this.db.flushed();
   }
 
+  /**
+   * Removes a replay (its one row holds its step results) and gives its bytes back to the user's tally, in one
+   * transaction; only when `may` holds for it as stored then. 'missing' for an id the user does not have.
+   */
+  async deleteReplay(user: string, id: string, may: (cur: Replay) => boolean): Promise<'deleted' | 'missing' | 'refused'> {
+    let out: 'deleted' | 'missing' | 'refused' = 'missing';
+    await this.db.userBytes.write(
+      user,
+      'records',
+      (w) => {
+        const cur = this.getReplay(user, id);
+        if (!cur) return;
+        if (!may(cur)) {
+          out = 'refused';
+          return;
+        }
+        w.remove(this.db.records, this.replayKey(user, id));
+        out = 'deleted';
+      },
+      'count',
+    );
+    await this.db.flushed();
+    return out;
+  }
+
   /** Every user's replays that were queued or running (a restart fails them). */
   *unfinishedReplays(): Generator<Replay> {
-    for (const { value } of this.db.records.getRange({ start: `p${SEP}`, end: `p\u0001` })) {
+    for (const value of valuesUnder(this.db.records, ['p'])) {
       const r = value as Replay;
       if (r.state === 'queued' || r.state === 'running') yield r;
     }

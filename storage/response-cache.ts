@@ -9,6 +9,7 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import type { Db } from './db.js';
 import { privateDir } from './private-fs.js';
+import { entriesUnder, valuesUnder } from './key-range.js';
 
 export interface CachedResponse {
   method: 'GET' | 'HEAD';
@@ -135,7 +136,7 @@ export class ResponseCacheStore {
   /** Inside a transaction: oldest entries out until the user is under the cap. */
   private evict(user: string, orphans: string[]) {
     if (this.bytes(user) <= this.opts.maxBytesPerUser) return;
-    for (const { key: timeKey, value } of this.db.cacheIndex.getRange({ start: `t${SEP}${user}${SEP}`, end: `t${SEP}${user}\u0001` })) {
+    for (const { key: timeKey, value } of entriesUnder(this.db.cacheIndex, ['t', user])) {
       const e = this.db.cacheIndex.get(value as string) as IndexEntry | undefined;
       if (e) this.dropEntry(user, value as string, e, orphans);
       else this.db.cacheIndex.remove(timeKey as string);
@@ -150,7 +151,7 @@ export class ResponseCacheStore {
   /** The user's caches: entries, bytes (before de-duplication) and the newest store time, by name. */
   list(user: string): CacheInfo[] {
     const by = new Map<string, CacheInfo>();
-    for (const { value } of this.db.cacheIndex.getRange({ start: `e${SEP}${user}${SEP}`, end: `e${SEP}${user}\u0001` })) {
+    for (const value of valuesUnder(this.db.cacheIndex, ['e', user])) {
       const e = value as IndexEntry;
       const info = by.get(e.name) ?? { name: e.name, entries: 0, bytes: 0 };
       info.entries++;
@@ -166,7 +167,7 @@ export class ResponseCacheStore {
     const orphans: string[] = [];
     let found = false;
     await this.db.root.transaction(() => {
-      for (const { key, value } of this.db.cacheIndex.getRange({ start: `e${SEP}${user}${SEP}${name}${SEP}`, end: `e${SEP}${user}${SEP}${name}\u0001` })) {
+      for (const { key, value } of [...entriesUnder(this.db.cacheIndex, ['e', user, name])]) {
         found = true;
         this.dropEntry(user, key as string, value as IndexEntry, orphans);
       }

@@ -7,6 +7,7 @@
 import type { Database } from 'lmdb';
 import type { Db } from './db.js';
 import type { Sealed, Sealer } from './seal.js';
+import { range } from './key-range.js';
 
 export const recordKey = (user: string, name: string) => `${user}\u0000${name}`;
 
@@ -35,7 +36,7 @@ export class SealedTable<Info extends { name: string }, Secret> {
   list(user: string): Info[] {
     const out: Info[] = [];
     // User ids never hold \u0000, so this range is exactly the user's records.
-    for (const { value } of this.table.getRange({ start: recordKey(user, ''), end: `${user}\u0001` })) {
+    for (const { value } of range(this.table, { start: recordKey(user, ''), end: `${user}\u0001` })) {
       const { sealed: _sealed, ...info } = value as Info & { sealed: Sealed };
       out.push(info as unknown as Info);
     }

@@ -3,6 +3,7 @@
  * stored. Keyed `<user>\0<host>`, the user part always the caller's own.
  */
 import type { Db } from './db.js';
+import { keysUnder } from './key-range.js';
 
 export interface SiteNote {
   note: string;
@@ -49,6 +50,6 @@ export class SiteMemoryStore {
   }
 
   hosts(user: string): string[] {
-    return [...this.db.siteMemory.getKeys({ start: `${user}\u0000`, end: `${user}\u0001` })].map((k) => (k as string).slice(user.length + 1));
+    return [...keysUnder(this.db.siteMemory, [user])].map((k) => k.slice(user.length + 1));
   }
 }

@@ -9,6 +9,7 @@ import type { Db } from './db.js';
 import { SealError, type Sealed } from './seal.js';
 import type { VaultKeyState } from './vault-key.js';
 import { BrowserdError } from '../protocol/errors.js';
+import { range } from './key-range.js';
 
 export interface SmsMessage {
   from?: string;
@@ -70,11 +71,11 @@ export class SmsInboxStore {
     const p = prefix(user, inbox);
     const out: SmsMessage[] = [];
     const sealer = this.sealer();
-    for (const { key, value } of this.db.smsMessages.getRange({ start: `${p}\uffff`, end: p, reverse: true })) {
+    for (const { key, value } of range(this.db.smsMessages, { start: `${p}\uffff`, end: p, reverse: true })) {
       const row = value as StoredSms;
       if (now - row.at > this.keepMs) break;
       try {
-        out.push(sealer.openJson<SmsMessage>(row.sealed, bound(key as string)));
+        out.push(sealer.openJson<SmsMessage>(row.sealed, bound(key)));
       } catch (e) {
         // A row that does not open under its own key was moved from another inbox or altered: never a code source.
         if (!(e instanceof SealError)) throw e;
@@ -93,7 +94,7 @@ export class SmsInboxStore {
   /** Forgets every message of an inbox (its entry was deleted or replaced). */
   async forget(user: string, inbox: string): Promise<void> {
     const p = prefix(user, inbox);
-    for (const key of this.db.smsMessages.getKeys({ start: p, end: `${p}\uffff` })) await this.db.smsMessages.remove(key as string);
+    for (const { key } of [...range(this.db.smsMessages, { start: p, end: `${p}\uffff` }, false)]) await this.db.smsMessages.remove(key);
     await this.db.flushed();
   }
 
@@ -111,8 +112,8 @@ export class SmsInboxStore {
 
   private async trim(user: string, inbox: string) {
     const p = prefix(user, inbox);
-    const keys = [...this.db.smsMessages.getKeys({ start: `${p}\uffff`, end: p, reverse: true })];
-    for (const key of keys.slice(SMS_MAX_PER_INBOX)) await this.db.smsMessages.remove(key as string);
+    const keys = [...range(this.db.smsMessages, { start: `${p}\uffff`, end: p, reverse: true }, false)].map((e) => e.key);
+    for (const key of keys.slice(SMS_MAX_PER_INBOX)) await this.db.smsMessages.remove(key);
   }
 
   /** One timer at a time, not holding the process open, so a quiet daemon still drops old messages. */

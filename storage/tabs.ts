@@ -1,5 +1,6 @@
 /** Tab records: ids that survive daemon and browser restarts, with what a tab needs to be reopened. */
 import type { Db } from './db.js';
+import { valuesUnder } from './key-range.js';
 
 export interface TabRecord {
   id: string;
@@ -34,7 +35,7 @@ export class TabStore {
 
   list(user: string): TabRecord[] {
     const out: TabRecord[] = [];
-    for (const { value } of this.db.tabs.getRange({ start: `${user}\u0000`, end: `${user}\u0001` })) out.push(value as TabRecord);
+    for (const value of valuesUnder(this.db.tabs, [user])) out.push(value as TabRecord);
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id, 'en', { numeric: true }));
   }
 

@@ -19,6 +19,7 @@ import type { Db } from './db.js';
 import type { QuotaMode } from './user-bytes.js';
 import type { Sealed, Sealer } from './seal.js';
 import type { TaskMessage, TaskState, TaskView } from '../protocol/tasks.js';
+import { valuesUnder } from './key-range.js';
 
 /** What a task's owner sees (protocol/tasks.ts), plus whose it is and the conversation its model has had so far. */
 export interface TaskRecord extends TaskView {
@@ -96,7 +97,7 @@ export class TaskStore {
   /** One user's tasks, newest first. */
   list(user: string): TaskRecord[] {
     const out: TaskRecord[] = [];
-    for (const { value } of this.records.getRange({ start: `${user}\0`, end: `${user}\x01` })) out.push(this.fromStored(value));
+    for (const value of valuesUnder(this.records, [user])) out.push(this.fromStored(value));
     return out.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1));
   }
 
@@ -137,6 +138,32 @@ export class TaskStore {
         out = { rec: this.fromStored(stored), changed: true };
       },
       mode,
+    );
+    await this.db.flushed();
+    return out;
+  }
+
+  /**
+   * Removes the task (its one row holds the conversation, steps and tool calls) and gives its bytes back to the
+   * user's tally, in one transaction; only when `may` holds for it as stored then (a task still under way is not
+   * pulled from under its loop). 'missing' for an id the user does not have.
+   */
+  async delete(user: string, id: string, may: (cur: TaskRecord) => boolean): Promise<'deleted' | 'missing' | 'refused'> {
+    let out: 'deleted' | 'missing' | 'refused' = 'missing';
+    await this.db.userBytes.write(
+      user,
+      'tasks',
+      (w) => {
+        const raw = this.records.get(key(user, id));
+        if (!raw) return;
+        if (!may(this.fromStored(raw))) {
+          out = 'refused';
+          return;
+        }
+        w.remove(this.records, key(user, id));
+        out = 'deleted';
+      },
+      'count',
     );
     await this.db.flushed();
     return out;

@@ -5,6 +5,7 @@
  */
 import type { Database } from 'lmdb';
 import type { Db } from './db.js';
+import { valuesUnder } from './key-range.js';
 
 export type UsageKind = 'cdp_session';
 
@@ -33,7 +34,7 @@ export class UsageStore {
 
   list(user: string): UsageRecord[] {
     const out: UsageRecord[] = [];
-    for (const { value } of this.records.getRange({ start: `${user}\0`, end: `${user}\x01` })) out.push(value);
+    for (const value of valuesUnder(this.records, [user])) out.push(value);
     return out;
   }
 

@@ -15,6 +15,7 @@
  */
 import type { Database } from 'lmdb';
 import type { Db } from './db.js';
+import { valuesUnder } from './key-range.js';
 
 /** The stores whose rows are a user's own data and count toward their storage quota. */
 export const BYTE_KINDS = ['records', 'monitors', 'tasks', 'crawls'] as const;
@@ -74,7 +75,7 @@ export class UserBytes {
   /** The user's bytes in the store, every kind together (read inside a transaction: as it stands there). */
   used(user: string): number {
     let n = 0;
-    for (const { value } of this.tally.getRange({ start: `${user}${SEP}`, end: `${user}\u0001` })) n += value;
+    for (const value of valuesUnder(this.tally, [user])) n += value;
     return n;
   }
 

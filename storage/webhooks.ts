@@ -8,6 +8,7 @@
  */
 import type { Db } from './db.js';
 import type { Sealed, Sealer } from './seal.js';
+import { range } from './key-range.js';
 
 export interface ReceiverInfo {
   id: string;
@@ -92,7 +93,7 @@ export class WebhookStore {
   /** One user's receivers, oldest first; never their secrets. */
   receivers(user: string): ReceiverInfo[] {
     const out: ReceiverInfo[] = [];
-    for (const { value } of this.db.webhooks.getRange({ start: `${user}${SEP}`, end: after(`${user}${SEP}`) })) out.push(this.shown(value as ReceiverRecord));
+    for (const { value } of range(this.db.webhooks, { start: `${user}${SEP}`, end: after(`${user}${SEP}`) })) out.push(this.shown(value as ReceiverRecord));
     return out.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
   }
 
@@ -119,7 +120,7 @@ export class WebhookStore {
     const prefix = rowPrefix(user, id);
     for (const table of [this.db.webhookDue, this.db.webhookRows]) {
       for (;;) {
-        const keys = [...table.getKeys({ start: prefix, end: after(prefix), limit: 5000 })];
+        const keys = [...range(table, { start: prefix, end: after(prefix), limit: 5000 }, false)].map((e) => e.key);
         if (!keys.length) break;
         await this.db.root.transaction(() => {
           for (const k of keys) table.remove(k);
@@ -150,7 +151,7 @@ export class WebhookStore {
   dueRows(user: string, receiver: string, now: number, limit: number, skip: ReadonlySet<string>): OutboxRow[] {
     const out: OutboxRow[] = [];
     const prefix = rowPrefix(user, receiver);
-    for (const key of this.db.webhookDue.getKeys({ start: prefix, end: `${prefix}${pad(now)}${SEP}\uffff` })) {
+    for (const { key } of range(this.db.webhookDue, { start: prefix, end: `${prefix}${pad(now)}${SEP}\uffff` }, false)) {
       const id = key.slice(key.lastIndexOf(SEP) + 1);
       if (skip.has(id)) continue;
       const row = this.row(user, receiver, id);
@@ -163,7 +164,7 @@ export class WebhookStore {
   /** When the receiver's earliest pending row is due (epoch ms), skipping `skip`; undefined when nothing is pending. */
   nextDue(user: string, receiver: string, skip: ReadonlySet<string>): number | undefined {
     const prefix = rowPrefix(user, receiver);
-    for (const key of this.db.webhookDue.getKeys({ start: prefix, end: after(prefix) })) {
+    for (const { key } of range(this.db.webhookDue, { start: prefix, end: after(prefix) }, false)) {
       if (skip.has(key.slice(key.lastIndexOf(SEP) + 1))) continue;
       return Number(key.slice(prefix.length, prefix.length + 15));
     }
@@ -172,7 +173,9 @@ export class WebhookStore {
 
   pendingCount(user: string, receiver: string): number {
     const prefix = rowPrefix(user, receiver);
-    return this.db.webhookDue.getKeysCount({ start: prefix, end: after(prefix) });
+    let n = 0;
+    for (const _ of range(this.db.webhookDue, { start: prefix, end: after(prefix) }, false)) n++;
+    return n;
   }
 
   /**
@@ -209,7 +212,7 @@ export class WebhookStore {
   rows(user: string, receiver: string, opts: { limit: number; state?: RowState }): OutboxRow[] {
     const out: OutboxRow[] = [];
     const prefix = rowPrefix(user, receiver);
-    for (const { value } of this.db.webhookRows.getRange({ start: after(prefix), end: prefix, reverse: true })) {
+    for (const { value } of range(this.db.webhookRows, { start: after(prefix), end: prefix, reverse: true })) {
       const row = value as OutboxRow;
       if (opts.state && row.state !== opts.state) continue;
       out.push(row);

@@ -38,5 +38,6 @@ export function taskHandlers(env: DaemonEnv): Record<string, Handler> {
       return runOperation(env, r, me(u), 'task_get', { id: segment(id!), ...(waitS !== undefined ? { waitS } : {}) });
     },
     'POST /v1/tasks/{id}/cancel': (r, u, [id]) => runOperation(env, r, me(u), 'task_cancel', { id: segment(id!) }),
+    'DELETE /v1/tasks/{id}': (r, u, [id]) => runOperation(env, r, me(u), 'task_delete', { id: segment(id!) }),
   };
 }

@@ -74,6 +74,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/tasks', auth: 'user', summary: "The caller's tasks, newest first (?state= filters)" },
   { method: 'GET', path: '/v1/tasks/{id}', auth: 'user', summary: 'One task: state, steps, tool calls, usage, result or error, and the hand-off link while paused (?waitS= waits while it is queued or running)' },
   { method: 'POST', path: '/v1/tasks/{id}/cancel', auth: 'user', summary: 'Cancel a queued, running or paused task' },
+  { method: 'DELETE', path: '/v1/tasks/{id}', auth: 'user', summary: "Delete a task with its conversation, steps and tool calls (a queued, running or paused one is cancelled first); frees its bytes in the storage quota" },
   { method: 'GET', path: '/v1/admin/users', auth: 'admin', summary: 'List users (admin key)' },
   { method: 'POST', path: '/v1/admin/users', auth: 'admin', summary: 'Create a user (admin key); answers its token once' },
   { method: 'GET', path: '/v1/admin/browser-settings', auth: 'admin', summary: 'The host-wide browser settings in force (admin key)' },

@@ -157,6 +157,31 @@ export class TaskService {
     return view(this.db.get(user, id)!);
   }
 
+  /**
+   * Deletes a task for good, giving its bytes back to the user's storage quota. One still queued, running or
+   * paused is cancelled first (as DELETE of a crawl or a recording under way stops it), so one call frees the
+   * bytes; the delete itself only takes a task that has ended (checked in its transaction).
+   */
+  async delete(user: string, id: string): Promise<void> {
+    const cur = this.db.get(user, id);
+    if (!cur) throw notFound(id);
+    if (!FINAL_TASK_STATES.includes(cur.state)) {
+      try {
+        await this.cancel(user, id);
+      } catch (e) {
+        // It ended on its own meanwhile (cancel refuses a finished task): deleting it is what was asked.
+        if (!(e instanceof BrowserdError && e.code === 'validation_error')) throw e;
+      }
+    }
+    const res = await this.db.delete(user, id, (r) => FINAL_TASK_STATES.includes(r.state));
+    if (res === 'missing') throw notFound(id);
+    if (res === 'refused') throw new BrowserdError('validation_error', `task ${id} is still under way, so it was not deleted`, { next: `Cancel it with POST /v1/tasks/${id}/cancel, then delete it again.` });
+    const key = this.k(user, id);
+    this.keys.delete(key);
+    this.watches.get(key)?.abort();
+    this.watches.delete(key);
+  }
+
   /** Resolves with the task once `pred` holds (checked now and at every change), after timeoutMs, or when signal aborts. */
   async waitFor(user: string, id: string, pred: (t: TaskView) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<TaskView> {
     const first = this.get(user, id);

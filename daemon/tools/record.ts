@@ -1,7 +1,7 @@
 /**
  * browser_record keeps the tool calls made on one tab as steps; browser_replay runs them again in the
- * background in a new tab, and browser_replay_wait follows it; browser_record_script turns a recording into a
- * Node script. The recorder and replayer are daemon/records/.
+ * background in a new tab, browser_replay_wait follows it and browser_replay_delete removes it once it ended;
+ * browser_record_script turns a recording into a Node script. The recorder and replayer are daemon/records/.
  */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
@@ -16,6 +16,7 @@ import { inline, inlineCut, pageUrl } from './response.js';
 import { PageText, TabModeField } from './output.js';
 
 const RecordingId = (description: string) => Type.String({ pattern: '^rec_[0-9a-f]{16}$', description });
+const ReplayId = (description: string) => Type.String({ pattern: '^rpl_[0-9a-f]{16}$', description });
 const CacheNameParam = Type.String({ pattern: CACHE_NAME.source, description: 'A response cache name: letters, digits, ".", "_", "-" (1-64).' });
 const MAX_WAIT_S = 60;
 
@@ -250,7 +251,7 @@ export const recordTools = [
     title: 'Wait for a replay',
     description: 'A replay\'s state (queued, running, done, failed), waiting while it is queued or running for up to timeoutS seconds (0-60, default 50), then the report of each step: outcome and duration.',
     input: params({
-      id: Type.String({ pattern: '^rpl_[0-9a-f]{16}$', description: 'The replay id browser_replay answered (rpl_ and 16 hex digits).' }),
+      id: ReplayId('The replay id browser_replay answered (rpl_ and 16 hex digits).'),
       timeoutS: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_S, description: 'Seconds to wait, 0-60. Default 50.' })),
     }),
     output: ReplayResult,
@@ -262,6 +263,30 @@ export const recordTools = [
       const r = await ctx.progress.during(ctx.env.records.replayer.wait(ctx.user.id, args.id, ms, ctx.signal), ms, () => 'seconds waited for the replay');
       if (!r) throw new BrowserdError('not_found', `no replay ${args.id}`, { next: 'Start one with browser_replay; its answer has the id.' });
       describeReplay(out, r);
+    },
+  }),
+  defineTool({
+    name: 'browser_replay_delete',
+    title: 'Delete a replay',
+    description:
+      "Deletes a finished replay (done or failed) for good: its record and step report, whose bytes go back to your storage quota. A queued or running replay cannot be deleted: wait for it with browser_replay_wait first. Its recording stays (browser_record delete removes that).",
+    input: params({ id: ReplayId('The replay to delete (rpl_ and 16 hex digits).') }),
+    output: Type.Object({ id: Type.String({ description: 'The replay deleted.' }), deleted: Type.Literal(true) }),
+    effect: 'write',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      const store = ctx.env.records.store;
+      // Only a finished replay: one still queued or running is written again by its run (it would come back).
+      const res = await store.deleteReplay(ctx.user.id, args.id, (r) => r.state === 'done' || r.state === 'failed');
+      if (res === 'missing') throw new BrowserdError('not_found', `no replay ${args.id}`, { next: 'Start one with browser_replay; its answer has the id.' });
+      if (res === 'refused') {
+        throw new BrowserdError('validation_error', `id: replay ${args.id} is still ${store.getReplay(ctx.user.id, args.id)?.state ?? 'under way'}, so it was not deleted`, {
+          next: `Wait for it to end with browser_replay_wait {"id": "${args.id}"}, then delete it.`,
+        });
+      }
+      out.set('id', args.id).set('deleted', true);
+      out.text(`Deleted replay ${args.id}.`);
     },
   }),
 ];

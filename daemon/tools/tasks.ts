@@ -1,7 +1,7 @@
 /**
  * Research and server-run tasks, as REST-only operations (registry OPERATIONS): POST /v1/research and
- * GET /v1/research/{id}; POST /v1/tasks, GET /v1/tasks[/{id}], POST /v1/tasks/{id}/cancel. They run through
- * the one dispatch, so their validation, audit and scrubbing are a tool's.
+ * GET /v1/research/{id}; POST /v1/tasks, GET /v1/tasks[/{id}], POST /v1/tasks/{id}/cancel, DELETE /v1/tasks/{id}.
+ * They run through the one dispatch, so their validation, audit and scrubbing are a tool's.
  */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
@@ -196,6 +196,22 @@ export const taskTools = [
     needsBrowser: false,
     async handle(ctx, args, out) {
       showTask(out, await ctx.env.tasks.cancel(ctx.user.id, args.id));
+    },
+  }),
+  defineTool({
+    name: 'task_delete',
+    title: 'Delete a task',
+    description:
+      "Deletes a task for good: its record, conversation, steps and tool calls, whose bytes go back to the user's storage quota (the audit keeps its calls). A queued, running or paused task is cancelled first.",
+    input: params({ id: TaskIdParam }),
+    output: Type.Object({ id: Type.String({ description: 'The task deleted.' }), deleted: Type.Literal(true) }),
+    effect: 'write',
+    openWorld: false,
+    needsBrowser: false,
+    async handle(ctx, args, out) {
+      await ctx.env.tasks.delete(ctx.user.id, args.id);
+      out.set('id', args.id).set('deleted', true);
+      out.text(`Deleted task ${args.id}.`);
     },
   }),
 ];

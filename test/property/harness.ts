@@ -118,7 +118,7 @@ export async function resetAlice(w: World): Promise<void> {
 }
 
 /**
- * How many cases each subject gets in `npm run check`, and of which kinds. The bound: 75 tools, 15 operations
+ * How many cases each subject gets in `npm run check`, and of which kinds. The bound: 76 tools, 16 operations
  * and 19 other routes share under ~5 minutes on 2 cores. A refused call (validation, not_found) costs a few
  * milliseconds; a valid one that loads or waits costs up to seconds. So every subject gets DEFAULT_RUNS cases;
  * tools that navigate, wait, or start background work (crawls, monitors, tasks, recordings, hand-offs), and
@@ -274,6 +274,7 @@ function restTarget(s: Subject, args: unknown): { method: string; path: string; 
     case 'task_list': return { method: 'GET', path: `/v1/tasks${typeof a.state === 'string' && a.state.length < 2000 ? `?state=${encodeURIComponent(a.state)}` : ''}`, body: false };
     case 'task_get': return { method: 'GET', path: `/v1/tasks/${seg(a.id)}${typeof a.waitS === 'number' ? `?waitS=${Math.min(a.waitS, 2)}` : ''}`, body: false };
     case 'task_cancel': return { method: 'POST', path: `/v1/tasks/${seg(a.id)}/cancel`, body: false };
+    case 'task_delete': return { method: 'DELETE', path: `/v1/tasks/${seg(a.id)}`, body: false };
     case 'extractor_learn': return { method: 'POST', path: '/v1/extractors', body: true };
     case 'extractor_list': return { method: 'GET', path: '/v1/extractors', body: false };
     case 'extractor_get': return { method: 'GET', path: `/v1/extractors/${seg(a.id)}`, body: false };
