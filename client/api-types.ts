@@ -1550,7 +1550,7 @@ export interface paths {
         put?: never;
         /**
          * Record tool calls on a tab
-         * @description action start (default) records every tool call on a tab as a step (tool, arguments without vault values, a CSS locator beside each ref, URL, duration, outcome, a JPEG after it) until stop, 500 steps or 30 minutes. cache record also stores the pages' GET responses under cacheName (default the recording id) for browser_replay; video true adds a WebM of the tab to your files. list, get (with step: that step's JPEG), stop and delete take the id. Replay with browser_replay, script with browser_record_script.
+         * @description action start (default) records every tool call on a tab as a step (tool, arguments without vault values, a CSS locator beside each ref, URL, duration, outcome, a JPEG after it) until stop, 500 steps or 30 minutes. cache record also stores the pages' GET responses under cacheName (default the recording id) for browser_replay; video true adds a WebM of the tab to your files. list, get (with step: that step's JPEG), stop and delete take the id; delete also takes a finished replay's id (rpl_), freeing its bytes. Replay with browser_replay, script with browser_record_script.
          */
         post: operations["browser_record"];
         delete?: never;
@@ -1613,26 +1613,6 @@ export interface paths {
          * @description A replay's state (queued, running, done, failed), waiting while it is queued or running for up to timeoutS seconds (0-60, default 50), then the report of each step: outcome and duration.
          */
         post: operations["browser_replay_wait"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tools/browser_replay_delete": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Delete a replay
-         * @description Deletes a finished replay (done or failed) for good: its record and step report, whose bytes go back to your storage quota. A queued or running replay cannot be deleted: wait for it with browser_replay_wait first. Its recording stays (browser_record delete removes that).
-         */
-        post: operations["browser_replay_delete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -17204,7 +17184,7 @@ export interface operations {
                     action?: "start" | "stop" | "list" | "get" | "delete";
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
-                    /** @description The recording (rec_ and 16 hex digits), for stop, get and delete. */
+                    /** @description The recording (rec_ and 16 hex digits), for stop, get and delete; or, for delete, a finished replay (rpl_). */
                     id?: string;
                     /** @description A name for the recording (start). */
                     name?: string;
@@ -17246,7 +17226,7 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     }) & {
-                        /** @description The recording (start, stop, get, delete). */
+                        /** @description The recording (start, stop, get, delete), or the replay deleted. */
                         id?: string;
                         recording?: {
                             /** @description rec_ and 16 hex digits. */
@@ -17891,178 +17871,6 @@ export interface operations {
                             reason?: string;
                         }[];
                     };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    browser_replay_delete: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description The replay to delete (rpl_ and 16 hex digits). */
-                    id: string;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        /** @description The replay deleted. */
-                        id: string;
-                        /** @constant */
-                        deleted: true;
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
                 };
             };
             /** @description validation_error */

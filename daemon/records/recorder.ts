@@ -28,7 +28,7 @@ import { isQuotaRefusal, PendingCount, quotaError } from '../quotas/limits.js';
 export const MAX_STEPS = 500;
 export const MAX_RECORDING_MS = 30 * 60_000;
 /** The recording and replay tools act on recordings, not on the page: never steps themselves. */
-const NOT_STEPS = new Set(['browser_record', 'browser_record_script', 'browser_replay', 'browser_replay_wait', 'browser_replay_delete']);
+const NOT_STEPS = new Set(['browser_record', 'browser_record_script', 'browser_replay', 'browser_replay_wait']);
 
 interface Active {
   rec: Recording;

@@ -1,6 +1,6 @@
 /**
  * browser_record keeps the tool calls made on one tab as steps; browser_replay runs them again in the
- * background in a new tab, browser_replay_wait follows it and browser_replay_delete removes it once it ended;
+ * background in a new tab, browser_replay_wait follows it (browser_record delete removes it once it ended);
  * browser_record_script turns a recording into a Node script. The recorder and replayer are daemon/records/.
  */
 import { Type } from '@sinclair/typebox';
@@ -12,6 +12,7 @@ import type { Recording, Replay, Step } from '../../storage/records.js';
 import { notFound } from '../records/recorder.js';
 import { scriptJson, scriptTypescript } from '../records/script.js';
 import type { ResponseBuilder } from './response.js';
+import type { ToolContext } from './context.js';
 import { inline, inlineCut, pageUrl } from './response.js';
 import { PageText, TabModeField } from './output.js';
 
@@ -109,16 +110,30 @@ function describeReplay(out: ResponseBuilder, r: Replay) {
   if (r.steps.length) out.page(`replay ${r.id} steps`, r.steps.map((s) => `${s.seq}. ${s.tool}: ${s.skipped ? 'skipped' : s.outcome}${s.message ? ` (${s.message})` : ''} ${s.ms} ms`).join('\n'));
 }
 
+/** browser_record delete of a replay id: only a finished replay, since one queued or running is written again by its run. */
+async function deleteReplay(ctx: ToolContext, id: string, out: ResponseBuilder) {
+  const store = ctx.env.records.store;
+  const res = await store.deleteReplay(ctx.user.id, id, (r) => r.state === 'done' || r.state === 'failed');
+  if (res === 'missing') throw new BrowserdError('not_found', `no replay ${id}`, { next: 'Start one with browser_replay; its answer has the id.' });
+  if (res === 'refused') {
+    throw new BrowserdError('validation_error', `id: replay ${id} is still ${store.getReplay(ctx.user.id, id)?.state ?? 'under way'}, so it was not deleted`, {
+      next: `Wait for it to end with browser_replay_wait {"id": "${id}"}, then delete it.`,
+    });
+  }
+  out.set('id', id).set('deleted', true);
+  out.text(`Deleted replay ${id} (its recording stays).`);
+}
+
 export const recordTools = [
   defineTool({
     name: 'browser_record',
     title: 'Record tool calls on a tab',
     description:
-      'action start (default) records every tool call on a tab as a step (tool, arguments without vault values, a CSS locator beside each ref, URL, duration, outcome, a JPEG after it) until stop, 500 steps or 30 minutes. cache record also stores the pages\' GET responses under cacheName (default the recording id) for browser_replay; video true adds a WebM of the tab to your files. list, get (with step: that step\'s JPEG), stop and delete take the id. Replay with browser_replay, script with browser_record_script.',
+      'action start (default) records every tool call on a tab as a step (tool, arguments without vault values, a CSS locator beside each ref, URL, duration, outcome, a JPEG after it) until stop, 500 steps or 30 minutes. cache record also stores the pages\' GET responses under cacheName (default the recording id) for browser_replay; video true adds a WebM of the tab to your files. list, get (with step: that step\'s JPEG), stop and delete take the id; delete also takes a finished replay\'s id (rpl_), freeing its bytes. Replay with browser_replay, script with browser_record_script.',
     input: params({
       action: Type.Optional(StringEnum(['start', 'stop', 'list', 'get', 'delete'], { description: 'Default start.' })),
       tab: TabParam,
-      id: Type.Optional(RecordingId('The recording (rec_ and 16 hex digits), for stop, get and delete.')),
+      id: Type.Optional(Type.String({ pattern: '^(rec|rpl)_[0-9a-f]{16}$', description: 'The recording (rec_ and 16 hex digits), for stop, get and delete; or, for delete, a finished replay (rpl_).' })),
       name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A name for the recording (start).' })),
       video: Type.Optional(Type.Boolean({ description: 'Also make a WebM video of the tab (start). Default false.' })),
       cache: Type.Optional(StringEnum(['off', 'record'], { description: 'record: keep the GET responses the tab receives, for a replay from the cache (start). Default off.' })),
@@ -127,7 +142,7 @@ export const recordTools = [
     }),
     // One tool, several actions: what is set depends on the action, so every field is optional.
     output: Type.Object({
-      id: Type.Optional(Type.String({ description: 'The recording (start, stop, get, delete).' })),
+      id: Type.Optional(Type.String({ description: 'The recording (start, stop, get, delete), or the replay deleted.' })),
       recording: Type.Optional(RecordingSchema),
       recordings: Type.Optional(Type.Array(RecordingSchema, { description: 'list: yours, newest first.' })),
       steps: Type.Optional(Type.Array(StepSchema, { description: 'get: the steps in order.' })),
@@ -146,6 +161,7 @@ export const recordTools = [
         for (const k of ['name', 'video', 'cache', 'cacheName'] as const) if (args[k] !== undefined) throw field(k, `only start takes it, not ${action}`);
         if (action !== 'list' && !args.id) throw field('id', `${action} needs the recording id`);
         if (action === 'list' && args.id) throw field('id', 'list takes no id');
+        if (action !== 'delete' && args.id?.startsWith('rpl_')) throw field('id', `${action} takes a recording id (rec_); a replay's state is browser_replay_wait's`);
       }
       if (args.step !== undefined && action !== 'get') throw field('step', 'goes with action get');
     },
@@ -166,6 +182,7 @@ export const recordTools = [
         for (const r of all) out.text(`${r.id}${r.name ? ` (${inline(r.name)})` : ''}: ${r.state}, ${r.steps} step(s), tab ${r.tab}, ${r.createdAt}`);
         return;
       }
+      if (args.id!.startsWith('rpl_')) return deleteReplay(ctx, args.id!, out);
       const known = records.store.get(user, args.id!);
       if (!known) throw notFound(args.id!);
       if (action === 'stop') return describe(out, await records.recorder.stop(user, known.id, 'stop'));
@@ -263,30 +280,6 @@ export const recordTools = [
       const r = await ctx.progress.during(ctx.env.records.replayer.wait(ctx.user.id, args.id, ms, ctx.signal), ms, () => 'seconds waited for the replay');
       if (!r) throw new BrowserdError('not_found', `no replay ${args.id}`, { next: 'Start one with browser_replay; its answer has the id.' });
       describeReplay(out, r);
-    },
-  }),
-  defineTool({
-    name: 'browser_replay_delete',
-    title: 'Delete a replay',
-    description:
-      "Deletes a finished replay (done or failed) for good: its record and step report, whose bytes go back to your storage quota. A queued or running replay cannot be deleted: wait for it with browser_replay_wait first. Its recording stays (browser_record delete removes that).",
-    input: params({ id: ReplayId('The replay to delete (rpl_ and 16 hex digits).') }),
-    output: Type.Object({ id: Type.String({ description: 'The replay deleted.' }), deleted: Type.Literal(true) }),
-    effect: 'write',
-    openWorld: false,
-    needsBrowser: false,
-    async handle(ctx, args, out) {
-      const store = ctx.env.records.store;
-      // Only a finished replay: one still queued or running is written again by its run (it would come back).
-      const res = await store.deleteReplay(ctx.user.id, args.id, (r) => r.state === 'done' || r.state === 'failed');
-      if (res === 'missing') throw new BrowserdError('not_found', `no replay ${args.id}`, { next: 'Start one with browser_replay; its answer has the id.' });
-      if (res === 'refused') {
-        throw new BrowserdError('validation_error', `id: replay ${args.id} is still ${store.getReplay(ctx.user.id, args.id)?.state ?? 'under way'}, so it was not deleted`, {
-          next: `Wait for it to end with browser_replay_wait {"id": "${args.id}"}, then delete it.`,
-        });
-      }
-      out.set('id', args.id).set('deleted', true);
-      out.text(`Deleted replay ${args.id}.`);
     },
   }),
 ];
