@@ -92,16 +92,23 @@ export function* range<V>(table: Database<V, string>, o: RangeOptions, values = 
   let y = b.next();
   let n = 0;
   const sign = o.reverse ? -1 : 1;
-  while (!x.done || !y.done) {
-    if (o.limit !== undefined && n >= o.limit) return;
-    n++;
-    if (y.done || (!x.done && sign * compare(x.value.key, y.value.key) <= 0)) {
-      yield x.value;
-      x = a.next();
-    } else {
-      yield y.value;
-      y = b.next();
+  try {
+    while (!x.done || !y.done) {
+      if (o.limit !== undefined && n >= o.limit) return;
+      n++;
+      if (y.done || (!x.done && sign * compare(x.value.key, y.value.key) <= 0)) {
+        yield x.value;
+        x = a.next();
+      } else {
+        yield y.value;
+        y = b.next();
+      }
     }
+  } finally {
+    // A merge left early (a limit, a caller that stops) must end both lmdb reads: an unfinished range keeps its
+    // read transaction, and enough of them fill the reader table (MDB_READERS_FULL on every later read).
+    a.return(undefined);
+    b.return(undefined);
   }
 }
 

@@ -40,3 +40,20 @@ t.test('keys of both forms under a prefix, in order, once each', async (t) => {
   const plain = [...table.getKeys({ start: 'user\u0000run\u0000', end: 'user\u0000run\u0001' })];
   t.ok(plain.length < 100, `a plain lmdb range misses keys (${plain.length} of 100)`);
 });
+
+t.test('a merge left early ends both reads: a thousand of them do not fill the reader table', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'browserd-key-range-'));
+  const root = open({ path: join(dir, 'x.lmdb'), compression: false, maxDbs: 2 });
+  t.teardown(async () => {
+    await root.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const table = root.openDB<number, string>({ name: 't' });
+  for (let i = 0; i < 5; i++) await table.put(`u\u0000${String(i).padStart(70, 'k')}`, i);
+  for (let i = 0; i < 5; i++) await table.put(`u\u0000${i}`, i);
+  for (let i = 0; i < 1000; i++) {
+    for (const _ of entriesUnder(table, ['u'], { limit: 1 })) break;
+    await table.put(`w${i}`, i); // a write between reads, so each read wants a fresh snapshot
+  }
+  t.equal([...keysUnder(table, ['u'])].length, 10, 'reads still work after a thousand early exits');
+});
