@@ -3,25 +3,30 @@
  * them in two forms that sort apart) all come back, once each, as the strings they were written as, in order
  * both ways, with limits, and nothing of a neighbouring prefix.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { countUnder, entriesUnder, keysUnder, range } from '../../../storage/key-range.js';
 
-t.test('keys of both forms under a prefix, in order, once each', async (t) => {
+/** A table in a store of its own, removed when the test ends. */
+function freshTable(t: Test) {
   const dir = mkdtempSync(join(tmpdir(), 'browserd-key-range-'));
   const root = open({ path: join(dir, 'x.lmdb'), compression: false, maxDbs: 2 });
   t.teardown(async () => {
     await root.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const table = root.openDB<number, string>({ name: 't' });
+  return root.openDB<number, string>({ name: 't' });
+}
+
+t.test('keys of both forms under a prefix, in order, once each', async (t) => {
+  const table = freshTable(t);
   // Tails of growing length: the keys go from 10 to 110 characters, across the 64 where the form changes.
   const keys: string[] = [];
   for (let i = 0; i < 100; i++) keys.push(`user\u0000run\u0000${String(i).padStart(3, '0')}${'x'.repeat(i)}`);
-  await root.transaction(() => {
+  await table.transaction(() => {
     for (const [i, k] of keys.entries()) table.put(k, i);
     // Neighbours that must never show: a longer name, another run, the run's own record.
     table.put('user\u0000run', -1);
@@ -42,13 +47,7 @@ t.test('keys of both forms under a prefix, in order, once each', async (t) => {
 });
 
 t.test('a merge left early ends both reads: a thousand of them do not fill the reader table', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'browserd-key-range-'));
-  const root = open({ path: join(dir, 'x.lmdb'), compression: false, maxDbs: 2 });
-  t.teardown(async () => {
-    await root.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const table = root.openDB<number, string>({ name: 't' });
+  const table = freshTable(t);
   for (let i = 0; i < 5; i++) await table.put(`u\u0000${String(i).padStart(70, 'k')}`, i);
   for (let i = 0; i < 5; i++) await table.put(`u\u0000${i}`, i);
   for (let i = 0; i < 1000; i++) {
