@@ -3518,6 +3518,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -3857,6 +3858,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -3872,6 +3874,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -4735,6 +4738,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -5924,6 +5928,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -6110,6 +6115,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -6286,6 +6292,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -6464,6 +6471,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -7117,6 +7125,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -7454,6 +7463,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -8232,6 +8242,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -8926,6 +8937,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -9302,6 +9314,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -9484,6 +9497,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -9664,6 +9678,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -10696,8 +10711,10 @@ export interface operations {
                                 /** @description Where it ends (exclusive). */
                                 end: number;
                             }[];
-                            /** @description Why the page could not be read. */
+                            /** @description Why the page could not be read, in our words (addresses cut to scheme and host). */
                             error?: string;
+                            /** @description The page's words the error is about (its whole address, a thrown message), when it has any. */
+                            errorPageText?: string;
                             scroll?: {
                                 /** @description The list items kept, as Markdown, in the order the list showed them (empty without item). */
                                 items: string[];
@@ -10948,6 +10965,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -11133,6 +11151,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -11463,6 +11482,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -11666,6 +11686,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -12034,6 +12055,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -12224,6 +12246,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -12911,6 +12934,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -13097,6 +13121,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -13295,6 +13320,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -13489,6 +13515,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -13689,6 +13716,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -14186,14 +14214,18 @@ export interface operations {
                         items?: {
                             /** @description Order in which pages finished, from 1. */
                             seq: number;
+                            /** @description An address as the page reports it. */
                             url: string;
+                            /** @description An address as the page reports it. */
                             finalUrl?: string;
                             depth: number;
                             status: "done" | "failed" | "blocked";
                             httpStatus?: number;
                             via?: "http" | "browser" | "cache";
-                            /** @description Why it failed or was blocked. */
+                            /** @description Why it failed or was blocked, in our words (addresses cut to scheme and host). */
                             error?: string;
+                            /** @description The page's words the error is about (whole addresses, a thrown message). */
+                            errorPageText?: string;
                             linkCount?: number;
                             title?: string;
                             /** @description Markdown or text, cut at 2,000 characters here. */
@@ -14204,6 +14236,7 @@ export interface operations {
                                 title?: string;
                                 description?: string;
                                 language?: string;
+                                /** @description An address as the page reports it. */
                                 canonicalUrl?: string;
                                 headings: {
                                     level: number;
@@ -14219,6 +14252,7 @@ export interface operations {
                             schemaErrors?: string[];
                             /** @description The best passages for query. */
                             passages?: {
+                                /** @description An address as the page reports it. */
                                 url: string;
                                 /** @description The headings the text sits under. */
                                 headingPath: string[];
@@ -14237,22 +14271,26 @@ export interface operations {
                             files?: {
                                 /** @description The page the file was linked from. */
                                 page: string;
+                                /** @description An address as the page reports it. */
                                 url: string;
                                 type: "pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video";
                                 status: "stored" | "existing" | "failed";
                                 /** @description Why it failed: blocked, too_large, http_error, not_a_file, failed. */
                                 reason?: string;
+                                /** @description What went wrong (it may name the address). */
                                 error?: string;
-                                /** @description Its name in your files. */
+                                /** @description Its name in your files (the site may have chosen it). */
                                 name?: string;
                                 size?: number;
                                 contentType?: string;
                                 /** @description Length of the document's Markdown (GET /v1/crawls/{id}/items has it whole). */
                                 markdownChars?: number;
                                 truncated?: boolean;
+                                /** @description Why it was not converted (a parser may quote the file). */
                                 convertError?: string;
                                 /** @description An image's alt text from a model (collect.caption). */
                                 caption?: string;
+                                /** @description Why it got no caption (a model may quote the image). */
                                 captionError?: string;
                             }[];
                             /** @description The model that filled outputSchema on this page, its tokens, and its checked citations. */
@@ -14264,6 +14302,7 @@ export interface operations {
                                     field?: string;
                                     chunk: string;
                                     quote: string;
+                                    /** @description An address as the page reports it. */
                                     url: string;
                                     /** @description The headings the text sits under. */
                                     headingPath: string[];
@@ -16022,6 +16061,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -16624,7 +16664,7 @@ export interface operations {
                     }) & ({
                         /** @description The API map called. */
                         map: string;
-                        /** @description The endpoint id the call resolved to. */
+                        /** @description The endpoint id the call resolved to (it holds a path the recorded site used). */
                         endpoint: string;
                         /**
                          * @description Where the request was sent from.
@@ -16666,6 +16706,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -17663,6 +17704,7 @@ export interface operations {
                             }[];
                             createdAt: string;
                             finishedAt?: string;
+                            /** @description Why it failed, in our words (a failed step's message is in its report). */
                             error?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -17678,6 +17720,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -17861,6 +17904,7 @@ export interface operations {
                             }[];
                             createdAt: string;
                             finishedAt?: string;
+                            /** @description Why it failed, in our words (a failed step's message is in its report). */
                             error?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -18656,6 +18700,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -20712,6 +20757,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -23249,7 +23295,10 @@ export interface operations {
                             /** @description Why it failed. */
                             error?: {
                                 code: string;
+                                /** @description Our words. */
                                 message: string;
+                                /** @description The words of a page, model or provider the error is about. */
+                                pageText?: string;
                             };
                             createdAt: string;
                             updatedAt: string;
@@ -23388,7 +23437,10 @@ export interface operations {
                             /** @description Why it failed. */
                             error?: {
                                 code: string;
+                                /** @description Our words. */
                                 message: string;
+                                /** @description The words of a page, model or provider the error is about. */
+                                pageText?: string;
                             };
                             createdAt: string;
                             updatedAt: string;
@@ -23407,6 +23459,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -23559,7 +23612,10 @@ export interface operations {
                             /** @description Why it failed. */
                             error?: {
                                 code: string;
+                                /** @description Our words. */
                                 message: string;
+                                /** @description The words of a page, model or provider the error is about. */
+                                pageText?: string;
                             };
                             createdAt: string;
                             updatedAt: string;
@@ -23695,7 +23751,10 @@ export interface operations {
                             /** @description Why it failed. */
                             error?: {
                                 code: string;
+                                /** @description Our words. */
                                 message: string;
+                                /** @description The words of a page, model or provider the error is about. */
+                                pageText?: string;
                             };
                             createdAt: string;
                             updatedAt: string;
@@ -23714,6 +23773,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
