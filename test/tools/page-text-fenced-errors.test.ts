@@ -106,6 +106,12 @@ t.before(async () => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('[]');
   });
+  // The button's id is the page's word; the recorded locator is made of it. The second visit lacks the button.
+  let visits = 0;
+  site.route('/replay-once', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(visits++ === 0 ? `<button id="${CANARY}-go">Go</button>` : '<p>moved</p>');
+  });
   const env = s.d.daemon.env;
   alice = env.users.list().find((u) => u.name === 'alice')!.id;
   const map: ApiMap = {
@@ -202,6 +208,22 @@ t.test('errors kept as result lines: the page part is fenced or dropped, never b
   t.match(done.json.task.error.pageText, CANARY, 'the provider\'s words are its page text');
   const listed = await s.d.rest(s.token, 'GET', '/v1/tasks');
   restProbe(t, listed, 'GET /v1/tasks');
+});
+
+t.test("a replay's failed step: its error names the page's locator only fenced", async (t) => {
+  const open = await call(s.client, 'browser_open', { url: `${s.site.url}/replay-once` });
+  t.notOk(open.isError, open.text);
+  const tab = open.raw.structuredContent.tab as string;
+  const rec = await call(s.client, 'browser_record', { tab });
+  const recId = rec.raw.structuredContent.id as string;
+  const snap = await call(s.client, 'browser_snapshot', { tab });
+  const clicked = await call(s.client, 'browser_click', { tab, ref: refOf(snap.text, /button "Go"/) });
+  t.notOk(clicked.isError, clicked.text);
+  await call(s.client, 'browser_record', { action: 'stop', id: recId });
+  const replay = await call(s.client, 'browser_replay', { id: recId });
+  const done = await probe(t, 'browser_replay_wait', { id: replay.raw.structuredContent.id, timeoutS: 60 }, 'browser_replay_wait (a step failed)');
+  t.equal(done.raw.structuredContent.state, 'failed', done.text);
+  await call(s.client, 'browser_close_tab', { tab });
 });
 
 t.test("browser_download_get as rows: a sheet's cells are fenced", async (t) => {
