@@ -125,6 +125,8 @@ function matchTemplate(template: string, path: string): Record<string, string> |
 }
 
 const PLACEHOLDER = /\{([^}]+)\}/g;
+/** Placeholder names the map builder gives (api-map/template.ts): our words, safe to name in a message. */
+const OUR_PLACEHOLDER = /^id\d*$/;
 
 /**
  * The request for an endpoint: path placeholders filled from params (a missing one is a validation_error
@@ -137,10 +139,12 @@ export function buildRequest(r: ResolvedEndpoint, params: Record<string, ParamVa
   const path = e.path.replace(PLACEHOLDER, (_m, name: string) => {
     const v = values[name];
     if (v === undefined || v === '' || Array.isArray(v)) {
-      // The placeholder's name and the path are the site's words: the page text of the error.
-      throw new BrowserdError('validation_error', 'params: a path placeholder of the endpoint has no value (its name and the path are the page text of this error)', {
-        next: 'Pass params with a value for that placeholder, or name the endpoint with a concrete path instead of its template.',
-        pageText: `placeholder: ${name}\npath: ${e.path}`,
+      // The path is the site's words: the page text of the error. A placeholder the map builder named (id, id2)
+      // is ours and named; any other name came with the map and goes with the path.
+      const ours = OUR_PLACEHOLDER.test(name);
+      throw new BrowserdError('validation_error', `${ours ? `params.${name} is required: it fills {${name}} in` : 'params: a path placeholder of'} the endpoint's path (${ours ? 'the path is' : 'the path and the name are'} the page text of this error)`, {
+        next: ours ? `Pass params: {"${name}": ...}, or name the endpoint with a concrete path.` : 'Pass params with a value for that placeholder, or name the endpoint with a concrete path instead of its template.',
+        pageText: `${ours ? '' : `placeholder: ${name}\n`}path: ${e.path}`,
       });
     }
     used.add(name);
