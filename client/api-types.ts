@@ -14687,7 +14687,9 @@ export interface operations {
                             }[];
                             /** @description Pages that could not be read, with why. */
                             failed: {
+                                /** @description An address as the page reports it. */
                                 url: string;
+                                /** @description Why, with the page's words the error is about. */
                                 error: string;
                             }[];
                             summary: {
@@ -14883,7 +14885,9 @@ export interface operations {
                                 }[];
                                 /** @description Pages that could not be read, with why. */
                                 failed: {
+                                    /** @description An address as the page reports it. */
                                     url: string;
+                                    /** @description Why, with the page's words the error is about. */
                                     error: string;
                                 }[];
                                 summary: {
