@@ -106,11 +106,11 @@ t.before(async () => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('[]');
   });
-  // The button's id is the page's word; the recorded locator is made of it. The second visit lacks the button.
+  // The button's test id is the page's word (a random-looking id is passed over); the locator is made of it. The second visit lacks the button.
   let visits = 0;
   site.route('/replay-once', (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(visits++ === 0 ? `<button id="${CANARY}-go">Go</button>` : '<p>moved</p>');
+    res.end(visits++ === 0 ? `<button data-testid="${CANARY}-go">Go</button>` : '<p>moved</p>');
   });
   const env = s.d.daemon.env;
   alice = env.users.list().find((u) => u.name === 'alice')!.id;
@@ -208,6 +208,10 @@ t.test('errors kept as result lines: the page part is fenced or dropped, never b
   t.match(done.json.task.error.pageText, CANARY, 'the provider\'s words are its page text');
   const listed = await s.d.rest(s.token, 'GET', '/v1/tasks');
   restProbe(t, listed, 'GET /v1/tasks');
+
+  // browser_explore keeps the pages it could not read, with why.
+  const explored = await probe(t, 'browser_explore', { url: `${s.site.url}/links-to-gone`, maxPages: 3 }, 'browser_explore (a page fails)');
+  t.equal(explored.raw.structuredContent.map.failed.length, 1, explored.text);
 });
 
 t.test("a replay's failed step: its error names the page's locator only fenced", async (t) => {
