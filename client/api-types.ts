@@ -3519,6 +3519,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -3858,6 +3859,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -3873,6 +3875,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -4736,6 +4739,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -5925,6 +5929,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -6111,6 +6116,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -6287,6 +6293,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -6465,6 +6472,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -7118,6 +7126,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -7455,6 +7464,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -8233,6 +8243,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -8927,6 +8938,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -9303,6 +9315,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -9485,6 +9498,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -9665,6 +9679,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -10697,8 +10712,10 @@ export interface operations {
                                 /** @description Where it ends (exclusive). */
                                 end: number;
                             }[];
-                            /** @description Why the page could not be read. */
+                            /** @description Why the page could not be read, in our words (addresses cut to scheme and host). */
                             error?: string;
+                            /** @description The page's words the error is about (its whole address, a thrown message), when it has any. */
+                            errorPageText?: string;
                             scroll?: {
                                 /** @description The list items kept, as Markdown, in the order the list showed them (empty without item). */
                                 items: string[];
@@ -10949,6 +10966,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -11134,6 +11152,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -11464,6 +11483,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -11667,6 +11687,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -12035,6 +12056,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -12225,6 +12247,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -12912,6 +12935,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -13098,6 +13122,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -13296,6 +13321,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -13490,6 +13516,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -13690,6 +13717,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -14187,14 +14215,18 @@ export interface operations {
                         items?: {
                             /** @description Order in which pages finished, from 1. */
                             seq: number;
+                            /** @description An address as the page reports it. */
                             url: string;
+                            /** @description An address as the page reports it. */
                             finalUrl?: string;
                             depth: number;
                             status: "done" | "failed" | "blocked";
                             httpStatus?: number;
                             via?: "http" | "browser" | "cache";
-                            /** @description Why it failed or was blocked. */
+                            /** @description Why it failed or was blocked, in our words (addresses cut to scheme and host). */
                             error?: string;
+                            /** @description The page's words the error is about (whole addresses, a thrown message). */
+                            errorPageText?: string;
                             linkCount?: number;
                             title?: string;
                             /** @description Markdown or text, cut at 2,000 characters here. */
@@ -14205,6 +14237,7 @@ export interface operations {
                                 title?: string;
                                 description?: string;
                                 language?: string;
+                                /** @description An address as the page reports it. */
                                 canonicalUrl?: string;
                                 headings: {
                                     level: number;
@@ -14220,6 +14253,7 @@ export interface operations {
                             schemaErrors?: string[];
                             /** @description The best passages for query. */
                             passages?: {
+                                /** @description An address as the page reports it. */
                                 url: string;
                                 /** @description The headings the text sits under. */
                                 headingPath: string[];
@@ -14238,22 +14272,26 @@ export interface operations {
                             files?: {
                                 /** @description The page the file was linked from. */
                                 page: string;
+                                /** @description An address as the page reports it. */
                                 url: string;
                                 type: "pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video";
                                 status: "stored" | "existing" | "failed";
                                 /** @description Why it failed: blocked, too_large, http_error, not_a_file, failed. */
                                 reason?: string;
+                                /** @description What went wrong (it may name the address). */
                                 error?: string;
-                                /** @description Its name in your files. */
+                                /** @description Its name in your files (the site may have chosen it). */
                                 name?: string;
                                 size?: number;
                                 contentType?: string;
                                 /** @description Length of the document's Markdown (GET /v1/crawls/{id}/items has it whole). */
                                 markdownChars?: number;
                                 truncated?: boolean;
+                                /** @description Why it was not converted (a parser may quote the file). */
                                 convertError?: string;
                                 /** @description An image's alt text from a model (collect.caption). */
                                 caption?: string;
+                                /** @description Why it got no caption (a model may quote the image). */
                                 captionError?: string;
                             }[];
                             /** @description The model that filled outputSchema on this page, its tokens, and its checked citations. */
@@ -14265,6 +14303,7 @@ export interface operations {
                                     field?: string;
                                     chunk: string;
                                     quote: string;
+                                    /** @description An address as the page reports it. */
                                     url: string;
                                     /** @description The headings the text sits under. */
                                     headingPath: string[];
@@ -14649,7 +14688,9 @@ export interface operations {
                             }[];
                             /** @description Pages that could not be read, with why. */
                             failed: {
+                                /** @description An address as the page reports it. */
                                 url: string;
+                                /** @description Why, with the page's words the error is about. */
                                 error: string;
                             }[];
                             summary: {
@@ -14845,7 +14886,9 @@ export interface operations {
                                 }[];
                                 /** @description Pages that could not be read, with why. */
                                 failed: {
+                                    /** @description An address as the page reports it. */
                                     url: string;
+                                    /** @description Why, with the page's words the error is about. */
                                     error: string;
                                 }[];
                                 summary: {
@@ -16023,6 +16066,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -16625,7 +16669,7 @@ export interface operations {
                     }) & ({
                         /** @description The API map called. */
                         map: string;
-                        /** @description The endpoint id the call resolved to. */
+                        /** @description The endpoint id the call resolved to (it holds a path the recorded site used). */
                         endpoint: string;
                         /**
                          * @description Where the request was sent from.
@@ -16667,6 +16711,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -17664,6 +17709,7 @@ export interface operations {
                             }[];
                             createdAt: string;
                             finishedAt?: string;
+                            /** @description Why it failed, in our words (a failed step's message is in its report). */
                             error?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -17679,6 +17725,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -17862,6 +17909,7 @@ export interface operations {
                             }[];
                             createdAt: string;
                             finishedAt?: string;
+                            /** @description Why it failed, in our words (a failed step's message is in its report). */
                             error?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -18657,6 +18705,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -20713,6 +20762,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -23250,7 +23300,10 @@ export interface operations {
                             /** @description Why it failed. */
                             error?: {
                                 code: string;
+                                /** @description Our words. */
                                 message: string;
+                                /** @description The words of a page, model or provider the error is about. */
+                                pageText?: string;
                             };
                             createdAt: string;
                             updatedAt: string;
@@ -23389,7 +23442,10 @@ export interface operations {
                             /** @description Why it failed. */
                             error?: {
                                 code: string;
+                                /** @description Our words. */
                                 message: string;
+                                /** @description The words of a page, model or provider the error is about. */
+                                pageText?: string;
                             };
                             createdAt: string;
                             updatedAt: string;
@@ -23408,6 +23464,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
@@ -23560,7 +23617,10 @@ export interface operations {
                             /** @description Why it failed. */
                             error?: {
                                 code: string;
+                                /** @description Our words. */
                                 message: string;
+                                /** @description The words of a page, model or provider the error is about. */
+                                pageText?: string;
                             };
                             createdAt: string;
                             updatedAt: string;
@@ -23810,7 +23870,10 @@ export interface operations {
                             /** @description Why it failed. */
                             error?: {
                                 code: string;
+                                /** @description Our words. */
                                 message: string;
+                                /** @description The words of a page, model or provider the error is about. */
+                                pageText?: string;
                             };
                             createdAt: string;
                             updatedAt: string;
@@ -23829,6 +23892,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */

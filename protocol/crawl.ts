@@ -161,8 +161,10 @@ export interface CrawlItem extends Omit<PageOutput, 'links'> {
   httpStatus?: number;
   /** How it was read. */
   via?: 'http' | 'browser' | 'cache';
-  /** Why it failed or was blocked. */
+  /** Why it failed or was blocked, in our words (addresses cut to scheme and host). */
   error?: string;
+  /** The page's words the error is about (whole addresses, a thrown message): page text, fenced in tool answers. */
+  errorPageText?: string;
   /** Links found on the page (how many), for the reader; the links themselves go to the queue. */
   linkCount?: number;
   /** scrollUntil: the list items kept, in order, and why scrolling stopped. */

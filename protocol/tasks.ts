@@ -82,8 +82,11 @@ export interface TaskView {
   handoff?: { id: string; url: string };
   /** What task_done answered (succeeded). */
   result?: unknown;
-  /** Why it failed. */
-  error?: { code: string; message: string };
+  /**
+   * Why it failed: `message` in our words; `pageText` the words of a page, a model or a provider the error is
+   * about (a provider's error can echo what it was sent, which is page text in a task).
+   */
+  error?: { code: string; message: string; pageText?: string };
   createdAt: string;
   updatedAt: string;
   finishedAt?: string;

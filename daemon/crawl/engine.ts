@@ -26,6 +26,7 @@ import { destructiveLink, destructiveReason } from '../policy/destructive-links.
 import { HostSchedule, MAX_TRIES } from './politeness.js';
 import { HopRefused, TabHops, actionRefusal, hopRefusal, redirectReason, type HopRules } from './hops.js';
 import { scrubDeep } from '../tools/redact.js';
+import { errorFields, errorLine, reasonFields } from '../tools/error-line.js';
 import { userSecretForms } from '../vault/user-secrets.js';
 import { DISABLED_SWEEP_MS } from '../accounts/disabled.js';
 import { isQuotaRefusal } from '../quotas/limits.js';
@@ -197,7 +198,7 @@ export class CrawlRun {
       urls = await readSitemapUrls(this.spec.sitemap!, this.fetcher, { max: Math.max(this.spec.maxPages * 4, 100) });
     } catch (e) {
       // A parser's message can quote the file it choked on (the site's words): only our own errors are quoted.
-      note = `the sitemap could not be read: ${e instanceof BrowserdError ? e.message : 'its content could not be parsed'}`;
+      note = `the sitemap could not be read: ${e instanceof BrowserdError ? errorLine(e).message : 'its content could not be parsed'}`;
     }
     // Sitemap pages start at depth 0 but, unlike start URLs, answer to the same rules as found links.
     let rec;
@@ -243,7 +244,7 @@ export class CrawlRun {
         const filled = this.model && fillsWithModel(this.spec) ? await this.model.fill({ url: page.finalUrl, title: out.title, markdown: text }) : undefined;
         if (filled && !filled.ok) {
           // The model's failure is the page's (not_configured, budget_exceeded, an answer invalid after its repair turn); its tokens stay counted.
-          item = { ...base, finalUrl: page.finalUrl, status: 'failed', httpStatus: page.status, via: page.via, error: `${filled.error.code}: ${filled.error.message}`, ...(filled.model ? { model: filled.model } : {}) };
+          item = { ...base, finalUrl: page.finalUrl, status: 'failed', httpStatus: page.status, via: page.via, ...errorFields(filled.error), ...(filled.model ? { model: filled.model } : {}) };
         } else {
           const content = { ...rendered, ...(filled ? { fields: filled.data as Record<string, unknown>, model: filled.model } : {}), ...(page.scroll ? { scroll: page.scroll } : {}), ...(page.files ? { files: page.files } : {}) };
           item = { ...base, ...scrubDeep(content, forms), finalUrl: page.finalUrl, status: 'done', httpStatus: page.status, via: page.via, linkCount: found.length };
@@ -251,8 +252,8 @@ export class CrawlRun {
         if (entry.depth < this.spec.maxDepth) links = this.follow(linkTexts.length ? linkTexts : found.map((url) => ({ url })), entry.depth + 1);
       }
     } catch (e) {
-      if (e instanceof HopRefused) item = { ...base, status: 'blocked', error: e.reason };
-      else item = { ...base, status: 'failed', error: e instanceof BrowserdError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e) };
+      if (e instanceof HopRefused) item = { ...base, status: 'blocked', ...reasonFields(e.reason) };
+      else item = { ...base, status: 'failed', ...errorFields(e) };
     }
     await this.finishPage(entry, item, links);
   }
@@ -406,7 +407,7 @@ export class CrawlRun {
     this.env.log.error({ crawl: this.rec.id, err: String(e) }, 'crawl run failed');
     await this.closeTabs().catch(() => undefined);
     if (this.stopped) return;
-    const rec = await this.store.setState(this.rec.user, this.rec.id, 'failed', `the run stopped on an internal error: ${e instanceof Error ? e.message : String(e)}`).catch(() => undefined);
+    const rec = await this.store.setState(this.rec.user, this.rec.id, 'failed', `the run stopped on an internal error: ${errorLine(e).message}`).catch(() => undefined);
     if (rec) this.events.changed(rec);
   }
 }

@@ -13,6 +13,7 @@ import type { CallOutcome } from '../tools/dispatch.js';
 import type { Tab } from '../browser/tab.js';
 import type { CdpConnection, Disposable } from '../cdp/connection.js';
 import { BrowserdError } from '../../protocol/errors.js';
+import { messageWithPageText } from '../tools/error-line.js';
 import type { Locator, RecordStore, Recording, Step } from '../../storage/records.js';
 import { attachTabCache } from '../cache/index.js';
 import { screenshot } from '../browser/capture.js';
@@ -215,7 +216,7 @@ export class Recorder {
       at: new Date(before.started).toISOString(),
       ms: Date.now() - before.started,
       outcome: outcome.ok ? 'ok' : outcome.error.code,
-      ...(outcome.ok ? {} : { message: scrubText(outcome.error.message, scrubList(secrets)).slice(0, 500) }),
+      ...(outcome.ok ? {} : { message: scrubText(messageWithPageText(outcome.error), scrubList(secrets)).slice(0, 500) }),
       screenshot: !!jpeg,
     };
     a.rec.steps = step.seq;

@@ -10,6 +10,7 @@ import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { RecordStore, Recording, Replay, ReplayStepResult, Step } from '../../storage/records.js';
 import { BrowserdError } from '../../protocol/errors.js';
+import { errorLine, messageWithPageText } from '../tools/error-line.js';
 import { callTool, type CallOutcome } from '../tools/dispatch.js';
 import { getTool } from '../tools/registry.js';
 import { attachTabCache } from '../cache/index.js';
@@ -104,14 +105,16 @@ export class Replayer {
       }
       if (/^https?:/.test(rec.startUrl)) {
         const nav = await call('browser_navigate', { tab: tabId, url: rec.startUrl });
-        if (!nav.ok) throw new BrowserdError(nav.error.code, `the start page did not open: ${nav.error.message}`);
+        if (!nav.ok) throw new BrowserdError(nav.error.code, `the start page did not open: ${errorLine(nav.error).message}`);
       }
       for (const step of this.store.steps(user.id, rec.id)) {
         if (this.closing) return; // left `running`: the next start fails it, as for a crash
         const result = await this.step(call, tabId, step);
         replay.steps.push(result);
         await this.save(replay);
-        if (!result.skipped && result.outcome !== 'ok') throw new Error(`step ${step.seq} (${step.tool}) failed: ${result.outcome}: ${result.message ?? ''}`);
+        // The step's message can quote the page (a locator made of its class names, a thrown text): it stays in
+        // the step's report, which is page text; the replay's error is our words.
+        if (!result.skipped && result.outcome !== 'ok') throw new BrowserdError('action_failed', `step ${step.seq} (${step.tool}) failed: ${result.outcome} (its message is in the step's report)`);
       }
       replay.state = 'done';
       // A failed replay leaves its tab open, so a person can see where it stopped.
@@ -119,7 +122,7 @@ export class Replayer {
     } catch (e) {
       if (this.closing) return;
       replay.state = 'failed';
-      replay.error = (e instanceof Error ? e.message : String(e)).slice(0, 500);
+      replay.error = errorLine(e).message.slice(0, 500);
     } finally {
       await detach?.().catch(() => undefined);
     }
@@ -151,7 +154,7 @@ export class Replayer {
       args.fields = Object.fromEntries(Object.entries(args.fields as Record<string, unknown>).map(([ref, v]) => [fresh.get(`fields.${ref}`) ?? ref, v]));
     }
     const out = await call(step.tool, args);
-    if (!out.ok) return result(out.error.code, out.error.message.slice(0, 500));
+    if (!out.ok) return result(out.error.code, messageWithPageText(out.error).slice(0, 500));
     // Nobody is there to approve a background step: one the policy holds for approval is not done.
     if (out.out.approval) return result('refused', 'the policy asks for approval of this step, and a replay has no one to ask');
     return result('ok');
@@ -163,7 +166,7 @@ export class Replayer {
     let total = 0;
     for (;;) {
       const q = await call('browser_query', { tab, css, limit: 2, includeHidden: true });
-      if (!q.ok && q.error.code !== 'stale_ref' && q.error.code !== 'action_failed') return { ok: false, code: q.error.code, message: q.error.message };
+      if (!q.ok && q.error.code !== 'stale_ref' && q.error.code !== 'action_failed') return { ok: false, code: q.error.code, message: messageWithPageText(q.error) };
       const matches = q.ok ? (q.out.data.matches as { ref: string }[]) : [];
       total = q.ok ? (q.out.data.total as number) : 0;
       if (total === 1) return { ok: true, ref: matches[0]!.ref };

@@ -13,6 +13,8 @@ import { looksLikeSignOut, pageKey, siteHost } from '../crawl/rules.js';
 import { pageLinks } from './links.js';
 import { destructiveLink, destructiveReason } from '../policy/destructive-links.js';
 import { pageFacts, type FormInfo, type PageKind } from './page-kinds.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { errorLine, errorString, messageWithPageText } from '../tools/error-line.js';
 
 export interface ExploredPage {
   url: string;
@@ -62,11 +64,13 @@ export async function exploreSite(tab: Tab, startUrl: string, maxPages: number, 
     let finalUrl: string;
     try {
       const page = await readInBrowser(tab, url, { includeHidden: false, hops });
-      if (page.status >= 400) throw new Error(`HTTP ${page.status}`);
+      if (page.status >= 400) throw new BrowserdError('navigation_failed', `the page answered HTTP ${page.status}`);
       html = page.html;
       finalUrl = page.finalUrl;
     } catch (e) {
-      failed.push({ url, error: e instanceof Error ? e.message : String(e) });
+      // Kept whole (the page's part too): the field is page text, fenced where it is shown.
+      const l = errorLine(e);
+      failed.push({ url, error: messageWithPageText({ message: errorString(l), pageText: l.pageText }) });
       continue;
     }
     const facts = pageFacts(html, finalUrl);

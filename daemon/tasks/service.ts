@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
+import { BrowserdError } from '../../protocol/errors.js';
+import { errorLine } from '../tools/error-line.js';
 import { DEFAULT_MAX_STEPS, FINAL_TASK_STATES, MAX_RUNNING_TASKS_PER_USER as MAX_RUNNING_PER_USER, type TaskState, type TaskView } from '../../protocol/tasks.js';
 import { TaskStore, type TaskRecord } from '../../storage/tasks.js';
 import type { DaemonEnv } from '../env.js';
@@ -303,7 +304,7 @@ export class TaskService {
             if (res?.changed) this.changed(res.rec);
             return !!res?.changed;
           },
-        }).catch((e) => ({ kind: 'failed' as const, error: { code: toBrowserdError(e).code, message: toBrowserdError(e).message } }))
+        }).catch((e) => ({ kind: 'failed' as const, error: errorLine(e) }))
       : { kind: 'failed' as const, error: { code: 'not_found', message: `the user ${userId} no longer exists` } };
     if (outcome.kind === 'stopped') return;
     const now = new Date().toISOString();

@@ -5,7 +5,7 @@ import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { VAULT_NAME } from '../../storage/vault.js';
 import { runApiCall } from '../traffic/api-call.js';
-import { PageValue, TabIdField } from './output.js';
+import { PageText, PageValue, TabIdField } from './output.js';
 
 const Scalar = Type.Union([Type.String({ maxLength: 10000 }), Type.Number(), Type.Boolean()]);
 
@@ -30,7 +30,7 @@ export const apiCallTools = [
     }),
     output: Type.Object({
       map: Type.String({ description: 'The API map called.' }),
-      endpoint: Type.String({ description: 'The endpoint id the call resolved to.' }),
+      endpoint: PageText({ description: 'The endpoint id the call resolved to (it holds a path the recorded site used).' }),
       mode: StringEnum(['page', 'server'] as const, { description: 'Where the request was sent from.' }),
       write: Type.Boolean({ description: 'The endpoint writes (a POST, PUT, PATCH, DELETE or GraphQL mutation).' }),
       status: Type.Integer({ description: 'HTTP status of the last page.' }),
@@ -41,7 +41,7 @@ export const apiCallTools = [
       requests: Type.Array(
         Type.Object({
           method: Type.String(),
-          url: Type.String({ description: 'The address called, secret-looking query values redacted.' }),
+          url: PageText({ description: 'The address called, secret-looking query values redacted.' }),
           status: Type.Integer(),
           cut: Type.Boolean({ description: 'The response body was longer than the bound (5 MiB) and was cut.' }),
         }),

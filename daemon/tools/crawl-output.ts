@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { COLLECT_FILE_TYPES } from '../../protocol/read-params.js';
-import { PageText, PageValue } from './output.js';
+import { PageText, PageValue, UrlField } from './output.js';
 
 const Literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
@@ -26,49 +26,50 @@ export const CrawlRunSchema = Type.Object({
 });
 
 const Place = {
-  url: Type.String(),
-  headingPath: Type.Array(Type.String(), { description: 'The headings the text sits under.' }),
+  url: UrlField,
+  headingPath: Type.Array(PageText(), { description: 'The headings the text sits under.' }),
   start: Type.Integer({ description: "Character offset in the item's whole content." }),
   end: Type.Integer(),
 };
 
 /** One file collect looked at (protocol/read-params.ts CollectedEntry), its Markdown left out of tool answers. */
 const CollectedFileSchema = Type.Object({
-  page: Type.String({ description: 'The page the file was linked from.' }),
-  url: Type.String(),
+  page: PageText({ description: 'The page the file was linked from.' }),
+  url: UrlField,
   type: Literals(COLLECT_FILE_TYPES),
   status: Literals(['stored', 'existing', 'failed']),
   reason: Type.Optional(Type.String({ description: 'Why it failed: blocked, too_large, http_error, not_a_file, failed.' })),
-  error: Type.Optional(Type.String()),
-  name: Type.Optional(Type.String({ description: 'Its name in your files.' })),
+  error: Type.Optional(PageText({ description: 'What went wrong (it may name the address).' })),
+  name: Type.Optional(PageText({ description: 'Its name in your files (the site may have chosen it).' })),
   size: Type.Optional(Type.Integer()),
   contentType: Type.Optional(Type.String()),
   markdownChars: Type.Optional(Type.Integer({ description: "Length of the document's Markdown (GET /v1/crawls/{id}/items has it whole)." })),
   truncated: Type.Optional(Type.Boolean()),
-  convertError: Type.Optional(Type.String()),
+  convertError: Type.Optional(PageText({ description: 'Why it was not converted (a parser may quote the file).' })),
   caption: Type.Optional(PageText({ description: "An image's alt text from a model (collect.caption)." })),
-  captionError: Type.Optional(Type.String()),
+  captionError: Type.Optional(PageText({ description: 'Why it got no caption (a model may quote the image).' })),
 });
 
 export const CrawlItemSchema = Type.Object({
   seq: Type.Integer({ description: 'Order in which pages finished, from 1.' }),
-  url: Type.String(),
-  finalUrl: Type.Optional(Type.String()),
+  url: UrlField,
+  finalUrl: Type.Optional(UrlField),
   depth: Type.Integer(),
   status: Literals(['done', 'failed', 'blocked']),
   httpStatus: Type.Optional(Type.Integer()),
   via: Type.Optional(Literals(['http', 'browser', 'cache'])),
-  error: Type.Optional(Type.String({ description: 'Why it failed or was blocked.' })),
+  error: Type.Optional(Type.String({ description: 'Why it failed or was blocked, in our words (addresses cut to scheme and host).' })),
+  errorPageText: Type.Optional(PageText({ description: "The page's words the error is about (whole addresses, a thrown message)." })),
   linkCount: Type.Optional(Type.Integer()),
-  title: Type.Optional(Type.String()),
+  title: Type.Optional(PageText()),
   content: Type.Optional(PageText({ description: 'Markdown or text, cut at 2,000 characters here.' })),
   omittedChars: Type.Optional(Type.Integer({ description: 'Characters maxChars left out.' })),
   metadata: Type.Optional(
     Type.Object({
-      title: Type.Optional(Type.String()),
+      title: Type.Optional(PageText()),
       description: Type.Optional(PageText()),
       language: Type.Optional(Type.String()),
-      canonicalUrl: Type.Optional(Type.String()),
+      canonicalUrl: Type.Optional(UrlField),
       headings: Type.Array(Type.Object({ level: Type.Integer(), text: PageText() })),
       jsonLd: Type.Array(PageValue({ description: 'A JSON-LD block of the page, as it gave it.' })),
     }),

@@ -140,6 +140,7 @@ export const crawlTools = [
       for (const item of page.items) {
         const head = `${item.seq}. ${item.status}${item.httpStatus ? ` (HTTP ${item.httpStatus})` : ''} depth ${item.depth}: ${pageUrl(item.url)}${item.error ? ` — ${inlineCut(item.error)}` : ''}`;
         out.text(head);
+        if (item.errorPageText) out.page(`page text of the error of crawl item ${item.seq}`, item.errorPageText);
         if (item.status === 'done') out.page(`crawl item ${item.seq}`, `${urlLine(item.url)}${itemBody(item)}`);
       }
       // Pages link to these addresses: the lines above show them cut, so the whole ones (of items with no fence

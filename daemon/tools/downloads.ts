@@ -114,9 +114,9 @@ export const downloadTools = [
       url: UrlOfFile,
       sheets: Type.Optional(Type.Array(PageText(), { description: 'as rows: every sheet of the workbook in order (one for CSV/TSV).' })),
       sheet: Type.Optional(PageText({ description: 'as rows: the sheet read.' })),
-      // Cells are short values, like a title: a fence around each of up to 20,000 rows' cells would outweigh them.
-      // Their fence markers are defused, and a cell with a line break is fenced all the same (output.ts).
-      rows: Type.Optional(Type.Array(Type.Array(Type.String()), { description: 'as rows: the rows, each a list of cell texts.' })),
+      // Cells are the file's words (a site made the file): each is fenced over MCP like any page text, though the
+      // fences can outweigh short cells. REST callers get them as they are.
+      rows: Type.Optional(Type.Array(Type.Array(PageText()), { description: 'as rows: the rows, each a list of cell texts.' })),
       total: Type.Optional(Type.Integer({ description: 'as rows: rows the sheet holds in all.' })),
       truncated: Type.Optional(Type.Boolean({ description: 'as rows: cut at limit. as text: the Markdown was cut.' })),
       kind: Type.Optional(Type.String({ description: 'as text: the kind of document read (pdf, docx, xlsx, csv, html, ...).' })),

@@ -39,7 +39,7 @@ export const ApprovalField = Type.Object(
     classes: Type.Array(Type.String()),
     reasons: Type.Array(Type.String()),
     tab: Type.Optional(Type.String()),
-    target: Type.Optional(Type.String()),
+    target: Type.Optional(PageText({ description: 'What the action is on (an element, an address, an endpoint): the page chose its words.' })),
   },
   { description: "The action waits for the user's approval: nothing was done." },
 );

@@ -19,6 +19,7 @@ import { openModelSession, type ModelSession } from '../models/session.js';
 import { rerankPassages, summarisePage } from '../models/summary.js';
 import { SessionUsageSchema } from '../models/types.js';
 import { PageText, TabIdField, UrlField } from './output.js';
+import { errorFields, errorLine, errorString } from './error-line.js';
 
 export const READ_MAX_URLS = 50;
 /** Scratch tabs read in parallel: enough to hide latency, few enough for a 2-core host. */
@@ -30,7 +31,9 @@ export interface PageReading {
   title?: string;
   markdown?: string;
   passages?: { text: string; headingPath: string[]; score: number; start: number; end: number }[];
+  /** Why it could not be read, in our words (addresses cut); the page's part is in errorPageText. */
   error?: string;
+  errorPageText?: string;
   /** What scrollUntil did before the page was read; `items` as Markdown, in the order the list showed them. */
   scroll?: { items: string[]; scrolls: number; stoppedBecause: ScrollStop };
   /** The files collect fetched from the page (stored once in the user's files), in page order. */
@@ -60,7 +63,8 @@ export const PageReadingSchema = Type.Object({
       { description: 'With query: the best passages, best first.' },
     ),
   ),
-  error: Type.Optional(Type.String({ description: 'Why the page could not be read.' })),
+  error: Type.Optional(Type.String({ description: 'Why the page could not be read, in our words (addresses cut to scheme and host).' })),
+  errorPageText: Type.Optional(PageText({ description: "The page's words the error is about (its whole address, a thrown message), when it has any." })),
   scroll: Type.Optional(ScrollOutcomeSchema),
   files: Type.Optional(Type.Array(CollectedEntrySchema, { description: 'With collect: the files the page offers, in page order.' })),
   summary: Type.Optional(PageText({ description: "With summary: the model's summary of the page (its words about page text)." })),
@@ -107,7 +111,7 @@ async function toReading(page: { html: string; url: string }, opts: ReadOptions)
   return reading;
 }
 
-const failedReading = (url: string, e: unknown): PageReading => ({ url, ok: false, error: e instanceof BrowserdError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e) });
+const failedReading = (url: string, e: unknown): PageReading => ({ url, ok: false, ...errorFields(e) });
 
 export async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptions): Promise<PageReading[]> {
   const inst = await ctx.browser();
@@ -246,6 +250,7 @@ export const readPageTools = [
       readings.forEach((r, i) => {
         if (!r.ok) {
           out.text(`${i + 1}. ${pageUrl(r.url)} — failed: ${inlineCut(r.error ?? '')}`).fullUrl(`address of page ${i + 1}`, r.url);
+          if (r.errorPageText) out.page(`page text of the error of page ${i + 1}`, r.errorPageText);
           return;
         }
         const body = r.passages ? r.passages.map((p) => `${p.headingPath.length ? `§ ${p.headingPath.join(' › ')}\n` : ''}${p.text}`).join('\n\n---\n\n') : r.markdown!;
@@ -288,7 +293,8 @@ async function modelSteps(session: ModelSession, readings: PageReading[], steps:
       }
     } catch (e) {
       if (e instanceof BrowserdError && (e.code === 'budget_exceeded' || e.code === 'timeout')) throw e;
-      r.modelWarning = `the model step failed: ${e instanceof BrowserdError ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e)}`;
+      // The model's (or provider's) words about the page are dropped here: the page's text is still in the result.
+      r.modelWarning = `the model step failed: ${errorString(errorLine(e))}`;
     }
     // A re-rank that failed leaves the whole candidate pool: the caller still gets topK, in BM25 order.
     if (r.passages && r.passages.length > steps.topK) r.passages = r.passages.slice(0, steps.topK);

@@ -88,7 +88,7 @@ const ReplaySchema = Type.Object({
   ),
   createdAt: Type.String(),
   finishedAt: Type.Optional(Type.String()),
-  error: Type.Optional(Type.String()),
+  error: Type.Optional(Type.String({ description: "Why it failed, in our words (a failed step's message is in its report)." })),
 });
 const ReplayResult = Type.Object({ id: Type.String(), state: ReplayStateField, replay: ReplaySchema });
 

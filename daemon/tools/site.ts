@@ -14,7 +14,7 @@ import { exploreSite, type ExploreMap } from '../site/explore.js';
 import { scrubList, scrubText } from './redact.js';
 import { userSecrets } from '../vault/user-secrets.js';
 import { inline, type ResponseBuilder } from './response.js';
-import { PageText } from './output.js';
+import { PageText, UrlField } from './output.js';
 
 const Patterns = (what: string) => Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 50, description: `${what}: * is a wildcard, everything else literal; /blog/* matches the path; a pattern with :// the whole URL.` }));
 const SourceChoice = (what: string) => StringEnum(['include', 'only', 'skip'], { description: `${what}: include (default), only, or skip.` });
@@ -42,7 +42,7 @@ const ExploreMapSchema = Type.Object({
       links: Type.Integer({ description: 'Same-site links on the page.' }),
     }),
   ),
-  failed: Type.Array(Type.Object({ url: Type.String(), error: Type.String() }), { description: 'Pages that could not be read, with why.' }),
+  failed: Type.Array(Type.Object({ url: UrlField, error: PageText({ description: "Why, with the page's words the error is about." }) }), { description: 'Pages that could not be read, with why.' }),
   summary: Type.Object({
     loginUrl: Type.Optional(Type.String()),
     searchUrl: Type.Optional(Type.String()),

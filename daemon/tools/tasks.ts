@@ -11,7 +11,7 @@ import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.j
 import { DEFAULT_MAX_STEPS, GOAL_MAX, MAX_STEPS_LIMIT, RESEARCH_ID, TASK_ID, TASK_STATES, type ResearchRecord, type TaskView } from '../../protocol/tasks.js';
 import { checkUrl } from '../net/url-check.js';
 import { DEFAULT_SOURCES, MAX_SOURCES, QUESTION_MAX, runResearch } from '../models/research.js';
-import { inline, type ResponseBuilder } from './response.js';
+import { inline, inlineCut, type ResponseBuilder } from './response.js';
 import { PageText, PageValue } from './output.js';
 
 const WAIT_MAX_S = 60;
@@ -34,9 +34,10 @@ function showTask(out: ResponseBuilder, t: TaskView) {
     t.state === 'paused' && t.handoff
       ? ` Waiting for a person: hand-off ${t.handoff.id}, link ${inline(t.handoff.url)}. It goes on when they press Done.`
       : t.state === 'failed' && t.error
-        ? ` ${t.error.code}: ${inline(t.error.message)}`
+        ? ` ${t.error.code}: ${inlineCut(t.error.message)}${t.error.pageText !== undefined ? ' (its page text is fenced below)' : ''}`
         : '';
   out.text(`Task ${t.id} is ${t.state} after ${t.step} of ${t.maxSteps} step(s), ${t.usage.inputTokens + t.usage.outputTokens} of ${t.maxTokensTotal} tokens.${tail}`);
+  if (t.state === 'failed' && t.error?.pageText !== undefined) out.page('page text of the error', t.error.pageText);
   if (t.state === 'succeeded' && t.result !== undefined) out.page('task result', typeof t.result === 'string' ? t.result : JSON.stringify(t.result));
 }
 
@@ -88,7 +89,12 @@ const TaskSchema = Type.Object({
   calls: Type.Array(Type.Object({ step: Type.Integer(), tool: Type.String(), outcome: Type.String({ description: 'ok, needs_approval, or the error code.' }) }), { description: 'The tool calls the task made.' }),
   handoff: Type.Optional(Type.Object({ id: Type.String(), url: Type.String() }, { description: 'While paused: the hand-off a person must finish.' })),
   result: Type.Optional(PageValue({ description: 'What task_done answered (succeeded): any JSON value the model gave, written from the pages it read.' })),
-  error: Type.Optional(Type.Object({ code: Type.String(), message: Type.String() }, { description: 'Why it failed.' })),
+  error: Type.Optional(
+    Type.Object(
+      { code: Type.String(), message: Type.String({ description: 'Our words.' }), pageText: Type.Optional(PageText({ description: 'The words of a page, model or provider the error is about.' })) },
+      { description: 'Why it failed.' },
+    ),
+  ),
   createdAt: Type.String(),
   updatedAt: Type.String(),
   finishedAt: Type.Optional(Type.String()),

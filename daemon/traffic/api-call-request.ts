@@ -44,6 +44,12 @@ export function checkCallerHeaders(headers: Record<string, string> | undefined):
 }
 
 /** True for requests that change something: POST, PUT, PATCH, DELETE, and GraphQL mutations. */
+/** Said in an error whose endpoint id goes in its page text: the id holds a path the recorded site used. */
+export const ID_NOTE = '(its id is the page text of this error)';
+
+/** An endpoint named in an error's page text (never in the message: its id and path are the site's words). */
+export const endpointText = (e: ApiEndpoint): string => `endpoint: ${e.id}`;
+
 export function isWrite(e: ApiEndpoint): boolean {
   if (e.write || e.operation?.type === 'mutation') return true;
   // A GraphQL query travels as a POST and reads; only its operation type says it writes.
@@ -88,7 +94,7 @@ export function resolveEndpoint(map: ApiMap, wanted: string): ResolvedEndpoint {
 
 function callable(r: ResolvedEndpoint): ResolvedEndpoint {
   if (r.endpoint.kind === 'websocket' || r.endpoint.kind === 'eventsource') {
-    throw new BrowserdError('validation_error', `endpoint: ${r.endpoint.id} is a ${r.endpoint.kind} stream, which browser_api_call does not call`, { next: 'Pick an HTTP or GraphQL endpoint of the map (browser_api_map{action:"get"}).' });
+    throw new BrowserdError('validation_error', `endpoint: it is a ${r.endpoint.kind} stream, which browser_api_call does not call ${ID_NOTE}`, { next: 'Pick an HTTP or GraphQL endpoint of the map (browser_api_map{action:"get"}).', pageText: endpointText(r.endpoint) });
   }
   return r;
 }
@@ -119,6 +125,8 @@ function matchTemplate(template: string, path: string): Record<string, string> |
 }
 
 const PLACEHOLDER = /\{([^}]+)\}/g;
+/** Placeholder names the map builder gives (api-map/template.ts): our words, safe to name in a message. */
+const OUR_PLACEHOLDER = /^id\d*$/;
 
 /**
  * The request for an endpoint: path placeholders filled from params (a missing one is a validation_error
@@ -131,7 +139,13 @@ export function buildRequest(r: ResolvedEndpoint, params: Record<string, ParamVa
   const path = e.path.replace(PLACEHOLDER, (_m, name: string) => {
     const v = values[name];
     if (v === undefined || v === '' || Array.isArray(v)) {
-      throw new BrowserdError('validation_error', `params.${name} is required: it fills {${name}} in ${e.path}`, { next: `Pass params: {"${name}": ...}, or name the endpoint with a concrete path ("${e.method} ${e.path.replace(PLACEHOLDER, '42')}").` });
+      // The path is the site's words: the page text of the error. A placeholder the map builder named (id, id2)
+      // is ours and named; any other name came with the map and goes with the path.
+      const ours = OUR_PLACEHOLDER.test(name);
+      throw new BrowserdError('validation_error', `${ours ? `params.${name} is required: it fills {${name}} in` : 'params: a path placeholder of'} the endpoint's path (${ours ? 'the path is' : 'the path and the name are'} the page text of this error)`, {
+        next: ours ? `Pass params: {"${name}": ...}, or name the endpoint with a concrete path.` : 'Pass params with a value for that placeholder, or name the endpoint with a concrete path instead of its template.',
+        pageText: `${ours ? '' : `placeholder: ${name}\n`}path: ${e.path}`,
+      });
     }
     used.add(name);
     return encodeURIComponent(String(v));
@@ -139,9 +153,9 @@ export function buildRequest(r: ResolvedEndpoint, params: Record<string, ParamVa
   for (const p of e.params) {
     if (p.required && p.in === 'query' && values[p.name] === undefined && e.kind !== 'graphql') {
       // A value seen in recorded traffic is the site's: the error's page text, not our next step.
-      throw new BrowserdError('validation_error', `params.${p.name} is required by ${e.id}`, {
-        next: `Pass params: {"${p.name}": ...}${p.example !== undefined ? ' (a value seen in the recorded traffic is the page text of this error)' : ''}.`,
-        ...(p.example !== undefined ? { pageText: `seen: ${JSON.stringify(p.example)}` } : {}),
+      throw new BrowserdError('validation_error', 'params: a query parameter the endpoint requires has no value (its name, the endpoint and any value seen are the page text of this error)', {
+        next: 'Pass params with a value for that parameter.',
+        pageText: `parameter: ${p.name}\n${endpointText(e)}${p.example !== undefined ? `\nseen: ${JSON.stringify(p.example)}` : ''}`,
       });
     }
   }
@@ -151,7 +165,7 @@ export function buildRequest(r: ResolvedEndpoint, params: Record<string, ParamVa
     const variables = Object.fromEntries(Object.entries(values).filter(([k]) => !used.has(k)));
     out.body = JSON.stringify(graphqlBody(e, body, variables));
     out.headers['content-type'] = 'application/json';
-    if (out.method === 'GET') throw new BrowserdError('validation_error', `endpoint: ${e.id} was seen as a GraphQL GET, which browser_api_call does not send`, { next: 'Use the POST form of the operation.' });
+    if (out.method === 'GET') throw new BrowserdError('validation_error', `endpoint: it was seen as a GraphQL GET, which browser_api_call does not send ${ID_NOTE}`, { next: 'Use the POST form of the operation.', pageText: endpointText(e) });
   } else {
     for (const [k, v] of Object.entries(values)) {
       if (used.has(k)) continue;

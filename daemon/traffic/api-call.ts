@@ -16,7 +16,7 @@ import { fetchGuardFor } from '../net/guarded-fetch.js';
 import { userSecretForms } from '../vault/user-secrets.js';
 import { scrubList } from '../tools/redact.js';
 import { trafficRedactor } from './redact.js';
-import { buildRequest, checkCallerHeaders, isWrite, resolveEndpoint, type ApiRequest, type ParamValue, type ResolvedEndpoint } from './api-call-request.js';
+import { buildRequest, checkCallerHeaders, endpointText, ID_NOTE, isWrite, resolveEndpoint, type ApiRequest, type ParamValue, type ResolvedEndpoint } from './api-call-request.js';
 import { itemsOf, nextPage, pageSizeOf, type PageSeen } from './api-call-paging.js';
 import { atPointer, withPointer } from './api-map/json-pointer.js';
 import { cookieHeaderFor, pageSender, serverSender, type ApiResponse, type JarCookie, type Sender } from './api-call-send.js';
@@ -58,18 +58,19 @@ export async function runApiCall(ctx: ToolContext, args: ApiCallArgs, out: Respo
   const tab = mode === 'page' ? await ctx.tab(args.tab) : undefined;
   for (const req of [draft, ...deps.map((d) => d.request)]) refuseByPolicy(rules, req, req === draft && write);
   if (write && access !== 'act') {
-    throw new BrowserdError('refused', `${target.endpoint.id} writes (${writeWhy(target.endpoint)}) and access is "read"`, { next: 'Pass access: "act" if the user wants this change made.' });
+    throw new BrowserdError('refused', `the endpoint writes (${writeWhy(target.endpoint)}) and access is "read" ${ID_NOTE}`, { next: 'Pass access: "act" if the user wants this change made.', pageText: endpointText(target.endpoint) });
   }
   if (tab) {
     if (!/^https?:/.test(tab.url)) throw new BrowserdError('validation_error', `tab: ${tab.id} is on ${inline(tab.url)}, not a web page, so it has no origin to call from`, { next: `Navigate ${tab.id} to ${map.hosts[0] ?? 'the site'} first, or use mode "server".` });
-    if (write && tab.mode === 'read') throw new BrowserdError('refused', `${target.endpoint.id} writes and ${tab.id} is a read tab`, { next: 'Use an act tab (browser_open{mode:"act"}), or mode "server" with access "act".' });
+    if (write && tab.mode === 'read') throw new BrowserdError('refused', `the endpoint writes and ${tab.id} is a read tab ${ID_NOTE}`, { next: 'Use an act tab (browser_open{mode:"act"}), or mode "server" with access "act".', pageText: endpointText(target.endpoint) });
     if (write && evaluateHostPolicy(rules, tab.url) === 'read_only') throw readOnly(tab.url);
   }
   const session = args.session !== undefined ? ctx.env.savedSessions.open(user, args.session) : undefined;
   if (args.session !== undefined && !session) throw new BrowserdError('not_found', `no saved session ${args.session}`, { next: 'List saved sessions with browser_session_list.' });
   // A write to a site is what approvals are for: with them on, it is asked about, not sent (as a sensitive click is).
   if (write && ctx.user.approvals) {
-    out.needsApproval({ action: 'api_call', classes: ['api write'], reasons: [`${target.endpoint.id} ${writeWhy(target.endpoint)}`], ...(tab ? { tab: tab.id } : {}), target: target.endpoint.id });
+    // The id is a path the site used: it stands only in target, which is page text (fenced over MCP).
+    out.needsApproval({ action: 'api_call', classes: ['api write'], reasons: [`a write: ${writeWhy(target.endpoint)}`], ...(tab ? { tab: tab.id } : {}), target: target.endpoint.id });
     return;
   }
 
@@ -136,7 +137,9 @@ export async function runApiCall(ctx: ToolContext, args: ApiCallArgs, out: Respo
     .set('stoppedBecause', stopped)
     .set('requests', pages.map((p) => ({ method: p.request.method, url: redact.url(p.request.url), status: p.res.status, cut: p.res.cut })));
   if (tab) out.set('tab', tab.id);
-  out.text(`${target.endpoint.id} (${mode} mode${tab ? ` in ${tab.id}` : ''}): status ${last.status}, ${pages.length} page${pages.length === 1 ? '' : 's'}, ${items.length} item${items.length === 1 ? '' : 's'}; paging stopped: ${stopped}.`);
+  // The endpoint id holds a path the site used (its words): fenced once, not repeated on our line.
+  out.text(`The endpoint (${mode} mode${tab ? ` in ${tab.id}` : ''}; its id is fenced below): status ${last.status}, ${pages.length} page${pages.length === 1 ? '' : 's'}, ${items.length} item${items.length === 1 ? '' : 's'}; paging stopped: ${stopped}.`);
+  out.page('endpoint called', target.endpoint.id);
   pages.forEach((p, i) => {
     const contentType = p.res.headers['content-type'];
     let text = redact.body(p.res.body, contentType);
@@ -172,7 +175,10 @@ function dependencySources(map: ApiMap, e: ApiEndpoint): DependencySource[] {
   return e.dependencies.map((dep) => {
     const source = map.endpoints.find((x) => x.id === dep.source.endpoint);
     if (!source || isWrite(source)) {
-      throw new BrowserdError('validation_error', `endpoint: ${e.id} takes ${dep.target.name} from ${dep.source.endpoint}, which ${source ? 'writes' : 'is not in the map'}`, { next: 'Rebuild the map from a HAR in which the value comes from a read.' });
+      throw new BrowserdError('validation_error', `the endpoint takes a value from another endpoint, which ${source ? 'writes' : 'is not in the map'} (the ids and the value's name are the page text of this error)`, {
+        next: 'Rebuild the map from a HAR in which the value comes from a read.',
+        pageText: `${endpointText(e)}\nvalue: ${dep.target.name}\nfrom: ${dep.source.endpoint}`,
+      });
     }
     const resolved: ResolvedEndpoint = { endpoint: source, pathValues: {}, queryValues: {} };
     return { dep, source, request: buildRequest(resolved, {}, undefined, {}) };

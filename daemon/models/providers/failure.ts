@@ -1,7 +1,7 @@
 /**
  * What a provider call's failure becomes, the same for all three families: an HTTP error from the provider is
  * action_failed naming the provider and status, a provider too slow is timeout, our own cancel is timeout
- * "the call was cancelled". The key is never in what comes out: providers echo keys back in their error text
+ * "the call was cancelled"; what the provider said is the error's page text. The key is never in what comes out: providers echo keys back in their error text
  * ("Incorrect API key provided: sk-…"), so every provider message is scrubbed of it before it is used.
  */
 import { BrowserdError } from '../../../protocol/errors.js';
@@ -54,14 +54,17 @@ export function providerFailure(provider: Provider, info: ProviderErrorInfo, key
       details: { provider },
     });
   }
+  // The provider's own words travel as the error's page text, not in our message: a provider can echo what it
+  // was sent ("the input is not allowed: ..."), and what a model is sent is page text.
+  const said = info.message ? scrubKey(info.message, key) : undefined;
+  const saidNote = said ? ` (its words are the page text of this error)` : '';
   if (info.status !== undefined) {
-    const said = info.message ? `: ${scrubKey(info.message, key)}` : '';
-    return new BrowserdError('action_failed', `${provider} answered HTTP ${info.status}${said}`, { next: nextFor(provider, info.status), details: { provider, status: info.status } });
+    return new BrowserdError('action_failed', `${provider} answered HTTP ${info.status}${saidNote}`, { next: nextFor(provider, info.status), details: { provider, status: info.status }, ...(said ? { pageText: said } : {}) });
   }
-  const why = info.message ? `: ${scrubKey(info.message, key)}` : '';
-  return new BrowserdError('action_failed', `${provider} could not be reached${why}`, {
+  return new BrowserdError('action_failed', `${provider} could not be reached${saidNote}`, {
     next: `Retry; if it repeats, the admin should check the ${name} base URL (BROWSERD_${provider.toUpperCase()}_BASE_URL) and the host's network.`,
     details: { provider },
+    ...(said ? { pageText: said } : {}),
   });
 }
 

@@ -208,8 +208,9 @@ for (const p of PROVIDERS) {
       for (let i = 0; i < tries; i++) fake.script(p, { status, error: said });
       const e = await failure(PROVIDER_TURNS[p](request(p, { system: SYSTEM, messages: [{ role: 'user', content: 'hi' }] })));
       t.equal(e.code, 'action_failed', `${status}`);
-      t.match(e.message, new RegExp(`^${p} answered HTTP ${status}: Incorrect API key provided`));
-      t.same(e.details, { provider: p, status });
+      t.match(e.message, new RegExp(`^${p} answered HTTP ${status} \\(its words are the page text of this error\\)$`));
+      t.match(e.pageText, /^Incorrect API key provided/, "the provider's words are the error's page text (they can echo what it was sent)");
+      t.same({ ...e.details, pageText: undefined }, { provider: p, status, pageText: undefined });
       t.ok(e.next, 'a next step');
       const everything = JSON.stringify({ ...e.toBody(), stack: e.stack });
       t.notOk(everything.includes(KEYS[p]), 'the key is not in the error');
