@@ -23738,6 +23738,7 @@ export interface operations {
                             classes: string[];
                             reasons: string[];
                             tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
                             target?: string;
                         };
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
