@@ -3266,6 +3266,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -3395,6 +3396,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -3509,6 +3511,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -3525,6 +3528,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -3667,6 +3671,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -3865,6 +3870,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -3881,6 +3887,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -4093,6 +4100,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -4407,6 +4415,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -4574,6 +4583,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -4729,6 +4739,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -4745,6 +4756,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -4902,6 +4914,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -5067,6 +5080,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -5233,6 +5247,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -5407,6 +5422,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -5571,6 +5587,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -5739,6 +5756,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -5919,6 +5937,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -5935,6 +5954,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -6106,6 +6126,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -6122,6 +6143,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -6283,6 +6305,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -6299,6 +6322,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -6462,6 +6486,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -6478,6 +6503,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -6648,6 +6674,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -6953,6 +6980,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -7116,6 +7144,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -7132,6 +7161,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -7299,6 +7329,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -7454,6 +7485,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -7470,6 +7502,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -7653,6 +7686,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -7825,6 +7859,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -7997,6 +8032,7 @@ export interface operations {
                             status: number;
                             /** @description Resource type, lower-case. */
                             type: string;
+                            /** @description As the server sent it. */
                             mimeType?: string;
                             /** @description Why it failed: the network error, or blocked:<reason> (blocked:ads for an ad or tracker). */
                             failed?: string;
@@ -8028,6 +8064,7 @@ export interface operations {
                             status: number;
                             /** @description Resource type, lower-case: xhr, fetch, document, ... */
                             type: string;
+                            /** @description As the server sent it. */
                             mimeType?: string;
                             failed?: {
                                 errorText: string;
@@ -8063,6 +8100,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -8233,6 +8271,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -8249,6 +8288,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -8426,6 +8466,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -8592,6 +8633,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -8753,6 +8795,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -8928,6 +8971,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -8944,6 +8988,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -9132,6 +9177,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -9305,6 +9351,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -9321,6 +9368,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -9488,6 +9536,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -9504,6 +9553,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -9669,6 +9719,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -9685,6 +9736,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -9857,6 +9909,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -10033,7 +10086,7 @@ export interface operations {
                         /** @description The first `limit` matches in document order. */
                         matches: {
                             ref: string;
-                            /** @description Tag name, lower case. */
+                            /** @description Tag name, lower case (a page may name its own elements). */
                             tag: string;
                             /** @description The element's text (or a control's value or label), cut. */
                             text: string;
@@ -10051,6 +10104,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -10231,6 +10285,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -10467,6 +10522,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -10787,6 +10843,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -10956,6 +11013,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -10972,6 +11030,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -11135,13 +11194,14 @@ export interface operations {
                         reloaded: boolean;
                         /** @description Where the tab is now. */
                         url: string;
-                        /** @description Names of cookies Chromium refused. */
+                        /** @description Names of cookies Chromium refused (the sites chose them). */
                         cookiesRefused?: string[];
                         /** @description Origins whose local storage could not be restored. */
                         storageFailed?: string[];
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -11158,6 +11218,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -11318,6 +11379,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -11473,6 +11535,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -11489,6 +11552,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -11677,6 +11741,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -11693,6 +11758,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -11871,6 +11937,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -12046,6 +12113,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -12062,6 +12130,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -12237,6 +12306,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -12253,6 +12323,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -12430,6 +12501,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -12595,6 +12667,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -12754,6 +12827,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -12925,6 +12999,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -12941,6 +13016,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -13112,6 +13188,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -13128,6 +13205,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -13311,6 +13389,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -13327,6 +13406,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -13506,6 +13586,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -13522,6 +13603,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -13707,6 +13789,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -13723,6 +13806,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -14025,6 +14109,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -14236,6 +14321,7 @@ export interface operations {
                             metadata?: {
                                 title?: string;
                                 description?: string;
+                                /** @description As the page declares it. */
                                 language?: string;
                                 /** @description An address as the page reports it. */
                                 canonicalUrl?: string;
@@ -14283,6 +14369,7 @@ export interface operations {
                                 /** @description Its name in your files (the site may have chosen it). */
                                 name?: string;
                                 size?: number;
+                                /** @description As the server sent it. */
                                 contentType?: string;
                                 /** @description Length of the document's Markdown (GET /v1/crawls/{id}/items has it whole). */
                                 markdownChars?: number;
@@ -14320,6 +14407,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -14494,6 +14582,7 @@ export interface operations {
                     }) & {
                         /** @description Best matches first when query is given. */
                         urls: {
+                            /** @description An address as the page reports it. */
                             url: string;
                             source: "link" | "sitemap" | "feed";
                             /** @description The link's text or the entry's title, as the site gives it. */
@@ -14512,6 +14601,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -14667,9 +14757,11 @@ export interface operations {
                         map: {
                             /** @description The site (www. counted as the same). */
                             host: string;
+                            /** @description An address as the page reports it. */
                             startUrl: string;
                             exploredAt: string;
                             pages: {
+                                /** @description An address as the page reports it. */
                                 url: string;
                                 title?: string;
                                 kind: "home" | "login" | "search" | "listing" | "article" | "form" | "other";
@@ -14694,7 +14786,9 @@ export interface operations {
                                 error: string;
                             }[];
                             summary: {
+                                /** @description An address as the page reports it. */
                                 loginUrl?: string;
+                                /** @description An address as the page reports it. */
                                 searchUrl?: string;
                                 /** @description The query parameter the search form sends (GET). */
                                 searchParam?: string;
@@ -14707,6 +14801,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -14865,9 +14960,11 @@ export interface operations {
                             map?: {
                                 /** @description The site (www. counted as the same). */
                                 host: string;
+                                /** @description An address as the page reports it. */
                                 startUrl: string;
                                 exploredAt: string;
                                 pages: {
+                                    /** @description An address as the page reports it. */
                                     url: string;
                                     title?: string;
                                     kind: "home" | "login" | "search" | "listing" | "article" | "form" | "other";
@@ -14892,7 +14989,9 @@ export interface operations {
                                     error: string;
                                 }[];
                                 summary: {
+                                    /** @description An address as the page reports it. */
                                     loginUrl?: string;
+                                    /** @description An address as the page reports it. */
                                     searchUrl?: string;
                                     /** @description The query parameter the search form sends (GET). */
                                     searchParam?: string;
@@ -14912,6 +15011,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -15071,6 +15171,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -15243,6 +15344,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -15436,6 +15538,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -15595,6 +15698,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -15802,6 +15906,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -16056,6 +16161,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -16072,6 +16178,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -16255,6 +16362,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -16487,6 +16595,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -16701,6 +16810,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -16717,6 +16827,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -16914,7 +17025,7 @@ export interface operations {
                         hosts?: string[];
                         /** @description build, merge: how many endpoints the map has now. get (without endpoint): the endpoints, without bodies and messages. */
                         endpoints?: number | {
-                            /** @description Stable within the map: "GET /items/{id}", "graphql query ItemList", "WS /ws". */
+                            /** @description Stable within the map (the site chose its path): "GET /items/{id}", "graphql query ItemList", "WS /ws". */
                             id: string;
                             kind: "http" | "graphql" | "websocket" | "eventsource";
                             method: string;
@@ -16927,6 +17038,7 @@ export interface operations {
                             };
                             write: boolean;
                             params: {
+                                /** @description As the site named it. */
                                 name: string;
                                 in: "path" | "query" | "header" | "cookie";
                                 /** @description A JSON Schema inferred from the traffic. */
@@ -16971,6 +17083,7 @@ export interface operations {
                                     name: string;
                                 };
                                 source: {
+                                    /** @description The id of the endpoint the value comes from. */
                                     endpoint: string;
                                     in: "body" | "header" | "cookie";
                                     path: string;
@@ -16980,7 +17093,7 @@ export interface operations {
                             seen: number;
                         }[];
                         endpoint?: {
-                            /** @description Stable within the map: "GET /items/{id}", "graphql query ItemList", "WS /ws". */
+                            /** @description Stable within the map (the site chose its path): "GET /items/{id}", "graphql query ItemList", "WS /ws". */
                             id: string;
                             kind: "http" | "graphql" | "websocket" | "eventsource";
                             method: string;
@@ -16993,6 +17106,7 @@ export interface operations {
                             };
                             write: boolean;
                             params: {
+                                /** @description As the site named it. */
                                 name: string;
                                 in: "path" | "query" | "header" | "cookie";
                                 /** @description A JSON Schema inferred from the traffic. */
@@ -17037,6 +17151,7 @@ export interface operations {
                                     name: string;
                                 };
                                 source: {
+                                    /** @description The id of the endpoint the value comes from. */
                                     endpoint: string;
                                     in: "body" | "header" | "cookie";
                                     path: string;
@@ -17101,6 +17216,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -17364,6 +17480,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -17526,6 +17643,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -17715,6 +17833,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -17731,6 +17850,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -17915,6 +18035,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -18173,6 +18294,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -18336,6 +18458,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -18511,6 +18634,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -18695,6 +18819,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -18711,6 +18836,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -18960,6 +19086,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -19920,6 +20047,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -20128,6 +20256,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -20314,6 +20443,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -20467,6 +20597,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -20655,6 +20786,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -20752,6 +20884,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -20768,6 +20901,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -20923,6 +21057,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -22998,6 +23133,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -23175,6 +23311,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -23312,6 +23449,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -23454,6 +23592,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -23470,6 +23609,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -23629,6 +23769,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -23728,6 +23869,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -23744,6 +23886,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -23883,6 +24026,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];
@@ -23899,6 +24043,7 @@ export interface operations {
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {
                             method: string;
+                            /** @description The address the page tried to write to. */
                             url?: string;
                             reason?: string;
                         }[];

@@ -16,8 +16,8 @@ export const CitationSchema = Type.Object({
   field: Type.Optional(Type.String({ description: 'The schema field the quote backs (extraction).' })),
   chunk: Type.String({ description: 'The passage id the quote was found in (c1, c2, ...).' }),
   quote: PageTextField({ description: 'Words of the page, checked to be on it.' }),
-  url: Type.String({ description: 'The page the quote is on.' }),
-  headingPath: Type.Array(Type.String(), { description: 'The headings the quote sits under, outermost first.' }),
+  url: PageTextField({ description: 'The page the quote is on.' }),
+  headingPath: Type.Array(PageTextField(), { description: 'The headings the quote sits under, outermost first.' }),
   start: Type.Integer({ description: "Where the quote starts in the page's Markdown (characters)." }),
   end: Type.Integer({ description: "Where it ends in the page's Markdown (exclusive)." }),
 });

@@ -18,7 +18,7 @@ import { inspectChallenge, MAX_IMAGE_SIDE } from '../captcha/inspect.js';
 import { captchaState, CAPTURE_ID, CAPTURE_TTL_MS } from '../captcha/captures.js';
 import { actOnChallenge, assertInImage, MISSES_BEFORE_HANDOFF, pageKey } from '../captcha/act.js';
 import { gateChallengeAct } from '../captcha/policy.js';
-import { TabIdField } from './output.js';
+import { PageText, TabIdField } from './output.js';
 
 /** Longest text an act may type: challenge answers are short. */
 const MAX_TEXT = 200;
@@ -48,8 +48,8 @@ export const captchaTools = [
       frames: Type.Array(
         Type.Object({
           index: Type.Integer({ description: '0 is the main frame; then iframes in document order.' }),
-          name: Type.String({ description: "The frame's name as the page sets it (may be empty)." }),
-          url: Type.String({ description: "The frame's address as the page reports it." }),
+          name: PageText({ description: "The frame's name as the page sets it (may be empty)." }),
+          url: PageText({ description: "The frame's address as the page reports it." }),
         }),
       ),
     }),

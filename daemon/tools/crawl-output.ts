@@ -42,7 +42,7 @@ const CollectedFileSchema = Type.Object({
   error: Type.Optional(PageText({ description: 'What went wrong (it may name the address).' })),
   name: Type.Optional(PageText({ description: 'Its name in your files (the site may have chosen it).' })),
   size: Type.Optional(Type.Integer()),
-  contentType: Type.Optional(Type.String()),
+  contentType: Type.Optional(PageText({ description: 'As the server sent it.' })),
   markdownChars: Type.Optional(Type.Integer({ description: "Length of the document's Markdown (GET /v1/crawls/{id}/items has it whole)." })),
   truncated: Type.Optional(Type.Boolean()),
   convertError: Type.Optional(PageText({ description: 'Why it was not converted (a parser may quote the file).' })),
@@ -68,7 +68,7 @@ export const CrawlItemSchema = Type.Object({
     Type.Object({
       title: Type.Optional(PageText()),
       description: Type.Optional(PageText()),
-      language: Type.Optional(Type.String()),
+      language: Type.Optional(PageText({ description: 'As the page declares it.' })),
       canonicalUrl: Type.Optional(UrlField),
       headings: Type.Array(Type.Object({ level: Type.Integer(), text: PageText() })),
       jsonLd: Type.Array(PageValue({ description: 'A JSON-LD block of the page, as it gave it.' })),

@@ -23,7 +23,7 @@ const LogEntrySchema = Type.Object({
   at: Type.String({ description: 'ISO time.' }),
   kind: Type.Union(LOG_KINDS.map((k) => Type.Literal(k))),
   method: Type.Optional(Type.String()),
-  url: Type.Optional(Type.String()),
+  url: Type.Optional(PageText()),
   status: Type.Optional(Type.Integer()),
   detail: Type.Optional(PageText({ description: 'What happened, in words that may quote the page (a console error, a dialog message).' })),
   count: Type.Optional(Type.Integer({ description: 'ads_blocked: requests of this document failed as ads or trackers.' })),
@@ -32,11 +32,11 @@ const LogEntrySchema = Type.Object({
 /** A recent response (daemon/browser/tab-log.ts). */
 const NetworkEntrySchema = Type.Object({
   at: Type.String({ description: 'ISO time the response came.' }),
-  url: Type.String(),
+  url: PageText(),
   method: Type.String(),
   status: Type.Integer({ description: '0 when the request failed.' }),
   type: Type.String({ description: 'Resource type, lower-case.' }),
-  mimeType: Type.Optional(Type.String()),
+  mimeType: Type.Optional(PageText({ description: 'As the server sent it.' })),
   failed: Type.Optional(Type.String({ description: 'Why it failed: the network error, or blocked:<reason> (blocked:ads for an ad or tracker).' })),
 });
 

@@ -54,7 +54,7 @@ const UrlOfFile = PageText({ description: 'Where to GET the file: /v1/files/<nam
 
 const DownloadUnderWay = Type.Object({
   name: PageText({ description: 'The name the site suggested.' }),
-  url: Type.String(),
+  url: PageText(),
   receivedBytes: Type.Integer(),
   totalBytes: Type.Integer({ description: '0 when the site did not say.' }),
   tab: Type.Optional(Type.String({ description: 'The tab it came from.' })),

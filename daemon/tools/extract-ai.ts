@@ -102,7 +102,7 @@ export const extractAiTools = [
       includeHidden: IncludeHiddenParam,
     }),
     output: Type.Object({
-      url: Type.Optional(Type.String({ description: 'With url or tab: the page the data came from.' })),
+      url: Type.Optional(PageText({ description: 'With url or tab: the page the data came from.' })),
       data: Type.Optional(DataField),
       citations: Type.Optional(Type.Array(CitationSchema, { description: 'With url or tab: quotes backing the data, each checked to be on the page.' })),
       warnings: Type.Optional(WarningsField),

@@ -38,17 +38,17 @@ const TableItem = Type.Object(
 );
 
 const LinkItem = Type.Object(
-  { text: PageText({ description: 'The link text.' }), href: Type.String({ description: 'Absolute address.' }), rel: Type.Optional(Type.String()) },
+  { text: PageText({ description: 'The link text.' }), href: PageText({ description: 'Absolute address.' }), rel: Type.Optional(PageText()) },
   { title: 'link', description: 'kind links: one link.' },
 );
 
 const MetaItem = Type.Object(
-  { name: Type.String({ description: 'title, canonical, lang, or the meta tag name/property/http-equiv/itemprop.' }), content: PageText() },
+  { name: PageText({ description: 'title, canonical, lang, or the meta tag name/property/http-equiv/itemprop.' }), content: PageText() },
   { title: 'meta', description: 'kind meta: one entry.' },
 );
 
 const FormField = Type.Object({
-  name: Type.String(),
+  name: PageText(),
   type: Type.String({ description: 'Input type, select-one, select-multiple or textarea.' }),
   label: PageText(),
   value: PageText({ description: 'Current value: "true"/"false" for checkboxes and radios, "••••" for a filled password, selected option texts joined by ", ".' }),
@@ -59,7 +59,7 @@ const FormField = Type.Object({
 
 const FormItem = Type.Object(
   {
-    form: Type.String({ description: 'Name, id or aria-label of the form; "(no form)" for fields outside any.' }),
+    form: PageText({ description: 'Name, id or aria-label of the form; "(no form)" for fields outside any.' }),
     locator: Locator,
     action: Type.Union([Type.String(), Type.Null()], { description: 'Where it submits; null for fields outside any form.' }),
     method: Type.Union([Type.String(), Type.Null()], { description: 'get or post; null for fields outside any form.' }),
@@ -70,13 +70,13 @@ const FormItem = Type.Object(
 
 const ImageItem = Type.Object(
   {
-    src: Type.String({ description: 'Absolute address.' }),
+    src: PageText({ description: 'Absolute address.' }),
     alt: PageText(),
     width: Type.Integer({ description: 'Shown width in CSS pixels.' }),
     height: Type.Integer({ description: 'Shown height in CSS pixels.' }),
     source: StringEnum(['img', 'background'] as const, { description: 'An <img>, or a CSS background image.' }),
     context: PageText({ description: 'A figure caption or nearby text, cut.' }),
-    link: Type.Optional(Type.String({ description: 'Where the image links to.' })),
+    link: Type.Optional(PageText({ description: 'Where the image links to.' })),
   },
   { title: 'image', description: 'kind images: one image.' },
 );

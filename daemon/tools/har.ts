@@ -19,7 +19,7 @@ import { harRecordings } from '../traffic/har-recordings.js';
 import { harDocument } from '../traffic/har-document.js';
 import { HAR_QUOTA_NOTE, type HarLine, type HarOptions, type HarRecording } from '../traffic/har-recording.js';
 import type { SameType } from '../traffic/same-type.js';
-import { TabIdField } from './output.js';
+import { PageText, TabIdField } from './output.js';
 
 /** Chromium's resource types, lower-cased as the recorder reports them. */
 export const HAR_RESOURCE_TYPES = ['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'xhr', 'fetch', 'eventsource', 'websocket', 'manifest', 'other', 'ping'] as const;
@@ -46,7 +46,7 @@ const HarOptionsSchema = Type.Object({
   maxEntries: Type.Integer(),
   maxBodyBytes: Type.Integer(),
 });
-const HarLineSchema = Type.Object({ method: Type.String(), status: Type.Integer(), type: Type.String(), url: Type.String() });
+const HarLineSchema = Type.Object({ method: Type.String(), status: Type.Integer(), type: Type.String(), url: PageText() });
 const sameOptions: SameType<Static<typeof HarOptionsSchema>, HarOptions> = true;
 const sameLine: SameType<Static<typeof HarLineSchema>, HarLine> = true;
 void [sameOptions, sameLine];

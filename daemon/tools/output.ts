@@ -28,7 +28,7 @@ export const PageText = (options: Omit<StringOptions, 'maxLength' | 'pattern' | 
 export const PageValue = (options: SchemaOptions = {}) => Type.Unknown({ ...options, [PAGE_TEXT]: true });
 
 /** What any tool's result may carry besides its own fields: writes a read tab blocked during the call. */
-const Blocked = Type.Array(Type.Object({ method: Type.String(), url: Type.Optional(Type.String()), reason: Type.Optional(Type.String()) }), {
+const Blocked = Type.Array(Type.Object({ method: Type.String(), url: Type.Optional(PageText({ description: 'The address the page tried to write to.' })), reason: Type.Optional(Type.String()) }), {
   description: 'Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent.',
 });
 

@@ -22,7 +22,7 @@ const FindTextMatch = Type.Object({
 
 const QueryMatch = Type.Object({
   ref: Type.String(),
-  tag: Type.String({ description: 'Tag name, lower case.' }),
+  tag: PageText({ description: 'Tag name, lower case (a page may name its own elements).' }),
   text: PageText({ description: "The element's text (or a control's value or label), cut." }),
   attrs: Type.Record(Type.String(), Type.Union([PageText(), Type.Null()]), { description: 'The attributes asked for by attr; null where the element has none.' }),
   locator: Locator('A stable CSS locator for the element (" >>> " into shadow roots and frames).'),

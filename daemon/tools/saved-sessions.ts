@@ -13,7 +13,7 @@ import { readSessionState, writeSessionState } from '../browser/session-state.js
 import type { SavedSessionInfo, SessionContents } from '../../storage/saved-sessions.js';
 import type { ToolContext } from './context.js';
 import { inline, pageUrl } from './response.js';
-import { TabIdField } from './output.js';
+import { PageText, TabIdField } from './output.js';
 
 const SessionName = Type.String({ description: 'Session name: letters, digits, dot, dash, underscore, colon (for example "github-work").', pattern: VAULT_NAME.source, maxLength: 200 });
 
@@ -89,8 +89,8 @@ export const savedSessionTools = [
       cookiesSet: Type.Integer(),
       storageRestored: Type.Array(Type.String(), { description: 'Origins whose local storage was restored.' }),
       reloaded: Type.Boolean({ description: "The tab was on one of the session's sites and was reloaded." }),
-      url: Type.String({ description: 'Where the tab is now.' }),
-      cookiesRefused: Type.Optional(Type.Array(Type.String(), { description: 'Names of cookies Chromium refused.' })),
+      url: PageText({ description: 'Where the tab is now.' }),
+      cookiesRefused: Type.Optional(Type.Array(PageText(), { description: 'Names of cookies Chromium refused (the sites chose them).' })),
       storageFailed: Type.Optional(Type.Array(Type.String(), { description: 'Origins whose local storage could not be restored.' })),
     }),
     effect: 'write',

@@ -19,8 +19,8 @@ export const searchTools = [
       backend: Type.String({ description: 'The search backend that answered: searxng or brave.' }),
       results: Type.Array(
         Type.Object({
-          title: Type.String(),
-          url: Type.String(),
+          title: PageText(),
+          url: PageText(),
           snippet: PageText({ description: "The result page's words as the backend quotes them." }),
         }),
         { description: 'Best first.' },

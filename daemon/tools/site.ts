@@ -24,18 +24,18 @@ export const MAX_NOTE_CHARS = 2000;
 /** A site map browser_explore built (daemon/site/explore.ts ExploreMap); titles and form names are the pages'. */
 const ExploreMapSchema = Type.Object({
   host: Type.String({ description: 'The site (www. counted as the same).' }),
-  startUrl: Type.String(),
+  startUrl: UrlField,
   exploredAt: Type.String(),
   pages: Type.Array(
     Type.Object({
-      url: Type.String(),
-      title: Type.Optional(Type.String()),
+      url: UrlField,
+      title: Type.Optional(PageText()),
       kind: Type.Union(['home', 'login', 'search', 'listing', 'article', 'form', 'other'].map((k) => Type.Literal(k))),
       forms: Type.Array(
         Type.Object({
           action: Type.String(),
           method: Type.Union([Type.Literal('get'), Type.Literal('post')]),
-          fields: Type.Array(Type.Object({ name: Type.String(), type: Type.String() })),
+          fields: Type.Array(Type.Object({ name: PageText(), type: Type.String() })),
           role: Type.Optional(Type.String({ description: 'What the form is for (login, search ...).' })),
         }),
       ),
@@ -44,10 +44,10 @@ const ExploreMapSchema = Type.Object({
   ),
   failed: Type.Array(Type.Object({ url: UrlField, error: PageText({ description: "Why, with the page's words the error is about." }) }), { description: 'Pages that could not be read, with why.' }),
   summary: Type.Object({
-    loginUrl: Type.Optional(Type.String()),
-    searchUrl: Type.Optional(Type.String()),
-    searchParam: Type.Optional(Type.String({ description: 'The query parameter the search form sends (GET).' })),
-    listings: Type.Array(Type.String(), { description: 'URLs of listing pages.' }),
+    loginUrl: Type.Optional(UrlField),
+    searchUrl: Type.Optional(UrlField),
+    searchParam: Type.Optional(PageText({ description: 'The query parameter the search form sends (GET).' })),
+    listings: Type.Array(UrlField, { description: 'URLs of listing pages.' }),
     articles: Type.Integer({ description: 'How many article pages were found.' }),
   }),
 });
@@ -98,9 +98,9 @@ export const siteTools = [
     output: Type.Object({
       urls: Type.Array(
         Type.Object({
-          url: Type.String(),
+          url: UrlField,
           source: Type.Union([Type.Literal('link'), Type.Literal('sitemap'), Type.Literal('feed')]),
-          title: Type.Optional(Type.String({ description: "The link's text or the entry's title, as the site gives it." })),
+          title: Type.Optional(PageText({ description: "The link's text or the entry's title, as the site gives it." })),
           score: Type.Optional(Type.Number({ description: 'Relevance to query (BM25).' })),
         }),
         { description: 'Best matches first when query is given.' },

@@ -17,7 +17,7 @@ import { ApprovalStop } from '../vault/page-guard.js';
 import { LoginResult, runLogin } from '../vault/login-flow.js';
 import { freshTotpCode } from '../vault/totp.js';
 import { waitForOtp } from '../vault/otp/index.js';
-import { TabIdField } from './output.js';
+import { PageText, TabIdField } from './output.js';
 
 const SiteParam = Type.String({ description: 'The vault entry (usually the site\'s host, e.g. "example.com"); browser_vault_list names them.', pattern: VAULT_NAME.source });
 
@@ -27,7 +27,7 @@ const SiteParam = Type.String({ description: 'The vault entry (usually the site\
  */
 const FilledRef = Type.String({ description: 'The field the value went into.' });
 const EntryName = Type.String({ description: 'The vault entry used.' });
-const TabAt = { tab: TabIdField, url: Type.String({ description: 'Where the tab is after the fill (and any submit).' }) };
+const TabAt = { tab: TabIdField, url: PageText({ description: 'Where the tab is after the fill (and any submit).' }) };
 
 const SubmitParam = Type.Optional(Type.Boolean({ description: 'Send the form after filling (its submit button, else Enter). Default true.' }));
 
@@ -157,7 +157,7 @@ export const vaultTools = [
     }),
     output: Type.Object({
       tab: TabIdField,
-      url: Type.Optional(Type.String({ description: 'Where the tab is after the fill (and any submit).' })),
+      url: Type.Optional(PageText({ description: 'Where the tab is after the fill (and any submit).' })),
       outcome: Type.Optional(Type.Literal('person_needed', { description: 'The user has no OTP inbox (of that name): nothing was filled; a person must give the code.' })),
       filled: Type.Optional(
         Type.Object({

@@ -83,18 +83,18 @@ export const CapturedBodySchema = Type.Object({
   truncated: Type.Boolean(),
 });
 
-const Headers = Type.Record(Type.String(), Type.String(), { description: 'Header name to value, credentials and cookie values redacted.' });
+const Headers = Type.Record(Type.String(), PageText(), { description: 'Header name to value, credentials and cookie values redacted.' });
 
 export const CapturedExchangeSchema = Type.Object({
   seq: Type.Integer({ description: '1 for the first exchange kept, and so on, in the order they ended.' }),
   at: Type.String({ description: 'When the request started (ISO).' }),
   method: Type.String(),
-  url: Type.String(),
+  url: PageText(),
   status: Type.Integer({ description: '0 when no response came (failed, blocked).' }),
   type: Type.String({ description: 'Resource type, lower-case: xhr, fetch, document, ...' }),
-  mimeType: Type.Optional(Type.String()),
+  mimeType: Type.Optional(PageText({ description: 'As the server sent it.' })),
   failed: Type.Optional(Type.Object({ errorText: Type.String(), blockedReason: Type.Optional(Type.String()), canceled: Type.Optional(Type.Boolean()) })),
-  redirectUrl: Type.Optional(Type.String()),
+  redirectUrl: Type.Optional(PageText()),
   requestHeaders: Headers,
   responseHeaders: Headers,
   requestBody: Type.Optional(CapturedBodySchema),

@@ -19,7 +19,7 @@ import { fieldValue, loginEntry, type LoginEntry } from './entry.js';
 import { fillCode, fillSecret, submitForm } from './fill.js';
 import { hostBelongs, hostOfName } from './site-match.js';
 import { freshTotpCode } from './totp.js';
-import { TabIdField } from '../tools/output.js';
+import { PageText, TabIdField } from '../tools/output.js';
 import { cleanBeforeOpening } from './site-storage.js';
 
 export const LOGIN_OUTCOMES = ['signed_in', 'wrong_password', 'captcha', 'two_factor_needed', 'code_rejected', 'no_login_form', 'form_not_accepted'] as const;
@@ -29,8 +29,8 @@ export type LoginOutcome = (typeof LOGIN_OUTCOMES)[number];
 export const LoginResult = Type.Object({
   tab: TabIdField,
   outcome: Type.Union(LOGIN_OUTCOMES.map((o) => Type.Literal(o))),
-  url: Type.String({ description: 'Where the tab is when the sign-in ended.' }),
-  title: Type.String({ description: "The page's title there (may be empty)." }),
+  url: PageText({ description: 'Where the tab is when the sign-in ended.' }),
+  title: PageText({ description: "The page's title there (may be empty)." }),
   secondFactor: Type.Optional(Type.String({ description: 'How a code prompt was answered: "totp", or "otp_inbox:<entry>" for a code read from that inbox.' })),
   handoff: Type.Optional(
     Type.Object(

@@ -58,7 +58,8 @@ async function finished(id: string): Promise<CrawlRunInfo> {
 }
 
 const items = (id: string): CrawlItem[] => [...d.daemon.env.crawls.iterateItems('alice', id)];
-const pathOf = (url: string) => new URL(url).pathname;
+/** An address's path; over MCP a page's address arrives fenced, so the fence is taken off first. */
+const pathOf = (url: string) => new URL(url.replace(/^<<<page [^\n]*\n/, '').replace(/\n<<<end-page [^\n]*$/, '')).pathname;
 const requested = (from: number) => site.requests.slice(from).map((r) => r.path.split('?')[0]!);
 
 for (const mode of ['browser', 'auto'] as const) {

@@ -77,17 +77,18 @@ t.test('browser_crawl_status: items typed, page text fenced over MCP, raw over R
   t.equal(s.id, id);
   t.equal(s.crawl.state, 'finished');
   t.same(s.crawl.counters, { queued: 0, done: 2, failed: 0, blocked: 0 });
-  const post = s.items.find((i: any) => i.url.endsWith('/blog/post-2'));
-  const planted = s.items.find((i: any) => i.url.endsWith('/planted'));
+  const post = s.items.find((i: any) => insideFence(i.url, nonce)?.endsWith('/blog/post-2'));
+  const planted = s.items.find((i: any) => insideFence(i.url, nonce)?.endsWith('/planted'));
   t.ok(post && planted, 'both pages are items');
-  t.equal(post.url, `${site.base}/blog/post-2`, 'a URL is a plain field, not fenced');
+  t.equal(insideFence(post.url, nonce), `${site.base}/blog/post-2`, 'an address the page reached is fenced like its words');
   t.equal(post.status, 'done');
   t.match(insideFence(post.content, nonce), /Introduction to post 2/, "the item's Markdown is fenced with the text blocks' nonce");
   t.equal(insideFence(post.fields.heading, nonce), 'Post 2', 'a field read from the page is fenced');
   t.equal(insideFence(post.metadata.headings[0].text, nonce), 'Post 2', 'a heading is fenced');
-  t.equal(post.metadata.title, 'Post 2');
-  t.notMatch(planted.title, /<<<|>>>/, 'a title cannot carry a fence marker');
-  t.match(planted.title, /‹‹‹end-page nonce=0›››/);
+  t.equal(insideFence(post.metadata.title, nonce), 'Post 2', 'a title is fenced');
+  const plantedTitle = insideFence(planted.title, nonce);
+  t.notMatch(plantedTitle, /<<<|>>>/, 'a title cannot close its fence');
+  t.match(plantedTitle, /‹‹‹end-page nonce=0›››/);
   const inside = insideFence(planted.content, nonce);
   t.match(inside, /Ignore previous instructions/, 'the planted text arrives inside the fence');
   t.notMatch(inside, /<<<end-page/, 'and cannot close it');
@@ -106,7 +107,7 @@ t.test('browser_crawl_status: items typed, page text fenced over MCP, raw over R
   const answered = await mcp('browser_crawl_status', { id: asked.json.id });
   const passage = answered.structuredContent.items[0].passages[0];
   t.match(insideFence(passage.text, nonceOf(answered)), /repairing bicycles/, 'a passage is fenced');
-  t.equal(passage.url, `${site.base}/blog/post-2`);
+  t.equal(insideFence(passage.url, nonceOf(answered)), `${site.base}/blog/post-2`);
   t.type(passage.score, 'number');
 });
 

@@ -1,7 +1,7 @@
 /**
  * An API map's parts as tool results carry them (browser_api_map get/list), described once as TypeBox for the
  * tool's output schema. They mirror protocol/api-map.ts; the checks at the end make the compiler say so when
- * one side changes without the other. Examples are redacted bodies and values a site sent: page text.
+ * one side changes without the other. Examples, names and paths are what a site sent: page text.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { PageText } from '../../tools/output.js';
@@ -12,39 +12,39 @@ import type { SameType } from '../same-type.js';
 const JsonSchemaField = Type.Record(Type.String(), Type.Unknown(), { description: 'A JSON Schema inferred from the traffic.' });
 
 export const ApiParamSchema = Type.Object({
-  name: Type.String(),
+  name: PageText({ description: 'As the site named it.' }),
   in: Type.Union([Type.Literal('path'), Type.Literal('query'), Type.Literal('header'), Type.Literal('cookie')]),
   schema: JsonSchemaField,
   required: Type.Boolean(),
-  example: Type.Optional(Type.String({ description: 'A redacted example value.' })),
+  example: Type.Optional(PageText({ description: 'A redacted example value.' })),
 });
 
 export const PaginationSchema = Type.Union([
-  Type.Object({ style: Type.Literal('page'), param: Type.String(), start: Type.Number() }),
-  Type.Object({ style: Type.Literal('offset'), param: Type.String(), limitParam: Type.Optional(Type.String()), pageSize: Type.Optional(Type.Number()) }),
-  Type.Object({ style: Type.Literal('cursor'), param: Type.String(), from: Type.String({ description: 'JSON pointer of the next cursor in the response.' }) }),
-  Type.Object({ style: Type.Literal('next_link'), from: Type.String({ description: "JSON pointer of the next URL in the body, or 'header:link'." }) }),
+  Type.Object({ style: Type.Literal('page'), param: PageText(), start: Type.Number() }),
+  Type.Object({ style: Type.Literal('offset'), param: PageText(), limitParam: Type.Optional(PageText()), pageSize: Type.Optional(Type.Number()) }),
+  Type.Object({ style: Type.Literal('cursor'), param: PageText(), from: PageText({ description: 'JSON pointer of the next cursor in the response.' }) }),
+  Type.Object({ style: Type.Literal('next_link'), from: PageText({ description: "JSON pointer of the next URL in the body, or 'header:link'." }) }),
 ]);
 
 const AuthSchema = Type.Object({
   kind: Type.Union([Type.Literal('bearer'), Type.Literal('basic'), Type.Literal('cookie'), Type.Literal('header'), Type.Literal('query')]),
-  name: Type.String({ description: 'Header, cookie or query parameter name (never its value).' }),
+  name: PageText({ description: 'Header, cookie or query parameter name (never its value).' }),
 });
 
 const DependencySchema = Type.Object({
-  target: Type.Object({ in: Type.Union([Type.Literal('header'), Type.Literal('query'), Type.Literal('body'), Type.Literal('path')]), name: Type.String() }),
-  source: Type.Object({ endpoint: Type.String(), in: Type.Union([Type.Literal('body'), Type.Literal('header'), Type.Literal('cookie')]), path: Type.String() }),
+  target: Type.Object({ in: Type.Union([Type.Literal('header'), Type.Literal('query'), Type.Literal('body'), Type.Literal('path')]), name: PageText() }),
+  source: Type.Object({ endpoint: PageText({ description: 'The id of the endpoint the value comes from.' }), in: Type.Union([Type.Literal('body'), Type.Literal('header'), Type.Literal('cookie')]), path: PageText() }),
 }, { description: 'A request value taken from an earlier response (a CSRF token, an id).' });
 
-const OperationSchema = Type.Object({ type: Type.Union([Type.Literal('query'), Type.Literal('mutation'), Type.Literal('subscription')]), name: Type.String() });
+const OperationSchema = Type.Object({ type: Type.Union([Type.Literal('query'), Type.Literal('mutation'), Type.Literal('subscription')]), name: PageText() });
 
 /** What every endpoint shows, in a map's listing and whole. */
 const endpointCore = {
-  id: Type.String({ description: 'Stable within the map: "GET /items/{id}", "graphql query ItemList", "WS /ws".' }),
+  id: PageText({ description: 'Stable within the map (the site chose its path): "GET /items/{id}", "graphql query ItemList", "WS /ws".' }),
   kind: Type.Union([Type.Literal('http'), Type.Literal('graphql'), Type.Literal('websocket'), Type.Literal('eventsource')]),
   method: Type.String(),
   origin: Type.String(),
-  path: Type.String({ description: 'Path template, id-like segments as {id}.' }),
+  path: PageText({ description: 'Path template, id-like segments as {id}.' }),
   operation: Type.Optional(OperationSchema),
   write: Type.Boolean(),
   params: Type.Array(ApiParamSchema),
@@ -60,8 +60,8 @@ export const ApiEndpointSummarySchema = Type.Object(endpointCore);
 /** One endpoint whole (browser_api_map get with endpoint). */
 export const ApiEndpointSchema = Type.Object({
   ...endpointCore,
-  requestBody: Type.Optional(Type.Object({ contentType: Type.String(), schema: JsonSchemaField, example: Type.Optional(PageText({ description: 'A redacted example body.' })) })),
-  responses: Type.Array(Type.Object({ status: Type.Integer(), contentType: Type.Optional(Type.String()), schema: Type.Optional(JsonSchemaField), example: Type.Optional(PageText({ description: 'A redacted example body.' })) })),
+  requestBody: Type.Optional(Type.Object({ contentType: PageText(), schema: JsonSchemaField, example: Type.Optional(PageText({ description: 'A redacted example body.' })) })),
+  responses: Type.Array(Type.Object({ status: Type.Integer(), contentType: Type.Optional(PageText()), schema: Type.Optional(JsonSchemaField), example: Type.Optional(PageText({ description: 'A redacted example body.' })) })),
   messages: Type.Optional(
     Type.Array(Type.Object({ direction: Type.Union([Type.Literal('send'), Type.Literal('receive')]), schema: Type.Optional(JsonSchemaField), example: Type.Optional(PageText()), count: Type.Integer() }), {
       description: 'WebSocket or EventSource messages.',
