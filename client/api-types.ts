@@ -910,7 +910,7 @@ export interface paths {
         put?: never;
         /**
          * Read as Markdown
-         * @description Clean Markdown of the main content (headings, lists, tables, links kept) of a tab, or of up to 50 urls (answered in order, read in read-only tabs on the user's own profile). query keeps only the passages that best match (BM25, no model). Hidden text is left out unless includeHidden. scrollUntil scrolls endless and virtual lists first and keeps every item; collect also fetches the documents (and images, media) the page links to, stores them once in your files and returns documents as Markdown.
+         * @description Clean Markdown of the main content (headings, lists, tables, links kept) of a tab, or of up to 50 urls (answered in order, read in read-only tabs on the user's own profile). query keeps only the passages that best match (BM25, no model). Hidden text is left out unless includeHidden. scrollUntil scrolls endless and virtual lists first and keeps every item; collect also fetches the documents (and images, media) the page links to, stores them once in your files and returns documents as Markdown. A feed (RSS, Atom) is read as its entries (title, link, date, text). With urls, cache records responses or replays stored ones (no visit to the site).
          */
         post: operations["browser_read"];
         delete?: never;
@@ -10680,7 +10680,7 @@ export interface operations {
                         images?: boolean;
                         /** @description Audio and video the page holds or links to. Default false. */
                         media?: boolean;
-                        /** @description Only these types (instead of documents/images/media). */
+                        /** @description Only these types. Alone it is the list; with documents/images/media it narrows what they ask for (documents: true with ["csv"] takes CSV documents only). */
                         types?: ("pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video")[];
                         /** @description Files per page, 1-200. Default 20. */
                         maxFiles?: number;
@@ -10717,6 +10717,13 @@ export interface operations {
                     model?: string;
                     /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                     maxTokensTotal?: number;
+                    /**
+                     * @description With urls: off (default); record: read from the site and store the responses; replay: answer from the stored ones, the site for the rest; replay-strict: stored ones only, a page with none fails. Secrets are redacted before storing.
+                     * @enum {string}
+                     */
+                    cache?: "off" | "record" | "replay" | "replay-strict";
+                    /** @description Which response cache (with cache): letters, digits, ".", "_", "-". Default "default". */
+                    cacheName?: string;
                 };
             };
         };
@@ -10826,6 +10833,22 @@ export interface operations {
                             reranked?: boolean;
                             /** @description Why a model step could not be used on this page (its text is still here). */
                             modelWarning?: string;
+                            /** @description The page is a feed (RSS, Atom, RDF, JSON Feed): its entries. markdown lists them too. */
+                            feed?: {
+                                title?: string;
+                                /** @description The entries in feed order, at most 200. */
+                                entries: {
+                                    title?: string;
+                                    /** @description The entry's address as the feed gives it. */
+                                    link?: string;
+                                    /** @description Published (else updated) date as the feed writes it. */
+                                    date?: string;
+                                    /** @description The entry's text (content, else summary) as plain text, cut at 1000 characters. */
+                                    summary?: string;
+                                }[];
+                            };
+                            /** @description With cache replay: the page's document came from the response cache, not the site. */
+                            cached?: boolean;
                         }[];
                         /** @description Tokens the call spent on the model, against its budget. */
                         usage?: {
@@ -14019,7 +14042,7 @@ export interface operations {
                         images?: boolean;
                         /** @description Audio and video the page holds or links to. Default false. */
                         media?: boolean;
-                        /** @description Only these types (instead of documents/images/media). */
+                        /** @description Only these types. Alone it is the list; with documents/images/media it narrows what they ask for (documents: true with ["csv"] takes CSV documents only). */
                         types?: ("pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video")[];
                         /** @description Files per page, 1-200. Default 20. */
                         maxFiles?: number;
@@ -21347,7 +21370,7 @@ export interface operations {
                         images?: boolean;
                         /** @description Audio and video the page holds or links to. Default false. */
                         media?: boolean;
-                        /** @description Only these types (instead of documents/images/media). */
+                        /** @description Only these types. Alone it is the list; with documents/images/media it narrows what they ask for (documents: true with ["csv"] takes CSV documents only). */
                         types?: ("pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video")[];
                         /** @description Files per page, 1-200. Default 20. */
                         maxFiles?: number;

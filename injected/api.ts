@@ -168,7 +168,7 @@ export interface InjectedApi {
   /** True once the visible text contains `text` (case-insensitive) or `selector` matches a visible element. Fails validation_error for a bad selector. */
   check(opts: { text?: string; selector?: string; gone?: boolean }): boolean;
   /** The document as HTML with everything a person cannot see removed (unless includeHidden), for Markdown conversion. */
-  visibleHtml(opts: { includeHidden?: boolean }): { html: string; url: string; title: string };
+  visibleHtml(opts: { includeHidden?: boolean; dataAttrs?: boolean }): { html: string; url: string; title: string };
   /** The sign-in fields, submit button, CAPTCHA and error message of the page (hidden and decoy fields left out). */
   loginView(): LoginView;
   /** The submit button of the ref's form, or null. */

@@ -4,7 +4,8 @@
  * style, noscript, template, comments and <svg> drawings; open shadow roots are inlined in place of the
  * host's light children (slots replaced by what they show) and same-origin frames' bodies are inlined in a
  * <div data-frame-src>; cross-origin frames stay as <iframe src>. URLs (href, src, action, poster, ...) are
- * absolute; style, event handlers, srcset and data-* attributes are dropped; form fields carry their current
+ * absolute; style, event handlers and srcset are dropped, and data-* attributes too unless dataAttrs (a model writing
+ * selectors, and the check of its selectors, need them: bounded in number and length); form fields carry their current
  * value (never a password's). <head> keeps the title, meta name/property tags and the canonical link.
  * includeHidden keeps hidden elements, text, comments and template content.
  */
@@ -24,17 +25,24 @@ function escAttr(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
 }
 
+/** With dataAttrs: data-* attributes kept per element, and the characters of each value kept (a cut value still matches [data-x]). */
+const DATA_ATTRS_MAX = 20;
+const DATA_VALUE_CHARS = 200;
+
 class HtmlWriter {
   out: string[] = [];
-  constructor(readonly c: Ctx) {}
+  constructor(readonly c: Ctx, readonly dataAttrs = false) {}
 
   attrs(el: Element): string {
     let s = '';
     const tag = el.localName;
+    let data = 0;
     for (const a of Array.from(el.attributes)) {
       const n = a.name.toLowerCase();
-      if (n === 'style' || n.startsWith('on') || n === 'srcset' || n.startsWith('data-') || n === 'value' || n === 'checked' || n === 'selected') continue;
-      let v = a.value;
+      if (n === 'style' || n.startsWith('on') || n === 'srcset' || n === 'value' || n === 'checked' || n === 'selected') continue;
+      // data-frame-src is this writer's own marker of an inlined frame: a page's attribute of that name is not kept.
+      if (n.startsWith('data-') && (!this.dataAttrs || n === 'data-frame-src' || ++data > DATA_ATTRS_MAX)) continue;
+      let v = n.startsWith('data-') ? a.value.slice(0, DATA_VALUE_CHARS) : a.value;
       if (URL_ATTRS.has(n)) {
         if (/^\s*javascript:/i.test(v)) continue;
         v = absoluteUrl(v, el.baseURI) ?? v;
@@ -136,9 +144,9 @@ export function elementHtml(el: Element, c: Ctx): string {
   return w.out.join('');
 }
 
-export function visibleHtml(opts: { includeHidden?: boolean }): { html: string; url: string; title: string } {
+export function visibleHtml(opts: { includeHidden?: boolean; dataAttrs?: boolean }): { html: string; url: string; title: string } {
   const c = new Ctx(!!opts.includeHidden);
-  const w = new HtmlWriter(c);
+  const w = new HtmlWriter(c, !!opts.dataAttrs);
   const html = document.documentElement;
   const lang = html?.getAttribute('lang');
   w.out.push(`<!DOCTYPE html><html${lang ? ` lang="${escAttr(lang)}"` : ''}>`, headHtml(document));

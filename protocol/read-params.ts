@@ -18,7 +18,7 @@ export const CollectParam = Type.Object(
     documents: Type.Optional(Type.Boolean({ description: 'Documents the page links to (PDF, Word, Excel, PowerPoint, OpenDocument, RTF, EPUB, CSV, TSV). Default true unless types, images or media is given.' })),
     images: Type.Optional(Type.Boolean({ description: 'Images the page shows (img src and srcset). Default false.' })),
     media: Type.Optional(Type.Boolean({ description: 'Audio and video the page holds or links to. Default false.' })),
-    types: Type.Optional(Type.Array(StringEnum(COLLECT_FILE_TYPES, { description: 'A file type.' }), { minItems: 1, maxItems: COLLECT_FILE_TYPES.length, uniqueItems: true, description: 'Only these types (instead of documents/images/media).' })),
+    types: Type.Optional(Type.Array(StringEnum(COLLECT_FILE_TYPES, { description: 'A file type.' }), { minItems: 1, maxItems: COLLECT_FILE_TYPES.length, uniqueItems: true, description: 'Only these types. Alone it is the list; with documents/images/media it narrows what they ask for (documents: true with ["csv"] takes CSV documents only).' })),
     maxFiles: Type.Optional(Type.Integer({ minimum: 1, maximum: COLLECT_MAX_FILES, description: `Files per page, 1-${COLLECT_MAX_FILES}. Default ${COLLECT_DEFAULT_FILES}.` })),
     maxBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 15 * 1024 * 1024, description: 'Largest file taken, in bytes; default and most 15 MB. A larger one is listed as failed.' })),
     maxChars: Type.Optional(Type.Integer({ minimum: 100, maximum: 200000, description: 'Markdown characters per converted document, 100-200000. Default 20000.' })),

@@ -28,7 +28,7 @@ export class TabNetwork {
   /** The egress guard's verdict on the main document just loaded, if the guard answered instead of the site. */
   documentEgress?: { url: string; verdict: string };
   /** The main document's last response (status, type): what a crawl records for a page read in the browser. */
-  lastDocument?: { url: string; status: number; mimeType: string };
+  lastDocument?: { url: string; status: number; mimeType: string; requestId: string };
 
   constructor(private conn: CdpConnection, private owner: NetworkOwner) {}
 
@@ -54,7 +54,7 @@ export class TabNetwork {
       this.ring.push({ at: new Date().toISOString(), url: p.response.url, method: meta?.method ?? 'GET', status: p.response.status, type: p.type.toLowerCase(), mimeType: p.response.mimeType });
       if (p.response.status >= 400) owner.logEvent('http_error', { method: meta?.method, url: p.response.url, status: p.response.status });
       if (p.type === 'Document' && p.frameId === owner.mainFrameId()) {
-        this.lastDocument = { url: p.response.url, status: p.response.status, mimeType: p.response.mimeType };
+        this.lastDocument = { url: p.response.url, status: p.response.status, mimeType: p.response.mimeType, requestId: p.requestId };
         const verdict = Object.entries(p.response.headers).find(([k]) => k.toLowerCase() === EGRESS_HEADER)?.[1];
         this.documentEgress = verdict ? { url: p.response.url, verdict: String(verdict) } : undefined;
         if (verdict === 'blocked') owner.logEvent('navigation_blocked', { url: p.response.url, detail: 'private network address (egress guard)' });

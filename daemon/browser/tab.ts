@@ -177,6 +177,17 @@ export class Tab {
     return this.net.lastDocument;
   }
 
+  /**
+   * The main document's bytes as the server sent them (browser_read reads a feed's XML this way, not the viewer
+   * Chromium draws for it); undefined when Chromium no longer holds them.
+   */
+  async documentBody(): Promise<Buffer | undefined> {
+    const doc = this.net.lastDocument;
+    if (!doc) return undefined;
+    const r = await this.conn.sendMayFail('Network.getResponseBody', { requestId: doc.requestId }, this.sessionId);
+    return r ? Buffer.from(r.body, r.base64Encoded ? 'base64' : 'utf8') : undefined;
+  }
+
   /** Lets `responder` answer the tab's requests (a cache replaying; writes too, to fail them when strict); returns the detach. */
   async setResponder(responder: Responder): Promise<() => Promise<void>> {
     await this.guard.setResponder(responder);
@@ -197,6 +208,7 @@ export class Tab {
     const d = new DisposableStore();
     const gets = new Set<string>();
     const meta = new Map<string, { url: string; status: number; headers: Record<string, string> }>();
+    const inFlight = new Set<Promise<void>>();
     const sid = this.sessionId;
     d.add(this.conn.on('Network.requestWillBeSent', sid, (p) => {
       // A redirect hop arrives as the next request's redirectResponse: it is a response of its own to keep,
@@ -216,11 +228,17 @@ export class Tab {
       meta.delete(p.requestId);
       gets.delete(p.requestId);
       if (!m) return;
-      void this.conn.sendMayFail('Network.getResponseBody', { requestId: p.requestId }, sid).then((r) => {
+      const got = this.conn.sendMayFail('Network.getResponseBody', { requestId: p.requestId }, sid).then((r) => {
         if (r) cb({ ...m, body: Buffer.from(r.body, r.base64Encoded ? 'base64' : 'utf8') });
       });
+      inFlight.add(got);
+      void got.finally(() => inFlight.delete(got));
     }));
-    return async () => d.dispose();
+    // The detach waits for the bodies already asked for: a page read just before it is then recorded whole.
+    return async () => {
+      d.dispose();
+      await Promise.allSettled([...inFlight]);
+    };
   }
 
   /**

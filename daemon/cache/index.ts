@@ -67,7 +67,17 @@ export function withResponseCache(env: CacheEnv, user: string, mode: CacheMode, 
 export async function attachTabCache(env: CacheEnv, user: string, mode: CacheMode, name: string, tab: Tab): Promise<() => Promise<void>> {
   if (mode === 'off') return async () => {};
   if (mode === 'record') {
-    return tab.onResponses((r) => void record(env, user, name, 'GET', r.url, r).catch(() => undefined));
+    // The detach waits for the writes under way, so a read that ends with it has its pages stored.
+    const writes = new Set<Promise<void>>();
+    const stop = await tab.onResponses((r) => {
+      const w = record(env, user, name, 'GET', r.url, r).catch(() => undefined);
+      writes.add(w);
+      void w.finally(() => writes.delete(w));
+    });
+    return async () => {
+      await stop();
+      await Promise.allSettled([...writes]);
+    };
   }
   return tab.setResponder(async (req) => {
     // Strict never touches the network: a write (which no cache answers) fails in the browser too.

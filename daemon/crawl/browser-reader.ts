@@ -24,6 +24,8 @@ export interface BrowserReadOptions {
   hops?: TabHops;
   /** The page is a start URL (hops.ts: allow/deny do not apply to its redirects). */
   start?: boolean;
+  /** Keep data-* attributes (bounded) in the HTML: the crawl's field selectors may key on them. */
+  dataAttrs?: boolean;
 }
 
 /** Throws HopRefused when the tab's judge stopped a hop of this page. */
@@ -50,7 +52,7 @@ async function read(tab: Tab, url: string, opts: BrowserReadOptions): Promise<Pa
   await tab.navigate(url);
   stopIfRefused(opts.hops);
   const scroll = opts.scrollUntil ? await scrollForReading(tab, opts.scrollUntil, opts.signal) : undefined;
-  const page = await tab.call('visibleHtml', { includeHidden: opts.includeHidden });
+  const page = await tab.call('visibleHtml', { includeHidden: opts.includeHidden, dataAttrs: opts.dataAttrs });
   // The page tried to go elsewhere while it was read (a meta refresh, a script): what it is for is that hop.
   stopIfRefused(opts.hops);
   const doc = tab.lastDocument;

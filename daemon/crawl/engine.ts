@@ -356,10 +356,11 @@ export class CrawlRun {
   private async readInTab(url: string, start: boolean): Promise<PageInput> {
     const tab = await this.takeTab();
     try {
-      const { includeHidden, scrollUntil, collect } = this.spec;
+      const { includeHidden, scrollUntil, collect, fields } = this.spec;
       // Files go with the person's cookies too: collect refuses one whose address, or any redirect hop, acts.
       const collector = collect ? { env: this.env, user: this.rec.user, signal: this.halt.signal, captions: collect.caption ? this.model?.captioner() : undefined } : undefined;
-      return await readInBrowser(tab, url, { includeHidden, scrollUntil, collect, collector, signal: this.halt.signal, hops: this.tabHops.get(tab), start });
+      // Field selectors (a learned extractor's too) may key on data-* attributes, as they would on the live page.
+      return await readInBrowser(tab, url, { includeHidden, scrollUntil, collect, collector, signal: this.halt.signal, hops: this.tabHops.get(tab), start, dataAttrs: !!fields });
     } finally {
       this.freeTabs.push(tab);
     }

@@ -105,9 +105,8 @@ function expectedType(f: PageFile): CollectFileType | undefined {
   return typeOfName(f.url) ?? typeOfMime(f.type) ?? typeOfName(f.download) ?? (f.kind === 'media' ? 'video' : undefined);
 }
 
-/** The types the options ask for. */
-function wantedTypes(o: CollectOptions): Set<CollectFileType> {
-  if (o.types?.length) return new Set(o.types);
+/** What documents/images/media ask for (documents unless documents: false). */
+function flaggedTypes(o: CollectOptions): Set<CollectFileType> {
   const want = new Set<CollectFileType>();
   if (o.documents !== false) for (const t of DOCUMENT_TYPES) want.add(t);
   if (o.images) want.add('image');
@@ -118,17 +117,30 @@ function wantedTypes(o: CollectOptions): Set<CollectFileType> {
   return want;
 }
 
+const anyFlag = (o: CollectOptions) => o.documents !== undefined || o.images !== undefined || o.media !== undefined;
+
+/**
+ * The types the options ask for. types alone is the list; with documents/images/media it narrows them (a caller
+ * naturally sends documents: true with types: ["csv"] and means the CSV documents only).
+ */
+export function wantedTypes(o: CollectOptions): Set<CollectFileType> {
+  if (!o.types?.length) return flaggedTypes(o);
+  if (!anyFlag(o)) return new Set(o.types);
+  const flagged = flaggedTypes(o);
+  return new Set(o.types.filter((t) => flagged.has(t)));
+}
+
 /** Checks between collect's fields, before anything is read. */
 export function checkCollectOptions(o: CollectOptions): void {
   const modelFields = (['captionMax', 'model', 'maxTokensTotal'] as const).filter((k) => o[k] !== undefined);
   if (modelFields.length && !o.caption) {
     throw new BrowserdError('validation_error', `collect.${modelFields.join(', collect.')} go with collect.caption`, { next: 'Add caption: true, or drop them.' });
   }
+  if (o.types?.length && anyFlag(o) && wantedTypes(o).size === 0) {
+    throw new BrowserdError('validation_error', 'collect.types and documents/images/media leave no type to collect: types narrows what those flags ask for', { next: 'Drop the flag set to false, or list types the flags allow (documents: pdf, csv, ...; images: image; media: audio, video).' });
+  }
   if (o.caption && !wantedTypes(o).has('image')) {
     throw new BrowserdError('validation_error', 'collect.caption captions images, and this collect takes none', { next: 'Add images: true (or "image" in types), or drop caption.' });
-  }
-  if (o.types?.length && (o.documents !== undefined || o.images !== undefined || o.media !== undefined)) {
-    throw new BrowserdError('validation_error', 'collect.types replaces documents, images and media; give one or the other', { next: 'Pass types alone, or documents/images/media alone.' });
   }
 }
 

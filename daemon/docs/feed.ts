@@ -59,7 +59,7 @@ export function parseFeedEntries(text: string): { title?: string; entries: FeedE
   return entriesOf(parsed.format, parsed.feed);
 }
 
-export function feedToMarkdown(text: string): { markdown: string; title?: string; parts: number } {
+export function feedToMarkdown(text: string): { markdown: string; title?: string; parts: number; entries: FeedEntry[] } {
   const { title, entries } = parseFeedEntries(text);
   const sections = entries.map((e) => {
     const lines = [`## ${e.title ?? '(untitled)'}`];
@@ -68,5 +68,5 @@ export function feedToMarkdown(text: string): { markdown: string; title?: string
     if (e.text) lines.push('', e.text);
     return lines.join('\n');
   });
-  return { markdown: `${title ? `# ${title}\n\n` : ''}${sections.join('\n\n')}`, title, parts: entries.length };
+  return { markdown: `${title ? `# ${title}\n\n` : ''}${sections.join('\n\n')}`, title, parts: entries.length, entries };
 }

@@ -9,7 +9,7 @@ import { pdfToMarkdown } from './pdf.js';
 import { docxToMarkdown } from './docx.js';
 import { xlsxToMarkdown } from './xlsx.js';
 import { pptxToMarkdown } from './pptx.js';
-import { feedToMarkdown } from './feed.js';
+import { feedToMarkdown, type FeedEntry } from './feed.js';
 import { delimitedRows } from './delimited.js';
 import { tableHead, tableRow } from './table.js';
 import { xlsxSheets } from './xlsx-stream.js';
@@ -21,7 +21,8 @@ export type WorkerTask =
 
 /** `pageText`: the document's own words the failure quotes (a sheet name, a parser's message), kept out of the message. */
 export type WorkerFailure = { ok: false; code: string; message: string; next?: string; pageText?: string };
-export type ConvertAnswer = { ok: true; markdown: string; title?: string; parts?: number; chars: number } | WorkerFailure;
+/** `entries`: a feed's entries as well as its Markdown (browser_read answers them). */
+export type ConvertAnswer = { ok: true; markdown: string; title?: string; parts?: number; chars: number; entries?: FeedEntry[] } | WorkerFailure;
 export type RowsAnswer = ({ ok: true } & SheetRows) | WorkerFailure;
 
 function text(bytes: Buffer): string {

@@ -29,7 +29,7 @@ export interface ExtractorSource {
  * it to a model, nor hand it back as a field's value.
  */
 async function pageOf(ctx: ToolContext, tab: Tab, includeHidden: boolean): Promise<ExtractorPage> {
-  const page = await tab.call('visibleHtml', { includeHidden });
+  const page = await tab.call('visibleHtml', { includeHidden, dataAttrs: true });
   return { url: page.url, doc: parseHtml(hideSecrets(ctx, page.html.replace(ZERO_WIDTH, ''))) };
 }
 

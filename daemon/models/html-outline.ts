@@ -10,6 +10,8 @@ const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'link',
 /** Elements whose insides a selector never needs. */
 const OPAQUE = new Set(['svg', 'iframe', 'video', 'audio', 'canvas', 'picture', 'object']);
 const KEEP_ATTRS = ['href', 'src', 'itemprop', 'itemtype', 'itemscope', 'datetime', 'content', 'name', 'role', 'aria-label', 'title', 'alt', 'type', 'rel', 'for'];
+/** data-* attributes shown per element: selectors key on them (span[data-price]), and they are often several. */
+const DATA_ATTRS_SHOWN = 8;
 const SAME_SIBLINGS_SHOWN = 3;
 const TEXT_CHARS = 80;
 const ATTR_CHARS = 80;
@@ -31,7 +33,7 @@ function head(el: HElement): string {
   if (classes.length) s += `.${classes.join('.')}`;
   const attrs: string[] = [];
   for (const a of KEEP_ATTRS) if (el.attribs[a] !== undefined) attrs.push(`${a}="${clip(squash(el.attribs[a]), ATTR_CHARS)}"`);
-  for (const a of Object.keys(el.attribs).filter((k) => k.startsWith('data-')).slice(0, 3)) attrs.push(`${a}="${clip(squash(el.attribs[a]), ATTR_CHARS)}"`);
+  for (const a of Object.keys(el.attribs).filter((k) => k.startsWith('data-')).slice(0, DATA_ATTRS_SHOWN)) attrs.push(`${a}="${clip(squash(el.attribs[a]), ATTR_CHARS)}"`);
   return attrs.length ? `${s} ${attrs.join(' ')}` : s;
 }
 

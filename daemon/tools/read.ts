@@ -1,6 +1,7 @@
 /**
  * browser_read: clean Markdown of the main content of a tab or of up to 50 URLs (answered in order, read in
  * read-mode scratch tabs on the user's own profile), optionally cut to the passages that best match a query.
+ * A feed is answered as its entries; with cache, the scratch tabs record into or replay from a response cache.
  */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from './define.js';
@@ -20,6 +21,10 @@ import { rerankPassages, summarisePage } from '../models/summary.js';
 import { SessionUsageSchema } from '../models/types.js';
 import { PageText, TabIdField, UrlField } from './output.js';
 import { errorFields, errorLine, errorString } from './error-line.js';
+import { CACHE_MODES } from '../../protocol/crawl.js';
+import { attachTabCache, lookup, missError, type CacheMode } from '../cache/index.js';
+import { userSecretForms } from '../vault/user-secrets.js';
+import { readFeedPage, FEED_MAX_ENTRIES, type FeedPage } from '../read/feed-page.js';
 
 export const READ_MAX_URLS = 50;
 /** Scratch tabs read in parallel: enough to hide latency, few enough for a 2-core host. */
@@ -43,6 +48,10 @@ export interface PageReading {
   /** rerank "model": the passages are in the model's order; a note when it could not be used. */
   reranked?: boolean;
   modelWarning?: string;
+  /** A feed: its entries (the Markdown lists them too). */
+  feed?: { title?: string; entries: FeedPage['entries'] };
+  /** cache replay: the page's document came from the response cache, not the site. */
+  cached?: boolean;
 }
 
 /** A PageReading as a result field: everything the page (or a model about it) wrote is fenced over MCP. */
@@ -70,6 +79,16 @@ export const PageReadingSchema = Type.Object({
   summary: Type.Optional(PageText({ description: "With summary: the model's summary of the page (its words about page text)." })),
   reranked: Type.Optional(Type.Boolean({ description: 'With rerank "model": the passages are in the model\'s order.' })),
   modelWarning: Type.Optional(Type.String({ description: 'Why a model step could not be used on this page (its text is still here).' })),
+  feed: Type.Optional(Type.Object({
+    title: Type.Optional(PageText()),
+    entries: Type.Array(Type.Object({
+      title: Type.Optional(PageText()),
+      link: Type.Optional(PageText({ description: "The entry's address as the feed gives it." })),
+      date: Type.Optional(PageText({ description: 'Published (else updated) date as the feed writes it.' })),
+      summary: Type.Optional(PageText({ description: "The entry's text (content, else summary) as plain text, cut at 1000 characters." })),
+    }), { description: `The entries in feed order, at most ${FEED_MAX_ENTRIES}.` }),
+  }, { description: 'The page is a feed (RSS, Atom, RDF, JSON Feed): its entries. markdown lists them too.' })),
+  cached: Type.Optional(Type.Boolean({ description: "With cache replay: the page's document came from the response cache, not the site." })),
 });
 
 /** BM25 candidates per page a model re-ranks: enough for it to lift a passage BM25 ranked low, few enough to be cheap. */
@@ -86,6 +105,9 @@ export type ReadOptions = {
  * scroll, so links that only loaded while scrolling are among them).
  */
 export async function readTab(tab: Tab, opts: ReadOptions): Promise<PageReading> {
+  // A feed has no list to scroll and links no files: its entries are the reading.
+  const feed = await readFeedPage(tab, opts.maxChars, opts.signal);
+  if (feed) return feedReading(tab, feed, opts);
   const scroll = opts.scrollUntil ? await scrollForReading(tab, opts.scrollUntil, opts.signal) : undefined;
   const page = await grab(tab, opts);
   const files = opts.collect ? await collectFiles(opts.collector, tab, page.url, opts.collect) : undefined;
@@ -113,7 +135,20 @@ async function toReading(page: { html: string; url: string }, opts: ReadOptions)
 
 const failedReading = (url: string, e: unknown): PageReading => ({ url, ok: false, ...errorFields(e) });
 
-export async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptions): Promise<PageReading[]> {
+/** A feed's reading: its Markdown (or best passages) as for any page, and its entries. */
+function feedReading(tab: Tab, feed: FeedPage, opts: ReadOptions): PageReading {
+  const url = tab.lastDocument?.url ?? tab.url;
+  const reading: PageReading = { url, ok: true, title: feed.title, feed: { title: feed.title, entries: feed.entries } };
+  if (opts.query) {
+    reading.passages = bestPassages(feed.markdown, opts.query, opts.topK ?? 5).map((p) => ({ text: p.passage.text, headingPath: p.passage.headingPath, score: Number(p.score.toFixed(3)), start: p.passage.start, end: p.passage.end }));
+  } else reading.markdown = feed.markdown.length > opts.maxChars ? `${feed.markdown.slice(0, opts.maxChars)}\n\n[cut at ${opts.maxChars} characters]` : feed.markdown;
+  return reading;
+}
+
+/** The response cache the scratch tabs of one read record into or replay from. */
+export interface ReadCache { mode: CacheMode; name: string }
+
+export async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptions, cache: ReadCache = { mode: 'off', name: 'default' }): Promise<PageReading[]> {
   const inst = await ctx.browser();
   const results: PageReading[] = new Array(urls.length);
   const converting: Promise<void>[] = [];
@@ -123,19 +158,28 @@ export async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptio
   const readOne = () => ctx.progress.report(++finished, urls.length, 'pages read');
   const worker = async () => {
     const tab = await inst.scratchTab({ drawn: !!opts.scrollUntil });
+    let detachCache: (() => Promise<void>) | undefined;
     try {
+      // The cache answers (or records) the tab's own requests, the page's document and what it loads alike.
+      detachCache = await attachTabCache(ctx.env, ctx.user.id, cache.mode, cache.name, tab);
       while (next < urls.length && !ctx.signal.aborted) {
         const i = next++;
         try {
+          const replaying = cache.mode === 'replay' || cache.mode === 'replay-strict';
+          const stored = replaying && !!lookup(ctx.env, ctx.user.id, cache.name, 'GET', urls[i]);
+          // Strict never goes out: a page with nothing stored fails here, before the tab asks for it.
+          if (cache.mode === 'replay-strict' && !stored) throw missError(urls[i], cache.name, userSecretForms(ctx.env, ctx.user.id));
           await tab.navigate(urls[i]);
-          if (opts.scrollUntil || opts.collect) {
-            results[i] = await readTab(tab, opts);
+          const feed = await readFeedPage(tab, opts.maxChars, opts.signal);
+          if (feed || opts.scrollUntil || opts.collect) {
+            results[i] = feed ? feedReading(tab, feed, opts) : await readTab(tab, opts);
+            if (stored) results[i].cached = true;
             readOne();
             continue;
           }
           const page = await grab(tab, opts);
           // The conversion runs on a Markdown thread while this tab already loads its next address.
-          converting.push(toReading(page, opts).then((r) => void (results[i] = r), (e) => void (results[i] = failedReading(urls[i], e))).finally(readOne));
+          converting.push(toReading(page, opts).then((r) => void (results[i] = stored ? { ...r, cached: true } : r), (e) => void (results[i] = failedReading(urls[i], e))).finally(readOne));
         } catch (e) {
           // The browser itself died: no later address can be read either, and a page marked failed would hide
           // that calling again (which restarts it) is the way on. A page's own failure stays with that page.
@@ -145,6 +189,8 @@ export async function readUrls(ctx: ToolContext, urls: string[], opts: ReadOptio
         }
       }
     } finally {
+      // Detached before the tab closes: a recording then holds every page this tab read.
+      await detachCache?.().catch(() => undefined);
       await tab.close();
     }
   };
@@ -189,7 +235,7 @@ export const readPageTools = [
     name: 'browser_read',
     title: 'Read as Markdown',
     description:
-      "Clean Markdown of the main content (headings, lists, tables, links kept) of a tab, or of up to 50 urls (answered in order, read in read-only tabs on the user's own profile). query keeps only the passages that best match (BM25, no model). Hidden text is left out unless includeHidden. scrollUntil scrolls endless and virtual lists first and keeps every item; collect also fetches the documents (and images, media) the page links to, stores them once in your files and returns documents as Markdown.",
+      "Clean Markdown of the main content (headings, lists, tables, links kept) of a tab, or of up to 50 urls (answered in order, read in read-only tabs on the user's own profile). query keeps only the passages that best match (BM25, no model). Hidden text is left out unless includeHidden. scrollUntil scrolls endless and virtual lists first and keeps every item; collect also fetches the documents (and images, media) the page links to, stores them once in your files and returns documents as Markdown. A feed (RSS, Atom) is read as its entries (title, link, date, text). With urls, cache records responses or replays stored ones (no visit to the site).",
     input: params({
       tab: TabParam,
       urls: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 8192 }), { description: 'Up to 50 addresses to read instead of a tab.', minItems: 1, maxItems: READ_MAX_URLS })),
@@ -203,6 +249,8 @@ export const readPageTools = [
       rerank: Type.Optional(StringEnum(['model'], { description: '"model": a model re-orders the BM25 passages for query (from up to 20 candidates per page) before topK are kept. Needs query.' })),
       model: ModelIdParam,
       maxTokensTotal: MaxTokensTotalParam,
+      cache: Type.Optional(StringEnum(CACHE_MODES, { description: 'With urls: off (default); record: read from the site and store the responses; replay: answer from the stored ones, the site for the rest; replay-strict: stored ones only, a page with none fails. Secrets are redacted before storing.' })),
+      cacheName: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', description: 'Which response cache (with cache): letters, digits, ".", "_", "-". Default "default".' })),
     }),
     output: Type.Object({
       tab: Type.Optional(TabIdField),
@@ -220,6 +268,9 @@ export const readPageTools = [
       }
       if (args.scrollUntil) checkScrollOptions(args.scrollUntil);
       if (args.collect) checkCollectOptions(args.collect);
+      // A tab is read as it already is: no response of it is still to come for a cache to store or answer.
+      if (args.cache !== undefined && args.cache !== 'off' && !args.urls) throw new BrowserdError('validation_error', 'cache goes with urls', { next: 'Pass the addresses as urls, or drop cache to read the tab as it is.' });
+      if (args.cacheName !== undefined && (args.cache === undefined || args.cache === 'off')) throw new BrowserdError('validation_error', 'cacheName goes with cache', { next: 'Give cache ("record", "replay" or "replay-strict") too, or drop cacheName.' });
     },
     async handle(ctx, args, out) {
       // Model and key are resolved before any page is read: a bad model id or a missing key costs nothing.
@@ -232,7 +283,7 @@ export const readPageTools = [
       let readings: PageReading[];
       if (args.urls) {
         const urls = args.urls.map((u) => checkUrl(u, ctx.env.cfg));
-        readings = await readUrls(ctx, urls, opts);
+        readings = await readUrls(ctx, urls, opts, { mode: args.cache ?? 'off', name: args.cacheName ?? 'default' });
       } else {
         const tab = await ctx.tab(args.tab);
         readings = [await readTab(tab, opts)];
@@ -254,7 +305,7 @@ export const readPageTools = [
           return;
         }
         const body = r.passages ? r.passages.map((p) => `${p.headingPath.length ? `§ ${p.headingPath.join(' › ')}\n` : ''}${p.text}`).join('\n\n---\n\n') : r.markdown!;
-        out.text(`${i + 1}. ${pageUrl(r.url)}`);
+        out.text(`${i + 1}. ${pageUrl(r.url)}${r.cached ? ' (from the response cache)' : ''}${r.feed ? ` \u2014 a feed, ${r.feed.entries.length} entr${r.feed.entries.length === 1 ? 'y' : 'ies'} (each with its title, link, date and text below)` : ''}`);
         if (r.scroll) {
           const s = r.scroll;
           out.text(`Scrolled ${s.scrolls} time(s), stopped because ${STOP_WORDS[s.stoppedBecause]}${args.scrollUntil?.item ? `; ${s.items.length} item(s) kept in order:` : '.'}`);

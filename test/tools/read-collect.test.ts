@@ -193,7 +193,7 @@ t.test('bad collect input changes nothing and asks no model', async (t) => {
   const count = site.requests.length;
   const sent = fake.requests.length;
   const cases = [{ captionMax: 3 }, { model: 'openai/gpt-5.4-mini' }, { maxTokensTotal: 10 }, { caption: true, types: ['pdf'] }, { caption: true, images: true, model: 'openai/nonesuch' }, { caption: true, images: true, model: 'x' },
-    { maxFiles: 201 }, { types: ['exe'] }, { maxBytes: 16 * 1024 * 1024 }, { types: ['pdf'], images: true }, { bogus: 1 }, { caption: true, images: true, maxTokensTotal: 2000001 }];
+    { maxFiles: 201 }, { types: ['exe'] }, { maxBytes: 16 * 1024 * 1024 }, { types: ['pdf'], documents: false }, { bogus: 1 }, { caption: true, images: true, maxTokensTotal: 2000001 }];
   for (const collect of cases) {
     const r = await tool('browser_read', { urls: [`${site.url}/docs`], collect });
     t.equal(r.json.error?.code, 'validation_error', JSON.stringify(collect));
