@@ -33,7 +33,7 @@ export const captureTools = [
     input: params({
       action: Type.Optional(StringEnum(['start', 'stop'], { description: 'start (default): begin capturing, replacing any capture of the tab. stop: end it; what it kept stays readable.', default: 'start' })),
       tab: TabParam,
-      urlPattern: Type.Optional(Type.String({ description: 'Required with start. "*" matches any URL; a pattern with * is a glob over the whole URL (** crosses /, * does not: "**/api/*"); anything else is a case-sensitive substring ("/api/").', minLength: 1, maxLength: 2000 })),
+      urlPattern: Type.Optional(Type.String({ description: 'Required with start. "*" matches any URL; a pattern with * is a glob over the whole URL where * matches any characters, "/" included ("*/api/*"); anything else is a case-sensitive substring ("/api/").', minLength: 1, maxLength: 2000 })),
       methods: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]{1,20}$' }), { description: 'HTTP methods to keep, e.g. ["GET","POST"]. Default: all.', minItems: 1, maxItems: 20 })),
       maxBodies: Type.Optional(Type.Integer({ description: `Exchanges kept, ${B.min}-${B.max}. Default ${B.default}.`, minimum: B.min, maximum: B.max })),
       maxBytes: Type.Optional(Type.Integer({ description: `Longest body kept in bytes, ${M.min}-${M.max}; longer ones are cut and marked. Default ${M.default}.`, minimum: M.min, maximum: M.max })),
@@ -44,7 +44,7 @@ export const captureTools = [
     openWorld: false,
     check(args) {
       if ((args.action ?? 'start') === 'start') {
-        if (args.urlPattern === undefined) throw new BrowserdError('validation_error', 'urlPattern is required to start a capture', { next: 'Give urlPattern, e.g. "/api/" (substring), "**/api/*" (glob) or "*" (everything).' });
+        if (args.urlPattern === undefined) throw new BrowserdError('validation_error', 'urlPattern is required to start a capture', { next: 'Give urlPattern, e.g. "/api/" (substring), "*/api/*" (glob) or "*" (everything).' });
         return;
       }
       const given = StartOnly.filter((k) => args[k] !== undefined);
