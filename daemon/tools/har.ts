@@ -22,7 +22,7 @@ import type { SameType } from '../traffic/same-type.js';
 import { PageText, TabIdField } from './output.js';
 
 /** Chromium's resource types, lower-cased as the recorder reports them. */
-export const HAR_RESOURCE_TYPES = ['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'xhr', 'fetch', 'eventsource', 'websocket', 'manifest', 'other', 'ping'] as const;
+export const HAR_RESOURCE_TYPES = ['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'xhr', 'fetch', 'eventsource', 'websocket', 'manifest', 'other', 'ping', 'preflight'] as const;
 const DEFAULT_TYPES = ['document', 'xhr', 'fetch', 'websocket', 'eventsource'];
 const START_ONLY = ['urlPattern', 'resourceTypes', 'bodies', 'maxEntries', 'maxBodyBytes'] as const;
 
