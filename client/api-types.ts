@@ -630,7 +630,7 @@ export interface paths {
         put?: never;
         /**
          * Recent network responses
-         * @description Recent responses of the tab, newest last: URL, method, status, type. Filter by URL substring, resource type, or failures only. With captured: true, the exchanges browser_capture kept instead, oldest first, with redacted headers and bodies.
+         * @description Recent responses of the tab, newest last: URL, method, status, type. Filter by URL substring, resource type, or failures only. With captured: true, the exchanges browser_capture kept instead, oldest first, with redacted headers and bodies (filter, type and failedOnly do not apply to those).
          */
         post: operations["browser_network"];
         delete?: never;
@@ -1510,7 +1510,7 @@ export interface paths {
         put?: never;
         /**
          * Call a site's API
-         * @description Calls one endpoint of an API map (browser_api_map) and follows its pagination until the list ends, maxPages or maxItems. mode page (default) fetches inside the tab's page with its cookies and origin rules; mode server sends from the daemon with the live profile's cookies (or a saved session's) through the private-network guard. Writes (POST, PUT, PATCH, DELETE, GraphQL mutations) need access "act", an act tab in page mode, and a site that is not read-only. Headers naming Cookie, Authorization, a token, key, secret or CSRF are refused: CSRF values come from the map's dependencies. A refusal sends nothing. Bodies are redacted and fenced.
+         * @description Calls one endpoint of an API map (browser_api_map) and follows its pagination until the list ends, maxPages or maxItems. mode page (default) fetches inside the tab's page with its cookies and origin rules; mode server sends from the daemon with the live profile's cookies (or a saved session's) through the private-network guard. Writes (POST, PUT, PATCH, DELETE, GraphQL mutations) need access "act", an act tab in page mode, and a site that is not read-only. Headers naming Cookie, Authorization, a token, key, secret or CSRF are refused (code refused): CSRF values come from the map's dependencies. A refusal sends nothing. Bodies are redacted and fenced.
          */
         post: operations["browser_api_call"];
         delete?: never;
@@ -16059,7 +16059,7 @@ export interface operations {
                     action?: "add" | "list" | "remove";
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
-                    /** @description add: which URLs. "*" matches every request; a pattern with * is a glob over the whole URL where ** crosses "/" and * does not ("**\/api/*", "**\/*.png"); anything else is a case-sensitive substring of the URL. */
+                    /** @description add: which URLs. "*" matches every request; a pattern with * is a glob over the whole URL where * matches any characters, "/" included ("*\/api/*", "*.png"); anything else is a case-sensitive substring of the URL. */
                     urlPattern?: string;
                     /**
                      * @description add: mock (answer with status/body/headers; nothing reaches the site), block (fail with BlockedByClient and a browser_log line) or fail (fail with errorReason).
@@ -16331,10 +16331,10 @@ export interface operations {
                     action?: "start" | "stop";
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
-                    /** @description Required with start. "*" matches any URL; a pattern with * is a glob over the whole URL (** crosses /, * does not: "**\/api/*"); anything else is a case-sensitive substring ("/api/"). */
+                    /** @description Required with start. "*" matches any URL; a pattern with * is a glob over the whole URL where * matches any characters, "/" included ("*\/api/*"); anything else is a case-sensitive substring ("/api/"). */
                     urlPattern?: string;
-                    /** @description HTTP methods to keep, e.g. ["GET","POST"]. Default: all. */
-                    methods?: string[];
+                    /** @description HTTP methods to keep, a subset of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS. Default: all. */
+                    methods?: ("GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS")[];
                     /** @description Exchanges kept, 1-200. Default 50. */
                     maxBodies?: number;
                     /** @description Longest body kept in bytes, 1-1048576; longer ones are cut and marked. Default 65536. */
@@ -16515,10 +16515,10 @@ export interface operations {
                     action?: "start" | "summary" | "stop" | "export" | "delete";
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
-                    /** @description start only: which URLs to record. "*" (default) is every URL; with * a glob (** crosses /), else a case-sensitive substring. */
+                    /** @description start only: which URLs to record. "*" (default) is every URL; with * a glob over the whole URL (* matches any characters, / included), else a case-sensitive substring. */
                     urlPattern?: string;
                     /** @description start only: resource types to record. Default document, xhr, fetch, websocket, eventsource. */
-                    resourceTypes?: ("document" | "stylesheet" | "image" | "media" | "font" | "script" | "texttrack" | "xhr" | "fetch" | "eventsource" | "websocket" | "manifest" | "other" | "ping")[];
+                    resourceTypes?: ("document" | "stylesheet" | "image" | "media" | "font" | "script" | "texttrack" | "xhr" | "fetch" | "eventsource" | "websocket" | "manifest" | "other" | "ping" | "preflight")[];
                     /**
                      * @description start only: text (default) keeps text bodies, none keeps none, all adds binary bodies as base64.
                      * @enum {string}

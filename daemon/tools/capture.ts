@@ -23,6 +23,8 @@ export function describeCapture(tab: string, s: CaptureState): string {
 }
 
 const StartOnly = ['urlPattern', 'methods', 'maxBodies', 'maxBytes'] as const;
+/** The methods a capture can be narrowed to. */
+const CAPTURE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 
 export const captureTools = [
   defineTool({
@@ -33,8 +35,8 @@ export const captureTools = [
     input: params({
       action: Type.Optional(StringEnum(['start', 'stop'], { description: 'start (default): begin capturing, replacing any capture of the tab. stop: end it; what it kept stays readable.', default: 'start' })),
       tab: TabParam,
-      urlPattern: Type.Optional(Type.String({ description: 'Required with start. "*" matches any URL; a pattern with * is a glob over the whole URL (** crosses /, * does not: "**/api/*"); anything else is a case-sensitive substring ("/api/").', minLength: 1, maxLength: 2000 })),
-      methods: Type.Optional(Type.Array(Type.String({ pattern: '^[A-Za-z]{1,20}$' }), { description: 'HTTP methods to keep, e.g. ["GET","POST"]. Default: all.', minItems: 1, maxItems: 20 })),
+      urlPattern: Type.Optional(Type.String({ description: 'Required with start. "*" matches any URL; a pattern with * is a glob over the whole URL where * matches any characters, "/" included ("*/api/*"); anything else is a case-sensitive substring ("/api/").', minLength: 1, maxLength: 2000 })),
+      methods: Type.Optional(Type.Array(StringEnum(CAPTURE_METHODS, { description: "An HTTP method." }), { description: `HTTP methods to keep, a subset of ${CAPTURE_METHODS.join(', ')}. Default: all.`, minItems: 1, maxItems: CAPTURE_METHODS.length, uniqueItems: true })),
       maxBodies: Type.Optional(Type.Integer({ description: `Exchanges kept, ${B.min}-${B.max}. Default ${B.default}.`, minimum: B.min, maximum: B.max })),
       maxBytes: Type.Optional(Type.Integer({ description: `Longest body kept in bytes, ${M.min}-${M.max}; longer ones are cut and marked. Default ${M.default}.`, minimum: M.min, maximum: M.max })),
     }),
@@ -44,7 +46,7 @@ export const captureTools = [
     openWorld: false,
     check(args) {
       if ((args.action ?? 'start') === 'start') {
-        if (args.urlPattern === undefined) throw new BrowserdError('validation_error', 'urlPattern is required to start a capture', { next: 'Give urlPattern, e.g. "/api/" (substring), "**/api/*" (glob) or "*" (everything).' });
+        if (args.urlPattern === undefined) throw new BrowserdError('validation_error', 'urlPattern is required to start a capture', { next: 'Give urlPattern, e.g. "/api/" (substring), "*/api/*" (glob) or "*" (everything).' });
         return;
       }
       const given = StartOnly.filter((k) => args[k] !== undefined);
@@ -65,7 +67,7 @@ export const captureTools = [
       const redactor = trafficRedactor(userSecretForms(ctx.env, ctx.user.id));
       const capture = await startCapture(ctx.env, ctx.user.id, tab, {
         urlPattern: args.urlPattern!,
-        methods: args.methods?.map((m) => m.toUpperCase()),
+        methods: args.methods,
         maxBodies: args.maxBodies ?? B.default,
         maxBytes: args.maxBytes ?? M.default,
       }, redactor);

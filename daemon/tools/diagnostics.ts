@@ -63,6 +63,10 @@ function exchangeText(x: CapturedExchange): string {
   return lines.join('\n');
 }
 
+/**
+ * What browser_capture kept. filter, type and failedOnly narrow recent responses only: the capture's own
+ * urlPattern and methods already chose what it kept, so here they are left out (and the answer says so).
+ */
 function showCaptured(ctx: ToolContext, tab: Tab, args: { filter?: string; type?: string; failedOnly?: boolean; limit?: number }, out: ResponseBuilder) {
   const capture = captureOf(ctx.env, ctx.user.id, tab.id);
   out.set('tab', tab.id);
@@ -71,14 +75,12 @@ function showCaptured(ctx: ToolContext, tab: Tab, args: { filter?: string; type?
     out.text(`No capture in ${tab.id}: start one with browser_capture{urlPattern}, then let the page make its requests.`);
     return;
   }
-  let rows = capture.list();
-  if (args.filter) rows = rows.filter((r) => r.url.includes(args.filter!));
-  if (args.type) rows = rows.filter((r) => r.type === args.type!.toLowerCase());
-  if (args.failedOnly) rows = rows.filter((r) => r.status >= 400 || r.failed);
-  rows = rows.slice(0, args.limit ?? 50);
+  const rows = capture.list().slice(0, args.limit ?? 50);
   const state = capture.state();
   out.set('capture', state).set('captured', rows);
   out.text(describeCapture(tab.id, state));
+  const ignored = (['filter', 'type', 'failedOnly'] as const).filter((k) => args[k] !== undefined);
+  if (ignored.length) out.text(`${ignored.join(', ')} narrow recent responses only; with captured: true the capture's urlPattern and methods chose what was kept.`);
   if (!rows.length) out.text('No captured exchange matches.');
   for (const x of rows) out.page(`captured #${x.seq} in ${tab.id}: ${inline(x.url)}`, exchangeText(x));
 }
@@ -108,7 +110,7 @@ export const diagnosticsTools = [
   defineTool({
     name: 'browser_network',
     title: 'Recent network responses',
-    description: 'Recent responses of the tab, newest last: URL, method, status, type. Filter by URL substring, resource type, or failures only. With captured: true, the exchanges browser_capture kept instead, oldest first, with redacted headers and bodies.',
+    description: 'Recent responses of the tab, newest last: URL, method, status, type. Filter by URL substring, resource type, or failures only. With captured: true, the exchanges browser_capture kept instead, oldest first, with redacted headers and bodies (filter, type and failedOnly do not apply to those).',
     input: params({
       tab: TabParam,
       filter: Type.Optional(Type.String({ description: 'URL substring.', maxLength: 2000 })),

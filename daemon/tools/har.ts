@@ -22,7 +22,7 @@ import type { SameType } from '../traffic/same-type.js';
 import { PageText, TabIdField } from './output.js';
 
 /** Chromium's resource types, lower-cased as the recorder reports them. */
-export const HAR_RESOURCE_TYPES = ['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'xhr', 'fetch', 'eventsource', 'websocket', 'manifest', 'other', 'ping'] as const;
+export const HAR_RESOURCE_TYPES = ['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'xhr', 'fetch', 'eventsource', 'websocket', 'manifest', 'other', 'ping', 'preflight'] as const;
 const DEFAULT_TYPES = ['document', 'xhr', 'fetch', 'websocket', 'eventsource'];
 const START_ONLY = ['urlPattern', 'resourceTypes', 'bodies', 'maxEntries', 'maxBodyBytes'] as const;
 
@@ -31,7 +31,7 @@ const START_ONLY = ['urlPattern', 'resourceTypes', 'bodies', 'maxEntries', 'maxB
 const HarInput = params({
   action: Type.Optional(StringEnum(['start', 'summary', 'stop', 'export', 'delete'], { description: 'start recording, summary (default: state, counts, newest entries), stop (keep the file), export (store a .har in your files), delete.', default: 'summary' })),
   tab: TabParam,
-  urlPattern: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'start only: which URLs to record. "*" (default) is every URL; with * a glob (** crosses /), else a case-sensitive substring.' })),
+  urlPattern: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'start only: which URLs to record. "*" (default) is every URL; with * a glob over the whole URL (* matches any characters, / included), else a case-sensitive substring.' })),
   resourceTypes: Type.Optional(Type.Array(StringEnum(HAR_RESOURCE_TYPES, { description: 'A Chromium resource type.' }), { minItems: 1, maxItems: HAR_RESOURCE_TYPES.length, uniqueItems: true, description: `start only: resource types to record. Default ${DEFAULT_TYPES.join(', ')}.` })),
   bodies: Type.Optional(StringEnum(['text', 'none', 'all'], { description: 'start only: text (default) keeps text bodies, none keeps none, all adds binary bodies as base64.' })),
   maxEntries: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'start only: entries kept; later requests are counted, not kept. Default 1000.' })),

@@ -23,7 +23,7 @@ const RouteInput = params({
   action: Type.Optional(StringEnum(['add', 'list', 'remove'] as const, { description: 'add a route, list them, or remove one (id) or all. Default list.', default: 'list' })),
   tab: TabParam,
   urlPattern: Type.Optional(Type.String({
-    description: 'add: which URLs. "*" matches every request; a pattern with * is a glob over the whole URL where ** crosses "/" and * does not ("**/api/*", "**/*.png"); anything else is a case-sensitive substring of the URL.',
+    description: 'add: which URLs. "*" matches every request; a pattern with * is a glob over the whole URL where * matches any characters, "/" included ("*/api/*", "*.png"); anything else is a case-sensitive substring of the URL.',
     minLength: 1, maxLength: 4096,
   })),
   kind: Type.Optional(StringEnum(ROUTE_KINDS, { description: 'add: mock (answer with status/body/headers; nothing reaches the site), block (fail with BlockedByClient and a browser_log line) or fail (fail with errorReason).' })),

@@ -26,13 +26,16 @@ const REFUSED_HEADER = (name: string) => CREDENTIAL_HEADER.test(name) || /key/i.
 const TRANSPORT_HEADER = /^(host|content-length|connection|transfer-encoding|te|upgrade|keep-alive|expect)$/i;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** The caller's extra headers, checked; throws validation_error naming the first refused one. */
+/**
+ * The caller's extra headers, checked: a credential header is a refusal (`refused`, the call is not for
+ * this), a malformed one a validation_error; either names the first header at fault.
+ */
 export function checkCallerHeaders(headers: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (!HEADER_NAME.test(name)) throw new BrowserdError('validation_error', `headers: ${JSON.stringify(name.slice(0, 80))} is not a header name`, { next: 'Give header names of letters, digits and dashes.' });
     if (REFUSED_HEADER(name)) {
-      throw new BrowserdError('validation_error', `headers.${name} is refused: credentials and CSRF values are never taken from the caller`, {
+      throw new BrowserdError('refused', `headers.${name} is refused: credentials and CSRF values are never taken from the caller`, {
         next: "Leave it out: page mode uses the page's cookies, server mode the profile's or a saved session's, and CSRF values come from the map's dependencies.",
       });
     }
@@ -150,8 +153,11 @@ export function buildRequest(r: ResolvedEndpoint, params: Record<string, ParamVa
     used.add(name);
     return encodeURIComponent(String(v));
   });
+  // The parameter a detected pager moves is filled by the pager: the first page goes out without it (the site's
+  // own first page), so it is never the caller's to give.
+  const pagerParam = e.pagination && 'param' in e.pagination ? e.pagination.param : undefined;
   for (const p of e.params) {
-    if (p.required && p.in === 'query' && values[p.name] === undefined && e.kind !== 'graphql') {
+    if (p.required && p.in === 'query' && values[p.name] === undefined && e.kind !== 'graphql' && p.name !== pagerParam) {
       // A value seen in recorded traffic is the site's: the error's page text, not our next step.
       throw new BrowserdError('validation_error', 'params: a query parameter the endpoint requires has no value (its name, the endpoint and any value seen are the page text of this error)', {
         next: 'Pass params with a value for that parameter.',

@@ -3,13 +3,14 @@
  */
 export type UrlMatcher = (url: string) => boolean;
 
-type Token = { lit: string } | 'star' | 'globstar';
+type Token = { lit: string } | 'star';
 
 /**
- * The URL rule shared by routes, capture and HAR: `*` alone matches anything; a pattern holding `*` is a glob
- * over the whole URL where `**` crosses `/` and `*` does not (so `**\/api/*` matches any host's /api/items);
- * anything else is a case-sensitive substring. Globs are matched by walking the set of reachable positions,
- * never by a backtracking regular expression: a pattern with many stars cannot make a long URL slow.
+ * The URL rule shared by routes, capture and HAR: a pattern holding `*` is a glob over the whole URL where each
+ * `*` (or `**`, the same) matches any run of characters, `/` included, so `*` alone matches every URL and
+ * `*\/api/*` any host's /api/ and everything under it; anything else is a case-sensitive substring. Globs are
+ * matched by walking the set of reachable positions, never by a backtracking regular expression: a pattern
+ * with many stars cannot make a long URL slow.
  */
 export function urlMatcher(pattern: string): UrlMatcher {
   if (pattern === '*') return () => true;
@@ -18,7 +19,7 @@ export function urlMatcher(pattern: string): UrlMatcher {
   for (const part of pattern.split(/(\*+)/)) {
     if (!part) continue;
     if (part[0] !== '*') tokens.push({ lit: part });
-    else tokens.push(part.length >= 2 ? 'globstar' : 'star');
+    else tokens.push('star');
   }
   return (url) => globMatch(tokens, url);
 }
@@ -31,8 +32,8 @@ function globMatch(tokens: Token[], url: string): boolean {
   for (const tok of tokens) {
     const next = new Uint8Array(n + 1);
     let any = false;
-    if (tok === 'globstar' || tok === 'star') {
-      // Anything from the first reachable position on; a single star stops at each '/'.
+    if (tok === 'star') {
+      // Anything from the first reachable position on.
       let on = false;
       for (let i = 0; i <= n; i++) {
         if (reach[i]) on = true;
@@ -40,7 +41,6 @@ function globMatch(tokens: Token[], url: string): boolean {
           next[i] = 1;
           any = true;
         }
-        if (tok === 'star' && url.charCodeAt(i) === 47 /* / */) on = false;
       }
     } else {
       const len = tok.lit.length;

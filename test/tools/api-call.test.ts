@@ -38,6 +38,11 @@ function buildMap(id: string, roOrigin: string): ApiMap {
     entries: 10,
     endpoints: [
       ep({ id: 'GET /api/paged', method: 'GET', path: '/api/paged', pagination: { style: 'page', param: 'page', start: 1 } }),
+      // As a map built from traffic records it: every recorded request had ?page=, so the parameter looks required.
+      ep({
+        id: 'GET /api/paged-required', method: 'GET', path: '/api/paged', pagination: { style: 'page', param: 'page', start: 1 },
+        params: [{ name: 'page', in: 'query', required: true, schema: { type: 'integer' }, example: '2' }],
+      }),
       ep({ id: 'GET /api/offset', method: 'GET', path: '/api/offset', pagination: { style: 'offset', param: 'offset', limitParam: 'limit' } }),
       ep({ id: 'GET /api/cursor', method: 'GET', path: '/api/cursor', pagination: { style: 'cursor', param: 'cursor', from: '/meta/next' } }),
       ep({ id: 'GET /api/linked', method: 'GET', path: '/api/linked', pagination: { style: 'next_link', from: 'header:link' } }),
@@ -126,6 +131,13 @@ t.test('tabs on the app (its cookie set in the profile)', async (t) => {
   readTab = r.json.tab;
 });
 
+t.test('the page parameter a detected pager fills is not asked of the caller', async (t) => {
+  const all = await apiCall({ endpoint: 'GET /api/paged-required', tab: readTab });
+  t.equal(all.status, 200, JSON.stringify(all.json));
+  t.same(all.json.items.map((i: any) => i.id), [1, 2, 3, 4, 5, 6, 7], 'every page, from the first');
+  t.equal(all.json.pages, 3);
+});
+
 t.test('page numbers: natural end, maxPages, maxItems', async (t) => {
   const all = await apiCall({ endpoint: 'GET /api/paged', tab: readTab });
   t.equal(all.status, 200, JSON.stringify(all.json));
@@ -207,10 +219,10 @@ t.test('refusals send nothing', async (t) => {
     ['a write without access act (page)', { endpoint: 'POST /api/save', body: {}, tab: actTab }, 'refused'],
     ['a write in a read tab', { endpoint: 'POST /api/save', body: {}, tab: readTab, access: 'act' }, 'refused'],
     ['a write to a read-only site', { endpoint: 'POST /api/ro', body: {}, mode: 'server', access: 'act' }, 'site_read_only'],
-    ['a Cookie header', { endpoint: 'GET /api/whoami', mode: 'server', headers: { Cookie: 'sid=x' } }, 'validation_error'],
-    ['an Authorization header', { endpoint: 'GET /api/whoami', tab: readTab, headers: { authorization: 'Bearer x' } }, 'validation_error'],
-    ['a CSRF header', { endpoint: 'POST /api/save', body: {}, access: 'act', mode: 'server', headers: { 'X-CSRF-Token': 'x' } }, 'validation_error'],
-    ['an API key header', { endpoint: 'GET /api/whoami', mode: 'server', headers: { 'X-Api-Key': 'x' } }, 'validation_error'],
+    ['a Cookie header', { endpoint: 'GET /api/whoami', mode: 'server', headers: { Cookie: 'sid=x' } }, 'refused'],
+    ['an Authorization header', { endpoint: 'GET /api/whoami', tab: readTab, headers: { authorization: 'Bearer x' } }, 'refused'],
+    ['a CSRF header', { endpoint: 'POST /api/save', body: {}, access: 'act', mode: 'server', headers: { 'X-CSRF-Token': 'x' } }, 'refused'],
+    ['an API key header', { endpoint: 'GET /api/whoami', mode: 'server', headers: { 'X-Api-Key': 'x' } }, 'refused'],
     ['an unknown endpoint', { endpoint: 'GET /api/nope', mode: 'server' }, 'not_found'],
     ['a session in page mode', { endpoint: 'GET /api/whoami', session: 'work' }, 'validation_error'],
   ];

@@ -6,7 +6,10 @@ t.test('star, globs and substrings', async (t) => {
   const api = urlMatcher('**/api/*');
   t.ok(api('https://site.test/api/items'));
   t.ok(api('https://site.test/v1/api/items'));
-  t.notOk(api('https://site.test/api/items/7'), '* does not cross /');
+  t.ok(api('https://site.test/api/items/7'), 'a single * matches anything, / included');
+  t.ok(urlMatcher('https://site.test/*')('https://site.test/a/b/c?d=1'), 'one star after the host takes the whole rest');
+  t.ok(urlMatcher('*/orders/*/items')('https://shop.test/v2/orders/17/items'), 'stars on both sides of a path');
+  t.notOk(urlMatcher('*/orders/*/items')('https://shop.test/v2/orders/17/items/3'), 'the glob still covers the whole URL');
   t.ok(urlMatcher('**/api/**')('https://site.test/api/items/7?page=2'));
   t.ok(urlMatcher('/api/')('https://site.test/api/items'), 'substring');
   t.notOk(urlMatcher('/API/')('https://site.test/api/items'), 'case-sensitive');
