@@ -17,6 +17,7 @@ import { READ_TAB_GUARD } from './read-guard.js';
 import { TabNetwork, assertAlive } from './tab-network.js';
 import { WriteGuard, type DocumentJudge, type RequestRules, type Responder } from './write-guard.js';
 import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
+import { CrossFrames, type FrameCtx } from './cross-frames.js';
 import { TrafficRecorder } from '../traffic/recorder.js';
 import { TabRoutes } from './routes.js';
 import { registeredScopes } from './service-worker-registrations.js';
@@ -64,6 +65,10 @@ export class Tab {
   private readonly listenNetwork: (session: string, d: DisposableStore) => void;
   private worldContext?: number;
   private mainFrameId?: string;
+  /** Frames the top script cannot enter, reached through their own sessions (cross-frames.ts). */
+  private readonly crossFrames = new CrossFrames({ callIn: (ctx, fn, args) => this.callIn(ctx, fn, args), frameOf: (parent, k) => this.frameOf(parent, k) });
+  /** The `browserd` world of each such frame's document, by FrameCtx.key. */
+  private frameWorlds = new Map<string, number>();
   private confirmNext = false;
   /** A main-frame navigation to a new document started and has not committed (or stopped) yet: where it lands is not known. */
   navigationPending = false;
@@ -337,7 +342,10 @@ export class Tab {
     d.add(c.on('Runtime.executionContextDestroyed', s, ({ executionContextId }) => {
       if (executionContextId === this.worldContext) this.worldContext = undefined;
     }));
-    d.add(c.on('Runtime.executionContextsCleared', s, () => (this.worldContext = undefined)));
+    d.add(c.on('Runtime.executionContextsCleared', s, () => {
+      this.worldContext = undefined;
+      this.crossFrames.reset();
+    }));
     d.add(c.on('Page.frameNavigated', s, ({ frame }) => {
       if (frame.parentId) return;
       this.mainFrameId = frame.id;
@@ -350,6 +358,7 @@ export class Tab {
         this.adsDocument = undefined;
       }
       this.worldContext = undefined;
+      this.crossFrames.reset();
       const url = frame.url + (frame.urlFragment ?? '');
       // Leaving through about:blank on close is not a new address for the tab's record.
       if (frame.url && url !== this.record.url && !this.leaving) {
@@ -449,19 +458,53 @@ export class Tab {
 
   /**
    * Calls a function of the injected API in the main frame's isolated world and returns its value; a failure
-   * the script reports becomes a BrowserdError here and nowhere else (injected-failure.ts).
+   * the script reports becomes a BrowserdError here and nowhere else (injected-failure.ts). Refs `fK:eN` of
+   * frames the top script cannot enter, and readings that include such frames, go through cross-frames.ts.
    */
-  async call<K extends InjectedFunctionName>(fn: K, ...args: Parameters<InjectedApi[K]>): Promise<ReturnType<InjectedApi[K]>> {
+  call<K extends InjectedFunctionName>(fn: K, ...args: Parameters<InjectedApi[K]>): Promise<ReturnType<InjectedApi[K]>> {
+    return this.crossFrames.call(fn, args);
+  }
+
+  /** The `browserd` world of a cross-origin frame's document (made on first use; a new document gets a new one). */
+  private async frameWorld(ctx: FrameCtx): Promise<number> {
+    const known = this.frameWorlds.get(ctx.key);
+    if (known !== undefined) return known;
+    const { executionContextId } = await this.conn.send('Page.createIsolatedWorld', { frameId: ctx.frameId, worldName: WORLD, grantUniveralAccess: false }, ctx.session);
+    this.frameWorlds.set(ctx.key, executionContextId);
+    return executionContextId;
+  }
+
+  /** The frame behind <iframe> number k of a document (its CDP node says which), and the session that reaches it. */
+  private async frameOf(parent: FrameCtx | null, k: number): Promise<{ session: string; frameId: string } | null> {
+    const session = parent?.session ?? this.sessionId;
+    const contextId = parent ? await this.frameWorld(parent) : await this.worldId();
+    const r = await this.conn.send('Runtime.evaluate', { expression: `__browserd.frameOwner(${k}).value`, contextId, returnByValue: false }, session);
+    const objectId = r.result.objectId;
+    if (!objectId || r.result.subtype !== 'node') return null;
+    try {
+      const { node } = await this.conn.send('DOM.describeNode', { objectId }, session);
+      if (!node.frameId) return null;
+      // A frame in another process has a session of its own (target-adoption.ts); one in this process shares its parent's.
+      return { session: this.adoption.frameSession(node.frameId) ?? session, frameId: node.frameId };
+    } finally {
+      void this.conn.sendMayFail('Runtime.releaseObject', { objectId }, session);
+    }
+  }
+
+  /** One API call in one world: the top document's (ctx null) or a cross-origin frame's. */
+  private async callIn<K extends InjectedFunctionName>(ctx: FrameCtx | null, fn: K, args: unknown[]): Promise<ReturnType<InjectedApi[K]>> {
     const expr = `globalThis.__browserd ? __browserd.${String(fn)}(...${JSON.stringify(args)}) : '__browserd_missing__'`;
+    const session = ctx?.session ?? this.sessionId;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const contextId = await this.worldId();
+      const contextId = ctx ? await this.frameWorld(ctx) : await this.worldId();
       let r;
       try {
-        r = await this.conn.send('Runtime.evaluate', { expression: expr, contextId, returnByValue: true, awaitPromise: true }, this.sessionId);
+        r = await this.conn.send('Runtime.evaluate', { expression: expr, contextId, returnByValue: true, awaitPromise: true }, session);
       } catch (e) {
         // The world went away under us (navigation): make a new one and try again.
         if (e instanceof CdpError && /context/i.test(e.message)) {
-          this.worldContext = undefined;
+          if (ctx) this.frameWorlds.delete(ctx.key);
+          else this.worldContext = undefined;
           continue;
         }
         throw e;
@@ -474,7 +517,7 @@ export class Tab {
         });
       }
       if (r.result.value === '__browserd_missing__') {
-        await this.conn.send('Runtime.evaluate', { expression: injectedSource(), contextId }, this.sessionId);
+        await this.conn.send('Runtime.evaluate', { expression: injectedSource(), contextId }, session);
         continue;
       }
       const answer = r.result.value as InjectedAnswer<ReturnType<InjectedApi[K]>>;

@@ -27,6 +27,8 @@ const FRAME_TYPES = new Set(['iframe', 'page']);
 export class TargetAdoption {
   /** Listeners of each adopted session, dropped when it detaches (frames come and go for a tab's lifetime). */
   private children = new Map<string, DisposableStore>();
+  /** The session of each frame in another process, by its frame id (an out-of-process frame's target id is its frame id). */
+  private frames = new Map<string, string>();
   constructor(
     private conn: CdpConnection,
     private owner: AdoptionOwner,
@@ -48,8 +50,14 @@ export class TargetAdoption {
       const child = p.sessionId ? this.children.get(p.sessionId) : undefined;
       if (!child) return;
       this.children.delete(p.sessionId!);
+      for (const [frameId, s] of this.frames) if (s === p.sessionId) this.frames.delete(frameId);
       child.dispose();
     }));
+  }
+
+  /** The session of the out-of-process frame with this frame id, if the tab has one. */
+  frameSession(frameId: string): string | undefined {
+    return this.frames.get(frameId);
   }
 
   /** Rules first, then children, then run. A target that vanished meanwhile fails quietly: it runs nothing. */
@@ -67,6 +75,7 @@ export class TargetAdoption {
     this.watch(child, d);
     const steps: Promise<unknown>[] = [this.guard.guard(child, d, true)];
     const guardRealm = this.realmGuardNeeded();
+    if (type === 'iframe' && target) this.frames.set(target.targetId, child);
     if (FRAME_TYPES.has(type)) {
       // A frame in another process runs new-document scripts only once its Page domain is on.
       const enabled = c.sendMayFail('Page.enable', {}, child);

@@ -1,0 +1,136 @@
+/**
+ * A frame of another site (out of process under site isolation) is part of the page an agent sees and works:
+ * its text and controls are in the snapshot with `fK:eN` refs, clicks, fills and typing reach it, and
+ * find_text, query, read_text and read include its text inside the page-text fence, with its hidden text left
+ * out. A read tab still keeps a form in that frame from posting.
+ */
+import t from 'tap';
+import { call, refOf } from '../fixtures/daemon.js';
+import { startStack, type Stack } from '../fixtures/stack.js';
+import { html } from '../fixtures/site.js';
+import { canaryOutsideFences } from '../fixtures/fences.js';
+
+let stack: Stack;
+let frameOrigin: string;
+
+t.before(async () => {
+  stack = await startStack();
+  const { site } = stack;
+  // Cross-site (another host name mapped to loopback), so Chromium puts the frame in a process of its own.
+  frameOrigin = `http://xframe.test:${site.port}`;
+  site.route('/outer', html(`<h1>Outer page</h1>
+    <iframe id="pay" title="Embedded" src="${frameOrigin}/inner" width="600" height="320" style="margin-top:40px;border:4px solid #000"></iframe>
+    <p>After the frame</p>`));
+  site.route('/inner', html(`<p>Frame words XFRAMECANARY here</p>
+    <p style="display:none">XFRAMEHIDDEN display none</p>
+    <span style="position:absolute;left:-9999px">XFRAMEHIDDEN off screen</span>
+    <button id="b" onclick="fetch('/frame-clicked'); this.textContent='Clicked'">Frame button</button>
+    <button onclick="fetch('/frame-post', { method: 'POST', body: 'q=more' })">Show more</button>
+    <form method="post" action="/frame-post"><input name="q" aria-label="Frame field"><button type="submit">Send it</button></form>`));
+  site.route('/frame-clicked', (_req, res) => res.end('ok'));
+  site.route('/frame-post', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(html('<p>posted</p>'));
+  });
+});
+t.teardown(() => stack.stop());
+
+async function open(mode: 'act' | 'read'): Promise<string> {
+  const r = await call(stack.client, 'browser_open', { url: `${stack.site.url}/outer`, mode });
+  t.notOk(r.isError, r.text);
+  return /Opened tab (t\d+)/.exec(r.text)![1]!;
+}
+
+async function snapshot(tab: string): Promise<string> {
+  const s = await call(stack.client, 'browser_snapshot', { tab });
+  if (s.isError) throw new Error(s.text);
+  return s.text;
+}
+
+t.test('the frame is out of process, and its text and controls are in the snapshot with fK:eN refs', async (t) => {
+  const tab = await open('act');
+  const inst = stack.d.daemon.env.pool.peek('alice')!;
+  const { targetInfos } = await inst.conn!.send('Target.getTargets', {});
+  t.ok(targetInfos.some((i) => i.type === 'iframe' && i.url.startsWith(frameOrigin)), 'the frame is a target of its own (an OOPIF)');
+  const snap = await snapshot(tab);
+  t.match(snap, /iframe "http:\/\/xframe\.test:\d+\/inner":/, 'the iframe line (named by its address) holds the frame');
+  t.match(snap, /XFRAMECANARY/, 'the frame\'s text');
+  t.match(snap, /button "Frame button" \[ref=f\d+:e\d+\]/, 'the frame\'s button, with a frame ref');
+  t.match(snap, /textbox "Frame field" \[ref=f\d+:e\d+\]/);
+  t.notMatch(snap, /cross-origin/, 'not left out as unreadable');
+  t.notMatch(snap, /XFRAMEHIDDEN/, 'hidden text inside the frame is left out');
+  t.same(canaryOutsideFences(snap, 'XFRAMECANARY').outside, [], 'the frame\'s text is inside the page-text fence');
+  const frameLine = snap.split('\n').findIndex((l) => /iframe "http/.test(l));
+  const buttonLine = snap.split('\n').findIndex((l) => /Frame button/.test(l));
+  t.ok(buttonLine > frameLine && /^\s+/.exec(snap.split('\n')[buttonLine])![0].length > /^\s*/.exec(snap.split('\n')[frameLine])![0].length, 'the frame\'s lines sit under the iframe line');
+});
+
+t.test('click, fill and type reach elements in the frame', async (t) => {
+  const tab = await open('act');
+  let snap = await snapshot(tab);
+  const clicked = stack.site.waitFor((r) => r.path === '/frame-clicked');
+  const c = await call(stack.client, 'browser_click', { tab, ref: refOf(snap, /button "Frame button"/) });
+  t.notOk(c.isError, c.text);
+  await clicked;
+  snap = await snapshot(tab);
+  t.match(snap, /button "Clicked"/, 'the frame\'s own page saw a real click');
+
+  const field = refOf(snap, /textbox "Frame field"/);
+  const f = await call(stack.client, 'browser_fill', { tab, ref: field, value: 'filled-value' });
+  t.notOk(f.isError, f.text);
+  snap = await snapshot(tab);
+  t.match(snap, /textbox "Frame field" \[ref=f\d+:e\d+\] value="filled-value"/);
+
+  const ty = await call(stack.client, 'browser_type', { tab, ref: refOf(snap, /textbox "Frame field"/), text: 'typed', clear: true });
+  t.notOk(ty.isError, ty.text);
+  snap = await snapshot(tab);
+  t.match(snap, /textbox "Frame field" \[ref=f\d+:e\d+\] value="typed"/, 'typing lands in the frame\'s field');
+
+  const posted = stack.site.waitFor((r) => r.path === '/frame-post' && r.method === 'POST');
+  const s = await call(stack.client, 'browser_click', { tab, ref: refOf(snap, /button "Send it"/) });
+  t.notOk(s.isError, s.text);
+  t.match((await posted).body, /q=typed/, 'an act tab submits the frame\'s form');
+});
+
+t.test('find_text, query, read_text and read include the frame\'s text, fenced, hidden text out', async (t) => {
+  const tab = await open('act');
+  const found = await call(stack.client, 'browser_find_text', { tab, text: 'XFRAMECANARY' });
+  t.notOk(found.isError, found.text);
+  t.match(found.text, /f\d+:e\d+/, 'a match in the frame, with a frame ref');
+  t.same(canaryOutsideFences(found.text, 'XFRAMECANARY').outside, []);
+  const hidden = await call(stack.client, 'browser_find_text', { tab, text: 'XFRAMEHIDDEN' });
+  t.notMatch(hidden.text, /f\d+:e\d+/, 'hidden frame text is not found');
+
+  const q = await call(stack.client, 'browser_query', { tab, css: 'button' });
+  t.notOk(q.isError, q.text);
+  t.match(q.text, /Frame button/, 'query matches in the frame');
+  const ref = /(f\d+:e\d+)/.exec(q.text.split('\n').find((l) => /Frame button/.test(l)) ?? q.text)?.[1];
+  t.ok(ref, 'with a frame ref');
+
+  const rt = await call(stack.client, 'browser_read_text', { tab });
+  t.match(rt.text, /Outer page[\s\S]*XFRAMECANARY[\s\S]*After the frame/, 'the frame\'s text in reading order');
+  t.notMatch(rt.text, /XFRAMEHIDDEN/);
+  t.same(canaryOutsideFences(rt.text, 'XFRAMECANARY').outside, []);
+
+  const rd = await call(stack.client, 'browser_read', { tab });
+  t.notOk(rd.isError, rd.text);
+  t.match(rd.text, /XFRAMECANARY/, 'read (Markdown) includes the frame');
+  t.notMatch(rd.text, /XFRAMEHIDDEN/);
+  t.same(canaryOutsideFences(rd.text, 'XFRAMECANARY').outside, []);
+});
+
+t.test('a read tab still keeps the frame\'s form from posting', async (t) => {
+  const tab = await open('read');
+  const snap = await snapshot(tab);
+  const before = stack.site.writes().length;
+  const send = await call(stack.client, 'browser_click', { tab, ref: refOf(snap, /button "Send it"/) });
+  t.ok(send.isError, 'the submit button of the frame\'s form is a sensitive click, refused in a read tab');
+  t.match(send.text, /refused/);
+  // A button the classifier lets through: the write guard of the frame's own session stops its POST.
+  const c = await call(stack.client, 'browser_click', { tab, ref: refOf(snap, /button "Show more"/) });
+  t.notOk(c.isError, c.text);
+  // The click's answer waits for the frame's network to go quiet; the blocked write is in the tab's log by then.
+  const log = await call(stack.client, 'browser_network', { tab });
+  t.match(log.text, /frame-post/, 'the frame\'s POST was tried and blocked');
+  t.equal(stack.site.writes().length, before, 'the POST never reached the site');
+});
