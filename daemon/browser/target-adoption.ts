@@ -7,6 +7,7 @@
 import { DisposableStore, type CdpConnection } from '../cdp/connection.js';
 import type { WriteGuard } from './write-guard.js';
 import { READ_TAB_GUARD } from './read-guard.js';
+import { LISTENER_MARKER_SOURCE } from '../../injected/listeners.js';
 
 /** Workers that belong to the browser rather than to one tab. */
 export const BROWSER_WORKER_TYPES = new Set(['shared_worker', 'service_worker']);
@@ -80,7 +81,9 @@ export class TargetAdoption {
       // A frame in another process runs new-document scripts only once its Page domain is on.
       const enabled = c.sendMayFail('Page.enable', {}, child);
       if (guardRealm) steps.push(enabled.then(() => c.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD, runImmediately: true }, child)));
-      else steps.push(enabled);
+      // Its snapshot (cross-frames.ts) tells clickable elements by the listeners page script gave them, as the tab's own does.
+      if (type === 'iframe') steps.push(enabled.then(() => c.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: LISTENER_MARKER_SOURCE, runImmediately: true }, child)));
+      steps.push(enabled);
       if (target && this.onFrame) steps.push(enabled.then(() => this.onFrame!(child, target, d)));
     } else if (guardRealm) {
       // A worker paused before its first statement: its global scope exists, its script has not run yet.

@@ -7,17 +7,28 @@
 import t from 'tap';
 import { call, refOf } from '../fixtures/daemon.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
-import { html } from '../fixtures/site.js';
+import { html, startSite, type FixtureSite } from '../fixtures/site.js';
 import { canaryOutsideFences } from '../fixtures/fences.js';
 
 let stack: Stack;
 let frameOrigin: string;
+let other: FixtureSite;
 
 t.before(async () => {
   stack = await startStack();
+  other = await startSite();
   const { site } = stack;
   // Cross-site (another host name mapped to loopback), so Chromium puts the frame in a process of its own.
   frameOrigin = `http://xframe.test:${site.port}`;
+  // Another port of the same site: cross-origin, but in the page's own process (no session of its own).
+  other.route('/same-site', html('<p>Other port words XPORTCANARY</p><div onclick="fetch(\'/port-clicked\')" style="cursor:pointer">Port tile</div>'));
+  other.route('/port-clicked', (_req, res) => res.end('ok'));
+  site.route('/ports', html(`<h1>Ports</h1><iframe src="${other.url}/same-site" width="500" height="200"></iframe>`));
+  // A frame of a third site inside the cross-site frame.
+  site.route('/nested', html(`<h1>Nested</h1><iframe src="${frameOrigin}/middle" width="600" height="400"></iframe>`));
+  site.route('/middle', html(`<p>Middle words</p><button>Middle button</button><iframe src="http://yframe.test:${site.port}/deep" width="500" height="200"></iframe>`));
+  site.route('/deep', html('<p>Deep words XDEEPCANARY</p><button onclick="fetch(\'/deep-clicked\')">Deep button</button>'));
+  site.route('/deep-clicked', (_req, res) => res.end('ok'));
   site.route('/outer', html(`<h1>Outer page</h1>
     <iframe id="pay" title="Embedded" src="${frameOrigin}/inner" width="600" height="320" style="margin-top:40px;border:4px solid #000"></iframe>
     <p>After the frame</p>`));
@@ -33,10 +44,13 @@ t.before(async () => {
     res.end(html('<p>posted</p>'));
   });
 });
-t.teardown(() => stack.stop());
+t.teardown(async () => {
+  await stack.stop();
+  await other.close();
+});
 
-async function open(mode: 'act' | 'read'): Promise<string> {
-  const r = await call(stack.client, 'browser_open', { url: `${stack.site.url}/outer`, mode });
+async function open(mode: 'act' | 'read', path = '/outer'): Promise<string> {
+  const r = await call(stack.client, 'browser_open', { url: `${stack.site.url}${path}`, mode });
   t.notOk(r.isError, r.text);
   return /Opened tab (t\d+)/.exec(r.text)![1]!;
 }
@@ -133,4 +147,29 @@ t.test('a read tab still keeps the frame\'s form from posting', async (t) => {
   const log = await call(stack.client, 'browser_network', { tab });
   t.match(log.text, /frame-post/, 'the frame\'s POST was tried and blocked');
   t.equal(stack.site.writes().length, before, 'the POST never reached the site');
+});
+
+t.test('a cross-origin frame in the page\'s own process (another port) is read and clicked the same way', async (t) => {
+  const tab = await open('act', '/ports');
+  const snap = await snapshot(tab);
+  t.match(snap, /XPORTCANARY/);
+  const clicked = other.waitFor((r) => r.path === '/port-clicked');
+  const c = await call(stack.client, 'browser_click', { tab, ref: refOf(snap, /Port tile/) });
+  t.notOk(c.isError, c.text);
+  await clicked;
+  t.pass('the click reached the frame\'s element (a div made clickable by its listener)');
+});
+
+t.test('a frame of a third site inside the cross-site frame gets its own frame number and takes clicks', async (t) => {
+  const tab = await open('act', '/nested');
+  const snap = await snapshot(tab);
+  t.match(snap, /Middle words[\s\S]*XDEEPCANARY/);
+  const ref = refOf(snap, /button "Deep button"/);
+  t.not(ref.split(':')[0], refOf(snap, /button "Middle button"/).split(':')[0], 'not the middle frame\'s number');
+  const clicked = stack.site.waitFor((r) => r.path === '/deep-clicked');
+  const c = await call(stack.client, 'browser_click', { tab, ref });
+  t.notOk(c.isError, c.text);
+  await clicked;
+  const found = await call(stack.client, 'browser_find_text', { tab, text: 'XDEEPCANARY' });
+  t.match(found.text, new RegExp(ref.split(':')[0] + ':e'), 'find_text names it with the same frame number');
 });
