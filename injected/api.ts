@@ -185,6 +185,8 @@ export interface InjectedApi {
   frameOwner(k: number): Element;
   /** Scrolls frame K's element into view if needed; its content box's corner in top-viewport CSS pixels. */
   frameBox(k: number): { x: number; y: number };
+  /** Fails refused (covered, outside_viewport) unless a pointer at top-viewport (x, y) lands on frame K itself. */
+  frameHit(k: number, x: number, y: number): void;
   /** A frame number no <iframe> of this document holds (for frames the daemon reaches inside other frames). */
   reserveFrame(): number;
   /** The sign-in fields, submit button, CAPTCHA and error message of the page (hidden and decoy fields left out). */

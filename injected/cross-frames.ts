@@ -9,7 +9,7 @@ import { frameDocument, isFrame } from './dom.js';
 import { failure } from './failure.js';
 import { deepElements } from './locator.js';
 import { frameElementOfNumber, frameIndexOfFrameElement, reserveFrameNumber } from './refs.js';
-import { scrollIntoViewIfNeeded, toTop } from './actions.js';
+import { describeCover, hitTest, scrollIntoViewIfNeeded, toTop } from './actions.js';
 import { state } from './visibility.js';
 
 /** The frames of this document (and its same-origin frames) this script cannot enter, in document order; hidden ones left out unless includeHidden. */
@@ -43,6 +43,19 @@ export function frameBox(k: number): { x: number; y: number } {
   const s = el.ownerDocument.defaultView!.getComputedStyle(el);
   const { dx, dy } = toTop(el.ownerDocument);
   return { x: r.left + el.clientLeft + (parseFloat(s.paddingLeft) || 0) + dx, y: r.top + el.clientTop + (parseFloat(s.paddingTop) || 0) + dy };
+}
+
+/**
+ * Whether a real pointer at (x, y) (top-viewport CSS pixels of this document) reaches frame k: the frame's own
+ * script checks what covers an element inside it, this checks what covers the frame. Fails refused (covered,
+ * with coveredBy, page text; or outside_viewport).
+ */
+export function frameHit(k: number, x: number, y: number): void {
+  const el = ownerOf(k);
+  const hit = hitTest(x, y);
+  if (!hit) failure('refused', 'the point inside the frame is outside the viewport', { reason: 'outside_viewport', x, y });
+  if (hit === el) return;
+  failure('refused', 'the frame is covered there by another element, so a real click would not reach it', { reason: 'covered', x, y, coveredBy: describeCover(hit!, el, new Ctx(false)) });
 }
 
 export function reserveFrame(): number {

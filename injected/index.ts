@@ -6,7 +6,7 @@
  */
 import type { InjectedAnswer, InjectedApi, InjectedFunctionName, InjectedWorld } from './api.js';
 import { checkTyping, clickDom, elementFor, fill, focus, pointFor, rectFor, scrollState, selectOptions } from './actions.js';
-import { crossFrames, frameBox, frameOwner, reserveFrame } from './cross-frames.js';
+import { crossFrames, frameBox, frameHit, frameOwner, reserveFrame } from './cross-frames.js';
 import { extract } from './extract.js';
 import { InjectedError } from './failure.js';
 import { findText } from './find.js';
@@ -54,6 +54,7 @@ const functions: Omit<InjectedApi, 'version'> = {
   crossFrames,
   frameOwner,
   frameBox,
+  frameHit,
   reserveFrame,
 };
 

@@ -91,6 +91,18 @@ export class CrossFrames {
     return { x: above.x + box.x, y: above.y + box.y };
   }
 
+  /**
+   * A point in a frame's viewport, in the top viewport: each <iframe> on the way up is scrolled into view and
+   * must be what a pointer hits there (a parent's overlay over the frame would take the click instead).
+   */
+  private async pointToTop(ctx: FrameCtx | null, p: { x: number; y: number }): Promise<{ x: number; y: number }> {
+    if (!ctx) return p;
+    const box = await this.host.callIn(ctx.parent, 'frameBox', [ctx.ownerK]);
+    const q = { x: p.x + box.x, y: p.y + box.y };
+    await this.host.callIn(ctx.parent, 'frameHit', [ctx.ownerK, q.x, q.y]);
+    return this.pointToTop(ctx.parent, q);
+  }
+
   private route(ref: unknown): { entry: Entry; inner: string } | null {
     const m = typeof ref === 'string' ? FRAME_REF.exec(ref) : null;
     const entry = m ? this.entries.get(Number(m[1])) : undefined;
@@ -121,9 +133,8 @@ export class CrossFrames {
   private async callOnFrameRef<K extends InjectedFunctionName>(fn: K, args: unknown[], ctx: FrameCtx, inner: string): Promise<ReturnType<InjectedApi[K]>> {
     const rest = REF_FIRST.has(fn) ? [inner, ...args.slice(1)] : [{ ...(args[0] as object), ref: inner }, ...args.slice(1)];
     if (fn === 'pointFor') {
-      const off = await this.offset(ctx);
       const p = await this.host.callIn(ctx, 'pointFor', rest as [string]);
-      return { x: p.x + off.x, y: p.y + off.y } as ReturnType<InjectedApi[K]>;
+      return (await this.pointToTop(ctx, p)) as ReturnType<InjectedApi[K]>;
     }
     if (fn === 'rectFor') {
       // The frame's document coordinates, to the top page's: out of the frame's scroll, into the top viewport, plus the top scroll.

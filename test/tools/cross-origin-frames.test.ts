@@ -24,6 +24,10 @@ t.before(async () => {
   other.route('/same-site', html('<p>Other port words XPORTCANARY</p><div onclick="fetch(\'/port-clicked\')" style="cursor:pointer">Port tile</div>'));
   other.route('/port-clicked', (_req, res) => res.end('ok'));
   site.route('/ports', html(`<h1>Ports</h1><iframe src="${other.url}/same-site" width="500" height="200"></iframe>`));
+  // The page lays a box of its own over the frame: a click meant for the frame's button would land on it.
+  site.route('/covered', html(`<iframe src="${frameOrigin}/inner" width="600" height="320" style="border:0"></iframe>
+    <div onclick="fetch('/overlay-clicked')" style="position:absolute;left:0;top:0;width:700px;height:400px;background:rgba(255,255,255,0.01)">Overlay</div>`));
+  site.route('/overlay-clicked', (_req, res) => res.end('ok'));
   // A frame of a third site inside the cross-site frame.
   site.route('/nested', html(`<h1>Nested</h1><iframe src="${frameOrigin}/middle" width="600" height="400"></iframe>`));
   site.route('/middle', html(`<p>Middle words</p><button>Middle button</button><iframe src="http://yframe.test:${site.port}/deep" width="500" height="200"></iframe>`));
@@ -172,4 +176,13 @@ t.test('a frame of a third site inside the cross-site frame gets its own frame n
   await clicked;
   const found = await call(stack.client, 'browser_find_text', { tab, text: 'XDEEPCANARY' });
   t.match(found.text, new RegExp(ref.split(':')[0] + ':e'), 'find_text names it with the same frame number');
+});
+
+t.test('a click on a frame ref is refused when the page covers the frame there (it would land on the cover)', async (t) => {
+  const tab = await open('act', '/covered');
+  const snap = await snapshot(tab);
+  const c = await call(stack.client, 'browser_click', { tab, ref: refOf(snap, /button "Frame button"/) });
+  t.ok(c.isError, 'refused');
+  t.match(c.text, /covered/);
+  t.notOk(stack.site.requests.some((r) => r.path === '/overlay-clicked'), 'the cover took no click');
 });
