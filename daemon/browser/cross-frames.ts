@@ -109,6 +109,12 @@ export class CrossFrames {
     return entry ? { entry, inner: entry.prefix + m![2] } : null;
   }
 
+  /** The frame and the frame's own name for a `fK:eN` ref of a frame reached through its session; null for the top script's refs. */
+  target(ref: string): { ctx: FrameCtx; inner: string } | null {
+    const r = this.route(ref);
+    return r ? { ctx: r.entry.ctx, inner: r.inner } : null;
+  }
+
   /** Tab.call: the API function on the right world, with frames' readings and matches joined in. */
   async call<K extends InjectedFunctionName>(fn: K, args: unknown[]): Promise<ReturnType<InjectedApi[K]>> {
     const refArg = REF_FIRST.has(fn) ? args[0] : REF_OPTION.has(fn) ? (args[0] as { ref?: unknown } | undefined)?.ref : undefined;

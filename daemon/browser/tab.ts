@@ -465,6 +465,19 @@ export class Tab {
     return this.crossFrames.call(fn, args);
   }
 
+  /** The element behind a ref as a CDP object of its world, with that world's session; undefined when it is gone. */
+  async elementIn(ref: string): Promise<{ objectId: string; session: string } | undefined> {
+    const t = this.crossFrames.target(ref);
+    const session = t?.ctx.session ?? this.sessionId;
+    const contextId = t ? await this.frameWorld(t.ctx) : await this.worldId();
+    const r = await this.conn.send('Runtime.evaluate', { expression: `__browserd.elementFor(${JSON.stringify(t?.inner ?? ref)}).value`, contextId, returnByValue: false }, session);
+    if (!r.result.objectId || r.result.subtype !== 'node') return undefined;
+    return { objectId: r.result.objectId, session };
+  }
+
+  /** A CDP command on one of the tab's sessions (a cross-origin frame's, as elementIn gives it). */
+  sendOn: CdpConnection['send'] = (method, params, session, timeout) => this.conn.send(method, params, session ?? this.sessionId, timeout);
+
   /** The `browserd` world of a cross-origin frame's document (made on first use; a new document gets a new one). */
   private async frameWorld(ctx: FrameCtx): Promise<number> {
     const known = this.frameWorlds.get(ctx.key);
@@ -661,12 +674,18 @@ export async function afterAction(tab: Tab, mark: { nav: number; loads: number }
   }
 }
 
-/** A CDP object id for the element behind a ref (for DOM.setFileInputFiles and the like). */
-export async function elementObjectId(tab: Tab, ref: string): Promise<string> {
+/** A CDP object id for the element behind a ref, and the session it belongs to (a cross-origin frame's own, for its refs). */
+export async function elementObject(tab: Tab, ref: string): Promise<{ objectId: string; session: string }> {
   // Answers stale_ref (or not_found) through the one failure path before we ask for the element itself.
   await tab.call('elementInfo', ref);
-  const ctxId = await (tab as any).worldId();
-  const r = await tab.send('Runtime.evaluate', { expression: `__browserd.elementFor(${JSON.stringify(ref)}).value`, contextId: ctxId, returnByValue: false });
-  if (!r.result.objectId || r.result.subtype !== 'node') throw new BrowserdError('stale_ref', `ref ${ref} is not in the current page`, { next: 'Take a new browser_snapshot.' });
-  return r.result.objectId;
+  const r = await tab.elementIn(ref);
+  if (!r) throw new BrowserdError('stale_ref', `ref ${ref} is not in the current page`, { next: 'Take a new browser_snapshot.' });
+  return r;
+}
+
+/** A CDP object id for the element behind a ref of the top script (frames the top script cannot enter: elementObject). */
+export async function elementObjectId(tab: Tab, ref: string): Promise<string> {
+  const r = await elementObject(tab, ref);
+  if (r.session !== tab.sessionId) throw new BrowserdError('stale_ref', `ref ${ref} is in a frame of another site`, { next: 'Use an element of the page itself.' });
+  return r.objectId;
 }

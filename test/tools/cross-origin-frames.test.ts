@@ -41,8 +41,10 @@ t.before(async () => {
     <span style="position:absolute;left:-9999px">XFRAMEHIDDEN off screen</span>
     <button id="b" onclick="fetch('/frame-clicked'); this.textContent='Clicked'">Frame button</button>
     <button onclick="fetch('/frame-post', { method: 'POST', body: 'q=more' })">Show more</button>
+    <input type="file" aria-label="Frame file" onchange="fetch('/frame-file?name=' + this.files[0].name)">
     <form method="post" action="/frame-post"><input name="q" aria-label="Frame field"><button type="submit">Send it</button></form>`));
   site.route('/frame-clicked', (_req, res) => res.end('ok'));
+  site.route('/frame-file', (_req, res) => res.end('ok'));
   site.route('/frame-post', (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(html('<p>posted</p>'));
@@ -103,6 +105,11 @@ t.test('click, fill and type reach elements in the frame', async (t) => {
   t.notOk(ty.isError, ty.text);
   snap = await snapshot(tab);
   t.match(snap, /textbox "Frame field" \[ref=f\d+:e\d+\] value="typed"/, 'typing lands in the frame\'s field');
+
+  const picked = stack.site.waitFor((r) => r.path.startsWith('/frame-file'));
+  const up = await call(stack.client, 'browser_upload', { tab, ref: refOf(snap, /Frame file/), name: 'note.txt', base64: Buffer.from('hi').toString('base64') });
+  t.notOk(up.isError, up.text);
+  t.match((await picked).path, /name=note\.txt/, 'an upload reaches a file input in the frame');
 
   const posted = stack.site.waitFor((r) => r.path === '/frame-post' && r.method === 'POST');
   const s = await call(stack.client, 'browser_click', { tab, ref: refOf(snap, /button "Send it"/) });
