@@ -27,7 +27,10 @@ export interface FrameCtx {
 
 /** What the tab gives: calls into a world (null: the top one) and the frame behind an <iframe> element. */
 export interface FrameHost {
-  callIn<K extends InjectedFunctionName>(ctx: FrameCtx | null, fn: K, args: unknown[]): Promise<ReturnType<InjectedApi[K]>>;
+  /** With expectWorld, fails stale_ref unless the call runs in that world (the frame still shows the document the ref came from). */
+  callIn<K extends InjectedFunctionName>(ctx: FrameCtx | null, fn: K, args: unknown[], expectWorld?: number): Promise<ReturnType<InjectedApi[K]>>;
+  /** The world id of the frame's current document (the one the last call ran in). */
+  worldOf(ctx: FrameCtx): Promise<number>;
   /** The session and frame id of frame K of the ctx's document, or null when it is gone or holds nothing yet. */
   frameOf(parent: FrameCtx | null, k: number): Promise<{ session: string; frameId: string } | null>;
 }
@@ -41,7 +44,8 @@ const REF_IN_TEXT = /\[ref=((?:f[0-9]+:)?e[0-9]+)\]/g;
 /** How deep frames inside frames are followed (a page could nest them without end). */
 const MAX_DEPTH = 4;
 
-interface Entry { ctx: FrameCtx; prefix: string }
+/** A frame number's frame, its script's prefix there, and the world (so the document) its refs were handed out in. */
+interface Entry { ctx: FrameCtx; prefix: string; world: number }
 
 export class CrossFrames {
   private entries = new Map<number, Entry>();
@@ -61,19 +65,22 @@ export class CrossFrames {
     return { key: `${f.session}|${f.frameId}`, session: f.session, frameId: f.frameId, parent, ownerK: k };
   }
 
-  /** The tab-wide name of a ref a frame's script handed out. */
+  /**
+   * The tab-wide name of a ref a frame's script handed out in its current document. A frame that loads a new
+   * document gets a new number, so a ref from its old page never names an element of the new one.
+   */
   private async outerRef(ctx: FrameCtx, inner: string): Promise<string> {
     const m = /^(?:f([0-9]+):)?(e[0-9]+)$/.exec(inner);
     if (!m) return inner;
     const prefix = m[1] ? `f${m[1]}:` : '';
-    const key = `${ctx.key}#${prefix}`;
+    const world = await this.host.worldOf(ctx);
+    const key = `${ctx.key}#${world}#${prefix}`;
     let k = this.numbers.get(key);
     if (k === undefined) {
-      k = !ctx.parent && !prefix ? ctx.ownerK : await this.host.callIn(null, 'reserveFrame', []);
+      k = !ctx.parent && !prefix && !this.entries.has(ctx.ownerK) ? ctx.ownerK : await this.host.callIn(null, 'reserveFrame', []);
       this.numbers.set(key, k);
+      this.entries.set(k, { ctx, prefix, world });
     }
-    // The frame may have moved to another session (a new process) since: the newest context wins.
-    this.entries.set(k, { ctx, prefix });
     return `f${k}:${m[2]}`;
   }
 
@@ -110,16 +117,16 @@ export class CrossFrames {
   }
 
   /** The frame and the frame's own name for a `fK:eN` ref of a frame reached through its session; null for the top script's refs. */
-  target(ref: string): { ctx: FrameCtx; inner: string } | null {
+  target(ref: string): { ctx: FrameCtx; inner: string; world: number } | null {
     const r = this.route(ref);
-    return r ? { ctx: r.entry.ctx, inner: r.inner } : null;
+    return r ? { ctx: r.entry.ctx, inner: r.inner, world: r.entry.world } : null;
   }
 
   /** Tab.call: the API function on the right world, with frames' readings and matches joined in. */
   async call<K extends InjectedFunctionName>(fn: K, args: unknown[]): Promise<ReturnType<InjectedApi[K]>> {
     const refArg = REF_FIRST.has(fn) ? args[0] : REF_OPTION.has(fn) ? (args[0] as { ref?: unknown } | undefined)?.ref : undefined;
     const routed = this.route(refArg);
-    if (routed) return this.callOnFrameRef(fn, args, routed.entry.ctx, routed.inner);
+    if (routed) return this.callOnFrameRef(fn, args, routed.entry, routed.inner);
     switch (fn) {
       case 'snapshot':
         return (await this.snapshotIn(null, args[0] as Parameters<InjectedApi['snapshot']>[0], 0)) as ReturnType<InjectedApi[K]>;
@@ -136,21 +143,22 @@ export class CrossFrames {
     return this.host.callIn(null, fn, args);
   }
 
-  private async callOnFrameRef<K extends InjectedFunctionName>(fn: K, args: unknown[], ctx: FrameCtx, inner: string): Promise<ReturnType<InjectedApi[K]>> {
+  private async callOnFrameRef<K extends InjectedFunctionName>(fn: K, args: unknown[], entry: Entry, inner: string): Promise<ReturnType<InjectedApi[K]>> {
+    const ctx = entry.ctx;
     const rest = REF_FIRST.has(fn) ? [inner, ...args.slice(1)] : [{ ...(args[0] as object), ref: inner }, ...args.slice(1)];
     if (fn === 'pointFor') {
-      const p = await this.host.callIn(ctx, 'pointFor', rest as [string]);
+      const p = await this.host.callIn(ctx, 'pointFor', rest as [string], entry.world);
       return (await this.pointToTop(ctx, p)) as ReturnType<InjectedApi[K]>;
     }
     if (fn === 'rectFor') {
       // The frame's document coordinates, to the top page's: out of the frame's scroll, into the top viewport, plus the top scroll.
-      const r = await this.host.callIn(ctx, 'rectFor', rest as [string]);
+      const r = await this.host.callIn(ctx, 'rectFor', rest as [string], entry.world);
       const inFrame = await this.host.callIn(ctx, 'scrollState', []);
       const off = await this.offset(ctx);
       const top = await this.host.callIn(null, 'scrollState', []);
       return { ...r, x: r.x - inFrame.x + off.x + top.x, y: r.y - inFrame.y + off.y + top.y } as ReturnType<InjectedApi[K]>;
     }
-    const value = await this.host.callIn(ctx, fn, rest);
+    const value = await this.host.callIn(ctx, fn, rest, entry.world);
     if (fn === 'submitFor' && typeof value === 'string') return (await this.outerRef(ctx, value)) as ReturnType<InjectedApi[K]>;
     if (fn === 'similar') {
       const r = value as ReturnType<InjectedApi['similar']>;

@@ -66,7 +66,11 @@ export class Tab {
   private worldContext?: number;
   private mainFrameId?: string;
   /** Frames the top script cannot enter, reached through their own sessions (cross-frames.ts). */
-  private readonly crossFrames = new CrossFrames({ callIn: (ctx, fn, args) => this.callIn(ctx, fn, args), frameOf: (parent, k) => this.frameOf(parent, k) });
+  private readonly crossFrames = new CrossFrames({
+    callIn: (ctx, fn, args, expectWorld) => this.callIn(ctx, fn, args, expectWorld),
+    worldOf: (ctx) => this.frameWorld(ctx),
+    frameOf: (parent, k) => this.frameOf(parent, k),
+  });
   /** The `browserd` world of each such frame's document, by FrameCtx.key. */
   private frameWorlds = new Map<string, number>();
   private confirmNext = false;
@@ -345,6 +349,7 @@ export class Tab {
     d.add(c.on('Runtime.executionContextsCleared', s, () => {
       this.worldContext = undefined;
       this.crossFrames.reset();
+      this.frameWorlds.clear();
     }));
     d.add(c.on('Page.frameNavigated', s, ({ frame }) => {
       if (frame.parentId) return;
@@ -470,6 +475,7 @@ export class Tab {
     const t = this.crossFrames.target(ref);
     const session = t?.ctx.session ?? this.sessionId;
     const contextId = t ? await this.frameWorld(t.ctx) : await this.worldId();
+    if (t && contextId !== t.world) return undefined;
     const r = await this.conn.send('Runtime.evaluate', { expression: `__browserd.elementFor(${JSON.stringify(t?.inner ?? ref)}).value`, contextId, returnByValue: false }, session);
     if (!r.result.objectId || r.result.subtype !== 'node') return undefined;
     return { objectId: r.result.objectId, session };
@@ -482,7 +488,9 @@ export class Tab {
   private async frameWorld(ctx: FrameCtx): Promise<number> {
     const known = this.frameWorlds.get(ctx.key);
     if (known !== undefined) return known;
-    const { executionContextId } = await this.conn.send('Page.createIsolatedWorld', { frameId: ctx.frameId, worldName: WORLD, grantUniveralAccess: false }, ctx.session);
+    const made = await this.conn.sendMayFail('Page.createIsolatedWorld', { frameId: ctx.frameId, worldName: WORLD, grantUniveralAccess: false }, ctx.session);
+    if (!made) throw new BrowserdError('stale_ref', 'the frame this ref belongs to is gone (it was removed or loaded another page)', { next: 'Take a new browser_snapshot.' });
+    const { executionContextId } = made;
     this.frameWorlds.set(ctx.key, executionContextId);
     return executionContextId;
   }
@@ -505,11 +513,13 @@ export class Tab {
   }
 
   /** One API call in one world: the top document's (ctx null) or a cross-origin frame's. */
-  private async callIn<K extends InjectedFunctionName>(ctx: FrameCtx | null, fn: K, args: unknown[]): Promise<ReturnType<InjectedApi[K]>> {
+  private async callIn<K extends InjectedFunctionName>(ctx: FrameCtx | null, fn: K, args: unknown[], expectWorld?: number): Promise<ReturnType<InjectedApi[K]>> {
     const expr = `globalThis.__browserd ? __browserd.${String(fn)}(...${JSON.stringify(args)}) : '__browserd_missing__'`;
     const session = ctx?.session ?? this.sessionId;
     for (let attempt = 0; attempt < 3; attempt++) {
       const contextId = ctx ? await this.frameWorld(ctx) : await this.worldId();
+      // The frame shows another document than the ref came from: the same number there is another element.
+      if (expectWorld !== undefined && contextId !== expectWorld) throw new BrowserdError('stale_ref', 'the frame this ref belongs to has loaded another page since', { next: 'Take a new browser_snapshot.' });
       let r;
       try {
         r = await this.conn.send('Runtime.evaluate', { expression: expr, contextId, returnByValue: true, awaitPromise: true }, session);
@@ -520,6 +530,8 @@ export class Tab {
           else this.worldContext = undefined;
           continue;
         }
+        // A frame's session ends when the frame goes or moves to another process: its refs went with it.
+        if (ctx && e instanceof CdpError) throw new BrowserdError('stale_ref', 'the frame this ref belongs to is gone (it was removed or loaded another page)', { next: 'Take a new browser_snapshot.' });
         throw e;
       }
       if (r.exceptionDetails) {

@@ -28,6 +28,8 @@ t.before(async () => {
   site.route('/covered', html(`<iframe src="${frameOrigin}/inner" width="600" height="320" style="border:0"></iframe>
     <div onclick="fetch('/overlay-clicked')" style="position:absolute;left:0;top:0;width:700px;height:400px;background:rgba(255,255,255,0.01)">Overlay</div>`));
   site.route('/overlay-clicked', (_req, res) => res.end('ok'));
+  site.route('/moving', html(`<button onclick="document.querySelector('iframe').src='http://yframe.test:${site.port}/deep'">Move frame</button>
+    <iframe src="${frameOrigin}/inner" width="600" height="320"></iframe>`));
   // A frame of a third site inside the cross-site frame.
   site.route('/nested', html(`<h1>Nested</h1><iframe src="${frameOrigin}/middle" width="600" height="400"></iframe>`));
   site.route('/middle', html(`<p>Middle words</p><button>Middle button</button><iframe src="http://yframe.test:${site.port}/deep" width="500" height="200"></iframe>`));
@@ -192,4 +194,25 @@ t.test('a click on a frame ref is refused when the page covers the frame there (
   t.ok(c.isError, 'refused');
   t.match(c.text, /covered/);
   t.notOk(stack.site.requests.some((r) => r.path === '/overlay-clicked'), 'the cover took no click');
+});
+
+t.test('a frame that loads another site takes its old refs with it', async (t) => {
+  const tab = await open('act', '/moving');
+  let snap = await snapshot(tab);
+  const old = refOf(snap, /button "Frame button"/);
+  const moved = stack.site.waitFor((r) => r.path === '/deep');
+  t.notOk((await call(stack.client, 'browser_click', { tab, ref: refOf(snap, /button "Move frame"/) })).isError);
+  await moved;
+  await call(stack.client, 'browser_wait', { tab, text: 'XDEEPCANARY' });
+  snap = await snapshot(tab);
+  t.match(snap, /XDEEPCANARY/, 'the new page of the frame is shown');
+  const before = stack.site.requests.filter((r) => r.path === '/deep-clicked').length;
+  const c = await call(stack.client, 'browser_click', { tab, ref: old });
+  t.ok(c.isError, 'the old ref does not act on the new page (its e1 is the new page\'s first button)');
+  t.match(c.text, /stale_ref/);
+  const f = await call(stack.client, 'browser_fill', { tab, ref: old, value: 'x' });
+  t.match(f.text, /stale_ref/, 'nor does a fill');
+  t.equal(stack.site.requests.filter((r) => r.path === '/deep-clicked').length, before, 'nothing in the new page was clicked');
+  t.match(refOf(snap, /button "Deep button"/), /^f\d+:e1$/);
+  t.not(refOf(snap, /button "Deep button"/), old, 'the new page\'s button has a ref of its own');
 });
