@@ -370,7 +370,7 @@ export interface paths {
         put?: never;
         /**
          * Snapshot the page
-         * @description The page as a compact outline (role, name, value, state) with refs eN for interactive elements (fK:eN inside frames); open shadow roots and same-origin frames included; text a person cannot see is left out unless includeHidden.
+         * @description The page as a compact outline (role, name, value, state) with refs eN for interactive elements (fK:eN inside frame K); open shadow roots and frames, cross-origin ones included, are shown in place; text a person cannot see is left out unless includeHidden.
          */
         post: operations["browser_snapshot"];
         delete?: never;
@@ -490,7 +490,7 @@ export interface paths {
         put?: never;
         /**
          * Read visible text
-         * @description The visible text of the page (or of one element), in reading order, fenced as untrusted. Hidden text is left out unless includeHidden.
+         * @description The visible text of the page (or of one element), in reading order, frames included, fenced as untrusted. Hidden text is left out unless includeHidden.
          */
         post: operations["browser_read_text"];
         delete?: never;
@@ -850,7 +850,7 @@ export interface paths {
         put?: never;
         /**
          * Query elements
-         * @description Exact element search: exactly one of css, xpath, text (case-insensitive, whitespace collapsed, deepest elements) or regex (JavaScript syntax, no slashes; flags i, m, s, u). Each match has a ref, tag, text, the asked attributes and a stable CSS locator. Hidden elements are left out unless includeHidden.
+         * @description Exact element search: exactly one of css, xpath, text (case-insensitive, whitespace collapsed, deepest elements) or regex (JavaScript syntax, no slashes; flags i, m, s, u). Each match has a ref, tag, text, the asked attributes and a stable CSS locator (inside a cross-origin frame, relative to that frame). Frames are searched too. Hidden elements are left out unless includeHidden.
          */
         post: operations["browser_query"];
         delete?: never;
@@ -5878,7 +5878,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1. */
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref?: string;
                     /** @description Viewport x in CSS pixels (with y, instead of ref). */
                     x?: number;
@@ -6265,7 +6265,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1. */
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref: string;
                     /** @description The value (see description). */
                     value: string;
@@ -8755,7 +8755,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1. */
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref: string;
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
                     tab?: string;
@@ -9490,7 +9490,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1. */
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref: string;
                     /** @description Option texts or values. */
                     values: string[];

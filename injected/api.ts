@@ -23,7 +23,8 @@
  *
  * Frames: the top document's script enters same-origin frames itself (refs `fK:eN`, K given in the order it
  * first meets each <iframe>, kept while that element lives). A cross-origin frame is not entered; its own
- * `browserd` world, if called, numbers refs `eN` within its document.
+ * `browserd` world, called by the daemon through the frame's session, numbers refs `eN` within its document,
+ * and the daemon shows them as `fK:eN` (daemon/browser/cross-frames.ts; see frameMark).
  *
  * Every function answers through one envelope (InjectedAnswer): `{ok: true, value}` with the result typed
  * below, or `{ok: false, code, message, details?}` with a code from the daemon's closed set. Functions throw
@@ -44,7 +45,14 @@ export type InjectedAnswer<T> =
 /** Why an element cannot take a real pointer or a value (details.reason of a `refused` failure). */
 export type RefusedReason = 'covered' | 'disabled' | 'not_visible' | 'outside_viewport' | 'readonly';
 
-export interface SnapshotOptions { includeHidden?: boolean; markNewSince?: boolean }
+/**
+ * frameMark: the daemon's per-call token. With it, each frame the script cannot enter (cross-origin) is written
+ * as `<frameMark><K>_` where its content goes (snapshot: at the end of its iframe line; readText: a line of its
+ * own; visibleHtml: inside its <div data-frame-src>) and K is listed in `frames`; the daemon puts the frame's
+ * own reading there. Page text cannot forge the token: it is random per call.
+ */
+export interface FrameMarkOptions { frameMark?: string }
+export interface SnapshotOptions extends FrameMarkOptions { includeHidden?: boolean; markNewSince?: boolean }
 export interface SnapshotResult {
   url: string;
   title: string;
@@ -58,6 +66,8 @@ export interface SnapshotResult {
   refCount: number;
   /** Iframes that could not be entered (cross-origin), listed so the agent knows they exist. */
   skippedFrames: { url: string }[];
+  /** With frameMark: the numbers of the frames marked in text. */
+  frames?: number[];
 }
 
 /**
@@ -157,7 +167,7 @@ export interface InjectedApi {
    *  not_found over a cross-site frame or empty space. */
   elementInfoAt(x: number, y: number): ElementInfo;
   /** The visible text of the page (or of the element), one block per line, hidden text out unless asked. */
-  readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string };
+  readText(opts: { includeHidden?: boolean; ref?: string } & FrameMarkOptions): { text: string; title: string; url: string; frames?: number[] };
   /** `total` counts every match (up to 10,000), not only the `limit` returned. */
   findText(opts: { text: string; limit?: number; includeHidden?: boolean }): { matches: FindTextMatch[]; total?: number };
   query(opts: QueryOptions): QueryResult;
@@ -168,7 +178,17 @@ export interface InjectedApi {
   /** True once the visible text contains `text` (case-insensitive) or `selector` matches a visible element. Fails validation_error for a bad selector. */
   check(opts: { text?: string; selector?: string; gone?: boolean }): boolean;
   /** The document as HTML with everything a person cannot see removed (unless includeHidden), for Markdown conversion. */
-  visibleHtml(opts: { includeHidden?: boolean; dataAttrs?: boolean }): { html: string; url: string; title: string };
+  visibleHtml(opts: { includeHidden?: boolean; dataAttrs?: boolean; bodyOnly?: boolean } & FrameMarkOptions): { html: string; url: string; title: string; frames?: number[] };
+  /** Frames this script cannot enter (cross-origin), visible ones unless includeHidden, with their numbers K. */
+  crossFrames(opts: { includeHidden?: boolean }): { k: number; url: string }[];
+  /** The <iframe> element numbered K (for its CDP node). Fails stale_ref when it is gone. */
+  frameOwner(k: number): Element;
+  /** Scrolls frame K's element into view if needed; its content box's corner in top-viewport CSS pixels. */
+  frameBox(k: number): { x: number; y: number };
+  /** Fails refused (covered, outside_viewport) unless a pointer at top-viewport (x, y) lands on frame K itself. */
+  frameHit(k: number, x: number, y: number): void;
+  /** A frame number no <iframe> of this document holds (for frames the daemon reaches inside other frames). */
+  reserveFrame(): number;
   /** The sign-in fields, submit button, CAPTCHA and error message of the page (hidden and decoy fields left out). */
   loginView(): LoginView;
   /** The submit button of the ref's form, or null. */

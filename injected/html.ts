@@ -3,7 +3,8 @@
  * Built by walking the flat tree (no clone): hidden subtrees and hidden text are skipped, as are script,
  * style, noscript, template, comments and <svg> drawings; open shadow roots are inlined in place of the
  * host's light children (slots replaced by what they show) and same-origin frames' bodies are inlined in a
- * <div data-frame-src>; cross-origin frames stay as <iframe src>. URLs (href, src, action, poster, ...) are
+ * <div data-frame-src>; cross-origin frames stay as <iframe src> (with frameMark, a marked <div data-frame-src>
+ * the daemon fills with the frame's own reading). URLs (href, src, action, poster, ...) are
  * absolute; style, event handlers and srcset are dropped, and data-* attributes too unless dataAttrs (a model writing
  * selectors, and the check of its selectors, need them: bounded in number and length); form fields carry their current
  * value (never a password's). <head> keeps the title, meta name/property tags and the canonical link.
@@ -12,6 +13,7 @@
 import { Ctx } from './ctx.js';
 import { absoluteUrl, collapse, flatChildren, frameDocument, isElement, isFrame, isText, visibleChars } from './dom.js';
 import { optionHidden, state, textHidden } from './visibility.js';
+import { frameIndexOfFrameElement } from './refs.js';
 
 const VOID = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
 const SKIP = new Set(['script', 'style', 'noscript', 'link', 'meta', 'base', 'title', 'head', 'param']);
@@ -31,7 +33,8 @@ const DATA_VALUE_CHARS = 200;
 
 class HtmlWriter {
   out: string[] = [];
-  constructor(readonly c: Ctx, readonly dataAttrs = false) {}
+  frames: number[] = [];
+  constructor(readonly c: Ctx, readonly dataAttrs = false, readonly frameMark?: string) {}
 
   attrs(el: Element): string {
     let s = '';
@@ -109,6 +112,11 @@ class HtmlWriter {
         this.out.push(`<div data-frame-src="${escAttr(src)}">`);
         if (c.includeHidden || !state(d.body, c).hidden) this.children(d.body);
         this.out.push('</div>');
+      } else if (this.frameMark) {
+        // The daemon puts the frame's own visible HTML where the mark is (read through the frame's session).
+        const k = frameIndexOfFrameElement(el);
+        this.frames.push(k);
+        this.out.push(`<div data-frame-src="${escAttr(src)}">${this.frameMark}${k}_</div>`);
       } else {
         this.out.push(`<iframe src="${escAttr(src)}"></iframe>`);
       }
@@ -144,9 +152,16 @@ export function elementHtml(el: Element, c: Ctx): string {
   return w.out.join('');
 }
 
-export function visibleHtml(opts: { includeHidden?: boolean; dataAttrs?: boolean }): { html: string; url: string; title: string } {
+export function visibleHtml(opts: { includeHidden?: boolean; dataAttrs?: boolean; bodyOnly?: boolean; frameMark?: string }): { html: string; url: string; title: string; frames?: number[] } {
   const c = new Ctx(!!opts.includeHidden);
-  const w = new HtmlWriter(c, !!opts.dataAttrs);
+  const w = new HtmlWriter(c, !!opts.dataAttrs, opts.frameMark);
+  const marked = opts.frameMark ? { frames: w.frames } : {};
+  if (opts.bodyOnly) {
+    // A frame's content, for the daemon to put inside its parent's reading.
+    const b = document.body;
+    if (b && (c.includeHidden || !state(b, c).hidden)) w.children(b);
+    return { html: w.out.join(''), url: location.href, title: document.title, ...marked };
+  }
   const html = document.documentElement;
   const lang = html?.getAttribute('lang');
   w.out.push(`<!DOCTYPE html><html${lang ? ` lang="${escAttr(lang)}"` : ''}>`, headHtml(document));
@@ -157,5 +172,5 @@ export function visibleHtml(opts: { includeHidden?: boolean; dataAttrs?: boolean
     w.out.push('</body>');
   }
   w.out.push('</html>');
-  return { html: w.out.join(''), url: location.href, title: document.title };
+  return { html: w.out.join(''), url: location.href, title: document.title, ...marked };
 }

@@ -6,6 +6,7 @@
  */
 import type { InjectedAnswer, InjectedApi, InjectedFunctionName, InjectedWorld } from './api.js';
 import { checkTyping, clickDom, elementFor, fill, focus, pointFor, rectFor, scrollState, selectOptions } from './actions.js';
+import { crossFrames, frameBox, frameHit, frameOwner, reserveFrame } from './cross-frames.js';
 import { extract } from './extract.js';
 import { InjectedError } from './failure.js';
 import { findText } from './find.js';
@@ -50,6 +51,11 @@ const functions: Omit<InjectedApi, 'version'> = {
   watchChange,
   changed,
   fileLinks,
+  crossFrames,
+  frameOwner,
+  frameBox,
+  frameHit,
+  reserveFrame,
 };
 
 function answering<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => InjectedAnswer<R> {

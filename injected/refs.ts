@@ -5,7 +5,9 @@
  * element lives; numbers are never reused within a document. One ref space per document: resolve() accepts
  * every ref handed out in this document by any tool (snapshot, query, findText, similar, extract) for as long as
  * its element is still in the page. A navigation starts a new document with a fresh script, so old refs die
- * with it; a removed or re-rendered element is a new element and its old ref is stale.
+ * with it; a removed or re-rendered element is a new element and its old ref is stale. A cross-origin frame
+ * also gets a K here (its <iframe> element's); its own script numbers its elements `eN`, and the daemon maps
+ * `fK:eN` onto that frame's session (daemon/browser/cross-frames.ts).
  */
 import type { RefError } from './api.js';
 import { frameElementOf } from './dom.js';
@@ -14,6 +16,7 @@ const refOfElement = new WeakMap<Element, string>();
 const elementOfRef = new Map<string, WeakRef<Element>>();
 const lastNumber = new Map<number, number>();
 const frameIndexOfElement = new WeakMap<Element, number>();
+const frameElementOfIndex = new Map<number, WeakRef<Element>>();
 let frameCount = 0;
 
 /** Refs handed out in this document (resolve() accepts these while their element lives). */
@@ -29,8 +32,23 @@ export function frameIndexOfFrameElement(iframe: Element): number {
   if (k === undefined) {
     k = ++frameCount;
     frameIndexOfElement.set(iframe, k);
+    frameElementOfIndex.set(k, new WeakRef(iframe));
   }
   return k;
+}
+
+/** The <iframe> element frame number K was given to, while it is in the page. */
+export function frameElementOfNumber(k: number): Element | null {
+  const el = frameElementOfIndex.get(k)?.deref();
+  return el && el.isConnected ? el : null;
+}
+
+/**
+ * A frame number no <iframe> of this document holds: the daemon numbers frames it reaches through their own
+ * sessions (inside a cross-origin frame) from the same count, so one tab's K never means two frames.
+ */
+export function reserveFrameNumber(): number {
+  return ++frameCount;
 }
 
 /** 0 for this script's own document, K for a frame inside it. */

@@ -75,23 +75,24 @@ function hasRef(it: Item): boolean {
 }
 
 export function snapshot(opts: SnapshotOptions): SnapshotResult {
-  const s = new Snapshotter(new Ctx(!!opts.includeHidden), !!opts.markNewSince);
+  const s = new Snapshotter(new Ctx(!!opts.includeHidden), !!opts.markNewSince, opts.frameMark);
   const items: Item[] = [];
   const root = document.body ?? document.documentElement;
   if (root) s.walkRoot(root, items);
   const lines: string[] = [];
   s.render(items, 0, lines);
   commitSnapshot({ refs: s.refs, owners: s.owners });
-  return { url: location.href, title: document.title, text: lines.join('\n'), refCount: s.refs.size, skippedFrames: s.skipped };
+  return { url: location.href, title: document.title, text: lines.join('\n'), refCount: s.refs.size, skippedFrames: s.skipped, ...(opts.frameMark ? { frames: s.frames } : {}) };
 }
 
 class Snapshotter {
   refs = new Set<string>();
   owners = new WeakSet<Element>();
   skipped: { url: string }[] = [];
+  frames: number[] = [];
   private suppressText = 0;
 
-  constructor(readonly c: Ctx, readonly markNew: boolean) {}
+  constructor(readonly c: Ctx, readonly markNew: boolean, readonly frameMark?: string) {}
 
   /** A document's body: its content, or one textbox when the whole body is editable (rich-text editors). */
   walkRoot(body: Element, out: Item[]) {
@@ -244,6 +245,11 @@ class Snapshotter {
       if (!kids.length) return;
       const name = el.getAttribute('title') || el.getAttribute('name') || (src === 'about:blank' ? '' : src);
       out.push({ k: 'l', role: 'iframe', name: cut(name, VALUE_MAX), props: [], children: kids, o: el });
+    } else if (this.frameMark) {
+      // The daemon reads the frame through its own session and puts its lines under this one.
+      const k = frameIndexOfFrameElement(el);
+      this.frames.push(k);
+      out.push({ k: 'l', role: 'iframe', name: cut(src, 300), props: [], extra: `${this.frameMark}${k}_`, children: [], o: el });
     } else {
       this.skipped.push({ url: src });
       out.push({ k: 'l', role: 'iframe', name: cut(src, 300), props: [], extra: '(cross-origin)', children: [], o: el });

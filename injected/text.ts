@@ -6,6 +6,7 @@
  */
 import { Ctx } from './ctx.js';
 import { elementOf } from './failure.js';
+import { frameIndexOfFrameElement } from './refs.js';
 import { collapse, flatChildren, visibleChars, frameDocument, isElement, isFrame, isText, NEVER_TEXT, OPAQUE_CONTROLS } from './dom.js';
 import { displayOf, state, textHidden } from './visibility.js';
 
@@ -99,6 +100,9 @@ export interface WalkOpts {
   frames: boolean;
   /** Record element spans (single-string collectors). */
   spans?: boolean;
+  /** Frames this script cannot enter are written as a line `<frameMark><K>_`, K added to frameList (api.ts FrameMarkOptions). */
+  frameMark?: string;
+  frameList?: number[];
 }
 
 function wsMode(ws: string): WsMode {
@@ -159,6 +163,12 @@ export function walkText(root: Node, c: Ctx, col: TextCollector, opts: WalkOpts,
         col.brk();
         walkText(d.body, c, col, opts, span);
         col.brk();
+      } else if (opts.frames && opts.frameMark && !frameDocument(ch)) {
+        const k = frameIndexOfFrameElement(ch);
+        opts.frameList?.push(k);
+        col.brk();
+        col.add(null, `${opts.frameMark}${k}_`, 'pre');
+        col.brk();
       }
     } else if (!OPAQUE_CONTROLS.has(tag)) {
       const display = displayOf(ch, c) || 'inline';
@@ -188,13 +198,13 @@ export function walkText(root: Node, c: Ctx, col: TextCollector, opts: WalkOpts,
 }
 
 /** The page's (or an element's) text as lines. */
-export function textLines(root: Element, c: Ctx, frames = true): string {
+export function textLines(root: Element, c: Ctx, frames = true, marks: Pick<WalkOpts, 'frameMark' | 'frameList'> = {}): string {
   const col = new TextCollector();
   if (root.localName === 'html') {
     const body = root.ownerDocument.body;
-    walkText(body ?? root, c, col, { frames });
+    walkText(body ?? root, c, col, { frames, ...marks });
   } else {
-    walkText(root, c, col, { frames });
+    walkText(root, c, col, { frames, ...marks });
   }
   col.finish();
   return col.blocks.map((b) => b.text).join('\n');
@@ -208,12 +218,14 @@ export function elementText(el: Element, c: Ctx): string {
 }
 
 /** The API's readText: the page (or one element) as visible text, one block per line. */
-export function readText(opts: { includeHidden?: boolean; ref?: string }): { text: string; title: string; url: string } {
+export function readText(opts: { includeHidden?: boolean; ref?: string; frameMark?: string }): { text: string; title: string; url: string; frames?: number[] } {
   const c = new Ctx(!!opts.includeHidden);
   let root: Element | null = document.documentElement;
   if (opts.ref) {
     root = elementOf(opts.ref);
     if (!c.includeHidden && state(root, c).hidden) return { text: '', title: document.title, url: location.href };
   }
-  return { text: root ? textLines(root, c) : '', title: document.title, url: location.href };
+  const frames: number[] = [];
+  const text = root ? textLines(root, c, true, opts.frameMark ? { frameMark: opts.frameMark, frameList: frames } : {}) : '';
+  return { text, title: document.title, url: location.href, ...(opts.frameMark ? { frames } : {}) };
 }

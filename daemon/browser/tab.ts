@@ -17,6 +17,7 @@ import { READ_TAB_GUARD } from './read-guard.js';
 import { TabNetwork, assertAlive } from './tab-network.js';
 import { WriteGuard, type DocumentJudge, type RequestRules, type Responder } from './write-guard.js';
 import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
+import { CrossFrames, type FrameCtx } from './cross-frames.js';
 import { TrafficRecorder } from '../traffic/recorder.js';
 import { TabRoutes } from './routes.js';
 import { registeredScopes } from './service-worker-registrations.js';
@@ -64,6 +65,14 @@ export class Tab {
   private readonly listenNetwork: (session: string, d: DisposableStore) => void;
   private worldContext?: number;
   private mainFrameId?: string;
+  /** Frames the top script cannot enter, reached through their own sessions (cross-frames.ts). */
+  private readonly crossFrames = new CrossFrames({
+    callIn: (ctx, fn, args, expectWorld) => this.callIn(ctx, fn, args, expectWorld),
+    worldOf: (ctx) => this.frameWorld(ctx),
+    frameOf: (parent, k) => this.frameOf(parent, k),
+  });
+  /** The `browserd` world of each such frame's document, by FrameCtx.key. */
+  private frameWorlds = new Map<string, number>();
   private confirmNext = false;
   /** A main-frame navigation to a new document started and has not committed (or stopped) yet: where it lands is not known. */
   navigationPending = false;
@@ -355,7 +364,11 @@ export class Tab {
     d.add(c.on('Runtime.executionContextDestroyed', s, ({ executionContextId }) => {
       if (executionContextId === this.worldContext) this.worldContext = undefined;
     }));
-    d.add(c.on('Runtime.executionContextsCleared', s, () => (this.worldContext = undefined)));
+    d.add(c.on('Runtime.executionContextsCleared', s, () => {
+      this.worldContext = undefined;
+      this.crossFrames.reset();
+      this.frameWorlds.clear();
+    }));
     d.add(c.on('Page.frameNavigated', s, ({ frame }) => {
       if (frame.parentId) return;
       this.mainFrameId = frame.id;
@@ -368,6 +381,7 @@ export class Tab {
         this.adsDocument = undefined;
       }
       this.worldContext = undefined;
+      this.crossFrames.reset();
       const url = frame.url + (frame.urlFragment ?? '');
       // Leaving through about:blank on close is not a new address for the tab's record.
       if (frame.url && url !== this.record.url && !this.leaving) {
@@ -467,21 +481,75 @@ export class Tab {
 
   /**
    * Calls a function of the injected API in the main frame's isolated world and returns its value; a failure
-   * the script reports becomes a BrowserdError here and nowhere else (injected-failure.ts).
+   * the script reports becomes a BrowserdError here and nowhere else (injected-failure.ts). Refs `fK:eN` of
+   * frames the top script cannot enter, and readings that include such frames, go through cross-frames.ts.
    */
-  async call<K extends InjectedFunctionName>(fn: K, ...args: Parameters<InjectedApi[K]>): Promise<ReturnType<InjectedApi[K]>> {
+  call<K extends InjectedFunctionName>(fn: K, ...args: Parameters<InjectedApi[K]>): Promise<ReturnType<InjectedApi[K]>> {
+    return this.crossFrames.call(fn, args);
+  }
+
+  /** The element behind a ref as a CDP object of its world, with that world's session; undefined when it is gone. */
+  async elementIn(ref: string): Promise<{ objectId: string; session: string } | undefined> {
+    const t = this.crossFrames.target(ref);
+    const session = t?.ctx.session ?? this.sessionId;
+    const contextId = t ? await this.frameWorld(t.ctx) : await this.worldId();
+    if (t && contextId !== t.world) return undefined;
+    const r = await this.conn.send('Runtime.evaluate', { expression: `__browserd.elementFor(${JSON.stringify(t?.inner ?? ref)}).value`, contextId, returnByValue: false }, session);
+    if (!r.result.objectId || r.result.subtype !== 'node') return undefined;
+    return { objectId: r.result.objectId, session };
+  }
+
+  /** A CDP command on one of the tab's sessions (a cross-origin frame's, as elementIn gives it). */
+  sendOn: CdpConnection['send'] = (method, params, session, timeout) => this.conn.send(method, params, session ?? this.sessionId, timeout);
+
+  /** The `browserd` world of a cross-origin frame's document (made on first use; a new document gets a new one). */
+  private async frameWorld(ctx: FrameCtx): Promise<number> {
+    const known = this.frameWorlds.get(ctx.key);
+    if (known !== undefined) return known;
+    const made = await this.conn.sendMayFail('Page.createIsolatedWorld', { frameId: ctx.frameId, worldName: WORLD, grantUniveralAccess: false }, ctx.session);
+    if (!made) throw new BrowserdError('stale_ref', 'the frame this ref belongs to is gone (it was removed or loaded another page)', { next: 'Take a new browser_snapshot.' });
+    const { executionContextId } = made;
+    this.frameWorlds.set(ctx.key, executionContextId);
+    return executionContextId;
+  }
+
+  /** The frame behind <iframe> number k of a document (its CDP node says which), and the session that reaches it. */
+  private async frameOf(parent: FrameCtx | null, k: number): Promise<{ session: string; frameId: string } | null> {
+    const session = parent?.session ?? this.sessionId;
+    const contextId = parent ? await this.frameWorld(parent) : await this.worldId();
+    const r = await this.conn.send('Runtime.evaluate', { expression: `__browserd.frameOwner(${k}).value`, contextId, returnByValue: false }, session);
+    const objectId = r.result.objectId;
+    if (!objectId || r.result.subtype !== 'node') return null;
+    try {
+      const { node } = await this.conn.send('DOM.describeNode', { objectId }, session);
+      if (!node.frameId) return null;
+      // A frame in another process has a session of its own (target-adoption.ts); one in this process shares its parent's.
+      return { session: this.adoption.frameSession(node.frameId) ?? session, frameId: node.frameId };
+    } finally {
+      void this.conn.sendMayFail('Runtime.releaseObject', { objectId }, session);
+    }
+  }
+
+  /** One API call in one world: the top document's (ctx null) or a cross-origin frame's. */
+  private async callIn<K extends InjectedFunctionName>(ctx: FrameCtx | null, fn: K, args: unknown[], expectWorld?: number): Promise<ReturnType<InjectedApi[K]>> {
     const expr = `globalThis.__browserd ? __browserd.${String(fn)}(...${JSON.stringify(args)}) : '__browserd_missing__'`;
+    const session = ctx?.session ?? this.sessionId;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const contextId = await this.worldId();
+      const contextId = ctx ? await this.frameWorld(ctx) : await this.worldId();
+      // The frame shows another document than the ref came from: the same number there is another element.
+      if (expectWorld !== undefined && contextId !== expectWorld) throw new BrowserdError('stale_ref', 'the frame this ref belongs to has loaded another page since', { next: 'Take a new browser_snapshot.' });
       let r;
       try {
-        r = await this.conn.send('Runtime.evaluate', { expression: expr, contextId, returnByValue: true, awaitPromise: true }, this.sessionId);
+        r = await this.conn.send('Runtime.evaluate', { expression: expr, contextId, returnByValue: true, awaitPromise: true }, session);
       } catch (e) {
         // The world went away under us (navigation): make a new one and try again.
         if (e instanceof CdpError && /context/i.test(e.message)) {
-          this.worldContext = undefined;
+          if (ctx) this.frameWorlds.delete(ctx.key);
+          else this.worldContext = undefined;
           continue;
         }
+        // A frame's session ends when the frame goes or moves to another process: its refs went with it.
+        if (ctx && e instanceof CdpError) throw new BrowserdError('stale_ref', 'the frame this ref belongs to is gone (it was removed or loaded another page)', { next: 'Take a new browser_snapshot.' });
         throw e;
       }
       if (r.exceptionDetails) {
@@ -492,7 +560,7 @@ export class Tab {
         });
       }
       if (r.result.value === '__browserd_missing__') {
-        await this.conn.send('Runtime.evaluate', { expression: injectedSource(), contextId }, this.sessionId);
+        await this.conn.send('Runtime.evaluate', { expression: injectedSource(), contextId }, session);
         continue;
       }
       const answer = r.result.value as InjectedAnswer<ReturnType<InjectedApi[K]>>;
@@ -636,12 +704,18 @@ export async function afterAction(tab: Tab, mark: { nav: number; loads: number }
   }
 }
 
-/** A CDP object id for the element behind a ref (for DOM.setFileInputFiles and the like). */
-export async function elementObjectId(tab: Tab, ref: string): Promise<string> {
+/** A CDP object id for the element behind a ref, and the session it belongs to (a cross-origin frame's own, for its refs). */
+export async function elementObject(tab: Tab, ref: string): Promise<{ objectId: string; session: string }> {
   // Answers stale_ref (or not_found) through the one failure path before we ask for the element itself.
   await tab.call('elementInfo', ref);
-  const ctxId = await (tab as any).worldId();
-  const r = await tab.send('Runtime.evaluate', { expression: `__browserd.elementFor(${JSON.stringify(ref)}).value`, contextId: ctxId, returnByValue: false });
-  if (!r.result.objectId || r.result.subtype !== 'node') throw new BrowserdError('stale_ref', `ref ${ref} is not in the current page`, { next: 'Take a new browser_snapshot.' });
-  return r.result.objectId;
+  const r = await tab.elementIn(ref);
+  if (!r) throw new BrowserdError('stale_ref', `ref ${ref} is not in the current page`, { next: 'Take a new browser_snapshot.' });
+  return r;
+}
+
+/** A CDP object id for the element behind a ref of the top script (frames the top script cannot enter: elementObject). */
+export async function elementObjectId(tab: Tab, ref: string): Promise<string> {
+  const r = await elementObject(tab, ref);
+  if (r.session !== tab.sessionId) throw new BrowserdError('stale_ref', `ref ${ref} is in a frame of another site`, { next: 'Use an element of the page itself.' });
+  return r.objectId;
 }

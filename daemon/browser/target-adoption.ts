@@ -7,6 +7,7 @@
 import { DisposableStore, type CdpConnection } from '../cdp/connection.js';
 import type { WriteGuard } from './write-guard.js';
 import { READ_TAB_GUARD } from './read-guard.js';
+import { LISTENER_MARKER_SOURCE } from '../../injected/listeners.js';
 
 /** Workers that belong to the browser rather than to one tab. */
 export const BROWSER_WORKER_TYPES = new Set(['shared_worker', 'service_worker']);
@@ -27,6 +28,8 @@ const FRAME_TYPES = new Set(['iframe', 'page']);
 export class TargetAdoption {
   /** Listeners of each adopted session, dropped when it detaches (frames come and go for a tab's lifetime). */
   private children = new Map<string, DisposableStore>();
+  /** The session of each frame in another process, by its frame id (an out-of-process frame's target id is its frame id). */
+  private frames = new Map<string, string>();
   constructor(
     private conn: CdpConnection,
     private owner: AdoptionOwner,
@@ -48,8 +51,14 @@ export class TargetAdoption {
       const child = p.sessionId ? this.children.get(p.sessionId) : undefined;
       if (!child) return;
       this.children.delete(p.sessionId!);
+      for (const [frameId, s] of this.frames) if (s === p.sessionId) this.frames.delete(frameId);
       child.dispose();
     }));
+  }
+
+  /** The session of the out-of-process frame with this frame id, if the tab has one. */
+  frameSession(frameId: string): string | undefined {
+    return this.frames.get(frameId);
   }
 
   /** Rules first, then children, then run. A target that vanished meanwhile fails quietly: it runs nothing. */
@@ -67,11 +76,14 @@ export class TargetAdoption {
     this.watch(child, d);
     const steps: Promise<unknown>[] = [this.guard.guard(child, d, true)];
     const guardRealm = this.realmGuardNeeded();
+    if (type === 'iframe' && target) this.frames.set(target.targetId, child);
     if (FRAME_TYPES.has(type)) {
       // A frame in another process runs new-document scripts only once its Page domain is on.
       const enabled = c.sendMayFail('Page.enable', {}, child);
       if (guardRealm) steps.push(enabled.then(() => c.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: READ_TAB_GUARD, runImmediately: true }, child)));
-      else steps.push(enabled);
+      // Its snapshot (cross-frames.ts) tells clickable elements by the listeners page script gave them, as the tab's own does.
+      if (type === 'iframe') steps.push(enabled.then(() => c.sendMayFail('Page.addScriptToEvaluateOnNewDocument', { source: LISTENER_MARKER_SOURCE, runImmediately: true }, child)));
+      steps.push(enabled);
       if (target && this.onFrame) steps.push(enabled.then(() => this.onFrame!(child, target, d)));
     } else if (guardRealm) {
       // A worker paused before its first statement: its global scope exists, its script has not run yet.

@@ -60,7 +60,7 @@ export const queryTools = [
     name: 'browser_query',
     title: 'Query elements',
     description:
-      'Exact element search: exactly one of css, xpath, text (case-insensitive, whitespace collapsed, deepest elements) or regex (JavaScript syntax, no slashes; flags i, m, s, u). Each match has a ref, tag, text, the asked attributes and a stable CSS locator. Hidden elements are left out unless includeHidden.',
+      'Exact element search: exactly one of css, xpath, text (case-insensitive, whitespace collapsed, deepest elements) or regex (JavaScript syntax, no slashes; flags i, m, s, u). Each match has a ref, tag, text, the asked attributes and a stable CSS locator (inside a cross-origin frame, relative to that frame). Frames are searched too. Hidden elements are left out unless includeHidden.',
     input: params({
       css: Type.Optional(Type.String({ description: 'CSS selector.', minLength: 1, maxLength: 2000 })),
       xpath: Type.Optional(Type.String({ description: 'XPath expression.', minLength: 1, maxLength: 2000 })),

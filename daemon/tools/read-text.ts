@@ -11,7 +11,7 @@ export const readTools = [
   defineTool({
     name: 'browser_read_text',
     title: 'Read visible text',
-    description: 'The visible text of the page (or of one element), in reading order, fenced as untrusted. Hidden text is left out unless includeHidden.',
+    description: 'The visible text of the page (or of one element), in reading order, frames included, fenced as untrusted. Hidden text is left out unless includeHidden.',
     input: params({
       tab: TabParam,
       ref: Type.Optional(RefParam('Only the text of this element.')),

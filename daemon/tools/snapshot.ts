@@ -35,7 +35,7 @@ export const snapshotTools = [
     name: 'browser_snapshot',
     title: 'Snapshot the page',
     description:
-      'The page as a compact outline (role, name, value, state) with refs eN for interactive elements (fK:eN inside frames); open shadow roots and same-origin frames included; text a person cannot see is left out unless includeHidden.',
+      'The page as a compact outline (role, name, value, state) with refs eN for interactive elements (fK:eN inside frame K); open shadow roots and frames, cross-origin ones included, are shown in place; text a person cannot see is left out unless includeHidden.',
     input: params({ tab: TabParam, includeHidden: IncludeHiddenParam }),
     output: SnapshotOutput,
     effect: 'read',
