@@ -3334,7 +3334,7 @@ export interface operations {
                      */
                     mode?: "read" | "act";
                     /**
-                     * @description Bring the tab to the front. Default true.
+                     * @description Bring the tab to the front, its window maximised. Default true.
                      * @default true
                      */
                     visible?: boolean;
@@ -4353,7 +4353,7 @@ export interface operations {
                      */
                     mode?: "read" | "act";
                     /**
-                     * @description Bring the tab to the front. Default true.
+                     * @description Bring the tab to the front, its window maximised. Default true.
                      * @default true
                      */
                     visible?: boolean;
@@ -13807,7 +13807,7 @@ export interface operations {
                         expiresAt?: string;
                         /** @description start: the named profile, when one was asked for. */
                         profile?: string;
-                        /** @description start: a live link to the profile's newest tab. */
+                        /** @description start: a live link to the profile's newest tab (a blank one is opened when it has none). */
                         liveUrl?: string;
                         /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
                         blocked?: {

@@ -397,7 +397,12 @@ export class BrowserInstance {
     const a = await this.waitAttached(targetId);
     const tab = this.makeTab(rec, targetId, a.sessionId, opts.persist ?? true);
     await tab.setup(a.waiting, { drawn });
-    if (opts.visible !== false) await conn.sendMayFail('Target.activateTarget', { targetId });
+    if (opts.visible !== false) {
+      await conn.sendMayFail('Target.activateTarget', { targetId });
+      // In front means as a person would have it: the tab's own window maximised (a live view shows all of it).
+      const win = await conn.sendMayFail('Browser.getWindowForTarget', { targetId });
+      if (win) await conn.sendMayFail('Browser.setWindowBounds', { windowId: win.windowId, bounds: { windowState: 'maximized' } });
+    }
     return tab;
   }
 

@@ -116,7 +116,7 @@ export class BrowserPool {
     const idleMin = Math.round(this.cfg.browserIdleMs / 60000);
     if (user !== undefined && this.countFor(user) >= this.cfg.maxBrowsersPerUser) {
       return new BrowserdError('browser_capacity', `you already run ${this.countFor(user)} browsers, the most one user may (per-user limit ${this.cfg.maxBrowsersPerUser}); the default profile and each named profile count`, {
-        next: `Keep working in a profile that is running, or wait for one to go idle${this.cfg.browserIdleMs > 0 ? ` (idle browsers stop after ${idleMin || '<1'} min)` : ''} and retry; an admin can raise --max-browsers-per-user.`,
+        next: `Keep working in a profile that is running, or wait ${this.cfg.capacityRetryAfterS} seconds for one to go idle${this.cfg.browserIdleMs > 0 ? ` (idle browsers stop after ${idleMin || '<1'} min)` : ''} and retry; an admin can raise --max-browsers-per-user.`,
         retryAfterS: this.cfg.capacityRetryAfterS,
         details: { perUserLimit: this.cfg.maxBrowsersPerUser },
       });

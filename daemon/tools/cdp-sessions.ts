@@ -13,9 +13,13 @@ import { cdpRefusal, settleDocuments } from '../vault/secret-documents.js';
 export const DEFAULT_SESSION_MINUTES = 15;
 
 /** A live link to the profile's newest tab, when live view is available and there is a tab to show. */
+/** The profile's newest tab outside any context, if it has one. */
+function tabOfProfile(ctx: ToolContext, profile: string | undefined) {
+  return ctx.env.tabs.list(ctx.user.id).filter((r) => (r.profile ?? undefined) === profile && !r.context).at(-1);
+}
+
 function liveLinkFor(ctx: ToolContext, profile: string | undefined): string | undefined {
-  const tabs = ctx.env.tabs.list(ctx.user.id).filter((r) => (r.profile ?? undefined) === profile && !r.context);
-  const tab = tabs[tabs.length - 1];
+  const tab = tabOfProfile(ctx, profile);
   if (!tab) return undefined;
   try {
     return createLiveLink(ctx.env, ctx.user.id, tab.id).url;
@@ -57,7 +61,7 @@ export const cdpSessionTools = [
       cdpUrl: Type.Optional(Type.String({ description: 'start: the ws:// URL for a CDP client; works until the session ends. Keep it secret.' })),
       expiresAt: Type.Optional(Type.String({ description: 'start: when the session ends (ISO).' })),
       profile: Type.Optional(Type.String({ description: 'start: the named profile, when one was asked for.' })),
-      liveUrl: Type.Optional(Type.String({ description: "start: a live link to the profile's newest tab." })),
+      liveUrl: Type.Optional(Type.String({ description: "start: a live link to the profile's newest tab (a blank one is opened when it has none)." })),
     }),
     effect: 'write',
     needsBrowser: false,
@@ -91,6 +95,9 @@ export const cdpSessionTools = [
       // Raw CDP can run anything in any page: never on a browser that holds a filled vault value.
       const s = await sessions.start(ctx.user.id, args.profile, args.minutes ?? DEFAULT_SESSION_MINUTES, () => cdpRefusal(browser.tabs.values()));
       const cdpUrl = sessions.urlOf(s);
+      // A live link needs a tab to show: a profile with none gets a blank read tab (the session can drive it).
+      let opened: string | undefined;
+      if (!tabOfProfile(ctx, args.profile)) opened = (await browser.openTab({ mode: 'read' })).id;
       const live = liveLinkFor(ctx, args.profile);
       out.set('id', s.id);
       out.set('cdpUrl', cdpUrl);
@@ -102,6 +109,7 @@ export const cdpSessionTools = [
           `CDP session ${s.id} on ${s.profile ? `profile ${s.profile}` : 'your own browser'}, until ${new Date(s.expiresAt).toISOString()} (${s.minutes} min, metered per started minute).`,
           `Connect a CDP client to: ${cdpUrl}`,
           'Commands without a sessionId act at browser level (Target.*); attach to pages with Target.attachToTarget{flatten:true}.',
+          ...(opened ? [`The profile had no tab, so a blank one was opened (${opened}) for the live view.`] : []),
           ...(live ? [`Watch it live: ${live}`] : []),
         ].join('\n'),
       );

@@ -292,6 +292,8 @@ export function renderErrorMcp(e: BrowserdError): McpContent {
   const next = e.next ? cutUrls(e.next) : undefined;
   const lines = [`Error [${e.code}]: ${inline(message.text)}`];
   if (next) lines.push(`Next: ${inline(next.text)}`);
+  // What REST says in Retry-After, an MCP client reads here: the wait before the same call may succeed.
+  if (e.retryAfterS) lines.push(`Retry after: ${e.retryAfterS} seconds.`);
   const nonce = randomBytes(8).toString('hex');
   const urls = [...new Set([...message.urls, ...(next?.urls ?? [])])];
   if (typeof quoted === 'string') lines.push(fenceWith(nonce, 'page text in this error', quoted));

@@ -17,7 +17,7 @@ import { cleanBeforeOpening } from '../vault/site-storage.js';
 export const OpenInput = params({
   url: Type.Optional(Type.String({ description: 'First address. "example.com" means https://example.com. Without it the tab is blank.', maxLength: 8192 })),
   mode: Type.Optional(StringEnum(['read', 'act'], { description: 'read (default): the tab cannot change anything on a site (network writes are aborted, sensitive actions refused). act: may make changes, under the host policy.', default: 'read' })),
-  visible: Type.Optional(Type.Boolean({ description: 'Bring the tab to the front. Default true.', default: true })),
+  visible: Type.Optional(Type.Boolean({ description: 'Bring the tab to the front, its window maximised. Default true.', default: true })),
   allowedDomains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { description: 'Where the tab and its popups may navigate; sub-domains included.', maxItems: 50 })),
   live: Type.Optional(StringEnum(['interactive', 'view', 'none'], { description: 'Live link kind: interactive (a person may click and type, where the account allows take-over; otherwise view), view (watch only) or none (no link). Default interactive.', default: 'interactive' })),
   context: Type.Optional(Type.String({ description: 'Open in a separate isolated context of this name (own cookies and storage, like an incognito window); created on first use.', pattern: NAME.source })),

@@ -25,7 +25,13 @@ t.test('a second browser for one user is browser_capacity naming the per-user li
   t.equal(second.json.error.code, 'browser_capacity');
   t.match(second.json.error.message, /per-user limit 1/);
   t.match(second.json.error.next, /idle/);
-  t.ok(second.headers.get('retry-after'));
+  const wait = Number(second.headers.get('retry-after'));
+  t.ok(wait > 0, 'REST: Retry-After');
+  t.match(second.json.error.next, new RegExp(`wait ${wait} seconds`), 'the per-user refusal names the wait too');
+  const overMcp = await call(client, 'browser_open', { url: `${site.url}/b`, mode: 'read', profile: 'work' });
+  t.ok(overMcp.isError);
+  t.match(overMcp.text, /Error \[browser_capacity\]/);
+  t.match(overMcp.text, new RegExp(`Retry after: ${wait} seconds`), 'MCP: the same wait, in the error');
   t.equal(d.daemon.env.pool.countFor('alice'), 1, 'no second browser was started');
 
   const bob = await d.addUser('bob');

@@ -315,3 +315,39 @@ t.test('with a tab open, a session comes with a live link to watch it', async (t
   const id = /CDP session (cdp_[0-9a-f]{16})/.exec(r.text)![1];
   t.notOk((await call(client, 'browser_sessions', { action: 'stop', id })).isError);
 });
+
+t.test('a profile with no tab yet gets a blank read tab, so the session still comes with a live link', async (t) => {
+  const client = await stack.d.mcp(stack.token);
+  const tabsBefore = stack.d.daemon.env.tabs.list('alice').filter((r) => r.profile === 'fresh');
+  t.same(tabsBefore, [], 'the profile has no tab');
+  const r = await call(client, 'browser_sessions', { action: 'start', minutes: 1, profile: 'fresh' });
+  t.notOk(r.isError, r.text);
+  const live = /Watch it live: (\S+)/.exec(r.text)?.[1];
+  t.match(live, new RegExp(`^${stack.d.url}/live/[A-Za-z0-9_-]{43}$`), 'a live link of this daemon');
+  const page = await fetch(live!);
+  t.equal(page.status, 200, 'the link opens the viewer');
+  await page.text();
+  const opened = stack.d.daemon.env.tabs.list('alice').filter((r) => r.profile === 'fresh');
+  t.equal(opened.length, 1, 'one blank tab was opened for it');
+  t.equal(opened[0]!.mode, 'read', 'in read mode');
+  t.match(r.text, new RegExp(`a blank one was opened \\(${opened[0]!.id.replace('/', '\\/')}\\)`));
+  const id = /CDP session (cdp_[0-9a-f]{16})/.exec(r.text)![1];
+  t.notOk((await call(client, 'browser_sessions', { action: 'stop', id })).isError);
+});
+
+t.test('browser_open brings the tab to the front maximised; visible false leaves its window as it is', async (t) => {
+  const client = await stack.d.mcp(stack.token);
+  const stateOf = async (tabId: string) => {
+    const inst = stack.d.daemon.env.pool.peek('alice')!;
+    const tab = inst.tabs.get(tabId)!;
+    const { bounds } = await inst.conn!.send('Browser.getWindowForTarget', { targetId: tab.targetId });
+    return bounds.windowState;
+  };
+  const front = await call(client, 'browser_open', { url: `${stack.site.url}/tab`, mode: 'read', visible: true });
+  t.notOk(front.isError, front.text);
+  t.equal(await stateOf(front.raw.structuredContent.tab as string), 'maximized');
+  const dflt = await call(client, 'browser_open', { url: `${stack.site.url}/tab`, mode: 'read' });
+  t.equal(await stateOf(dflt.raw.structuredContent.tab as string), 'maximized', 'visible is true by default');
+  const back = await call(client, 'browser_open', { url: `${stack.site.url}/tab`, mode: 'read', visible: false });
+  t.equal(await stateOf(back.raw.structuredContent.tab as string), 'normal');
+});
