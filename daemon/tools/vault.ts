@@ -198,7 +198,7 @@ export const vaultTools = [
     name: 'browser_login',
     title: 'Sign in with the vault',
     description:
-      "Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the values, and no script of yours runs in a page holding them until it navigates away.",
+      "Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab; with no tab open at all, a new act tab it names), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the values, and no script of yours runs in a page holding them until it navigates away.",
     input: params({
       site: SiteParam,
       loginUrl: Type.Optional(Type.String({ description: "Where the sign-in form is, on the entry's site. Default: the entry's login URL, else https://<site>/.", minLength: 1, maxLength: 8192 })),
@@ -208,7 +208,8 @@ export const vaultTools = [
     output: withSnapshotAfter(LoginResult),
     effect: 'write',
     async handle(ctx, args, out) {
-      const tab = await ctx.tab(args.tab);
+      // With no tab at all, runLogin opens an act tab once the entry and its login URL have passed.
+      const tab = args.tab !== undefined || ctx.defaultTabId() ? await ctx.tab(args.tab) : undefined;
       await approvalAware(out, () => runLogin(ctx, tab, args, out));
     },
   }),
