@@ -1190,7 +1190,7 @@ export interface paths {
         put?: never;
         /**
          * Fill a code from the inbox
-         * @description Waits for the newest message about the site that arrives after this call starts, in the user's OTP inbox (e-mail or SMS forwarder), takes the code from it and fills it (ref, or the code field the page shows), then sends the form unless submit is false. You see neither message nor code. Without an inbox, a person must be asked. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the code, and the page runs none of your scripts until it navigates away.
+         * @description Takes the newest message about the site in the user's OTP inbox (e-mail or SMS forwarder) that arrived since the sign-in step in this tab began (the last vault value filled into it, up to 10 minutes back), or within the last sinceSeconds, else since this call started; waits for one if none is there yet. It takes the code from it and fills it (ref, or the code field the page shows), then sends the form unless submit is false. You see neither message nor code. Without an inbox, a person must be asked. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the code, and the page runs none of your scripts until it navigates away.
          */
         post: operations["browser_fill_otp"];
         delete?: never;
@@ -1210,7 +1210,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with the vault
-         * @description Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the values, and no script of yours runs in a page holding them until it navigates away.
+         * @description Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab; with no tab open at all, a new act tab it names), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the values, and no script of yours runs in a page holding them until it navigates away.
          */
         post: operations["browser_login"];
         delete?: never;
@@ -13360,6 +13360,8 @@ export interface operations {
                     inbox?: string;
                     /** @description How long to wait for the message, 1-60 seconds. Default 60. */
                     timeoutS?: number;
+                    /** @description Also take a message that arrived up to this many seconds before the call, 1-600 (replaces the sign-in step start). Default: since the sign-in step in this tab began, else since the call. */
+                    sinceSeconds?: number;
                     /** @description Send the form after filling (its submit button, else Enter). Default true. */
                     submit?: boolean;
                     /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */

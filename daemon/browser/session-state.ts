@@ -61,9 +61,42 @@ function connOf(inst: BrowserInstance): CdpConnection {
   return inst.conn;
 }
 
-async function contextOf(conn: CdpConnection, tab: Tab): Promise<string | undefined> {
-  const { targetInfo } = await conn.send('Target.getTargetInfo', { targetId: tab.targetId });
-  return targetInfo.browserContextId;
+/**
+ * The browser context to name in Storage and Target calls: none for a tab of the profile's own (default)
+ * context, the id this browser made for a named context otherwise. The id is never taken from the target:
+ * Target.getTargetInfo reports the default context's id too, and Chromium's Storage and Target calls look an
+ * id up only among the contexts made over CDP, so naming the default context by id failed ("Failed to find
+ * browser context for id"). A named context closed since the tab was resolved is a clear not_found.
+ */
+function contextOf(inst: BrowserInstance, tab: Tab): string | undefined {
+  const name = tab.record.context;
+  if (!name) return undefined;
+  const id = inst.contexts.get(name);
+  if (!id || tab.closed) throw contextGone(tab);
+  return id;
+}
+
+/** The tab was closed, or its context ended or was made anew, since the call resolved it. */
+function gone(inst: BrowserInstance, tab: Tab, id: string | undefined): boolean {
+  return tab.closed || inst.tabs.get(tab.id) !== tab || (!!tab.record.context && inst.contexts.get(tab.record.context) !== id);
+}
+
+function contextGone(tab: Tab): BrowserdError {
+  return new BrowserdError('not_found', `tab ${tab.id} or its context was closed during the call`, { next: 'List your tabs with browser_tabs, open the site again, and call again.' });
+}
+
+/**
+ * Runs a browser-level call for the tab's context; when the context ended meanwhile (closed by another call
+ * between the lookup and this one), Chromium's "Failed to find browser context" becomes not_found.
+ */
+async function inContext<T>(inst: BrowserInstance, tab: Tab, run: (browserContextId: string | undefined) => Promise<T>): Promise<T> {
+  const id = contextOf(inst, tab);
+  try {
+    return await run(id);
+  } catch (e) {
+    if (e instanceof Error && e.name === 'CdpError' && gone(inst, tab, id)) throw contextGone(tab);
+    throw e;
+  }
 }
 
 function toSaved(c: Protocol.Network.Cookie): SavedCookie {
@@ -101,9 +134,8 @@ export async function readSessionState(inst: BrowserInstance, tab: Tab): Promise
   if (!sites.length) {
     throw new BrowserdError('action_failed', `tab ${tab.id} is on no web site (${tab.url}), so there is no session to save`, { next: 'Navigate the tab to the signed-in site first, then save.' });
   }
-  const browserContextId = await contextOf(conn, tab);
   const now = Date.now() / 1000;
-  const { cookies } = await conn.send('Storage.getCookies', { browserContextId });
+  const { cookies } = await inContext(inst, tab, (browserContextId) => conn.send('Storage.getCookies', browserContextId ? { browserContextId } : {}));
   const kept = cookies.filter((c) => sites.includes(siteOfHost(c.domain)) && (c.session || c.expires > now)).map(toSaved);
   const stored: SavedOriginStorage[] = [];
   for (const origin of origins) {
@@ -154,7 +186,7 @@ async function restoreLocalStorage(conn: CdpConnection, browserContextId: string
   const restored: string[] = [];
   const failed: string[] = [];
   if (!origins.length) return { restored, failed };
-  const { targetId } = await conn.send('Target.createTarget', { url: 'about:blank', browserContextId, hidden: true, background: true });
+  const { targetId } = await conn.send('Target.createTarget', { url: 'about:blank', ...(browserContextId ? { browserContextId } : {}), hidden: true, background: true });
   try {
     const { sessionId } = await conn.send('Target.attachToTarget', { targetId, flatten: true });
     await conn.send('Page.enable', {}, sessionId);
@@ -214,20 +246,21 @@ export interface LoadOutcome {
  */
 export async function writeSessionState(inst: BrowserInstance, tab: Tab, sites: string[], contents: SessionContents): Promise<LoadOutcome> {
   const conn = connOf(inst);
-  const browserContextId = await contextOf(conn, tab);
   let cookiesSet = 0;
   const cookiesRefused: string[] = [];
   const now = Date.now() / 1000;
   for (const c of contents.cookies) {
     if (c.expires !== undefined && c.expires <= now) continue;
     try {
-      await conn.send('Storage.setCookies', { browserContextId, cookies: [toParam(c)] });
+      await inContext(inst, tab, (browserContextId) => conn.send('Storage.setCookies', { ...(browserContextId ? { browserContextId } : {}), cookies: [toParam(c)] }));
       cookiesSet++;
-    } catch {
+    } catch (e) {
+      // A context that ended is the call's failure, not one refused cookie.
+      if (e instanceof BrowserdError) throw e;
       cookiesRefused.push(c.name);
     }
   }
-  const { restored, failed } = await restoreLocalStorage(conn, browserContextId, contents.origins);
+  const { restored, failed } = await inContext(inst, tab, (browserContextId) => restoreLocalStorage(conn, browserContextId, contents.origins));
   let reloaded = false;
   let onSite = false;
   try {
@@ -237,8 +270,14 @@ export async function writeSessionState(inst: BrowserInstance, tab: Tab, sites: 
     onSite = false;
   }
   if (onSite) {
-    await reload(tab);
-    await tab.settle();
+    try {
+      await reload(tab);
+      await tab.settle();
+    } catch (e) {
+      // The tab (or its context) was closed by another call while the state went in.
+      if (gone(inst, tab, tab.record.context ? inst.contexts.get(tab.record.context) : undefined)) throw contextGone(tab);
+      throw e;
+    }
     reloaded = true;
   }
   return { cookiesSet, cookiesRefused, storageRestored: restored, storageFailed: failed, reloaded };

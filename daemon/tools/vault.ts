@@ -17,6 +17,7 @@ import { ApprovalStop } from '../vault/page-guard.js';
 import { LoginResult, runLogin } from '../vault/login-flow.js';
 import { freshTotpCode } from '../vault/totp.js';
 import { waitForOtp } from '../vault/otp/index.js';
+import { signInStepStart } from '../vault/sign-in-steps.js';
 import { PageText, TabIdField } from './output.js';
 
 const SiteParam = Type.String({ description: 'The vault entry (usually the site\'s host, e.g. "example.com"); browser_vault_list names them.', pattern: VAULT_NAME.source });
@@ -145,13 +146,14 @@ export const vaultTools = [
   defineTool({
     name: 'browser_fill_otp',
     title: 'Fill a code from the inbox',
-    description: "Waits for the newest message about the site that arrives after this call starts, in the user's OTP inbox (e-mail or SMS forwarder), takes the code from it and fills it (ref, or the code field the page shows), then sends the form unless submit is false. You see neither message nor code. Without an inbox, a person must be asked. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the code, and the page runs none of your scripts until it navigates away.",
+    description: "Takes the newest message about the site in the user's OTP inbox (e-mail or SMS forwarder) that arrived since the sign-in step in this tab began (the last vault value filled into it, up to 10 minutes back), or within the last sinceSeconds, else since this call started; waits for one if none is there yet. It takes the code from it and fills it (ref, or the code field the page shows), then sends the form unless submit is false. You see neither message nor code. Without an inbox, a person must be asked. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the code, and the page runs none of your scripts until it navigates away.",
     input: params({
       site: SiteParam,
       ref: Type.Optional(RefParam('The code field. Default: found by autocomplete=one-time-code, inputmode, name or label.')),
       from: Type.Optional(Type.String({ description: 'Only messages whose sender contains this (case-insensitive).', minLength: 1, maxLength: 200 })),
       inbox: Type.Optional(Type.String({ description: 'Which otp_inbox entry to read. Default: all of them.', pattern: VAULT_NAME.source })),
       timeoutS: Type.Optional(Type.Integer({ description: 'How long to wait for the message, 1-60 seconds. Default 60.', minimum: 1, maximum: 60 })),
+      sinceSeconds: Type.Optional(Type.Integer({ description: 'Also take a message that arrived up to this many seconds before the call, 1-600 (replaces the sign-in step start). Default: since the sign-in step in this tab began, else since the call.', minimum: 1, maximum: 600 })),
       submit: SubmitParam,
       tab: TabParam,
     }),
@@ -170,9 +172,12 @@ export const vaultTools = [
     }),
     effect: 'write',
     async handle(ctx, args, out) {
-      const since = new Date();
+      const called = Date.now();
       const entry = loginEntry(ctx, args.site);
       const tab = await ctx.tab(args.tab);
+      // A code sent for the step that started this sign-in may be older than this call (sign-in-steps.ts).
+      const stepStart = signInStepStart(ctx.user.id, tab.id, entry.info.name, called) ?? called;
+      const since = new Date(args.sinceSeconds !== undefined ? called - args.sinceSeconds * 1000 : Math.min(called, stepStart));
       await approvalAware(out, async () => {
         // Find the field (and refuse a wrong tab or site) before waiting up to a minute for a message.
         const ref = await codeFieldRef(tab, args.ref);
@@ -198,7 +203,7 @@ export const vaultTools = [
     name: 'browser_login',
     title: 'Sign in with the vault',
     description:
-      "Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the values, and no script of yours runs in a page holding them until it navigates away.",
+      "Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab; with no tab open at all, a new act tab it names), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the values, and no script of yours runs in a page holding them until it navigates away.",
     input: params({
       site: SiteParam,
       loginUrl: Type.Optional(Type.String({ description: "Where the sign-in form is, on the entry's site. Default: the entry's login URL, else https://<site>/.", minLength: 1, maxLength: 8192 })),
@@ -208,7 +213,8 @@ export const vaultTools = [
     output: withSnapshotAfter(LoginResult),
     effect: 'write',
     async handle(ctx, args, out) {
-      const tab = await ctx.tab(args.tab);
+      // With no tab at all, runLogin opens an act tab once the entry and its login URL have passed.
+      const tab = args.tab !== undefined || ctx.defaultTabId() ? await ctx.tab(args.tab) : undefined;
       await approvalAware(out, () => runLogin(ctx, tab, args, out));
     },
   }),

@@ -14,6 +14,7 @@ import type { LoginEntry } from './entry.js';
 import { assertSecretTarget, gateFound } from './page-guard.js';
 import { maskField } from './masking.js';
 import { admitSecretFill } from './secret-documents.js';
+import { noteSignInStep } from './sign-in-steps.js';
 
 /**
  * Fills one secret into `ref` after every check of page-guard.ts, and only where no agent code can read it
@@ -35,6 +36,8 @@ export async function fillSecret(ctx: ToolContext, tab: Tab, entry: LoginEntry, 
   });
   await maskField(tab, ref, value);
   await tab.call('fill', ref, value);
+  // A code the site sends for this step may come before browser_fill_otp is called (sign-in-steps.ts).
+  noteSignInStep(ctx.user.id, tab.id, entry.info.name);
 }
 
 /** Fills a one-time code (remembered first, so later results are scrubbed of it) and sends its form when asked. */

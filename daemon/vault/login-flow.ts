@@ -61,14 +61,18 @@ export function loginUrlFor(entry: LoginEntry, given: string | undefined, ctx: T
   return url;
 }
 
-export async function runLogin(ctx: ToolContext, tab: Tab, args: { site: string; loginUrl?: string }, out: ResponseBuilder): Promise<void> {
+/**
+ * Signs in, in `given` (the caller's tab) or, when the user has no tab open at all, in a new act tab opened
+ * here once the entry, its login URL and the host policy have passed: a refused sign-in leaves no tab behind.
+ */
+export async function runLogin(ctx: ToolContext, given: Tab | undefined, args: { site: string; loginUrl?: string }, out: ResponseBuilder): Promise<void> {
   const started = new Date();
   const entry = loginEntry(ctx, args.site);
   const password = fieldValue(entry, 'password');
   const username = entry.secrets.fields.username || entry.secrets.fields.email;
   for (const v of Object.values(entry.secrets.fields)) out.addSecret(v);
-  if (tab.mode === 'read') {
-    throw new BrowserdError('refused', `${tab.id} is a read tab: signing in needs an act tab`, { next: 'Open one with browser_open{url, mode:"act"} and pass it as tab.' });
+  if (given?.mode === 'read') {
+    throw new BrowserdError('refused', `${given.id} is a read tab: signing in needs an act tab`, { next: 'Open one with browser_open{url, mode:"act"} and pass it as tab.' });
   }
   const url = loginUrlFor(entry, args.loginUrl, ctx);
   // A site where no secret may go is refused before it is even opened.
@@ -76,6 +80,7 @@ export async function runLogin(ctx: ToolContext, tab: Tab, args: { site: string;
   if (access === 'read_only' || access === 'blocked') {
     throw new BrowserdError(access === 'blocked' ? 'blocked' : 'site_read_only', `${new URL(url).hostname} is ${access === 'blocked' ? 'blocked' : 'read-only'} by the user's policy: no sign-in there`, { next: 'Report this to the user. Do not try another way.' });
   }
+  const tab = given ?? (await openLoginTab(ctx, out));
   // The site's storage is cleaned first if agent code may have written it (site-storage.ts) and nothing of it is open.
   await cleanBeforeOpening(ctx.env.agentStorage, tab, url, (await ctx.browser(tab.record.profile)).tabs.values());
   await tab.navigate(url);
@@ -124,6 +129,19 @@ export async function runLogin(ctx: ToolContext, tab: Tab, args: { site: string;
     return finish(ctx, tab, out, 'signed_in', `Signed in to ${entry.info.name}.`);
   }
   return finish(ctx, tab, out, 'form_not_accepted', 'The sign-in did not finish in the expected steps. Take a browser_snapshot to see where it stands.');
+}
+
+/**
+ * A blank act tab in the user's default profile, made the default tab like browser_open's: the sign-in then
+ * opens the login URL in it through the same path as in a tab the caller gave.
+ */
+async function openLoginTab(ctx: ToolContext, out: ResponseBuilder): Promise<Tab> {
+  const inst = await ctx.browser();
+  const tab = await inst.openTab({ mode: 'act' });
+  ctx.touch(tab);
+  await ctx.env.tabs.setDefault(ctx.user.id, tab.id);
+  out.set('tab', tab.id).text(`Opened act tab ${tab.id} for the sign-in (no tab was open).`);
+  return tab;
 }
 
 /**

@@ -11,6 +11,7 @@ import { pageEval } from '../fixtures/page-eval.js';
 import { startLoginSite, TOTP_SECRET, USERS, type LoginSite } from '../fixtures/login-site.js';
 import { startImapServer, type ImapFixture } from '../fixtures/imap-server.js';
 import { totpCode } from '../../daemon/vault/totp.js';
+import { noteSignInStep } from '../../daemon/vault/sign-in-steps.js';
 
 let d: TestDaemon;
 let site: LoginSite;
@@ -106,6 +107,54 @@ t.test('browser_fill_otp fills the code of a forwarded SMS into the code field; 
   t.notOk(filled.text.includes(code));
   const length = await pageEval(d, 'alice', tab, `'n=' + document.getElementById('code').value.length + ':' + /^\\d{6}$/.test(document.getElementById('code').value)`);
   t.equal(length, 'n=6:true', 'six digits went into the field');
+});
+
+t.test('browser_fill_otp takes a text that came before the call: within sinceSeconds, or since the sign-in step began', async (t) => {
+  t.equal((await put('phone3', { kind: 'otp_inbox', sms: true })).status, 200);
+  t.teardown(() => d.rest(token, 'DELETE', '/v1/vault/phone3'));
+  const sms = d.daemon.env.smsInbox;
+  const codeIn = (tab: string) => pageEval(d, 'alice', tab, `document.getElementById('code').value.length`);
+  // Arrival times are set on the store (its clock parameter): no test waits in real time.
+  const tab = tabOf((await call(client, 'browser_open', { url: `${site.at('mailcode.test')}/code-by-label`, mode: 'act' })).text);
+  await sms.add('alice', 'phone3', { from: 'Mailcode', text: '246810 is your Mailcode verification code.' }, Date.now() - 8_000);
+  const r = await call(client, 'browser_fill_otp', { tab, site: 'mailcode.test', inbox: 'phone3', sinceSeconds: 30, timeoutS: 1, submit: false });
+  t.notOk(r.isError, r.text);
+  t.equal(await codeIn(tab), 6, 'the text of 8 s ago was used');
+
+  // Another inbox, so the text just used is not in the window.
+  t.equal((await put('phone5', { kind: 'otp_inbox', sms: true })).status, 200);
+  t.teardown(() => d.rest(token, 'DELETE', '/v1/vault/phone5'));
+  const old = tabOf((await call(client, 'browser_open', { url: `${site.at('mailcode.test')}/code-by-label`, mode: 'act' })).text);
+  await sms.add('alice', 'phone5', { from: 'Mailcode', text: '975310 is your Mailcode verification code.' }, Date.now() - 120_000);
+  await sms.add('alice', 'phone5', { from: 'Mailcode', text: '864200 is your Mailcode verification code.' }, Date.now() - 90_000);
+  const late = await call(client, 'browser_fill_otp', { tab: old, site: 'mailcode.test', inbox: 'phone5', sinceSeconds: 30, timeoutS: 1, submit: false });
+  t.match(late.text, /^Error \[timeout\]/m, 'a text older than the window is not used');
+  t.equal(await codeIn(old), 0);
+  const none = await call(client, 'browser_fill_otp', { tab: old, site: 'mailcode.test', inbox: 'phone5', timeoutS: 1, submit: false });
+  t.match(none.text, /^Error \[timeout\]/m, 'nor, without a window, a text of 90 s ago in a tab where no sign-in step ran');
+});
+
+t.test('browser_fill_otp takes a text sent for the sign-in step of this tab, however long the agent looked first', async (t) => {
+  t.equal((await put('phone4', { kind: 'otp_inbox', sms: true })).status, 200);
+  t.teardown(() => d.rest(token, 'DELETE', '/v1/vault/phone4'));
+  const tab = tabOf((await call(client, 'browser_open', { url: `${site.at('mailcode.test')}/fields`, mode: 'act' })).text);
+  const snap = (await call(client, 'browser_snapshot', { tab })).text;
+  const ref = /textbox "Password" \[ref=(e\d+)\]/.exec(snap)![1];
+  t.notOk((await call(client, 'browser_fill_secret', { tab, ref, site: 'mailcode.test', field: 'password' })).isError);
+  // The step began 20 s ago; the site's text came 8 s ago (both set on the clocks, not waited for).
+  noteSignInStep('alice', tab, 'mailcode.test', Date.now() - 20_000);
+  await d.daemon.env.smsInbox.add('alice', 'phone4', { from: 'Mailcode', text: '135791 is your Mailcode verification code.' }, Date.now() - 8_000);
+  t.notOk((await call(client, 'browser_navigate', { tab, url: `${site.at('mailcode.test')}/code-by-label` })).isError);
+  const r = await call(client, 'browser_fill_otp', { tab, site: 'mailcode.test', inbox: 'phone4', timeoutS: 1, submit: false });
+  t.notOk(r.isError, r.text);
+  t.equal(await pageEval(d, 'alice', tab, `document.getElementById('code').value.length`), 6);
+  // A text from before the step began belongs to an earlier attempt.
+  noteSignInStep('alice', tab, 'mailcode.test', Date.now() - 2_000);
+  await d.daemon.env.smsInbox.add('alice', 'phone4', { from: 'Mailcode', text: '112233 is your Mailcode verification code.' }, Date.now() - 30_000);
+  const again = tabOf((await call(client, 'browser_open', { url: `${site.at('mailcode.test')}/code-by-label`, mode: 'act' })).text);
+  noteSignInStep('alice', again, 'mailcode.test', Date.now() - 2_000);
+  const stale = await call(client, 'browser_fill_otp', { tab: again, site: 'mailcode.test', inbox: 'phone4', timeoutS: 1, submit: false });
+  t.match(stale.text, /^Error \[timeout\]/m, stale.text);
 });
 
 t.test('browser_fill_otp reads a mailed code from the IMAP inbox and filters by sender', async (t) => {

@@ -267,6 +267,31 @@ t.test('a non-password secret is masked in screenshots, even after the page rest
   t.equal(await shot(tab, ref), dots, 'still dots after the page cleared the mask');
 });
 
+t.test('browser_login with no tab open opens an act tab at the login URL and signs in there', async (t) => {
+  await d.daemon.env.vault.setFields('alice', 'notab.test', { loginUrl: `${site.at('notab.test')}/login`, fields: { username: 'alice', password: USERS.alice.password, totp: TOTP_SECRET } });
+  t.teardown(() => d.daemon.env.vault.deleteEntry('alice', 'notab.test'));
+  for (const tab of d.daemon.env.tabs.list('alice')) await call('browser_close_tab', { tab: tab.id });
+  t.same(d.daemon.env.tabs.list('alice'), [], 'all tabs closed');
+  const posts = () => site.requests.filter((q) => q.method === 'POST' && q.headers.host?.startsWith('notab.test:') && q.path === '/login').length;
+  const r = await call('browser_login', { site: 'notab.test' });
+  t.notOk(r.isError, r.text);
+  t.match(r.text, 'Outcome: signed_in.');
+  t.equal(posts(), 1, 'the site saw the login POST');
+  t.match(site.signedIn.at(-1), { user: 'alice', host: 'notab.test', via: 'totp' });
+  const tabs = d.daemon.env.tabs.list('alice');
+  t.equal(tabs.length, 1, 'one tab was opened');
+  t.equal(tabs[0].mode, 'act');
+  t.equal(r.raw.structuredContent?.tab, tabs[0].id, 'the result names the new tab');
+  t.match(r.text, new RegExp(`Opened act tab ${tabs[0].id}`));
+});
+
+t.test('browser_login with no tab open still refuses a login URL off the entry\'s site, opening nothing', async (t) => {
+  for (const tab of d.daemon.env.tabs.list('alice')) await call('browser_close_tab', { tab: tab.id });
+  const r = await call('browser_login', { site: 'login.test', loginUrl: `${site.at('evil.test')}/login` });
+  t.equal(errorCode(r.text), 'refused', r.text);
+  t.same(d.daemon.env.tabs.list('alice'), [], 'no tab was opened');
+});
+
 t.test('no result of this file holds a vault value or a filled code', async (t) => {
   const codes = d.daemon.env.filledCodes.list('alice');
   // Two sign-ins in one 30 s window fill the same code: it is remembered once.
