@@ -71,6 +71,8 @@ export class BrowserInstance {
   readonly tabs = new Map<string, Tab>();
   /** context name -> browserContextId */
   readonly contexts = new Map<string, string>();
+  /** Context names whose browser context is being made now (contextId). */
+  private makingContexts = new Map<string, Promise<string>>();
   private attached = new Map<string, { sessionId: string; waiting: boolean; openerId?: string; type: string }>();
   private attachWaiters = new Map<string, (a: { sessionId: string; waiting: boolean }) => void>();
   private disposables = new DisposableStore();
@@ -187,6 +189,7 @@ export class BrowserInstance {
     for (const t of this.tabs.values()) t.dispose();
     this.tabs.clear();
     this.contexts.clear();
+    this.makingContexts.clear();
     this.disposables.dispose();
     this.opts.onExit(this);
   }
@@ -359,15 +362,28 @@ export class BrowserInstance {
     return { user, browser: this.agent, onError: (e: unknown) => log.warn({ user: this.opts.user, err: String(e) }, 'identity not applied') };
   }
 
-  private async contextId(name?: string): Promise<string | undefined> {
+  /**
+   * The browser context of a context name, made on first use. A making still under way is shared: two tabs
+   * opened together into a new name (or reopened together after a restart) must land in one context, not in
+   * two of which only the second is remembered (the first tab's cookies would then be nobody's to save,
+   * load or close).
+   */
+  async contextId(name?: string): Promise<string | undefined> {
     if (!name) return undefined;
-    let id = this.contexts.get(name);
-    if (!id) {
-      id = (await this.conn!.send('Target.createBrowserContext', { disposeOnDetach: false })).browserContextId;
-      this.contexts.set(name, id);
-      await this.downloads?.enable(id);
+    const known = this.contexts.get(name);
+    if (known) return known;
+    let making = this.makingContexts.get(name);
+    if (!making) {
+      const conn = this.conn!;
+      making = (async () => {
+        const id = (await conn.send('Target.createBrowserContext', { disposeOnDetach: false })).browserContextId;
+        this.contexts.set(name, id);
+        await this.downloads?.enable(id);
+        return id;
+      })().finally(() => this.makingContexts.delete(name));
+      this.makingContexts.set(name, making);
     }
-    return id;
+    return making;
   }
 
   /**
