@@ -9,6 +9,7 @@ import { mouseClick, pressKey, typeText } from '../browser/input.js';
 import { parseChord } from '../browser/keys.js';
 import type { PointResult } from '../../injected/api.js';
 import { cancelledError, type ToolContext } from './context.js';
+import { assertNoEditingKeys } from '../vault/secret-documents.js';
 import { pageUrl, type ResponseBuilder } from './response.js';
 import { TabIdField, UrlField } from './output.js';
 
@@ -103,6 +104,7 @@ export const inputTools = [
     },
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
+      await assertNoEditingKeys(tab);
       const mark = tab.mark();
       if (args.ref) {
         await tab.call('focus', args.ref);
@@ -146,6 +148,7 @@ export const inputTools = [
     async handle(ctx, args, out) {
       const chord = parseChordOrThrow(args.key);
       const tab = await ctx.tab(args.tab);
+      await assertNoEditingKeys(tab, chord);
       const mark = tab.mark();
       await pressKey(tab, chord.key, chord.modifiers);
       await afterAction(tab, mark);

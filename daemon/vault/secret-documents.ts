@@ -12,6 +12,9 @@
  *     in any frame of any site);
  *   - no value is filled while a timed CDP session is open on the browser, and no session starts or connects
  *     while the browser holds one (raw CDP can run anything anywhere);
+ *   - a document holding a filled value takes no typing and no editing keys from the agent (only Enter, Tab and
+ *     Escape, which send or move on): keys could cut the value into parts (End+Backspace in one tab, Home+Delete
+ *     in another) that the page shows back and that no scrubber can tell from other text;
  *   - no value is filled on a site whose own storage agent code may have written (a service worker, Cache Storage:
  *     they outlive the page that wrote them and can make the site's pages later) until the daemon cleaned it
  *     (site-storage.ts).
@@ -215,6 +218,22 @@ function entryPending(tab: Tab): boolean {
  */
 export async function settleDocuments(browserTabs: Iterable<Tab>): Promise<void> {
   await Promise.all([...browserTabs].map((t) => entryPending(t) && askEntry(t, byTab.get(t)!).catch(() => undefined)));
+}
+
+/** Keys that send a form or move on, and edit no value: all a sign-in needs after a fill. */
+const PASSING_KEYS = new Set(['Enter', 'Tab', 'Escape']);
+
+/**
+ * Refuses keyboard input the agent chose (`key` for one press, none for typed text) in a tab whose document holds
+ * a filled vault value: only Enter, Tab and Escape without modifiers go through there.
+ */
+export async function assertNoEditingKeys(tab: Tab, chord?: { key: { key: string }; modifiers: string[] }): Promise<void> {
+  if (chord && !chord.modifiers.length && PASSING_KEYS.has(chord.key.key)) return;
+  await settleDocuments([tab]);
+  if (!holdsSecret(tab)) return;
+  throw new BrowserdError('refused', `${tab.id} holds a value filled from the vault: ${chord ? 'only Enter, Tab and Escape are pressed' : 'nothing is typed'} in a page that holds one, since keys could edit the value into parts the page shows back`, {
+    next: `Send the form (browser_press Enter or browser_click on its button), type the other fields before filling the vault value, or navigate ${tab.id} away first.`,
+  });
 }
 
 /** Whether the tab shows a document that holds a filled vault value (screenshots mask it then). */
