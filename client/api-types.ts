@@ -10482,7 +10482,7 @@ export interface operations {
                             form: string;
                             /** @description A stable CSS locator for the element. */
                             locator: string;
-                            /** @description Where it submits; null for fields outside any form. */
+                            /** @description Where it submits (the page chose it); null for fields outside any form. */
                             action: string | null;
                             /** @description get or post; null for fields outside any form. */
                             method: string | null;
@@ -14791,6 +14791,7 @@ export interface operations {
                                 title?: string;
                                 kind: "home" | "login" | "search" | "listing" | "article" | "form" | "other";
                                 forms: {
+                                    /** @description Where it submits, as the page says. */
                                     action: string;
                                     method: "get" | "post";
                                     fields: {
@@ -14994,6 +14995,7 @@ export interface operations {
                                     title?: string;
                                     kind: "home" | "login" | "search" | "listing" | "article" | "form" | "other";
                                     forms: {
+                                        /** @description Where it submits, as the page says. */
                                         action: string;
                                         method: "get" | "post";
                                         fields: {
@@ -17484,8 +17486,9 @@ export interface operations {
                             /** @description A CSS locator per ref argument (ref, fromRef, toRef, fields.<ref>), made from the page at record time. */
                             locators: {
                                 [key: string]: {
+                                    /** @description A selector built from the page's own ids and classes. */
                                     css: string;
-                                    /** @description Accessible role at record time. */
+                                    /** @description Accessible role at record time (a page may set any). */
                                     role?: string;
                                     /** @description Accessible name at record time. */
                                     name?: string;

@@ -61,7 +61,7 @@ const FormItem = Type.Object(
   {
     form: PageText({ description: 'Name, id or aria-label of the form; "(no form)" for fields outside any.' }),
     locator: Locator,
-    action: Type.Union([Type.String(), Type.Null()], { description: 'Where it submits; null for fields outside any form.' }),
+    action: Type.Union([PageText(), Type.Null()], { description: 'Where it submits (the page chose it); null for fields outside any form.' }),
     method: Type.Union([Type.String(), Type.Null()], { description: 'get or post; null for fields outside any form.' }),
     fields: Type.Array(FormField),
   },

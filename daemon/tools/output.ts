@@ -176,8 +176,14 @@ function walk(v: unknown, schemas: any[], label: string, fence: Fence, plain: Fe
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
+      // A key the schema names is ours and may label a fence; any other key (a header name, a JSON key a page
+      // wrote) is the page's, so a fence's label never holds it.
+      const declared = !marked && schemas.some((s) => s.properties && Object.hasOwn(s.properties, k));
       const sub = marked ? PAGE_ALL : schemas.flatMap((s) => schemasOf(s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined) ?? firstPattern(s)));
-      out[plain('', k)] = walk(x, sub, label ? `${label}.${k}` : k, fence, plain);
+      const childLabel = declared ? (label ? `${label}.${k}` : k) : label || 'value';
+      // A record of page text (headers) takes its names from the page as well: they are fenced like the values.
+      const pageKey = !marked && !declared && sub.some((s) => s[PAGE_TEXT]);
+      out[pageKey ? fence(`${childLabel} name`, k) : plain('', k)] = walk(x, sub, childLabel, fence, plain);
     }
     return out;
   }

@@ -51,9 +51,9 @@ const StepSchema = Type.Object({
   locators: Type.Record(
     Type.String(),
     Type.Object({
-      css: Type.String(),
-      role: Type.Optional(Type.String({ description: 'Accessible role at record time.' })),
-      name: Type.Optional(Type.String({ description: 'Accessible name at record time.' })),
+      css: PageText({ description: "A selector built from the page's own ids and classes." }),
+      role: Type.Optional(PageText({ description: 'Accessible role at record time (a page may set any).' })),
+      name: Type.Optional(PageText({ description: 'Accessible name at record time.' })),
     }),
     { description: 'A CSS locator per ref argument (ref, fromRef, toRef, fields.<ref>), made from the page at record time.' },
   ),

@@ -33,7 +33,7 @@ const ExploreMapSchema = Type.Object({
       kind: Type.Union(['home', 'login', 'search', 'listing', 'article', 'form', 'other'].map((k) => Type.Literal(k))),
       forms: Type.Array(
         Type.Object({
-          action: Type.String(),
+          action: PageText({ description: 'Where it submits, as the page says.' }),
           method: Type.Union([Type.Literal('get'), Type.Literal('post')]),
           fields: Type.Array(Type.Object({ name: PageText(), type: Type.String() })),
           role: Type.Optional(Type.String({ description: 'What the form is for (login, search ...).' })),

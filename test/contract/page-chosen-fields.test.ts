@@ -11,11 +11,13 @@ import { PAGE_TEXT } from '../../daemon/tools/output.js';
 
 /** Field names that usually hold what a page or server chose. */
 const PAGE_CHOSEN_NAME =
-  /^(url|urls|href|src|link|rel|form|title|name|tag|path|example|param|limitParam|from|contentType|mimeType|redirectUrl|headingPath|chunk|startUrl|loginUrl|searchUrl|searchParam|listings|language|cookiesRefused|message|error|id)$/;
+  /^(url|urls|href|src|link|rel|form|title|name|tag|path|example|param|limitParam|from|contentType|mimeType|redirectUrl|headingPath|chunk|startUrl|loginUrl|searchUrl|searchParam|listings|language|cookiesRefused|message|error|id|action|css|role|locator)$/;
 
 /** Fields with such a name whose value is ours, the user's, or checked to a form that carries no words. */
 const OURS: Record<string, string> = {
   // Ids we mint (tab ids, task ids ...) are checked below apart: only an id a page shapes is page text.
+  'browser_explore .map.pages[].forms[].role': 'our word for what the form is for (login, search ...)',
+  'browser_recall .memory.map.pages[].forms[].role': 'our word for what the form is for (login, search ...)',
   'browser_api_map .name': "the map's name: the user's, or ours from hosts",
   'browser_api_map .maps[].name': "the map's name: the user's, or ours from hosts",
   'browser_api_map .url': 'our file link',
@@ -77,6 +79,8 @@ function fields(tool: string, s: any, path: string, name: string, out: Field[]) 
   if (s.properties) for (const [k, v] of Object.entries(s.properties)) fields(tool, v, `${path}.${k}`, k, out);
   if (s.items) fields(tool, s.items, `${path}[]`, name, out);
   if (s.additionalProperties && typeof s.additionalProperties === 'object') fields(tool, s.additionalProperties, `${path}{}`, name, out);
+  // A TypeBox Record keeps its value schema under patternProperties.
+  if (s.patternProperties) for (const v of Object.values(s.patternProperties)) fields(tool, v, `${path}{}`, name, out);
 }
 
 const all: Field[] = [];
@@ -91,6 +95,8 @@ t.test('fields named for what a page chooses are page text, or listed as ours wi
   const unmarked = plain.filter((f) => {
     const key = `${f.tool} ${f.path}`;
     if (f.name === 'id') return PAGE_SHAPED_IDS.has(key);
+    // The tool action an approval is asked for: a name of ours.
+    if (f.path.endsWith('.needsApproval.action')) return false;
     return !(key in OURS);
   });
   t.same(unmarked.map((f) => `${f.tool} ${f.path}`), [], 'mark these PageText (output.ts), or add them to OURS with why');
