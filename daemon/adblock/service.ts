@@ -1,8 +1,9 @@
 /**
  * block_ads: one FiltersEngine for the host, over EasyList, EasyPrivacy and the admin's own lists. It is built
  * the first time block_ads names a site (at start when it already does), off the request path: the parse runs
- * on a thread of its own, or the engine comes from the data dir's cache. Until it is ready requests pass (a log
- * line says so); with a list missing it stays unavailable, and the settings and browser_status say why.
+ * on a thread of its own, or the engine comes from the data dir's cache (written after every parse, read at
+ * start). Until it is ready, a request of a page on a block_ads site waits for it rather than let an ad through;
+ * with a list missing it stays unavailable (requests pass), and the settings and browser_status say why.
  */
 import { Worker } from 'node:worker_threads';
 import { threadEntry } from '../threads.js';
@@ -58,9 +59,14 @@ export class AdBlocker {
     await this.loading;
   }
 
-  /** The filter that makes this request an ad or tracker to fail, or undefined to let it go. */
-  blocks(req: AdRequest): { filter: string } | undefined {
-    if (!this.engine || !/^(https?|wss?):/.test(req.url) || !this.opts.settings.blocksAdsOn(req.pageUrl)) return undefined;
+  /**
+   * The filter that makes this request an ad or tracker to fail, or undefined to let it go. While the engine
+   * loads, a request of a page on a block_ads site gets a promise of the answer: it is held until the lists are
+   * ready (or known unavailable), never let through unfiltered.
+   */
+  blocks(req: AdRequest): { filter: string } | undefined | Promise<{ filter: string } | undefined> {
+    if (!/^(https?|wss?):/.test(req.url) || !this.opts.settings.blocksAdsOn(req.pageUrl)) return undefined;
+    if (!this.engine) return this.loading ? this.loading.then(() => (this.engine ? this.blocks(req) : undefined)) : undefined;
     const m = this.engine.match(this.lib!.Request.fromRawDetails({ url: req.url, sourceUrl: req.pageUrl, type: engineType(req.resourceType) }));
     // An @@ exception that lifts the rule leaves match false: the engine weighs them, we do not.
     return m.match ? { filter: (m.filter?.toString() ?? 'a filter rule').slice(0, 120) } : undefined;
@@ -70,7 +76,7 @@ export class AdBlocker {
     if (!this.opts.settings.current().block_ads.length) return { state: 'off', note: 'block_ads names no site' };
     if (this.engine && this.loaded) return { state: 'ready', ...this.loaded };
     if (this.problem) return { state: 'unavailable', ...this.problem };
-    return { state: 'loading', note: 'the filter lists are loading; requests pass until they are ready' };
+    return { state: 'loading', note: 'the filter lists are loading; requests of block_ads sites wait until they are ready' };
   }
 
   /** Stops a parse under way (daemon shutdown). */
@@ -89,7 +95,7 @@ export class AdBlocker {
     }
     this.problem = undefined;
     const lists = found.files.map((f) => f.path);
-    log.info({ lists }, 'ad blocking: loading the filter lists; until they are ready, requests pass unfiltered');
+    log.info({ lists }, 'ad blocking: loading the filter lists; until they are ready, requests of block_ads sites wait for them');
     const t0 = performance.now();
     const lib = (this.lib ??= await import('@ghostery/adblocker'));
     const key = cacheKey(found.files, ENGINE_OPTIONS, lib.ENGINE_VERSION);

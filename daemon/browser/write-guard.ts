@@ -30,7 +30,8 @@ export interface GuardedOwner {
 }
 
 /** block_ads: the filter rule that makes a request of the page at pageUrl an ad or tracker, or undefined. */
-export type AdFilter = (req: { url: string; pageUrl: string; resourceType: string }) => { filter: string } | undefined;
+/** Whether a request is an ad to fail; a promise while the filter engine is still loading (the request waits). */
+export type AdFilter = (req: { url: string; pageUrl: string; resourceType: string }) => { filter: string } | undefined | Promise<{ filter: string } | undefined>;
 
 export type HostAccessFn = (url: string) => HostAccess | 'default';
 
@@ -234,7 +235,7 @@ export class WriteGuard {
   }
 
   /** Why a request may not go out, or undefined when it may. */
-  verdict(p: PausedRequest): { kind: LogKind; detail: string } | undefined {
+  async verdict(p: PausedRequest): Promise<{ kind: LogKind; detail: string } | undefined> {
     const { method, url } = p.request;
     const o = this.owner;
     if (!SAFE_METHODS.has(method)) {
@@ -248,7 +249,7 @@ export class WriteGuard {
       if (o.allowedDomains?.length && !allowedByDomains(url, o.allowedDomains)) return { kind: 'navigation_blocked', detail: `outside allowedDomains (${o.allowedDomains.join(', ')})` };
     }
     // The tab's own document is never an ad.
-    const ad = this.isOwnDocument(p) ? undefined : this.rules.adFilter?.({ url, pageUrl: o.url, resourceType: p.resourceType });
+    const ad = this.isOwnDocument(p) ? undefined : await this.rules.adFilter?.({ url, pageUrl: o.url, resourceType: p.resourceType });
     if (ad) return { kind: 'ads_blocked', detail: `${p.resourceType} request blocked as an ad or tracker (${ad.filter})` };
     return undefined;
   }
@@ -260,7 +261,7 @@ export class WriteGuard {
   }
 
   private async decide(p: PausedRequest, session: string) {
-    const no = this.verdict(p);
+    const no = await this.verdict(p);
     if (no) {
       if (no.kind === 'ads_blocked') this.owner.noteAdBlocked?.(p.networkId ?? p.requestId);
       this.owner.logEvent(no.kind, { method: p.request.method, url: p.request.url, detail: no.detail });

@@ -27,10 +27,10 @@ t.teardown(async () => {
 routeAdSite(stack.site);
 const admin = await stack.d.daemon.env.users.replaceAdminKey();
 
-async function setBlockAds(sites: string[]) {
+async function setBlockAds(sites: string[], settle = true) {
   const r = await stack.d.rest(admin, 'PATCH', '/v1/admin/browser-settings', { block_ads: sites });
   if (r.status !== 200) throw new Error(JSON.stringify(r.json));
-  await stack.d.daemon.env.adblock.whenSettled();
+  if (settle) await stack.d.daemon.env.adblock.whenSettled();
 }
 
 /** Loads /ads-page on a site name in a new act tab; resolves after the page's load event reached the server. */
@@ -65,13 +65,21 @@ t.test('block_ads empty: nothing is loaded, and the page loads every request', a
   t.equal(logLinesMatching(/ad blocking/).length, 0, 'the lists were not even read');
 });
 
+t.test('turned on, the lists still loading: the page loads at once and its ads wait for them, then never arrive', async (t) => {
+  await setBlockAds(['shop.test'], false);
+  const { from } = await loadOn('shop.test');
+  for (const r of ADS) t.notOk(arrived(stack.site.requests, r, from), `${r.host}${r.path} held, then blocked (${r.why})`);
+  for (const r of [...EXCEPTED, ...NORMAL]) t.ok(arrived(stack.site.requests, r, from), `${r.host}${r.path} arrived (${r.why})`);
+  await stack.d.daemon.env.adblock.whenSettled();
+});
+
 t.test('on a listed site, ads and trackers never reach the server; exceptions and normal requests do', async (t) => {
   await setBlockAds(['shop.test']);
   const status = await settingsStatus();
   t.equal(status.state, 'ready', JSON.stringify(status));
   t.equal(status.source, 'parsed');
   t.same(status.lists, [...DEBIAN_FILTER_LISTS, ownList]);
-  t.equal(logLinesMatching(/requests pass unfiltered/).length, 1, 'a log line says requests pass while the lists load');
+  t.equal(logLinesMatching(/requests of block_ads sites wait/).length, 1, 'a log line says requests wait while the lists load');
   t.equal(logLinesMatching(/filter lists parsed/).length, 1);
   const { tab, from } = await loadOn('shop.test');
   for (const r of ADS) t.notOk(arrived(stack.site.requests, r, from), `${r.host}${r.path} blocked (${r.why})`);
@@ -170,7 +178,7 @@ t.test('block_ads set back to empty: everything loads again', async (t) => {
   for (const r of [...ADS, ...NORMAL]) t.ok(arrived(stack.site.requests, r, from), `${r.host}${r.path} arrived`);
 });
 
-t.test('while the lists load, requests pass and the state says so', async (t) => {
+t.test('while the lists load, requests of listed sites wait and the state says so', async (t) => {
   // An engine of our list alone, in a data dir of its own: the daemon's settings list shop.test here.
   const dataDir = mkdtempSync(join(tmpdir(), 'browserd-adblock-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
@@ -180,7 +188,10 @@ t.test('while the lists load, requests pass and the state says so', async (t) =>
   const ad = { url: 'http://tracker.test/t.js', pageUrl: 'http://shop.test/', resourceType: 'Script' };
   blocker.start();
   t.equal(blocker.status().state, 'loading');
-  t.equal(blocker.blocks(ad), undefined, 'not ready: the request passes');
+  const held = blocker.blocks(ad);
+  t.ok(held instanceof Promise, 'not ready: the request waits for the lists instead of passing');
+  t.equal(blocker.blocks({ ...ad, pageUrl: 'http://blog.test/' }), undefined, 'a page of an unlisted site does not wait');
+  t.match(await held, { filter: /tracker\.test/ }, 'and is blocked once they are ready');
   await blocker.whenSettled();
   t.equal(blocker.status().state, 'ready');
   t.match(blocker.blocks(ad), { filter: /tracker\.test/ }, 'ready: the same request is blocked');
