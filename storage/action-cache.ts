@@ -49,7 +49,7 @@ export class ActionCacheStore {
   private records: Database<CachedAction, string>;
 
   constructor(private readonly db: Db) {
-    this.records = db.root.openDB<CachedAction, string>({ name: 'action-cache' });
+    this.records = db.table<CachedAction>('action-cache');
   }
 
   private key(user: string, action: string, host: string, structure: string): string {

@@ -23,7 +23,7 @@ export class ApiMapStore {
   private maps: Database<ApiMap, string>;
 
   constructor(private readonly db: Db) {
-    this.maps = db.root.openDB<ApiMap, string>({ name: 'apiMaps' });
+    this.maps = db.table<ApiMap>('apiMaps');
   }
 
   private key = (user: string, id: string) => `${user}\u0000${id}`;

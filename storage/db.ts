@@ -51,6 +51,11 @@ export interface Db {
   identities: Database<any, string>;
   /** The bytes each user keeps in this store, counted in the same transactions as their rows (user-bytes.ts). */
   userBytes: UserBytes;
+  /**
+   * The one way a store opens a named database of its own: its adding writes pass the disk-full guard
+   * (disk-reserve.ts) like every database above. A layering test refuses any other `openDB` call.
+   */
+  table<V = any>(name: string): Database<V, string>;
   close(): Promise<void>;
   /** Resolves once every write so far is on disk: await it before acknowledging a write that must survive a crash. */
   flushed(): Promise<void>;
@@ -68,8 +73,8 @@ export function openDb(dataDir: string): Db {
   const reserve = storeReserveBytes();
   const guardWrites = writeGuard(() => assertRoom(dataDir, reserve));
   guardWrites(root);
-  const sub = (name: string) => {
-    const d = root.openDB<any, string>({ name });
+  const sub = <V = any>(name: string): Database<V, string> => {
+    const d = root.openDB<V, string>({ name });
     guardWrites(d);
     return d;
   };
@@ -96,6 +101,7 @@ export function openDb(dataDir: string): Db {
     webhookDue: sub('webhookDue'),
     records: sub('records'),
     identities: sub('identities'),
+    table: sub,
     async close() {
       await root.close();
     },

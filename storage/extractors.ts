@@ -40,7 +40,7 @@ export class ExtractorStore {
   private records: Database<ExtractorRecord, string>;
 
   constructor(private readonly db: Db) {
-    this.records = db.root.openDB<ExtractorRecord, string>({ name: 'extractors' });
+    this.records = db.table<ExtractorRecord>('extractors');
   }
 
   private key = (user: string, id: string) => `${user}\u0000${id}`;

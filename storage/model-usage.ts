@@ -20,7 +20,7 @@ export class ModelUsageStore {
   private records: Database<ModelUsageRecord, string>;
 
   constructor(private db: Db) {
-    this.records = db.root.openDB<ModelUsageRecord, string>({ name: 'model-usage' });
+    this.records = db.table<ModelUsageRecord>('model-usage');
   }
 
   /** Adds one provider answer's tokens (a transaction, so two calls at once both count) and waits for the disk. */

@@ -68,9 +68,9 @@ export class MonitorStore {
 
   constructor(private db: Db) {
     // Named databases of their own, opened here so this record kind stays in its own module.
-    this.monitors = db.root.openDB<any, string>({ name: 'monitors' });
-    this.checkRows = db.root.openDB<any, string>({ name: 'monitorChecks' });
-    this.baselines = db.root.openDB<any, string>({ name: 'monitorBaselines' });
+    this.monitors = db.table<any>('monitors');
+    this.checkRows = db.table<any>('monitorChecks');
+    this.baselines = db.table<any>('monitorBaselines');
   }
 
   private key = (user: string, id: string) => `${user}${SEP}${id}`;

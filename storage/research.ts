@@ -10,7 +10,7 @@ export class ResearchStore {
   private records: Database<ResearchRecord, string>;
 
   constructor(private db: Db) {
-    this.records = db.root.openDB<ResearchRecord, string>({ name: 'research' });
+    this.records = db.table<ResearchRecord>('research');
   }
 
   get(user: string, id: string): ResearchRecord | undefined {

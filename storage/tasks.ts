@@ -46,7 +46,7 @@ export class TaskStore {
   private records: Database<StoredTask, string>;
 
   constructor(private db: Db, private opts: TaskStoreOptions = {}) {
-    this.records = db.root.openDB<StoredTask, string>({ name: 'tasks' });
+    this.records = db.table<StoredTask>('tasks');
   }
 
   private sealer(): Sealer | undefined {

@@ -23,7 +23,7 @@ export class UsageStore {
   private records: Database<UsageRecord, string>;
 
   constructor(private db: Db) {
-    this.records = db.root.openDB<UsageRecord, string>({ name: 'usage' });
+    this.records = db.table<UsageRecord>('usage');
   }
 
   /** Writes (or rewrites) one use's record and waits until it is on disk: billing must survive a crash. */

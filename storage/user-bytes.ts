@@ -65,8 +65,8 @@ export class UserBytes {
   guard?: BytesGuard;
   private tally: Database<number, string>;
 
-  constructor(private db: Pick<Db, 'root' | 'meta'>) {
-    this.tally = db.root.openDB<number, string>({ name: 'userBytes' });
+  constructor(private db: Pick<Db, 'root' | 'meta' | 'table'>) {
+    this.tally = db.table<number>('userBytes');
     if (db.meta.get(VERSION_KEY) !== VERSION) this.recount();
   }
 
@@ -137,7 +137,7 @@ export class UserBytes {
   private recount() {
     const sums = new Map<string, number>();
     for (const t of TRACKED) {
-      const table = this.db.root.openDB<any, string>({ name: t.name });
+      const table = this.db.table<any>(t.name);
       for (const key of table.getKeys({})) {
         const k = Array.isArray(key) ? key.join(SEP) : String(key);
         const row = this.rowKey(t.user(k), t.kind);
