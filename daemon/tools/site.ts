@@ -53,6 +53,9 @@ const ExploreMapSchema = Type.Object({
 });
 
 /** A host name or a URL -> the site key memory is kept under. */
+/** The longest DNS name. */
+const MAX_HOST_CHARS = 253;
+
 function hostOf(input: string): string {
   const s = input.trim();
   let host: string;
@@ -62,6 +65,8 @@ function hostOf(input: string): string {
     throw new BrowserdError('validation_error', `"${s.slice(0, 100)}" is not a host name or URL`, { next: 'Give a host such as "example.com" or a URL on the site.' });
   }
   if (!host) throw new BrowserdError('validation_error', 'the host is empty', { next: 'Give a host such as "example.com".' });
+  // A DNS name is at most 253 characters; the site's memory is stored under it (an LMDB key, bounded too).
+  if (host.length > MAX_HOST_CHARS) throw new BrowserdError('validation_error', `the host name is ${host.length} characters; a host name has at most ${MAX_HOST_CHARS}`, { next: 'Give the site\'s host name, such as "example.com".' });
   return siteHost(host);
 }
 

@@ -100,4 +100,11 @@ t.test('browser_remember and browser_recall: notes per user, secrets not kept', 
   const bad = await call(client, 'browser_remember', { host: 'site.test', note: 'x'.repeat(2001) });
   t.ok(bad.isError);
   t.match(bad.text, /validation_error/);
+  // A host too long for a name (and for the LMDB key it becomes) is a validation error, not internal_error.
+  for (const host of ['a'.repeat(2048), `${'abcdefgh.'.repeat(227)}test`, `http://${'b'.repeat(300)}.test/x`]) {
+    for (const tool of ['browser_remember', 'browser_recall']) {
+      const r = await call(client, tool, { host, ...(tool === 'browser_remember' ? { note: 'n' } : {}) });
+      t.match(r.text, /Error \[validation_error\]: the host name is \d+ characters/, `${tool} with a ${host.length}-character host`);
+    }
+  }
 });
