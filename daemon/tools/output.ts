@@ -179,7 +179,8 @@ function walk(v: unknown, schemas: any[], label: string, fence: Fence, plain: Fe
       // A key the schema names is ours and may label a fence; any other key (a header name, a JSON key a page
       // wrote) is the page's, so a fence's label never holds it.
       const declared = !marked && schemas.some((s) => s.properties && Object.hasOwn(s.properties, k));
-      const sub = marked ? PAGE_ALL : schemas.flatMap((s) => schemasOf(s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined) ?? firstPattern(s)));
+      // hasOwn, not a plain lookup: a page's key such as "constructor" must not find Object's own members.
+      const sub = marked ? PAGE_ALL : schemas.flatMap((s) => schemasOf((s.properties && Object.hasOwn(s.properties, k) ? s.properties[k] : undefined) ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined) ?? firstPattern(s)));
       const childLabel = declared ? (label ? `${label}.${k}` : k) : label || 'value';
       // A record of page text (headers) takes its names from the page as well: they are fenced like the values.
       const pageKey = !marked && !declared && sub.some((s) => s[PAGE_TEXT]);
