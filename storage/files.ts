@@ -7,6 +7,7 @@ import { privateDir } from './private-fs.js';
 import { createReadStream, openSync, fstatSync, closeSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync, renameSync, linkSync, unlinkSync, copyFileSync, chmodSync, constants, type ReadStream, type Stats } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join, extname } from 'node:path';
+import { own } from '../protocol/own.js';
 
 /** Letters, digits, dot, dash, underscore, space; no leading dot; no path separators. */
 export const FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9 ._-]{0,199}$/;
@@ -27,7 +28,7 @@ const MIME: Record<string, string> = {
 };
 
 export function mimeOf(name: string): string {
-  return MIME[extname(name).toLowerCase()] ?? 'application/octet-stream';
+  return own(MIME, extname(name).toLowerCase()) ?? 'application/octet-stream';
 }
 
 /**

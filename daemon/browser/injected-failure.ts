@@ -6,6 +6,7 @@
  */
 import { BrowserdError } from '../../protocol/errors.js';
 import type { InjectedAnswer, InjectedFailureCode } from '../../injected/api.js';
+import { own } from '../../protocol/own.js';
 
 type Failure = Extract<InjectedAnswer<unknown>, { ok: false }>;
 
@@ -38,6 +39,6 @@ export function injectedFailure(f: Failure): BrowserdError {
     const more = typeof details.optionCount === 'number' && details.optionCount > details.options.length ? `, … (${details.optionCount} in all)` : '';
     quoted.push(`options: ${details.options.map((o) => JSON.stringify(String(o))).join(', ')}${more}`);
   }
-  const next = (reason && NEXT_BY_REASON[reason]) ?? NEXT[f.code] ?? NEXT.action_failed;
+  const next = own(NEXT_BY_REASON, reason) ?? own(NEXT, f.code) ?? NEXT.action_failed;
   return new BrowserdError(f.code, f.message, { next, ...(details ? { details } : {}), ...(quoted.length ? { pageText: quoted.join('\n') } : {}) });
 }

@@ -7,6 +7,7 @@ import type { Tab } from './tab.js';
 import { EMAIL_MAX_CHARS } from '../../injected/api.js';
 import { MODIFIER_BITS, resolveKey, type KeyDef } from './keys.js';
 import { HUMAN_TYPING_MAX_CHARS, keyGap, moveAlong, pause, pressHold } from '../identity/humanize.js';
+import { own } from '../../protocol/own.js';
 
 export async function mouseClick(tab: Tab, x: number, y: number, opts: { button?: 'left' | 'right' | 'middle'; clickCount?: number } = {}) {
   const button = opts.button ?? 'left';
@@ -48,13 +49,13 @@ export async function mouseMove(tab: Tab, x: number, y: number) {
 }
 
 function modifierMask(mods: string[]) {
-  return mods.reduce((m, k) => m | (MODIFIER_BITS[k] ?? 0), 0);
+  return mods.reduce((m, k) => m | (own(MODIFIER_BITS, k) ?? 0), 0);
 }
 
 export async function pressKey(tab: Tab, key: KeyDef, modifiers: string[] = []) {
   let mask = 0;
   for (const m of modifiers) {
-    mask |= MODIFIER_BITS[m];
+    mask |= own(MODIFIER_BITS, m) ?? 0;
     const d = resolveKey(m)!;
     await tab.send('Input.dispatchKeyEvent', { type: 'rawKeyDown', key: d.key, code: d.code, windowsVirtualKeyCode: d.keyCode, modifiers: mask, location: d.location });
   }
@@ -64,7 +65,7 @@ export async function pressKey(tab: Tab, key: KeyDef, modifiers: string[] = []) 
   await tab.send('Input.dispatchKeyEvent', { type: typesText ? 'keyDown' : 'rawKeyDown', key: key.key, code: key.code, windowsVirtualKeyCode: key.keyCode, text, unmodifiedText: text, modifiers: mask, location: key.location });
   await tab.send('Input.dispatchKeyEvent', { type: 'keyUp', key: key.key, code: key.code, windowsVirtualKeyCode: key.keyCode, modifiers: mask, location: key.location });
   for (const m of [...modifiers].reverse()) {
-    mask &= ~MODIFIER_BITS[m];
+    mask &= ~(own(MODIFIER_BITS, m) ?? 0);
     const d = resolveKey(m)!;
     await tab.send('Input.dispatchKeyEvent', { type: 'keyUp', key: d.key, code: d.code, windowsVirtualKeyCode: d.keyCode, modifiers: mask, location: d.location });
   }

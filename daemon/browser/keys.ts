@@ -1,4 +1,5 @@
 /** Key names and chords as CDP Input.dispatchKeyEvent needs them. An unknown name is a validation error. */
+import { own } from '../../protocol/own.js';
 
 export interface KeyDef { key: string; code: string; keyCode: number; text?: string; location?: number }
 
@@ -37,8 +38,9 @@ function charKey(ch: string): KeyDef {
 }
 
 export function resolveKey(name: string): KeyDef | undefined {
-  const canon = ALIASES[name] ?? name;
-  if (NAMED[canon]) return NAMED[canon];
+  const canon = own(ALIASES, name) ?? name;
+  const named = own(NAMED, canon);
+  if (named) return named;
   if ([...name].length === 1) return charKey(name);
   return undefined;
 }
@@ -50,8 +52,8 @@ export function parseChord(chord: string): { modifiers: string[]; key: KeyDef } 
   const parts = chord === '+' ? ['+'] : chord.split(/\+(?!$)/);
   const mods: string[] = [];
   for (const p of parts.slice(0, -1)) {
-    const canon = ALIASES[p] ?? p;
-    if (!(canon in MODIFIER_BITS)) return { error: `"${p}" in "${chord}" is not a modifier (Control, Shift, Alt, Meta)` };
+    const canon = own(ALIASES, p) ?? p;
+    if (!Object.hasOwn(MODIFIER_BITS, canon)) return { error: `"${p}" in "${chord}" is not a modifier (Control, Shift, Alt, Meta)` };
     mods.push(canon);
   }
   const last = parts.at(-1)!;

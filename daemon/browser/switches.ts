@@ -3,6 +3,7 @@
  * (and many hosts) has no route out, and a user's browser phoning home is not what they signed up for.
  */
 import { egressProxySwitch } from '../net/egress-proxy.js';
+import { own } from '../../protocol/own.js';
 
 export interface SwitchOptions {
   userDataDir: string;
@@ -137,11 +138,11 @@ export function chromiumSwitches(o: SwitchOptions): string[] {
   for (const arg of o.extra ?? []) {
     const eq = arg.indexOf('=');
     const name = eq > 0 ? arg.slice(0, eq) : arg;
-    const sep = LIST_SWITCHES[name];
+    const sep = own(LIST_SWITCHES, name);
     if (sep && eq > 0) lists[name]!.push(...arg.slice(eq + 1).split(sep).map((x) => x.trim()).filter(Boolean));
     else s.push(arg);
   }
-  for (const [name, values] of Object.entries(lists)) if (values.length) s.push(`${name}=${values.join(LIST_SWITCHES[name]!)}`);
+  for (const [name, values] of Object.entries(lists)) if (values.length) s.push(`${name}=${values.join(own(LIST_SWITCHES, name)!)}`);
   // No window at start: every tab gets a window of its own when it is asked for (instance.ts). A start-up
   // about:blank page kept a renderer of its own, ~25 MB per user's browser for a page no one ever used, and
   // without a URL Chromium would open its new-tab page, which fetches.

@@ -12,6 +12,7 @@
  */
 import { isAbsolute, relative, resolve } from 'node:path';
 import { checkPageUrl, checkRequestUrl } from '../net/url-check.js';
+import { own } from '../../protocol/own.js';
 
 const ALLOWED_DOMAINS = new Set([
   'Accessibility', 'Animation', 'Audits', 'Autofill', 'BackgroundService', 'BluetoothEmulation', 'Browser', 'CacheStorage', 'CSS',
@@ -48,7 +49,8 @@ export interface ClientScope {
 export function refusal(method: string, params: Record<string, any>, scope: ClientScope): string | undefined {
   const domain = method.split('.')[0];
   if (!ALLOWED_DOMAINS.has(domain)) return `the ${domain} domain is not available through the proxy (it reaches the host, not the page)`;
-  if (REFUSED[method]) return REFUSED[method];
+  const refused = own(REFUSED, method);
+  if (refused) return refused;
   switch (method) {
     case 'Target.createBrowserContext':
       if (params.proxyServer !== undefined || params.proxyBypassList !== undefined) return "pages must go through the daemon's egress guard: a context may not set its own proxy";

@@ -28,6 +28,7 @@ import { convertDocument } from './index.js';
 import { DOC_MAX_BYTES } from './types.js';
 import { openModelSession, type ModelSession } from '../models/session.js';
 import { captionImage, captionRefusal } from '../models/caption.js';
+import { own } from '../../protocol/own.js';
 
 /** A CollectedEntry as a result field (browser_read pages[].files, crawls): documents' Markdown and captions fenced over MCP. */
 export const CollectedEntrySchema = Type.Object({
@@ -80,7 +81,8 @@ const BY_MIME: Record<string, CollectFileType> = {
 export function typeOfMime(mime: string | undefined): CollectFileType | undefined {
   const m = (mime ?? '').split(';')[0]!.trim().toLowerCase();
   if (!m) return undefined;
-  if (BY_MIME[m]) return BY_MIME[m];
+  const byMime = own(BY_MIME, m);
+  if (byMime) return byMime;
   if (m.startsWith('image/')) return 'image';
   if (m.startsWith('audio/')) return 'audio';
   if (m.startsWith('video/')) return 'video';
@@ -96,7 +98,7 @@ export function typeOfName(nameOrUrl: string | undefined): CollectFileType | und
   } catch {
     // a bare file name
   }
-  return BY_EXTENSION[extname(path).toLowerCase()];
+  return own(BY_EXTENSION, extname(path).toLowerCase());
 }
 
 /** What a page file is before it is fetched: extension, then declared type, then the download name. */

@@ -5,6 +5,7 @@
  */
 import { extname } from 'node:path';
 import type { DocKind } from './types.js';
+import { own } from '../../protocol/own.js';
 
 export interface Detected {
   /** A kind the built-in converters read, or undefined. */
@@ -73,13 +74,13 @@ export async function detectKind(bytes: Buffer, name?: string, contentType?: str
   const mime = bareMime(contentType);
   // An extension or type that says "some XML" or "some text" still needs the bytes to tell a feed from HTML.
   if (SIDECAR_ONLY.has(ext)) return { ext, mime: mime || undefined };
-  const claimed = BY_EXT[ext] ?? BY_MIME[mime];
+  const claimed = own(BY_EXT, ext) ?? own(BY_MIME, mime);
   if (claimed && claimed !== 'text' && claimed !== 'html') return { kind: claimed, ext: ext || KIND_EXT[claimed], mime: mime || undefined };
   // Imported here, not at start: the package (ESM only) is about 0.7 MB of heap an idle daemon does not need.
   const { fileTypeFromBuffer } = await import('file-type');
   const magic = await fileTypeFromBuffer(bytes).catch(() => undefined);
   if (magic) {
-    const kind = BY_EXT[magic.ext] ?? BY_MIME[magic.mime];
+    const kind = own(BY_EXT, magic.ext) ?? own(BY_MIME, magic.mime);
     // file-type answers "xml" for any XML, which may be a feed.
     if (magic.ext === 'xml') {
       const sniffed = sniffText(bytes.subarray(0, 4096).toString('utf8'));

@@ -4,6 +4,7 @@
  * Office file uses, are decoded here by hand.
  */
 import { XMLParser } from 'fast-xml-parser';
+import { own } from '../../protocol/own.js';
 
 /** A node as fast-xml-parser gives it with preserveOrder: one tag name key holding children, attributes under ':@'. */
 export type XmlNode = Record<string, unknown> & { ':@'?: Record<string, string> };
@@ -31,7 +32,7 @@ export function decodeEntities(s: string): string {
       const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
       return Number.isFinite(code) && code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
     }
-    return NAMED[e.toLowerCase()] ?? m;
+    return own(NAMED, e.toLowerCase()) ?? m;
   });
 }
 

@@ -5,6 +5,7 @@
  * under that tool's rules (act tab, the entry's own site) and never reaches the model, a result or the cache.
  */
 import { VAULT_FIELD, VAULT_NAME } from '../../storage/vault.js';
+import { own } from '../../protocol/own.js';
 
 /** site is everything up to the last dot (hosts have dots), field the rest. */
 const WHOLE = /^%vault:(.+)\.([^.%]+)%$/;
@@ -36,7 +37,7 @@ const VALUE_ARG: Record<string, string> = { browser_fill: 'value', browser_type:
  */
 export function secretCall(tool: string, args: Record<string, unknown>): { tool: 'browser_fill_secret'; args: Record<string, unknown>; dropped: string[] } | string | undefined {
   if (!mentionsVault(args)) return undefined;
-  const valueArg = VALUE_ARG[tool];
+  const valueArg = own(VALUE_ARG, tool);
   const value = valueArg ? args[valueArg] : undefined;
   const ref = parsePlaceholder(typeof value === 'string' ? value : '');
   const rest = { ...args };

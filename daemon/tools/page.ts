@@ -7,6 +7,7 @@ import { EVALUATE_DEFAULT_TIMEOUT_MS, evaluateScript } from '../browser/evaluate
 import { printPdf } from '../browser/capture.js';
 import { TabIdField } from './output.js';
 import { admitAgentScript } from '../vault/secret-documents.js';
+import { own } from '../../protocol/own.js';
 
 export const EVALUATE_MAX_CHARS = 12000;
 
@@ -122,7 +123,7 @@ export const pageTools = [
     openWorld: false,
     async handle(ctx, args, out) {
       const tab = await ctx.tab(args.tab);
-      const paper = PAPER[args.paper ?? 'a4'];
+      const paper = own(PAPER, args.paper ?? 'a4') ?? PAPER.a4!;
       const m = (args.marginMm ?? 10) / 25.4;
       if (args.name !== undefined && !ctx.env.files.validName(args.name)) {
         throw new BrowserdError('validation_error', `"${args.name}" is not a file name the file store takes`, { next: 'Use letters, digits, space, dot, dash and underscore, no "..", ending in .pdf (e.g. "report.pdf").' });

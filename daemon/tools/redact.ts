@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { lenientDecode, secretForms } from '../vault/secret-forms.js';
+import { own } from '../../protocol/own.js';
 
 /** Longest kept string: an audit line is a record, not a copy of the request. */
 const MAX_KEPT = 300;
@@ -29,7 +30,7 @@ const LENGTH_ONLY: Record<string, ReadonlySet<string>> = { browser_captcha_act: 
 
 /** The arguments with every length-only field of that tool replaced by its length (recordings keep steps so too). */
 export function lengthOnlyArgs(tool: string, args: Record<string, unknown>): Record<string, unknown> {
-  const fields = LENGTH_ONLY[tool];
+  const fields = own(LENGTH_ONLY, tool);
   if (!fields) return args;
   return Object.fromEntries(Object.entries(args).map(([k, v]) => [k, fields.has(k) ? lengthOnly(v) : v]));
 }
@@ -188,7 +189,7 @@ export function redactArgs(tool: string, args: unknown, secrets: readonly string
   const forms = scrubList(secrets);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(args as Record<string, unknown>).slice(0, MAX_ITEMS)) {
-    if (LENGTH_ONLY[tool]?.has(k)) out[k] = lengthOnly(v);
+    if (own(LENGTH_ONLY, tool)?.has(k)) out[k] = lengthOnly(v);
     else if (k === 'key') out[k] = key(v);
     else if (URLS.has(k)) out[k] = url(v);
     else if (TEXT.has(k)) out[k] = text(v, forms);

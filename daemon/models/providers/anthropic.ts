@@ -7,6 +7,7 @@
 import type { ContentBlockParam, Message, MessageCreateParamsNonStreaming, MessageParam, Tool, ToolChoice, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { ChatMessage, JsonSchema, ProviderRequest, ProviderTurn, ToolCall, TurnResult } from '../types.js';
 import { parseToolArgs, providerFailure, wireName } from './failure.js';
+import { own } from '../../../protocol/own.js';
 
 const DEFAULT_OUTPUT_TOKENS = 4096;
 
@@ -112,7 +113,7 @@ export const anthropicTurn: ProviderTurn = async (req) => {
   const usage = answer.usage;
   // Cache writes and reads are input too: the budget counts every token the provider read.
   const input = (usage?.input_tokens ?? 0) + (usage?.cache_creation_input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0);
-  let stop = STOP[answer.stop_reason ?? ''] ?? 'other';
+  let stop = own(STOP, answer.stop_reason) ?? 'other';
   if (answered !== undefined) {
     // The forced answer tool is the reply itself, not a call to run: the turn ended with the answer.
     text = JSON.stringify(answered);

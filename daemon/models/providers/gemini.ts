@@ -14,6 +14,7 @@ import type { ApiError, Content, FunctionCallingConfigMode, GenerateContentConfi
 const CALL_MODE = { AUTO: 'AUTO', ANY: 'ANY' } as unknown as Record<'AUTO' | 'ANY', FunctionCallingConfigMode>;
 import type { ChatMessage, JsonSchema, ProviderRequest, ProviderTurn, ToolCall, TurnRequest, TurnResult } from '../types.js';
 import { parseToolArgs, providerFailure } from './failure.js';
+import { own } from '../../../protocol/own.js';
 
 const DEFAULT_OUTPUT_TOKENS = 4096;
 /** Ids we made up for calls Gemini sent without one: never sent back, since Gemini did not issue them. */
@@ -132,7 +133,7 @@ export const geminiTurn: ProviderTurn = async (req) => {
   const meta = answer.usageMetadata;
   // Thinking tokens are billed as output: the budget counts them.
   const output = (meta?.candidatesTokenCount ?? 0) + (meta?.thoughtsTokenCount ?? 0);
-  let stop: TurnResult['stop'] = STOP[candidate?.finishReason ?? ''] ?? 'other';
+  let stop: TurnResult['stop'] = own(STOP, candidate?.finishReason) ?? 'other';
   if (stop === 'end' && toolCalls.length) stop = 'tool';
   return { text, toolCalls, usage: { input: meta?.promptTokenCount ?? 0, output }, stop };
 };

@@ -8,6 +8,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import type { ChatMessage, ProviderRequest, ProviderTurn, TurnRequest, TurnResult } from '../types.js';
 import { parseToolArgs, providerFailure, wireName } from './failure.js';
+import { own } from '../../../protocol/own.js';
 
 const DEFAULT_OUTPUT_TOKENS = 4096;
 
@@ -88,6 +89,6 @@ export const openaiTurn: ProviderTurn = async (req) => {
     text: message?.content ?? message?.refusal ?? '',
     toolCalls,
     usage: { input: answer.usage?.prompt_tokens ?? 0, output: answer.usage?.completion_tokens ?? 0 },
-    stop: (choice && STOP[choice.finish_reason]) ?? 'other',
+    stop: own(STOP, choice?.finish_reason) ?? 'other',
   };
 };
