@@ -300,6 +300,15 @@ t.test('a daemon shutdown ends every session; the metered minutes stay', async (
   t.same(list.json.sessions, []);
 });
 
+/** The session's answer names a live link of this daemon, and the link opens the viewer. */
+async function opensLiveLink(t: { match(...a: any[]): unknown; equal(...a: any[]): unknown }, text: string) {
+  const live = /Watch it live: (\S+)/.exec(text)?.[1];
+  t.match(live, new RegExp(`^${stack.d.url}/live/[A-Za-z0-9_-]{43}$`), 'a live link of this daemon');
+  const page = await fetch(live!);
+  t.equal(page.status, 200, 'the link opens the viewer');
+  await page.text();
+}
+
 t.test('with a tab open, a session comes with a live link to watch it', async (t) => {
   // A client of its own: the restart above ended the file's MCP session.
   const client = await stack.d.mcp(stack.token);
@@ -307,11 +316,7 @@ t.test('with a tab open, a session comes with a live link to watch it', async (t
   t.notOk(opened.isError, opened.text);
   const r = await call(client, 'browser_sessions', { action: 'start', minutes: 1 });
   t.notOk(r.isError, r.text);
-  const live = /Watch it live: (\S+)/.exec(r.text)?.[1];
-  t.match(live, new RegExp(`^${stack.d.url}/live/[A-Za-z0-9_-]{43}$`), 'a live link of this daemon');
-  const page = await fetch(live!);
-  t.equal(page.status, 200, 'the link opens the viewer');
-  await page.text();
+  await opensLiveLink(t, r.text);
   const id = /CDP session (cdp_[0-9a-f]{16})/.exec(r.text)![1];
   t.notOk((await call(client, 'browser_sessions', { action: 'stop', id })).isError);
 });
@@ -322,11 +327,7 @@ t.test('a profile with no tab yet gets a blank read tab, so the session still co
   t.same(tabsBefore, [], 'the profile has no tab');
   const r = await call(client, 'browser_sessions', { action: 'start', minutes: 1, profile: 'fresh' });
   t.notOk(r.isError, r.text);
-  const live = /Watch it live: (\S+)/.exec(r.text)?.[1];
-  t.match(live, new RegExp(`^${stack.d.url}/live/[A-Za-z0-9_-]{43}$`), 'a live link of this daemon');
-  const page = await fetch(live!);
-  t.equal(page.status, 200, 'the link opens the viewer');
-  await page.text();
+  await opensLiveLink(t, r.text);
   const opened = stack.d.daemon.env.tabs.list('alice').filter((r) => r.profile === 'fresh');
   t.equal(opened.length, 1, 'one blank tab was opened for it');
   t.equal(opened[0]!.mode, 'read', 'in read mode');
