@@ -27,6 +27,16 @@ export const PageText = (options: Omit<StringOptions, 'maxLength' | 'pattern' | 
  */
 export const PageValue = (options: SchemaOptions = {}) => Type.Unknown({ ...options, [PAGE_TEXT]: true });
 
+/** The schema keyword that marks a record whose names, not only values, the page chose (header names). */
+export const PAGE_KEYS = 'x-page-keys';
+
+/**
+ * A record whose names a page or a server chose (headers): over MCP each name is fenced like its value. Other
+ * records keep plain names, because the caller or the daemon chose them (the attributes asked for, a crawl's
+ * field names, our own labels).
+ */
+export const PageKeyedRecord = (options: SchemaOptions = {}) => Type.Record(Type.String(), PageText(), { ...options, [PAGE_KEYS]: true });
+
 /** What any tool's result may carry besides its own fields: writes a read tab blocked during the call. */
 const Blocked = Type.Array(Type.Object({ method: Type.String(), url: Type.Optional(PageText({ description: 'The address the page tried to write to.' })), reason: Type.Optional(Type.String()) }), {
   description: 'Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent.',
@@ -182,8 +192,8 @@ function walk(v: unknown, schemas: any[], label: string, fence: Fence, plain: Fe
       // hasOwn, not a plain lookup: a page's key such as "constructor" must not find Object's own members.
       const sub = marked ? PAGE_ALL : schemas.flatMap((s) => schemasOf((s.properties && Object.hasOwn(s.properties, k) ? s.properties[k] : undefined) ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined) ?? firstPattern(s)));
       const childLabel = declared ? (label ? `${label}.${k}` : k) : label || 'value';
-      // A record of page text (headers) takes its names from the page as well: they are fenced like the values.
-      const pageKey = !marked && !declared && sub.some((s) => s[PAGE_TEXT]);
+      // A record marked as page-keyed (headers) takes its names from the page: they are fenced like the values.
+      const pageKey = !marked && !declared && schemas.some((s) => s[PAGE_KEYS]);
       out[pageKey ? fence(`${childLabel} name`, k) : plain('', k)] = walk(x, sub, childLabel, fence, plain);
     }
     return out;

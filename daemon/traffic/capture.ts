@@ -18,7 +18,7 @@ import { cutUtf8 } from './cut.js';
 import { headerValue } from './headers.js';
 import { urlMatcher, type UrlMatcher } from './url-pattern.js';
 import { Type, type Static } from '@sinclair/typebox';
-import { PageText } from '../tools/output.js';
+import { PageKeyedRecord, PageText } from '../tools/output.js';
 import type { SameType } from './same-type.js';
 
 export const CAPTURE_LIMITS = {
@@ -83,7 +83,7 @@ export const CapturedBodySchema = Type.Object({
   truncated: Type.Boolean(),
 });
 
-const Headers = Type.Record(Type.String(), PageText(), { description: 'Header name to value, credentials and cookie values redacted.' });
+const Headers = PageKeyedRecord({ description: 'Header name to value, credentials and cookie values redacted.' });
 
 export const CapturedExchangeSchema = Type.Object({
   seq: Type.Integer({ description: '1 for the first exchange kept, and so on, in the order they ended.' }),

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { allTools } from '../../daemon/tools/registry.js';
 import { outputJsonSchema } from '../../daemon/tools/output.js';
-import { PAGE_TEXT } from '../../daemon/tools/output.js';
+import { PAGE_KEYS, PAGE_TEXT } from '../../daemon/tools/output.js';
 
 /** Field names that usually hold what a page or server chose. */
 const PAGE_CHOSEN_NAME =
@@ -105,4 +105,31 @@ t.test('fields named for what a page chooses are page text, or listed as ours wi
 t.test('every field listed as ours exists and is still a plain string', async (t) => {
   const plain = new Set(all.filter((f) => !f.page).map((f) => `${f.tool} ${f.path}`));
   for (const key of Object.keys(OURS)) t.ok(plain.has(key), `${key} is a plain output string`);
+});
+
+/** Records in output schemas, by field name, with whether their names are marked as the page's. */
+function records(tool: string, s: any, name: string, out: { tool: string; name: string; pageKeys: boolean }[]) {
+  if (!s || typeof s !== 'object' || s[PAGE_TEXT]) return;
+  if (s.patternProperties || (s.additionalProperties && typeof s.additionalProperties === 'object')) out.push({ tool, name, pageKeys: Boolean(s[PAGE_KEYS]) });
+  for (const k of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(s[k])) for (const x of s[k]) records(tool, x, name, out);
+  if (s.properties) for (const [k, v] of Object.entries(s.properties)) records(tool, v, k, out);
+  if (s.items) records(tool, s.items, name, out);
+  if (s.additionalProperties && typeof s.additionalProperties === 'object') records(tool, s.additionalProperties, name, out);
+  if (s.patternProperties) for (const v of Object.values(s.patternProperties)) records(tool, v, name, out);
+}
+
+t.test('records keyed by header names fence their names; records keyed by the caller or by us do not', async (t) => {
+  const found: { tool: string; name: string; pageKeys: boolean }[] = [];
+  for (const tool of allTools()) {
+    const schema = outputJsonSchema(tool);
+    if (schema) records(tool.name, schema, '', found);
+  }
+  t.ok(found.some((r) => r.pageKeys), 'some record is marked page-keyed (captured headers)');
+  // A mock's headers were given by the caller (browser_route); every other headers record came off the wire.
+  const unmarked = found.filter((r) => /headers$/i.test(r.name) && !r.pageKeys && r.tool !== 'browser_route');
+  t.same(unmarked.map((r) => `${r.tool} .${r.name}`), [], 'header records take PageKeyedRecord (output.ts)');
+  // The attributes browser_query was asked for and a crawl's field names are the caller's: plain names.
+  const callerKeyed = found.filter((r) => (r.tool === 'browser_query' && r.name === 'attrs') || (r.tool === 'browser_crawl_status' && r.name === 'fields'));
+  t.ok(callerKeyed.length >= 2, 'the walk finds the caller-keyed records');
+  t.ok(callerKeyed.every((r) => !r.pageKeys), 'caller-keyed records keep plain names');
 });
