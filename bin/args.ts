@@ -35,6 +35,7 @@ export const SERVE_FLAGS: Options = {
   'allowed-origins': str,
   'allow-private-network': bool,
   headful: bool,
+  http: str,
 };
 
 export const COMMAND_FLAGS: Record<string, Options> = {

@@ -20,9 +20,11 @@ const USAGES: Record<string, string> = {
                  [--max-crawls-per-user N] [--max-tasks-per-user N] [--max-monitors-per-user N]
                  [--max-recordings-per-user N] [--max-har-recordings-per-user N] [--max-storage-mb-per-user MB]
                  [--allowed-hosts a,b] [--allowed-origins o,p] [--allow-private-network] [--headful]
+                 [--http auto|uws|node]
       Env: BROWSERD_LISTEN, BROWSERD_DATA, BROWSERD_CHROME, BROWSERD_MAX_BROWSERS, BROWSERD_ALLOW_PRIVATE_NETWORK=1,
            BROWSERD_ALLOWED_HOSTS (required off loopback), BROWSERD_PUBLIC_URL, BROWSERD_MAX_BROWSERS_PER_USER,
-           BROWSERD_MAX_TABS_PER_USER, BROWSERD_MAX_MCP_SESSIONS_PER_USER, BROWSERD_BROWSER_IDLE_S (README: every one)
+           BROWSERD_MAX_TABS_PER_USER, BROWSERD_MAX_MCP_SESSIONS_PER_USER, BROWSERD_BROWSER_IDLE_S, BROWSERD_HTTP
+           (README: every one)
       On a data dir with no users, creates a first user (BROWSERD_FIRST_USER, default "me") and writes its token
       and the admin key to <data>/first-run-credentials.txt (mode 0600); stdout shows the MCP URL and that path.
 `,

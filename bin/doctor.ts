@@ -10,6 +10,7 @@ import { launchChromium } from '../daemon/browser/launcher.js';
 import { peekDb } from '../storage/db.js';
 import { peekVaultKey, vaultKeyPath } from '../storage/vault-key.js';
 import { clientSocketInode, holdsSocket } from '../daemon/net/peer-process.js';
+import { httpServerFor } from '../daemon/server/transport/choose.js';
 
 interface Check { name: string; ok: boolean; detail: string; fix?: string }
 
@@ -32,6 +33,13 @@ export async function runDoctor(cfg: Config): Promise<boolean> {
       return major >= NODE_MAJOR
         ? { ok: true, detail: `Node ${process.versions.node}` }
         : { ok: false, detail: `Node ${process.versions.node} is older than ${NODE_MAJOR}`, fix: `Install Node ${NODE_MAJOR} or later (Debian: apt-get install nodejs from a current source).` };
+    }),
+  );
+  checks.push(
+    await check('http server', async () => {
+      const { kind, why } = httpServerFor(cfg.http);
+      if (cfg.http === 'uws' && kind !== 'uws') return { ok: false, detail: why, fix: 'Use --http auto (or node): node:http serves on any Node.' };
+      return { ok: true, detail: `${kind === 'uws' ? 'uWebSockets.js' : 'node:http + ws'} (${why})` };
     }),
   );
   const chromiumFound = await check('chromium found', async () => {

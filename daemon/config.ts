@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DEBIAN_FILTER_LISTS } from './adblock/lists.js';
 import { defaultTabStarts } from './browser/tab-starts.js';
 import { loadQuotaLimits, type QuotaLimits } from './quotas/limits.js';
+import { HTTP_CHOICES, type HttpChoice } from './server/transport/types.js';
 
 export interface Config {
   host: string;
@@ -40,6 +41,8 @@ export interface Config {
   tabStarts: number;
   /** Host names the daemon answers to besides loopback literals (BROWSERD_ALLOWED_HOSTS). */
   allowedHosts: string[];
+  /** Which HTTP server serves (BROWSERD_HTTP): uWS where it loads, node:http otherwise (server/transport/choose.ts). */
+  http: HttpChoice;
   /** Browser origins that may call the daemon (BROWSERD_ALLOWED_ORIGINS). */
   allowedOrigins: string[];
   /** The longest a hand-off may live from creation, extensions included (BROWSERD_HANDOFF_MAX_S, default 24 h). */
@@ -175,6 +178,8 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
   if (!isLoopbackListen(listen.host) && allowedHosts.length === 0) {
     throw new Error(`listening on ${listen.host} needs the host names clients use: set BROWSERD_ALLOWED_HOSTS (or --allowed-hosts) or BROWSERD_PUBLIC_URL`);
   }
+  const http = String(flags.http ?? env.BROWSERD_HTTP ?? 'auto') as HttpChoice;
+  if (!HTTP_CHOICES.includes(http)) throw new Error(`--http takes ${HTTP_CHOICES.join(', ')}, not "${http}"`);
   const idleS = wholeNumber('browser-idle-s', flags['browser-idle-s'] ?? env.BROWSERD_BROWSER_IDLE_S, 30 * 60, 0);
   return {
     host: listen.host,
@@ -198,6 +203,7 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     tabStarts: wholeNumber('BROWSERD_TAB_STARTS', env.BROWSERD_TAB_STARTS, defaultTabStarts(), 1),
     allowedHosts,
     cdpSessionMaxMinutes: wholeNumber('cdp-session-max-minutes', flags['cdp-session-max-minutes'] ?? env.BROWSERD_CDP_SESSION_MAX_MINUTES, 120, 1),
+    http,
     allowedOrigins: [...list(flags['allowed-origins'] ?? env.BROWSERD_ALLOWED_ORIGINS), ...(publicUrl ? [new URL(publicUrl).origin] : [])],
     handoffMaxS: wholeNumber('handoff-max-s', flags['handoff-max-s'] ?? env.BROWSERD_HANDOFF_MAX_S, 24 * 3600, 60),
     cacheMaxBytesPerUser: wholeNumber('cache-max-mb', flags['cache-max-mb'] ?? env.BROWSERD_CACHE_MAX_MB, 1024, 1) * 1024 * 1024,

@@ -233,7 +233,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   // Host rules the CLI writes beside the running daemon are in force here before the CLI reports them.
   const stopWatchingPolicies = policies.watch();
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
-  log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: pool.maxBrowsers, bundled: runningBundled }, 'browserd listening');
+  log.info({ url, mcp: `${url}/mcp`, dataDir: cfg.dataDir, maxBrowsers: pool.maxBrowsers, bundled: runningBundled, http: app.server.kind, httpWhy: app.server.why }, 'browserd listening');
   let stopping: Promise<void> | undefined;
   return {
     env,

@@ -3,7 +3,7 @@
  * every route (a page in some browser must not reach this), then the token. A wrong, guessed, stopped or
  * expired token gets a plain 401 and no WebSocket. The token is part of the URL, so the URL is never logged.
  */
-import type uWS from 'uWebSockets.js';
+import type { HttpApp, HttpResponse } from '../server/transport/types.js';
 import type { DaemonEnv } from '../env.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkHostAndOrigin, type OriginPolicy } from '../server/origin.js';
@@ -28,7 +28,7 @@ const MAX_CLIENT_MESSAGE = 16 * 1024 * 1024;
 /** A client that reads this far behind the browser's output is cut off rather than kept in memory. */
 const MAX_BACKLOG = 256 * 1024 * 1024;
 
-function refuse(res: uWS.HttpResponse, e: BrowserdError) {
+function refuse(res: HttpResponse, e: BrowserdError) {
   res.cork(() => {
     res.writeStatus(`${e.status} ${e.code === 'unauthorized' ? 'Unauthorized' : e.code === 'shutting_down' ? 'Service Unavailable' : 'Forbidden'}`);
     res.writeHeader('Content-Type', 'application/json');
@@ -36,7 +36,7 @@ function refuse(res: uWS.HttpResponse, e: BrowserdError) {
   });
 }
 
-export function addCdpRoute(app: uWS.TemplatedApp, env: DaemonEnv, closing: () => boolean) {
+export function addCdpRoute(app: HttpApp, env: DaemonEnv, closing: () => boolean) {
   const originPolicy: OriginPolicy = { listenHost: env.cfg.host, port: env.cfg.port, extraHosts: env.cfg.allowedHosts, extraOrigins: env.cfg.allowedOrigins };
   app.ws<SocketData>('/cdp/*', {
     maxPayloadLength: MAX_CLIENT_MESSAGE,

@@ -3,7 +3,7 @@
  * check as every other route (a page elsewhere, or a DNS-rebinding name, must not open a user's browser) and
  * the token names a live link that is still open. Everything after the upgrade is the ViewerSession's.
  */
-import type { HttpResponse, WebSocketBehavior } from 'uWebSockets.js';
+import type { HttpResponse, WebSocketBehavior } from '../server/transport/types.js';
 import type { DaemonEnv } from '../env.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkHostAndOrigin, type OriginPolicy } from '../server/origin.js';

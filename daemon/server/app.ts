@@ -1,34 +1,32 @@
-/** The uWS app: every route of routes.ts. Auth, Host/Origin checks and the closing state live here, once. */
-import uWS from 'uWebSockets.js';
+/**
+ * The HTTP app: every route of routes.ts. Auth, Host/Origin checks and the closing state live here, once.
+ * Which server carries it (uWS or node:http) is transport/choose.ts's business; nothing here depends on it.
+ */
 import type { DaemonEnv } from '../env.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
-import { bearer, captureReq, sendError, sendJson, type Req, type RequestFinished } from './http.js';
+import { bearer, captureReq, sendError, sendJson, statusLine, type Req, type RequestFinished } from './http.js';
 import { checkHostAndOrigin, type OriginPolicy } from './origin.js';
 import { restHandlers } from './rest.js';
 import { matchRoute, ROUTES, routeKey } from './routes.js';
 import { McpGateway } from './mcp.js';
 import { liveSocket, LIVE_SOCKET_PATTERN } from '../live/socket.js';
 import { addCdpRoute } from '../cdp-proxy/ws-route.js';
-
-/**
- * uWS's LIBUS_LISTEN_EXCLUSIVE_PORT. Its typings declare listen options only for listen(port, ...); the binding
- * takes them after a host as well (test/rest/listen.test.ts holds it).
- */
-const LISTEN_EXCLUSIVE_PORT = 1;
-type ListenWithOptions = { listen(host: string, port: number, options: number, cb: (socket: uWS.us_listen_socket | false) => void): void };
+import { chooseHttpApp } from './transport/choose.js';
 
 export interface AppHandle {
   port: number;
   closing: boolean;
   mcp: McpGateway;
+  /** The server that carries the routes, and why it was picked. */
+  server: { kind: 'uws' | 'node'; why: string };
   close(): void;
 }
 
-export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
-  const app = uWS.App();
+export async function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
+  const { app, why } = chooseHttpApp(env.cfg.http);
   const mcp = new McpGateway(env, version);
   const originPolicy: OriginPolicy = { listenHost: env.cfg.host, port: env.cfg.port, extraHosts: env.cfg.allowedHosts, extraOrigins: env.cfg.allowedOrigins };
-  const handle: AppHandle = { port: 0, closing: false, mcp, close: () => undefined };
+  const handle: AppHandle = { port: 0, closing: false, mcp, server: { kind: app.kind, why }, close: () => undefined };
   const health = (r: Req) =>
     sendJson(r, handle.closing ? 503 : 200, { ok: !handle.closing, version, uptimeS: Math.round((Date.now() - env.startedAt.getTime()) / 1000), browsers: env.pool.count });
   const handlers = restHandlers(env, health);
@@ -95,14 +93,19 @@ export function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
     });
   });
 
-  return new Promise((resolve, reject) => {
-    // Exclusive: by default uWS sets SO_REUSEPORT, and a second daemon started on the same port (same Unix user)
-    // would listen beside the first and get half of its requests, MCP sessions and all.
-    (app as unknown as ListenWithOptions).listen(env.cfg.host, env.cfg.port, LISTEN_EXCLUSIVE_PORT, (socket) => {
-      if (!socket) return reject(new Error(`cannot listen on ${env.cfg.host}:${env.cfg.port} (in use, or not an address of this host)`));
-      handle.port = uWS.us_socket_local_port(socket);
-      handle.close = () => uWS.us_listen_socket_close(socket);
-      resolve(handle);
-    });
+  // A method the parser cannot take (FOO, a lower-case get) is answered like a known one the route lacks.
+  app.unknownMethod((method, path) => {
+    // A method no route has, so the list of the path's methods comes back whole.
+    const { allowed } = matchRoute('UNKNOWN', path);
+    const err = allowed.length
+      ? new BrowserdError('method_not_allowed', `${method.slice(0, 32)} is not a method this server takes`, { next: `Use ${allowed.join(', ')}; see api/openapi.yaml.` })
+      : new BrowserdError('not_found', 'no such route', { next: 'See api/openapi.yaml; the MCP endpoint is /mcp.' });
+    env.log.info({ method: method.slice(0, 32), route: allowed.length ? 'method not allowed' : 'no route', status: err.status, code: err.code }, 'http request');
+    return { statusLine: statusLine(err.status), headers: { 'Content-Type': 'application/json', ...(allowed.length ? { Allow: allowed.join(', ') } : {}) }, body: JSON.stringify({ ok: false, error: err.toBody() }) };
   });
+
+  const listening = await app.listen(env.cfg.host, env.cfg.port);
+  handle.port = listening.port;
+  handle.close = () => listening.close();
+  return handle;
 }

@@ -1,8 +1,8 @@
 /**
- * Small helpers over uWebSockets.js: a request captured synchronously (uWS forbids touching req after the
- * handler returns), body reading with a size cap, abort tracking, and corked writes.
+ * Small helpers over the HTTP server (transport/types.ts): a request captured synchronously (uWS forbids
+ * touching req after the handler returns), body reading with a size cap, abort tracking, and corked writes.
  */
-import type { HttpRequest, HttpResponse, RecognizedString } from 'uWebSockets.js';
+import type { Chunk as RecognizedString, HttpRequest, HttpResponse } from './transport/types.js';
 import { randomBytes } from 'node:crypto';
 import { BrowserdError, ERROR_CODES } from '../../protocol/errors.js';
 
@@ -103,7 +103,7 @@ export function captureReq(rawRes: HttpResponse, req: HttpRequest, finished?: Re
     },
   }) as HttpResponse;
   const r: Req = {
-    method: req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase(),
+    method: req.getCaseSensitiveMethod(),
     path: req.getUrl(),
     query: new URLSearchParams(req.getQuery() ?? ''),
     headers,

@@ -1,13 +1,15 @@
 /**
- * sendStream on a real uWS server: the body arrives whole and in order; a reader that does not read holds the
+ * sendStream on a real server (uWS where it loads, or node:http with BROWSERD_HTTP=node; send-stream-node runs
+ * this file on node:http): the body arrives whole and in order; a reader that does not read holds the
  * producer back (backpressure) instead of letting it run ahead over the whole body; a reader that leaves stops
  * the producer; an error before the first byte is still answerable, after it the connection is cut.
  */
 import t from 'tap';
-import uWS from 'uWebSockets.js';
 import { request, type IncomingMessage } from 'node:http';
 import { captureReq, sendError, sendStream, type Req } from '../../../daemon/server/http.js';
 import { BrowserdError } from '../../../protocol/errors.js';
+import { chooseHttpApp } from '../../../daemon/server/transport/choose.js';
+import type { HttpChoice, Listening } from '../../../daemon/server/transport/types.js';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { encodeExport } from '../../../daemon/crawl/export.js';
@@ -25,29 +27,21 @@ const heldBytes = () => {
 type Route = (r: Req) => Promise<void>;
 const routes = new Map<string, Route>();
 let port = 0;
-let listenSocket: uWS.us_listen_socket | undefined;
+let listening: Listening | undefined;
 
-t.before(
-  () =>
-    new Promise<void>((resolve, reject) => {
-      const app = uWS.App();
-      app.any('/*', (res, req) => {
-        const r = captureReq(res, req);
-        const route = routes.get(r.path);
-        if (!route) return sendError(r, new BrowserdError('not_found', 'no route', { next: 'none' }));
-        route(r).catch((e) => sendError(r, e instanceof BrowserdError ? e : new BrowserdError('internal_error', String(e), { next: 'none' })));
-      });
-      app.listen('127.0.0.1', 0, (s) => {
-        if (!s) return reject(new Error('cannot listen'));
-        listenSocket = s;
-        port = uWS.us_socket_local_port(s);
-        resolve();
-      });
-    }),
-);
-t.teardown(() => {
-  if (listenSocket) uWS.us_listen_socket_close(listenSocket);
+t.before(async () => {
+  const { app } = chooseHttpApp((process.env.BROWSERD_HTTP ?? 'auto') as HttpChoice);
+  t.comment(`server: ${app.kind}`);
+  app.any('/*', (res, req) => {
+    const r = captureReq(res, req);
+    const route = routes.get(r.path);
+    if (!route) return sendError(r, new BrowserdError('not_found', 'no route', { next: 'none' }));
+    route(r).catch((e) => sendError(r, e instanceof BrowserdError ? e : new BrowserdError('internal_error', String(e), { next: 'none' })));
+  });
+  listening = await app.listen('127.0.0.1', 0);
+  port = listening.port;
 });
+t.teardown(() => listening?.close());
 
 function get(path: string): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {

@@ -1,0 +1,3 @@
+/** mcp-progress.test.ts again on the node:http server, the one that serves on Nodes uWebSockets.js has no build for. */
+process.env.BROWSERD_HTTP = 'node';
+await import('../tools/mcp-progress.test.js');
