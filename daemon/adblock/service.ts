@@ -15,6 +15,13 @@ import { findLists, type ListFile } from './lists.js';
 import { cacheKey, readCached, writeCached } from './engine-cache.js';
 import { engineType } from './request-types.js';
 
+/**
+ * The longest a parse may take. Requests of block_ads pages wait on it, so it needs an end: a parse that has not
+ * finished by then (lists grown huge, a thread stuck) is stopped and ad blocking is unavailable until the next
+ * change of block_ads or restart, the requests going through. EasyList and EasyPrivacy parse in seconds.
+ */
+export const PARSE_DEADLINE_MS = 120_000;
+
 /** The package, imported with the first engine, not at start: about 2 MB of heap a host without block_ads never uses. */
 type AdblockerPackage = typeof import('@ghostery/adblocker');
 
@@ -43,7 +50,7 @@ export class AdBlocker {
   private thread?: Worker;
   private closed = false;
 
-  constructor(private opts: { dataDir: string; lists: readonly string[]; log: Logger; settings: BrowserSettingsService }) {}
+  constructor(private opts: { dataDir: string; lists: readonly string[]; log: Logger; settings: BrowserSettingsService; parseDeadlineMs?: number }) {}
 
   /** Loads now if block_ads names a site, and again whenever a change makes it name one while no engine is there. */
   start(): void {
@@ -134,6 +141,12 @@ export class AdBlocker {
       this.thread = w;
       // A parse in flight must not hold the process open at shutdown.
       w.unref();
+      const deadline = setTimeout(() => {
+        reject(new Error(`the parse took longer than ${PARSE_DEADLINE_MS / 1000} s and was stopped`));
+        void w.terminate();
+      }, this.opts.parseDeadlineMs ?? PARSE_DEADLINE_MS);
+      deadline.unref();
+      w.once('exit', () => clearTimeout(deadline));
       w.once('message', (m: { serialized?: Uint8Array; parseMs?: number; error?: string }) => {
         if (m.serialized) resolve({ serialized: m.serialized, parseMs: m.parseMs ?? 0 });
         else reject(new Error(m.error ?? 'no answer'));

@@ -200,6 +200,24 @@ t.test('while the lists load, requests of listed sites wait and the state says s
   await setBlockAds([]);
 });
 
+t.test('a parse that overruns its deadline is stopped: the held requests go on and the state says why', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'browserd-adblock-'));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
+  await setBlockAds(['shop.test']);
+  const env = stack.d.daemon.env;
+  // A deadline no parse can meet (a thread takes longer than a millisecond just to start).
+  const blocker = new AdBlocker({ dataDir, lists: [ownList], log: pino({ level: 'silent' }), settings: env.browserSettings, parseDeadlineMs: 1 });
+  blocker.start();
+  const held = blocker.blocks({ url: 'http://tracker.test/t.js', pageUrl: 'http://shop.test/', resourceType: 'Script' });
+  t.ok(held instanceof Promise, 'the request waits while the lists load');
+  t.equal(await held, undefined, 'once the parse is stopped the request goes on: a held request never waits without end');
+  const status = blocker.status();
+  t.equal(status.state, 'unavailable');
+  t.match((status as { reason: string }).reason, /longer than .* and was stopped/);
+  await blocker.close();
+  await setBlockAds([]);
+});
+
 t.test('the parsed lists are cached once and loaded from the cache after a restart', async (t) => {
   const files = () => readdirSync(cacheDir(stack.d.dataDir));
   const cached = files();
