@@ -2,14 +2,15 @@
  * No string a caller chooses reaches LMDB as a key past its size (issue 34 item 15): browser_remember with a
  * 2,048-character host answered internal_error (LMDB "Key size is larger than the maximum key size"). Every tool
  * argument and REST path segment or body field that becomes part of a storage key is sent here at its worst, 3,000
- * ASCII characters and 600 four-byte emoji (2,400 bytes), and must answer a clean 4xx (validation_error with a next
+ * ASCII characters, 600 four-byte emoji (2,400 bytes) and 5,000 characters, and must answer a clean 4xx (validation_error with a next
  * step, or not_found / unauthorized for a lookup), never 500, with nothing stored. No browser starts here.
  */
 import t from 'tap';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
 import { closeAll } from '../fixtures/close-all.js';
 
-const LONG = ['a'.repeat(3000), '\u{1F600}'.repeat(600), `x.${'b'.repeat(2990)}.com`];
+// 5,000 characters too: lmdb-js threw on a mere lookup past about 4 KB (an unknown SMS inbox answered 500).
+const LONG = ['a'.repeat(3000), '\u{1F600}'.repeat(600), `x.${'b'.repeat(2990)}.com`, 'c'.repeat(5000)];
 
 let d: TestDaemon;
 let alice: string;
