@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { assertRoom, storeReserveBytes, writeGuard } from './disk-reserve.js';
 import { UserBytes } from './user-bytes.js';
+import { guardKeySize } from './key-size.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -53,7 +54,7 @@ export interface Db {
   userBytes: UserBytes;
   /**
    * The one way a store opens a named database of its own: its adding writes pass the disk-full guard
-   * (disk-reserve.ts) like every database above. A layering test refuses any other `openDB` call.
+   * (disk-reserve.ts) and its keys the size guard (key-size.ts) like every database above. A layering test refuses any other `openDB` call.
    */
   table<V = any>(name: string): Database<V, string>;
   close(): Promise<void>;
@@ -73,9 +74,12 @@ export function openDb(dataDir: string): Db {
   const reserve = storeReserveBytes();
   const guardWrites = writeGuard(() => assertRoom(dataDir, reserve));
   guardWrites(root);
+  // A key past LMDB's size is refused as validation_error, not LMDB's plain Error (key-size.ts).
+  guardKeySize(root);
   const sub = <V = any>(name: string): Database<V, string> => {
     const d = root.openDB<V, string>({ name });
     guardWrites(d);
+    guardKeySize(d);
     return d;
   };
   const db: Omit<Db, 'userBytes'> & { userBytes?: UserBytes } = {

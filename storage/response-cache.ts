@@ -39,6 +39,13 @@ interface IndexEntry extends Omit<CachedResponse, 'body'> {
 
 const SEP = '\u0000';
 let seq = 0;
+/**
+ * A URL up to this many bytes is its own part of the entry key; a longer one (a caller's or a page's URL can be any
+ * length, and LMDB keys stop at 1,978 bytes) is keyed by its SHA-256 instead, after "#", which no absolute URL
+ * starts with. Shorter URLs keep the plain form, so entries stored before this still answer.
+ */
+const URL_KEY_MAX_BYTES = 512;
+const urlPart = (url: string) => (Buffer.byteLength(url) <= URL_KEY_MAX_BYTES ? url : `#${createHash('sha256').update(url).digest('hex')}`);
 
 export class ResponseCacheStore {
   private readonly root: string;
@@ -52,11 +59,11 @@ export class ResponseCacheStore {
   }
 
   // Key spaces in the one cacheIndex database, each starting with the user's id:
-  //   e <user> <name> <METHOD url>  -> IndexEntry
+  //   e <user> <name> <METHOD url>  -> IndexEntry (a long url hashed, see urlPart)
   //   t <user> <time> <seq>         -> entry key (eviction order, oldest first)
   //   r <user> <hash>               -> how many entries use that body file
   //   b <user>                      -> bytes the user's entries account for
-  private entryKey = (user: string, name: string, method: string, url: string) => `e${SEP}${user}${SEP}${name}${SEP}${method} ${url}`;
+  private entryKey = (user: string, name: string, method: string, url: string) => `e${SEP}${user}${SEP}${name}${SEP}${method} ${urlPart(url)}`;
   private userDir(user: string): string {
     return join(this.root, createHash('sha256').update(user).digest('hex').slice(0, 32));
   }

@@ -153,6 +153,8 @@ export const siteTools = [
     async handle(ctx, args, out) {
       const url = checkUrl(args.url, ctx.env.cfg);
       if (url === 'about:blank') throw new BrowserdError('validation_error', 'give the site\'s address', { next: 'Pass {"url": "https://example.com/"}.' });
+      // The map is remembered under the host: bounded like browser_remember's, before any page is read.
+      hostOf(url);
       const tab = await (await ctx.browser()).scratchTab();
       let map: ExploreMap;
       try {
