@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { childDaemon } from './child-daemon.js';
+import { childDaemon } from '../fixtures/child-daemon.js';
 import { startSite, html, type FixtureSite } from '../fixtures/site.js';
 
 const root = mkdtempSync(join(tmpdir(), 'browserd-faults-'));

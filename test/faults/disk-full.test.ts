@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { childDaemon } from './child-daemon.js';
+import { childDaemon } from '../fixtures/child-daemon.js';
 import { ERROR_CODES } from '../../protocol/errors.js';
 
 const mnt = mkdtempSync(join(tmpdir(), 'browserd-full-'));

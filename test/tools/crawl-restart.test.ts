@@ -4,32 +4,15 @@
  * flight at the kill may be fetched twice, never stored twice).
  */
 import t from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCrawlSite } from '../fixtures/crawl-site.js';
-import { CREDENTIALS_FILE } from '../../bin/credentials-file.js';
+import { childDaemon } from '../fixtures/child-daemon.js';
 
 const PAGES = 60;
 const CONCURRENCY = 2;
 
-/** Starts `browserd serve` on the data dir; resolves with its base URL once it listens. */
-function serve(dataDir: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, ['bin/browserd.js', 'serve', '--listen', '127.0.0.1:0', '--data', dataDir], {
-    env: { ...process.env, BROWSERD_ALLOW_PRIVATE_NETWORK: '1', BROWSERD_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (c) => {
-      out += c;
-      const m = /browserd (http:\/\/127\.0\.0\.1:\d+) \(MCP/.exec(out);
-      if (m) resolve({ child, base: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`browserd exited (${code}) before listening: ${out}`)));
-  });
-}
 
 t.test('kill -9 mid-crawl, start again: the run finishes with every page once', async (t) => {
   const site = await startCrawlSite({ bulk: PAGES });
@@ -38,13 +21,9 @@ t.test('kill -9 mid-crawl, start again: the run finishes with every page once', 
     await site.close();
     rmSync(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
-  const first = await serve(dataDir);
-  const token = /^token=(.+)$/m.exec(readFileSync(join(dataDir, CREDENTIALS_FILE), 'utf8'))![1]!;
-  const api = async (base: string, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: res.status, json: (await res.json()) as any };
-  };
-  const started = await api(first.base, 'POST', '/v1/crawls', { startUrls: [`${site.url}/bulk/1`], mode: 'http', maxDepth: 20, maxPages: PAGES, delayMs: 50, concurrency: CONCURRENCY });
+  const daemon = childDaemon(dataDir);
+  const first = await daemon.serve();
+  const started = await daemon.call(first.url, 'POST', '/v1/crawls', { startUrls: [`${site.url}/bulk/1`], mode: 'http', maxDepth: 20, maxPages: PAGES, delayMs: 50, concurrency: CONCURRENCY });
   t.equal(started.status, 201, JSON.stringify(started.json));
   const id = started.json.id as string;
 
@@ -56,18 +35,18 @@ t.test('kill -9 mid-crawl, start again: the run finishes with every page once', 
   const atKill = bulkGets().length;
   t.ok(atKill < PAGES, `killed mid-crawl (${atKill} of ${PAGES} pages asked for)`);
 
-  const second = await serve(dataDir);
+  const second = await daemon.serve();
   t.teardown(() => {
     second.child.kill('SIGTERM');
   });
   // browser_crawl_status waits on the run's own events, up to 60 s a call.
   let state = 'running';
   for (let i = 0; i < 5 && state === 'running'; i++) {
-    const s = await api(second.base, 'POST', '/v1/tools/browser_crawl_status', { id, timeoutS: 60, items: 0 });
+    const s = await daemon.call(second.url, 'POST', '/v1/tools/browser_crawl_status', { id, timeoutS: 60, items: 0 });
     state = s.json.crawl.state;
   }
   t.equal(state, 'finished');
-  const items = (await api(second.base, 'GET', `/v1/crawls/${id}/items?limit=500`)).json.items as { url: string; status: string }[];
+  const items = (await daemon.call(second.url, 'GET', `/v1/crawls/${id}/items?limit=500`)).json.items as { url: string; status: string }[];
   const paths = items.map((i) => new URL(i.url).pathname);
   t.equal(items.length, PAGES, 'one item per page');
   t.equal(new Set(paths).size, PAGES, 'no page stored twice');
