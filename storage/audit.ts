@@ -1,7 +1,6 @@
 /** The audit log: every tool call, arguments redacted before they get here. Newest first per user. */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Db } from './db.js';
-import { cursorKey } from './cursor-key.js';
+import { SignedCursors } from './cursor-key.js';
 import { range } from './key-range.js';
 
 export interface AuditEntry {
@@ -15,21 +14,15 @@ export interface AuditEntry {
   ms: number;
 }
 
-/** A cursor that was not issued to this caller (another user's, edited or garbled). */
-export class InvalidCursorError extends Error {
-  constructor() {
-    super('the cursor is not one this server gave you');
-    this.name = 'InvalidCursorError';
-  }
-}
+export { InvalidCursorError } from './cursor-key.js';
 
 let seq = 0;
 
 export class AuditStore {
-  private cursorKey: Buffer;
+  private cursors: SignedCursors;
 
   constructor(private db: Db) {
-    this.cursorKey = cursorKey(db, 'auditCursorKey');
+    this.cursors = new SignedCursors(db, 'auditCursorKey');
   }
 
   /** Appends durably: an audit entry is acknowledged only once it is on disk. */
@@ -39,25 +32,15 @@ export class AuditStore {
     await this.db.flushed();
   }
 
-  private sign(user: string, rest: string): string {
-    return createHmac('sha256', this.cursorKey).update(`${user}\u0000${rest}`).digest().subarray(0, 16).toString('base64url');
-  }
-
-  /** The opaque cursor for a key of this user's: the key's tail plus a MAC binding it to the user. */
+  /** The opaque cursor for a key of this user's: the key's tail (base64url) signed for the user. */
   private cursorFor(user: string, key: string): string {
-    const rest = key.slice(user.length + 1);
-    return `${Buffer.from(rest, 'utf8').toString('base64url')}.${this.sign(user, rest)}`;
+    return this.cursors.issue([user], Buffer.from(key.slice(user.length + 1), 'utf8').toString('base64url'));
   }
 
   /** The storage key a cursor stands for; the user part is always the caller's own, never taken from the cursor. */
   private keyFor(user: string, cursor: string): string {
-    const m = /^([A-Za-z0-9_-]{1,200})\.([A-Za-z0-9_-]{22})$/.exec(cursor);
-    if (!m) throw new InvalidCursorError();
-    const rest = Buffer.from(m[1], 'base64url').toString('utf8');
-    const want = Buffer.from(this.sign(user, rest), 'base64url');
-    const got = Buffer.from(m[2], 'base64url');
-    if (got.length !== want.length || !timingSafeEqual(got, want)) throw new InvalidCursorError();
-    return `${user}\u0000${rest}`;
+    const rest = this.cursors.open([user], cursor, /^[A-Za-z0-9_-]{1,200}$/);
+    return `${user}\u0000${Buffer.from(rest, 'base64url').toString('utf8')}`;
   }
 
   /** A page of one user's entries, newest first; `cursor` is the one returned with the previous page. */

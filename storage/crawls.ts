@@ -8,10 +8,9 @@
  * Every row counts toward its user's storage quota (user-bytes.ts): a new run, queued pages and a finished page
  * are refused whole past it (the page stays queued); state changes and deletes are counted, never refused.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Db } from './db.js';
-import { InvalidCursorError } from './audit.js';
-import { cursorKey } from './cursor-key.js';
+import { SignedCursors } from './cursor-key.js';
 import type { RowWriter } from './user-bytes.js';
 import { keysUnder, range, valuesUnder } from './key-range.js';
 import type { CrawlItem, CrawlRunInfo, CrawlSpec, CrawlState, ItemStatus } from '../protocol/crawl.js';
@@ -48,10 +47,10 @@ const pad = (n: number) => String(n).padStart(12, '0');
 const urlHash = (url: string) => createHash('sha256').update(url).digest('base64url');
 
 export class CrawlStore {
-  private cursorKey: Buffer;
+  private cursors: SignedCursors;
 
   constructor(private db: Db) {
-    this.cursorKey = cursorKey(db, 'crawlCursorKey');
+    this.cursors = new SignedCursors(db, 'crawlCursorKey');
   }
 
   private runKey = (user: string, id: string) => `${user}${SEP}${id}`;
@@ -247,22 +246,12 @@ export class CrawlStore {
     await this.db.flushed();
   }
 
-  private sign(user: string, id: string, seq: number): string {
-    return createHmac('sha256', this.cursorKey).update(`${user}${SEP}${id}${SEP}${seq}`).digest().subarray(0, 16).toString('base64url');
-  }
-
   /** An opaque cursor after item `seq`, bound to this user and run. */
   cursorFor(user: string, id: string, seq: number): string {
-    return `${seq.toString(36)}.${this.sign(user, id, seq)}`;
+    return this.cursors.issue([user, id], seq.toString(36));
   }
 
   private cursorSeq(user: string, id: string, cursor: string): number {
-    const m = /^([0-9a-z]{1,10})\.([A-Za-z0-9_-]{22})$/.exec(cursor);
-    if (!m) throw new InvalidCursorError();
-    const seq = parseInt(m[1]!, 36);
-    const want = Buffer.from(this.sign(user, id, seq), 'base64url');
-    const got = Buffer.from(m[2]!, 'base64url');
-    if (got.length !== want.length || !timingSafeEqual(got, want)) throw new InvalidCursorError();
-    return seq;
+    return parseInt(this.cursors.open([user, id], cursor, /^[0-9a-z]{1,10}$/), 36);
   }
 }
