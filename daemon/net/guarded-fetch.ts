@@ -9,13 +9,12 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import zlib from 'node:zlib';
-import type { LookupFunction } from 'node:net';
 import type { DaemonEnv } from '../env.js';
 import type { Fetcher, FetchedResponse, FetchOptions } from '../crawl/types.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { vetTarget, VetRefusal } from './vet.js';
+import { pinnedRequest } from './pinned-request.js';
 import { lookupWithRules, parseResolverRules } from '../browser/resolver-rules.js';
 import { evaluateHostPolicy } from '../policy/host-policy.js';
 import { VERSION } from '../version.js';
@@ -162,12 +161,6 @@ interface RawResponse {
 /** One request to an already-vetted address list; resolves with the whole (decoded, capped) body. */
 function requestOnce(u: URL, addresses: string[], method: string, body: Buffer | undefined, cookie: string | undefined, opts: GuardedFetchOptions, deadline: number): Promise<RawResponse> {
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
-  // Node asks this instead of DNS: it can only ever answer with the addresses vetTarget checked.
-  const lookup: LookupFunction = (_host, options, cb) => {
-    const list = addresses.map((address) => ({ address, family: isIP(address) }));
-    if ((options as { all?: boolean }).all) (cb as unknown as (e: null, l: typeof list) => void)(null, list);
-    else cb(null, list[0]!.address, list[0]!.family);
-  };
   return new Promise<RawResponse>((resolve, reject) => {
     let settled = false;
     const fail = (e: BrowserdError) => {
@@ -187,15 +180,10 @@ function requestOnce(u: URL, addresses: string[], method: string, body: Buffer |
     };
     const onAbort = () => fail(new BrowserdError('timeout', `${u.href}: the request was cancelled`, { next: 'Try again.' }));
     const timer = setTimeout(() => fail(new BrowserdError('timeout', `${u.href} did not answer in time`, { next: 'Try again later, or give a longer timeout.' })), Math.max(1, deadline - Date.now()));
-    const lib = u.protocol === 'https:' ? https : http;
-    const req = lib.request({
-      protocol: u.protocol,
-      hostname: u.hostname.replace(/^\[|\]$/g, ''),
-      port: u.port || undefined,
-      path: u.pathname + u.search,
+    // It can only ever connect to the addresses vetTarget checked.
+    const req = pinnedRequest(u, addresses, {
       method,
       agent: agents[u.protocol as 'http:' | 'https:'],
-      lookup,
       headers: {
         'user-agent': CRAWLER_USER_AGENT,
         accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',

@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { pinnedRequest } from '../net/pinned-request.js';
 
 export interface DeliveryResult {
   status?: number;
@@ -26,12 +26,6 @@ export function deliveryAgents() {
 export type DeliveryAgents = ReturnType<typeof deliveryAgents>;
 
 export function postSigned(u: URL, addresses: string[], headers: Record<string, string>, body: Buffer, opts: { timeoutMs: number; signal?: AbortSignal; agents: DeliveryAgents }): Promise<DeliveryResult> {
-  // Node asks this instead of DNS: it can only answer with the addresses the guard checked.
-  const lookup: LookupFunction = (_host, options, cb) => {
-    const list = addresses.map((address) => ({ address, family: isIP(address) }));
-    if ((options as { all?: boolean }).all) (cb as unknown as (e: null, l: typeof list) => void)(null, list);
-    else cb(null, list[0]!.address, list[0]!.family);
-  };
   return new Promise<DeliveryResult>((resolve) => {
     let done = false;
     const finish = (r: DeliveryResult) => {
@@ -49,16 +43,8 @@ export function postSigned(u: URL, addresses: string[], headers: Record<string, 
       req.destroy();
       finish({ error: `no answer in ${Math.round(opts.timeoutMs / 1000)} s` });
     }, opts.timeoutMs);
-    const req = (u.protocol === 'https:' ? https : http).request({
-      protocol: u.protocol,
-      hostname: u.hostname.replace(/^\[|\]$/g, ''),
-      port: u.port || undefined,
-      path: u.pathname + u.search,
-      method: 'POST',
-      agent: opts.agents[u.protocol as 'http:' | 'https:'],
-      lookup,
-      headers: { ...headers, 'content-length': String(body.length) },
-    });
+    // It can only connect to the addresses the guard checked.
+    const req = pinnedRequest(u, addresses, { method: 'POST', agent: opts.agents[u.protocol as 'http:' | 'https:'], headers: { ...headers, 'content-length': String(body.length) } });
     req.on('error', (e) => finish({ error: (e as NodeJS.ErrnoException).code ?? e.message }));
     if (opts.signal?.aborted) return onAbort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
