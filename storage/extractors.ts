@@ -5,9 +5,8 @@
  * nobody re-learned it meanwhile (the version it started from is still the stored one), so two runs that both
  * saw the markup change cannot each bump the version over the other's work.
  */
-import type { Database } from 'lmdb';
 import type { Db } from './db.js';
-import { countUnder, valuesUnder } from './key-range.js';
+import { PerUserTable } from './per-user-table.js';
 
 /** How one field's value is read: the text (or `attr`) of the first match of `css`, or of every match with `all`. */
 export interface ExtractorField {
@@ -36,34 +35,19 @@ export interface ExtractorRecord {
 /** Extractors a user may keep: each is small, but a list call reads every one. */
 export const MAX_EXTRACTORS_PER_USER = 500;
 
-export class ExtractorStore {
-  private records: Database<ExtractorRecord, string>;
-
-  constructor(private readonly db: Db) {
-    this.records = db.table<ExtractorRecord>('extractors');
-  }
-
-  private key = (user: string, id: string) => `${user}\u0000${id}`;
-
-  get(user: string, id: string): ExtractorRecord | undefined {
-    return this.records.get(this.key(user, id));
+export class ExtractorStore extends PerUserTable<ExtractorRecord> {
+  constructor(db: Db) {
+    super(db, 'extractors');
   }
 
   /** The user's extractors, most recently updated first. */
   list(user: string): ExtractorRecord[] {
-    const out: ExtractorRecord[] = [];
-    for (const value of valuesUnder(this.records, [user])) out.push(value);
-    return out.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
-  }
-
-  count(user: string): number {
-    return countUnder(this.records, [user]);
+    return [...this.values(user)].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || a.id.localeCompare(b.id));
   }
 
   /** Stores a new extractor; on disk before it resolves. */
-  async create(user: string, rec: ExtractorRecord): Promise<void> {
-    await this.records.put(this.key(user, rec.id), rec);
-    await this.db.flushed();
+  create(user: string, rec: ExtractorRecord): Promise<void> {
+    return this.putDurably(user, rec.id, rec);
   }
 
   /**
@@ -80,11 +64,5 @@ export class ExtractorStore {
     });
     await this.db.flushed();
     return { replaced, current: this.get(user, rec.id) };
-  }
-
-  /** Removes one extractor (nothing happens when there is none); on disk before it resolves. */
-  async delete(user: string, id: string): Promise<void> {
-    await this.records.remove(this.key(user, id));
-    await this.db.flushed();
   }
 }
