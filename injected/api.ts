@@ -133,10 +133,46 @@ export interface ExtractResult {
   total: number;
 }
 
-export type { ListItemsOptions, ListItemsResult, ListItem } from './list-items.js';
-import type { ListItemsOptions, ListItemsResult } from './list-items.js';
-export type { PageFile } from './file-links.js';
-import type { PageFile } from './file-links.js';
+/** listItems (list-items.ts), for scrollUntil (daemon/read/scroll-until.ts). */
+export interface ListItemsOptions {
+  /** CSS selector of one item; without it only the scroll state is answered. */
+  item?: string;
+  /** CSS selector of the scrolling element; default the document. */
+  container?: string;
+  /** Longest HTML kept per item. */
+  maxItemChars?: number;
+}
+
+export interface ListItem {
+  /** Text and identifying attributes (id, data-*, aria positions, link): the same row gives the same key. */
+  key: string;
+  html: string;
+}
+
+export interface ListItemsResult {
+  items: ListItem[];
+  /** The scroller's position, scrollable height and visible height, in CSS pixels. */
+  top: number;
+  height: number;
+  client: number;
+  /** Where a wheel over the scroller lands: the middle of its visible part, in viewport CSS pixels. */
+  point: { x: number; y: number };
+}
+
+/** fileLinks (file-links.ts), for collect (daemon/docs/collect.ts). */
+export interface PageFile {
+  url: string;
+  kind: 'link' | 'image' | 'media';
+  /** A link's text or an image's alt (page text). */
+  text?: string;
+  /** The name a link's download attribute suggests. */
+  download?: string;
+  /** The MIME type a link's or source's type attribute declares. */
+  type?: string;
+  /** An image's size as shown, CSS pixels. */
+  width?: number;
+  height?: number;
+}
 
 /** The functions of the script as written (each may throw an InjectedError; see the envelope above). */
 export interface InjectedApi {

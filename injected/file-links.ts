@@ -6,20 +6,7 @@
 import { Ctx } from './ctx.js';
 import { absoluteUrl, collapse, cut } from './dom.js';
 import { state } from './visibility.js';
-
-export interface PageFile {
-  url: string;
-  kind: 'link' | 'image' | 'media';
-  /** A link's text or an image's alt (page text). */
-  text?: string;
-  /** The name a link's download attribute suggests. */
-  download?: string;
-  /** The MIME type a link's or source's type attribute declares. */
-  type?: string;
-  /** An image's size as shown, CSS pixels. */
-  width?: number;
-  height?: number;
-}
+import type { PageFile } from './api.js';
 
 /** The widest candidate of a srcset ("a.jpg 480w, b.jpg 1080w" or "a.jpg 1x, b.jpg 2x"). */
 function largestOfSrcset(srcset: string, base: string): string | undefined {

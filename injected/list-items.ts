@@ -8,31 +8,7 @@ import { Ctx } from './ctx.js';
 import { collapse } from './dom.js';
 import { failure } from './failure.js';
 import { elementHtml } from './html.js';
-
-export interface ListItemsOptions {
-  /** CSS selector of one item; without it only the scroll state is answered. */
-  item?: string;
-  /** CSS selector of the scrolling element; default the document. */
-  container?: string;
-  /** Longest HTML kept per item. */
-  maxItemChars?: number;
-}
-
-export interface ListItem {
-  /** Text and identifying attributes (id, data-*, aria positions, link): the same row gives the same key. */
-  key: string;
-  html: string;
-}
-
-export interface ListItemsResult {
-  items: ListItem[];
-  /** The scroller's position, scrollable height and visible height, in CSS pixels. */
-  top: number;
-  height: number;
-  client: number;
-  /** Where a wheel over the scroller lands: the middle of its visible part, in viewport CSS pixels. */
-  point: { x: number; y: number };
-}
+import type { ListItemsOptions, ListItemsResult } from './api.js';
 
 /** Attributes that say which row an element shows; style and class change with layout, so they are left out. */
 const IDENTITY = /^(id|data-.+|aria-rowindex|aria-posinset|aria-setsize|href|src|datetime|value)$/i;

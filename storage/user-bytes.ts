@@ -13,8 +13,7 @@
  * pruned), site memory, extractors, API maps, the action cache (capped, least used evicted), research answers,
  * identities, usage counters. The response cache's bodies are files counted by their own index.
  */
-import type { Database } from 'lmdb';
-import type { Db } from './db.js';
+import type { Database, RootDatabase } from 'lmdb';
 import { valuesUnder } from './key-range.js';
 
 /** The stores whose rows are a user's own data and count toward their storage quota. */
@@ -58,6 +57,16 @@ export const TRACKED: { name: string; kind: ByteKind; user: (key: string) => str
 const VERSION = 1;
 const VERSION_KEY = 'userBytesVersion';
 
+/**
+ * The part of the store (Db, db.ts) the tally uses, written out here rather than imported: db.ts builds a
+ * UserBytes, so importing its Db back would tie the two files in a circle.
+ */
+export interface TallyStore {
+  root: RootDatabase;
+  meta: Database<any, string>;
+  table<V = any>(name: string): Database<V, string>;
+}
+
 const keyBytes = (key: unknown) => Buffer.byteLength(Array.isArray(key) ? key.join(SEP) : String(key));
 
 export class UserBytes {
@@ -65,7 +74,7 @@ export class UserBytes {
   guard?: BytesGuard;
   private tally: Database<number, string>;
 
-  constructor(private db: Pick<Db, 'root' | 'meta' | 'table'>) {
+  constructor(private db: TallyStore) {
     this.tally = db.table<number>('userBytes');
     if (db.meta.get(VERSION_KEY) !== VERSION) this.recount();
   }

@@ -10,7 +10,8 @@
 // out the same way whichever was used.
 import { looksReaderable, readArticle } from './article.js';
 import { type HDocument, type HElement, byTag, findFirst, parseHtml } from './html-tree.js';
-import { type Block, MarkdownWalker, joinBlocks } from './md-walk.js';
+import type { Block } from './block.js';
+import { MarkdownWalker, joinBlocks } from './md-walk.js';
 import { truncateBlocks } from './md-truncate.js';
 import { pageMeta } from './page-meta.js';
 import { makeResolver } from './url.js';

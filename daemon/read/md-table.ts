@@ -10,7 +10,7 @@
 // ordinary blocks instead.
 import { type HElement, type HNode, isElement, findFirst, byTag } from './html-tree.js';
 import { escapePipes } from './md-text.js';
-import type { Block } from './md-walk.js';
+import type { Block } from './block.js';
 
 /** What the table renderer needs from the walker. */
 export interface TableHost {

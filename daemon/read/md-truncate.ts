@@ -6,7 +6,8 @@
 // that a single big table, common on data pages, would be all or nothing.
 // A last line says that the text was cut and how much was left out; the
 // content itself stays within maxChars, that line comes on top.
-import { type Block, joinBlocks } from './md-walk.js';
+import type { Block } from './block.js';
+import { joinBlocks } from './md-walk.js';
 
 export interface Truncated {
   markdown: string;

@@ -14,14 +14,9 @@
 // in article mode, navigation-like chrome.
 import { type HElement, type HNode, isElement, collapseWs, textContent } from './html-tree.js';
 import { codeFence, codeSpan, escapeBrackets, escapeLineStart, wrapMarks } from './md-text.js';
+import type { Block } from './block.js';
 import { renderTable } from './md-table.js';
 import type { Resolver } from './url.js';
-
-export type BlockKind = 'p' | 'heading' | 'list' | 'table' | 'code' | 'quote' | 'hr';
-export interface Block {
-  kind: BlockKind;
-  text: string;
-}
 
 export interface WalkOptions {
   resolve: Resolver;

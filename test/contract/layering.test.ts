@@ -1,6 +1,7 @@
 /**
  * Layering is checked here, not by review: injected/ imports nothing from Node; tools/ no MCP SDK and no CDP
- * layer; policy/ nothing from tools/; server/ only the core of tools/; storage/ nothing from daemon/.
+ * layer; policy/ nothing from tools/; server/ only the core of tools/; storage/ nothing from daemon/; no new import
+ * circle (storage/, protocol/, injected/, daemon/read/ none at all; daemon/ held to a ratchet).
  */
 import t from 'tap';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -81,4 +82,99 @@ t.test('daemon/tools/ speaks to a tab in verbs (daemon/browser), never in raw CD
     const src = readFileSync(join(root, f), 'utf8');
     t.notMatch(src, /\.send(MayFail)?\(/, `${f} sends CDP itself`);
   }
+});
+
+/**
+ * Import circles (issue 35). A circle ties its files into one unit that can be read, tested and changed only
+ * whole; these rules keep new ones out. Every relative import counts, `import type` too: a type-only circle
+ * still means neither file can be understood without the other.
+ */
+
+/** Files of these folders, as repository paths without the extension, each with the ones it imports. */
+function importGraph(dirs: string[]): Map<string, string[]> {
+  const nodes = dirs.flatMap(files).map((f) => f.replace(/\.ts$/, ''));
+  const known = new Set(nodes);
+  return new Map(nodes.map((n) => [n, [...new Set(localImports(`${n}.ts`))].filter((i) => known.has(i))]));
+}
+
+/** The strongly connected components that hold a circle (two or more files, or a file importing itself); Tarjan. */
+function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || (graph.get(v) ?? []).includes(v)) out.push(scc.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return out;
+}
+
+const describeCircles = (cs: string[][]) => cs.map((c) => `[${c.length} files] ${c.join(', ')}`).join('\n');
+
+t.test('the circle finder finds circles and only circles (so the rules below cannot pass on a blind reader)', async (t) => {
+  t.same(circles(new Map([['a', ['b']], ['b', ['a']]])), [['a', 'b']], 'a -> b -> a is a circle');
+  t.same(circles(new Map([['a', ['a']]])), [['a']], 'a file importing itself is a circle');
+  const dag = new Map([['a', ['b', 'c']], ['b', ['c']], ['c', []], ['d', ['a', 'c']]]);
+  t.same(circles(dag), [], 'a DAG (with a diamond) has none');
+  const two = new Map([['a', ['b']], ['b', ['c']], ['c', ['a', 'd']], ['d', ['e']], ['e', ['d']], ['f', ['a']]]);
+  t.same(circles(two).sort(), [['a', 'b', 'c'], ['d', 'e']], 'two circles joined by one arrow stay two');
+  // And on the real tree: the reader sees real arrows (the graph is not empty of edges).
+  const real = importGraph(['daemon/read']);
+  t.ok([...real.values()].some((e) => e.length > 0), 'daemon/read/ files import each other');
+});
+
+const PRODUCT = ['daemon', 'storage', 'protocol', 'injected', 'bin'];
+
+t.test('storage/, protocol/, injected/ and daemon/read/ hold no import circle', async (t) => {
+  const all = circles(importGraph(PRODUCT));
+  // Nothing of these folders may sit in any circle, even one that runs through other folders.
+  for (const dir of ['storage/', 'protocol/', 'injected/']) {
+    const caught = all.filter((c) => c.some((f) => f.startsWith(dir)));
+    t.same(caught, [], `${dir} is in an import circle:\n${describeCircles(caught)}`);
+  }
+  // daemon/read/: no circle among its own files (files of it the big daemon circle reaches are counted below).
+  const read = circles(importGraph(['daemon/read']));
+  t.same(read, [], `daemon/read/ has an import circle:\n${describeCircles(read)}`);
+  // Circles outside daemon/ (bin/ and the folders above) are refused whole; daemon/'s are the ratchet below.
+  const outside = all.filter((c) => c.some((f) => !f.startsWith('daemon/')));
+  t.same(outside, [], `an import circle reaches outside daemon/:\n${describeCircles(outside)}`);
+});
+
+/**
+ * RATCHET. daemon/ still has one big circle (held together by the DaemonEnv bag, daemon/env.ts) that the
+ * issue 35 seams are taking apart. This is how many daemon/ files sit inside any circle today. The number may
+ * only go DOWN: lower it in the same change that shrinks the circle; never raise it to let a new circle in.
+ */
+const KNOWN_CYCLE_FILES = 109;
+
+t.test('daemon/ has no more files inside import circles than KNOWN_CYCLE_FILES (ratchet: only down)', async (t) => {
+  const inDaemon = circles(importGraph(PRODUCT)).filter((c) => c.some((f) => f.startsWith('daemon/')));
+  const count = inDaemon.reduce((n, c) => n + c.length, 0);
+  t.comment(`daemon/ files inside import circles: ${count} (ratchet ${KNOWN_CYCLE_FILES}) in ${inDaemon.length} circle(s)`);
+  if (count > KNOWN_CYCLE_FILES) {
+    t.fail(`import circles in daemon/ grew: ${count} files, ratchet ${KNOWN_CYCLE_FILES}; the circles (a new file or a new circle is among them):\n${describeCircles(inDaemon)}`);
+  } else t.pass(`${count} daemon/ files in circles, at most ${KNOWN_CYCLE_FILES}`);
+  if (count < KNOWN_CYCLE_FILES) t.comment(`the circle shrank: lower KNOWN_CYCLE_FILES to ${count}`);
 });
