@@ -11,7 +11,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { Type } from '@sinclair/typebox';
 import { COLLECT_DEFAULT_FILES, COLLECT_FILE_TYPES, COLLECT_MAX_FILES, type CollectedEntry, type CollectFileType, type CollectOptions } from '../../protocol/read-params.js';
 import { StringEnum } from '../../protocol/params.js';
-import { PageText, UrlField } from '../tools/output.js';
+import { PageText, UrlField } from '../../protocol/output-fields.js';
 export type { CollectedEntry } from '../../protocol/read-params.js';
 import type { PageFile } from '../../injected/api.js';
 import type { DaemonEnv } from '../env.js';

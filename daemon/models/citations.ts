@@ -7,7 +7,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Chunk, PageText } from './chunks.js';
 import type { Citation } from '../../protocol/model-params.js';
-import { PageText as PageTextField } from '../tools/output.js';
+import { PageText as PageTextField } from '../../protocol/output-fields.js';
 
 export type { Citation };
 

@@ -12,7 +12,7 @@
 import { Type } from '@sinclair/typebox';
 import type { ScrollOutcome, ScrollStop } from '../../protocol/read-params.js';
 import { StringEnum } from '../../protocol/params.js';
-import { PageText } from '../tools/output.js';
+import { PageText } from '../../protocol/output-fields.js';
 import { htmlToMarkdownOffThread } from './markdown-pool.js';
 export type { ScrollStop } from '../../protocol/read-params.js';
 import { BrowserdError } from '../../protocol/errors.js';

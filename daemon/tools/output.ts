@@ -7,35 +7,14 @@
  * every string a page controls in bulk (marked with `PageText`) is wrapped in the result's fence there, and
  * every other string loses any fence marker it carries. REST callers are programs: they get the values as-is.
  */
-import { Type, type SchemaOptions, type StringOptions } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { ToolDef } from './define.js';
 import { toJsonSchema } from './schema.js';
+import { PAGE_KEYS, PAGE_TEXT, PageText } from '../../protocol/output-fields.js';
 
-/** The schema keyword that marks a string as page text, fenced in MCP structured results. */
-export const PAGE_TEXT = 'x-page-text';
-
-/**
- * Text a page controls in bulk (its words, a snapshot, an extract, a file's contents). No length or pattern:
- * over MCP the value arrives inside a fence, still a string.
- */
-export const PageText = (options: Omit<StringOptions, 'maxLength' | 'pattern' | 'format'> = {}) => Type.String({ ...options, [PAGE_TEXT]: true });
-
-/**
- * A JSON value whose shape a page (or a model reading one) chose: a field a selector matched, a value a model
- * filled from page text, a task's answer. Any JSON value; over MCP every string in it, however deep, is fenced.
- */
-export const PageValue = (options: SchemaOptions = {}) => Type.Unknown({ ...options, [PAGE_TEXT]: true });
-
-/** The schema keyword that marks a record whose names, not only values, the page chose (header names). */
-export const PAGE_KEYS = 'x-page-keys';
-
-/**
- * A record whose names a page or a server chose (headers): over MCP each name is fenced like its value. Other
- * records keep plain names, because the caller or the daemon chose them (the attributes asked for, a crawl's
- * field names, our own labels).
- */
-export const PageKeyedRecord = (options: SchemaOptions = {}) => Type.Record(Type.String(), PageText(), { ...options, [PAGE_KEYS]: true });
+// The vocabulary of output schemas lives in protocol/; tool definitions keep importing it from here.
+export { PAGE_KEYS, PAGE_TEXT, PageKeyedRecord, PageText, PageValue, TabIdField, UrlField, TabModeField, LiveModeField, TabInfo } from '../../protocol/output-fields.js';
 
 /** What any tool's result may carry besides its own fields: writes a read tab blocked during the call. */
 const Blocked = Type.Array(Type.Object({ method: Type.String(), url: Type.Optional(PageText({ description: 'The address the page tried to write to.' })), reason: Type.Optional(Type.String()) }), {
@@ -205,22 +184,3 @@ function firstPattern(s: any): unknown {
   return s.patternProperties ? Object.values(s.patternProperties)[0] : undefined;
 }
 
-/** Fields many results share. */
-export const TabIdField = Type.String({ description: 'Tab id (t1, or <profile>/t1 in a named profile).' });
-/** Page text: the page chose it (history.replaceState, a redirect, a hash), so over MCP it arrives fenced. */
-export const UrlField = PageText({ description: 'An address as the page reports it.' });
-export const TabModeField = Type.Union([Type.Literal('read'), Type.Literal('act')], { description: 'read: no writes reach a site; act: may change things, under the host policy.' });
-export const LiveModeField = Type.Union([Type.Literal('interactive'), Type.Literal('view')]);
-
-/** A tab as listings describe it (tabs.ts describeTab). */
-export const TabInfo = Type.Object({
-  id: TabIdField,
-  url: UrlField,
-  mode: TabModeField,
-  context: Type.Optional(Type.String()),
-  profile: Type.Optional(Type.String()),
-  allowedDomains: Type.Optional(Type.Array(Type.String())),
-  opener: Type.Optional(Type.String({ description: 'The tab that opened this one (a popup).' })),
-  default: Type.Boolean({ description: 'Later calls without a tab use this one.' }),
-  live_url: Type.Optional(Type.String({ description: "A popup's live link, in the first listing that shows it." })),
-});

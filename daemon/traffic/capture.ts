@@ -18,7 +18,7 @@ import { cutUtf8 } from './cut.js';
 import { headerValue } from './headers.js';
 import { urlMatcher, type UrlMatcher } from './url-pattern.js';
 import { Type, type Static } from '@sinclair/typebox';
-import { PageKeyedRecord, PageText } from '../tools/output.js';
+import { PageKeyedRecord, PageText } from '../../protocol/output-fields.js';
 import type { SameType } from './same-type.js';
 
 export const CAPTURE_LIMITS = {

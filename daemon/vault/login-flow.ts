@@ -19,7 +19,7 @@ import { fieldValue, loginEntry, type LoginEntry } from './entry.js';
 import { fillCode, fillSecret, submitForm } from './fill.js';
 import { hostBelongs, hostOfName } from './site-match.js';
 import { freshTotpCode } from './totp.js';
-import { PageText, TabIdField } from '../tools/output.js';
+import { PageText, TabIdField } from '../../protocol/output-fields.js';
 import { cleanBeforeOpening } from './site-storage.js';
 
 export const LOGIN_OUTCOMES = ['signed_in', 'wrong_password', 'captcha', 'two_factor_needed', 'code_rejected', 'no_login_form', 'form_not_accepted'] as const;

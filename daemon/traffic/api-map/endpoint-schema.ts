@@ -4,7 +4,7 @@
  * one side changes without the other. Examples, names and paths are what a site sent: page text.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { PageText } from '../../tools/output.js';
+import { PageText } from '../../../protocol/output-fields.js';
 import type { ApiEndpoint, ApiParam, Pagination } from '../../../protocol/api-map.js';
 import type { ApiMapInfo } from '../../../storage/api-maps.js';
 import type { SameType } from '../same-type.js';
