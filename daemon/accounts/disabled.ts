@@ -12,6 +12,7 @@
  * at the accounts that have something running, and at the ones it held, to release them once enabled.
  */
 import type { DaemonEnv } from '../env.js';
+import { DISABLED_SWEEP_MS } from './sweep-interval.js';
 
 /** Accounts whose tasks were held, per daemon: released by the sweep once the account is enabled again. */
 const heldBy = new WeakMap<DaemonEnv, Set<string>>();
@@ -31,8 +32,7 @@ export async function stopDisabledAccount(env: DaemonEnv, user: string): Promise
   if (stopped.length) env.log.info({ user, browsers: stopped }, 'account disabled: its browsers were stopped');
 }
 
-/** How often the daemon looks for accounts disabled from outside it. */
-export const DISABLED_SWEEP_MS = 2000;
+export { DISABLED_SWEEP_MS };
 
 /** Starts the sweep; returns what stops it. */
 export function watchDisabledAccounts(env: DaemonEnv, everyMs = DISABLED_SWEEP_MS): () => void {

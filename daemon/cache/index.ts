@@ -4,7 +4,7 @@
  * store and goes to the network for the rest; replay-strict never goes out, and a page with no stored response
  * fails with not_found.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { Tab } from '../browser/tab.js';
 import type { Fetcher, FetchedResponse } from '../crawl/types.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -13,7 +13,7 @@ import { cacheBody, cacheHeaders, cacheUrl } from './redact.js';
 import type { CachedResponse } from '../../storage/response-cache.js';
 
 export type CacheMode = 'off' | 'record' | 'replay' | 'replay-strict';
-type CacheEnv = Pick<DaemonEnv, 'responseCache' | 'vault' | 'filledCodes' | 'storageQuota'>;
+type CacheEnv = Pick<Platform, 'responseCache' | 'vault' | 'filledCodes' | 'storageQuota'>;
 
 export const missError = (url: string, name: string, secretForms: readonly string[]) =>
   new BrowserdError('not_found', `no stored response for ${cacheUrl(url, secretForms)} in cache "${name}"`, { next: 'Record it first with cache: "record", or use cache: "replay", which goes to the site for what is not stored.' });

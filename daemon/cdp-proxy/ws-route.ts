@@ -4,7 +4,7 @@
  * expired token gets a plain 401 and no WebSocket. The token is part of the URL, so the URL is never logged.
  */
 import type { HttpApp, HttpResponse } from '../server/transport/types.js';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkHostAndOrigin, type OriginPolicy } from '../server/origin.js';
 import { ProxyClient } from './client.js';
@@ -36,7 +36,7 @@ function refuse(res: HttpResponse, e: BrowserdError) {
   });
 }
 
-export function addCdpRoute(app: HttpApp, env: DaemonEnv, closing: () => boolean) {
+export function addCdpRoute(app: HttpApp, env: Platform, closing: () => boolean) {
   const originPolicy: OriginPolicy = { listenHost: env.cfg.host, port: env.cfg.port, extraHosts: env.cfg.allowedHosts, extraOrigins: env.cfg.allowedOrigins };
   app.ws<SocketData>('/cdp/*', {
     maxPayloadLength: MAX_CLIENT_MESSAGE,

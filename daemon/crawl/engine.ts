@@ -8,7 +8,7 @@
  * new pages and leaves the run `running` in the store, so the next start goes on from the queue. A page that
  * would pass the user's storage quota pauses the run (it stays queued, nothing of it stored).
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { CrawlRecord, CrawlStore, NewLink, QueueEntry } from '../../storage/crawls.js';
 import type { Tab } from '../browser/tab.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -28,7 +28,7 @@ import { HopRefused, TabHops, actionRefusal, hopRefusal, redirectReason, type Ho
 import { scrubDeep } from '../tools/redact.js';
 import { errorFields, errorLine, reasonFields } from '../tools/error-line.js';
 import { userSecretForms } from '../vault/user-secrets.js';
-import { DISABLED_SWEEP_MS } from '../accounts/disabled.js';
+import { DISABLED_SWEEP_MS } from '../accounts/sweep-interval.js';
 import { isQuotaRefusal } from '../quotas/limits.js';
 
 const STORAGE_QUOTA_NOTE = 'paused at your storage quota (--max-storage-mb-per-user): the next page would have passed it and was not stored (it stays queued). Delete what you no longer need, then resume.';
@@ -36,7 +36,7 @@ const STORAGE_QUOTA_NOTE = 'paused at your storage quota (--max-storage-mb-per-u
 /** Queue entries looked at when choosing the next page: enough to find one whose host is ready. */
 const LOOKAHEAD = 64;
 
-type Env = Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies' | 'pool' | 'log' | 'vault' | 'filledCodes' | 'responseCache' | 'files' | 'storageQuota' | 'users'>;
+type Env = Pick<Platform, 'cfg' | 'deniedPorts' | 'policies' | 'pool' | 'log' | 'vault' | 'filledCodes' | 'responseCache' | 'files' | 'storageQuota' | 'users'>;
 
 export interface RunEvents {
   /** The run's record changed (a page finished, or its state moved). */

@@ -13,7 +13,7 @@
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { DEFAULT_MAX_TOKENS_TOTAL } from '../../protocol/model-params.js';
 import type { ItemModelFill } from '../../protocol/crawl.js';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { PageText } from '../models/chunks.js';
 import { extractFromPages } from '../models/extract.js';
 import { openModelSession, type ModelSession } from '../models/session.js';
@@ -38,7 +38,7 @@ export class CrawlModel {
    * before this object existed, read once when the session opens.
    */
   constructor(
-    private readonly env: DaemonEnv,
+    private readonly env: Platform,
     private readonly user: string,
     private readonly spec: CrawlSpec,
     private readonly key: string | undefined,

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { CrawlStore, type CrawlRecord } from '../../storage/crawls.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { CrawlSpec } from './params.js';
@@ -49,7 +49,7 @@ export class CrawlService {
   private starting = new PendingCount();
 
   /** `env` is read lazily: the service is built inside the env literal it belongs to. */
-  constructor(private readonly env: () => DaemonEnv) {
+  constructor(private readonly env: () => Platform) {
     this.events.setMaxListeners(0);
   }
 

@@ -14,7 +14,7 @@ import { StringEnum } from '../../protocol/params.js';
 import { PageText, UrlField } from '../../protocol/output-fields.js';
 export type { CollectedEntry } from '../../protocol/read-params.js';
 import type { PageFile } from '../../injected/api.js';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { Tab } from '../browser/tab.js';
 import { loadResource } from './load-file.js';
 import { actionRefusal } from '../crawl/hops.js';
@@ -147,7 +147,7 @@ export function checkCollectOptions(o: CollectOptions): void {
 }
 
 export interface CollectContext {
-  env: Pick<DaemonEnv, 'cfg' | 'files' | 'policies' | 'deniedPorts'>;
+  env: Pick<Platform, 'cfg' | 'files' | 'policies' | 'deniedPorts'>;
   user: string;
   signal: AbortSignal;
   /**
@@ -161,7 +161,7 @@ export interface CollectContext {
  * The model session captions use, opened before anything is read so a bad model id or a missing key fails
  * first; undefined without collect.caption.
  */
-export function openCaptioner(env: DaemonEnv, user: string, key: string | undefined, o: CollectOptions | undefined, signal: AbortSignal): CollectContext['captions'] {
+export function openCaptioner(env: Platform, user: string, key: string | undefined, o: CollectOptions | undefined, signal: AbortSignal): CollectContext['captions'] {
   if (!o?.caption) return undefined;
   const session = openModelSession({ env, user, model: o.model, key, maxTokensTotal: o.maxTokensTotal, signal });
   return { session, left: o.captionMax ?? Number.POSITIVE_INFINITY };

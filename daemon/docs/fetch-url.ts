@@ -3,7 +3,7 @@
  * private addresses and the user's blocked hosts refused, no cookies sent), capped at 15 MB as it streams in.
  */
 import { BrowserdError } from '../../protocol/errors.js';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { fetchGuardFor, guardedFetch } from '../net/guarded-fetch.js';
 import { DOC_MAX_BYTES, type DocSource } from './types.js';
 
@@ -32,7 +32,7 @@ function pathName(url: string): string | undefined {
   }
 }
 
-export async function fetchDocument(env: Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies'>, user: string, url: string, signal?: AbortSignal): Promise<DocSource & { url: string }> {
+export async function fetchDocument(env: Pick<Platform, 'cfg' | 'deniedPorts' | 'policies'>, user: string, url: string, signal?: AbortSignal): Promise<DocSource & { url: string }> {
   const res = await guardedFetch(url, {
     guard: fetchGuardFor(env, user),
     maxBytes: DOC_MAX_BYTES,

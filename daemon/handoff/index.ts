@@ -2,7 +2,7 @@
  * Hand-offs: asking a person to do one step in the live browser. Callers (browser_handoff, browser_login)
  * create them here; the service (service.ts, `env.handoffs`) keeps their states and wakes waiters.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { HandoffReason } from '../../storage/handoffs.js';
 
 export type { HandoffReason };
@@ -18,7 +18,7 @@ export interface HandoffCreated {
 }
 
 export async function createHandoff(
-  env: DaemonEnv,
+  env: Platform,
   user: string,
   req: { reason: HandoffReason; message: string; tab?: string; expiresInS?: number },
 ): Promise<HandoffCreated> {

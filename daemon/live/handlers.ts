@@ -1,9 +1,9 @@
 /** The live view's HTTP route, spread into the REST handler table (its WebSocket is registered in app.ts). */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { Handler } from '../server/rest-call.js';
 import { serveViewerPage } from './page.js';
 
-export function liveHandlers(env: DaemonEnv): Record<string, Handler> {
+export function liveHandlers(env: Platform): Record<string, Handler> {
   return {
     'GET /live/{token}': (r, _user, [token]) => serveViewerPage(env, r, token),
   };

@@ -2,7 +2,7 @@
  * Live links: a short-lived, unguessable link to a viewer of one user's browser with one tab in front.
  * The registry (links.ts) holds them; the viewer page (page.ts) and its WebSocket (socket.ts) open them.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { LiveMode } from './links.js';
 
@@ -17,7 +17,7 @@ export interface LiveLink {
  * A live link for `tabId` of `user`. `mode` defaults to what the user's account allows (take-over on:
  * interactive); asking for interactive without take-over gives view. `ttlMs` is the life of an unopened link.
  */
-export function createLiveLink(env: DaemonEnv, user: string, tabId: string, opts: { mode?: 'interactive' | 'view'; ttlMs?: number } = {}): LiveLink {
+export function createLiveLink(env: Platform, user: string, tabId: string, opts: { mode?: 'interactive' | 'view'; ttlMs?: number } = {}): LiveLink {
   const account = env.users.get(user);
   if (!account) throw new BrowserdError('not_found', `no user ${user}`, { next: 'Check the user name.' });
   // Bound to the user: a tab id of another user's (ids repeat across users) is simply not found here.

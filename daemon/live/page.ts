@@ -4,7 +4,7 @@
  * pages (the hand-off page embeds it). The token never leaves in a Referer, and no cache keeps the page.
  */
 import { createHash } from 'node:crypto';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { send, type Req } from '../server/http.js';
 import { VIEWER_SCRIPT } from './viewer-script.js';
@@ -55,7 +55,7 @@ export const VIEWER_HEADERS: Record<string, string> = {
   'X-Content-Type-Options': 'nosniff',
 };
 
-export async function serveViewerPage(env: DaemonEnv, r: Req, token: string) {
+export async function serveViewerPage(env: Platform, r: Req, token: string) {
   const link = env.live.lookup(token);
   // A disabled account's links stop working at once, as its token does.
   if (!link || !env.users.isActive(link.user)) throw new BrowserdError('not_found', 'this live link is unknown or has expired', { next: 'Ask for a new link (browser_viewer).' });

@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { BrowserdError } from '../../protocol/errors.js';
 import { DEFAULT_MAX_TOKENS_TOTAL } from '../../protocol/model-params.js';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { hostKey, providerNames, resolveModel } from './catalog.js';
 import { PROVIDER_TURNS } from './providers/index.js';
 import type { ChatMessage, ModelInfo, SessionUsage, TurnRequest, TurnResult } from './types.js';
@@ -19,7 +19,7 @@ let tokenizer: typeof import('gpt-tokenizer') | undefined;
 const countTokens = (text: string): number => (tokenizer ??= createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens(text);
 
 export interface SessionOptions {
-  env: DaemonEnv;
+  env: Platform;
   user: string;
   /** A model id from GET /v1/models; the default model when absent. */
   model?: string;

@@ -4,7 +4,11 @@
  * layout-dependent text are comparable from one check to the next, then the page's visible text, its
  * snapshot or a PNG, of the whole page or of the element `selector` names.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { BrowserPool } from '../browser/pool.js';
+import type { UserStore } from '../../storage/users.js';
+import type { Webhooks } from '../webhooks/events.js';
 import type { Tab } from '../browser/tab.js';
 import type { Baseline, MonitorSpec } from '../../storage/monitors.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -16,7 +20,16 @@ const LOAD_TIMEOUT_MS = 30_000;
 /** What a check saw: text (text, snapshot) or a PNG (screenshot), the same shapes a baseline keeps. */
 export type Capture = Baseline;
 
-export type CaptureFn = (env: DaemonEnv, user: string, spec: MonitorSpec) => Promise<Capture>;
+/** What monitors need of the daemon, named here so the feature depends on these services and nothing else. */
+export interface MonitorDeps {
+  cfg: Pick<Config, 'quotas'>;
+  users: Pick<UserStore, 'isActive'>;
+  pool: BrowserPool;
+  webhooks: Pick<Webhooks, 'emit'>;
+  log: Logger;
+}
+
+export type CaptureFn = (env: MonitorDeps, user: string, spec: MonitorSpec) => Promise<Capture>;
 
 export const captureInBrowser: CaptureFn = async (env, user, spec) => {
   // The idle sweeper leaves the browser alone while a check has a tab in it.

@@ -5,14 +5,13 @@
  * delete. Checks of one monitor never overlap: a `run` call waits for a scheduled check in flight, and back.
  */
 import { randomBytes } from 'node:crypto';
-import type { DaemonEnv } from '../env.js';
 import type { Db } from '../../storage/db.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { MonitorStore, type Baseline, type CheckRecord, type MonitorRecord, type MonitorSpec } from '../../storage/monitors.js';
 import { parseCronRule, type CronRule } from './cron-rule.js';
 import { MonitorScheduler } from './scheduler.js';
 import { systemClock, type Clock } from './clock.js';
-import { captureInBrowser, type CaptureFn } from './capture.js';
+import { captureInBrowser, type CaptureFn, type MonitorDeps } from './capture.js';
 import { compareScreenshots, compareText, comparableText, ignoreMatchers, snapshotForCompare, type Comparison } from './compare.js';
 import { isoInZone } from './zone-time.js';
 import { isQuotaRefusal, quotaError } from '../quotas/limits.js';
@@ -64,7 +63,7 @@ export class MonitorService {
   private readonly capture: CaptureFn;
 
   /** env is read at each check, not here: the service is built while the env it belongs to is. */
-  constructor(db: Db, private env: () => DaemonEnv, opts: MonitorServiceOptions = {}) {
+  constructor(db: Db, private env: () => MonitorDeps, opts: MonitorServiceOptions = {}) {
     this.store = new MonitorStore(db);
     this.clock = opts.clock ?? systemClock;
     this.capture = opts.capture ?? captureInBrowser;
@@ -277,7 +276,7 @@ export class MonitorService {
   }
 
   /** Queues the event durably before the check answers; a webhook failure is logged, never a lost check. */
-  private async announce(env: DaemonEnv, rec: MonitorRecord, check: CheckRecord, c: Comparison) {
+  private async announce(env: MonitorDeps, rec: MonitorRecord, check: CheckRecord, c: Comparison) {
     const data = {
       monitorId: rec.id,
       ...(rec.name !== undefined ? { name: rec.name } : {}),

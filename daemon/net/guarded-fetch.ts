@@ -10,7 +10,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { Fetcher, FetchedResponse, FetchOptions } from '../crawl/types.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { vetTarget, VetRefusal } from './vet.js';
@@ -45,7 +45,7 @@ const agents = {
 };
 
 /** The guard for one user's requests: the daemon's network settings and that user's host policy. */
-export function fetchGuardFor(env: Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies'>, user: string): FetchGuard {
+export function fetchGuardFor(env: Pick<Platform, 'cfg' | 'deniedPorts' | 'policies'>, user: string): FetchGuard {
   return {
     allowPrivateNetwork: env.cfg.allowPrivateNetwork,
     allowTargets: env.cfg.allowTargets,

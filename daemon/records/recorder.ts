@@ -7,7 +7,7 @@
  * closed or goes away (`tab_closed`: browser_close_tab, a closed context, the page closing itself, the browser
  * stopping), when its next step would pass the user's storage quota (`storage_quota`), or with the daemon.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { ToolContext } from '../tools/context.js';
 import type { CallOutcome } from '../tools/dispatch.js';
 import type { Tab } from '../browser/tab.js';
@@ -60,7 +60,7 @@ export class Recorder {
   private starting = new PendingCount();
 
   constructor(
-    private env: () => DaemonEnv,
+    private env: () => Platform,
     private store: RecordStore,
   ) {}
 
@@ -250,7 +250,7 @@ const STORAGE_QUOTA_NOTE = 'stopped at your storage quota (--max-storage-mb-per-
 
 export const notFound = (id: string) => new BrowserdError('not_found', `no recording ${id}`, { next: 'List yours with browser_record {"action": "list"}.' });
 
-function secretsOf(env: DaemonEnv, user: string): string[] {
+function secretsOf(env: Platform, user: string): string[] {
   try {
     return userSecrets(env, user);
   } catch {

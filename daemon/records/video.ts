@@ -13,7 +13,7 @@
  * still ends on what the tab showed last.
  */
 import type { BufferTarget } from 'mediabunny';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { Tab } from '../browser/tab.js';
 import type { FrameSink } from '../live/screencast.js';
 
@@ -42,7 +42,7 @@ export interface VideoCapture {
 interface Kept { jpeg: string; at: number }
 interface Chunk { type: 'key' | 'delta'; ts: number; dur: number; data: string }
 
-export async function startVideo(env: DaemonEnv, user: string, tab: Tab): Promise<VideoCapture> {
+export async function startVideo(env: Platform, user: string, tab: Tab): Promise<VideoCapture> {
   const inst = await env.pool.get(user, tab.record.profile);
   const cast = env.live.casts.for(inst.conn!, tab);
   const frames: Kept[] = [];

@@ -10,7 +10,7 @@
  * Done handler refuses a browser that says the post came from another site (Sec-Fetch-Site).
  */
 import { randomBytes } from 'node:crypto';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { HandoffRecord } from '../../storage/handoffs.js';
 import { createLiveLink } from '../live/index.js';
 import { send, type Req } from './http.js';
@@ -71,7 +71,7 @@ function timeLeft(ms: number): string {
 }
 
 /** The tab to show: the one the hand-off names, else the user's current tab. */
-function tabFor(env: DaemonEnv, rec: HandoffRecord): string | undefined {
+function tabFor(env: Platform, rec: HandoffRecord): string | undefined {
   if (rec.tab && env.tabs.get(rec.user, rec.tab)) return rec.tab;
   const d = env.tabs.getDefault(rec.user);
   if (d && env.tabs.get(rec.user, d)) return d;
@@ -79,7 +79,7 @@ function tabFor(env: DaemonEnv, rec: HandoffRecord): string | undefined {
 }
 
 /** The live viewer for the hand-off's tab, or why there is none (the page works either way). */
-function liveView(env: DaemonEnv, rec: HandoffRecord): { url?: string; note?: string } {
+function liveView(env: Platform, rec: HandoffRecord): { url?: string; note?: string } {
   const tab = tabFor(env, rec);
   if (!tab) return { note: 'Live view unavailable: no tab is open.' };
   try {
@@ -90,7 +90,7 @@ function liveView(env: DaemonEnv, rec: HandoffRecord): { url?: string; note?: st
   }
 }
 
-function yourTurn(env: DaemonEnv, r: Req, token: string, rec: HandoffRecord) {
+function yourTurn(env: Platform, r: Req, token: string, rec: HandoffRecord) {
   const nonce = randomBytes(16).toString('base64');
   const live = liveView(env, rec);
   let liveOrigin: string | undefined;
@@ -125,7 +125,7 @@ function yourTurn(env: DaemonEnv, r: Req, token: string, rec: HandoffRecord) {
 }
 
 /** An open hand-off for a token, else undefined after answering the plain 404 or 410 page. */
-function openFor(env: DaemonEnv, r: Req, token: string): HandoffRecord | undefined {
+function openFor(env: Platform, r: Req, token: string): HandoffRecord | undefined {
   const rec = env.handoffs.byToken(token);
   // A disabled account's links stop working at once, as its token does.
   if (!rec || !env.users.isActive(rec.user)) return void notFound(r);
@@ -137,7 +137,7 @@ function openFor(env: DaemonEnv, r: Req, token: string): HandoffRecord | undefin
  * Failures are answered here, never thrown: the router would log the request path, and the path holds the
  * token. What is logged names the hand-off id only.
  */
-function guarded(env: DaemonEnv, fn: (r: Req, token: string) => Promise<void>): Handler {
+function guarded(env: Platform, fn: (r: Req, token: string) => Promise<void>): Handler {
   return async (r, _user, [token]) => {
     try {
       await fn(r, token ?? '');
@@ -148,7 +148,7 @@ function guarded(env: DaemonEnv, fn: (r: Req, token: string) => Promise<void>): 
   };
 }
 
-export function handoffPageHandlers(env: DaemonEnv): Record<string, Handler> {
+export function handoffPageHandlers(env: Platform): Record<string, Handler> {
   return {
     'GET /handoff/{token}': guarded(env, async (r, token) => {
       const rec = openFor(env, r, token);

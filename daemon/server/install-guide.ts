@@ -3,7 +3,7 @@
  * URL, else where it listens), never the request's Host header, which whoever sends the request writes. It
  * holds no secret: the token is named as a placeholder, never filled in.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { send } from './http.js';
 import type { Handler } from './rest-call.js';
 
@@ -58,7 +58,7 @@ wrong, was replaced or the account is disabled.
 `;
 }
 
-export function installGuideHandlers(env: DaemonEnv): Record<string, Handler> {
+export function installGuideHandlers(env: Platform): Record<string, Handler> {
   return {
     'GET /install.md': async (r) =>
       send(r, 200, installGuide(env.baseUrl(), env.browserSettings.current().signup), {

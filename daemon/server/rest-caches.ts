@@ -1,5 +1,5 @@
 /** The caller's response caches over REST: list them, delete one. Entries are only ever the caller's own. */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { CACHE_NAME } from '../../protocol/ids.js';
@@ -17,7 +17,7 @@ function cacheName(raw: string): string {
   return name;
 }
 
-export function cacheHandlers(env: DaemonEnv): Record<string, Handler> {
+export function cacheHandlers(env: Platform): Record<string, Handler> {
   const me = (u: UserRecord | undefined) => u!;
   return {
     'GET /v1/caches': async (r, u) => sendJson(r, 200, { ok: true, caches: env.responseCache.list(me(u).id) }),

@@ -3,7 +3,7 @@
  * bearer: the signed token is the credential). Files are streamed from disk, never read whole: a download
  * can be a gigabyte.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { ShareLinks } from '../../storage/share-links.js';
@@ -41,7 +41,7 @@ const ownerDisabled = () =>
     next: 'Ask the file owner, or the admin of this host, to enable the account; the link opens again until it expires.',
   });
 
-export function downloadHandlers(env: DaemonEnv): Record<string, Handler> {
+export function downloadHandlers(env: Platform): Record<string, Handler> {
   const me = (u: UserRecord | undefined) => u!;
   return {
     'GET /v1/files': async (r, u) => sendJson(r, 200, { ok: true, files: env.files.list(me(u).id).map((f) => ({ ...f, url: `/v1/files/${encodeURIComponent(f.name)}` })) }),

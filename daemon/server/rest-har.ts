@@ -3,7 +3,7 @@
  * from its file entry by entry (never built whole in memory). 404 when the tab never recorded, its recording
  * was deleted, the tab is closed, or the tab is another user's: one answer, so nothing tells them apart.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { harRecordings } from '../traffic/har-recordings.js';
@@ -19,7 +19,7 @@ function segment(raw: string): string {
   }
 }
 
-export function harHandlers(env: DaemonEnv): Record<string, Handler> {
+export function harHandlers(env: Platform): Record<string, Handler> {
   return {
     'GET /v1/tabs/{id}/har': async (r, u, [raw]) => {
       const user = (u as UserRecord).id;

@@ -6,7 +6,7 @@
  * no text while the account is disabled (the forwarder, which holds the secret, is told so).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { bearer, parseJsonBounded, readBody, sendJson } from './http.js';
 import type { Handler } from './rest-call.js';
@@ -64,7 +64,7 @@ export function parseSmsBody(contentType: string, body: Buffer): { from?: string
   return { ...(typeof from === 'string' && from ? { from } : {}), text: text as string, ...(received ? { receivedAt: received } : {}) };
 }
 
-export function inboxHandlers(env: DaemonEnv): Record<string, Handler> {
+export function inboxHandlers(env: Platform): Record<string, Handler> {
   return {
     'POST /v1/inbox/sms/{inbox}': async (r, _user, [raw]) => {
       const body = await readBody(r, SMS_BODY_MAX);

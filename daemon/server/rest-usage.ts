@@ -1,5 +1,5 @@
 /** The models a call may choose, and what the caller has used: GET /v1/models, GET /v1/usage. */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { listModels } from '../models/catalog.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { sendJson, type Req } from './http.js';
@@ -14,7 +14,7 @@ function day(r: Req, name: string): string | undefined {
   return v;
 }
 
-export function usageHandlers(env: DaemonEnv): Record<string, Handler> {
+export function usageHandlers(env: Platform): Record<string, Handler> {
   return {
     'GET /v1/models': async (r) => sendJson(r, 200, { ok: true, models: listModels(env.cfg.models).map(({ id, provider, default: d }) => ({ id, provider, default: d })) }),
     'GET /v1/usage': async (r, u) => {

@@ -2,7 +2,7 @@
  * The one check of a new user's name, shared by every way a user is made over HTTP (POST /v1/admin/users, the
  * admin console, sign-up on the home page), so none of them accepts a name another refuses.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { USER_NAME } from '../../protocol/ids.js';
 
@@ -15,7 +15,7 @@ export function assertUserName(name: unknown): string {
 }
 
 /** A well-formed name no user has yet. */
-export function assertNewUserName(env: DaemonEnv, name: unknown): string {
+export function assertNewUserName(env: Platform, name: unknown): string {
   const checked = assertUserName(name);
   if (env.users.get(checked)) throw new BrowserdError('validation_error', `user ${checked} exists`, { next: 'Pick another name.' });
   return checked;

@@ -4,7 +4,7 @@
  * (sub-domains when asked), ranked by a query with BM25 over what is known of each URL (its path words and the
  * link text or feed title).
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { fetchGuardFor, networkFetcher } from '../net/guarded-fetch.js';
 import { RobotsBook } from '../crawl/robots.js';
@@ -52,7 +52,7 @@ export interface SiteMapResult {
 const MAX_SITEMAP_URLS = 5000;
 const MAX_FEEDS = 3;
 
-export async function mapSite(env: Pick<DaemonEnv, 'cfg' | 'deniedPorts' | 'policies'>, user: string, o: MapOptions): Promise<SiteMapResult> {
+export async function mapSite(env: Pick<Platform, 'cfg' | 'deniedPorts' | 'policies'>, user: string, o: MapOptions): Promise<SiteMapResult> {
   const start = new URL(o.url);
   const home = siteHost(start.hostname);
   const fetcher = networkFetcher(fetchGuardFor(env, user));

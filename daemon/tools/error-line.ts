@@ -6,7 +6,7 @@
  * (fenced over MCP) or show with `out.page`. Never the page's words on the line itself.
  */
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
-import { cutUrls } from './response.js';
+import { cutUrls } from './trusted-text.js';
 
 export interface ErrorLine {
   code: string;

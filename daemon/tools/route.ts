@@ -1,6 +1,6 @@
 /** browser_route: mock, block or fail a tab's requests (like Playwright's page.route), per tab, in memory. */
 import type { Tab } from '../browser/tab.js';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { ToolContext } from './context.js';
 import { TabScoped, type TabScopedItem } from '../traffic/tab-scoped.js';
 import { Type, type Static } from '@sinclair/typebox';
@@ -73,7 +73,7 @@ class KeptRoutes implements TabScopedItem {
   drop() {}
 }
 
-const kept = new WeakMap<DaemonEnv, TabScoped<KeptRoutes>>();
+const kept = new WeakMap<Platform, TabScoped<KeptRoutes>>();
 
 /** Registers the tab's routes once, so they outlive the tab object (not the tab). */
 async function keepRoutesOf(ctx: ToolContext, tab: Tab) {

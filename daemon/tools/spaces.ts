@@ -5,11 +5,11 @@ import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { NAME } from '../../protocol/ids.js';
 import { describeTab } from './tabs.js';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { TabIdField, TabInfo } from './output.js';
 
 /** Named profiles a user has: those with a profile dir on disk or tabs on record. */
-export function listProfiles(env: DaemonEnv, user: string): { name: string; running: boolean; tabs: number }[] {
+export function listProfiles(env: Platform, user: string): { name: string; running: boolean; tabs: number }[] {
   const names = new Set<string>();
   for (const r of env.tabs.list(user)) if (r.profile) names.add(r.profile);
   for (const n of env.profiles.list(user)) names.add(n);

@@ -9,7 +9,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import type { ApiEndpoint, ApiMap } from '../../protocol/api-map.js';
 import type { ToolContext } from '../tools/context.js';
 import type { ResponseBuilder } from '../tools/response.js';
-import { inline } from '../tools/response.js';
+import { inline } from '../tools/trusted-text.js';
 import type { Tab } from '../browser/tab.js';
 import { evaluateHostPolicy } from '../policy/host-policy.js';
 import { fetchGuardFor } from '../net/guarded-fetch.js';

@@ -10,7 +10,7 @@
  */
 import type { Disposable } from '../cdp/connection.js';
 import type { Tab } from '../browser/tab.js';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { TabScoped, type TabScopedItem } from './tab-scoped.js';
 import type { Exchange, TrafficSink } from './types.js';
 import { REDACTED, type TrafficRedactor } from './redact.js';
@@ -244,22 +244,22 @@ export class TabCapture implements TrafficSink, TabScopedItem {
 }
 
 /** One capture per tab, per daemon (tests run several daemons in one process). */
-const perDaemon = new WeakMap<DaemonEnv, TabScoped<TabCapture>>();
+const perDaemon = new WeakMap<Platform, TabScoped<TabCapture>>();
 
-function captures(env: DaemonEnv): TabScoped<TabCapture> {
+function captures(env: Platform): TabScoped<TabCapture> {
   let c = perDaemon.get(env);
   if (!c) perDaemon.set(env, (c = new TabScoped<TabCapture>(env)));
   return c;
 }
 
 /** Starts a capture on the user's tab, replacing (and dropping) the one before. */
-export async function startCapture(env: DaemonEnv, user: string, tab: Tab, options: CaptureOptions, redactor: TrafficRedactor): Promise<TabCapture> {
+export async function startCapture(env: Platform, user: string, tab: Tab, options: CaptureOptions, redactor: TrafficRedactor): Promise<TabCapture> {
   const capture = new TabCapture(options, redactor);
   await captures(env).set(user, tab.id, capture);
   capture.follow(tab);
   return capture;
 }
 
-export function captureOf(env: DaemonEnv, user: string, tab: string): TabCapture | undefined {
+export function captureOf(env: Platform, user: string, tab: string): TabCapture | undefined {
   return captures(env).get(user, tab);
 }

@@ -9,7 +9,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { Tab } from '../browser/tab.js';
 import { privateDir } from '../../storage/private-fs.js';
 import { userSecretForms } from '../vault/user-secrets.js';
@@ -20,9 +20,9 @@ import { TabScoped } from './tab-scoped.js';
 import { quotaError } from '../quotas/limits.js';
 
 /** One set per daemon (a test runs several daemons in one process): keyed by the daemon's env, not global. */
-const perDaemon = new WeakMap<DaemonEnv, HarRecordings>();
+const perDaemon = new WeakMap<Platform, HarRecordings>();
 
-export function harRecordings(env: DaemonEnv): HarRecordings {
+export function harRecordings(env: Platform): HarRecordings {
   let r = perDaemon.get(env);
   if (!r) {
     r = new HarRecordings(env);
@@ -38,7 +38,7 @@ export class HarRecordings {
   private recordings: TabScoped<HarRecording>;
   private dir: string;
 
-  constructor(private env: DaemonEnv) {
+  constructor(private env: Platform) {
     this.dir = join(env.cfg.dataDir, 'har');
     rmSync(this.dir, { recursive: true, force: true });
     privateDir(this.dir);

@@ -3,7 +3,7 @@
  * than by tab object: a tab reopened after its browser crashed or restarted is a new object under the same
  * id, and what was following the old one follows the new one. They go when the tab record goes (closed).
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { Tab } from '../browser/tab.js';
 
 export interface TabScopedItem {
@@ -19,7 +19,7 @@ const key = (user: string, tab: string) => `${user}\u0000${tab}`;
 export class TabScoped<T extends TabScopedItem> {
   private byTab = new Map<string, T>();
 
-  constructor(private env: Pick<DaemonEnv, 'tabs' | 'pool'>) {
+  constructor(private env: Pick<Platform, 'tabs' | 'pool'>) {
     env.tabs.onRemoved((user, tab) => void this.forget(user, tab));
     env.pool.events.on('tab', (user: string, tab: Tab) => {
       const item = this.byTab.get(key(user, tab.id));

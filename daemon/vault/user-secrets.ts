@@ -2,7 +2,7 @@
  * What must be scrubbed for a user: every vault value and every code the daemon filled lately. Read fresh on
  * each use (the vault caches its values per user), so a value saved a moment ago is hidden from the next result.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { scrubDeep, scrubList } from '../tools/redact.js';
 
 // Where redaction applies: tool results and errors (dispatch.ts), audit arguments (redact.ts), log lines
@@ -11,14 +11,14 @@ import { scrubDeep, scrubList } from '../tools/redact.js';
 // to their model (tasks/scrub.ts) and site notes (tools/site.ts). Anything new that keeps page traffic or
 // content must scrub what it stores with userSecretForms before writing it.
 
-type SecretSources = Pick<DaemonEnv, 'vault' | 'filledCodes'>;
+type SecretSources = Pick<Platform, 'vault' | 'filledCodes'>;
 
 export function userSecrets(env: SecretSources, user: string): string[] {
   return [...env.vault.values(user), ...env.filledCodes.list(user)];
 }
 
 /** Every user's secrets, for output that is not any one user's (log lines). */
-export function everyUsersSecrets(env: SecretSources & Pick<DaemonEnv, 'users'>): string[] {
+export function everyUsersSecrets(env: SecretSources & Pick<Platform, 'users'>): string[] {
   const all = new Set<string>();
   for (const id of env.users.ids()) for (const v of userSecrets(env, id)) all.add(v);
   return [...all];

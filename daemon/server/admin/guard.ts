@@ -5,7 +5,7 @@
  * admin allowed to call the REST API (BROWSERD_ALLOWED_ORIGINS), which have no business posting to the console.
  * The Authorization header is never read here: neither a user token nor the admin key as a bearer opens a page.
  */
-import type { DaemonEnv } from '../../env.js';
+import type { Platform } from '../../platform.js';
 import { cookies, type Req } from '../http.js';
 import { csrfMatches, SESSION_COOKIE, type AdminSession, type AdminSessions } from './sessions.js';
 
@@ -20,7 +20,7 @@ export function credentialInQuery(r: Req): boolean {
 }
 
 /** The origin of the URL an admin opens the console at: the request's own Host, or the public URL. */
-function ownOrigins(env: DaemonEnv, r: Req): { hosts: string[]; origins: string[] } {
+function ownOrigins(env: Platform, r: Req): { hosts: string[]; origins: string[] } {
   const host = (r.headers['host'] ?? '').toLowerCase();
   const origins: string[] = [];
   if (env.cfg.publicUrl) origins.push(new URL(env.cfg.publicUrl).origin);
@@ -37,7 +37,7 @@ function originOf(value: string | undefined): URL | undefined {
 }
 
 /** Why a post did not come from the console's own pages, or undefined when it did. */
-export function crossSiteProblem(env: DaemonEnv, r: Req): string | undefined {
+export function crossSiteProblem(env: Platform, r: Req): string | undefined {
   const site = r.headers['sec-fetch-site'];
   if (site && site !== 'same-origin') return `the form was sent from another site (Sec-Fetch-Site: ${site})`;
   const from = originOf(r.headers['origin']) ?? originOf(r.headers['referer']);
@@ -51,7 +51,7 @@ export function sessionId(r: Req): string | undefined {
   return cookies(r).get(SESSION_COOKIE);
 }
 
-export function currentSession(env: DaemonEnv, sessions: AdminSessions, r: Req): AdminSession | undefined {
+export function currentSession(env: Platform, sessions: AdminSessions, r: Req): AdminSession | undefined {
   return sessions.get(sessionId(r), env.users.adminKeyStamp());
 }
 

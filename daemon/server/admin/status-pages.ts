@@ -1,10 +1,10 @@
 /** Pages that only show: the overview, the audit log of every user, and the running browsers with their memory. */
-import type { DaemonEnv } from '../../env.js';
+import type { Platform } from '../../platform.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 import { html, type Markup } from './html.js';
 import { formatBytes, treeMemory } from './process-memory.js';
 
-export function overviewBody(env: DaemonEnv): Markup {
+export function overviewBody(env: Platform): Markup {
   const s = env.browserSettings.current();
   const users = env.users.list();
   return html`<table id="overview"><tbody>
@@ -22,7 +22,7 @@ function argsText(args: unknown): string {
   return t.length > 400 ? `${t.slice(0, 400)}…` : t;
 }
 
-export function auditBody(env: DaemonEnv, query: URLSearchParams): Markup {
+export function auditBody(env: Platform, query: URLSearchParams): Markup {
   const limit = Number(query.get('limit') ?? 100);
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new BrowserdError('validation_error', 'limit must be a whole number from 1 to 1000', { next: 'Open /admin/audit?limit=100.' });
   const user = query.get('user') || undefined;
@@ -35,7 +35,7 @@ export function auditBody(env: DaemonEnv, query: URLSearchParams): Markup {
 <table id="audit"><thead><tr><th>at</th><th>user</th><th>tool</th><th>via</th><th>outcome</th><th>ms</th><th>arguments</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-export async function browsersBody(env: DaemonEnv): Promise<Markup> {
+export async function browsersBody(env: Platform): Promise<Markup> {
   const running = env.pool.list().filter((b) => b.alive);
   const rows = await Promise.all(
     running.map(async (b) => {

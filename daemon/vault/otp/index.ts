@@ -3,7 +3,7 @@
  * inbox is watched at once and the first fitting code wins. The code goes to the caller (which fills it)
  * and to the filled-code memory (which scrubs it from any later result); nothing else sees it.
  */
-import type { DaemonEnv } from '../../env.js';
+import type { Platform } from '../../platform.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 import { siteTerms } from './about-site.js';
 import { codeFrom, type InboxMessage } from './message.js';
@@ -33,7 +33,7 @@ export interface OtpFound {
 const ASK_A_PERSON = 'Ask a person for the code: browser_handoff with reason two_factor.';
 
 /** The inboxes to read; not_found (pointing at a person) when there are none. */
-function chooseInboxes(env: DaemonEnv, user: string, wanted?: string) {
+function chooseInboxes(env: Platform, user: string, wanted?: string) {
   const all = env.vault.list(user).filter((e) => e.kind === 'otp_inbox' && e.inbox);
   if (!all.length) {
     throw new BrowserdError('not_found', 'there is no otp_inbox in your vault, so no code can be read', {
@@ -51,7 +51,7 @@ function chooseInboxes(env: DaemonEnv, user: string, wanted?: string) {
  * Throws not_found (with a next step naming a person/hand-off) when the user has no otp_inbox, timeout when no
  * such message arrived in time, action_failed naming the inbox when one could not be read.
  */
-export async function waitForOtp(env: DaemonEnv, user: string, wait: OtpWait): Promise<OtpFound> {
+export async function waitForOtp(env: Platform, user: string, wait: OtpWait): Promise<OtpFound> {
   const inboxes = chooseInboxes(env, user, wait.inbox);
   const rule = { terms: siteTerms(wait.site, env.vault.info(user, wait.site)?.loginUrl), from: wait.from };
   const accept = (msg: InboxMessage) => codeFrom(msg, rule);
