@@ -6,9 +6,8 @@ import { toJsonSchema } from '../daemon/tools/schema.js';
 import { ERROR_CODES } from '../protocol/errors.js';
 import { VERSION } from '../daemon/main.js';
 import { readFileSync } from 'node:fs';
-import { ROUTES, routeKey, type RouteSpec } from '../daemon/server/routes.js';
+import { PATH_TOOL, ROUTES, routeKey, type RouteSpec } from '../daemon/server/routes.js';
 import { pathParamNames } from '../daemon/server/route-input.js';
-import { CrawlParams } from '../daemon/crawl/params.js';
 import { WEBHOOK_EVENTS } from '../daemon/webhooks/events.js';
 import { BrowserSettingsPatch } from '../daemon/settings/browser-settings.js';
 
@@ -91,7 +90,7 @@ const runAnswer = (description: string) => ({ description, content: { 'applicati
 function crawlOperations(): Record<string, Record<string, unknown>> {
   const action = (what: string) => ({ responses: { '200': runAnswer(what), ...stdErrors([404]) } });
   return {
-    'POST /v1/crawls': { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(CrawlParams) } } }, responses: { '201': runAnswer('started'), ...stdErrors([403, 501]) } },
+    'POST /v1/crawls': { requestBody: { required: true }, responses: { '201': runAnswer('started'), ...stdErrors([403, 501]) } },
     'GET /v1/crawls': { responses: { ...plainOk('crawls (newest first, each as GET /v1/crawls/{id} without spec), and a cursor when there are more'), ...stdErrors() } },
     'GET /v1/crawls/{id}': { responses: { '200': runAnswer('the run, with spec: its parameters with every default filled'), ...stdErrors([404]) } },
     'POST /v1/crawls/{id}/pause': action('paused'),
@@ -110,15 +109,16 @@ function crawlOperations(): Record<string, Record<string, unknown>> {
 }
 
 /**
- * A route that runs a REST-only operation (runOperation): its JSON body is the operation's input schema (the
- * path's {id} filled in by the route, when it has one), its answer the result's fields.
+ * A route that runs a REST-only operation (runOperation): its JSON body is the operation's input schema (from
+ * the route's body in routes.ts; the path's {id} filled in by the route, when it has one), its answer the
+ * result's fields.
  */
 function operationRoute(name: string, okStatus = 200, errors: number[] = [403, 404, 409, 422, 501, 502, 504]): Record<string, unknown> {
   const op = allOperations().find((o) => o.name === name);
   if (!op) throw new Error(`scripts/docs.ts: no operation ${name}`);
   return {
     'x-operation': name,
-    requestBody: { required: false, content: { 'application/json': { schema: toJsonSchema(op.input) } } },
+    requestBody: { required: false },
     responses: { [String(okStatus)]: { description: 'result', content: { 'application/json': { schema: toolResultOf(op) } } }, ...stdErrors(errors) },
   };
 }
@@ -157,7 +157,7 @@ function actRoutes(): Record<string, Record<string, unknown>> {
 function extractorOperations(): Record<string, Record<string, unknown>> {
   const result = (description: string, name: string) => ({ description, content: { 'application/json': { schema: toolResultOf(allOperations().find((o) => o.name === name)!) } } });
   return {
-    'POST /v1/extractors': { ...operationRoute('extractor_learn', 201), requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(allOperations().find((o) => o.name === 'extractor_learn')!.input) } } } },
+    'POST /v1/extractors': { ...operationRoute('extractor_learn', 201), requestBody: { required: true } },
     'GET /v1/extractors': { 'x-operation': 'extractor_list', responses: { '200': result('extractors: every extractor of the caller (id, name, version, model, learnedOn, schema, prompt, fields, createdAt, updatedAt)', 'extractor_list'), ...stdErrors() } },
     'GET /v1/extractors/{id}': { 'x-operation': 'extractor_get', responses: { '200': result('extractor', 'extractor_get'), ...stdErrors([404]) } },
     'DELETE /v1/extractors/{id}': { 'x-operation': 'extractor_delete', responses: { '200': result('deleted: the id', 'extractor_delete'), ...stdErrors([404]) } },
@@ -171,7 +171,7 @@ function modelOperations(): Record<string, Record<string, unknown>> {
   return {
     'POST /v1/extract': {
       description: 'Header X-Model-Key: your key for the model\'s provider (else the server\'s). With urls, results holds one {url, ok, data, citations, warnings, usage, error} per address.',
-      requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(extract.input) } } },
+      requestBody: { required: true },
       responses: { '200': { description: 'data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage, model (or results with urls)', content: { 'application/json': { schema: toolResultOf(extract) } } }, ...stdErrors([403, 404, 422, 501, 502, 504]) },
     },
     'POST /v1/ask': { ...operationRoute('ask'), description: 'Header X-Model-Key: your key for the model\'s provider (else the server\'s). Answers answer, citations (chunk, quote, url, headingPath, start, end), warnings, usage, model.' },
@@ -231,7 +231,7 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     },
     'GET /v1/me': { responses: { '200': { description: 'me', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, user: { type: 'string' }, policy: { type: 'object' }, limits: { type: 'object' } }, required: ['ok', 'user', 'policy', 'limits'] } } } }, ...stdErrors() } },
     'GET /v1/tabs': { responses: { '200': { description: 'tabs', content: { 'application/json': { schema: toolResultOf(toolNamed('browser_tabs')) } } }, ...stdErrors() } },
-    'POST /v1/tabs': { requestBody: { content: { 'application/json': { schema: toJsonSchema(allTools().find((t) => t.name === 'browser_open')!.input) } } }, responses: { '201': { description: 'opened', content: { 'application/json': { schema: toolResultOf(toolNamed('browser_open')) } } }, ...stdErrors([403, 502]) } },
+    'POST /v1/tabs': { responses: { '201': { description: 'opened', content: { 'application/json': { schema: toolResultOf(toolNamed('browser_open')) } } }, ...stdErrors([403, 502]) } },
     'DELETE /v1/tabs/{id}': { responses: { '200': { description: 'closed', content: { 'application/json': { schema: toolResultOf(toolNamed('browser_close_tab')) } } }, ...stdErrors([404]) } },
     'GET /v1/tabs/{id}/har': {
       description: 'Streamed from the recording\'s file, entry by entry. Every value is redacted as it was recorded (credential headers, cookie values, secret query parameters and JSON keys, CSRF values, the caller\'s vault values); names are kept. While recording, exchanges still open (a stream, a WebSocket) come last, marked _open. 404 when the tab never recorded, its recording was deleted, the tab is closed, or it is another user\'s tab.',
@@ -250,7 +250,6 @@ function operationDetails(): Record<string, Record<string, unknown>> {
       requestBody: {
         required: true,
         content: {
-          'application/json': { schema: toJsonSchema(allTools().find((t) => t.name === 'browser_convert')!.input) },
           'multipart/form-data': {
             schema: {
               type: 'object',
@@ -369,6 +368,15 @@ function toolResultOf(t: ToolDef<any>) {
   return own ? { allOf: [toolResult, own] } : toolResult;
 }
 
+/** The input schema a route's body is checked against by the dispatch (routes.ts `body`), as JSON Schema. */
+function dispatchBodySchema(route: RouteSpec): object | undefined {
+  const b = route.body;
+  if (!b || 'handler' in b || ('tool' in b && b.tool === PATH_TOOL)) return undefined;
+  const def = 'tool' in b ? allTools().find((t) => t.name === b.tool) : allOperations().find((o) => o.name === b.operation);
+  if (!def) throw new Error(`routes.ts: ${routeKey(route)} names a body schema that does not exist`);
+  return toJsonSchema(def.input);
+}
+
 /** The OpenAPI paths, from the one route table: `/v1/tools/{name}` is written out once per tool. */
 export function openapiPaths(): Record<string, Record<string, unknown>> {
   const details = operationDetails();
@@ -383,6 +391,12 @@ export function openapiPaths(): Record<string, Record<string, unknown>> {
     if (detail.parameters && (route.params || route.query)) throw new Error(`scripts/docs.ts: ${routeKey(route)} takes its parameters from routes.ts; write none here`);
     const parameters = routeParameters(route);
     const op: Record<string, unknown> = { operationId: operationIdOf(route.method, route.path), summary: route.summary, ...detail, ...(parameters ? { parameters } : {}) };
+    const body = dispatchBodySchema(route);
+    if (body) {
+      const given = (detail.requestBody ?? {}) as { content?: Record<string, unknown> };
+      if (given.content?.['application/json']) throw new Error(`scripts/docs.ts: ${routeKey(route)} takes its JSON body schema from routes.ts; write none here`);
+      op.requestBody = { ...given, content: { 'application/json': { schema: body }, ...given.content } };
+    }
     // Every body a route reads has a size limit: past it, 413.
     if (route.method !== 'GET' && route.method !== 'DELETE') (op.responses as Record<string, unknown>)['413'] ??= errorResponse('payload_too_large');
     (paths[route.path] ??= {})[route.method.toLowerCase()] = op;
