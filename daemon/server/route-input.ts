@@ -12,7 +12,7 @@ import type { RouteSpec } from './routes.js';
 
 const Ajv = (AjvModule as any).default ?? AjvModule;
 const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: true, coerceTypes: false });
-// A calendar day that exists (2026-02-30 does not): the pattern alone would pass it.
+// A day Date.parse reads (2026-13-01 is none): the pattern alone would pass it. The same test as before.
 ajv.addFormat('date', (v: string) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`)));
 const compiled = new WeakMap<TObject, ValidateFunction>();
 
