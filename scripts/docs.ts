@@ -6,8 +6,8 @@ import { toJsonSchema } from '../daemon/tools/schema.js';
 import { ERROR_CODES } from '../protocol/errors.js';
 import { VERSION } from '../daemon/main.js';
 import { readFileSync } from 'node:fs';
-import { ROUTES, routeKey } from '../daemon/server/routes.js';
-import { CrawlParams } from '../daemon/crawl/params.js';
+import { PATH_TOOL, ROUTES, routeKey, type RouteSpec } from '../daemon/server/routes.js';
+import { pathParamNames } from '../daemon/server/route-input.js';
 import { WEBHOOK_EVENTS } from '../daemon/webhooks/events.js';
 import { BrowserSettingsPatch } from '../daemon/settings/browser-settings.js';
 
@@ -63,28 +63,42 @@ export function operationIdOf(method: string, path: string): string {
 }
 
 const pathParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
+
+/**
+ * A route's parameters from the schemas in its routes.ts row (the ones route-input.ts checks): path ones in
+ * path order, then the query. A schema's description is the parameter's.
+ */
+function routeParameters(route: RouteSpec): Record<string, unknown>[] | undefined {
+  if (!route.params && !route.query) return undefined;
+  const one = (name: string, where: 'path' | 'query', s: Record<string, unknown>, required: boolean) => {
+    const { description, ...schema } = s;
+    return { name, in: where, required, ...(description ? { description } : {}), schema };
+  };
+  const pathProps = (route.params ? (toJsonSchema(route.params) as { properties: Record<string, Record<string, unknown>> }).properties : {}) as Record<string, Record<string, unknown>>;
+  const query = route.query ? (toJsonSchema(route.query) as { properties: Record<string, Record<string, unknown>> }).properties : {};
+  return [
+    ...pathParamNames(route.path).map((name) => one(name, 'path', pathProps[name] ?? { type: 'string' }, true)),
+    ...Object.entries(query).map(([name, s]) => one(name, 'query', s, false)),
+  ];
+}
 const plainOk = (description: string) => ({ '200': { description, content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: true } } } } });
 
-const crawlIdParam = { ...pathParam('id'), description: 'crawl_ and 16 hex digits; another user\'s id is not_found.' };
 const crawlRun = { type: 'object', description: 'ok, id, name, state (running | paused | finished | cancelled | failed), counters {queued, done, failed, blocked}, createdAt, updatedAt, finishedAt, note, links {self, items, export}.', properties: { ok: { type: 'boolean' }, id: { type: 'string' }, state: { type: 'string', enum: ['running', 'paused', 'finished', 'cancelled', 'failed'] }, counters: { type: 'object' }, links: { type: 'object' } }, required: ['ok', 'id', 'state', 'counters', 'links'], additionalProperties: true };
 const runAnswer = (description: string) => ({ description, content: { 'application/json': { schema: crawlRun } } });
-const statusQuery = { name: 'status', in: 'query', description: 'Only items with this status.', schema: { type: 'string', enum: ['done', 'failed', 'blocked'] } };
-const cursorQuery = { name: 'cursor', in: 'query', description: 'Opaque, from the previous page, valid for the caller only; anything else is validation_error.', schema: { type: 'string' } };
 
-/** The crawl resources: POST /v1/crawls is browser_crawl; the rest read, steer and export runs. */
+/** The crawl resources: POST /v1/crawls is browser_crawl; the rest read, steer and export runs (parameters from routes.ts). */
 function crawlOperations(): Record<string, Record<string, unknown>> {
-  const action = (what: string) => ({ parameters: [crawlIdParam], responses: { '200': runAnswer(what), ...stdErrors([404]) } });
+  const action = (what: string) => ({ responses: { '200': runAnswer(what), ...stdErrors([404]) } });
   return {
-    'POST /v1/crawls': { requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(CrawlParams) } } }, responses: { '201': runAnswer('started'), ...stdErrors([403, 501]) } },
-    'GET /v1/crawls': { parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } }, cursorQuery], responses: { ...plainOk('crawls (newest first, each as GET /v1/crawls/{id} without spec), and a cursor when there are more'), ...stdErrors() } },
-    'GET /v1/crawls/{id}': { parameters: [crawlIdParam], responses: { '200': runAnswer('the run, with spec: its parameters with every default filled'), ...stdErrors([404]) } },
+    'POST /v1/crawls': { requestBody: { required: true }, responses: { '201': runAnswer('started'), ...stdErrors([403, 501]) } },
+    'GET /v1/crawls': { responses: { ...plainOk('crawls (newest first, each as GET /v1/crawls/{id} without spec), and a cursor when there are more'), ...stdErrors() } },
+    'GET /v1/crawls/{id}': { responses: { '200': runAnswer('the run, with spec: its parameters with every default filled'), ...stdErrors([404]) } },
     'POST /v1/crawls/{id}/pause': action('paused'),
     'POST /v1/crawls/{id}/resume': action('running again'),
     'POST /v1/crawls/{id}/cancel': action('cancelled; items kept'),
-    'DELETE /v1/crawls/{id}': { parameters: [crawlIdParam], responses: { ...plainOk('deleted: id, deleted'), ...stdErrors([404]) } },
-    'GET /v1/crawls/{id}/items': { parameters: [crawlIdParam, statusQuery, { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 100 } }, cursorQuery], responses: { ...plainOk('items: whole items (seq, url, finalUrl, depth, status, httpStatus, via, title, content, metadata, fields, formats, chunks, passages, error, at), and a cursor when there are more'), ...stdErrors([404]) } },
+    'DELETE /v1/crawls/{id}': { responses: { ...plainOk('deleted: id, deleted'), ...stdErrors([404]) } },
+    'GET /v1/crawls/{id}/items': { responses: { ...plainOk('items: whole items (seq, url, finalUrl, depth, status, httpStatus, via, title, content, metadata, fields, formats, chunks, passages, error, at), and a cursor when there are more'), ...stdErrors([404]) } },
     'GET /v1/crawls/{id}/export': {
-      parameters: [crawlIdParam, { name: 'format', in: 'query', schema: { type: 'string', enum: ['jsonl', 'csv', 'json'], default: 'jsonl' } }, statusQuery],
       description: 'Streamed as an attachment named <id>.<format>. CSV: a header row, CRLF line ends, columns seq, url, final_url, status, http_status, depth, title, content, error, at, then one per field of the crawl; lists and objects as JSON text; a cell starting with = + - @ gets a leading \' so spreadsheets treat it as text.',
       responses: {
         '200': { description: 'the items', content: { 'application/x-ndjson': { schema: { type: 'string' } }, 'text/csv': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'array', items: { type: 'object' } } } } },
@@ -95,62 +109,59 @@ function crawlOperations(): Record<string, Record<string, unknown>> {
 }
 
 /**
- * A route that runs a REST-only operation (runOperation): its JSON body is the operation's input schema (the
- * path's {id} filled in by the route, when it has one), its answer the result's fields.
+ * A route that runs a REST-only operation (runOperation): its JSON body is the operation's input schema (from
+ * the route's body in routes.ts; the path's {id} filled in by the route, when it has one), its answer the
+ * result's fields.
  */
 function operationRoute(name: string, okStatus = 200, errors: number[] = [403, 404, 409, 422, 501, 502, 504]): Record<string, unknown> {
   const op = allOperations().find((o) => o.name === name);
   if (!op) throw new Error(`scripts/docs.ts: no operation ${name}`);
   return {
     'x-operation': name,
-    requestBody: { required: false, content: { 'application/json': { schema: toJsonSchema(op.input) } } },
+    requestBody: { required: false },
     responses: { [String(okStatus)]: { description: 'result', content: { 'application/json': { schema: toolResultOf(op) } } }, ...stdErrors(errors) },
   };
 }
 
 /** Research and tasks: each route runs its operation (daemon/tools/tasks.ts); ids in paths, the rest in the body or query. */
 function taskRoutes(): Record<string, Record<string, unknown>> {
-  const idParam = (what: string) => ({ ...pathParam('id'), description: `${what}; another user's id is not_found.` });
   const noBody = (r: Record<string, unknown>) => {
     const { requestBody: _omit, ...rest } = r;
     return rest;
   };
   return {
     'POST /v1/research': { ...operationRoute('research', 201, [403, 422, 501, 502, 504]), description: 'X-Model-Key: the chosen provider\'s key (else the host\'s). The answer: id, research {question, answer, citations [{url, quote, chunk, headingPath, start, end}], sources, warnings, model, usage, createdAt}.' },
-    'GET /v1/research/{id}': { ...noBody(operationRoute('research_get', 200, [404])), parameters: [idParam('res_ and 16 hex digits')] },
+    'GET /v1/research/{id}': noBody(operationRoute('research_get', 200, [404])),
     'POST /v1/tasks': { ...operationRoute('task_start', 201, [403, 501]), description: 'X-Model-Key: the chosen provider\'s key, kept in memory only while the task lives (after a restart the host key is used, else the task fails with not_configured). The answer: id, task {id, state, goal, model, step, usage, calls, handoff, result, error, ...}.' },
-    'GET /v1/tasks': { ...noBody(operationRoute('task_list', 200, [])), parameters: [{ name: 'state', in: 'query', schema: { type: 'string', enum: ['queued', 'running', 'paused', 'succeeded', 'failed', 'cancelled'] } }] },
-    'GET /v1/tasks/{id}': { ...noBody(operationRoute('task_get', 200, [404])), parameters: [idParam('task_ and 16 hex digits'), { name: 'waitS', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 60 } }] },
-    'POST /v1/tasks/{id}/cancel': { ...noBody(operationRoute('task_cancel', 200, [404])), parameters: [idParam('task_ and 16 hex digits')] },
-    'DELETE /v1/tasks/{id}': { ...noBody(operationRoute('task_delete', 200, [404])), parameters: [idParam('task_ and 16 hex digits')] },
+    'GET /v1/tasks': noBody(operationRoute('task_list', 200, [])),
+    'GET /v1/tasks/{id}': noBody(operationRoute('task_get', 200, [404])),
+    'POST /v1/tasks/{id}/cancel': noBody(operationRoute('task_cancel', 200, [404])),
+    'DELETE /v1/tasks/{id}': noBody(operationRoute('task_delete', 200, [404])),
   };
 }
 
 /** Model steps on a tab: each route runs its operation (daemon/tools/act.ts); {id} is the tab, the rest in the body. */
 function actRoutes(): Record<string, Record<string, unknown>> {
-  const tab = { ...pathParam('id'), description: 'The tab id (t2, or <profile>%2Ft2); another user\'s tab is not_found.' };
   const key = 'X-Model-Key: the chosen provider\'s key (else the host\'s); sent only to that provider.';
   return {
-    'POST /v1/tabs/{id}/observe': { ...operationRoute('tab_observe', 200, [404, 422, 501, 502, 504]), parameters: [tab], description: `${key} The answer: candidates [{description, ref, element {role, name, nth}, tool, args}], warnings (dropped candidates), model, usage.` },
+    'POST /v1/tabs/{id}/observe': { ...operationRoute('tab_observe', 200, [404, 422, 501, 502, 504]), description: `${key} The answer: candidates [{description, ref, element {role, name, nth}, tool, args}], warnings (dropped candidates), model, usage.` },
     'POST /v1/tabs/{id}/act': {
       ...operationRoute('tab_act', 200, [403, 404, 409, 422, 501, 502, 504]),
-      parameters: [tab],
       description: `${key} The answer: cached (true when replayed from the action cache: no model request), steps [{tool, args, element}], results (each step's tool result), blocked, needsApproval, warnings, model, usage. The cache key is the action text, the page's host and its structure (role and name of every element with a ref); a cached step finds its element again by role, name and position.`,
     },
-    'POST /v1/tabs/{id}/validate': { ...operationRoute('tab_validate', 200, [404, 422, 501, 502, 504]), parameters: [tab], description: `${key} The answer: pass (only with a quote found on the page), modelPass, quote, citation {chunk, quote, url, headingPath, start, end}, reason, warnings, model, usage.` },
+    'POST /v1/tabs/{id}/validate': { ...operationRoute('tab_validate', 200, [404, 422, 501, 502, 504]), description: `${key} The answer: pass (only with a quote found on the page), modelPass, quote, citation {chunk, quote, url, headingPath, start, end}, reason, warnings, model, usage.` },
   };
 }
 
 /** Learned extractors: each route is one REST-only operation; {id} is ext_ and 16 hex digits. */
 function extractorOperations(): Record<string, Record<string, unknown>> {
-  const idParam = { ...pathParam('id'), description: 'ext_ and 16 hex digits; another user\'s id is not_found.' };
   const result = (description: string, name: string) => ({ description, content: { 'application/json': { schema: toolResultOf(allOperations().find((o) => o.name === name)!) } } });
   return {
-    'POST /v1/extractors': { ...operationRoute('extractor_learn', 201), requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(allOperations().find((o) => o.name === 'extractor_learn')!.input) } } } },
+    'POST /v1/extractors': { ...operationRoute('extractor_learn', 201), requestBody: { required: true } },
     'GET /v1/extractors': { 'x-operation': 'extractor_list', responses: { '200': result('extractors: every extractor of the caller (id, name, version, model, learnedOn, schema, prompt, fields, createdAt, updatedAt)', 'extractor_list'), ...stdErrors() } },
-    'GET /v1/extractors/{id}': { 'x-operation': 'extractor_get', parameters: [idParam], responses: { '200': result('extractor', 'extractor_get'), ...stdErrors([404]) } },
-    'DELETE /v1/extractors/{id}': { 'x-operation': 'extractor_delete', parameters: [idParam], responses: { '200': result('deleted: the id', 'extractor_delete'), ...stdErrors([404]) } },
-    'POST /v1/extractors/{id}/run': { ...operationRoute('extractor_run'), parameters: [idParam] },
+    'GET /v1/extractors/{id}': { 'x-operation': 'extractor_get', responses: { '200': result('extractor', 'extractor_get'), ...stdErrors([404]) } },
+    'DELETE /v1/extractors/{id}': { 'x-operation': 'extractor_delete', responses: { '200': result('deleted: the id', 'extractor_delete'), ...stdErrors([404]) } },
+    'POST /v1/extractors/{id}/run': operationRoute('extractor_run'),
   };
 }
 
@@ -160,7 +171,7 @@ function modelOperations(): Record<string, Record<string, unknown>> {
   return {
     'POST /v1/extract': {
       description: 'Header X-Model-Key: your key for the model\'s provider (else the server\'s). With urls, results holds one {url, ok, data, citations, warnings, usage, error} per address.',
-      requestBody: { required: true, content: { 'application/json': { schema: toJsonSchema(extract.input) } } },
+      requestBody: { required: true },
       responses: { '200': { description: 'data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage, model (or results with urls)', content: { 'application/json': { schema: toolResultOf(extract) } } }, ...stdErrors([403, 404, 422, 501, 502, 504]) },
     },
     'POST /v1/ask': { ...operationRoute('ask'), description: 'Header X-Model-Key: your key for the model\'s provider (else the server\'s). Answers answer, citations (chunk, quote, url, headingPath, start, end), warnings, usage, model.' },
@@ -200,11 +211,9 @@ function webhookDetails(): Record<string, Record<string, unknown>> {
       responses: { '200': { description: 'receivers, oldest first; never a secret', content: json({ type: 'object', properties: { ok: { type: 'boolean' }, webhooks: { type: 'array', items: { type: 'object', properties: { ...receiver, pending: { type: 'integer' } }, required: ['id', 'url', 'events', 'createdAt', 'pending'] } } }, required: ['ok', 'webhooks'] }) }, ...stdErrors() },
     },
     'DELETE /v1/webhooks/{id}': {
-      parameters: [pathParam('id')],
       responses: { '200': { description: 'deleted', content: json({ type: 'object', properties: { ok: { type: 'boolean' }, id: { type: 'string' }, deleted: { type: 'boolean' } }, required: ['ok', 'id', 'deleted'] }) }, ...stdErrors([404]) },
     },
     'GET /v1/webhooks/{id}/deliveries': {
-      parameters: [pathParam('id'), { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }, { name: 'state', in: 'query', required: false, schema: { type: 'string', enum: ['pending', 'delivered', 'failed'] } }],
       responses: { '200': { description: 'deliveries, newest first', content: json({ type: 'object', properties: { ok: { type: 'boolean' }, id: { type: 'string' }, deliveries: { type: 'array', items: delivery } }, required: ['ok', 'id', 'deliveries'] }) }, ...stdErrors([404]) },
     },
   };
@@ -218,27 +227,22 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'DELETE /mcp': { responses: { '200': { description: 'closed' }, ...stdErrors([404]) } },
     'GET /v1/models': { responses: { '200': { description: 'the model ids a call may choose', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, models: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, provider: { type: 'string', enum: ['openai', 'anthropic', 'gemini'] }, default: { type: 'boolean' } }, required: ['id', 'provider', 'default'] } } }, required: ['ok', 'models'] } } } }, ...stdErrors() } },
     'GET /v1/usage': {
-      parameters: [
-        { name: 'from', in: 'query', required: false, schema: { type: 'string', format: 'date' }, description: 'First day (YYYY-MM-DD, UTC), inclusive' },
-        { name: 'to', in: 'query', required: false, schema: { type: 'string', format: 'date' }, description: 'Last day (YYYY-MM-DD, UTC), inclusive' },
-      ],
       responses: { '200': { description: 'model tokens per day and model, as the providers reported them', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, models: { type: 'array', items: { type: 'object', properties: { day: { type: 'string' }, model: { type: 'string' }, requests: { type: 'integer' }, inputTokens: { type: 'integer' }, outputTokens: { type: 'integer' } } } }, totals: { type: 'object' }, cdpSessionMinutes: { type: 'integer' } }, required: ['ok', 'models', 'totals'] } } } }, ...stdErrors() },
     },
     'GET /v1/me': { responses: { '200': { description: 'me', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, user: { type: 'string' }, policy: { type: 'object' }, limits: { type: 'object' } }, required: ['ok', 'user', 'policy', 'limits'] } } } }, ...stdErrors() } },
     'GET /v1/tabs': { responses: { '200': { description: 'tabs', content: { 'application/json': { schema: toolResultOf(toolNamed('browser_tabs')) } } }, ...stdErrors() } },
-    'POST /v1/tabs': { requestBody: { content: { 'application/json': { schema: toJsonSchema(allTools().find((t) => t.name === 'browser_open')!.input) } } }, responses: { '201': { description: 'opened', content: { 'application/json': { schema: toolResultOf(toolNamed('browser_open')) } } }, ...stdErrors([403, 502]) } },
-    'DELETE /v1/tabs/{id}': { parameters: [pathParam('id')], responses: { '200': { description: 'closed', content: { 'application/json': { schema: toolResultOf(toolNamed('browser_close_tab')) } } }, ...stdErrors([404]) } },
+    'POST /v1/tabs': { responses: { '201': { description: 'opened', content: { 'application/json': { schema: toolResultOf(toolNamed('browser_open')) } } }, ...stdErrors([403, 502]) } },
+    'DELETE /v1/tabs/{id}': { responses: { '200': { description: 'closed', content: { 'application/json': { schema: toolResultOf(toolNamed('browser_close_tab')) } } }, ...stdErrors([404]) } },
     'GET /v1/tabs/{id}/har': {
-      parameters: [pathParam('id')],
       description: 'Streamed from the recording\'s file, entry by entry. Every value is redacted as it was recorded (credential headers, cookie values, secret query parameters and JSON keys, CSRF values, the caller\'s vault values); names are kept. While recording, exchanges still open (a stream, a WebSocket) come last, marked _open. 404 when the tab never recorded, its recording was deleted, the tab is closed, or it is another user\'s tab.',
       responses: { '200': { description: 'a HAR 1.2 document: log.version, creator, pages, entries (with _resourceType, _webSocketMessages, _eventSourceMessages)', content: { 'application/json': { schema: { type: 'object', properties: { log: { type: 'object' } }, required: ['log'] } } } }, ...stdErrors([404]) },
     },
     'GET /v1/tools': { responses: { '200': { description: 'tools' }, ...stdErrors() } },
     'GET /v1/profiles': { responses: { ...plainOk('profiles: name, running, tab count'), ...stdErrors() } },
     'GET /v1/files': { responses: { ...plainOk('files: name, size, mimeType, modifiedAt, url'), ...stdErrors() } },
-    'GET /v1/files/{name}': { parameters: [pathParam('name')], responses: { '200': { description: 'the file, as an attachment', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...stdErrors([404]) } },
-    'DELETE /v1/files/{name}': { parameters: [pathParam('name')], responses: { ...plainOk('deleted: name, deleted'), ...stdErrors([404]) } },
-    'GET /v1/audit': { parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } }, { name: 'cursor', in: 'query', description: 'Opaque, from the previous page, valid for the caller only; anything else is validation_error.', schema: { type: 'string' } }], responses: { ...plainOk('entries, and a cursor when there are more'), ...stdErrors() } },
+    'GET /v1/files/{name}': { responses: { '200': { description: 'the file, as an attachment', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...stdErrors([404]) } },
+    'DELETE /v1/files/{name}': { responses: { ...plainOk('deleted: name, deleted'), ...stdErrors([404]) } },
+    'GET /v1/audit': { responses: { ...plainOk('entries, and a cursor when there are more'), ...stdErrors() } },
     'POST /v1/inbox/sms/{inbox}': { parameters: [pathParam('inbox')], description: "Authorization: Bearer <the SMS inbox's secret> (not a user token). A wrong secret and an unknown inbox both answer 401 and store nothing. Body at most 16 KB.", requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { text: { type: 'string' }, from: { type: 'string' }, receivedAt: { type: 'string', description: 'ISO time or epoch milliseconds' } }, required: ['text'] } }, 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { Body: { type: 'string' }, From: { type: 'string' } }, required: ['Body'] } } } }, responses: { '202': { description: 'stored; waiting browser_fill_otp calls look at it at once', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } } } }, ...stdErrors([501]) } },
     'GET /handoff/{token}': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'the "Your turn" page', content: { 'text/html': { schema: { type: 'string' } } } }, '404': { description: 'unknown token (plain page)' }, '410': { description: 'the hand-off is over (plain page)' } } },
     'POST /handoff/{token}/done': { security: [], parameters: [pathParam('token')], responses: { '200': { description: 'resolved; a thank-you page', content: { 'text/html': { schema: { type: 'string' } } } }, '403': { description: 'posted from another site' }, '404': { description: 'unknown token (plain page)' }, '410': { description: 'the hand-off is over (plain page)' } } },
@@ -246,7 +250,6 @@ function operationDetails(): Record<string, Record<string, unknown>> {
       requestBody: {
         required: true,
         content: {
-          'application/json': { schema: toJsonSchema(allTools().find((t) => t.name === 'browser_convert')!.input) },
           'multipart/form-data': {
             schema: {
               type: 'object',
@@ -273,7 +276,7 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     ...actRoutes(),
     ...webhookDetails(),
     'GET /v1/caches': { responses: { ...plainOk('caches: name, entries, bytes, updatedAt'), ...stdErrors() } },
-    'DELETE /v1/caches/{name}': { parameters: [{ ...pathParam('name'), description: 'letters, digits, ".", "_", "-"' }], responses: { ...plainOk('deleted: name, deleted'), ...stdErrors([404]) } },
+    'DELETE /v1/caches/{name}': { responses: { ...plainOk('deleted: name, deleted'), ...stdErrors([404]) } },
     'GET /v1/vault': { responses: { ...plainOk('entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value'), ...stdErrors([501]) } },
     'PUT /v1/vault/{name}': {
       parameters: [pathParam('name')],
@@ -300,7 +303,7 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /v1/browser/settings': { description: 'Settings apply to documents loaded after a change: reload a page to see one.', responses: { '200': { description: 'settings in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA, adBlocking: AD_BLOCKING_SCHEMA, identity: { type: ['object', 'null'], description: "The caller's persistent identity (drawn once, kept across restarts), with the profile's overrides applied; its enabled field says where it applies" } }, required: ['ok', 'settings'] } } } }, ...stdErrors() } },
     'GET /v1/admin/browser-settings': { responses: { '200': { description: 'settings in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA, adBlocking: AD_BLOCKING_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
     'PATCH /v1/admin/browser-settings': { description: 'Only the keys sent change; the whole patch is checked first, and any problem (an unknown key, a wrong type, a bad host pattern) changes nothing.', requestBody: { content: { 'application/json': { schema: toJsonSchema(BrowserSettingsPatch) } } }, responses: { '200': { description: 'settings now in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
-    'GET /v1/admin/audit': { parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 10000 } }], responses: { '200': { description: 'entries' }, ...stdErrors([403]) } },
+    'GET /v1/admin/audit': { responses: { '200': { description: 'entries' }, ...stdErrors([403]) } },
     'GET /': { security: [], responses: { '200': htmlPage('the home page; the sign-up form only when signup is on') } },
     'POST /signup': {
       security: [],
@@ -365,6 +368,15 @@ function toolResultOf(t: ToolDef<any>) {
   return own ? { allOf: [toolResult, own] } : toolResult;
 }
 
+/** The input schema a route's body is checked against by the dispatch (routes.ts `body`), as JSON Schema. */
+function dispatchBodySchema(route: RouteSpec): object | undefined {
+  const b = route.body;
+  if (!b || 'handler' in b || ('tool' in b && b.tool === PATH_TOOL)) return undefined;
+  const def = 'tool' in b ? allTools().find((t) => t.name === b.tool) : allOperations().find((o) => o.name === b.operation);
+  if (!def) throw new Error(`routes.ts: ${routeKey(route)} names a body schema that does not exist`);
+  return toJsonSchema(def.input);
+}
+
 /** The OpenAPI paths, from the one route table: `/v1/tools/{name}` is written out once per tool. */
 export function openapiPaths(): Record<string, Record<string, unknown>> {
   const details = operationDetails();
@@ -376,7 +388,15 @@ export function openapiPaths(): Record<string, Record<string, unknown>> {
     }
     const detail = details[routeKey(route)];
     if (!detail) throw new Error(`scripts/docs.ts has no details for ${routeKey(route)}`);
-    const op: Record<string, unknown> = { operationId: operationIdOf(route.method, route.path), summary: route.summary, ...detail };
+    if (detail.parameters && (route.params || route.query)) throw new Error(`scripts/docs.ts: ${routeKey(route)} takes its parameters from routes.ts; write none here`);
+    const parameters = routeParameters(route);
+    const op: Record<string, unknown> = { operationId: operationIdOf(route.method, route.path), summary: route.summary, ...detail, ...(parameters ? { parameters } : {}) };
+    const body = dispatchBodySchema(route);
+    if (body) {
+      const given = (detail.requestBody ?? {}) as { content?: Record<string, unknown> };
+      if (given.content?.['application/json']) throw new Error(`scripts/docs.ts: ${routeKey(route)} takes its JSON body schema from routes.ts; write none here`);
+      op.requestBody = { ...given, content: { 'application/json': { schema: body }, ...given.content } };
+    }
     // Every body a route reads has a size limit: past it, 413.
     if (route.method !== 'GET' && route.method !== 'DELETE') (op.responses as Record<string, unknown>)['413'] ??= errorResponse('payload_too_large');
     (paths[route.path] ??= {})[route.method.toLowerCase()] = op;

@@ -3,11 +3,13 @@
  * Which server carries it (uWS or node:http) is transport/choose.ts's business; nothing here depends on it.
  */
 import type { DaemonEnv } from '../env.js';
+import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { bearer, captureReq, sendError, sendJson, statusLine, type Req, type RequestFinished } from './http.js';
 import { checkHostAndOrigin, type OriginPolicy } from './origin.js';
 import { restHandlers } from './rest.js';
-import { matchRoute, ROUTES, routeKey } from './routes.js';
+import { matchRoute, ROUTES, routeKey, type RouteSpec } from './routes.js';
+import { routeInput } from './route-input.js';
 import { McpGateway } from './mcp.js';
 import { liveSocket, LIVE_SOCKET_PATTERN } from '../live/socket.js';
 import { addCdpRoute } from '../cdp-proxy/ws-route.js';
@@ -39,6 +41,9 @@ export async function startApp(env: DaemonEnv, version: string): Promise<AppHand
     env.log.info({ reqId: r.id, method: r.method, route: r.log.route, user: r.log.user, status: aborted ? undefined : status, code: r.log.code, aborted: aborted || undefined, ms: Date.now() - r.startedAt, bytes }, 'http request');
   };
 
+  /** Every route's handler runs here, after auth: its path and query checked against its schemas first. */
+  const run = (route: RouteSpec, r: Req, user: UserRecord | undefined, params: string[]) => handlers[routeKey(route)](r, user, params, routeInput(route, params, r.query));
+
   async function route(r: Req) {
     const { route, params, allowed } = matchRoute(r.method, r.path);
     // The route's template, never the path itself: paths of live views, hand-offs and shares hold their tokens.
@@ -62,11 +67,11 @@ export async function startApp(env: DaemonEnv, version: string): Promise<AppHand
         return sendError(r, new BrowserdError('unauthorized', 'missing or wrong admin key', { next: 'Send Authorization: Bearer <admin key>.' }));
       }
       r.log.user = '(admin)';
-      return handlers[routeKey(route)](r, undefined, params);
+      return run(route, r, undefined, params);
     }
     // Open routes authenticate in their handler: the hand-off page and the live view by the token in their
     // path, the SMS inbox by its own secret. No user token is asked for.
-    if (route.auth === 'none') return handlers[routeKey(route)](r, undefined, params);
+    if (route.auth === 'none') return run(route, r, undefined, params);
     const user = env.users.authenticate(token);
     if (!user) {
       return sendError(r, new BrowserdError('unauthorized', token ? 'the token is wrong or was replaced' : 'missing bearer token', { next: 'Send Authorization: Bearer <your token>; an admin can issue one with `browserd user token NAME`.' }));
@@ -77,7 +82,7 @@ export async function startApp(env: DaemonEnv, version: string): Promise<AppHand
     }
     r.log.user = user.id;
     if (route.path === '/mcp') return mcp.handle(r, user);
-    return handlers[routeKey(route)](r, user, params);
+    return run(route, r, user, params);
   }
 
   // Upgrades only: a plain GET on this path falls through to the router below (and is a 404 there).

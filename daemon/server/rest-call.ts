@@ -6,10 +6,14 @@ import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { callTool } from '../tools/dispatch.js';
 import { toBrowserdError } from '../../protocol/errors.js';
+import type { RouteInput } from './route-input.js';
 import { readJson, sendError, sendJson, TooDeepError, type Req } from './http.js';
 
-/** `user` is the caller for user routes; admin and open routes get none. */
-export type Handler = (r: Req, user: UserRecord | undefined, params: string[]) => Promise<void>;
+/**
+ * `user` is the caller for user routes; admin and open routes get none. `params` are the raw path segments;
+ * `input` the path and query checked against the route's schemas (route-input.ts), for routes that have them.
+ */
+export type Handler = (r: Req, user: UserRecord | undefined, params: string[], input: RouteInput) => Promise<void>;
 
 export async function runTool(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
   const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest', modelKey: r.headers['x-model-key'], requestId: r.id });

@@ -7,54 +7,17 @@ import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { InvalidCursorError } from '../../storage/audit.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { CRAWL_ID } from '../../protocol/ids.js';
 import { callTool } from '../tools/dispatch.js';
 import type { CrawlAction } from '../crawl/service.js';
 import type { CrawlRunInfo, ItemStatus } from '../crawl/types.js';
-import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, encodeExport, type ExportFormat } from '../crawl/export.js';
+import { EXPORT_CONTENT_TYPES, encodeExport, type ExportFormat } from '../crawl/export.js';
 import { secretScrubber, userSecretForms } from '../vault/user-secrets.js';
-import { sendError, sendJson, sendStream, type Req } from './http.js';
+import { sendError, sendJson, sendStream } from './http.js';
 import { toolBody, type Handler } from './rest-call.js';
-
-const ITEM_STATUSES: readonly ItemStatus[] = ['done', 'failed', 'blocked'];
 
 const bad = (message: string, next: string) => new BrowserdError('validation_error', message, { next });
 
-function crawlId(raw: string): string {
-  let id: string;
-  try {
-    id = decodeURIComponent(raw);
-  } catch {
-    id = raw;
-  }
-  if (!CRAWL_ID.test(id)) throw bad(`"${id.slice(0, 80)}" is not a crawl id`, 'Use the id POST /v1/crawls answered: crawl_ and 16 hex digits (GET /v1/crawls lists yours).');
-  return id;
-}
-
 const notFound = (id: string) => new BrowserdError('not_found', `no crawl ${id}`, { next: 'List your crawls with GET /v1/crawls.' });
-
-/** A whole number from `min` to `max` out of the query, or the default when absent. */
-function intParam(r: Req, name: string, min: number, max: number, dflt: number): number {
-  const raw = r.query.get(name);
-  if (raw === null) return dflt;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || !Number.isInteger(n) || n < min || n > max) throw bad(`${name} must be a whole number from ${min} to ${max}`, `Pass ?${name}=${dflt}.`);
-  return n;
-}
-
-function statusParam(r: Req): ItemStatus | undefined {
-  const raw = r.query.get('status');
-  if (raw === null || raw === '') return undefined;
-  if (!ITEM_STATUSES.includes(raw as ItemStatus)) throw bad(`status must be one of ${ITEM_STATUSES.join(', ')}`, 'Pass ?status=done, or leave it out for every item.');
-  return raw as ItemStatus;
-}
-
-/** The cursor to go on from; an empty one is no cursor this server gave, refused like GET /v1/audit refuses it. */
-function cursorParam(r: Req): string | undefined {
-  const raw = r.query.get('cursor');
-  if (raw === '') throw bad('the cursor is empty', 'Pass the cursor from your previous page unchanged, or omit it to start at the beginning.');
-  return raw ?? undefined;
-}
 
 /** A cursor the service could not read is the caller's mistake, told the way GET /v1/audit tells it. */
 function withCursor<T>(read: () => T): T {
@@ -71,17 +34,16 @@ const links = (id: string) => ({ self: `/v1/crawls/${id}`, items: `/v1/crawls/${
 
 export function crawlHandlers(env: DaemonEnv): Record<string, Handler> {
   const me = (u: UserRecord | undefined) => u!;
-  /** The caller's run, or not_found: the only way a route reaches a crawl. */
-  const run = (user: string, raw: string): { id: string; info: CrawlRunInfo } => {
-    const id = crawlId(raw);
+  /** The caller's run, or not_found: the only way a route reaches a crawl (its id checked by CrawlPath). */
+  const run = (user: string, id: string): { id: string; info: CrawlRunInfo } => {
     const info = env.crawls.get(user, id);
     if (!info) throw notFound(id);
     return { id, info };
   };
   /** Run answers carry the name and URLs the caller gave and notes that may quote a page: scrubbed like items. */
   const runJson = (user: string, info: CrawlRunInfo, extra: Record<string, unknown> = {}) => secretScrubber(env, user)({ ok: true, ...info, ...extra, links: links(info.id) });
-  const act = (action: CrawlAction): Handler => async (r, u, [raw]) => {
-    const { id } = run(me(u).id, raw!);
+  const act = (action: CrawlAction): Handler => async (r, u, _raw, { params }) => {
+    const { id } = run(me(u).id, params.id!);
     const info = await env.crawls.act(me(u).id, id, action);
     sendJson(r, 200, runJson(me(u).id, info));
   };
@@ -97,40 +59,35 @@ export function crawlHandlers(env: DaemonEnv): Record<string, Handler> {
       if (!info) throw new Error('browser_crawl answered without a crawl id this user can read');
       sendJson(r, 201, runJson(user.id, info));
     },
-    'GET /v1/crawls': async (r, u) => {
-      const limit = intParam(r, 'limit', 1, 500, 50);
-      const cursor = cursorParam(r);
+    'GET /v1/crawls': async (r, u, _raw, { query }) => {
+      const { limit, cursor } = query as { limit: number; cursor?: string };
       const page = withCursor(() => env.crawls.list(me(u).id, { limit, ...(cursor !== undefined ? { cursor } : {}) }));
       const scrub = secretScrubber(env, me(u).id);
       sendJson(r, 200, { ok: true, crawls: page.runs.map((x) => scrub({ ...x, links: links(x.id) })), ...(page.next ? { cursor: page.next } : {}) });
     },
-    'GET /v1/crawls/{id}': async (r, u, [raw]) => {
-      const { id, info } = run(me(u).id, raw!);
+    'GET /v1/crawls/{id}': async (r, u, _raw, { params }) => {
+      const { id, info } = run(me(u).id, params.id!);
       sendJson(r, 200, runJson(me(u).id, info, { spec: env.crawls.spec(me(u).id, id) }));
     },
     'POST /v1/crawls/{id}/pause': act('pause'),
     'POST /v1/crawls/{id}/resume': act('resume'),
     'POST /v1/crawls/{id}/cancel': act('cancel'),
-    'DELETE /v1/crawls/{id}': async (r, u, [raw]) => {
-      const { id } = run(me(u).id, raw!);
+    'DELETE /v1/crawls/{id}': async (r, u, _raw, { params }) => {
+      const { id } = run(me(u).id, params.id!);
       await env.crawls.delete(me(u).id, id);
       sendJson(r, 200, { ok: true, id, deleted: true });
     },
-    'GET /v1/crawls/{id}/items': async (r, u, [raw]) => {
-      const { id } = run(me(u).id, raw!);
-      const status = statusParam(r);
-      const limit = intParam(r, 'limit', 1, 500, 100);
-      const cursor = cursorParam(r);
+    'GET /v1/crawls/{id}/items': async (r, u, _raw, { params, query }) => {
+      const { id } = run(me(u).id, params.id!);
+      const { status, limit, cursor } = query as { status?: ItemStatus; limit: number; cursor?: string };
       const page = withCursor(() => env.crawls.items(me(u).id, id, { limit, ...(status ? { status } : {}), ...(cursor !== undefined ? { cursor } : {}) }));
       const scrub = secretScrubber(env, me(u).id);
       sendJson(r, 200, { ok: true, id, items: page.items.map((x) => scrub(x)), ...(page.next ? { cursor: page.next } : {}) });
     },
-    'GET /v1/crawls/{id}/export': async (r, u, [raw]) => {
+    'GET /v1/crawls/{id}/export': async (r, u, _raw, { params, query }) => {
       const user = me(u).id;
-      const { id } = run(user, raw!);
-      const format = (r.query.get('format') ?? 'jsonl') as ExportFormat;
-      if (!EXPORT_FORMATS.includes(format)) throw bad(`format must be one of ${EXPORT_FORMATS.join(', ')}`, 'Pass ?format=jsonl, ?format=csv or ?format=json.');
-      const status = statusParam(r);
+      const { id } = run(user, params.id!);
+      const { format, status } = query as { format: ExportFormat; status?: ItemStatus };
       const spec = env.crawls.spec(user, id);
       // A model-filled crawl has no fields: its columns are the schema's top-level properties.
       const fieldNames = Object.keys(spec?.fields ?? (spec?.outputSchema?.properties as Record<string, unknown> | undefined) ?? {});

@@ -10,14 +10,6 @@ import { ShareLinks } from '../../storage/share-links.js';
 import { sendJson, sendStream } from './http.js';
 import type { Handler } from './rest-call.js';
 
-function segment(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw new BrowserdError('validation_error', `"${raw.slice(0, 80)}" is not a valid URL path segment`, { next: 'Percent-encode the name correctly.' });
-  }
-}
-
 /** The headers of a file handed out: always saved, never rendered or sniffed, never cached on the way. */
 function fileHeaders(name: string, mimeType: string): Record<string, string> {
   return {
@@ -45,16 +37,16 @@ export function downloadHandlers(env: Platform): Record<string, Handler> {
   const me = (u: UserRecord | undefined) => u!;
   return {
     'GET /v1/files': async (r, u) => sendJson(r, 200, { ok: true, files: env.files.list(me(u).id).map((f) => ({ ...f, url: `/v1/files/${encodeURIComponent(f.name)}` })) }),
-    'GET /v1/files/{name}': async (r, u, [raw]) => {
-      const name = segment(raw!);
+    'GET /v1/files/{name}': async (r, u, _raw, { params }) => {
+      const name = params.name!;
       const info = env.files.info(me(u).id, name);
       const stream = info && env.files.stream(me(u).id, name);
       if (!info || !stream) throw new BrowserdError('not_found', `no file ${name}`, { next: 'List your files with GET /v1/files.' });
       await sendStream(r, 200, fileHeaders(name, info.mimeType), stream);
     },
     // The way out of a full storage quota (--max-storage-mb-per-user): a deleted file's bytes are free at once.
-    'DELETE /v1/files/{name}': async (r, u, [raw]) => {
-      const name = segment(raw!);
+    'DELETE /v1/files/{name}': async (r, u, _raw, { params }) => {
+      const name = params.name!;
       if (!env.files.remove(me(u).id, name)) throw new BrowserdError('not_found', `no file ${name}`, { next: 'List your files with GET /v1/files.' });
       sendJson(r, 200, { ok: true, name, deleted: true });
     },

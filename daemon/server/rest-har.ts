@@ -11,19 +11,11 @@ import { harDocument } from '../traffic/har-document.js';
 import { sendStream } from './http.js';
 import type { Handler } from './rest-call.js';
 
-function segment(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw new BrowserdError('validation_error', `"${raw.slice(0, 80)}" is not a valid URL path segment`, { next: 'Percent-encode the tab id correctly.' });
-  }
-}
-
 export function harHandlers(env: Platform): Record<string, Handler> {
   return {
-    'GET /v1/tabs/{id}/har': async (r, u, [raw]) => {
+    'GET /v1/tabs/{id}/har': async (r, u, _raw, { params }) => {
       const user = (u as UserRecord).id;
-      const tab = segment(raw!);
+      const tab = params.id!;
       const rec = env.tabs.get(user, tab) ? harRecordings(env).get(user, tab) : undefined;
       if (!rec || rec.state === 'deleted') {
         throw new BrowserdError('not_found', `no HAR recording for tab ${tab}`, { next: 'Start one with browser_har {"action":"start"}; list your tabs with GET /v1/tabs.' });

@@ -29,15 +29,6 @@ import { adminConsoleHandlers } from './admin/handlers.js';
 import { signupHandlers } from './signup.js';
 import { installGuideHandlers } from './install-guide.js';
 
-/** A path segment as text; a malformed %-escape is the caller's error, not ours. */
-function segment(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw new BrowserdError('validation_error', `"${raw}" is not a valid URL path segment`, { next: 'Percent-encode the name correctly.' });
-  }
-}
-
 /** The user's stored bytes (what --max-storage-mb-per-user counts) in all, and by where they are. */
 function storageUsage(env: DaemonEnv, user: string) {
   const storage = env.storageQuota.use(user);
@@ -74,21 +65,20 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
       }),
     'GET /v1/tabs': (r, u) => runTool(env, r, me(u), 'browser_tabs', {}),
     'POST /v1/tabs': async (r, u) => runTool(env, r, me(u), 'browser_open', await toolBody(env, r, me(u), 'browser_open'), 201),
-    'DELETE /v1/tabs/{id}': (r, u, [id]) => runTool(env, r, me(u), 'browser_close_tab', { tab: segment(id) }),
+    'DELETE /v1/tabs/{id}': (r, u, _raw, { params }) => runTool(env, r, me(u), 'browser_close_tab', { tab: params.id }),
     'GET /v1/tools': async (r) =>
       sendJson(r, 200, { ok: true, tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, effect: t.effect, inputSchema: toJsonSchema(t.input), ...(t.output ? { outputSchema: outputJsonSchema(t) } : {}) })) }),
-    'POST /v1/tools/{name}': async (r, u, [raw]) => {
-      const name = segment(raw);
+    'POST /v1/tools/{name}': async (r, u, _raw, { params }) => {
+      const name = params.name!;
       return runTool(env, r, me(u), name, await toolBody(env, r, me(u), name));
     },
     'GET /v1/profiles': async (r, u) => sendJson(r, 200, { ok: true, profiles: listProfiles(env, me(u).id) }),
     ...downloadHandlers(env),
-    'GET /v1/audit': async (r, u) => {
-      const limit = Number(r.query.get('limit') ?? 50);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new BrowserdError('validation_error', 'limit must be a whole number from 1 to 500', { next: 'Pass ?limit=50.' });
+    'GET /v1/audit': async (r, u, _raw, { query }) => {
+      const { limit = 50, cursor } = query as { limit?: number; cursor?: string };
       let page;
       try {
-        page = env.audit.page(me(u).id, { limit, cursor: r.query.get('cursor') ?? undefined });
+        page = env.audit.page(me(u).id, { limit, cursor });
       } catch (e) {
         if (e instanceof InvalidCursorError) throw new BrowserdError('validation_error', 'the cursor is not one this server gave you', { next: 'Pass the cursor from your previous page unchanged, or omit it for the newest entries.' });
         throw e;
@@ -112,9 +102,8 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
       const { user, token } = await env.users.add(name);
       sendJson(r, 201, { ok: true, user, token });
     },
-    'GET /v1/admin/audit': async (r) => {
-      const limit = Number(r.query.get('limit') ?? 100);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 10000) throw new BrowserdError('validation_error', 'limit must be a whole number from 1 to 10000', { next: 'Pass ?limit=100.' });
+    'GET /v1/admin/audit': async (r, _u, _raw, { query }) => {
+      const { limit = 100 } = query as { limit?: number };
       sendJson(r, 200, { ok: true, entries: env.audit.all(limit) });
     },
     ...liveHandlers(env),

@@ -2,6 +2,9 @@
  * Every HTTP route the daemon serves, in one table: the router in app.ts dispatches from it and
  * scripts/docs.ts writes api/openapi.yaml from it, so a route cannot be served without being documented.
  */
+import type { TObject } from '@sinclair/typebox';
+import * as S from './route-schemas.js';
+
 export type RouteAuth = 'none' | 'user' | 'admin';
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -11,7 +14,25 @@ export interface RouteSpec {
   path: string;
   auth: RouteAuth;
   summary: string;
+  /**
+   * The path parameters (by `{name}`) and the query, as TypeBox: route-input.ts checks them before the handler
+   * runs and scripts/docs.ts documents them. A route without them gets its segments raw.
+   */
+  params?: TObject;
+  query?: TObject;
+  /** Where the JSON body is checked; a route without it reads no body. */
+  body?: RouteBody;
 }
+
+/**
+ * A tool's or an operation's body is checked by the one dispatch against that input schema (as over MCP, its
+ * refusals audited), so route-input.ts leaves it alone and scripts/docs.ts documents that schema. A handler
+ * body is checked inside its handler, for the reason given (an audited change audits its refusals too).
+ */
+export type RouteBody = { tool: string } | { operation: string } | { handler: string };
+
+/** POST /v1/tools/{name}: the body is the arguments of the tool the path names. */
+export const PATH_TOOL = '{name}';
 
 export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/health', auth: 'none', summary: 'Liveness' },
@@ -20,68 +41,68 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'DELETE', path: '/mcp', auth: 'user', summary: 'End an MCP session' },
   { method: 'GET', path: '/v1/me', auth: 'user', summary: "The caller's user id, policy and limits" },
   { method: 'GET', path: '/v1/models', auth: 'user', summary: 'The model ids a model-using call may choose (`openai/…`, `anthropic/…`, `gemini/…`), with the default marked' },
-  { method: 'GET', path: '/v1/usage', auth: 'user', summary: "The caller's model tokens per day and model as the providers reported them, with totals and CDP session minutes" },
+  { method: 'GET', path: '/v1/usage', auth: 'user', summary: "The caller's model tokens per day and model as the providers reported them, with totals and CDP session minutes", query: S.UsageQuery },
   { method: 'GET', path: '/v1/tabs', auth: 'user', summary: 'List tabs (as browser_tabs)' },
-  { method: 'POST', path: '/v1/tabs', auth: 'user', summary: 'Open a tab (as browser_open); the answer carries the tab id' },
-  { method: 'DELETE', path: '/v1/tabs/{id}', auth: 'user', summary: 'Close a tab (as browser_close_tab)' },
-  { method: 'POST', path: '/v1/tabs/{id}/observe', auth: 'user', summary: 'Candidate actions on the tab toward an instruction (tool, ref, element), proposed by a model from the snapshot; nothing is done (X-Model-Key: the provider key)' },
-  { method: 'POST', path: '/v1/tabs/{id}/act', auth: 'user', summary: 'One step on the tab in plain words: a model picks one interaction tool call, run as the caller would run it (read tabs, policy, approvals hold); %vault:site.field% filled by browser_fill_secret; a repeat on the same page structure is replayed from the action cache with no model request' },
-  { method: 'POST', path: '/v1/tabs/{id}/validate', auth: 'user', summary: 'Whether the tab shows an assertion holds: pass only with a quote checked against the page text' },
-  { method: 'GET', path: '/v1/tabs/{id}/har', auth: 'user', summary: "The tab's HAR recording (browser_har), recording or stopped, as one redacted HAR 1.2 JSON document, streamed" },
+  { method: 'POST', path: '/v1/tabs', auth: 'user', summary: 'Open a tab (as browser_open); the answer carries the tab id', body: { tool: 'browser_open' } },
+  { method: 'DELETE', path: '/v1/tabs/{id}', auth: 'user', summary: 'Close a tab (as browser_close_tab)', params: S.TabPath },
+  { method: 'POST', path: '/v1/tabs/{id}/observe', auth: 'user', summary: 'Candidate actions on the tab toward an instruction (tool, ref, element), proposed by a model from the snapshot; nothing is done (X-Model-Key: the provider key)', params: S.ActTabPath, body: { operation: 'tab_observe' } },
+  { method: 'POST', path: '/v1/tabs/{id}/act', auth: 'user', summary: 'One step on the tab in plain words: a model picks one interaction tool call, run as the caller would run it (read tabs, policy, approvals hold); %vault:site.field% filled by browser_fill_secret; a repeat on the same page structure is replayed from the action cache with no model request', params: S.ActTabPath, body: { operation: 'tab_act' } },
+  { method: 'POST', path: '/v1/tabs/{id}/validate', auth: 'user', summary: 'Whether the tab shows an assertion holds: pass only with a quote checked against the page text', params: S.ActTabPath, body: { operation: 'tab_validate' } },
+  { method: 'GET', path: '/v1/tabs/{id}/har', auth: 'user', summary: "The tab's HAR recording (browser_har), recording or stopped, as one redacted HAR 1.2 JSON document, streamed", params: S.HarTabPath },
   { method: 'GET', path: '/v1/tools', auth: 'user', summary: 'Every tool with its input schema' },
-  { method: 'POST', path: '/v1/tools/{name}', auth: 'user', summary: 'Call a tool (documented once per tool below)' },
+  { method: 'POST', path: '/v1/tools/{name}', auth: 'user', summary: 'Call a tool (documented once per tool below)', params: S.ToolPath, body: { tool: PATH_TOOL } },
   { method: 'GET', path: '/v1/browser/settings', auth: 'user', summary: "The host's browser settings (identity, ad blocking) and the caller's own persistent identity" },
   { method: 'GET', path: '/v1/profiles', auth: 'user', summary: "The caller's browser profiles: the default one and named ones" },
   { method: 'GET', path: '/v1/files', auth: 'user', summary: "The caller's files (PDFs, screenshots, downloads), newest first" },
-  { method: 'GET', path: '/v1/files/{name}', auth: 'user', summary: 'Download one of the caller\'s files' },
-  { method: 'DELETE', path: '/v1/files/{name}', auth: 'user', summary: "Delete one of the caller's files (its share links stop opening); frees its bytes in the storage quota" },
+  { method: 'GET', path: '/v1/files/{name}', auth: 'user', summary: 'Download one of the caller\'s files', params: S.FilePath },
+  { method: 'DELETE', path: '/v1/files/{name}', auth: 'user', summary: "Delete one of the caller's files (its share links stop opening); frees its bytes in the storage quota", params: S.FilePath },
   { method: 'GET', path: '/dl/{token}', auth: 'none', summary: 'A shared file (browser_download_link): streamed as an attachment; the signed, expiring token in the path is the only credential' },
-  { method: 'GET', path: '/v1/audit', auth: 'user', summary: "The caller's own audit entries, newest first; pass the returned cursor for the next page" },
-  { method: 'POST', path: '/v1/inbox/sms/{inbox}', auth: 'none', summary: "An SMS forwarder posts a received text into an SMS otp_inbox; authenticated by that inbox's secret, not a user token" },
+  { method: 'GET', path: '/v1/audit', auth: 'user', summary: "The caller's own audit entries, newest first; pass the returned cursor for the next page", query: S.AuditQuery },
+  { method: 'POST', path: '/v1/inbox/sms/{inbox}', auth: 'none', summary: "An SMS forwarder posts a received text into an SMS otp_inbox; authenticated by that inbox's secret, not a user token", body: { handler: 'JSON, a form or plain text from a forwarder app, read only after the inbox secret is checked' } },
   { method: 'GET', path: '/handoff/{token}', auth: 'none', summary: 'The "Your turn" page of a hand-off (HTML); the token in the link is the credential' },
   { method: 'POST', path: '/handoff/{token}/done', auth: 'none', summary: 'Done on the "Your turn" page: resolves the hand-off (same-origin form post)' },
   { method: 'GET', path: '/live/{token}', auth: 'none', summary: 'Live view of a tab: the viewer page a live link opens (the token in the path is the only credential; its WebSocket is /live/{token}/ws)' },
-  { method: 'POST', path: '/v1/extract', auth: 'user', summary: 'Fill a JSON Schema from a tab, url or urls with a model (as browser_extract_ai): data checked against the schema, citations checked against the page, usage and model' },
-  { method: 'POST', path: '/v1/ask', auth: 'user', summary: 'Ask a question about a tab, url or urls with a model: an answer with citations checked against the page' },
-  { method: 'POST', path: '/v1/extractors', auth: 'user', summary: 'Learn an extractor on a page (url or tab): per-field CSS selectors a model proposes, proven on the page against the schema before it is stored; answers its id (ext_…)' },
+  { method: 'POST', path: '/v1/extract', auth: 'user', summary: 'Fill a JSON Schema from a tab, url or urls with a model (as browser_extract_ai): data checked against the schema, citations checked against the page, usage and model', body: { tool: 'browser_extract_ai' } },
+  { method: 'POST', path: '/v1/ask', auth: 'user', summary: 'Ask a question about a tab, url or urls with a model: an answer with citations checked against the page', body: { operation: 'ask' } },
+  { method: 'POST', path: '/v1/extractors', auth: 'user', summary: 'Learn an extractor on a page (url or tab): per-field CSS selectors a model proposes, proven on the page against the schema before it is stored; answers its id (ext_…)', body: { operation: 'extractor_learn' } },
   { method: 'GET', path: '/v1/extractors', auth: 'user', summary: "The caller's learned extractors, most recently updated first" },
-  { method: 'GET', path: '/v1/extractors/{id}', auth: 'user', summary: 'One learned extractor: schema, prompt, model, version, fields' },
-  { method: 'DELETE', path: '/v1/extractors/{id}', auth: 'user', summary: 'Delete a learned extractor' },
-  { method: 'POST', path: '/v1/extractors/{id}/run', auth: 'user', summary: 'Run an extractor on a tab, url or urls with no model; re-learns once (next version) when required fields stop matching' },
-  { method: 'POST', path: '/v1/crawls', auth: 'user', summary: 'Start a crawl (as browser_crawl, same parameters); answers its id, state, counters and links' },
-  { method: 'GET', path: '/v1/crawls', auth: 'user', summary: "The caller's crawls, newest first; pass the returned cursor for the next page" },
-  { method: 'GET', path: '/v1/crawls/{id}', auth: 'user', summary: 'One crawl: state, counters and its parameters with every default filled' },
-  { method: 'POST', path: '/v1/crawls/{id}/pause', auth: 'user', summary: 'Pause a running crawl: no new pages start, the queue is kept' },
-  { method: 'POST', path: '/v1/crawls/{id}/resume', auth: 'user', summary: 'Resume a paused crawl' },
-  { method: 'POST', path: '/v1/crawls/{id}/cancel', auth: 'user', summary: 'Cancel a crawl; its items are kept' },
-  { method: 'DELETE', path: '/v1/crawls/{id}', auth: 'user', summary: 'Delete a crawl with its items (a running one is cancelled first)' },
-  { method: 'GET', path: '/v1/crawls/{id}/items', auth: 'user', summary: "A page of a crawl's items, whole (not cut), in the order they finished" },
-  { method: 'POST', path: '/v1/webhooks', auth: 'user', summary: 'Register a webhook receiver {url, events?}; answers its id and signing secret (whsec_…), the secret this once only' },
+  { method: 'GET', path: '/v1/extractors/{id}', auth: 'user', summary: 'One learned extractor: schema, prompt, model, version, fields', params: S.ExtractorPath },
+  { method: 'DELETE', path: '/v1/extractors/{id}', auth: 'user', summary: 'Delete a learned extractor', params: S.ExtractorPath },
+  { method: 'POST', path: '/v1/extractors/{id}/run', auth: 'user', summary: 'Run an extractor on a tab, url or urls with no model; re-learns once (next version) when required fields stop matching', params: S.ExtractorPath, body: { operation: 'extractor_run' } },
+  { method: 'POST', path: '/v1/crawls', auth: 'user', summary: 'Start a crawl (as browser_crawl, same parameters); answers its id, state, counters and links', body: { tool: 'browser_crawl' } },
+  { method: 'GET', path: '/v1/crawls', auth: 'user', summary: "The caller's crawls, newest first; pass the returned cursor for the next page", query: S.CrawlListQuery },
+  { method: 'GET', path: '/v1/crawls/{id}', auth: 'user', summary: 'One crawl: state, counters and its parameters with every default filled', params: S.CrawlPath },
+  { method: 'POST', path: '/v1/crawls/{id}/pause', auth: 'user', summary: 'Pause a running crawl: no new pages start, the queue is kept', params: S.CrawlPath },
+  { method: 'POST', path: '/v1/crawls/{id}/resume', auth: 'user', summary: 'Resume a paused crawl', params: S.CrawlPath },
+  { method: 'POST', path: '/v1/crawls/{id}/cancel', auth: 'user', summary: 'Cancel a crawl; its items are kept', params: S.CrawlPath },
+  { method: 'DELETE', path: '/v1/crawls/{id}', auth: 'user', summary: 'Delete a crawl with its items (a running one is cancelled first)', params: S.CrawlPath },
+  { method: 'GET', path: '/v1/crawls/{id}/items', auth: 'user', summary: "A page of a crawl's items, whole (not cut), in the order they finished", params: S.CrawlPath, query: S.CrawlItemsQuery },
+  { method: 'POST', path: '/v1/webhooks', auth: 'user', summary: 'Register a webhook receiver {url, events?}; answers its id and signing secret (whsec_…), the secret this once only', body: { handler: 'an audited change: a refused registration is audited too' } },
   { method: 'GET', path: '/v1/webhooks', auth: 'user', summary: "The caller's webhook receivers: id, url, events, pending rows (never a secret)" },
-  { method: 'DELETE', path: '/v1/webhooks/{id}', auth: 'user', summary: 'Delete a webhook receiver with its outbox rows (pending ones are not sent)' },
-  { method: 'GET', path: '/v1/webhooks/{id}/deliveries', auth: 'user', summary: "One receiver's deliveries, newest first: state, attempts, last status or error" },
+  { method: 'DELETE', path: '/v1/webhooks/{id}', auth: 'user', summary: 'Delete a webhook receiver with its outbox rows (pending ones are not sent)', params: S.WebhookPath },
+  { method: 'GET', path: '/v1/webhooks/{id}/deliveries', auth: 'user', summary: "One receiver's deliveries, newest first: state, attempts, last status or error", params: S.WebhookPath, query: S.DeliveriesQuery },
   { method: 'GET', path: '/v1/caches', auth: 'user', summary: "The caller's response caches: name, entries, bytes, last stored" },
-  { method: 'DELETE', path: '/v1/caches/{name}', auth: 'user', summary: 'Delete one of the caller\'s response caches with its stored responses' },
-  { method: 'GET', path: '/v1/crawls/{id}/export', auth: 'user', summary: "Every item of a crawl as a streamed file: JSON Lines, CSV (RFC 4180) or one JSON array" },
-  { method: 'POST', path: '/v1/convert', auth: 'user', summary: 'Convert a document to Markdown or text (as browser_convert): a JSON body with the same arguments, or multipart/form-data with the upload in part "file" (15 MB)' },
+  { method: 'DELETE', path: '/v1/caches/{name}', auth: 'user', summary: 'Delete one of the caller\'s response caches with its stored responses', params: S.CachePath },
+  { method: 'GET', path: '/v1/crawls/{id}/export', auth: 'user', summary: "Every item of a crawl as a streamed file: JSON Lines, CSV (RFC 4180) or one JSON array", params: S.CrawlPath, query: S.CrawlExportQuery },
+  { method: 'POST', path: '/v1/convert', auth: 'user', summary: 'Convert a document to Markdown or text (as browser_convert): a JSON body with the same arguments, or multipart/form-data with the upload in part "file" (15 MB)', body: { tool: 'browser_convert' } },
   { method: 'GET', path: '/v1/vault', auth: 'user', summary: "The caller's vault entries: names, kinds, field names and login URLs, never a value" },
-  { method: 'PUT', path: '/v1/vault/{name}', auth: 'user', summary: 'Create or update a vault entry: merge login fields, or set an otp_inbox (IMAP, or SMS: answers its forwarding URL and secret once)' },
+  { method: 'PUT', path: '/v1/vault/{name}', auth: 'user', summary: 'Create or update a vault entry: merge login fields, or set an otp_inbox (IMAP, or SMS: answers its forwarding URL and secret once)', body: { handler: 'an audited change: a refused write is audited too, by entry and field names only' } },
   { method: 'DELETE', path: '/v1/vault/{name}', auth: 'user', summary: 'Delete a vault entry' },
   { method: 'DELETE', path: '/v1/vault/{name}/fields/{field}', auth: 'user', summary: 'Delete one field of a login entry' },
-  { method: 'POST', path: '/v1/research', auth: 'user', summary: 'Research a question: web search, the best results read, an answer whose citations (URL and quote) are checked against the pages; stored (X-Model-Key: the provider key)' },
-  { method: 'GET', path: '/v1/research/{id}', auth: 'user', summary: 'A stored research answer' },
-  { method: 'POST', path: '/v1/tasks', auth: 'user', summary: 'Start a server-run task: a model reaches a goal with the browser tools (audited, under the user\'s rules); at most two run per user, others queue; answers its id' },
-  { method: 'GET', path: '/v1/tasks', auth: 'user', summary: "The caller's tasks, newest first (?state= filters)" },
-  { method: 'GET', path: '/v1/tasks/{id}', auth: 'user', summary: 'One task: state, steps, tool calls, usage, result or error, and the hand-off link while paused (?waitS= waits while it is queued or running)' },
-  { method: 'POST', path: '/v1/tasks/{id}/cancel', auth: 'user', summary: 'Cancel a queued, running or paused task' },
-  { method: 'DELETE', path: '/v1/tasks/{id}', auth: 'user', summary: "Delete a task with its conversation, steps and tool calls (a queued, running or paused one is cancelled first); frees its bytes in the storage quota" },
+  { method: 'POST', path: '/v1/research', auth: 'user', summary: 'Research a question: web search, the best results read, an answer whose citations (URL and quote) are checked against the pages; stored (X-Model-Key: the provider key)', body: { operation: 'research' } },
+  { method: 'GET', path: '/v1/research/{id}', auth: 'user', summary: 'A stored research answer', params: S.ResearchPath },
+  { method: 'POST', path: '/v1/tasks', auth: 'user', summary: 'Start a server-run task: a model reaches a goal with the browser tools (audited, under the user\'s rules); at most two run per user, others queue; answers its id', body: { operation: 'task_start' } },
+  { method: 'GET', path: '/v1/tasks', auth: 'user', summary: "The caller's tasks, newest first (?state= filters)", query: S.TaskListQuery },
+  { method: 'GET', path: '/v1/tasks/{id}', auth: 'user', summary: 'One task: state, steps, tool calls, usage, result or error, and the hand-off link while paused (?waitS= waits while it is queued or running)', params: S.TaskPath, query: S.TaskGetQuery },
+  { method: 'POST', path: '/v1/tasks/{id}/cancel', auth: 'user', summary: 'Cancel a queued, running or paused task', params: S.TaskPath },
+  { method: 'DELETE', path: '/v1/tasks/{id}', auth: 'user', summary: "Delete a task with its conversation, steps and tool calls (a queued, running or paused one is cancelled first); frees its bytes in the storage quota", params: S.TaskPath },
   { method: 'GET', path: '/v1/admin/users', auth: 'admin', summary: 'List users (admin key)' },
-  { method: 'POST', path: '/v1/admin/users', auth: 'admin', summary: 'Create a user (admin key); answers its token once' },
+  { method: 'POST', path: '/v1/admin/users', auth: 'admin', summary: 'Create a user (admin key); answers its token once', body: { handler: 'the name rules and whether it is taken are the user store\'s (user-name.ts)' } },
   { method: 'GET', path: '/v1/admin/browser-settings', auth: 'admin', summary: 'The host-wide browser settings in force (admin key)' },
-  { method: 'PATCH', path: '/v1/admin/browser-settings', auth: 'admin', summary: 'Change browser settings (admin key): any of profile_enabled, profile, block_ads, max_browsers, signup; an unknown key or a wrong type changes nothing' },
-  { method: 'GET', path: '/v1/admin/audit', auth: 'admin', summary: "Every user's audit entries (admin key)" },
+  { method: 'PATCH', path: '/v1/admin/browser-settings', auth: 'admin', summary: 'Change browser settings (admin key): any of profile_enabled, profile, block_ads, max_browsers, signup; an unknown key or a wrong type changes nothing', body: { handler: 'an audited change: a refused patch is audited too' } },
+  { method: 'GET', path: '/v1/admin/audit', auth: 'admin', summary: "Every user's audit entries (admin key)", query: S.AdminAuditQuery },
   { method: 'GET', path: '/', auth: 'none', summary: 'Home page (HTML): what this service is, where agents connect, and the sign-up form when sign-up is on' },
-  { method: 'POST', path: '/signup', auth: 'none', summary: 'Sign up {name} (form or JSON) when the admin turned signup on: makes a user and answers its token once; limited per client address (429 rate_limited with Retry-After); 403 forbidden when sign-up is off' },
+  { method: 'POST', path: '/signup', auth: 'none', summary: 'Sign up {name} (form or JSON) when the admin turned signup on: makes a user and answers its token once; limited per client address (429 rate_limited with Retry-After); 403 forbidden when sign-up is off', body: { handler: 'a form or JSON, counted per client address before it is read' } },
   { method: 'GET', path: '/install.md', auth: 'none', summary: "A setup guide for agents (Markdown): MCP URL, auth header, REST base and first steps, with the daemon's own address filled in; no secret" },
   // The admin console: HTML pages for a person, authenticated by their own session cookie (see
   // daemon/server/admin/handlers.ts), not part of the REST contract. Programs use /v1/admin/* with the admin key.
