@@ -34,6 +34,7 @@ import type { BrowserSettingsService } from './settings/service.js';
 import type { IdentityService } from './identity/service.js';
 import type { AdBlocker } from './adblock/service.js';
 import type { AgentStorageStore } from '../storage/agent-storage.js';
+import type { CallTool, DispatchHooks } from './tools/call.js';
 
 export interface DaemonEnv {
   cfg: Config;
@@ -98,6 +99,10 @@ export interface DaemonEnv {
   /** block_ads' filter engine: its state (off, loading, ready, unavailable and why) and the verdict on a request. */
   adblock: AdBlocker;
   log: Logger;
+  /** One tool call through the whole pipeline (tools/dispatch.ts), for features that run tools (act, replay, tasks, live view). */
+  callTool: CallTool;
+  /** What recording and the vault add to every call, at fixed points of the pipeline (tools/call.ts). */
+  callHooks: DispatchHooks;
   /** Ports pages may never reach: the daemon's own (browsers have no CDP port). */
   deniedPorts(): Set<number>;
   /** Absolute base of links we hand out, without a trailing slash: the public URL, else where the daemon listens. */
