@@ -7,6 +7,7 @@ import type { CrawlService } from './crawl/service.js';
 import type { TaskService } from './tasks/service.js';
 import type { Records } from './records/index.js';
 import type { MonitorService } from './monitors/service.js';
+import type { CallTool, DispatchHooks } from './tools/call.js';
 
 export type { Platform };
 
@@ -19,4 +20,8 @@ export interface DaemonEnv extends Platform {
   records: Records;
   /** Page monitors: stored in LMDB, run on their cron schedules by one timer (browser_monitor). */
   monitors: MonitorService;
+  /** One tool call through the whole pipeline (tools/dispatch.ts), for features that run tools (act, replay, tasks, live view). */
+  callTool: CallTool;
+  /** What recording and the vault add to every call, at fixed points of the pipeline (tools/call.ts). */
+  callHooks: DispatchHooks;
 }

@@ -41,7 +41,8 @@ import type { DaemonEnv } from './env.js';
 import { closeMarkdownThreads } from './read/index.js';
 import { closeConverterThreads } from './docs/pool.js';
 import { scrubbingLogger } from './log-scrub.js';
-import { everyUsersSecrets } from './vault/user-secrets.js';
+import { callSecrets, everyUsersSecrets } from './vault/user-secrets.js';
+import { callTool } from './tools/dispatch.js';
 import { UsageStore } from '../storage/usage.js';
 import { CdpSessions } from './cdp-proxy/sessions.js';
 import { CrawlService } from './crawl/service.js';
@@ -193,6 +194,12 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     identities,
     adblock,
     log,
+    // Features run tools through this and hook into every call here: the pipeline imports none of them.
+    callTool: (user, name, args, opts) => callTool(env, user, name, args, opts),
+    callHooks: {
+      stepStarting: (ctx, tool, args) => env.records.recorder.stepStarting(ctx, tool, args),
+      secretsOf: (user) => callSecrets(env, user),
+    },
     deniedPorts,
     baseUrl,
     startedAt: new Date(),

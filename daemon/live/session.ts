@@ -10,7 +10,6 @@ import type { Tab } from '../browser/tab.js';
 import type { CdpConnection } from '../cdp/connection.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { parseTabId } from '../../protocol/ids.js';
-import { callTool } from '../tools/dispatch.js';
 import { bringToFront, viewportSize } from '../browser/layout.js';
 import { INPUT_TYPES, parseViewerMessage, type ViewerMessage } from './messages.js';
 import type { Frame, FrameSink, ScreencastHub, TabScreencast } from './screencast.js';
@@ -165,8 +164,8 @@ export class ViewerSession implements FrameSink {
         const { tab } = this.frontTab();
         // The same tool an agent calls, so the same URL checks, host policy, allowedDomains and audit apply.
         const r = m.type === 'navigate'
-          ? await callTool(this.env, user, 'browser_navigate', { url: m.url, tab: tab.id }, { via: 'internal' })
-          : await callTool(this.env, user, 'browser_history', { action: m.action, tab: tab.id }, { via: 'internal' });
+          ? await this.env.callTool(user, 'browser_navigate', { url: m.url, tab: tab.id }, { via: 'internal' })
+          : await this.env.callTool(user, 'browser_history', { action: m.action, tab: tab.id }, { via: 'internal' });
         if (!r.ok) throw r.error;
         this.sendTabs();
         return;

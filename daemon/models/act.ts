@@ -11,7 +11,7 @@
 import { BrowserdError } from '../../protocol/errors.js';
 import type { CachedAction, CachedStep } from '../../storage/action-cache.js';
 import type { ToolContext } from '../tools/context.js';
-import { callTool, type CallOutcome } from '../tools/dispatch.js';
+import type { CallOutcome } from '../tools/call.js';
 import { getTool } from '../tools/registry.js';
 import { pageUrl, type ResponseBuilder } from '../tools/response.js';
 import { validateArgs } from '../tools/validate.js';
@@ -122,7 +122,7 @@ function replayable(steps: CachedStep[], view: TabView): Step[] | undefined {
 
 function runStep(ctx: ToolContext, view: TabView, step: Step): Promise<CallOutcome> {
   const args = { ...step.args, ...(step.ref ? { ref: step.ref } : {}), tab: view.tab };
-  return callTool(ctx.env, ctx.user, step.tool, args, { via: ctx.via, signal: ctx.signal, modelKey: ctx.modelKey });
+  return ctx.env.callTool(ctx.user, step.tool, args, { via: ctx.via, signal: ctx.signal, modelKey: ctx.modelKey });
 }
 
 /** Writes a read tab blocked (or an act tab sent) during the step, in our words, as callTool reported them. */

@@ -9,7 +9,7 @@
  */
 import type { Platform } from '../platform.js';
 import type { ToolContext } from '../tools/context.js';
-import type { CallOutcome } from '../tools/dispatch.js';
+import type { CallOutcome } from '../tools/call.js';
 import type { Tab } from '../browser/tab.js';
 import type { CdpConnection, Disposable } from '../cdp/connection.js';
 import { BrowserdError } from '../../protocol/errors.js';

@@ -11,7 +11,7 @@ import type { UserRecord } from '../../storage/users.js';
 import type { RecordStore, Recording, Replay, ReplayStepResult, Step } from '../../storage/records.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { errorLine, messageWithPageText } from '../tools/error-line.js';
-import { callTool, type CallOutcome } from '../tools/dispatch.js';
+import type { CallOutcome } from '../tools/call.js';
 import { getTool } from '../tools/registry.js';
 import { attachTabCache } from '../cache/index.js';
 import { ARGS_OMITTED, hasSecretPlaceholder, refArgs } from './args.js';
@@ -92,7 +92,7 @@ export class Replayer {
     replay.state = 'running';
     await this.save(replay);
     let detach: (() => Promise<void>) | undefined;
-    const call = (tool: string, args: Record<string, unknown>) => callTool(env, user, tool, args, { via: 'internal' });
+    const call = (tool: string, args: Record<string, unknown>) => env.callTool(user, tool, args, { via: 'internal' });
     try {
       const opened = await call('browser_open', { mode: rec.mode, ...(rec.profile ? { profile: rec.profile } : {}), ...(rec.context ? { context: rec.context } : {}) });
       if (!opened.ok) throw opened.error;

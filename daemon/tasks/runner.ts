@@ -17,7 +17,7 @@ import type { DaemonEnv } from '../env.js';
 import { fenceText, FENCE_RULE } from '../models/chunks.js';
 import { openModelSession, type ModelSession } from '../models/session.js';
 import type { ChatMessage, ToolCall } from '../models/types.js';
-import { callTool, type CallOutcome } from '../tools/dispatch.js';
+import type { CallOutcome } from '../tools/call.js';
 import { renderErrorMcp } from '../tools/response.js';
 import { isTaskTool, NOT_FOR_TASKS, TASK_DONE, taskToolSpecs } from './tool-specs.js';
 
@@ -85,7 +85,7 @@ export async function runTask(opts: RunOptions): Promise<RunOutcome> {
   if (!messages.length) {
     let first = `Goal: ${rec.goal}`;
     if (rec.startUrl) {
-      const opened = await callTool(env, user, 'browser_open', { url: rec.startUrl }, { via: 'task', signal, modelKey: key });
+      const opened = await env.callTool(user, 'browser_open', { url: rec.startUrl }, { via: 'task', signal, modelKey: key });
       if (signal.aborted) return { kind: 'stopped' };
       calls.push({ step: 0, tool: 'browser_open', outcome: outcomeOf(opened) });
       first += `\n\nThe task opened its start page for you with browser_open:\n${fenceText('browser_open result', renderedText(opened), TOOL_RESULT_CHARS)}`;
@@ -128,7 +128,7 @@ export async function runTask(opts: RunOptions): Promise<RunOutcome> {
         added.push(toolMessage(call, `Error [validation_error]: ${why}. Use the tools you were given.`));
         continue;
       }
-      const outcome = await callTool(env, user, call.name, call.args, { via: 'task', signal, modelKey: key });
+      const outcome = await env.callTool(user, call.name, call.args, { via: 'task', signal, modelKey: key });
       // A step cut short by a cancel or a shutdown is not stored: after a restart it runs again whole.
       if (signal.aborted) return { kind: 'stopped' };
       calls.push({ step, tool: call.name, outcome: outcomeOf(outcome) });

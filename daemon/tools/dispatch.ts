@@ -9,32 +9,18 @@ import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { ToolDef } from './define.js';
-import { ToolContext, type CallVia } from './context.js';
+import { ToolContext } from './context.js';
 import { pageUrl, ResponseBuilder } from './response.js';
 import { getTool, toolNames } from './registry.js';
 import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from './validate.js';
 import { gateTouches } from './gate-step.js';
 import { answerWithSnapshot } from './snapshot-after.js';
 import { checkOutputs, outputProblems } from './output.js';
-import { Progress, type ProgressSink } from './progress.js';
+import { Progress } from './progress.js';
 import { redactArgs, scrubText } from './redact.js';
-import { userSecrets } from '../vault/user-secrets.js';
-import type { PendingStep } from '../records/recorder.js';
+import type { CallOptions, CallOutcome, CallStep } from './call.js';
 
-export type CallOutcome = { ok: true; out: ResponseBuilder } | { ok: false; error: BrowserdError };
-
-export interface CallOptions {
-  signal?: AbortSignal;
-  via: CallVia;
-  /** Set by the REST route of a REST-only operation (registry OPERATIONS): only then may one be called. */
-  operation?: boolean;
-  /** The caller's X-Model-Key header, if any (see ToolContext.modelKey). */
-  modelKey?: string;
-  /** The HTTP request the call came in (its X-Request-Id), for the log line; none for background work. */
-  requestId?: string;
-  /** Where reports of a long call's progress go (an MCP caller's progressToken); none: not reported. */
-  onProgress?: ProgressSink;
-}
+export type { CallOptions, CallOutcome } from './call.js';
 
 export async function callTool(env: DaemonEnv, user: UserRecord, name: string, rawArgs: unknown, opts: CallOptions): Promise<CallOutcome> {
   const started = Date.now();
@@ -43,7 +29,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
   const out = new ResponseBuilder();
   let outcome: CallOutcome;
   let args: Record<string, unknown> | undefined;
-  let step: PendingStep | undefined;
+  let step: CallStep | undefined;
   // Arguments too deep to walk are never walked again, not even to redact them for the audit log.
   const tooDeep = argsDepthExceeds(rawArgs, MAX_ARGS_DEPTH);
   try {
@@ -57,7 +43,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
     if (tool.needsBrowser !== false && env.pool.wouldExceed(user.id, profileOf(args))) throw env.pool.capacityError(user.id);
     if (await gate(ctx, tool, args, out)) {
       ctx.checkCancelled();
-      step = await env.records.recorder.stepStarting(ctx, name, args);
+      step = await env.callHooks.stepStarting(ctx, name, args);
       await tool.handle(ctx, args as never, out);
       await answerWithSnapshot(ctx, tool.input, args, out);
     }
@@ -71,13 +57,13 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
     outcome = { ok: false, error: fromCdp(e) ?? toBrowserdError(e) };
     if (outcome.error.code === 'internal_error') env.log.error({ user: user.id, tool: name, err: scrubText(e instanceof Error ? e.stack ?? e.message : String(e), opts.modelKey ? [opts.modelKey] : []) }, 'tool failed');
   } finally {
-    // A call on a recorded tab becomes a step while the call still holds the tab (daemon/records/recorder.ts).
+    // A call on a recorded tab becomes a step while the call still holds the tab (hook: daemon/records/recorder.ts).
     if (step) await step.finish(outcome!);
     ctx.release();
   }
   // Read after the handler ran: a code it just filled, or a value saved meanwhile, is hidden from this result too.
   // The caller's model key is one more: nothing it reaches should ever echo it, but if something did, it goes.
-  const secrets = [...secretsOf(env, user.id), ...(opts.modelKey ? [opts.modelKey] : [])];
+  const secrets = [...env.callHooks.secretsOf(user.id), ...(opts.modelKey ? [opts.modelKey] : [])];
   for (const s of secrets) out.addSecret(s);
   if (!outcome.ok) outcome = { ok: false, error: out.scrubError(outcome.error) };
   const tab = ctx.touched[0]?.id ?? (typeof args?.tab === 'string' ? args.tab : undefined);
@@ -97,16 +83,6 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
     })
     .catch((e) => env.log.error({ err: String(e) }, 'audit write failed'));
   return outcome;
-}
-
-/** The user's secrets; a vault that cannot be read had nothing filled from it, so the call still answers. */
-function secretsOf(env: DaemonEnv, user: string): string[] {
-  try {
-    return userSecrets(env, user);
-  } catch (e) {
-    env.log.error({ user, err: e instanceof Error ? e.message : String(e) }, 'vault values unreadable for scrubbing');
-    return env.filledCodes.list(user);
-  }
 }
 
 function lookUp(name: string, operation: boolean): ToolDef<any> {

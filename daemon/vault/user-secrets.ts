@@ -17,6 +17,19 @@ export function userSecrets(env: SecretSources, user: string): string[] {
   return [...env.vault.values(user), ...env.filledCodes.list(user)];
 }
 
+/**
+ * The user's secrets to hide from one tool call's result and audit entry (DispatchHooks.secretsOf, wired in
+ * main.ts); a vault that cannot be read had nothing filled from it, so the call still answers.
+ */
+export function callSecrets(env: SecretSources & Pick<Platform, 'log'>, user: string): string[] {
+  try {
+    return userSecrets(env, user);
+  } catch (e) {
+    env.log.error({ user, err: e instanceof Error ? e.message : String(e) }, 'vault values unreadable for scrubbing');
+    return env.filledCodes.list(user);
+  }
+}
+
 /** Every user's secrets, for output that is not any one user's (log lines). */
 export function everyUsersSecrets(env: SecretSources & Pick<Platform, 'users'>): string[] {
   const all = new Set<string>();
