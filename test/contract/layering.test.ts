@@ -167,7 +167,7 @@ t.test('storage/, protocol/, injected/ and daemon/read/ hold no import circle', 
  * issue 35 seams are taking apart. This is how many daemon/ files sit inside any circle today. The number may
  * only go DOWN: lower it in the same change that shrinks the circle; never raise it to let a new circle in.
  */
-const KNOWN_CYCLE_FILES = 67;
+const KNOWN_CYCLE_FILES = 66;
 
 t.test('daemon/ has no more files inside import circles than KNOWN_CYCLE_FILES (ratchet: only down)', async (t) => {
   const inDaemon = circles(importGraph(PRODUCT)).filter((c) => c.some((f) => f.startsWith('daemon/')));
