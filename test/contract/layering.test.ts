@@ -4,22 +4,13 @@
  * circle (storage/, protocol/, injected/, daemon/read/ none at all; daemon/ held to a ratchet).
  */
 import t from 'tap';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { repoRoot, sourceFiles } from '../fixtures/source-files.js';
+import { readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = repoRoot;
+const files = sourceFiles;
 
-function files(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(root, dir))) {
-    const p = join(dir, name);
-    if (name === 'generated' || name === 'node_modules') continue;
-    if (statSync(join(root, p)).isDirectory()) out.push(...files(p));
-    else if (p.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
 
 function imports(file: string): string[] {
   const src = readFileSync(join(root, file), 'utf8');

@@ -5,23 +5,14 @@
  * through own() (protocol/own.ts) unless its key is a closed union checked where it enters, listed below.
  */
 import t from 'tap';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { repoRoot, sourceFiles } from '../fixtures/source-files.js';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { own } from '../../protocol/own.js';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
+const repo = repoRoot;
+const sources = sourceFiles;
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(repo, dir))) {
-    const p = join(dir, name);
-    if (name === 'generated' || name === 'node_modules') continue;
-    if (statSync(join(repo, p)).isDirectory()) out.push(...sources(p));
-    else if (p.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
 
 /** Tables whose key is the daemon's own closed union (typed, and validated by schema or code where it enters). */
 const CLOSED_KEYS = new Set([

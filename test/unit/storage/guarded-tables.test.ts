@@ -5,10 +5,10 @@
  * store holds refuses an adding write once the disk is "full" (a reserve larger than any disk).
  */
 import t from 'tap';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { repoRoot, sourceFiles } from '../../fixtures/source-files.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openDb, type Db } from '../../../storage/db.js';
 import { TaskStore } from '../../../storage/tasks.js';
 import { ExtractorStore } from '../../../storage/extractors.js';
@@ -19,18 +19,9 @@ import { ActionCacheStore } from '../../../storage/action-cache.js';
 import { UsageStore } from '../../../storage/usage.js';
 import { MonitorStore } from '../../../storage/monitors.js';
 
-const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const repo = repoRoot;
+const sources = sourceFiles;
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(join(repo, dir))) {
-    const p = join(dir, name);
-    if (name === 'generated' || name === 'node_modules') continue;
-    if (statSync(join(repo, p)).isDirectory()) out.push(...sources(p));
-    else if (p.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
 
 t.test('no source opens a database but storage/db.ts (stores call db.table)', async (t) => {
   const files = [...sources('storage'), ...sources('daemon')];
