@@ -16,6 +16,12 @@ const toArrayBuffer = (b: Buffer): ArrayBuffer => b.buffer.slice(b.byteOffset, b
 /** A v4 client of a dual-stack socket shows as ::ffff:a.b.c.d; the daemon keys rate limits by the v4 form. */
 const plainAddress = (a: string | undefined) => (a ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
 
+/** A whole HTTP/1.1 answer as bytes, for a socket node:http has handed over (an upgrade, a request it could not parse); the connection closes after it. */
+function closingAnswer(statusLine: string, headers: [string, string][], body: Buffer): Buffer {
+  const head = [`HTTP/1.1 ${statusLine}`, ...headers.map(([k, v]) => `${k}: ${v}`), `Content-Length: ${body.length}`, 'Connection: close', '', ''].join('\r\n');
+  return Buffer.concat([Buffer.from(head, 'latin1'), body]);
+}
+
 class NodeRequest implements HttpRequest {
   constructor(
     private readonly req: IncomingMessage,
@@ -158,10 +164,8 @@ class SocketResponse implements HttpResponse {
     if (this.done) return this;
     this.done = true;
     if (chunk !== undefined) this.body.push(Buffer.from(toBuffer(chunk)));
-    const body = Buffer.concat(this.body);
-    const head = [`HTTP/1.1 ${this.status}`, ...this.headers.map(([k, v]) => `${k}: ${v}`), `Content-Length: ${body.length}`, 'Connection: close', '', ''].join('\r\n');
     const { socket } = this.ctx;
-    if (socket.writable) socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+    if (socket.writable) socket.end(closingAnswer(this.status, this.headers, Buffer.concat(this.body)));
     else socket.destroy();
     return this;
   }
@@ -299,12 +303,10 @@ export function nodeApp(): HttpApp {
     if (err.code === 'HPE_INVALID_METHOD' && unknownMethod) {
       const line = /^(\S{1,64}) (\S{1,8192})/.exec(err.rawPacket?.toString('latin1') ?? '');
       const a = unknownMethod(line?.[1] ?? '', splitUrl(line?.[2]).path);
-      const body = Buffer.from(a.body);
-      const head = [`HTTP/1.1 ${a.statusLine}`, ...Object.entries(a.headers).map(([k, v]) => `${k}: ${v}`), `Content-Length: ${body.length}`, 'Connection: close', '', ''].join('\r\n');
-      return void socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
+      return void socket.end(closingAnswer(a.statusLine, Object.entries(a.headers), Buffer.from(a.body)));
     }
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    socket.end(closingAnswer(status, [], Buffer.alloc(0)));
   });
 
   return {
