@@ -31,10 +31,10 @@ async function ours(d: TestDaemon, token: string, site: CrawlSite, mode: 'http' 
   const t0 = now();
   const r = await d.rest(token, 'POST', '/v1/tools/browser_crawl', { startUrls: [`${site.url}/bulk/1`], mode, concurrency, delayMs: 0, maxPages: pages, maxDepth: 20, format: 'markdown' });
   if (r.status !== 200) throw new Error(`browser_crawl: ${JSON.stringify(r.json).slice(0, 300)}`);
-  const run = await d.daemon.env.crawls.waitWhileRunning('bench', r.json.id, 600_000);
+  const run = await d.daemon.features.crawls.waitWhileRunning('bench', r.json.id, 600_000);
   const seconds = (now() - t0) / 1000;
   if (run.state !== 'finished' || run.counters.done !== pages) throw new Error(`the crawl ended ${run.state} with ${JSON.stringify(run.counters)}`);
-  await d.daemon.env.crawls.delete('bench', r.json.id);
+  await d.daemon.features.crawls.delete('bench', r.json.id);
   return { seconds, pages: run.counters.done };
 }
 

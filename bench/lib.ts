@@ -243,7 +243,7 @@ export async function inProcessCaller(d: TestDaemon, name = 'bench') {
   await d.addUser(name);
   const user = d.daemon.env.users.get(name)!;
   return async (tool: string, args: Record<string, unknown>) => {
-    const r = await callTool(d.daemon.env, user, tool, args, { via: 'internal' });
+    const r = await callTool(d.daemon.pipeline, user, tool, args, { via: 'internal' });
     if (!r.ok) throw new Error(`${tool}: ${r.error.code} ${r.error.message}`);
     return r.out;
   };

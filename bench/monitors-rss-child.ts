@@ -11,7 +11,7 @@ import { Cron } from 'croner';
 import { openDb } from '../storage/db.js';
 import { MonitorStore } from '../storage/monitors.js';
 import { MonitorService } from '../daemon/monitors/service.js';
-import type { DaemonEnv } from '../daemon/env.js';
+import type { Platform } from '../daemon/platform.js';
 
 const [mode, arg] = process.argv.slice(2);
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -41,7 +41,7 @@ if (mode === 'croner') {
   for (let i = 0; i < Number(arg); i++) keep.push(new Cron('*/5 * * * *', () => undefined));
 } else if (mode === 'monitors' || mode === 'distinct') {
   const db = openDb(arg);
-  const service = new MonitorService(db, () => ({}) as DaemonEnv, { capture: async () => ({ kind: 'text', text: '' }) });
+  const service = new MonitorService(db, () => ({}) as Platform, { capture: async () => ({ kind: 'text', text: '' }) });
   service.start();
   keep.push(db, service);
 } else {

@@ -20,7 +20,7 @@ import pino from 'pino';
 import { openDb } from '../storage/db.js';
 import { MonitorService } from '../daemon/monitors/service.js';
 import type { Clock } from '../daemon/monitors/clock.js';
-import type { DaemonEnv } from '../daemon/env.js';
+import type { Platform } from '../daemon/platform.js';
 import { printTable, quantile, median } from './lib.js';
 
 const MONITORS = 1000;
@@ -73,7 +73,7 @@ async function drift(dataDir: string): Promise<{ rows: (string | number)[][]; p9
   let started: number[] = [];
   let done!: () => void;
   let allStarted = new Promise<void>((r) => (done = r));
-  const env = { cfg: { quotas: { monitors: MONITORS } }, webhooks: { emit: async () => undefined }, users: { isActive: () => true }, log: pino({ level: 'silent' }) } as unknown as DaemonEnv;
+  const env = { cfg: { quotas: { monitors: MONITORS } }, webhooks: { emit: async () => undefined }, users: { isActive: () => true }, log: pino({ level: 'silent' }) } as unknown as Platform;
   const service = new MonitorService(db, () => env, {
     clock,
     capture: async () => {

@@ -131,7 +131,7 @@ export async function run(): Promise<void> {
       const user = d.daemon.env.users.get('bench')!;
       for (let i = 0; i < WARMUP + N; i++) {
         const t0 = now();
-        const r = await callTool(d.daemon.env, user, 'browser_click', { tab, ref }, { via: 'internal' });
+        const r = await callTool(d.daemon.pipeline, user, 'browser_click', { tab, ref }, { via: 'internal' });
         const dt = now() - t0;
         if (!r.ok) throw new Error(`in-process browser_click failed: ${r.error.message}`);
         if (i >= WARMUP) directClick.push(dt);

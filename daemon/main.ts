@@ -37,15 +37,17 @@ import { startEgressProxy } from './net/egress-proxy.js';
 import { ownBrowsersOnly } from './net/peer-process.js';
 import { lookupWithRules, parseResolverRules } from './browser/resolver-rules.js';
 import type { Config } from './config.js';
-import type { DaemonEnv } from './env.js';
+import type { Platform } from './platform.js';
 import { closeMarkdownThreads } from './read/index.js';
 import { closeConverterThreads } from './docs/pool.js';
 import { scrubbingLogger } from './log-scrub.js';
 import { callSecrets, everyUsersSecrets } from './vault/user-secrets.js';
-import { callTool } from './tools/dispatch.js';
+import { callTool, type Pipeline } from './tools/dispatch.js';
+import { Services } from './tools/services.js';
+import { allTools, getTool } from './tools/registry.js';
 import { UsageStore } from '../storage/usage.js';
 import { CdpSessions } from './cdp-proxy/sessions.js';
-import { CrawlService } from './crawl/service.js';
+import { CRAWLS, CrawlService } from './crawl/service.js';
 import { ResponseCacheStore } from '../storage/response-cache.js';
 import { SiteMemoryStore } from '../storage/site-memory.js';
 import { ModelUsageStore } from '../storage/model-usage.js';
@@ -53,13 +55,13 @@ import { ExtractorStore } from '../storage/extractors.js';
 import { ActionCacheStore } from '../storage/action-cache.js';
 import { checkModelConfig } from './models/catalog.js';
 import { ResearchStore } from '../storage/research.js';
-import { TaskService } from './tasks/service.js';
+import { TASKS, TaskService } from './tasks/service.js';
 import { WebhookStore } from '../storage/webhooks.js';
 import { WebhookService } from './webhooks/service.js';
 import { handoffEventData, downloadEventData } from './webhooks/sources.js';
-import { Records } from './records/index.js';
-import { MonitorService } from './monitors/service.js';
-import { watchDisabledAccounts } from './accounts/disabled.js';
+import { RECORDS, Records } from './records/index.js';
+import { MONITORS, MonitorService } from './monitors/service.js';
+import { DisabledAccounts } from './accounts/disabled.js';
 
 export { VERSION } from './version.js';
 import { VERSION } from './version.js';
@@ -67,8 +69,20 @@ import { runningBundled } from './threads.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { checkLoginEntryWrite } from './vault/site-match.js';
 
+/** The features built on the call pipeline, as main.ts wired them (tests and benches reach them here). */
+export interface Features {
+  crawls: CrawlService;
+  tasks: TaskService;
+  records: Records;
+  monitors: MonitorService;
+}
+
 export interface Daemon {
-  env: DaemonEnv;
+  /** The platform every feature shares. */
+  env: Platform;
+  /** The call pipeline: dispatch.ts callTool(pipeline, ...) is one tool call, as MCP and REST make them. */
+  pipeline: Pipeline;
+  features: Features;
   app: AppHandle;
   port: number;
   url: string;
@@ -158,7 +172,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     webhooks.emit(user, 'download.finished', downloadEventData(outcome)).catch((e) => log.error({ err: String(e) }, 'download.finished event failed'));
   });
   // One field a line: each service added later is one line here.
-  const env: DaemonEnv = {
+  const env: Platform = {
     cfg,
     db,
     users,
@@ -178,32 +192,42 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     live: new LiveLinks(baseUrl),
     search: backendFromEnv(),
     ...cdpServices(db, log, cfg, baseUrl),
-    crawls: new CrawlService(() => env),
     responseCache: new ResponseCacheStore(db, cfg.dataDir, { maxBytesPerUser: cfg.cacheMaxBytesPerUser }),
     siteMemory: new SiteMemoryStore(db),
     modelUsage: new ModelUsageStore(db),
     research: new ResearchStore(db),
-    tasks: new TaskService(() => env),
     extractors: new ExtractorStore(db),
     actionCache: new ActionCacheStore(db),
     webhooks,
     webhookReceivers: webhooks,
-    records: new Records(db, () => env),
-    monitors: new MonitorService(db, () => env),
     browserSettings,
     identities,
     adblock,
     log,
-    // Features run tools through this and hook into every call here: the pipeline imports none of them.
-    callTool: (user, name, args, opts) => callTool(env, user, name, args, opts),
-    callHooks: {
-      stepStarting: (ctx, tool, args) => env.records.recorder.stepStarting(ctx, tool, args),
-      secretsOf: (user) => callSecrets(env, user),
-    },
     deniedPorts,
     baseUrl,
     startedAt: new Date(),
   };
+  // The call pipeline, then the features built on it, in that order: each is handed what it needs. Features run
+  // tools through pipeline.callTool and hook into every call here, so the pipeline imports none of them.
+  const services = new Services();
+  const pipeline: Pipeline = {
+    env,
+    services,
+    callTool: (user, name, args, opts) => callTool(pipeline, user, name, args, opts),
+    hooks: {
+      stepStarting: (ctx, tool, args) => features.records.recorder.stepStarting(ctx, tool, args),
+      secretsOf: (user) => callSecrets(env, user),
+    },
+  };
+  const features: Features = {
+    crawls: new CrawlService(() => env),
+    tasks: new TaskService({ env, callTool: pipeline.callTool, tools: allTools() }),
+    records: new Records(db, { env, callTool: pipeline.callTool, tool: (name) => getTool(name) }),
+    monitors: new MonitorService(db, () => env),
+  };
+  services.provide(CRAWLS, features.crawls).provide(TASKS, features.tasks).provide(RECORDS, features.records).provide(MONITORS, features.monitors);
+  const accounts = new DisabledAccounts({ env, tasks: features.tasks });
   // Every store into a user's files (downloads, conversions, exports, videos, PDFs) first asks their quota.
   files.guard = (user, bytes, staged) => env.storageQuota.check(user, bytes, staged);
   // So does every store write that grows a user's rows (steps, checks, task conversations, crawl pages).
@@ -216,7 +240,8 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   logSecrets = () => [...everyUsersSecrets(env), ...hostModelKeys];
   let app: AppHandle;
   try {
-    app = await startApp(env, VERSION);
+    // The HTTP side reads the crawl service at each request (a test may stand a fake in its place in `features`).
+    app = await startApp({ env, callTool: pipeline.callTool, get crawls() { return features.crawls; }, stopAccount: (user) => accounts.stop(user) }, VERSION);
   } catch (e) {
     handoffs.close();
     await webhooks.stop().catch(() => undefined);
@@ -226,17 +251,17 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   }
   appPort = app.port;
   // Runs that were going when the daemon last stopped (or was killed) go on from their stored queues.
-  env.crawls.resumeAll();
+  features.crawls.resumeAll();
   // Tasks that were running or queued go on from their last stored step; paused ones wait on their hand-offs.
-  env.tasks.resumeAll();
+  features.tasks.resumeAll();
   // Recordings a restart cut off are stopped, and replays it interrupted end failed.
-  await env.records.start();
+  await features.records.start();
   // Rows that came due while the daemon was down (or were in flight at a kill) go out now.
   webhooks.start();
   // Monitors whose run fell while the daemon was down run once now; the rest wait for their next run.
-  env.monitors.start();
+  features.monitors.start();
   // Accounts disabled from outside (the CLI writes the store) stop here within a couple of seconds.
-  const stopWatchingAccounts = watchDisabledAccounts(env);
+  const stopWatchingAccounts = accounts.watch();
   // Host rules the CLI writes beside the running daemon are in force here before the CLI reports them.
   const stopWatchingPolicies = policies.watch();
   const url = `http://${cfg.host.includes(':') ? `[${cfg.host}]` : cfg.host}:${app.port}`;
@@ -244,6 +269,8 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   let stopping: Promise<void> | undefined;
   return {
     env,
+    pipeline,
+    features,
     app,
     port: app.port,
     url,
@@ -254,7 +281,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
         stopWatchingAccounts();
         stopWatchingPolicies();
         // Before the hand-offs close: a paused task must not take their closing for a person's answer.
-        const tasksStopped = env.tasks.close();
+        const tasksStopped = features.tasks.close();
         // Waiting browser_handoff_wait calls answer now (still open) instead of holding their sessions open.
         handoffs.close();
         const bound = new Promise((r) => setTimeout(r, cfg.shutdownGraceMs).unref());
@@ -264,10 +291,10 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
             // Running steps stop while the browsers are still there; their tasks stay running on record.
             await tasksStopped;
             // No new crawl page starts; pages in flight finish while the browsers are still there.
-            await env.crawls.close();
-            await env.records.close();
+            await features.crawls.close();
+            await features.records.close();
             // No new check starts; checks in flight finish (and emit) while browsers and webhooks are up.
-            await env.monitors.stop();
+            await features.monitors.stop();
             env.live.close();
             await env.cdpSessions.closeAll();
             await pool.closeAll();

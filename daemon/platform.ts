@@ -1,7 +1,7 @@
 /**
  * The daemon's platform: configuration, storage, browsers, the vault, the guard and the services every feature
- * may use. A feature that needs only these imports this, not DaemonEnv, so it does not depend on every other
- * feature through the environment (env.ts adds the features built on top: crawls, tasks, records, monitors).
+ * may use. The features built on the call pipeline (crawls, tasks, records, monitors) are not in it: main.ts
+ * builds them after the pipeline and hands each what it declares it needs, so nothing here depends on them.
  */
 import type { Logger } from 'pino';
 import type { Config } from './config.js';

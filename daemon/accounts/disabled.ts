@@ -11,51 +11,58 @@
  * runs in another process and can only write the store, so the daemon also looks, every couple of seconds,
  * at the accounts that have something running, and at the ones it held, to release them once enabled.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
+import type { TaskService } from '../tasks/service.js';
 import { DISABLED_SWEEP_MS } from './sweep-interval.js';
 
-/** Accounts whose tasks were held, per daemon: released by the sweep once the account is enabled again. */
-const heldBy = new WeakMap<DaemonEnv, Set<string>>();
-
-function held(env: DaemonEnv): Set<string> {
-  let set = heldBy.get(env);
-  if (!set) heldBy.set(env, (set = new Set()));
-  return set;
+/** What stopping an account reaches: the platform's doors and browsers, and the tasks it may hold and release. */
+export interface AccountDeps {
+  env: Platform;
+  tasks: Pick<TaskService, 'hold' | 'release' | 'runningUsers'>;
 }
 
-export async function stopDisabledAccount(env: DaemonEnv, user: string): Promise<void> {
-  held(env).add(user);
-  env.live.endViewersOf(user);
-  for (const session of env.cdpSessions.list(user)) await env.cdpSessions.stop(user, session.id).catch(() => false);
-  await env.tasks.hold(user);
-  const stopped = await env.pool.stopUser(user);
-  if (stopped.length) env.log.info({ user, browsers: stopped }, 'account disabled: its browsers were stopped');
-}
+export class DisabledAccounts {
+  /** Accounts whose tasks were held: released by the sweep once the account is enabled again. */
+  private readonly held = new Set<string>();
 
-export { DISABLED_SWEEP_MS };
+  constructor(private readonly deps: AccountDeps) {}
 
-/** Starts the sweep; returns what stops it. */
-export function watchDisabledAccounts(env: DaemonEnv, everyMs = DISABLED_SWEEP_MS): () => void {
-  // Accounts already disabled at start: their queued tasks wait, and go on when the account is enabled.
-  for (const u of env.users.list()) if (u.disabled) held(env).add(u.id);
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    void sweep(env)
-      .catch((e) => env.log.error({ err: String(e) }, 'disabled-account sweep failed'))
-      .finally(() => (running = false));
-  }, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
-}
+  /** Ends what the account still runs, at once (the admin console calls it when it disables one). */
+  async stop(user: string): Promise<void> {
+    const { env, tasks } = this.deps;
+    this.held.add(user);
+    env.live.endViewersOf(user);
+    for (const session of env.cdpSessions.list(user)) await env.cdpSessions.stop(user, session.id).catch(() => false);
+    await tasks.hold(user);
+    const stopped = await env.pool.stopUser(user);
+    if (stopped.length) env.log.info({ user, browsers: stopped }, 'account disabled: its browsers were stopped');
+  }
 
-async function sweep(env: DaemonEnv) {
-  const busy = new Set([...env.pool.runningUsers(), ...env.cdpSessions.users(), ...env.live.viewerUsers(), ...env.tasks.runningUsers()]);
-  for (const user of busy) if (!env.users.isActive(user)) await stopDisabledAccount(env, user);
-  for (const user of [...held(env)]) {
-    if (!env.users.isActive(user) || !env.users.get(user)) continue;
-    held(env).delete(user);
-    env.tasks.release(user);
+  /** Starts the sweep; returns what stops it. */
+  watch(everyMs = DISABLED_SWEEP_MS): () => void {
+    const { env } = this.deps;
+    // Accounts already disabled at start: their queued tasks wait, and go on when the account is enabled.
+    for (const u of env.users.list()) if (u.disabled) this.held.add(u.id);
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      void this.sweep()
+        .catch((e) => env.log.error({ err: String(e) }, 'disabled-account sweep failed'))
+        .finally(() => (running = false));
+    }, everyMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  private async sweep() {
+    const { env, tasks } = this.deps;
+    const busy = new Set([...env.pool.runningUsers(), ...env.cdpSessions.users(), ...env.live.viewerUsers(), ...tasks.runningUsers()]);
+    for (const user of busy) if (!env.users.isActive(user)) await this.stop(user);
+    for (const user of [...this.held]) {
+      if (!env.users.isActive(user) || !env.users.get(user)) continue;
+      this.held.delete(user);
+      tasks.release(user);
+    }
   }
 }

@@ -15,6 +15,7 @@ import { checkFieldSelectors, checkOutputSchema } from './page-output.js';
 import { pageKey } from './rules.js';
 import { CrawlModel, usesModel } from './model-fill.js';
 import { PendingCount, quotaError } from '../quotas/limits.js';
+import { ServiceKey } from '../tools/services.js';
 
 export type CrawlAction = 'pause' | 'resume' | 'cancel';
 
@@ -37,6 +38,9 @@ const info = (r: CrawlRecord): CrawlRunInfo => ({
   ...(r.finishedAt ? { finishedAt: r.finishedAt } : {}),
   ...(r.note ? { note: r.note } : {}),
 });
+
+/** Crawl runs: tools reach the service through this key (tools/services.ts). */
+export const CRAWLS = new ServiceKey<CrawlService>('crawls');
 
 export class CrawlService {
   private store?: CrawlStore;

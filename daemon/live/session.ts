@@ -4,7 +4,8 @@
  * only of the link's user and browser, navigation only through the same tool (and so the same URL and policy
  * checks) an agent uses.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
+import type { CallTool } from '../tools/call.js';
 import type { LinkRecord } from './links.js';
 import type { Tab } from '../browser/tab.js';
 import type { CdpConnection } from '../cdp/connection.js';
@@ -37,7 +38,9 @@ export class ViewerSession implements FrameSink {
   private readonly profile?: string;
 
   constructor(
-    private env: DaemonEnv,
+    private env: Platform,
+    /** The pipeline's entry: a viewer's navigation runs through the same tool an agent calls. */
+    private callTool: CallTool,
     private hub: ScreencastHub,
     readonly link: LinkRecord,
     private send: (m: ServerMessage) => void,
@@ -164,8 +167,8 @@ export class ViewerSession implements FrameSink {
         const { tab } = this.frontTab();
         // The same tool an agent calls, so the same URL checks, host policy, allowedDomains and audit apply.
         const r = m.type === 'navigate'
-          ? await this.env.callTool(user, 'browser_navigate', { url: m.url, tab: tab.id }, { via: 'internal' })
-          : await this.env.callTool(user, 'browser_history', { action: m.action, tab: tab.id }, { via: 'internal' });
+          ? await this.callTool(user, 'browser_navigate', { url: m.url, tab: tab.id }, { via: 'internal' })
+          : await this.callTool(user, 'browser_history', { action: m.action, tab: tab.id }, { via: 'internal' });
         if (!r.ok) throw r.error;
         this.sendTabs();
         return;

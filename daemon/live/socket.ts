@@ -4,7 +4,8 @@
  * the token names a live link that is still open. Everything after the upgrade is the ViewerSession's.
  */
 import type { HttpResponse, WebSocketBehavior } from '../server/transport/types.js';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
+import type { CallTool } from '../tools/call.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkHostAndOrigin, type OriginPolicy } from '../server/origin.js';
 import { statusLine } from '../server/http.js';
@@ -30,7 +31,8 @@ function refuse(res: HttpResponse, e: BrowserdError) {
   });
 }
 
-export function liveSocket(env: DaemonEnv, originPolicy: OriginPolicy, isClosing: () => boolean): WebSocketBehavior<Conn> {
+/** `callTool` is the pipeline's entry: a viewer's navigation runs through the same tool an agent calls. */
+export function liveSocket(env: Platform, callTool: CallTool, originPolicy: OriginPolicy, isClosing: () => boolean): WebSocketBehavior<Conn> {
   return {
     maxPayloadLength: 64 * 1024,
     idleTimeout: 60,
@@ -64,7 +66,7 @@ export function liveSocket(env: DaemonEnv, originPolicy: OriginPolicy, isClosing
         if (!conn.closed) ws.end(1001, reason);
       };
       env.live.openViewers.set(conn.endViewer, conn.link.user);
-      conn.session = new ViewerSession(env, env.live.casts, conn.link, send);
+      conn.session = new ViewerSession(env, callTool, env.live.casts, conn.link, send);
       void conn.session.start();
     },
     message(ws, message) {

@@ -4,11 +4,26 @@
  * the step to one screen layout (`x`/`y` of a click: a point cannot be found again on a later page, a ref's
  * element can). The model's call is checked against the tool's full schema before anything runs.
  */
-import { getTool, toJsonSchema } from '../tools/registry.js';
+import type { ToolDef } from '../tools/define.js';
+import { toJsonSchema } from '../tools/schema.js';
+import { inputTools } from '../tools/input.js';
+import { formTools } from '../tools/forms.js';
+import { pointerTools } from '../tools/pointer.js';
+import { vaultTools } from '../tools/vault.js';
 import type { JsonSchema, ToolSpec } from './types.js';
 
 export const ACT_TOOLS = ['browser_click', 'browser_type', 'browser_fill', 'browser_select_options', 'browser_press', 'browser_hover', 'browser_fill_secret'] as const;
 const LEFT_OUT = new Set(['tab', 'x', 'y']);
+
+/** The definitions of ACT_TOOLS, from their group files (not the registry, which lists the act tool itself). */
+const defs = new Map<string, ToolDef<any>>([...inputTools, ...formTools, ...pointerTools, ...vaultTools].map((t) => [t.name, t]));
+
+/** An act tool's definition: its schema checks the model's call, its handler runs it. */
+export function actTool(name: (typeof ACT_TOOLS)[number]): ToolDef<any> {
+  const def = defs.get(name);
+  if (!def) throw new Error(`${name} is an act tool with no definition`);
+  return def;
+}
 
 /** The model's way of saying the step cannot be done on this page (then nothing runs). */
 export const ACT_IMPOSSIBLE = 'act_impossible';
@@ -18,7 +33,7 @@ let specs: ToolSpec[] | undefined;
 export function actToolSpecs(): ToolSpec[] {
   specs ??= [
     ...ACT_TOOLS.map((name) => {
-      const tool = getTool(name)!;
+      const tool = actTool(name);
       const { properties: all = {}, required: allRequired = [], ...rest } = toJsonSchema(tool.input) as JsonSchema & { properties?: Record<string, unknown>; required?: string[] };
       const properties = Object.fromEntries(Object.entries(all).filter(([k]) => !LEFT_OUT.has(k)));
       const required = allRequired.filter((k) => !LEFT_OUT.has(k));

@@ -12,10 +12,9 @@ import { BrowserdError } from '../../protocol/errors.js';
 import type { CachedAction, CachedStep } from '../../storage/action-cache.js';
 import type { ToolContext } from '../tools/context.js';
 import type { CallOutcome } from '../tools/call.js';
-import { getTool } from '../tools/registry.js';
 import { pageUrl, type ResponseBuilder } from '../tools/response.js';
 import { validateArgs } from '../tools/validate.js';
-import { ACT_IMPOSSIBLE, actToolSpecs, isActTool } from './act-tools.js';
+import { ACT_IMPOSSIBLE, actTool, actToolSpecs, isActTool } from './act-tools.js';
 import { resolveModel } from './catalog.js';
 import { FENCE_RULE, fenceText } from './chunks.js';
 import { describeTarget, findTarget, type PageTarget } from './page-targets.js';
@@ -122,7 +121,7 @@ function replayable(steps: CachedStep[], view: TabView): Step[] | undefined {
 
 function runStep(ctx: ToolContext, view: TabView, step: Step): Promise<CallOutcome> {
   const args = { ...step.args, ...(step.ref ? { ref: step.ref } : {}), tab: view.tab };
-  return ctx.env.callTool(ctx.user, step.tool, args, { via: ctx.via, signal: ctx.signal, modelKey: ctx.modelKey });
+  return ctx.callTool(ctx.user, step.tool, args, { via: ctx.via, signal: ctx.signal, modelKey: ctx.modelKey });
 }
 
 /** Writes a read tab blocked (or an act tab sent) during the step, in our words, as callTool reported them. */
@@ -174,7 +173,7 @@ function toStep(name: string, rawArgs: Record<string, unknown>, view: TabView): 
   if (typeof secret === 'string') return secret;
   const tool = secret?.tool ?? name;
   const args = secret?.args ?? given;
-  const def = getTool(tool)!;
+  const def = actTool(tool);
   let valid: Record<string, unknown>;
   try {
     valid = validateArgs(tool, def.input, { ...args, tab: view.tab });

@@ -18,7 +18,7 @@ export interface TabView extends PageTargets {
 }
 
 export async function viewTab(ctx: ToolContext, tabId: string): Promise<TabView> {
-  const peek = new ToolContext(ctx.env, ctx.user, ctx.signal, ctx.via, ctx.modelKey, ctx.progress);
+  const peek = new ToolContext(ctx.scope, ctx.user, ctx.signal, ctx.via, ctx.modelKey, ctx.progress);
   try {
     const tab = await peek.tab(tabId);
     const snap = await tab.call('snapshot', {});

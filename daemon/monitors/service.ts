@@ -15,6 +15,7 @@ import { captureInBrowser, type CaptureFn, type MonitorDeps } from './capture.js
 import { compareScreenshots, compareText, comparableText, ignoreMatchers, snapshotForCompare, type Comparison } from './compare.js';
 import { isoInZone } from './zone-time.js';
 import { isQuotaRefusal, quotaError } from '../quotas/limits.js';
+import { ServiceKey } from '../tools/services.js';
 
 /** Checks at once across all users: each holds a tab in a browser, so a boundary shared by many monitors queues. */
 export const CHECK_CONCURRENCY = 4;
@@ -50,6 +51,9 @@ const splitKey = (key: string) => {
   const i = key.indexOf(SEP);
   return { user: key.slice(0, i), id: key.slice(i + 1) };
 };
+
+/** Page monitors: tools reach the service through this key (tools/services.ts). */
+export const MONITORS = new ServiceKey<MonitorService>('monitors');
 
 export class MonitorService {
   readonly store: MonitorStore;

@@ -5,6 +5,7 @@
  * keys included; a replay refuses such a step rather than type the placeholder.
  */
 import { holdsSecret, scrubList, SECRET_ARG } from '../tools/redact.js';
+import type { ToolLookup } from '../tools/define.js';
 
 /** Arguments larger than this (a file's base64, a HAR) are not kept: the step says so and is not replayed. */
 export const MAX_ARGS_BYTES = 64 * 1024;
@@ -39,4 +40,9 @@ export function hasSecretPlaceholder(v: unknown, depth = 0): boolean {
   if (typeof v === 'string') return v === SECRET_ARG;
   if (!v || typeof v !== 'object' || depth > 16) return false;
   return Object.entries(v).some(([k, x]) => k === SECRET_ARG || hasSecretPlaceholder(x, depth + 1));
+}
+
+/** Whether a tool takes a `tab` argument: a replayed or scripted step is given the tab it runs in. */
+export function takesTab(tool: ToolLookup, name: string): boolean {
+  return !!(tool(name)?.input as { properties?: Record<string, unknown> } | undefined)?.properties?.tab;
 }

@@ -1,19 +1,25 @@
-/** Recordings and replays as the daemon holds them (env.records): the store, the recorder and the replayer. */
-import type { DaemonEnv } from '../env.js';
+/** Recordings and replays as the daemon holds them: the store, the recorder and the replayer. */
+import type { ToolLookup } from '../tools/define.js';
 import type { Db } from '../../storage/db.js';
 import { RecordStore } from '../../storage/records.js';
 import { Recorder } from './recorder.js';
-import { Replayer } from './replay.js';
+import { Replayer, type ReplayDeps } from './replay.js';
+import { ServiceKey } from '../tools/services.js';
+
+/** Recordings and replays: tools reach them through this key (tools/services.ts). */
+export const RECORDS = new ServiceKey<Records>('records');
 
 export class Records {
   readonly store: RecordStore;
   readonly recorder: Recorder;
   readonly replayer: Replayer;
+  readonly tool: ToolLookup;
 
-  constructor(db: Db, env: () => DaemonEnv) {
+  constructor(db: Db, deps: ReplayDeps) {
     this.store = new RecordStore(db);
-    this.recorder = new Recorder(env, this.store);
-    this.replayer = new Replayer(env, this.store);
+    this.tool = deps.tool;
+    this.recorder = new Recorder(() => deps.env, this.store);
+    this.replayer = new Replayer(deps, this.store);
   }
 
   /** At start: what a crash or restart left running is ended (recordings stopped, replays failed). */

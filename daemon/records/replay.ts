@@ -6,15 +6,16 @@
  * replay-strict never touches the network: a miss and every write fail in the browser). A user's replays run
  * one at a time, in order; the first step that fails ends the replay `failed`. A restart fails a running one.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
+import type { CallTool } from '../tools/call.js';
+import type { ToolLookup } from '../tools/define.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { RecordStore, Recording, Replay, ReplayStepResult, Step } from '../../storage/records.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { errorLine, messageWithPageText } from '../tools/error-line.js';
 import type { CallOutcome } from '../tools/call.js';
-import { getTool } from '../tools/registry.js';
 import { attachTabCache } from '../cache/index.js';
-import { ARGS_OMITTED, hasSecretPlaceholder, refArgs } from './args.js';
+import { ARGS_OMITTED, hasSecretPlaceholder, refArgs, takesTab } from './args.js';
 import { replayEvent } from './events.js';
 
 export type ReplayCache = 'off' | 'replay' | 'replay-strict';
@@ -24,6 +25,14 @@ export const MAX_QUEUED_PER_USER = 20;
 const FIND_TIMEOUT_MS = 10_000;
 const FIND_POLL_MS = 200;
 
+/** What replays need, handed in by main.ts: the platform, the pipeline a replay runs steps through, the tools. */
+export interface ReplayDeps {
+  env: Platform;
+  callTool: CallTool;
+  /** A step's tool by name: whether it takes the tab a replay or script gives it. */
+  tool: ToolLookup;
+}
+
 export class Replayer {
   /** Each user's chain of replays: one runs at a time, the next starts when it ends. */
   private chains = new Map<string, Promise<void>>();
@@ -32,7 +41,7 @@ export class Replayer {
   private closing = false;
 
   constructor(
-    private env: () => DaemonEnv,
+    private deps: ReplayDeps,
     private store: RecordStore,
   ) {}
 
@@ -54,7 +63,7 @@ export class Replayer {
     await this.store.putReplay(replay, 'refuse');
     this.queued.set(user.id, (this.queued.get(user.id) ?? 0) + 1);
     const prev = this.chains.get(user.id) ?? Promise.resolve();
-    const next = prev.then(() => this.run(user, rec, replay)).catch((e) => this.env().log.error({ err: String(e) }, 'replay failed unexpectedly')).finally(() => {
+    const next = prev.then(() => this.run(user, rec, replay)).catch((e) => this.deps.env.log.error({ err: String(e) }, 'replay failed unexpectedly')).finally(() => {
       this.queued.set(user.id, (this.queued.get(user.id) ?? 1) - 1);
     });
     this.chains.set(user.id, next);
@@ -88,11 +97,11 @@ export class Replayer {
 
   private async run(user: UserRecord, rec: Recording, replay: Replay): Promise<void> {
     if (this.closing) return;
-    const env = this.env();
+    const env = this.deps.env;
     replay.state = 'running';
     await this.save(replay);
     let detach: (() => Promise<void>) | undefined;
-    const call = (tool: string, args: Record<string, unknown>) => env.callTool(user, tool, args, { via: 'internal' });
+    const call = (tool: string, args: Record<string, unknown>) => this.deps.callTool(user, tool, args, { via: 'internal' });
     try {
       const opened = await call('browser_open', { mode: rec.mode, ...(rec.profile ? { profile: rec.profile } : {}), ...(rec.context ? { context: rec.context } : {}) });
       if (!opened.ok) throw opened.error;
@@ -139,8 +148,7 @@ export class Replayer {
     if (step.args.omitted === ARGS_OMITTED) return result('validation_error', 'its arguments were too large to keep');
     if (hasSecretPlaceholder(step.args)) return result('validation_error', 'it typed a vault value, which recordings never keep: fill it with browser_vault_fill in your own calls');
     const args: Record<string, unknown> = { ...step.args };
-    const tool = getTool(step.tool);
-    if ((tool?.input as { properties?: Record<string, unknown> } | undefined)?.properties?.tab) args.tab = tabId;
+    if (takesTab(this.deps.tool, step.tool)) args.tab = tabId;
     const fresh = new Map<string, string>();
     for (const { key, ref } of refArgs(step.args)) {
       const loc = step.locators[key];
@@ -181,7 +189,7 @@ export class Replayer {
     for (const r of [...this.store.unfinishedReplays()]) {
       const failed: Replay = { ...r, state: 'failed', error: 'the daemon restarted while the replay ran', finishedAt: new Date().toISOString() };
       await this.store.putReplay(failed);
-      await this.env().webhooks.emit(r.user, 'replay.finished', replayEvent(failed)).catch(() => undefined);
+      await this.deps.env.webhooks.emit(r.user, 'replay.finished', replayEvent(failed)).catch(() => undefined);
     }
   }
 

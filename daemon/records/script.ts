@@ -7,8 +7,8 @@
  * the script with a note: the value was never kept.
  */
 import type { Recording, Step } from '../../storage/records.js';
-import { getTool } from '../tools/registry.js';
-import { ARGS_OMITTED, hasSecretPlaceholder, refArgs } from './args.js';
+import type { ToolLookup } from '../tools/define.js';
+import { ARGS_OMITTED, hasSecretPlaceholder, refArgs, takesTab } from './args.js';
 
 export type ScriptFormat = 'typescript' | 'json';
 
@@ -18,10 +18,6 @@ const oneLine = (s: string, max = 160) => {
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 };
 const lit = (v: unknown) => JSON.stringify(v);
-
-function takesTab(tool: string): boolean {
-  return !!(getTool(tool)?.input as { properties?: Record<string, unknown> } | undefined)?.properties?.tab;
-}
 
 /** Why a step cannot run as recorded, or undefined. */
 function unplayable(step: Step): string | undefined {
@@ -62,7 +58,7 @@ export function scriptJson(rec: Recording, steps: Step[]): Record<string, unknow
   };
 }
 
-export function scriptTypescript(rec: Recording, steps: Step[]): string {
+export function scriptTypescript(rec: Recording, steps: Step[], tool: ToolLookup): string {
   const open = { mode: rec.mode, ...(rec.profile ? { profile: rec.profile } : {}), ...(rec.context ? { context: rec.context } : {}) };
   const lines = [
     `// Recording ${rec.id}${rec.name ? ` "${oneLine(rec.name)}"` : ''}: ${rec.steps} step(s) on a ${rec.mode} tab, made by browserd.`,
@@ -99,7 +95,7 @@ export function scriptTypescript(rec: Recording, steps: Step[]): string {
       continue;
     }
     const parts: string[] = [];
-    if (takesTab(step.tool)) parts.push('tab');
+    if (takesTab(tool, step.tool)) parts.push('tab');
     for (const [k, v] of Object.entries(step.args)) {
       if (k === 'tab') continue;
       if ((k === 'ref' || k === 'fromRef' || k === 'toRef') && step.locators[k]) parts.push(`${k}: await find(tab, ${lit(step.locators[k]!.css)})`);

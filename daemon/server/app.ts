@@ -2,7 +2,6 @@
  * The HTTP app: every route of routes.ts. Auth, Host/Origin checks and the closing state live here, once.
  * Which server carries it (uWS or node:http) is transport/choose.ts's business; nothing here depends on it.
  */
-import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { bearer, captureReq, sendError, sendJson, statusLine, type Req, type RequestFinished } from './http.js';
@@ -14,6 +13,7 @@ import { McpGateway } from './mcp.js';
 import { liveSocket, LIVE_SOCKET_PATTERN } from '../live/socket.js';
 import { addCdpRoute } from '../cdp-proxy/ws-route.js';
 import { chooseHttpApp } from './transport/choose.js';
+import type { ServerDeps } from './deps.js';
 
 export interface AppHandle {
   port: number;
@@ -24,14 +24,15 @@ export interface AppHandle {
   close(): void;
 }
 
-export async function startApp(env: DaemonEnv, version: string): Promise<AppHandle> {
+export async function startApp(server: ServerDeps, version: string): Promise<AppHandle> {
+  const { env } = server;
   const { app, why } = chooseHttpApp(env.cfg.http);
-  const mcp = new McpGateway(env, version);
+  const mcp = new McpGateway(server, version);
   const originPolicy: OriginPolicy = { listenHost: env.cfg.host, port: env.cfg.port, extraHosts: env.cfg.allowedHosts, extraOrigins: env.cfg.allowedOrigins };
   const handle: AppHandle = { port: 0, closing: false, mcp, server: { kind: app.kind, why }, close: () => undefined };
   const health = (r: Req) =>
     sendJson(r, handle.closing ? 503 : 200, { ok: !handle.closing, version, uptimeS: Math.round((Date.now() - env.startedAt.getTime()) / 1000), browsers: env.pool.count });
-  const handlers = restHandlers(env, health);
+  const handlers = restHandlers(server, health);
   // Every route has its handler and every handler its route: checked at start, not found at the first request.
   for (const route of ROUTES) if (route.path !== '/mcp' && !handlers[routeKey(route)]) throw new Error(`no handler for ${routeKey(route)}`);
   for (const key of Object.keys(handlers)) if (!ROUTES.some((x) => routeKey(x) === key)) throw new Error(`handler ${key} has no route`);
@@ -86,7 +87,7 @@ export async function startApp(env: DaemonEnv, version: string): Promise<AppHand
   }
 
   // Upgrades only: a plain GET on this path falls through to the router below (and is a 404 there).
-  app.ws(LIVE_SOCKET_PATTERN, liveSocket(env, originPolicy, () => handle.closing));
+  app.ws(LIVE_SOCKET_PATTERN, liveSocket(env, server.callTool, originPolicy, () => handle.closing));
 
   addCdpRoute(app, env, () => handle.closing);
   app.any('/*', (res, req) => {

@@ -13,9 +13,10 @@ import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, LoggingLevelSchema, McpError, SetLevelRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
+import type { ServerDeps } from './deps.js';
 import type { UserRecord } from '../../storage/users.js';
-import { callTool, type CallOptions } from '../tools/dispatch.js';
+import type { CallOptions } from '../tools/call.js';
 import { allTools, annotationsFor, getTool, outputJsonSchema, toJsonSchema } from '../tools/registry.js';
 import { renderErrorMcp, type McpContent } from '../tools/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -75,7 +76,13 @@ export class McpGateway {
   private noticeLevels = new WeakMap<Server, LoggingLevel>();
   private sweeper: NodeJS.Timeout;
 
-  constructor(private env: DaemonEnv, private version: string) {
+  private readonly env: Platform;
+
+  constructor(
+    private readonly server: ServerDeps,
+    private version: string,
+  ) {
+    this.env = server.env;
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
   }
@@ -111,7 +118,7 @@ export class McpGateway {
    * result, or an McpError for an unknown tool.
    */
   private async runToolCall(user: UserRecord, server: Server, sessionId: string | undefined, params: { name: string; arguments?: Record<string, unknown> }, opts: Omit<CallOptions, 'via'>): Promise<McpContent> {
-    const r = await callTool(this.env, user, params.name, params.arguments ?? {}, { ...opts, via: 'mcp' });
+    const r = await this.server.callTool(user, params.name, params.arguments ?? {}, { ...opts, via: 'mcp' });
     // An unknown tool is a protocol error (invalid params), not a tool's failed result; it is audited like any call.
     if (!r.ok && r.error.details?.unknownTool) throw new McpError(ErrorCode.InvalidParams, `${r.error.message}. ${r.error.next}`);
     // A notice per call, at the level the client asked for: debug for what went well, more for what did not.

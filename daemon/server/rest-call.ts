@@ -2,12 +2,12 @@
  * How a REST handler runs a tool or an operation: through the one dispatch, with the caller's model key, its
  * answer as JSON and its error from the one table. Every rest-*.ts file takes these from here.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
-import { callTool } from '../tools/dispatch.js';
 import { toBrowserdError } from '../../protocol/errors.js';
 import type { RouteInput } from './route-input.js';
 import { readJson, sendError, sendJson, TooDeepError, type Req } from './http.js';
+import type { ServerDeps } from './deps.js';
 
 /**
  * `user` is the caller for user routes; admin and open routes get none. `params` are the raw path segments;
@@ -15,21 +15,21 @@ import { readJson, sendError, sendJson, TooDeepError, type Req } from './http.js
  */
 export type Handler = (r: Req, user: UserRecord | undefined, params: string[], input: RouteInput) => Promise<void>;
 
-export async function runTool(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
-  const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest', modelKey: r.headers['x-model-key'], requestId: r.id });
+export async function runTool(server: ServerDeps, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200)  {
+  const result = await server.callTool(user, name, args, { signal: r.signal, via: 'rest', modelKey: r.headers['x-model-key'], requestId: r.id });
   if (!result.ok) return sendError(r, result.error);
   sendJson(r, okStatus, { ...result.out.renderJson(), tool: name });
 }
 
 /** A REST-only operation (registry OPERATIONS) through the one dispatch; its answer is the result's fields. */
-export async function runOperation(env: DaemonEnv, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200) {
-  const result = await callTool(env, user, name, args, { signal: r.signal, via: 'rest', operation: true, modelKey: r.headers['x-model-key'], requestId: r.id });
+export async function runOperation(server: ServerDeps, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200)  {
+  const result = await server.callTool(user, name, args, { signal: r.signal, via: 'rest', operation: true, modelKey: r.headers['x-model-key'], requestId: r.id });
   if (!result.ok) return sendError(r, result.error);
   sendJson(r, okStatus, { ...result.out.renderJson(), operation: name });
 }
 
 /** Reads a tool call's JSON body; a body too deep to walk never reaches the dispatch, but the refusal is audited. */
-export async function toolBody(env: DaemonEnv, r: Req, user: UserRecord, tool: string): Promise<unknown> {
+export async function toolBody(env: Platform, r: Req, user: UserRecord, tool: string): Promise<unknown> {
   try {
     return await readJson(r);
   } catch (e) {
@@ -49,7 +49,7 @@ export const ADMIN_ACTOR = { id: '(admin)' } as const;
  * A REST change that is no tool call (vault entries, webhook receivers), audited refused or done, with what
  * `args` names (never a value or a secret), once it has settled.
  */
-export async function auditedChange<T>(env: DaemonEnv, user: Pick<UserRecord, 'id'>, tool: string, args: Record<string, unknown>, change: () => Promise<T>): Promise<T> {
+export async function auditedChange<T>(env: Platform, user: Pick<UserRecord, 'id'>, tool: string, args: Record<string, unknown>, change: () => Promise<T>): Promise<T> {
   const started = Date.now();
   let outcome = 'ok';
   try {

@@ -5,12 +5,12 @@
  * argument, which the audit keeps by size only.
  */
 import BusboyImport from '@fastify/busboy';
-import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { DOC_MAX_BYTES } from '../docs/types.js';
 import { readBody, type Req } from './http.js';
 import { runTool, toolBody, type Handler } from './rest-call.js';
+import type { ServerDeps } from './deps.js';
 
 const Busboy = BusboyImport as unknown as typeof import('@fastify/busboy').default;
 
@@ -75,7 +75,8 @@ export function parseConvertForm(headers: Record<string, string>, body: Buffer):
   });
 }
 
-export function convertHandlers(env: DaemonEnv): Record<string, Handler> {
+export function convertHandlers(server: ServerDeps): Record<string, Handler> {
+  const { env } = server;
   return {
     'POST /v1/convert': async (r: Req, u: UserRecord | undefined) => {
       const user = u!;
@@ -83,7 +84,7 @@ export function convertHandlers(env: DaemonEnv): Record<string, Handler> {
       const args = type.startsWith('multipart/form-data')
         ? await parseConvertForm(r.headers, await readBody(r, FORM_MAX_BYTES))
         : await toolBody(env, r, user, 'browser_convert');
-      return runTool(env, r, user, 'browser_convert', args);
+      return runTool(server, r, user, 'browser_convert', args);
     },
   };
 }

@@ -3,17 +3,16 @@
  * cancel, delete, page through full items, and export them streamed as JSONL, CSV or JSON. Every run is looked
  * up under the caller's own id, so another user's crawl id is simply not found.
  */
-import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import { InvalidCursorError } from '../../storage/audit.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { callTool } from '../tools/dispatch.js';
 import type { CrawlAction } from '../crawl/service.js';
 import type { CrawlRunInfo, ItemStatus } from '../crawl/types.js';
 import { EXPORT_CONTENT_TYPES, encodeExport, type ExportFormat } from '../crawl/export.js';
 import { secretScrubber, userSecretForms } from '../vault/user-secrets.js';
 import { sendError, sendJson, sendStream } from './http.js';
 import { toolBody, type Handler } from './rest-call.js';
+import type { ServerDeps } from './deps.js';
 
 const bad = (message: string, next: string) => new BrowserdError('validation_error', message, { next });
 
@@ -32,11 +31,12 @@ function withCursor<T>(read: () => T): T {
 
 const links = (id: string) => ({ self: `/v1/crawls/${id}`, items: `/v1/crawls/${id}/items`, export: `/v1/crawls/${id}/export?format=jsonl` });
 
-export function crawlHandlers(env: DaemonEnv): Record<string, Handler> {
+export function crawlHandlers(server: ServerDeps): Record<string, Handler> {
+  const { env } = server;
   const me = (u: UserRecord | undefined) => u!;
   /** The caller's run, or not_found: the only way a route reaches a crawl (its id checked by CrawlPath). */
   const run = (user: string, id: string): { id: string; info: CrawlRunInfo } => {
-    const info = env.crawls.get(user, id);
+    const info = server.crawls.get(user, id);
     if (!info) throw notFound(id);
     return { id, info };
   };
@@ -44,7 +44,7 @@ export function crawlHandlers(env: DaemonEnv): Record<string, Handler> {
   const runJson = (user: string, info: CrawlRunInfo, extra: Record<string, unknown> = {}) => secretScrubber(env, user)({ ok: true, ...info, ...extra, links: links(info.id) });
   const act = (action: CrawlAction): Handler => async (r, u, _raw, { params }) => {
     const { id } = run(me(u).id, params.id!);
-    const info = await env.crawls.act(me(u).id, id, action);
+    const info = await server.crawls.act(me(u).id, id, action);
     sendJson(r, 200, runJson(me(u).id, info));
   };
 
@@ -52,35 +52,35 @@ export function crawlHandlers(env: DaemonEnv): Record<string, Handler> {
     'POST /v1/crawls': async (r, u) => {
       const user = me(u);
       // The tool itself starts the run: its validation, policy, audit and errors are the same on both doors.
-      const result = await callTool(env, user, 'browser_crawl', await toolBody(env, r, user, 'browser_crawl'), { signal: r.signal, via: 'rest', modelKey: r.headers['x-model-key'], requestId: r.id });
+      const result = await server.callTool(user, 'browser_crawl', await toolBody(env, r, user, 'browser_crawl'), { signal: r.signal, via: 'rest', modelKey: r.headers['x-model-key'], requestId: r.id });
       if (!result.ok) return sendError(r, result.error);
       const id = result.out.data.id;
-      const info = typeof id === 'string' ? env.crawls.get(user.id, id) : undefined;
+      const info = typeof id === 'string' ? server.crawls.get(user.id, id) : undefined;
       if (!info) throw new Error('browser_crawl answered without a crawl id this user can read');
       sendJson(r, 201, runJson(user.id, info));
     },
     'GET /v1/crawls': async (r, u, _raw, { query }) => {
       const { limit, cursor } = query as { limit: number; cursor?: string };
-      const page = withCursor(() => env.crawls.list(me(u).id, { limit, ...(cursor !== undefined ? { cursor } : {}) }));
+      const page = withCursor(() => server.crawls.list(me(u).id, { limit, ...(cursor !== undefined ? { cursor } : {}) }));
       const scrub = secretScrubber(env, me(u).id);
       sendJson(r, 200, { ok: true, crawls: page.runs.map((x) => scrub({ ...x, links: links(x.id) })), ...(page.next ? { cursor: page.next } : {}) });
     },
     'GET /v1/crawls/{id}': async (r, u, _raw, { params }) => {
       const { id, info } = run(me(u).id, params.id!);
-      sendJson(r, 200, runJson(me(u).id, info, { spec: env.crawls.spec(me(u).id, id) }));
+      sendJson(r, 200, runJson(me(u).id, info, { spec: server.crawls.spec(me(u).id, id) }));
     },
     'POST /v1/crawls/{id}/pause': act('pause'),
     'POST /v1/crawls/{id}/resume': act('resume'),
     'POST /v1/crawls/{id}/cancel': act('cancel'),
     'DELETE /v1/crawls/{id}': async (r, u, _raw, { params }) => {
       const { id } = run(me(u).id, params.id!);
-      await env.crawls.delete(me(u).id, id);
+      await server.crawls.delete(me(u).id, id);
       sendJson(r, 200, { ok: true, id, deleted: true });
     },
     'GET /v1/crawls/{id}/items': async (r, u, _raw, { params, query }) => {
       const { id } = run(me(u).id, params.id!);
       const { status, limit, cursor } = query as { status?: ItemStatus; limit: number; cursor?: string };
-      const page = withCursor(() => env.crawls.items(me(u).id, id, { limit, ...(status ? { status } : {}), ...(cursor !== undefined ? { cursor } : {}) }));
+      const page = withCursor(() => server.crawls.items(me(u).id, id, { limit, ...(status ? { status } : {}), ...(cursor !== undefined ? { cursor } : {}) }));
       const scrub = secretScrubber(env, me(u).id);
       sendJson(r, 200, { ok: true, id, items: page.items.map((x) => scrub(x)), ...(page.next ? { cursor: page.next } : {}) });
     },
@@ -88,10 +88,10 @@ export function crawlHandlers(env: DaemonEnv): Record<string, Handler> {
       const user = me(u).id;
       const { id } = run(user, params.id!);
       const { format, status } = query as { format: ExportFormat; status?: ItemStatus };
-      const spec = env.crawls.spec(user, id);
+      const spec = server.crawls.spec(user, id);
       // A model-filled crawl has no fields: its columns are the schema's top-level properties.
       const fieldNames = Object.keys(spec?.fields ?? (spec?.outputSchema?.properties as Record<string, unknown> | undefined) ?? {});
-      const items = env.crawls.iterateItems(user, id, status ? { status } : {});
+      const items = server.crawls.iterateItems(user, id, status ? { status } : {});
       await sendStream(
         r,
         200,

@@ -3,12 +3,13 @@
  * REST-only operation `ask`, both through the one dispatch (validation, audit, scrubbing, the error table), with
  * the caller's X-Model-Key carried by runTool / runOperation and nowhere else.
  */
-import type { DaemonEnv } from '../env.js';
 import { runOperation, runTool, toolBody, type Handler } from './rest-call.js';
+import type { ServerDeps } from './deps.js';
 
-export function modelHandlers(env: DaemonEnv): Record<string, Handler> {
+export function modelHandlers(server: ServerDeps): Record<string, Handler> {
+  const { env } = server;
   return {
-    'POST /v1/extract': async (r, u) => runTool(env, r, u!, 'browser_extract_ai', await toolBody(env, r, u!, 'browser_extract_ai')),
-    'POST /v1/ask': async (r, u) => runOperation(env, r, u!, 'ask', await toolBody(env, r, u!, 'ask')),
+    'POST /v1/extract': async (r, u) => runTool(server, r, u!, 'browser_extract_ai', await toolBody(env, r, u!, 'browser_extract_ai')),
+    'POST /v1/ask': async (r, u) => runOperation(server, r, u!, 'ask', await toolBody(env, r, u!, 'ask')),
   };
 }

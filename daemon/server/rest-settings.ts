@@ -1,9 +1,9 @@
 /** Browser settings over REST: users read them with their own identity; the admin key reads and changes them. */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { readJson, sendJson } from './http.js';
 import { ADMIN_ACTOR, auditedChange, type Handler } from './rest-call.js';
 
-export function settingsHandlers(env: DaemonEnv): Record<string, Handler> {
+export function settingsHandlers(env: Platform): Record<string, Handler> {
   return {
     // The caller's own identity comes with them (drawn now if they had none and it applies somewhere).
     'GET /v1/browser/settings': async (r, u) =>

@@ -4,7 +4,7 @@
  * and every refused change is audited by entry and field names only.
  */
 import { randomBytes } from 'node:crypto';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import { VAULT_FIELD, VAULT_NAME, type ImapInbox, type VaultEntryInfo } from '../../storage/vault.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -119,13 +119,13 @@ function shown(info: VaultEntryInfo, base: string) {
 export const smsForwardUrl = (base: string, smsId: string) => `${base}/v1/inbox/sms/${encodeURIComponent(smsId)}`;
 
 /** The address SMS forwarders should post to: the public URL when set, else the one this caller reached. */
-function baseUrl(env: DaemonEnv, r: Req): string {
+function baseUrl(env: Platform, r: Req): string {
   // Without a public URL, the address the caller used (its Host passed the origin check) reaches this daemon.
   const host = r.headers['host'];
   return env.cfg.publicUrl || !host ? env.baseUrl() : `http://${host}`;
 }
 
-function unlocked(env: DaemonEnv) {
+function unlocked(env: Platform) {
   const problem = env.vault.problem;
   if (problem) throw new BrowserdError('not_configured', `the vault is locked: ${problem.message}`, { next: problem.next });
 }
@@ -135,7 +135,7 @@ async function readVaultBody(r: Req): Promise<unknown> {
   return buf.length ? parseJsonBounded(buf.toString('utf8')) : undefined;
 }
 
-export function vaultHandlers(env: DaemonEnv): Record<string, Handler> {
+export function vaultHandlers(env: Platform): Record<string, Handler> {
   const audited = <T>(user: UserRecord, tool: string, args: Record<string, unknown>, change: () => Promise<T>) => auditedChange(env, user, tool, args, change);
 
   return {

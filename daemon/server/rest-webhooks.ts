@@ -4,7 +4,7 @@
  * id is simply not found. Changes are audited by id, events and the URL without its query (a receiver's query
  * string may carry a token of the receiver's own); the secret is never in an audit entry or a log line.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { RowState } from '../../storage/webhooks.js';
 import { readJson, sendJson } from './http.js';
@@ -21,7 +21,7 @@ function auditedUrl(raw: unknown): string | undefined {
   }
 }
 
-export function webhookHandlers(env: DaemonEnv): Record<string, Handler> {
+export function webhookHandlers(env: Platform): Record<string, Handler> {
   const me = (u: UserRecord | undefined) => u!;
   const audited = <T>(user: UserRecord, tool: string, args: Record<string, unknown>, change: () => Promise<T>) => auditedChange(env, user, tool, args, change);
 

@@ -1,5 +1,5 @@
 /** REST under /v1: the same dispatch as MCP, JSON in and out, status codes from the one error table. */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import { InvalidCursorError } from '../../storage/audit.js';
 import { allTools, listProfiles, outputJsonSchema, toJsonSchema } from '../tools/registry.js';
@@ -28,15 +28,17 @@ import { assertNewUserName } from './user-name.js';
 import { adminConsoleHandlers } from './admin/handlers.js';
 import { signupHandlers } from './signup.js';
 import { installGuideHandlers } from './install-guide.js';
+import type { ServerDeps } from './deps.js';
 
 /** The user's stored bytes (what --max-storage-mb-per-user counts) in all, and by where they are. */
-function storageUsage(env: DaemonEnv, user: string) {
+function storageUsage(env: Platform, user: string) {
   const storage = env.storageQuota.use(user);
   return { storageBytes: Object.values(storage).reduce((a, b) => a + b, 0), storage };
 }
 
 /** The handler of every route in ROUTES except /mcp (app.ts hands that to the MCP gateway), by routeKey. */
-export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<string, Handler> {
+export function restHandlers(server: ServerDeps, health: (r: Req) => void): Record<string, Handler> {
+  const { env } = server;
   const me = (u: UserRecord | undefined) => u!;
   return {
     ...handoffPageHandlers(env),
@@ -63,14 +65,14 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
           ...quotaView(env.cfg.quotas),
         },
       }),
-    'GET /v1/tabs': (r, u) => runTool(env, r, me(u), 'browser_tabs', {}),
-    'POST /v1/tabs': async (r, u) => runTool(env, r, me(u), 'browser_open', await toolBody(env, r, me(u), 'browser_open'), 201),
-    'DELETE /v1/tabs/{id}': (r, u, _raw, { params }) => runTool(env, r, me(u), 'browser_close_tab', { tab: params.id }),
+    'GET /v1/tabs': (r, u) => runTool(server, r, me(u), 'browser_tabs', {}),
+    'POST /v1/tabs': async (r, u) => runTool(server, r, me(u), 'browser_open', await toolBody(env, r, me(u), 'browser_open'), 201),
+    'DELETE /v1/tabs/{id}': (r, u, _raw, { params }) => runTool(server, r, me(u), 'browser_close_tab', { tab: params.id }),
     'GET /v1/tools': async (r) =>
       sendJson(r, 200, { ok: true, tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, effect: t.effect, inputSchema: toJsonSchema(t.input), ...(t.output ? { outputSchema: outputJsonSchema(t) } : {}) })) }),
     'POST /v1/tools/{name}': async (r, u, _raw, { params }) => {
       const name = params.name!;
-      return runTool(env, r, me(u), name, await toolBody(env, r, me(u), name));
+      return runTool(server, r, me(u), name, await toolBody(env, r, me(u), name));
     },
     'GET /v1/profiles': async (r, u) => sendJson(r, 200, { ok: true, profiles: listProfiles(env, me(u).id) }),
     ...downloadHandlers(env),
@@ -86,15 +88,15 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
       sendJson(r, 200, { ok: true, entries: page.entries, ...(page.next ? { cursor: page.next } : {}) });
     },
     ...vaultHandlers(env),
-    ...crawlHandlers(env),
+    ...crawlHandlers(server),
     ...webhookHandlers(env),
     ...cacheHandlers(env),
-    ...convertHandlers(env),
+    ...convertHandlers(server),
     ...harHandlers(env),
-    ...taskHandlers(env),
-    ...extractorHandlers(env),
-    ...modelHandlers(env),
-    ...actHandlers(env),
+    ...taskHandlers(server),
+    ...extractorHandlers(server),
+    ...modelHandlers(server),
+    ...actHandlers(server),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r) => {
       const body = (await readJson(r)) as { name?: unknown } | null;
@@ -109,7 +111,7 @@ export function restHandlers(env: DaemonEnv, health: (r: Req) => void): Record<s
     ...liveHandlers(env),
     ...signupHandlers(env),
     ...installGuideHandlers(env),
-    ...adminConsoleHandlers(env),
+    ...adminConsoleHandlers(server),
   };
 }
 

@@ -16,7 +16,7 @@
  */
 import { isIP } from 'node:net';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
 import { BrowserdError, ERROR_CODES, toBrowserdError } from '../../protocol/errors.js';
 import { readForm, readJson, sendJson, type Req } from './http.js';
 import { auditedChange, type Handler } from './rest-call.js';
@@ -39,7 +39,7 @@ export function clientKey(address: string): string {
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
-function homeBody(env: DaemonEnv, signupOn: boolean, extra?: Markup): Markup {
+function homeBody(env: Platform, signupOn: boolean, extra?: Markup): Markup {
   const base = env.baseUrl();
   const form = signupOn
     ? html`<h2>Sign up</h2><form method="post" action="/signup" id="signup"><label for="name">name</label> <input id="name" name="name" required autocomplete="username"> <button type="submit">Create my user</button><p class="muted">1-64 lowercase letters, digits, ".", "_" or "-". Your token is shown once, on the next page.</p></form>`
@@ -51,13 +51,13 @@ ${extra ?? ''}
 ${form}</main>`;
 }
 
-function created(env: DaemonEnv, name: string, token: string): Markup {
+function created(env: Platform, name: string, token: string): Markup {
   const base = env.baseUrl();
   return html`<section id="created"><h2>Welcome, ${name}</h2><p>Your token, shown this once (copy it now; it cannot be shown again, and the admin can only replace it):</p><code class="secret" id="new-token">${token}</code>
 <p>MCP URL: <code id="mcp-url">${base}/mcp</code> with the header <code>Authorization: Bearer &lt;your token&gt;</code>. Setup for agents: <a href="/install.md">/install.md</a>.</p></section>`;
 }
 
-export function signupHandlers(env: DaemonEnv): Record<string, Handler> {
+export function signupHandlers(env: Platform): Record<string, Handler> {
   const limiter = new RateLimiterMemory({ points: env.cfg.signupPerHour, duration: 3600 });
 
   const isJson = (r: Req) => (r.headers['content-type'] ?? '').toLowerCase().startsWith('application/json');

@@ -13,13 +13,14 @@ import { HANDOFF_ID } from '../../protocol/ids.js';
 import type { TaskCall, TaskMessage } from '../../protocol/tasks.js';
 import type { TaskRecord } from '../../storage/tasks.js';
 import type { UserRecord } from '../../storage/users.js';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
+import type { CallTool } from '../tools/call.js';
 import { fenceText, FENCE_RULE } from '../models/chunks.js';
 import { openModelSession, type ModelSession } from '../models/session.js';
-import type { ChatMessage, ToolCall } from '../models/types.js';
+import type { ChatMessage, ToolCall, ToolSpec } from '../models/types.js';
 import type { CallOutcome } from '../tools/call.js';
 import { renderErrorMcp } from '../tools/response.js';
-import { isTaskTool, NOT_FOR_TASKS, TASK_DONE, taskToolSpecs } from './tool-specs.js';
+import { NOT_FOR_TASKS, TASK_DONE } from './tool-specs.js';
 
 /** What a tool result may put in front of the model (the rest is cut, and the cut said). */
 export const TOOL_RESULT_CHARS = 8000;
@@ -39,7 +40,11 @@ export interface StepProgress {
 }
 
 export interface RunOptions {
-  env: DaemonEnv;
+  env: Platform;
+  /** The pipeline each of the model's calls runs through, as the task's user. */
+  callTool: CallTool;
+  /** What the model may call (tool-specs.ts), task_done included. */
+  tools: ToolSpec[];
   user: UserRecord;
   rec: TaskRecord;
   /** The starting request's X-Model-Key, if this daemon still has it; else the host key is used. */
@@ -85,7 +90,7 @@ export async function runTask(opts: RunOptions): Promise<RunOutcome> {
   if (!messages.length) {
     let first = `Goal: ${rec.goal}`;
     if (rec.startUrl) {
-      const opened = await env.callTool(user, 'browser_open', { url: rec.startUrl }, { via: 'task', signal, modelKey: key });
+      const opened = await opts.callTool(user, 'browser_open', { url: rec.startUrl }, { via: 'task', signal, modelKey: key });
       if (signal.aborted) return { kind: 'stopped' };
       calls.push({ step: 0, tool: 'browser_open', outcome: outcomeOf(opened) });
       first += `\n\nThe task opened its start page for you with browser_open:\n${fenceText('browser_open result', renderedText(opened), TOOL_RESULT_CHARS)}`;
@@ -99,7 +104,7 @@ export async function runTask(opts: RunOptions): Promise<RunOutcome> {
     if (step >= rec.maxSteps) return failed(new BrowserdError('action_failed', `the task took its ${rec.maxSteps} steps (maxSteps) without calling task_done`));
     let turn;
     try {
-      turn = await session.turn({ system: SYSTEM, messages: messages as ChatMessage[], tools: taskToolSpecs(), toolChoice: 'required' });
+      turn = await session.turn({ system: SYSTEM, messages: messages as ChatMessage[], tools: opts.tools, toolChoice: 'required' });
     } catch (e) {
       if (signal.aborted) return { kind: 'stopped' };
       return failed(e);
@@ -121,14 +126,14 @@ export async function runTask(opts: RunOptions): Promise<RunOutcome> {
         added.push(toolMessage(call, 'The task is finished.'));
         continue;
       }
-      if (!isTaskTool(call.name)) {
+      if (!opts.tools.some((t) => t.name === call.name)) {
         // A name the model made up (a page can talk it into one) is not kept where callers read our words.
         calls.push({ step, tool: NOT_FOR_TASKS.has(call.name) ? call.name : '(no such tool)', outcome: 'validation_error' });
         const why = NOT_FOR_TASKS.has(call.name) ? `${call.name} is not available to tasks (a task waits on its own hand-offs; links are for people)` : `there is no tool "${call.name.slice(0, 80)}"`;
         added.push(toolMessage(call, `Error [validation_error]: ${why}. Use the tools you were given.`));
         continue;
       }
-      const outcome = await env.callTool(user, call.name, call.args, { via: 'task', signal, modelKey: key });
+      const outcome = await opts.callTool(user, call.name, call.args, { via: 'task', signal, modelKey: key });
       // A step cut short by a cancel or a shutdown is not stored: after a restart it runs again whole.
       if (signal.aborted) return { kind: 'stopped' };
       calls.push({ step, tool: call.name, outcome: outcomeOf(outcome) });
@@ -163,7 +168,7 @@ function renderedText(o: CallOutcome): string {
  * An open hand-off a tool result asks a person for: browser_handoff's own (id and url), or one a tool made on
  * the way (browser_login's `handoff` when a sign-in code is needed).
  */
-function handoffIn(env: DaemonEnv, user: string, data: Record<string, unknown>): { id: string; url: string } | undefined {
+function handoffIn(env: Platform, user: string, data: Record<string, unknown>): { id: string; url: string } | undefined {
   const nested = data.handoff && typeof data.handoff === 'object' ? (data.handoff as Record<string, unknown>) : {};
   const id = [data.id, nested.id].find((v): v is string => typeof v === 'string' && HANDOFF_ID.test(v));
   const url = [data.url, nested.url].find((v): v is string => typeof v === 'string' && v.includes('/handoff/'));

@@ -10,12 +10,17 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { errorLine } from '../tools/error-line.js';
 import { DEFAULT_MAX_STEPS, FINAL_TASK_STATES, MAX_RUNNING_TASKS_PER_USER as MAX_RUNNING_PER_USER, type TaskState, type TaskView } from '../../protocol/tasks.js';
 import { TaskStore, type TaskRecord } from '../../storage/tasks.js';
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
+import type { CallTool } from '../tools/call.js';
+import type { ToolDef } from '../tools/define.js';
+import type { ToolSpec } from '../models/types.js';
 import { fenceText } from '../models/chunks.js';
 import { openModelSession } from '../models/session.js';
 import { runTask } from './runner.js';
+import { taskToolSpecs } from './tool-specs.js';
 import { secretScrubber } from '../vault/user-secrets.js';
 import { PendingCount, quotaError } from '../quotas/limits.js';
+import { ServiceKey } from '../tools/services.js';
 
 /** How long one wait on a hand-off lasts before it is asked again (its own expiry ends it sooner). */
 const HANDOFF_WAIT_MS = 10 * 60_000;
@@ -51,6 +56,16 @@ const view = (r: TaskRecord): TaskView => ({
 
 const notFound = (id: string) => new BrowserdError('not_found', `no task ${id}`, { next: 'List your tasks with GET /v1/tasks, or start one with POST /v1/tasks.' });
 
+/** What tasks need, handed in by main.ts: the platform, the pipeline the model's calls run through, the tools. */
+export interface TaskDeps {
+  env: Platform;
+  callTool: CallTool;
+  tools: readonly ToolDef<any>[];
+}
+
+/** Server-run tasks: tools reach the service through this key (tools/services.ts). */
+export const TASKS = new ServiceKey<TaskService>('tasks');
+
 export class TaskService {
   private store?: TaskStore;
   /** Tasks whose loop runs in this process, by `<user>\0<id>`. */
@@ -64,14 +79,19 @@ export class TaskService {
   /** Starts between the quota check and the stored record (quotas/limits.ts). */
   private starting = new PendingCount();
 
-  /** `env` is read lazily: the service is built inside the env literal it belongs to. */
-  constructor(private readonly env: () => DaemonEnv) {
+  private readonly env: Platform;
+  /** What a task's model may call: the daemon's tools less the few for people, plus task_done. */
+  private readonly tools: ToolSpec[];
+
+  constructor(private readonly deps: TaskDeps) {
+    this.env = deps.env;
+    this.tools = taskToolSpecs(deps.tools);
     this.events.setMaxListeners(0);
   }
 
   private get db(): TaskStore {
     // Every record is scrubbed of its user's vault values on the way in, and its conversation sealed (storage/tasks.ts).
-    this.store ??= new TaskStore(this.env().db, { scrub: (user) => secretScrubber(this.env(), user), sealer: () => this.env().vault.keySealer() });
+    this.store ??= new TaskStore(this.env.db, { scrub: (user) => secretScrubber(this.env, user), sealer: () => this.env.vault.keySealer() });
     return this.store;
   }
 
@@ -80,7 +100,7 @@ export class TaskService {
   /** task.finished to the user's webhook receivers, durable before the task's end is reported anywhere else. */
   private async announce(rec: TaskRecord) {
     const data = { id: rec.id, state: rec.state, goal: rec.goal, model: rec.model, steps: rec.step, usage: rec.usage, finishedAt: rec.finishedAt, ...(rec.result !== undefined ? { result: rec.result } : {}), ...(rec.error ? { error: rec.error } : {}) };
-    await this.env().webhooks.emit(rec.user, 'task.finished', data).catch((e) => this.env().log.error({ task: rec.id, err: e instanceof Error ? e.message : String(e) }, 'task.finished event failed'));
+    await this.env.webhooks.emit(rec.user, 'task.finished', data).catch((e) => this.env.log.error({ task: rec.id, err: e instanceof Error ? e.message : String(e) }, 'task.finished event failed'));
   }
 
   private changed(rec: TaskRecord) {
@@ -90,7 +110,7 @@ export class TaskService {
   /** Checks the spec, resolves model and key now (a bad model id or no key fails before anything is stored), queues the task. */
   async start(user: string, spec: TaskSpec, key?: string): Promise<TaskView> {
     if (this.closing) throw new BrowserdError('shutting_down', 'the daemon is stopping', { next: 'Start the task again in a few seconds.' });
-    const env = this.env();
+    const env = this.env;
     // Every task not yet ended counts, queued ones too: the queue is what one user could otherwise fill.
     const limit = env.cfg.quotas.tasks;
     const open = this.db.list(user).filter((r) => !FINAL_TASK_STATES.includes(r.state)).length + this.starting.of(user);
@@ -104,7 +124,7 @@ export class TaskService {
   }
 
   private async create(user: string, spec: TaskSpec, key?: string): Promise<TaskView> {
-    const env = this.env();
+    const env = this.env;
     const session = openModelSession({ env, user, model: spec.model, key, maxTokensTotal: spec.maxTokensTotal, signal: new AbortController().signal });
     const now = new Date().toISOString();
     const rec: TaskRecord = {
@@ -257,7 +277,7 @@ export class TaskService {
 
   /** Starts the user's oldest queued tasks while fewer than MAX_RUNNING_PER_USER run. */
   private schedule(user: string) {
-    if (this.closing || !this.env().users.isActive(user)) return;
+    if (this.closing || !this.env.users.isActive(user)) return;
     const queued = this.db
       .list(user)
       .filter((r) => r.state === 'queued' || (r.state === 'running' && !this.running.has(this.k(user, r.id))))
@@ -275,7 +295,7 @@ export class TaskService {
     const entry = { user: rec.user, ac, done: Promise.resolve() };
     this.running.set(key, entry);
     entry.done = this.drive(rec, ac)
-      .catch((e) => this.env().log.error({ task: rec.id, err: e instanceof Error ? e.message : String(e) }, 'task loop failed'))
+      .catch((e) => this.env.log.error({ task: rec.id, err: e instanceof Error ? e.message : String(e) }, 'task loop failed'))
       .finally(() => {
         if (this.running.get(key) === entry) this.running.delete(key);
         this.schedule(rec.user);
@@ -284,7 +304,7 @@ export class TaskService {
 
   /** Marks the task running, runs its loop, and stores where it ended. */
   private async drive(queued: TaskRecord, ac: AbortController) {
-    const env = this.env();
+    const env = this.env;
     const { user: userId, id } = queued;
     const key = this.k(userId, id);
     const started = await this.db.update(userId, id, (cur) => (cur.state === 'queued' || cur.state === 'running' ? { state: 'running' } : undefined), 'count');
@@ -294,6 +314,8 @@ export class TaskService {
     const outcome = user
       ? await runTask({
           env,
+          callTool: this.deps.callTool,
+          tools: this.tools,
           user,
           rec: started.rec,
           key: this.keys.get(key),
@@ -334,7 +356,7 @@ export class TaskService {
     this.watches.set(key, ac);
     const handoffId = rec.handoff.id;
     void (async () => {
-      const env = this.env();
+      const env = this.env;
       let status: string = 'open';
       let note: string | undefined;
       while (status === 'open' && !ac.signal.aborted) {
@@ -356,6 +378,6 @@ export class TaskService {
       if (!res?.changed) return;
       this.changed(res.rec);
       this.schedule(rec.user);
-    })().catch((e) => this.env().log.error({ task: rec.id, err: e instanceof Error ? e.message : String(e) }, 'task hand-off watch failed'));
+    })().catch((e) => this.env.log.error({ task: rec.id, err: e instanceof Error ? e.message : String(e) }, 'task hand-off watch failed'));
   }
 }

@@ -2,7 +2,8 @@
  * What a task's model may call: the MCP tools as MCP clients see them (same names, descriptions and input
  * schemas), less the few that only make sense for a person or a live client, plus task_done to finish.
  */
-import { allTools, toJsonSchema } from '../tools/registry.js';
+import type { ToolDef } from '../tools/define.js';
+import { toJsonSchema } from '../tools/schema.js';
 import type { ToolSpec } from '../models/types.js';
 
 export const TASK_DONE = 'task_done';
@@ -25,18 +26,12 @@ const TASK_DONE_SPEC: ToolSpec = {
   },
 };
 
-let cached: ToolSpec[] | undefined;
-
-export function taskToolSpecs(): ToolSpec[] {
-  cached ??= [
-    ...allTools()
+/** The specs for the tools this daemon runs (main.ts hands TaskService the registry's list). */
+export function taskToolSpecs(tools: readonly ToolDef<any>[]): ToolSpec[] {
+  return [
+    ...tools
       .filter((t) => !NOT_FOR_TASKS.has(t.name))
       .map((t) => ({ name: t.name, description: t.description, parameters: toJsonSchema(t.input) as Record<string, unknown> })),
     TASK_DONE_SPEC,
   ];
-  return cached;
-}
-
-export function isTaskTool(name: string): boolean {
-  return taskToolSpecs().some((t) => t.name === name);
 }

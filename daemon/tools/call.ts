@@ -1,15 +1,17 @@
 /**
  * A tool call as seen from outside the call pipeline: its options, its outcome, the function that makes one,
  * and the hooks features register into it. Features that run tools (act, replay, tasks, live view) are handed
- * a CallTool (env.callTool, wired once in main.ts) and features that act around every call (recording, the
- * vault's scrubbing) register DispatchHooks there, so the pipeline (dispatch.ts) imports no feature and no
+ * a CallTool (wired once in main.ts) and features that act around every call (recording, the vault's
+ * scrubbing) register DispatchHooks (hooks.ts), so the pipeline (dispatch.ts) imports no feature and no
  * feature imports the pipeline's entry.
  */
 import type { BrowserdError } from '../../protocol/errors.js';
 import type { UserRecord } from '../../storage/users.js';
-import type { ToolContext, CallVia } from './context.js';
 import type { ResponseBuilder } from './response.js';
 import type { ProgressSink } from './progress.js';
+
+/** Which door a call came in by; `task` is a server-run task's model choosing a tool. */
+export type CallVia = 'mcp' | 'rest' | 'cli' | 'internal' | 'task';
 
 export type CallOutcome = { ok: true; out: ResponseBuilder } | { ok: false; error: BrowserdError };
 
@@ -32,12 +34,4 @@ export type CallTool = (user: UserRecord, name: string, rawArgs: unknown, opts: 
 /** A call under way that a hook follows: `finish` gets the outcome while the call still holds the tab. */
 export interface CallStep {
   finish(outcome: CallOutcome): Promise<void>;
-}
-
-/** What features add to every call, at fixed points of dispatch.ts; registered once at start (main.ts). */
-export interface DispatchHooks {
-  /** After the gate let the call through, just before the handler runs (records/recorder.ts: a step). */
-  stepStarting(ctx: ToolContext, tool: string, args: Record<string, unknown>): Promise<CallStep | undefined>;
-  /** After the call: the values hidden from its result and its audit entry (the vault's values, codes filled). */
-  secretsOf(user: string): string[];
 }

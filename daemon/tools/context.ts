@@ -1,8 +1,11 @@
 /**
  * What a tool handler may touch: the caller, its browser and tabs (resolved, locked and started here), the
- * daemon's services. Tabs resolved through the context are locked for the rest of the call.
+ * daemon's platform, the feature services it declares by key, and the pipeline to run another tool. Tabs
+ * resolved through the context are locked for the rest of the call.
  */
-import type { DaemonEnv } from '../env.js';
+import type { Platform } from '../platform.js';
+import type { CallTool, CallVia } from './call.js';
+import type { ServiceKey, Services } from './services.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { BrowserInstance } from '../browser/instance.js';
 import type { Tab } from '../browser/tab.js';
@@ -14,8 +17,17 @@ import { Progress } from './progress.js';
 
 const tabLocks = new KeyedLock();
 
-/** Which door a call came in by; `task` is a server-run task's model choosing a tool. */
-export type CallVia = 'mcp' | 'rest' | 'cli' | 'internal' | 'task';
+export type { CallVia } from './call.js';
+
+/** What every call of one daemon shares, handed to the pipeline once by main.ts. */
+export interface CallScope {
+  /** Configuration, storage, browsers, the vault, the guard: what every feature may use. */
+  env: Platform;
+  /** The feature services built on the pipeline (crawls, tasks, recordings, monitors), reached by key. */
+  services: Services;
+  /** One more call through the whole pipeline, as the same user (act runs the steps its model chose here). */
+  callTool: CallTool;
+}
 
 export class ToolContext {
   private releases: (() => void)[] = [];
@@ -32,8 +44,11 @@ export class ToolContext {
   /** Each touched tab's write-log position when the call reached it: what came after is this call's doing. */
   readonly logMarks = new Map<Tab, number>();
 
+  /** The daemon's platform (CallScope.env). */
+  readonly env: Platform;
+
   constructor(
-    readonly env: DaemonEnv,
+    readonly scope: CallScope,
     readonly user: UserRecord,
     readonly signal: AbortSignal,
     readonly via: CallVia,
@@ -44,7 +59,17 @@ export class ToolContext {
     readonly modelKey?: string,
     /** Reports of how far a long call has come, for a caller that asked (MCP progressToken); silent otherwise. */
     readonly progress: Progress = new Progress(),
-  ) {}
+  ) {
+    this.env = scope.env;
+  }
+
+  /** A feature service by its key (crawl/service.ts CRAWLS, ...). */
+  service<T>(key: ServiceKey<T>): T {
+    return this.scope.services.get(key);
+  }
+
+  /** Runs another tool through the whole pipeline (validation, gate, audit) as this call's user, on its signal. */
+  callTool: CallTool = (user, name, args, opts) => this.scope.callTool(user, name, args, opts);
 
   /**
    * Throws once the caller has given up (MCP cancel, closed HTTP request): long loops call it between steps so

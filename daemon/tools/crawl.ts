@@ -18,6 +18,7 @@ import type { CrawlItem, CrawlRunInfo } from '../crawl/types.js';
 import { inline, inlineCut, pageUrl, urlLine, type ResponseBuilder } from './response.js';
 import { extractorOf } from './extractors.js';
 import { CrawlItemSchema, CrawlRunSchema } from './crawl-output.js';
+import { CRAWLS } from '../crawl/service.js';
 
 /** What one item may show in a tool answer; the rest is on REST (GET /v1/crawls/{id}/items, export). */
 export const ITEM_CHARS_IN_ANSWER = 2000;
@@ -87,7 +88,7 @@ export const crawlTools = [
         const captions = openCaptioner(ctx.env, ctx.user.id, ctx.modelKey, spec.collect, ctx.signal);
         if (captions && 'session' in captions) spec.collect = { ...spec.collect, model: captions.session.model.id };
       }
-      const run = await ctx.env.crawls.start(ctx.user.id, spec, { modelKey: ctx.modelKey });
+      const run = await ctx.service(CRAWLS).start(ctx.user.id, spec, { modelKey: ctx.modelKey });
       describeRun(out, run);
       out.text(`Follow it with browser_crawl_status {"id": "${run.id}", "timeoutS": 30}; REST: GET /v1/crawls/${run.id}/items, export at /v1/crawls/${run.id}/export?format=jsonl.`);
     },
@@ -117,12 +118,12 @@ export const crawlTools = [
     needsBrowser: false,
     async handle(ctx, args, out) {
       const user = ctx.user.id;
-      const known = ctx.env.crawls.get(user, args.id);
+      const known = ctx.service(CRAWLS).get(user, args.id);
       if (!known) throw new BrowserdError('not_found', `no crawl ${args.id}`, { next: 'Start one with browser_crawl; its answer has the id.' });
       const run = args.action
-        ? await ctx.env.crawls.act(user, args.id, args.action)
-        : await ctx.progress.during(ctx.env.crawls.waitWhileRunning(user, args.id, (args.timeoutS ?? 0) * 1000, ctx.signal), (args.timeoutS ?? 0) * 1000, () => {
-            const now = ctx.env.crawls.get(user, args.id);
+        ? await ctx.service(CRAWLS).act(user, args.id, args.action)
+        : await ctx.progress.during(ctx.service(CRAWLS).waitWhileRunning(user, args.id, (args.timeoutS ?? 0) * 1000, ctx.signal), (args.timeoutS ?? 0) * 1000, () => {
+            const now = ctx.service(CRAWLS).get(user, args.id);
             return now ? `seconds waited; ${counters(now)}` : undefined;
           });
       describeRun(out, run);
@@ -130,7 +131,7 @@ export const crawlTools = [
       if (limit === 0) return;
       let page;
       try {
-        page = ctx.env.crawls.items(user, args.id, { status: args.status, cursor: args.cursor, limit });
+        page = ctx.service(CRAWLS).items(user, args.id, { status: args.status, cursor: args.cursor, limit });
       } catch (e) {
         if (e instanceof InvalidCursorError) throw new BrowserdError('validation_error', 'the cursor is not one this server gave you for this crawl', { next: 'Pass the cursor from the previous answer\'s More line unchanged, or leave it out to start at the first item.' });
         throw e;

@@ -77,3 +77,6 @@ export interface ToolDef<S extends TSchema = TSchema> {
 export function defineTool<S extends TSchema>(def: ToolDef<S>): ToolDef<S> {
   return def;
 }
+
+/** A tool's definition by name, or undefined: how features that replay or list tools see the registry, handed in by main.ts. */
+export type ToolLookup = (name: string) => ToolDef<any> | undefined;

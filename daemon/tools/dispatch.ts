@@ -6,10 +6,9 @@
  * no handler can forget it. Every outcome, refusals included, is audited before the caller gets its answer.
  */
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
-import type { DaemonEnv } from '../env.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { ToolDef } from './define.js';
-import { ToolContext } from './context.js';
+import { ToolContext, type CallScope } from './context.js';
 import { pageUrl, ResponseBuilder } from './response.js';
 import { getTool, toolNames } from './registry.js';
 import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from './validate.js';
@@ -19,13 +18,20 @@ import { checkOutputs, outputProblems } from './output.js';
 import { Progress } from './progress.js';
 import { redactArgs, scrubText } from './redact.js';
 import type { CallOptions, CallOutcome, CallStep } from './call.js';
+import type { DispatchHooks } from './hooks.js';
 
 export type { CallOptions, CallOutcome } from './call.js';
 
-export async function callTool(env: DaemonEnv, user: UserRecord, name: string, rawArgs: unknown, opts: CallOptions): Promise<CallOutcome> {
+/** The pipeline as main.ts wires it: what every call shares, and the hooks features hang on it. */
+export interface Pipeline extends CallScope {
+  hooks: DispatchHooks;
+}
+
+export async function callTool(pipeline: Pipeline, user: UserRecord, name: string, rawArgs: unknown, opts: CallOptions): Promise<CallOutcome> {
   const started = Date.now();
+  const { env, hooks } = pipeline;
   const signal = opts.signal ?? new AbortController().signal;
-  const ctx = new ToolContext(env, user, signal, opts.via, opts.modelKey || undefined, new Progress(opts.onProgress));
+  const ctx = new ToolContext(pipeline, user, signal, opts.via, opts.modelKey || undefined, new Progress(opts.onProgress));
   const out = new ResponseBuilder();
   let outcome: CallOutcome;
   let args: Record<string, unknown> | undefined;
@@ -43,7 +49,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
     if (tool.needsBrowser !== false && env.pool.wouldExceed(user.id, profileOf(args))) throw env.pool.capacityError(user.id);
     if (await gate(ctx, tool, args, out)) {
       ctx.checkCancelled();
-      step = await env.callHooks.stepStarting(ctx, name, args);
+      step = await hooks.stepStarting(ctx, name, args);
       await tool.handle(ctx, args as never, out);
       await answerWithSnapshot(ctx, tool.input, args, out);
     }
@@ -63,7 +69,7 @@ export async function callTool(env: DaemonEnv, user: UserRecord, name: string, r
   }
   // Read after the handler ran: a code it just filled, or a value saved meanwhile, is hidden from this result too.
   // The caller's model key is one more: nothing it reaches should ever echo it, but if something did, it goes.
-  const secrets = [...env.callHooks.secretsOf(user.id), ...(opts.modelKey ? [opts.modelKey] : [])];
+  const secrets = [...hooks.secretsOf(user.id), ...(opts.modelKey ? [opts.modelKey] : [])];
   for (const s of secrets) out.addSecret(s);
   if (!outcome.ok) outcome = { ok: false, error: out.scrubError(outcome.error) };
   const tab = ctx.touched[0]?.id ?? (typeof args?.tab === 'string' ? args.tab : undefined);

@@ -15,6 +15,7 @@ import type { CheckRecord } from '../../storage/monitors.js';
 import type { ResponseBuilder } from './response.js';
 import { inline } from './response.js';
 import { PageText } from './output.js';
+import { MONITORS } from '../monitors/service.js';
 
 const ACTIONS = ['create', 'list', 'get', 'checks', 'run', 'delete'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -115,7 +116,7 @@ export const monitorTools = [
     },
     async handle(ctx, args, out) {
       const user = ctx.user.id;
-      const monitors = ctx.env.monitors;
+      const monitors = ctx.service(MONITORS);
       switch (args.action ?? 'list') {
         case 'create': {
           const spec = monitorSpec(args, (u) => checkUrl(u, ctx.env.cfg));

@@ -7,11 +7,21 @@
  * every string a page controls in bulk (marked with `PageText`) is wrapped in the result's fence there, and
  * every other string loses any fence marker it carries. REST callers are programs: they get the values as-is.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type TObject } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { ToolDef } from './define.js';
 import { toJsonSchema } from './schema.js';
 import { PAGE_KEYS, PAGE_TEXT, PageText } from '../../protocol/output-fields.js';
+
+/**
+ * What this file reads of a tool definition (define.ts's ToolDef has it all): named here so the output rules
+ * do not import the definition type, which imports the handler's context and response builder in turn.
+ */
+export interface ToolOutputs {
+  name: string;
+  output?: TObject;
+  effect: string;
+  touches?: readonly unknown[];
+}
 
 // The vocabulary of output schemas lives in protocol/; tool definitions keep importing it from here.
 export { PAGE_KEYS, PAGE_TEXT, PageKeyedRecord, PageText, PageValue, TabIdField, UrlField, TabModeField, LiveModeField, TabInfo } from '../../protocol/output-fields.js';
@@ -43,17 +53,17 @@ const NeedsApproval = Type.Object(
 );
 
 /** Whether a tool's call can stop at the policy for approval: it acts on a page, or its effect is not read. */
-export function canNeedApproval(t: ToolDef<any>): boolean {
+export function canNeedApproval(t: ToolOutputs): boolean {
   return Boolean(t.touches?.length) || t.effect !== 'read';
 }
 
-const published = new WeakMap<ToolDef<any>, Record<string, unknown>>();
+const published = new WeakMap<ToolOutputs, Record<string, unknown>>();
 
 /**
  * The tool's output schema as clients see it: its own fields plus `blocked`; for a tool that can wait for
  * approval, that or the approval answer. Lenient on fields it does not name (a newer daemon may add some).
  */
-export function outputJsonSchema(t: ToolDef<any>): Record<string, unknown> | undefined {
+export function outputJsonSchema(t: ToolOutputs): Record<string, unknown> | undefined {
   if (!t.output) return undefined;
   let s = published.get(t);
   if (!s) {
@@ -101,14 +111,14 @@ const strictCopy = (s: unknown) =>
   });
 
 const strictAjv = new Ajv({ allErrors: true, strict: false });
-const strictValidators = new WeakMap<ToolDef<any>, ValidateFunction>();
+const strictValidators = new WeakMap<ToolOutputs, ValidateFunction>();
 
 /**
  * Checks a result's structured fields against the tool's schema with no unnamed field allowed, and that a
  * tool without a schema sets none. Returns what is wrong, or undefined. Run on every call when
  * BROWSERD_CHECK_OUTPUT=1 (the test suite sets it), so a schema that drifts from its handler fails a test.
  */
-export function outputProblems(t: ToolDef<any>, data: Record<string, unknown>): string | undefined {
+export function outputProblems(t: ToolOutputs, data: Record<string, unknown>): string | undefined {
   const keys = Object.keys(data).filter((k) => data[k] !== undefined);
   if (!t.output) {
     const own = keys.filter((k) => k !== 'blocked' && k !== 'needsApproval');
@@ -134,7 +144,7 @@ type Fence = (label: string, text: string) => string;
  * which only page text has) fenced; every other string with fence markers neutralised.
  */
 export function structuredForMcp(
-  t: ToolDef<any>,
+  t: ToolOutputs,
   data: Record<string, unknown>,
   fence: Fence,
   neutralise: (s: string) => string,

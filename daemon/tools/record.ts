@@ -15,6 +15,7 @@ import type { ResponseBuilder } from './response.js';
 import type { ToolContext } from './context.js';
 import { inline, inlineCut, pageUrl } from './response.js';
 import { PageText, TabModeField } from './output.js';
+import { RECORDS } from '../records/index.js';
 
 const RecordingId = (description: string) => Type.String({ pattern: '^rec_[0-9a-f]{16}$', description });
 const ReplayId = (description: string) => Type.String({ pattern: '^rpl_[0-9a-f]{16}$', description });
@@ -112,7 +113,7 @@ function describeReplay(out: ResponseBuilder, r: Replay) {
 
 /** browser_record delete of a replay id: only a finished replay, since one queued or running is written again by its run. */
 async function deleteReplay(ctx: ToolContext, id: string, out: ResponseBuilder) {
-  const store = ctx.env.records.store;
+  const store = ctx.service(RECORDS).store;
   const res = await store.deleteReplay(ctx.user.id, id, (r) => r.state === 'done' || r.state === 'failed');
   if (res === 'missing') throw new BrowserdError('not_found', `no replay ${id}`, { next: 'Start one with browser_replay; its answer has the id.' });
   if (res === 'refused') {
@@ -166,7 +167,7 @@ export const recordTools = [
       if (args.step !== undefined && action !== 'get') throw field('step', 'goes with action get');
     },
     async handle(ctx, args, out) {
-      const records = ctx.env.records;
+      const records = ctx.service(RECORDS);
       const user = ctx.user.id;
       const action = args.action ?? 'start';
       if (action === 'start') {
@@ -222,11 +223,11 @@ export const recordTools = [
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {
-      const rec = ctx.env.records.store.get(ctx.user.id, args.id);
+      const rec = ctx.service(RECORDS).store.get(ctx.user.id, args.id);
       if (!rec) throw notFound(args.id);
-      const steps = ctx.env.records.store.steps(ctx.user.id, rec.id);
+      const steps = ctx.service(RECORDS).store.steps(ctx.user.id, rec.id);
       const format = args.format ?? 'typescript';
-      const script = format === 'json' ? JSON.stringify(scriptJson(rec, steps), null, 2) : scriptTypescript(rec, steps);
+      const script = format === 'json' ? JSON.stringify(scriptJson(rec, steps), null, 2) : scriptTypescript(rec, steps, ctx.service(RECORDS).tool);
       out.set('id', rec.id).set('format', format).set('script', script);
       out.text(`Recording ${rec.id} as ${format === 'json' ? 'a JSON plan' : 'a TypeScript script (npx tsx; BROWSERD_URL and BROWSERD_TOKEN from the environment)'}, ${steps.length} step(s)${rec.state === 'recording' ? ' so far' : ''}:`);
       // Built from page text (element names, locators, URLs): fenced like any page text.
@@ -250,7 +251,7 @@ export const recordTools = [
       if (args.cacheName !== undefined && (args.cache ?? 'off') === 'off') throw new BrowserdError('validation_error', 'cacheName: goes with cache "replay" or "replay-strict"', { next: 'Add cache, or leave cacheName out.' });
     },
     async handle(ctx, args, out) {
-      const records = ctx.env.records;
+      const records = ctx.service(RECORDS);
       const rec = records.store.get(ctx.user.id, args.id);
       if (!rec) throw notFound(args.id);
       if (rec.state === 'recording') throw new BrowserdError('validation_error', `id: recording ${rec.id} is still recording`, { next: `Stop it first: browser_record {"action": "stop", "id": "${rec.id}"}.` });
@@ -277,7 +278,7 @@ export const recordTools = [
     needsBrowser: false,
     async handle(ctx, args, out) {
       const ms = (args.timeoutS ?? 50) * 1000;
-      const r = await ctx.progress.during(ctx.env.records.replayer.wait(ctx.user.id, args.id, ms, ctx.signal), ms, () => 'seconds waited for the replay');
+      const r = await ctx.progress.during(ctx.service(RECORDS).replayer.wait(ctx.user.id, args.id, ms, ctx.signal), ms, () => 'seconds waited for the replay');
       if (!r) throw new BrowserdError('not_found', `no replay ${args.id}`, { next: 'Start one with browser_replay; its answer has the id.' });
       describeReplay(out, r);
     },

@@ -6,8 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { BrowserdError, PAGE_TEXT_DETAIL } from '../../protocol/errors.js';
 import { MIN_SECRET_CHARS, scrubDeep, scrubList, scrubText } from './redact.js';
-import { structuredForMcp } from './output.js';
-import type { ToolDef } from './define.js';
+import { structuredForMcp, type ToolOutputs } from './output.js';
 import { cutUrls, inline, neutraliseFences, pageUrl } from './trusted-text.js';
 
 // The rules for page words on trusted lines live in trusted-text.ts (a leaf, so features format with them
@@ -172,7 +171,7 @@ export class ResponseBuilder {
    * The MCP result. With the tool's definition, a tool that declares an output schema also gives its fields as
    * structuredContent: scrubbed, with page text fenced under this result's nonce (output.ts).
    */
-  renderMcp(tool?: ToolDef<any>): McpContent {
+  renderMcp(tool?: ToolOutputs): McpContent {
     const content: McpContent['content'] = [];
     const text = this.renderedText();
     if (text) content.push({ type: 'text', text });

@@ -13,6 +13,7 @@ import { checkUrl } from '../net/url-check.js';
 import { DEFAULT_SOURCES, MAX_SOURCES, QUESTION_MAX, runResearch } from '../models/research.js';
 import { inline, inlineCut, type ResponseBuilder } from './response.js';
 import { PageText, PageValue } from './output.js';
+import { TASKS } from '../tasks/service.js';
 
 const WAIT_MAX_S = 60;
 const ResearchIdParam = Type.String({ pattern: RESEARCH_ID.source, description: 'The research id POST /v1/research answered: res_ and 16 hex digits.' });
@@ -155,7 +156,7 @@ export const taskTools = [
     needsBrowser: false,
     async handle(ctx, args, out) {
       const startUrl = args.startUrl === undefined ? undefined : checkUrl(args.startUrl, ctx.env.cfg);
-      const t = await ctx.env.tasks.start(ctx.user.id, { ...args, ...(startUrl ? { startUrl } : {}) }, ctx.modelKey);
+      const t = await ctx.service(TASKS).start(ctx.user.id, { ...args, ...(startUrl ? { startUrl } : {}) }, ctx.modelKey);
       showTask(out, t);
     },
   }),
@@ -169,7 +170,7 @@ export const taskTools = [
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {
-      const tasks = ctx.env.tasks.list(ctx.user.id, args.state);
+      const tasks = ctx.service(TASKS).list(ctx.user.id, args.state);
       out.set('tasks', tasks);
       out.text(tasks.length ? tasks.map((t) => `${t.id} ${t.state}, step ${t.step}/${t.maxSteps}`).join('\n') : args.state ? `No ${args.state} tasks.` : 'No tasks.');
     },
@@ -187,7 +188,7 @@ export const taskTools = [
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {
-      const t = await ctx.env.tasks.waitFor(ctx.user.id, args.id, (v) => v.state !== 'queued' && v.state !== 'running', (args.waitS ?? 0) * 1000, ctx.signal);
+      const t = await ctx.service(TASKS).waitFor(ctx.user.id, args.id, (v) => v.state !== 'queued' && v.state !== 'running', (args.waitS ?? 0) * 1000, ctx.signal);
       showTask(out, t);
     },
   }),
@@ -201,7 +202,7 @@ export const taskTools = [
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {
-      showTask(out, await ctx.env.tasks.cancel(ctx.user.id, args.id));
+      showTask(out, await ctx.service(TASKS).cancel(ctx.user.id, args.id));
     },
   }),
   defineTool({
@@ -215,7 +216,7 @@ export const taskTools = [
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {
-      await ctx.env.tasks.delete(ctx.user.id, args.id);
+      await ctx.service(TASKS).delete(ctx.user.id, args.id);
       out.set('id', args.id).set('deleted', true);
       out.text(`Deleted task ${args.id}.`);
     },

@@ -229,7 +229,7 @@ t.test('users: added with the token shown once, re-keyed (old token 401), disabl
   t.equal(mcp.status, 401, 'and MCP');
   // Work started before the disable (a task, monitor, crawl, replay) holds the old record: dispatch reads it anew.
   const stale = { ...d.daemon.env.users.get('bob')!, disabled: false };
-  const background = await callTool(d.daemon.env, stale, 'browser_open', { url: 'about:blank' }, { via: 'internal' });
+  const background = await callTool(d.daemon.pipeline, stale, 'browser_open', { url: 'about:blank' }, { via: 'internal' });
   t.equal(background.ok ? 'ok' : background.error.code, 'unauthorized', 'background work of a disabled account is refused');
   t.notOk(d.daemon.env.pool.peek('bob'), 'and starts no browser');
 

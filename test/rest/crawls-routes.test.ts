@@ -112,11 +112,11 @@ t.before(async () => {
   bob = await d.addUser('bob');
   const put = await d.rest(alice, 'PUT', '/v1/vault/site.test', { fields: { password: PASSWORD } });
   if (put.status !== 200) throw new Error(JSON.stringify(put.json));
-  real = d.daemon.env.crawls;
-  d.daemon.env.crawls = new FakeCrawls() as unknown as CrawlService;
+  real = d.daemon.features.crawls;
+  d.daemon.features.crawls = new FakeCrawls() as unknown as CrawlService;
 });
 t.teardown(async () => {
-  d.daemon.env.crawls = real;
+  d.daemon.features.crawls = real;
   await d.stop();
 });
 

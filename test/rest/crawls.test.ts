@@ -34,7 +34,7 @@ async function download(token: string, path: string) {
 /** Waits on the service's own signal (no polling, no sleep) until the run stops running. */
 async function finished(token: string, id: string) {
   const user = token === alice ? 'alice' : 'bob';
-  await d.daemon.env.crawls.waitWhileRunning(user, id, 120_000);
+  await d.daemon.features.crawls.waitWhileRunning(user, id, 120_000);
   return (await d.rest(token, 'GET', `/v1/crawls/${id}`)).json;
 }
 

@@ -98,7 +98,7 @@ t.test('a disabled account: share link, SMS inbox and running crawl all refuse; 
   const stoppedAt = pageRequests();
   await new Promise((r) => setTimeout(r, 1200));
   t.equal(pageRequests(), stoppedAt, 'the crawl starts no page while the account is disabled');
-  t.equal(env.crawls.get('dave', crawlId)?.state, 'running', 'the crawl is kept, not ended');
+  t.equal(d.daemon.features.crawls.get('dave', crawlId)?.state, 'running', 'the crawl is kept, not ended');
 
   await cli('user', 'enable', 'dave');
 

@@ -101,9 +101,9 @@ t.test('a browser crawl with collect: the same', async (t) => {
   const before = site.requests.length;
   const r = await d.rest(alice, 'POST', '/v1/tools/browser_crawl', { startUrls: [`${site.url}/files`], mode: 'browser', maxDepth: 0, maxPages: 1, delayMs: 0, collect: { documents: true } });
   t.equal(r.status, 200, JSON.stringify(r.json));
-  const info = await d.daemon.env.crawls.waitWhileRunning('alice', r.json.id, 120_000);
+  const info = await d.daemon.features.crawls.waitWhileRunning('alice', r.json.id, 120_000);
   t.not(info.state, 'running');
-  const [item] = [...d.daemon.env.crawls.iterateItems('alice', r.json.id)] as CrawlItem[];
+  const [item] = [...d.daemon.features.crawls.iterateItems('alice', r.json.id)] as CrawlItem[];
   t.equal(item?.status, 'done', item?.error ?? '');
   checkEntries(t, (item?.files ?? []) as Entry[], paths(before));
 });

@@ -39,8 +39,8 @@ t.teardown(async () => {
 async function crawl(args: Record<string, unknown>): Promise<CrawlItem[]> {
   const r = await d.rest(alice, 'POST', '/v1/tools/browser_crawl', { delayMs: 0, mode: 'http', ...args });
   if (r.status !== 200) throw new Error(JSON.stringify(r.json));
-  await d.daemon.env.crawls.waitWhileRunning('alice', r.json.id, 60_000);
-  return [...d.daemon.env.crawls.iterateItems('alice', r.json.id)];
+  await d.daemon.features.crawls.waitWhileRunning('alice', r.json.id, 60_000);
+  return [...d.daemon.features.crawls.iterateItems('alice', r.json.id)];
 }
 const same = (items: CrawlItem[]) => items.map((i) => ({ url: i.url, status: i.status, title: i.title, content: i.content })).sort((a, b) => a.url.localeCompare(b.url));
 

@@ -40,7 +40,7 @@ async function crawl(args: Record<string, unknown>) {
   const started = await stack.rest('browser_crawl', { startUrls: [`${stack.site.url}/hub`], delayMs: 0, ...args });
   if (started.status !== 200) return { started, items: [] as any[] };
   const id = started.json.crawl.id as string;
-  await stack.d.daemon.env.crawls.waitWhileRunning('alice', id, 60_000);
+  await stack.d.daemon.features.crawls.waitWhileRunning('alice', id, 60_000);
   const items = (await stack.d.rest(stack.token, 'GET', `/v1/crawls/${id}/items?limit=50`)).json.items as any[];
   return { started, items, id };
 }

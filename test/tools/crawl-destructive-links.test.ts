@@ -52,12 +52,12 @@ async function crawl(args: Record<string, unknown>): Promise<string> {
 }
 
 async function finished(id: string): Promise<CrawlRunInfo> {
-  const info = await d.daemon.env.crawls.waitWhileRunning('alice', id, 120_000);
+  const info = await d.daemon.features.crawls.waitWhileRunning('alice', id, 120_000);
   t.not(info.state, 'running', `${id} stopped running`);
   return info;
 }
 
-const items = (id: string): CrawlItem[] => [...d.daemon.env.crawls.iterateItems('alice', id)];
+const items = (id: string): CrawlItem[] => [...d.daemon.features.crawls.iterateItems('alice', id)];
 /** An address's path; over MCP a page's address arrives fenced, so the fence is taken off first. */
 const pathOf = (url: string) => new URL(url.replace(/^<<<page [^\n]*\n/, '').replace(/\n<<<end-page [^\n]*$/, '')).pathname;
 const requested = (from: number) => site.requests.slice(from).map((r) => r.path.split('?')[0]!);

@@ -63,12 +63,12 @@ async function crawl(args: Record<string, unknown>): Promise<string> {
 }
 
 async function finished(id: string): Promise<CrawlRunInfo> {
-  const info = await d.daemon.env.crawls.waitWhileRunning('alice', id, 120_000);
+  const info = await d.daemon.features.crawls.waitWhileRunning('alice', id, 120_000);
   t.not(info.state, 'running', `${id} stopped running`);
   return info;
 }
 
-const items = (id: string): CrawlItem[] => [...d.daemon.env.crawls.iterateItems('alice', id)];
+const items = (id: string): CrawlItem[] => [...d.daemon.features.crawls.iterateItems('alice', id)];
 /** host/path of each request since `from` (the query dropped). */
 const reached = (from: number) => site.requests.slice(from).map((r) => `${String(r.headers.host).split(':')[0]}${r.path.split('?')[0]}`);
 

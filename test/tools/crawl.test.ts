@@ -37,12 +37,12 @@ async function crawl(args: Record<string, unknown>, token = alice): Promise<stri
 
 /** Waits on the service's own change events (no polling) until the run stops running. */
 async function finished(id: string, user = 'alice'): Promise<CrawlRunInfo> {
-  const info = await d.daemon.env.crawls.waitWhileRunning(user, id, 120_000);
+  const info = await d.daemon.features.crawls.waitWhileRunning(user, id, 120_000);
   t.not(info.state, 'running', `${id} stopped running`);
   return info;
 }
 
-const items = (id: string, user = 'alice'): CrawlItem[] => [...d.daemon.env.crawls.iterateItems(user, id)];
+const items = (id: string, user = 'alice'): CrawlItem[] => [...d.daemon.features.crawls.iterateItems(user, id)];
 const pathsOf = (list: CrawlItem[], status?: string) => list.filter((i) => !status || i.status === status).map((i) => { const u = new URL(i.url); return `${u.hostname === 'site.test' ? '' : u.hostname}${u.pathname}`; }).sort();
 
 t.test('depth, same domain with www, robots.txt and hidden links', async (t) => {
@@ -129,14 +129,14 @@ t.test('pause lets the page in flight finish and starts no other; resume goes on
   t.match(paused.text, /paused/);
   release();
   // The page in flight finishes while paused: its item arrives, and then nothing else is asked for.
-  const afterSlow = await d.daemon.env.crawls.waitFor('alice', id, (r) => r.counters.done >= 1, 10_000);
+  const afterSlow = await d.daemon.features.crawls.waitFor('alice', id, (r) => r.counters.done >= 1, 10_000);
   t.equal(afterSlow.counters.done, 1, 'the in-flight page finished');
   const seen = site.requests.length;
   // Silence is the assertion here, so this one wait is on time: 400 ms in which a running crawl (delay 0) would
   // have asked for several pages.
   await new Promise((r) => setTimeout(r, 400));
   t.equal(site.requests.length, seen, 'a paused crawl sends nothing');
-  t.equal(d.daemon.env.crawls.get('alice', id)!.state, 'paused');
+  t.equal(d.daemon.features.crawls.get('alice', id)!.state, 'paused');
   const wrong = await call(client, 'browser_crawl_status', { id, action: 'pause' });
   t.ok(wrong.isError);
   t.match(wrong.text, /paused, so it cannot pause/);

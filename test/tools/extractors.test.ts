@@ -230,15 +230,15 @@ t.test('a crawl with extractor fills every item with its fields, no model', asyn
   const before = sent();
   const r = await rest('POST', '/v1/crawls', { startUrls: [itemUrl('1'), itemUrl('2')], extractor: id, maxDepth: 0, mode: 'http', delayMs: 0 });
   t.equal(r.status, 201, JSON.stringify(r.json));
-  const run = await s.d.daemon.env.crawls.waitWhileRunning('alice', r.json.id, 120_000);
+  const run = await s.d.daemon.features.crawls.waitWhileRunning('alice', r.json.id, 120_000);
   t.equal(run.state, 'finished');
-  const done: CrawlItem[] = [...s.d.daemon.env.crawls.iterateItems('alice', r.json.id)].filter((i) => i.status === 'done');
+  const done: CrawlItem[] = [...s.d.daemon.features.crawls.iterateItems('alice', r.json.id)].filter((i) => i.status === 'done');
   t.same(done.map((i) => i.fields).sort((a, b) => String(a?.title).localeCompare(String(b?.title))), [
     { title: 'Blue Kettle', price: 42.5, tags: ['steel', 'blue'] },
     { title: 'Red Toaster', price: 19, tags: ['red'] },
   ]);
   t.notOk(done.some((i) => i.schemaErrors), 'the values satisfy the schema');
-  t.same(s.d.daemon.env.crawls.spec('alice', r.json.id)?.extractor, { id, version: 2 });
+  t.same(s.d.daemon.features.crawls.spec('alice', r.json.id)?.extractor, { id, version: 2 });
   t.equal(sent(), before, 'no provider request');
 });
 

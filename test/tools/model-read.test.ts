@@ -125,7 +125,7 @@ function readsProduct(req: RecordedRequest) {
   return m ? { json: { data: { name: m[1], price: Number(m[2]) }, citations: [{ field: 'price', chunk: 'c1', quote: `costs ${m[2]} euros` }] } } : { json: { data: {}, citations: [] } };
 }
 
-const crawlItems = (id: string) => [...s.d.daemon.env.crawls.iterateItems('alice', id)];
+const crawlItems = (id: string) => [...s.d.daemon.features.crawls.iterateItems('alice', id)];
 const startCrawl = (body: Record<string, unknown>, headers: Record<string, string> = {}) => s.d.rest(s.token, 'POST', '/v1/crawls', { mode: 'http', delayMs: 0, maxDepth: 0, obeyRobots: false, ...body }, headers);
 
 t.test('crawl outputSchema without fields: a model fills every page with the starting call\'s key; usage as counted', async (t) => {
@@ -137,8 +137,8 @@ t.test('crawl outputSchema without fields: a model fills every page with the sta
   const usageBefore = (await s.d.rest(s.token, 'GET', '/v1/usage')).json.totals;
   const r = await startCrawl({ startUrls: [`${s.site.url}/p/kettle`, `${s.site.url}/p/toaster`], outputSchema: productSchema, prompt: 'the product on sale' }, { 'X-Model-Key': CALLER_KEY });
   t.equal(r.status, 201, JSON.stringify(r.json));
-  t.equal(s.d.daemon.env.crawls.spec('alice', r.json.id)?.model, OPENAI, 'the default model, fixed when the crawl started');
-  const run = await s.d.daemon.env.crawls.waitWhileRunning('alice', r.json.id, 60_000);
+  t.equal(s.d.daemon.features.crawls.spec('alice', r.json.id)?.model, OPENAI, 'the default model, fixed when the crawl started');
+  const run = await s.d.daemon.features.crawls.waitWhileRunning('alice', r.json.id, 60_000);
   t.equal(run.state, 'finished');
   const items = crawlItems(r.json.id);
   t.same(items.map((i) => [i.status, i.fields]).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))), [
@@ -157,7 +157,7 @@ t.test('crawl outputSchema without fields: a model fills every page with the sta
   t.same([items.reduce((n, i) => n + i.model!.inputTokens, 0), items.reduce((n, i) => n + i.model!.outputTokens, 0)], [u.input, u.output], 'per-item tokens are the fake\'s counts');
   const usageAfter = (await s.d.rest(s.token, 'GET', '/v1/usage')).json.totals;
   t.same([usageAfter.inputTokens - usageBefore.inputTokens, usageAfter.outputTokens - usageBefore.outputTokens], [u.input, u.output]);
-  t.notOk(JSON.stringify(s.d.daemon.env.crawls.spec('alice', r.json.id)).includes(CALLER_KEY), 'the key is not in the stored crawl');
+  t.notOk(JSON.stringify(s.d.daemon.features.crawls.spec('alice', r.json.id)).includes(CALLER_KEY), 'the key is not in the stored crawl');
   const csv = await fetch(`${s.d.url}/v1/crawls/${r.json.id}/export?format=csv`, { headers: { Authorization: `Bearer ${s.token}` } });
   t.match((await csv.text()).split('\r\n')[0], /,name,price$/, "the schema's properties are the export's field columns");
 });
@@ -168,7 +168,7 @@ t.test('crawl: a page whose model turn cannot fit the crawl\'s budget fails alon
   const before = sent();
   const r = await startCrawl({ startUrls: [`${s.site.url}/p/kettle`, `${s.site.url}/p/toaster`], outputSchema: productSchema, maxTokensTotal: 50 });
   t.equal(r.status, 201, JSON.stringify(r.json));
-  await s.d.daemon.env.crawls.waitWhileRunning('alice', r.json.id, 60_000);
+  await s.d.daemon.features.crawls.waitWhileRunning('alice', r.json.id, 60_000);
   const items = crawlItems(r.json.id);
   t.same(items.map((i) => i.status), ['failed', 'failed']);
   t.ok(items.every((i) => /^budget_exceeded: /.test(i.error ?? '')), items.map((i) => i.error).join(' | '));
@@ -200,7 +200,7 @@ t.test("crawl across a restart: the caller's key is gone; the host key goes on, 
   const noHost = await startCrawl({ ...slow, model: GEMINI }, { 'X-Model-Key': CALLER_KEY });
   t.equal(onHost.status, 201, JSON.stringify(onHost.json));
   t.equal(noHost.status, 201, JSON.stringify(noHost.json));
-  for (const id of [onHost.json.id, noHost.json.id]) await s.d.daemon.env.crawls.waitFor('alice', id, (r) => r.counters.done >= 1, 60_000);
+  for (const id of [onHost.json.id, noHost.json.id]) await s.d.daemon.features.crawls.waitFor('alice', id, (r) => r.counters.done >= 1, 60_000);
   const first = fake.requests.slice(before);
   t.same(first.map((q) => q.provider).sort(), ['gemini', 'openai']);
   t.equal(first.find((q) => q.provider === 'openai')!.headers.authorization, `Bearer ${CALLER_KEY}`);
@@ -211,7 +211,7 @@ t.test("crawl across a restart: the caller's key is gone; the host key goes on, 
   const mark = sent();
   await s.d.restart();
   for (const id of [onHost.json.id, noHost.json.id]) {
-    const run = await s.d.daemon.env.crawls.waitWhileRunning('alice', id, 60_000);
+    const run = await s.d.daemon.features.crawls.waitWhileRunning('alice', id, 60_000);
     t.equal(run.state, 'finished');
   }
   const after = fake.requests.slice(mark);

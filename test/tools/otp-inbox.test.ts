@@ -15,11 +15,11 @@ import { startImapServer, type ImapFixture } from '../fixtures/imap-server.js';
 import { waitForOtp, type OtpWait } from '../../daemon/vault/otp/index.js';
 import { mailboxAddress } from '../../daemon/vault/otp/mailbox-address.js';
 import { mustUpgrade } from '../../daemon/vault/otp/imap.js';
-import type { DaemonEnv } from '../../daemon/env.js';
+import type { Platform } from '../../daemon/platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
 
 let d: TestDaemon;
-let env: DaemonEnv;
+let env: Platform;
 let imap: ImapFixture;
 const SMS_SECRET = 'sms-secret-ana-7f3c9b1e5d';
 const BOB_SECRET = 'sms-secret-bob-2a8e6c4f0b';
@@ -131,7 +131,7 @@ t.test('IMAP: a wrong password is action_failed naming the inbox, never the pass
 
 t.test('the mailbox host goes through the private-network guard', async (t) => {
   const before = imap.connections;
-  const strict = { ...env, cfg: { ...env.cfg, allowPrivateNetwork: false, allowTargets: [] } } as DaemonEnv;
+  const strict = { ...env, cfg: { ...env.cfg, allowPrivateNetwork: false, allowTargets: [] } } as Platform;
   const e = await rejection(waitForOtp(strict, 'ana', wait({ site: 'example.com', inbox: 'mail' })));
   t.equal(e.code, 'blocked');
   t.match(e.message, /loopback/);

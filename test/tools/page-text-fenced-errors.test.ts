@@ -186,7 +186,7 @@ t.test('errors kept as result lines: the page part is fenced or dropped, never b
   const started = await s.rest('browser_crawl', { startUrls: [`${s.site.url}/links-to-gone`], delayMs: 0, mode: 'http', maxDepth: 1 });
   t.equal(started.status, 200, JSON.stringify(started.json));
   const id = started.json.id as string;
-  await s.d.daemon.env.crawls.waitWhileRunning(alice, id, 120_000);
+  await s.d.daemon.features.crawls.waitWhileRunning(alice, id, 120_000);
   const status = await probe(t, 'browser_crawl_status', { id, status: 'failed' }, 'browser_crawl_status (a failed item)');
   t.match(status.text, /failed/);
   const items = await s.d.rest(s.token, 'GET', `/v1/crawls/${id}/items?status=failed`);

@@ -200,7 +200,7 @@ t.test('a restart stops a recording under way and fails a running replay', async
   const { tab } = await ok('browser_open', {});
   const rec = await ok('browser_record', { tab });
   // A replay the daemon was running when it went down, as the store holds it.
-  const store = s.d.daemon.env.records.store;
+  const store = s.d.daemon.features.records.store;
   const running = { id: store.newReplayId(), user: 'alice', recording: rec.id, cache: 'off' as const, state: 'running' as const, steps: [], createdAt: new Date().toISOString() };
   await store.putReplay(running);
   await s.d.restart();

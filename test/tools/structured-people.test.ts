@@ -69,7 +69,7 @@ t.test('browser_crawl_status: items typed, page text fenced over MCP, raw over R
   t.equal(started.status, 200, JSON.stringify(started.json));
   const id = started.json.id as string;
   t.equal(started.json.crawl.id, id, 'browser_crawl sets the run beside its id');
-  await d.daemon.env.crawls.waitWhileRunning('alice', id, 60_000);
+  await d.daemon.features.crawls.waitWhileRunning('alice', id, 60_000);
 
   const raw = await mcp('browser_crawl_status', { id });
   const nonce = nonceOf(raw);
@@ -103,7 +103,7 @@ t.test('browser_crawl_status: items typed, page text fenced over MCP, raw over R
 
   // With a query the passages are the answer instead of the whole page.
   const asked = await rest('browser_crawl', { startUrls: [`${site.base}/blog/post-2`], maxDepth: 0, mode: 'http', delayMs: 0, query: 'repairing bicycles', topK: 1 });
-  await d.daemon.env.crawls.waitWhileRunning('alice', asked.json.id, 60_000);
+  await d.daemon.features.crawls.waitWhileRunning('alice', asked.json.id, 60_000);
   const answered = await mcp('browser_crawl_status', { id: asked.json.id });
   const passage = answered.structuredContent.items[0].passages[0];
   t.match(insideFence(passage.text, nonceOf(answered)), /repairing bicycles/, 'a passage is fenced');

@@ -29,7 +29,7 @@ t.teardown(async () => {
 const cli = (...args: string[]) => run(process.execPath, [bin, ...args, '--data', s.d.dataDir], { encoding: 'utf8' });
 
 t.test('disabled: running tasks are held and queued ones wait, with no model request; enabled: they finish', async (t) => {
-  const tasks = s.d.daemon.env.tasks;
+  const tasks = s.d.daemon.features.tasks;
   fake.delayMs = 60_000;
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) {

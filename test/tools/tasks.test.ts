@@ -79,7 +79,7 @@ const start = (goal: string, extra: Record<string, unknown> = {}) => api('POST',
 /** GET with waitS: answers once the task is neither queued nor running (the service's own change events). */
 const settled = async (id: string) => (await api('GET', `/v1/tasks/${id}?waitS=60`)).json.task;
 /** After Done: the task leaves paused on the hand-off's own wake-up (an event, not a timer). */
-const resumedFrom = (id: string) => s.d.daemon.env.tasks.waitFor('alice', id, (x) => x.state !== 'paused', 10_000);
+const resumedFrom = (id: string) => s.d.daemon.features.tasks.waitFor('alice', id, (x) => x.state !== 'paused', 10_000);
 const requestsOf = (marker: string) => fake.requests.filter((r) => conversation(r).goal.includes(marker));
 const doneUrl = (handoffUrl: string) => `${s.d.url}${new URL(handoffUrl).pathname}/done`;
 
@@ -141,7 +141,7 @@ t.test('two tasks run per user, a third queues; cancel frees a slot and stops th
     t.equal(r.status, 201);
     ids.push(r.json.id);
   }
-  const tasks = s.d.daemon.env.tasks;
+  const tasks = s.d.daemon.features.tasks;
   await tasks.waitFor('alice', ids[0]!, (x) => x.state === 'running', 10_000);
   await tasks.waitFor('alice', ids[1]!, (x) => x.state === 'running', 10_000);
   t.equal((await api('GET', `/v1/tasks/${ids[0]}`)).json.task.state, 'running');

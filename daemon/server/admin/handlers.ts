@@ -8,7 +8,6 @@
  * are answered as pages here, never thrown to the router, which would log the path.
  */
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import type { DaemonEnv } from '../../env.js';
 import { BrowserdError, ERROR_CODES, toBrowserdError } from '../../../protocol/errors.js';
 import { readForm, send, type Req } from '../http.js';
 import { ADMIN_ACTOR, auditedChange, type Handler } from '../rest-call.js';
@@ -20,6 +19,7 @@ import { addUser, shownOnce, userAction, usersBody } from './users-page.js';
 import { saveSettings, settingsBody } from './settings-page.js';
 import { approvalsBody, changeApprovals, changePolicy, policiesBody } from './policy-pages.js';
 import { auditBody, browsersBody, overviewBody } from './status-pages.js';
+import type { ServerDeps } from '../deps.js';
 
 /** Wrong keys one address may try in 15 minutes: the key is far too long to guess, this keeps the log quiet. */
 const LOGIN_FAILURES = 10;
@@ -34,7 +34,8 @@ function segment(raw: string | undefined): string {
   }
 }
 
-export function adminConsoleHandlers(env: DaemonEnv): Record<string, Handler> {
+export function adminConsoleHandlers(server: ServerDeps): Record<string, Handler> {
+  const { env } = server;
   const sessions = new AdminSessions();
   const failures = new RateLimiterMemory({ points: LOGIN_FAILURES, duration: 15 * 60 });
   const secure = env.cfg.publicUrl?.startsWith('https:') ?? false;
@@ -160,7 +161,7 @@ export function adminConsoleHandlers(env: DaemonEnv): Record<string, Handler> {
       'Users',
       async (form, [raw]) => {
         const name = segment(raw);
-        const { notice, token } = await userAction(env, name, form);
+        const { notice, token } = await userAction(server, name, form);
         return { flash: { notice }, body: (s) => html`${token ? shownOnce(env, name, token) : ''}${usersBody(env, s)}` };
       },
       (s) => usersBody(env, s),

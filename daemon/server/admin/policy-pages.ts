@@ -2,7 +2,7 @@
  * Per-user rules: the host policy (rules checked whole by assertHostRules, as every other writer does) and the
  * approvals and take-over switches (storage/users.ts update).
  */
-import type { DaemonEnv } from '../../env.js';
+import type { Platform } from '../../platform.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 import { assertHostRules, HOST_ACCESS } from '../../policy/host-policy.js';
 import { ADMIN_ACTOR, auditedChange } from '../rest-call.js';
@@ -11,7 +11,7 @@ import { csrfField } from './layout.js';
 import type { AdminSession } from './sessions.js';
 import { existingUser } from './users-page.js';
 
-export function policiesBody(env: DaemonEnv, s: AdminSession, selected: string | undefined): Markup {
+export function policiesBody(env: Platform, s: AdminSession, selected: string | undefined): Markup {
   const users = env.users.list();
   const picker = html`<p>User: ${users.map((u) => html`<a href="/admin/policies?user=${encodeURIComponent(u.id)}"${u.id === selected ? html` aria-current="page"` : ''}>${u.id}</a> `)}</p>`;
   if (!selected) return html`${picker}<p class="muted">Pick a user to see and change the sites it may only read, may not open, or may change.</p>`;
@@ -29,7 +29,7 @@ export function policiesBody(env: DaemonEnv, s: AdminSession, selected: string |
 }
 
 /** Sets or removes one rule; the whole new list is checked before it is stored. */
-export async function changePolicy(env: DaemonEnv, name: string, form: URLSearchParams): Promise<string> {
+export async function changePolicy(env: Platform, name: string, form: URLSearchParams): Promise<string> {
   existingUser(env, name);
   const op = form.get('op');
   const pattern = (form.get('pattern') ?? '').trim();
@@ -47,7 +47,7 @@ export async function changePolicy(env: DaemonEnv, name: string, form: URLSearch
   });
 }
 
-export function approvalsBody(env: DaemonEnv, s: AdminSession): Markup {
+export function approvalsBody(env: Platform, s: AdminSession): Markup {
   const rows = env.users.list().map((u) => {
     const id = (k: string) => `${k}-${u.id}`;
     return html`<tr data-user="${u.id}"><td>${u.id}</td><td colspan="3"><form method="post" action="/admin/approvals/${encodeURIComponent(u.id)}">${csrfField(s)}
@@ -59,7 +59,7 @@ export function approvalsBody(env: DaemonEnv, s: AdminSession): Markup {
 <table id="approvals"><thead><tr><th>user</th><th colspan="3">switches</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-export async function changeApprovals(env: DaemonEnv, name: string, form: URLSearchParams): Promise<string> {
+export async function changeApprovals(env: Platform, name: string, form: URLSearchParams): Promise<string> {
   existingUser(env, name);
   const patch = { approvals: form.has('approvals'), takeover: form.has('takeover') };
   await auditedChange(env, ADMIN_ACTOR, 'admin.user_policy', { user: name, ...patch, from: 'console' }, () => env.users.update(name, patch));

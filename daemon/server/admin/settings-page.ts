@@ -1,5 +1,5 @@
 /** The browser settings page: one form, every control labelled with the setting's own name. */
-import type { DaemonEnv } from '../../env.js';
+import type { Platform } from '../../platform.js';
 import { SETTING_NAMES } from '../../settings/browser-settings.js';
 import { ADMIN_ACTOR, auditedChange } from '../rest-call.js';
 import { html, type Markup } from './html.js';
@@ -18,7 +18,7 @@ function checkbox(v: Record<string, string>, name: string, extra: string): Marku
   return html`<div class="row"><label for="${id}">${name}</label> <input type="checkbox" id="${id}" name="${name}"${v[name] ? html` checked` : ''}> <span class="muted">${extra}</span></div>`;
 }
 
-export function settingsBody(env: DaemonEnv, s: AdminSession): Markup {
+export function settingsBody(env: Platform, s: AdminSession): Markup {
   const v = formValues(env.browserSettings.current());
   const option = (name: string, value: string, label: string) => html`<option value="${value}"${v[name] === value ? html` selected` : ''}>${label}</option>`;
   return html`<form method="post" action="/admin/settings" id="settings">${csrfField(s)}
@@ -45,7 +45,7 @@ ${checkbox(v, 'signup', 'anyone may create a user on the home page')}
 }
 
 /** The form as one patch through the one validation; a bad value changes nothing. */
-export async function saveSettings(env: DaemonEnv, form: URLSearchParams) {
+export async function saveSettings(env: Platform, form: URLSearchParams) {
   // The form always sends every setting; the audit names them, never their values.
   return auditedChange(env, ADMIN_ACTOR, 'admin.browser_settings', { keys: [...SETTING_NAMES], from: 'console' }, async () => env.browserSettings.update(patchFromForm(form)));
 }

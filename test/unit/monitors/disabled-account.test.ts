@@ -10,7 +10,7 @@ import pino from 'pino';
 import { openDb } from '../../../storage/db.js';
 import { MonitorService } from '../../../daemon/monitors/service.js';
 import { ManualClock } from '../../../daemon/monitors/clock.js';
-import type { DaemonEnv } from '../../../daemon/env.js';
+import type { Platform } from '../../../daemon/platform.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.parse('2026-03-28T12:00:00Z');
@@ -24,7 +24,7 @@ t.test('scheduled checks of a disabled account do not run; enabled again, they d
   });
   const disabled = new Set<string>();
   const captures: string[] = [];
-  const env = { cfg: { quotas: { monitors: 10 } }, webhooks: { emit: async () => undefined }, log: pino({ level: 'silent' }), users: { isActive: (u: string) => !disabled.has(u) } } as unknown as DaemonEnv;
+  const env = { cfg: { quotas: { monitors: 10 } }, webhooks: { emit: async () => undefined }, log: pino({ level: 'silent' }), users: { isActive: (u: string) => !disabled.has(u) } } as unknown as Platform;
   const clock = new ManualClock(T0);
   const s = new MonitorService(db, () => env, { clock, capture: async (_env, user, spec) => (captures.push(`${user} ${spec.url}`), { kind: 'text', text: 'Price: 10' }) });
   s.start();

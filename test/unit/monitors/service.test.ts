@@ -11,7 +11,7 @@ import pino from 'pino';
 import { openDb, type Db } from '../../../storage/db.js';
 import { MonitorService } from '../../../daemon/monitors/service.js';
 import { ManualClock } from '../../../daemon/monitors/clock.js';
-import type { DaemonEnv } from '../../../daemon/env.js';
+import type { Platform } from '../../../daemon/platform.js';
 import { MAX_CHECKS_KEPT, MAX_MONITORS_PER_USER, type MonitorSpec } from '../../../storage/monitors.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 
@@ -32,7 +32,7 @@ function rig(t: Test): Rig {
     events: [],
     captures: [],
     service() {
-      const env = { cfg: { quotas: { monitors: MAX_MONITORS_PER_USER } }, webhooks: { emit: async (user: string, type: string, data: any) => void r.events.push({ user, type, data }) }, log: pino({ level: 'silent' }), users: { isActive: () => true } } as unknown as DaemonEnv;
+      const env = { cfg: { quotas: { monitors: MAX_MONITORS_PER_USER } }, webhooks: { emit: async (user: string, type: string, data: any) => void r.events.push({ user, type, data }) }, log: pino({ level: 'silent' }), users: { isActive: () => true } } as unknown as Platform;
       return new MonitorService(db, () => env, {
         clock: r.clock,
         capture: async (_env, user, s) => {

@@ -13,7 +13,7 @@ import { openDb } from '../../../storage/db.js';
 import { MonitorService } from '../../../daemon/monitors/service.js';
 import { ManualClock } from '../../../daemon/monitors/clock.js';
 import { StorageQuota } from '../../../daemon/quotas/storage.js';
-import type { DaemonEnv } from '../../../daemon/env.js';
+import type { Platform } from '../../../daemon/platform.js';
 
 const KB = 1024;
 
@@ -26,7 +26,7 @@ t.test('a monitor check past the storage quota is recorded as such, not stored; 
   });
   const quota = new StorageQuota({ dataDir: dir, limit: 1000 * KB, cacheBytes: () => 0, storeBytes: (u) => db.userBytes.byKind(u) });
   db.userBytes.guard = (user, bytes) => quota.check(user, bytes);
-  const env = { cfg: { quotas: { monitors: 10 } }, webhooks: { emit: async () => undefined }, log: pino({ level: 'silent' }), users: { isActive: () => true } } as unknown as DaemonEnv;
+  const env = { cfg: { quotas: { monitors: 10 } }, webhooks: { emit: async () => undefined }, log: pino({ level: 'silent' }), users: { isActive: () => true } } as unknown as Platform;
   let text = `Price: 10\n${'word '.repeat((500 * KB) / 5)}`;
   const s = new MonitorService(db, () => env, { clock: new ManualClock(Date.parse('2026-03-28T12:00:00Z')), capture: async () => ({ kind: 'text', text }) });
   s.start();
