@@ -8,7 +8,8 @@
 import type { Database } from 'lmdb';
 import type { Db } from './db.js';
 import type { QuotaMode } from './user-bytes.js';
-import { countUnder, keysUnder, valuesUnder } from './key-range.js';
+import { keysUnder, valuesUnder } from './key-range.js';
+import { PerUserTable } from './per-user-table.js';
 
 export const MAX_MONITORS_PER_USER = 100;
 export const MAX_CHECKS_KEPT = 500;
@@ -61,39 +62,29 @@ export type Baseline = { kind: 'text'; text: string } | { kind: 'png'; png: Buff
 const SEP = '\u0000';
 const pad = (n: number) => String(n).padStart(12, '0');
 
-export class MonitorStore {
-  private monitors: Database<any, string>;
+/** The monitors themselves are a per-user table (`<user>\0<id>`); their checks and baselines sit beside it. */
+export class MonitorStore extends PerUserTable<MonitorRecord> {
   private checkRows: Database<any, string>;
   private baselines: Database<any, string>;
 
-  constructor(private db: Db) {
+  constructor(db: Db) {
     // Named databases of their own, opened here so this record kind stays in its own module.
-    this.monitors = db.table<any>('monitors');
+    super(db, 'monitors');
     this.checkRows = db.table<any>('monitorChecks');
     this.baselines = db.table<any>('monitorBaselines');
   }
 
-  private key = (user: string, id: string) => `${user}${SEP}${id}`;
   private checkPrefix = (user: string, id: string) => `${user}${SEP}${id}${SEP}`;
-
-  get(user: string, id: string): MonitorRecord | undefined {
-    return this.monitors.get(this.key(user, id)) as MonitorRecord | undefined;
-  }
 
   /** One user's monitors, oldest first (stable ids for an agent to go through). */
   list(user: string): MonitorRecord[] {
-    const out: MonitorRecord[] = [];
-    for (const value of valuesUnder(this.monitors, [user])) out.push(value as MonitorRecord);
+    const out: MonitorRecord[] = [...this.values(user)];
     return out.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
-  }
-
-  count(user: string): number {
-    return countUnder(this.monitors, [user]);
   }
 
   /** Every user's monitors: what the scheduler loads at start. */
   *all(): Generator<MonitorRecord> {
-    for (const { value } of this.monitors.getRange({})) yield value as MonitorRecord;
+    for (const { value } of this.records.getRange({})) yield value as MonitorRecord;
   }
 
   /**
@@ -108,14 +99,14 @@ export class MonitorStore {
         result = 'full';
         return;
       }
-      w.put(this.monitors, this.key(rec.user, rec.id), rec);
+      w.put(this.records, this.key(rec.user, rec.id), rec);
     });
     if (result === 'created') await this.db.flushed();
     return result;
   }
 
   /** Removes the monitor with its checks and baseline; false when there was none. */
-  async delete(user: string, id: string): Promise<boolean> {
+  override async delete(user: string, id: string): Promise<boolean> {
     let found = false;
     await this.db.userBytes.write(
       user,
@@ -123,7 +114,7 @@ export class MonitorStore {
       (w) => {
         if (!this.get(user, id)) return;
         found = true;
-        w.remove(this.monitors, this.key(user, id));
+        w.remove(this.records, this.key(user, id));
         w.remove(this.baselines, this.key(user, id));
         for (const k of [...keysUnder(this.checkRows, [user, id])]) w.remove(this.checkRows, k);
       },
@@ -166,7 +157,7 @@ export class MonitorStore {
         if (opts.baseline) w.put(this.baselines, this.key(user, id), opts.baseline);
         if (opts.scheduledFor && opts.scheduledFor > rec.scheduledFrom) rec.scheduledFrom = opts.scheduledFor;
         rec.lastCheck = { at: check.at, status: check.status, changed: check.changed };
-        w.put(this.monitors, this.key(user, id), rec);
+        w.put(this.records, this.key(user, id), rec);
         stored = row;
       },
       opts.quota ?? 'refuse',

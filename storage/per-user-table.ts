@@ -1,7 +1,7 @@
 /**
  * A table of records per user, keyed `<user>\0<id>`: every lookup starts with the caller's id, so another user's
- * record is simply not there. Writes resolve once they are on disk. The stores of small per-user records
- * (extractors, API maps, research answers) are this with their own rules on top.
+ * record is simply not there. Writes resolve once they are on disk. The stores of per-user records (extractors,
+ * API maps, research answers, tabs, site memory, monitors) are this with their own rules on top.
  */
 import type { Database } from 'lmdb';
 import type { Db } from './db.js';
@@ -10,11 +10,12 @@ import { countUnder, valuesUnder } from './key-range.js';
 export class PerUserTable<T> {
   protected readonly records: Database<T, string>;
 
+  /** `table`: the name of a database the store opens for itself, or one db.ts already opened (tabs, siteMemory). */
   constructor(
     protected readonly db: Db,
-    name: string,
+    table: string | Database<T, string>,
   ) {
-    this.records = db.table<T>(name);
+    this.records = typeof table === 'string' ? db.table<T>(table) : table;
   }
 
   protected key(user: string, id: string): string {

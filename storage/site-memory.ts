@@ -4,6 +4,7 @@
  */
 import type { Db } from './db.js';
 import { keysUnder } from './key-range.js';
+import { PerUserTable } from './per-user-table.js';
 
 export interface SiteNote {
   note: string;
@@ -21,19 +22,15 @@ export interface SiteMemory {
 /** Notes kept per site; the oldest go when more arrive. */
 export const MAX_NOTES = 100;
 
-export class SiteMemoryStore {
-  constructor(private readonly db: Db) {}
-
-  private key = (user: string, host: string) => `${user}\u0000${host}`;
-
-  get(user: string, host: string): SiteMemory | undefined {
-    return this.db.siteMemory.get(this.key(user, host)) as SiteMemory | undefined;
+export class SiteMemoryStore extends PerUserTable<SiteMemory> {
+  constructor(db: Db) {
+    super(db, db.siteMemory);
   }
 
   async saveMap(user: string, host: string, map: unknown): Promise<void> {
     await this.db.root.transaction(() => {
       const m = this.get(user, host) ?? { host, notes: [] };
-      this.db.siteMemory.put(this.key(user, host), { ...m, map, exploredAt: new Date().toISOString() });
+      this.records.put(this.key(user, host), { ...m, map, exploredAt: new Date().toISOString() });
     });
     await this.db.flushed();
   }
@@ -43,13 +40,13 @@ export class SiteMemoryStore {
     await this.db.root.transaction(() => {
       const m = this.get(user, host) ?? { host, notes: [] };
       out = { ...m, notes: [...m.notes, { note, at: new Date().toISOString() }].slice(-MAX_NOTES) };
-      this.db.siteMemory.put(this.key(user, host), out);
+      this.records.put(this.key(user, host), out);
     });
     await this.db.flushed();
     return out;
   }
 
   hosts(user: string): string[] {
-    return [...keysUnder(this.db.siteMemory, [user])].map((k) => k.slice(user.length + 1));
+    return [...keysUnder(this.records, [user])].map((k) => k.slice(user.length + 1));
   }
 }

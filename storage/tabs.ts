@@ -1,6 +1,6 @@
 /** Tab records: ids that survive daemon and browser restarts, with what a tab needs to be reopened. */
 import type { Db } from './db.js';
-import { valuesUnder } from './key-range.js';
+import { PerUserTable } from './per-user-table.js';
 
 export interface TabRecord {
   id: string;
@@ -17,11 +17,13 @@ export interface TabRecord {
   viewport?: { width: number; height: number; deviceScaleFactor?: number };
 }
 
-export class TabStore {
+export class TabStore extends PerUserTable<TabRecord> {
   /** Called when a tab record is removed (the tab closed for good), so what was kept for the tab goes with it. */
   private removedListeners = new Set<(user: string, id: string) => void>();
 
-  constructor(private db: Db) {}
+  constructor(db: Db) {
+    super(db, db.tabs);
+  }
 
   /** Calls `cb` with each tab removed from now on; returns the unsubscribe. */
   onRemoved(cb: (user: string, id: string) => void): () => void {
@@ -29,18 +31,9 @@ export class TabStore {
     return () => this.removedListeners.delete(cb);
   }
 
-  private key(user: string, id: string) {
-    return `${user}\u0000${id}`;
-  }
-
   list(user: string): TabRecord[] {
-    const out: TabRecord[] = [];
-    for (const value of valuesUnder(this.db.tabs, [user])) out.push(value as TabRecord);
+    const out: TabRecord[] = [...this.values(user)];
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id, 'en', { numeric: true }));
-  }
-
-  get(user: string, id: string): TabRecord | undefined {
-    return this.db.tabs.get(this.key(user, id));
   }
 
   /** Allocates the next tab number for a user (and profile): ids are never reused. */
@@ -55,13 +48,13 @@ export class TabStore {
   }
 
   async put(rec: TabRecord, durable = true): Promise<void> {
-    await this.db.tabs.put(this.key(rec.user, rec.id), rec);
+    await this.records.put(this.key(rec.user, rec.id), rec);
     if (durable) await this.db.flushed();
   }
 
-  async remove(user: string, id: string): Promise<void> {
-    await this.db.tabs.remove(this.key(user, id));
-    await this.db.flushed();
+  /** Removes the record (on disk before it resolves) and tells the listeners, whether or not it was there. */
+  override async delete(user: string, id: string): Promise<boolean> {
+    const had = await super.delete(user, id);
     for (const cb of this.removedListeners) {
       try {
         cb(user, id);
@@ -69,6 +62,11 @@ export class TabStore {
         // A listener's failure is its own: the tab is gone either way.
       }
     }
+    return had;
+  }
+
+  async remove(user: string, id: string): Promise<void> {
+    await this.delete(user, id);
   }
 
   getDefault(user: string): string | undefined {

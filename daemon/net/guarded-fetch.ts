@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import type { Platform } from '../platform.js';
 import type { Fetcher, FetchedResponse, FetchOptions } from '../crawl/types.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { vetTarget, VetRefusal } from './vet.js';
+import { vetUrl, type RefusalWords } from './refusal-error.js';
 import { pinnedRequest } from './pinned-request.js';
 import { lookupWithRules, parseResolverRules } from '../browser/resolver-rules.js';
 import { evaluateHostPolicy } from '../policy/host-policy.js';
@@ -137,20 +137,18 @@ function checkedUrl(raw: string, guard: FetchGuard): URL {
   return u;
 }
 
-async function vetted(u: URL, guard: FetchGuard): Promise<string[]> {
-  const host = u.hostname.replace(/^\[|\]$/g, '');
-  const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
-  try {
-    return await vetTarget(host, port, guard);
-  } catch (e) {
-    if (!(e instanceof VetRefusal)) throw e;
-    if (e.kind === 'unresolved') throw new BrowserdError('navigation_failed', `${host} did not resolve`, { next: 'Check the address.' });
-    if (e.kind === 'reserved_port') throw new BrowserdError('blocked', `port ${port} on this machine is the daemon's own`, { next: 'Pages may not reach the daemon itself.' });
-    throw new BrowserdError('blocked', `${host} is a ${(e.addressClass ?? 'private').replace('_', '-')} address, which the daemon may not reach`, {
-      next: 'Use a public address; an admin can allow private networks (BROWSERD_ALLOW_PRIVATE_NETWORK=1) or single targets (BROWSERD_ALLOW_TARGETS).',
-    });
-  }
-}
+/** How a page fetch names a refused target (refusal-error.ts). */
+const PAGE_WORDS: RefusalWords = {
+  prefix: '',
+  unresolvedCode: 'navigation_failed',
+  // Refused, not failed: addressRefusal (crawl hops) lets navigation_failed through as "fails by itself".
+  malformedCode: 'blocked',
+  checkNext: 'Check the address.',
+  ownPortNext: 'Pages may not reach the daemon itself.',
+  useInstead: 'a public address',
+};
+
+const vetted = (u: URL, guard: FetchGuard): Promise<string[]> => vetUrl(u, guard, PAGE_WORDS);
 
 interface RawResponse {
   status: number;

@@ -6,7 +6,8 @@
  * receivers (they are the user's own endpoints), but the same address rules and allowances do.
  */
 import { BrowserdError } from '../../protocol/errors.js';
-import { vetTarget, VetRefusal, type VetGuard } from '../net/vet.js';
+import type { VetGuard } from '../net/vet.js';
+import { vetUrl, type RefusalWords } from '../net/refusal-error.js';
 
 export const URL_MAX = 2048;
 
@@ -27,19 +28,16 @@ export function parseReceiverUrl(raw: unknown): URL {
   return u;
 }
 
+/** How a webhook receiver is named in a refusal (net/refusal-error.ts). */
+const RECEIVER_WORDS: RefusalWords = {
+  prefix: 'url: ',
+  unresolvedCode: 'validation_error',
+  checkNext: 'Check the receiver address.',
+  ownPortNext: 'Point the webhook at your receiver, not at browserd.',
+  useInstead: 'a public receiver address',
+};
+
 /** The addresses a delivery may connect to: every one the host resolves to, each allowed; a throw otherwise. */
-export async function vetReceiver(u: URL, guard: VetGuard): Promise<string[]> {
-  const host = u.hostname.replace(/^\[|\]$/g, '');
-  const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
-  try {
-    return await vetTarget(host, port, guard);
-  } catch (e) {
-    if (!(e instanceof VetRefusal)) throw e;
-    if (e.kind === 'unresolved') throw new BrowserdError('validation_error', `url: ${host} did not resolve`, { next: 'Check the receiver address.' });
-    if (e.kind === 'reserved_port') throw new BrowserdError('blocked', `url: port ${port} on this machine is the daemon's own`, { next: 'Point the webhook at your receiver, not at browserd.' });
-    if (e.kind === 'malformed') throw new BrowserdError('validation_error', `url: ${host}:${port} is not a target`, { next: 'Check the receiver address.' });
-    throw new BrowserdError('blocked', `url: ${host} is a ${(e.addressClass ?? 'private').replace('_', '-')} address, which the daemon may not call`, {
-      next: 'Use a public receiver address; an admin can allow private networks (--allow-private-network) or single targets (BROWSERD_ALLOW_TARGETS).',
-    });
-  }
+export function vetReceiver(u: URL, guard: VetGuard): Promise<string[]> {
+  return vetUrl(u, guard, RECEIVER_WORDS);
 }

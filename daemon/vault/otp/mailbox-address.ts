@@ -5,8 +5,7 @@
  * name, which a second lookup could answer differently). Otherwise a vault entry would be a way to make the
  * daemon probe the host's own network, or its own loopback services.
  */
-import { vetTarget, VetRefusal } from '../../net/vet.js';
-import { BrowserdError } from '../../../protocol/errors.js';
+import { vetOrRefuse } from '../../net/refusal-error.js';
 
 export interface MailboxGuard {
   /** BROWSERD_ALLOW_PRIVATE_NETWORK: loopback, private and link-local mailboxes become reachable. */
@@ -19,18 +18,17 @@ export interface MailboxGuard {
   lookup?: (host: string) => Promise<{ address: string }[]>;
 }
 
-const NEXT_ALLOW = 'Use a mailbox on a public address; an admin can allow private networks (BROWSERD_ALLOW_PRIVATE_NETWORK=1) or this one address (BROWSERD_ALLOW_TARGETS=address:port).';
-
 /** Resolves `host` and returns the checked address to connect to; throws blocked or action_failed. */
 export async function mailboxAddress(inbox: string, host: string, port: number, guard: MailboxGuard): Promise<string> {
-  try {
-    const deniedPorts = guard.deniedPorts;
-    const addresses = await vetTarget(host, port, { ...guard, deniedPorts: deniedPorts ? () => deniedPorts : undefined });
-    return addresses[0]!;
-  } catch (e) {
-    if (!(e instanceof VetRefusal)) throw e;
-    if (e.kind === 'unresolved' || e.kind === 'malformed') throw new BrowserdError('action_failed', `could not read inbox ${inbox}: the mailbox host ${host} did not resolve`, { next: 'Check the inbox host name in the vault (PUT /v1/vault/NAME), or ask a person for the code.' });
-    if (e.kind === 'reserved_port') throw new BrowserdError('blocked', `inbox ${inbox}: port ${port} on this machine is the daemon's own`, { next: "Give the mailbox server's own address and port." });
-    throw new BrowserdError('blocked', `inbox ${inbox}: the mailbox host ${host} is a ${(e.addressClass ?? 'private').replace('_', '-')} address, which the daemon may not reach`, { next: NEXT_ALLOW });
-  }
+  const deniedPorts = guard.deniedPorts;
+  const addresses = await vetOrRefuse(host, port, { ...guard, deniedPorts: deniedPorts ? () => deniedPorts : undefined }, {
+    prefix: `inbox ${inbox}: `,
+    failedPrefix: `could not read inbox ${inbox}: `,
+    hostNoun: 'the mailbox host ',
+    unresolvedCode: 'action_failed',
+    checkNext: 'Check the inbox host name in the vault (PUT /v1/vault/NAME), or ask a person for the code.',
+    ownPortNext: "Give the mailbox server's own address and port.",
+    useInstead: 'a mailbox on a public address',
+  });
+  return addresses[0]!;
 }
