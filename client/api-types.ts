@@ -22091,9 +22091,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
+                    /** @description The http(s) address of your receiver; no user or password in it. */
                     url: string;
                     /** @description default: every event */
                     events?: ("monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished")[];
@@ -22800,6 +22801,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The site's host, e.g. github.com */
                 name: string;
             };
             cookie?: never;
@@ -22809,8 +22811,9 @@ export interface operations {
                 "application/json": {
                     /** @constant */
                     kind?: "login";
-                    /** Format: uri */
+                    /** @description The http(s) page where you sign in. */
                     loginUrl?: string;
+                    /** @description Field name to value; merged into what the entry holds (at most 50 fields in all). */
                     fields?: {
                         [key: string]: string;
                     };
@@ -22821,6 +22824,7 @@ export interface operations {
                         host: string;
                         port: number;
                         user: string;
+                        /** @description The mailbox password (write-only). */
                         password: string;
                         /** @default true */
                         tls?: boolean;
@@ -22912,6 +22916,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The site's host, e.g. github.com */
                 name: string;
             };
             cookie?: never;
@@ -22996,6 +23001,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The site's host, e.g. github.com */
                 name: string;
                 field: string;
             };
@@ -24212,9 +24218,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
+                    /** @description 1-64 lowercase letters, digits, ".", "_" or "-", starting with a letter or digit */
                     name: string;
                 };
             };
@@ -24416,7 +24423,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
                 "application/json": {
                     profile_enabled?: boolean | string[];

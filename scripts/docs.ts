@@ -204,7 +204,7 @@ function webhookDetails(): Record<string, Record<string, unknown>> {
   return {
     'POST /v1/webhooks': {
       description: 'The URL must be http(s) and pass the private-network guard (a loopback, private or link-local receiver is `blocked` unless the admin allows it). Each event is POSTed as `{type, timestamp, data}` signed with Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature); only a 2xx counts, redirects are never followed, and failures are retried for 24 h.',
-      requestBody: { content: json({ type: 'object', properties: { url: { type: 'string', maxLength: 2048 }, events: { ...events, minItems: 1, description: 'default: every event' } }, required: ['url'], additionalProperties: false }) },
+      requestBody: { required: true },
       responses: { '201': { description: 'registered; `secret` is shown this once', content: json({ type: 'object', properties: { ok: { type: 'boolean' }, ...receiver, secret: { type: 'string', pattern: '^whsec_' } }, required: ['ok', 'id', 'url', 'events', 'createdAt', 'secret'] }) }, ...stdErrors([403]) },
     },
     'GET /v1/webhooks': {
@@ -278,31 +278,14 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /v1/caches': { responses: { ...plainOk('caches: name, entries, bytes, updatedAt'), ...stdErrors() } },
     'DELETE /v1/caches/{name}': { responses: { ...plainOk('deleted: name, deleted'), ...stdErrors([404]) } },
     'GET /v1/vault': { responses: { ...plainOk('entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value'), ...stdErrors([501]) } },
-    'PUT /v1/vault/{name}': {
-      parameters: [pathParam('name')],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              oneOf: [
-                { type: 'object', description: 'A login entry: fields are merged into what the entry holds; a totp value is a base32 secret or an otpauth://totp/ URI.', properties: { kind: { const: 'login' }, loginUrl: { type: 'string', format: 'uri' }, fields: { type: 'object', maxProperties: 50, additionalProperties: { type: 'string', minLength: 1, maxLength: 4096 } } }, additionalProperties: false },
-                { type: 'object', description: 'An e-mail inbox that one-time codes arrive in.', properties: { kind: { const: 'otp_inbox' }, imap: { type: 'object', properties: { host: { type: 'string' }, port: { type: 'integer', minimum: 1, maximum: 65535 }, user: { type: 'string' }, password: { type: 'string', minLength: 1, maxLength: 4096 }, tls: { type: 'boolean', default: true } }, required: ['host', 'port', 'user', 'password'], additionalProperties: false } }, required: ['kind', 'imap'], additionalProperties: false },
-                { type: 'object', description: 'An SMS inbox for a forwarder app; the answer carries forwardUrl and secret, once. Putting it again replaces both.', properties: { kind: { const: 'otp_inbox' }, sms: { const: true } }, required: ['kind', 'sms'], additionalProperties: false },
-              ],
-            },
-          },
-        },
-      },
-      responses: { ...plainOk('entry (as GET /v1/vault lists it); for an SMS inbox also forwardUrl and secret'), ...stdErrors([501]) },
-    },
-    'DELETE /v1/vault/{name}': { parameters: [pathParam('name')], responses: { ...plainOk('deleted'), ...stdErrors([404, 501]) } },
-    'DELETE /v1/vault/{name}/fields/{field}': { parameters: [pathParam('name'), pathParam('field')], responses: { ...plainOk('deleted'), ...stdErrors([404, 501]) } },
+    'PUT /v1/vault/{name}': { requestBody: { required: true }, responses: { ...plainOk('entry (as GET /v1/vault lists it); for an SMS inbox also forwardUrl and secret'), ...stdErrors([501]) } },
+    'DELETE /v1/vault/{name}': { responses: { ...plainOk('deleted'), ...stdErrors([404, 501]) } },
+    'DELETE /v1/vault/{name}/fields/{field}': { responses: { ...plainOk('deleted'), ...stdErrors([404, 501]) } },
     'GET /v1/admin/users': { responses: { '200': { description: 'users' }, ...stdErrors([403]) } },
-    'POST /v1/admin/users': { requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } } }, responses: { '201': { description: 'created' }, ...stdErrors([403]) } },
+    'POST /v1/admin/users': { requestBody: { required: true }, responses: { '201': { description: 'created' }, ...stdErrors([403]) } },
     'GET /v1/browser/settings': { description: 'Settings apply to documents loaded after a change: reload a page to see one.', responses: { '200': { description: 'settings in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA, adBlocking: AD_BLOCKING_SCHEMA, identity: { type: ['object', 'null'], description: "The caller's persistent identity (drawn once, kept across restarts), with the profile's overrides applied; its enabled field says where it applies" } }, required: ['ok', 'settings'] } } } }, ...stdErrors() } },
     'GET /v1/admin/browser-settings': { responses: { '200': { description: 'settings in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA, adBlocking: AD_BLOCKING_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
-    'PATCH /v1/admin/browser-settings': { description: 'Only the keys sent change; the whole patch is checked first, and any problem (an unknown key, a wrong type, a bad host pattern) changes nothing.', requestBody: { content: { 'application/json': { schema: toJsonSchema(BrowserSettingsPatch) } } }, responses: { '200': { description: 'settings now in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
+    'PATCH /v1/admin/browser-settings': { description: 'Only the keys sent change; the whole patch is checked first, and any problem (an unknown key, a wrong type, a bad host pattern) changes nothing.', requestBody: { required: true }, responses: { '200': { description: 'settings now in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
     'GET /v1/admin/audit': { responses: { '200': { description: 'entries' }, ...stdErrors([403]) } },
     'GET /': { security: [], responses: { '200': htmlPage('the home page; the sign-up form only when signup is on') } },
     'POST /signup': {
@@ -368,10 +351,11 @@ function toolResultOf(t: ToolDef<any>) {
   return own ? { allOf: [toolResult, own] } : toolResult;
 }
 
-/** The input schema a route's body is checked against by the dispatch (routes.ts `body`), as JSON Schema. */
+/** The schema a route's body is checked against (routes.ts `body`: its own, or its tool's or operation's), as JSON Schema. */
 function dispatchBodySchema(route: RouteSpec): object | undefined {
   const b = route.body;
   if (!b || 'handler' in b || ('tool' in b && b.tool === PATH_TOOL)) return undefined;
+  if ('schema' in b) return toJsonSchema(b.schema);
   const def = 'tool' in b ? allTools().find((t) => t.name === b.tool) : allOperations().find((o) => o.name === b.operation);
   if (!def) throw new Error(`routes.ts: ${routeKey(route)} names a body schema that does not exist`);
   return toJsonSchema(def.input);

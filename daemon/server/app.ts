@@ -4,7 +4,7 @@
  */
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
-import { bearer, captureReq, sendError, sendJson, statusLine, type Req, type RequestFinished } from './http.js';
+import { bearer, captureReq, readBody, sendError, sendJson, statusLine, type Req, type RequestFinished } from './http.js';
 import { checkHostAndOrigin, type OriginPolicy } from './origin.js';
 import { restHandlers } from './rest.js';
 import { matchRoute, ROUTES, routeKey, type RouteSpec } from './routes.js';
@@ -43,7 +43,7 @@ export async function startApp(server: ServerDeps, version: string): Promise<App
   };
 
   /** Every route's handler runs here, after auth: its path and query checked against its schemas first. */
-  const run = (route: RouteSpec, r: Req, user: UserRecord | undefined, params: string[]) => handlers[routeKey(route)](r, user, params, routeInput(route, params, r.query));
+  const run = (route: RouteSpec, r: Req, user: UserRecord | undefined, params: string[]) => handlers[routeKey(route)](r, user, params, routeInput(route, params, r.query, (max) => readBody(r, max)));
 
   async function route(r: Req) {
     const { route, params, allowed } = matchRoute(r.method, r.path);

@@ -1,6 +1,6 @@
 /** Browser settings over REST: users read them with their own identity; the admin key reads and changes them. */
 import type { Platform } from '../platform.js';
-import { readJson, sendJson } from './http.js';
+import { sendJson } from './http.js';
 import { ADMIN_ACTOR, auditedChange, type Handler } from './rest-call.js';
 
 export function settingsHandlers(env: Platform): Record<string, Handler> {
@@ -9,10 +9,11 @@ export function settingsHandlers(env: Platform): Record<string, Handler> {
     'GET /v1/browser/settings': async (r, u) =>
       sendJson(r, 200, { ok: true, settings: env.browserSettings.current(), identity: await env.identities.view(u!.id), adBlocking: env.adblock.status() }),
     'GET /v1/admin/browser-settings': async (r) => sendJson(r, 200, { ok: true, settings: env.browserSettings.current(), adBlocking: env.adblock.status() }),
-    'PATCH /v1/admin/browser-settings': async (r) => {
-      const patch = await readJson(r);
+    'PATCH /v1/admin/browser-settings': async (r, _u, _raw, input) => {
+      const patch = await input.json();
       const keys = patch && typeof patch === 'object' && !Array.isArray(patch) ? Object.keys(patch) : [];
-      const settings = await auditedChange(env, ADMIN_ACTOR, 'admin.browser_settings', { keys }, () => env.browserSettings.update(patch));
+      // Checked inside the audited change (the route's BrowserSettingsPatch), so a refused patch is audited too.
+      const settings = await auditedChange(env, ADMIN_ACTOR, 'admin.browser_settings', { keys }, async () => env.browserSettings.update(await input.body()));
       sendJson(r, 200, { ok: true, settings });
     },
   };

@@ -7,7 +7,7 @@
 import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { RowState } from '../../storage/webhooks.js';
-import { readJson, sendJson } from './http.js';
+import { sendJson } from './http.js';
 import { auditedChange, type Handler } from './rest-call.js';
 
 /** The URL as an audit entry may show it: no query, no fragment. */
@@ -26,11 +26,12 @@ export function webhookHandlers(env: Platform): Record<string, Handler> {
   const audited = <T>(user: UserRecord, tool: string, args: Record<string, unknown>, change: () => Promise<T>) => auditedChange(env, user, tool, args, change);
 
   return {
-    'POST /v1/webhooks': async (r, u) => {
+    'POST /v1/webhooks': async (r, u, _raw, input) => {
       const user = me(u);
-      const body = (await readJson(r)) as Record<string, unknown> | null;
-      const args = { url: auditedUrl(body?.url), events: Array.isArray(body?.events) ? body!.events.slice(0, 10) : body?.events };
-      const created = await audited(user, 'webhook_create', args, () => env.webhookReceivers.register(user.id, body));
+      // The body as sent names the audit entry; its check (the route's WebhookBody) runs inside the audited change.
+      const sent = (await input.json()) as Record<string, unknown> | null;
+      const args = { url: auditedUrl(sent?.url), events: Array.isArray(sent?.events) ? sent!.events.slice(0, 10) : sent?.events };
+      const created = await audited(user, 'webhook_create', args, async () => env.webhookReceivers.register(user.id, await input.body()));
       sendJson(r, 201, { ok: true, ...created });
     },
     'GET /v1/webhooks': async (r, u) => {

@@ -5,7 +5,7 @@ import { InvalidCursorError } from '../../storage/audit.js';
 import { allTools, listProfiles, outputJsonSchema, toJsonSchema } from '../tools/registry.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { quotaView } from '../quotas/limits.js';
-import { readJson, sendJson, type Req } from './http.js';
+import { sendJson, type Req } from './http.js';
 import { runTool, toolBody, type Handler } from './rest-call.js';
 import type { RouteSpec } from './routes.js';
 import { inboxHandlers } from './rest-inbox.js';
@@ -98,9 +98,10 @@ export function restHandlers(server: ServerDeps, health: (r: Req) => void): Reco
     ...modelHandlers(server),
     ...actHandlers(server),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
-    'POST /v1/admin/users': async (r) => {
-      const body = (await readJson(r)) as { name?: unknown } | null;
-      const name = assertNewUserName(env, body?.name);
+    'POST /v1/admin/users': async (r, _u, _raw, input) => {
+      const body = await input.body<{ name: string }>();
+      // The form is the route's NewUserBody; whether the name is taken is the user store's to say.
+      const name = assertNewUserName(env, body.name);
       const { user, token } = await env.users.add(name);
       sendJson(r, 201, { ok: true, user, token });
     },

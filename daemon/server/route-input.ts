@@ -1,14 +1,17 @@
 /**
  * The one check of a REST route's path parameters and query against the schemas in its routes.ts row, run by
  * app.ts after authentication and before the handler: a value that does not fit is a validation_error with a
- * next step, and the handler gets the decoded, checked values. Routes without schemas get empty input.
+ * next step, and the handler gets the decoded, checked values. Routes without schemas get empty input. A row's
+ * JSON body is read and checked (route-body.ts) when its handler asks, so an audited change can audit a refusal.
  */
 import AjvModule from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { BrowserdError } from '../../protocol/errors.js';
 import { hintOf } from './route-schemas.js';
-import type { RouteSpec } from './routes.js';
+import type { RouteSpec, SchemaBody } from './routes.js';
+import { checkBody } from './route-body.js';
+import { MAX_BODY, parseJsonBounded } from './http.js';
 
 const Ajv = (AjvModule as any).default ?? AjvModule;
 const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: true, coerceTypes: false });
@@ -27,7 +30,19 @@ export interface RouteInput {
   params: Record<string, string>;
   /** Query parameters by name, checked, whole numbers as numbers, schema defaults filled. */
   query: Record<string, any>;
+  /**
+   * Throws the refusal of a path parameter of a `refusalsAudited` row, deferred so the handler's audited change
+   * audits it; a no-op on other rows (their parameters were refused before the handler ran).
+   */
+  checked(): void;
+  /** The JSON body as sent, parsed but not checked (what an audit entry may name before the check). */
+  json(): Promise<unknown>;
+  /** The JSON body checked against the row's `body.schema` (read first if not yet read). */
+  body<T = any>(): Promise<T>;
 }
+
+/** How the body's bytes are read (the request's readBody); absent where no request is at hand (unit tests). */
+export type ReadBytes = (max: number) => Promise<Buffer>;
 
 const bad = (message: string, next: string) => new BrowserdError('validation_error', message, { next });
 
@@ -53,11 +68,11 @@ function queryProblem(name: string, schema: TSchema, raw: string): BrowserdError
   return bad(message, next);
 }
 
-function checkParams(route: RouteSpec, raw: string[]): Record<string, string> {
-  const names = pathParamNames(route.path);
+/** The path parameters decoded (a segment that cannot be decoded is refused at once: there is no name to audit). */
+function decodeParams(route: RouteSpec, raw: string[]): Record<string, string> {
   const props = (route.params?.properties ?? {}) as Record<string, TSchema>;
   const out: Record<string, string> = {};
-  names.forEach((name, i) => {
+  pathParamNames(route.path).forEach((name, i) => {
     const seg = raw[i] ?? '';
     try {
       out[name] = decodeURIComponent(seg);
@@ -65,15 +80,18 @@ function checkParams(route: RouteSpec, raw: string[]): Record<string, string> {
       throw bad(`"${seg.slice(0, 80)}" is not a valid URL path segment`, hintOf(props[name] ?? ({} as TSchema)).next ?? 'Percent-encode it correctly.');
     }
   });
-  if (route.params) {
-    const fn = validator(route.params);
-    if (!fn(out)) {
-      const name = nameOf(fn.errors![0]!);
-      const hint = hintOf(props[name] ?? ({} as TSchema));
-      throw bad(`"${String((out as Record<string, string>)[name] ?? '').slice(0, 80)}" is not ${hint.what ?? `a valid ${name}`}`, hint.next ?? 'See api/openapi.yaml for the form it takes.');
-    }
-  }
   return out;
+}
+
+/** The refusal of decoded path parameters that do not fit the row's schema, if any. */
+function paramsProblem(route: RouteSpec, out: Record<string, string>): BrowserdError | undefined {
+  if (!route.params) return undefined;
+  const props = route.params.properties as Record<string, TSchema>;
+  const fn = validator(route.params);
+  if (fn(out)) return undefined;
+  const name = nameOf(fn.errors![0]!);
+  const hint = hintOf(props[name] ?? ({} as TSchema));
+  return bad(`"${String(out[name] ?? '').slice(0, 80)}" is not ${hint.what ?? `a valid ${name}`}`, hint.next ?? 'See api/openapi.yaml for the form it takes.');
 }
 
 function checkQuery(route: RouteSpec, query: URLSearchParams): Record<string, unknown> {
@@ -96,7 +114,37 @@ function checkQuery(route: RouteSpec, query: URLSearchParams): Record<string, un
   return value;
 }
 
+const schemaBody = (route: RouteSpec): SchemaBody | undefined => (route.body && 'schema' in route.body ? route.body : undefined);
+
 /** The checked input of a route, or a validation_error naming the first value that does not fit. */
-export function routeInput(route: RouteSpec, rawParams: string[], query: URLSearchParams): RouteInput {
-  return { params: checkParams(route, rawParams), query: checkQuery(route, query) };
+export function routeInput(route: RouteSpec, rawParams: string[], query: URLSearchParams, read?: ReadBytes): RouteInput {
+  const params = decodeParams(route, rawParams);
+  // A decoded parameter that does not fit its schema is refused here, or by input.checked() inside the
+  // handler's audited change on a row that audits its refusals.
+  const refusal = paramsProblem(route, params);
+  if (refusal && !route.refusalsAudited) throw refusal;
+  const checkedQuery = checkQuery(route, query);
+  const spec = schemaBody(route);
+  let raw: Promise<unknown> | undefined;
+  const json = () =>
+    (raw ??= (async () => {
+      if (!spec || !read) throw new Error(`${route.method} ${route.path} reads no JSON body`);
+      const buf = await read(spec.maxBytes ?? MAX_BODY);
+      if (!buf.length) return spec.emptyIsAbsent ? undefined : {};
+      return parseJsonBounded(buf.toString('utf8'));
+    })());
+  const checked = () => {
+    if (refusal) throw refusal;
+  };
+  return {
+    params,
+    query: checkedQuery,
+    checked,
+    json,
+    body: async <T>() => {
+      checked();
+      const value = await json();
+      return (spec!.check ? spec!.check(value) : checkBody(spec!.schema, value)) as T;
+    },
+  };
 }

@@ -1,13 +1,17 @@
 /**
- * The path and query schemas of the REST routes (TypeBox, like a tool's input): routes.ts attaches them to its
- * rows, route-input.ts checks every request against them before a handler runs, and scripts/docs.ts writes
- * them into api/openapi.yaml. One copy, so what is checked and what is documented cannot drift apart.
+ * The path, query and body schemas of the REST routes (TypeBox, like a tool's input): routes.ts attaches them to
+ * its rows, route-input.ts and route-body.ts check every request against them, and scripts/docs.ts writes them
+ * into api/openapi.yaml. One copy, so what is checked and what is documented cannot drift apart.
  */
 import { Type, type TSchema, type TObject, type TProperties } from '@sinclair/typebox';
 import { CACHE_NAME, CRAWL_ID, WEBHOOK_ID } from '../../protocol/ids.js';
 import { TASK_STATES } from '../../protocol/tasks.js';
 import { StringEnum } from '../../protocol/params.js';
 import { EXPORT_FORMATS } from '../crawl/export.js';
+import { WEBHOOK_EVENTS } from '../webhooks/events.js';
+import { URL_MAX } from '../webhooks/receiver-url.js';
+import { VAULT_FIELD, VAULT_NAME } from '../../storage/vault.js';
+import { USER_NAME } from '../../protocol/ids.js';
 
 /**
  * What the validator says when a value does not fit, beside the schema. A symbol key: JSON (the OpenAPI, the
@@ -69,6 +73,19 @@ export const DeliveriesQuery = group({
   state: Type.Optional(hinted(Type.Unsafe<string>({ type: 'string', enum: ['pending', 'delivered', 'failed'] }), { next: 'Pass ?state=failed, or leave it out for every delivery.', emptyIsAbsent: true })),
 });
 
+const WEBHOOK_NEXT = 'Send {"url": "https://\u2026", "events": ["monitor.changed", \u2026]} (events defaults to all).';
+/** POST /v1/webhooks. The URL's scheme, credentials and address are the receiver's own checks (receiver-url.ts). */
+export const WebhookBody = hinted(
+  Type.Object(
+    {
+      url: Type.String({ maxLength: URL_MAX, description: 'The http(s) address of your receiver; no user or password in it.' }),
+      events: Type.Optional(Type.Array(StringEnum(WEBHOOK_EVENTS, { description: 'An event name.' }), { minItems: 1, description: 'default: every event' })),
+    },
+    { additionalProperties: false },
+  ),
+  { next: WEBHOOK_NEXT },
+);
+
 // ---- caches
 export const CachePath = group({
   name: hinted(Type.String({ description: 'letters, digits, ".", "_", "-"', pattern: CACHE_NAME.source }), { what: 'a cache name', next: 'Cache names are 1-64 letters, digits, ".", "_" or "-" (GET /v1/caches lists yours).' }),
@@ -100,3 +117,57 @@ export const AuditQuery = group({
   cursor: Type.Optional(cursor('Pass the cursor from your previous page unchanged, or omit it for the newest entries.')),
 });
 export const AdminAuditQuery = group({ limit: Type.Optional(hinted(limit(1, 10000, undefined), { next: 'Pass ?limit=100.' })) });
+
+// ---- vault: path parameters and the body of a PUT (values write-only: a refusal never quotes one)
+export const MAX_VALUE_CHARS = 4096;
+export const MAX_VAULT_URL_CHARS = 2048;
+const VAULT_SHAPE_NEXT = 'Send {"loginUrl"?: "https://...", "fields": {"password": "..."}}, or {"kind": "otp_inbox", "imap": {"host", "port", "user", "password", "tls"}}, or {"kind": "otp_inbox", "sms": true}.';
+const vaultName = hinted(Type.String({ pattern: VAULT_NAME.source, description: 'The site\'s host, e.g. github.com' }), {
+  what: 'a vault entry name',
+  next: 'Use the site\'s host, e.g. "github.com": letters, digits, ".", "-", "_" or ":", at most 200.',
+});
+const FIELD_NEXT = 'Use a name such as username, password, card, api_key or totp: a letter, then letters, digits, "_" or "-", at most 64.';
+const vaultField = hinted(Type.String({ pattern: VAULT_FIELD.source }), { what: 'a field name', next: FIELD_NEXT });
+export const VaultPath = group({ name: vaultName });
+export const VaultFieldPath = group({ name: vaultName, field: vaultField });
+
+const secret = (description: string) => hinted(Type.String({ minLength: 1, maxLength: MAX_VALUE_CHARS, description }), { next: 'Send the value itself as a JSON string of 1 to 4096 characters, nothing more.' });
+const VaultLogin = Type.Object(
+  {
+    kind: Type.Optional(Type.Literal('login')),
+    loginUrl: Type.Optional(hinted(Type.String({ maxLength: MAX_VAULT_URL_CHARS, description: 'The http(s) page where you sign in.' }), { next: 'Send the page where you sign in, e.g. "https://github.com/login".' })),
+    fields: Type.Optional(
+      hinted(Type.Record(Type.String({ pattern: VAULT_FIELD.source }), secret('A value to keep (write-only; a totp takes a base32 secret or an otpauth:// URI).'), { additionalProperties: false, maxProperties: 50, description: 'Field name to value; merged into what the entry holds (at most 50 fields in all).' }), { next: FIELD_NEXT }),
+    ),
+  },
+  { additionalProperties: false, description: 'A login entry: fields are merged into what the entry holds; a totp value is a base32 secret or an otpauth://totp/ URI.' },
+);
+const VaultImap = Type.Object(
+  {
+    kind: Type.Literal('otp_inbox'),
+    imap: Type.Object(
+      {
+        host: hinted(Type.String({ pattern: '^[A-Za-z0-9.:[\\]-]{1,253}$' }), { what: 'a host name or address', next: 'Send e.g. "imap.example.com".' }),
+        port: hinted(Type.Integer({ minimum: 1, maximum: 65535 }), { next: 'Send 993 for IMAP over TLS, 143 otherwise.' }),
+        user: hinted(Type.String({ minLength: 1, maxLength: 320 }), { next: 'Send the login of the mailbox, usually its address.' }),
+        password: secret('The mailbox password (write-only).'),
+        tls: Type.Optional(hinted(Type.Boolean({ default: true }), { next: 'Send true for IMAP over TLS (port 993).' })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, description: 'An e-mail inbox that one-time codes arrive in.' },
+);
+const VaultSms = Type.Object(
+  { kind: Type.Literal('otp_inbox'), sms: Type.Literal(true) },
+  { additionalProperties: false, description: 'An SMS inbox for a forwarder app; the answer carries forwardUrl and secret, once. Putting it again replaces both.' },
+);
+export const VaultPutBody = hinted(Type.Union([VaultLogin, VaultImap, VaultSms]), { next: VAULT_SHAPE_NEXT });
+
+// ---- admin
+export const NewUserBody = hinted(Type.Object({
+  name: hinted(Type.String({ pattern: USER_NAME.source, description: '1-64 lowercase letters, digits, ".", "_" or "-", starting with a letter or digit' }), {
+    message: 'name must be 1-64 lowercase letters, digits, ".", "_" or "-", starting with a letter or digit',
+    next: 'Pick a name such as "alice".',
+  }),
+}), { next: 'Send {"name": "alice"}.' });

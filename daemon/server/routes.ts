@@ -2,8 +2,9 @@
  * Every HTTP route the daemon serves, in one table: the router in app.ts dispatches from it and
  * scripts/docs.ts writes api/openapi.yaml from it, so a route cannot be served without being documented.
  */
-import type { TObject } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import * as S from './route-schemas.js';
+import { BrowserSettingsPatch, checkSettingsPatch } from '../settings/browser-settings.js';
 
 export type RouteAuth = 'none' | 'user' | 'admin';
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -22,14 +23,33 @@ export interface RouteSpec {
   query?: TObject;
   /** Where the JSON body is checked; a route without it reads no body. */
   body?: RouteBody;
+  /**
+   * The handler opens its audited change first and checks its input inside it (input.checked(), input.body()),
+   * so a refused path parameter or body is audited too. The checks are still the schemas above.
+   */
+  refusalsAudited?: true;
 }
 
 /**
  * A tool's or an operation's body is checked by the one dispatch against that input schema (as over MCP, its
- * refusals audited), so route-input.ts leaves it alone and scripts/docs.ts documents that schema. A handler
- * body is checked inside its handler, for the reason given (an audited change audits its refusals too).
+ * refusals audited), so route-input.ts leaves it alone and scripts/docs.ts documents that schema. A `schema`
+ * body is checked by route-body.ts against it (input.body()) and documented from it. A `handler` body is one
+ * no JSON schema can say (a form, an SMS forwarder's text), read by its handler for the reason given.
  */
-export type RouteBody = { tool: string } | { operation: string } | { handler: string };
+export type RouteBody = { tool: string } | { operation: string } | { handler: string } | SchemaBody;
+
+export interface SchemaBody {
+  schema: TSchema;
+  /** Largest body read (default MAX_BODY); past it, 413. */
+  maxBytes?: number;
+  /** An empty body is no body (refused unless the schema takes none); without it, {} as readJson reads it. */
+  emptyIsAbsent?: true;
+  /**
+   * A checker of this same schema that says more (every problem of a settings patch at once, host patterns);
+   * used instead of the generic messages. It must refuse whatever the schema refuses.
+   */
+  check?: (value: unknown) => unknown;
+}
 
 /** POST /v1/tools/{name}: the body is the arguments of the tool the path names. */
 export const PATH_TOOL = '{name}';
@@ -77,7 +97,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', path: '/v1/crawls/{id}/cancel', auth: 'user', summary: 'Cancel a crawl; its items are kept', params: S.CrawlPath },
   { method: 'DELETE', path: '/v1/crawls/{id}', auth: 'user', summary: 'Delete a crawl with its items (a running one is cancelled first)', params: S.CrawlPath },
   { method: 'GET', path: '/v1/crawls/{id}/items', auth: 'user', summary: "A page of a crawl's items, whole (not cut), in the order they finished", params: S.CrawlPath, query: S.CrawlItemsQuery },
-  { method: 'POST', path: '/v1/webhooks', auth: 'user', summary: 'Register a webhook receiver {url, events?}; answers its id and signing secret (whsec_…), the secret this once only', body: { handler: 'an audited change: a refused registration is audited too' } },
+  { method: 'POST', path: '/v1/webhooks', auth: 'user', summary: 'Register a webhook receiver {url, events?}; answers its id and signing secret (whsec_…), the secret this once only', body: { schema: S.WebhookBody }, refusalsAudited: true },
   { method: 'GET', path: '/v1/webhooks', auth: 'user', summary: "The caller's webhook receivers: id, url, events, pending rows (never a secret)" },
   { method: 'DELETE', path: '/v1/webhooks/{id}', auth: 'user', summary: 'Delete a webhook receiver with its outbox rows (pending ones are not sent)', params: S.WebhookPath },
   { method: 'GET', path: '/v1/webhooks/{id}/deliveries', auth: 'user', summary: "One receiver's deliveries, newest first: state, attempts, last status or error", params: S.WebhookPath, query: S.DeliveriesQuery },
@@ -86,9 +106,9 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/crawls/{id}/export', auth: 'user', summary: "Every item of a crawl as a streamed file: JSON Lines, CSV (RFC 4180) or one JSON array", params: S.CrawlPath, query: S.CrawlExportQuery },
   { method: 'POST', path: '/v1/convert', auth: 'user', summary: 'Convert a document to Markdown or text (as browser_convert): a JSON body with the same arguments, or multipart/form-data with the upload in part "file" (15 MB)', body: { tool: 'browser_convert' } },
   { method: 'GET', path: '/v1/vault', auth: 'user', summary: "The caller's vault entries: names, kinds, field names and login URLs, never a value" },
-  { method: 'PUT', path: '/v1/vault/{name}', auth: 'user', summary: 'Create or update a vault entry: merge login fields, or set an otp_inbox (IMAP, or SMS: answers its forwarding URL and secret once)', body: { handler: 'an audited change: a refused write is audited too, by entry and field names only' } },
-  { method: 'DELETE', path: '/v1/vault/{name}', auth: 'user', summary: 'Delete a vault entry' },
-  { method: 'DELETE', path: '/v1/vault/{name}/fields/{field}', auth: 'user', summary: 'Delete one field of a login entry' },
+  { method: 'PUT', path: '/v1/vault/{name}', auth: 'user', summary: 'Create or update a vault entry: merge login fields, or set an otp_inbox (IMAP, or SMS: answers its forwarding URL and secret once)', params: S.VaultPath, body: { schema: S.VaultPutBody, maxBytes: 512 * 1024, emptyIsAbsent: true }, refusalsAudited: true },
+  { method: 'DELETE', path: '/v1/vault/{name}', auth: 'user', summary: 'Delete a vault entry', params: S.VaultPath, refusalsAudited: true },
+  { method: 'DELETE', path: '/v1/vault/{name}/fields/{field}', auth: 'user', summary: 'Delete one field of a login entry', params: S.VaultFieldPath, refusalsAudited: true },
   { method: 'POST', path: '/v1/research', auth: 'user', summary: 'Research a question: web search, the best results read, an answer whose citations (URL and quote) are checked against the pages; stored (X-Model-Key: the provider key)', body: { operation: 'research' } },
   { method: 'GET', path: '/v1/research/{id}', auth: 'user', summary: 'A stored research answer', params: S.ResearchPath },
   { method: 'POST', path: '/v1/tasks', auth: 'user', summary: 'Start a server-run task: a model reaches a goal with the browser tools (audited, under the user\'s rules); at most two run per user, others queue; answers its id', body: { operation: 'task_start' } },
@@ -97,9 +117,9 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', path: '/v1/tasks/{id}/cancel', auth: 'user', summary: 'Cancel a queued, running or paused task', params: S.TaskPath },
   { method: 'DELETE', path: '/v1/tasks/{id}', auth: 'user', summary: "Delete a task with its conversation, steps and tool calls (a queued, running or paused one is cancelled first); frees its bytes in the storage quota", params: S.TaskPath },
   { method: 'GET', path: '/v1/admin/users', auth: 'admin', summary: 'List users (admin key)' },
-  { method: 'POST', path: '/v1/admin/users', auth: 'admin', summary: 'Create a user (admin key); answers its token once', body: { handler: 'the name rules and whether it is taken are the user store\'s (user-name.ts)' } },
+  { method: 'POST', path: '/v1/admin/users', auth: 'admin', summary: 'Create a user (admin key); answers its token once', body: { schema: S.NewUserBody } },
   { method: 'GET', path: '/v1/admin/browser-settings', auth: 'admin', summary: 'The host-wide browser settings in force (admin key)' },
-  { method: 'PATCH', path: '/v1/admin/browser-settings', auth: 'admin', summary: 'Change browser settings (admin key): any of profile_enabled, profile, block_ads, max_browsers, signup; an unknown key or a wrong type changes nothing', body: { handler: 'an audited change: a refused patch is audited too' } },
+  { method: 'PATCH', path: '/v1/admin/browser-settings', auth: 'admin', summary: 'Change browser settings (admin key): any of profile_enabled, profile, block_ads, max_browsers, signup; an unknown key or a wrong type changes nothing', body: { schema: BrowserSettingsPatch, check: checkSettingsPatch }, refusalsAudited: true },
   { method: 'GET', path: '/v1/admin/audit', auth: 'admin', summary: "Every user's audit entries (admin key)", query: S.AdminAuditQuery },
   { method: 'GET', path: '/', auth: 'none', summary: 'Home page (HTML): what this service is, where agents connect, and the sign-up form when sign-up is on' },
   { method: 'POST', path: '/signup', auth: 'none', summary: 'Sign up {name} (form or JSON) when the admin turned signup on: makes a user and answers its token once; limited per client address (429 rate_limited with Retry-After); 403 forbidden when sign-up is off', body: { handler: 'a form or JSON, counted per client address before it is read' } },

@@ -1,8 +1,9 @@
 /**
  * The REST route table's schemas are the checks (issue 35): walked row by row, every path parameter, query
- * parameter and body a route takes has a schema in routes.ts (or names the tool, operation or handler that
- * checks its body), no handler parses the query or decodes a segment by hand, and a bad value to each answers
- * 400 validation_error with a next step. No browser starts here.
+ * parameter and body a route takes has a schema in routes.ts (or names the tool or operation whose schema checks
+ * its body), no handler parses the query, decodes a segment or reads a JSON body by hand, a bad value to each
+ * answers 400 validation_error with a next step, and a row that audits its refusals audits them. No browser
+ * starts here.
  */
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -21,8 +22,17 @@ const rest = ROUTES.filter((r) => r.path.startsWith('/v1/') && r.auth !== 'none'
 /** POSTs that act on the resource in their path and read no body. */
 const NO_BODY = new Set(['POST /v1/crawls/{id}/pause', 'POST /v1/crawls/{id}/resume', 'POST /v1/crawls/{id}/cancel', 'POST /v1/tasks/{id}/cancel']);
 
-/** Path parameters still checked in their handler, inside its audited change (each refusal audited too). */
-const PATH_IN_HANDLER = new Set(['PUT /v1/vault/{name}', 'DELETE /v1/vault/{name}', 'DELETE /v1/vault/{name}/fields/{field}']);
+/**
+ * Bodies no JSON schema can say, read by their handler: an SMS forwarder's JSON, form or plain text (read only
+ * after the inbox secret is checked), and the sign-up form (counted per address before it is read).
+ */
+const HANDLER_BODY = new Set(['POST /v1/inbox/sms/{inbox}', 'POST /signup']);
+
+/**
+ * The files that may read a request body themselves: the tool-call body (checked by the dispatch), the
+ * multipart upload of /v1/convert, the SMS forwarder's text; nothing else in a REST handler file.
+ */
+const READS_BODY = new Set(['rest-call.ts', 'rest-convert.ts', 'rest-inbox.ts']);
 
 /** A value each path parameter form accepts, so a bad query is the only thing wrong. */
 const GOOD: Record<string, string> = { '^crawl_[0-9a-f]{16}$': 'crawl_00112233aabbccdd', '^wh_[0-9a-f]{16}$': 'wh_0011223344556677', '^[A-Za-z0-9._-]{1,64}$': 'c1' };
@@ -64,9 +74,18 @@ t.test('every REST route with a path parameter has its schema in routes.ts, and 
   for (const route of rest) {
     const key = routeKey(route);
     const names = pathParamNames(route.path);
-    if (names.length && !PATH_IN_HANDLER.has(key)) t.same(Object.keys(props(route.params)).sort(), [...names].sort(), `${key}: a schema for each path parameter`);
+    if (names.length) t.same(Object.keys(props(route.params)).sort(), [...names].sort(), `${key}: a schema for each path parameter`);
     if (['POST', 'PUT', 'PATCH'].includes(route.method) && !NO_BODY.has(key)) t.ok(route.body, `${key}: says where its body is checked`);
     if (NO_BODY.has(key)) t.notOk(route.body, `${key}: reads no body`);
+  }
+});
+
+t.test('every body is checked by a schema: its own on the row, or its tool\'s or operation\'s', async (t) => {
+  for (const route of ROUTES.filter((r) => r.body)) {
+    const key = routeKey(route);
+    if ('handler' in route.body!) t.ok(HANDLER_BODY.has(key), `${key}: a body read by hand must be one no JSON schema can say`);
+    else if ('schema' in route.body!) t.equal(route.body.schema.type ?? (route.body.schema.anyOf ? 'object' : undefined), 'object', `${key}: its body schema is an object (or a union of them)`);
+    else t.ok('tool' in route.body! || 'operation' in route.body!, `${key}: names its checker`);
   }
 });
 
@@ -76,8 +95,9 @@ t.test('no REST handler reads the query or decodes a path segment by hand: the r
   for (const f of files) {
     const src = readFileSync(join(SERVER, f), 'utf8');
     t.notMatch(src, /\br\.query\b/, `${f} reads no query by hand`);
-    // The vault decodes inside its audited change; the SMS inbox before its secret check, answering 401 alike.
-    if (f !== 'rest-vault.ts' && f !== 'rest-inbox.ts') t.notMatch(src, /decodeURIComponent/, `${f} decodes no segment by hand`);
+    // The SMS inbox decodes before its secret check, answering 401 alike.
+    if (f !== 'rest-inbox.ts') t.notMatch(src, /decodeURIComponent/, `${f} decodes no segment by hand`);
+    if (!READS_BODY.has(f)) t.notMatch(src, /\b(readJson|readBody|parseJsonBounded|JSON\.parse)\b/, `${f} reads no body by hand: input.body() checks it against the row's schema`);
   }
 });
 
@@ -111,4 +131,21 @@ t.test('a body that is no object of arguments is 400 validation_error on every b
     if (route.path === '/v1/vault/{name}') t.equal(r.status, 400, `${routeKey(route)}: 400`);
     else refused(t, r, `${routeKey(route)} with [1]`);
   }
+});
+
+t.test('a row that audits its refusals audits a bad path parameter or body as validation_error, and changes nothing', async (t) => {
+  const rows = rest.filter((r) => r.refusalsAudited);
+  t.ok(rows.length >= 5, `the audited rows are found (${rows.length})`);
+  for (const route of rows) {
+    const who = route.auth === 'admin' ? '(admin)' : 'alice';
+    const count = () => d.daemon.env.audit.all(100000).filter((e) => e.user === who && e.outcome === 'validation_error').length;
+    const before = count();
+    const names = pathParamNames(route.path);
+    const path = names.length ? pathOf(route, { [names[names.length - 1]!]: 'Not-This-Form!' }) : pathOf(route);
+    const r = await call(route, path, route.body ? { nope: 1 } : undefined);
+    t.equal(r.status, 400, `${routeKey(route)}: 400`);
+    t.equal(count(), before + 1, `${routeKey(route)}: the refusal is audited`);
+  }
+  t.same(d.daemon.env.vault.list('alice'), [], 'no vault entry was made by a refusal');
+  t.same(d.daemon.env.webhookReceivers.list('alice'), [], 'no webhook was registered by a refusal');
 });
