@@ -4,7 +4,7 @@
  * an internal_error whose message quotes a page that showed a password is logged with the password hidden.
  */
 import pino, { type Logger } from 'pino';
-import { holdsSecret, scrubDeep, scrubList, scrubText, SECRET_HIDDEN } from './tools/redact.js';
+import { holdsSecret, scrubDeep, scrubList, scrubText, SECRET_HIDDEN } from './call/redact.js';
 import { lenientDecode } from './vault/secret-forms.js';
 
 interface Destination {

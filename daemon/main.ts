@@ -43,7 +43,7 @@ import { closeConverterThreads } from './docs/pool.js';
 import { scrubbingLogger } from './log-scrub.js';
 import { callSecrets, everyUsersSecrets } from './vault/user-secrets.js';
 import { callTool, type Pipeline } from './tools/dispatch.js';
-import { Services } from './tools/services.js';
+import { Services } from './call/services.js';
 import { allTools, getTool } from './tools/registry.js';
 import { UsageStore } from '../storage/usage.js';
 import { CdpSessions } from './cdp-proxy/sessions.js';

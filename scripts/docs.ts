@@ -1,8 +1,8 @@
 /** The content of generated docs, built from the registry and the error table. */
 import { allOperations, allTools } from '../daemon/tools/registry.js';
-import { outputJsonSchema } from '../daemon/tools/output.js';
-import type { ToolDef } from '../daemon/tools/define.js';
-import { toJsonSchema } from '../daemon/tools/schema.js';
+import { outputJsonSchema } from '../daemon/call/output.js';
+import type { ToolDef } from '../daemon/call/define.js';
+import { toJsonSchema } from '../daemon/call/schema.js';
 import { ERROR_CODES } from '../protocol/errors.js';
 import { VERSION } from '../daemon/main.js';
 import { readFileSync } from 'node:fs';

@@ -4,7 +4,7 @@
  * entry), and the user's vault values and filled codes, in every form (vault/secret-forms.ts), hidden in the
  * URL, in header values and in text bodies; a binary body that holds one is not stored at all.
  */
-import { holdsSecret, scrubText, SECRET_PARAM } from '../tools/redact.js';
+import { holdsSecret, scrubText, SECRET_PARAM } from '../call/redact.js';
 // Response headers never stored: they set or carry credentials (the same names recorded traffic hides).
 import { CREDENTIAL_HEADER, urlWithoutSecrets } from '../traffic/redact.js';
 

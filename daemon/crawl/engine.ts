@@ -25,8 +25,8 @@ import { crawlSites, looksLikeSignOut, onSites, pageKey, passesRules } from './r
 import { destructiveLink, destructiveReason } from '../policy/destructive-links.js';
 import { HostSchedule, MAX_TRIES } from './politeness.js';
 import { HopRefused, TabHops, actionRefusal, hopRefusal, redirectReason, type HopRules } from './hops.js';
-import { scrubDeep } from '../tools/redact.js';
-import { errorFields, errorLine, reasonFields } from '../tools/error-line.js';
+import { scrubDeep } from '../call/redact.js';
+import { errorFields, errorLine, reasonFields } from '../call/error-line.js';
 import { userSecretForms } from '../vault/user-secrets.js';
 import { DISABLED_SWEEP_MS } from '../accounts/sweep-interval.js';
 import { isQuotaRefusal } from '../quotas/limits.js';

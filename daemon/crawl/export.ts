@@ -3,7 +3,7 @@
  * takes items one at a time and yields text as it goes, so an export of thousands of pages is never held whole:
  * the REST route feeds it straight from the store to the socket.
  */
-import { scrubDeep } from '../tools/redact.js';
+import { scrubDeep } from '../call/redact.js';
 import type { CrawlItem } from './types.js';
 
 export const EXPORT_FORMATS = ['jsonl', 'csv', 'json'] as const;

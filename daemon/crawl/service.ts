@@ -15,7 +15,7 @@ import { checkFieldSelectors, checkOutputSchema } from './page-output.js';
 import { pageKey } from './rules.js';
 import { CrawlModel, usesModel } from './model-fill.js';
 import { PendingCount, quotaError } from '../quotas/limits.js';
-import { ServiceKey } from '../tools/services.js';
+import { ServiceKey } from '../call/services.js';
 
 export type CrawlAction = 'pause' | 'resume' | 'cancel';
 
@@ -39,7 +39,7 @@ const info = (r: CrawlRecord): CrawlRunInfo => ({
   ...(r.note ? { note: r.note } : {}),
 });
 
-/** Crawl runs: tools reach the service through this key (tools/services.ts). */
+/** Crawl runs: tools reach the service through this key (call/services.ts). */
 export const CRAWLS = new ServiceKey<CrawlService>('crawls');
 
 export class CrawlService {

@@ -5,7 +5,7 @@
  * checks) an agent uses.
  */
 import type { Platform } from '../platform.js';
-import type { CallTool } from '../tools/call.js';
+import type { CallTool } from '../call/call.js';
 import type { LinkRecord } from './links.js';
 import type { Tab } from '../browser/tab.js';
 import type { CdpConnection } from '../cdp/connection.js';

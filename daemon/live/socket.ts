@@ -5,7 +5,7 @@
  */
 import type { HttpResponse, WebSocketBehavior } from '../server/transport/types.js';
 import type { Platform } from '../platform.js';
-import type { CallTool } from '../tools/call.js';
+import type { CallTool } from '../call/call.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkHostAndOrigin, type OriginPolicy } from '../server/origin.js';
 import { statusLine } from '../server/http.js';

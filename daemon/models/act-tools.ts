@@ -4,8 +4,8 @@
  * the step to one screen layout (`x`/`y` of a click: a point cannot be found again on a later page, a ref's
  * element can). The model's call is checked against the tool's full schema before anything runs.
  */
-import type { ToolDef } from '../tools/define.js';
-import { toJsonSchema } from '../tools/schema.js';
+import type { ToolDef } from '../call/define.js';
+import { toJsonSchema } from '../call/schema.js';
 import { inputTools } from '../tools/input.js';
 import { formTools } from '../tools/forms.js';
 import { pointerTools } from '../tools/pointer.js';

@@ -10,10 +10,10 @@
  */
 import { BrowserdError } from '../../protocol/errors.js';
 import type { CachedAction, CachedStep } from '../../storage/action-cache.js';
-import type { ToolContext } from '../tools/context.js';
-import type { CallOutcome } from '../tools/call.js';
-import { pageUrl, type ResponseBuilder } from '../tools/response.js';
-import { validateArgs } from '../tools/validate.js';
+import type { ToolContext } from '../call/context.js';
+import type { CallOutcome } from '../call/call.js';
+import { pageUrl, type ResponseBuilder } from '../call/response.js';
+import { validateArgs } from '../call/validate.js';
 import { ACT_IMPOSSIBLE, actTool, actToolSpecs, isActTool } from './act-tools.js';
 import { resolveModel } from './catalog.js';
 import { FENCE_RULE, fenceText } from './chunks.js';

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { rankPassages, splitPassages } from '../read/bm25.js';
-import { inline, neutraliseFences } from '../tools/trusted-text.js';
+import { inline, neutraliseFences } from '../call/trusted-text.js';
 import type { JsonSchema } from './types.js';
 
 export interface PageText {

@@ -10,7 +10,7 @@ import { checkUrl } from '../net/url-check.js';
 import { parseHtml } from '../read/html-tree.js';
 import { ZERO_WIDTH } from '../crawl/static-hidden.js';
 import type { Tab } from '../browser/tab.js';
-import type { ToolContext } from '../tools/context.js';
+import type { ToolContext } from '../call/context.js';
 import { failuresOf, learnSelectors, type ExtractorPage } from './extractor-learn.js';
 import { openModelSession, type ModelSession } from './session.js';
 import { hideSecrets } from '../tools/model-pages.js';

@@ -3,7 +3,7 @@
  * proposes candidate actions, each an interaction tool call on a ref; nothing runs. A candidate whose tool is
  * not an interaction tool, or whose ref the snapshot does not show, is dropped and named in the warnings.
  */
-import type { ToolContext } from '../tools/context.js';
+import type { ToolContext } from '../call/context.js';
 import { ACT_TOOLS, isActTool } from './act-tools.js';
 import { FENCE_RULE, fenceText } from './chunks.js';
 import { forcedAnswer } from './forced-answer.js';

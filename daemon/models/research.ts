@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { ResearchCitation, ResearchRecord, ResearchSource } from '../../protocol/tasks.js';
 import { checkUrl } from '../net/url-check.js';
-import type { ToolContext } from '../tools/context.js';
+import type { ToolContext } from '../call/context.js';
 import { readPagesForModel } from '../tools/model-pages.js';
 import { chunkPages, fenceChunks, FENCE_RULE, pickChunks } from './chunks.js';
 import { checkCitations, type RawCitation } from './citations.js';

@@ -5,7 +5,7 @@
  * text a feature puts into a prompt itself, a task's stored conversation read back after a restart, and what
  * a model wrote (its tool arguments are sent back to it in the next turn). Images are sent as they are.
  */
-import { scrubDeep, scrubText } from '../tools/redact.js';
+import { scrubDeep, scrubText } from '../call/redact.js';
 import type { ChatMessage, TurnRequest } from './types.js';
 
 function scrubMessage(m: ChatMessage, forms: readonly string[]): ChatMessage {

@@ -4,7 +4,7 @@
  * because act then runs the chosen tool through callTool, which locks the same tab again: holding it here
  * would make that call wait on us for ever.
  */
-import { ToolContext } from '../tools/context.js';
+import { ToolContext } from '../call/context.js';
 import { hideSecrets } from '../tools/model-pages.js';
 import { pageTargets, type PageTargets } from './page-targets.js';
 

@@ -4,7 +4,7 @@
  * answers pass or fail with a quote. The quote is checked against the page: a pass whose quote is not on the
  * page is not a pass (the model may have made it up), and says so in the warnings.
  */
-import type { ToolContext } from '../tools/context.js';
+import type { ToolContext } from '../call/context.js';
 import { readPagesForModel } from '../tools/model-pages.js';
 import { chunkPages, fenceChunks, FENCE_RULE, pickChunks } from './chunks.js';
 import { checkCitations, type Citation } from './citations.js';

@@ -15,7 +15,7 @@ import { captureInBrowser, type CaptureFn, type MonitorDeps } from './capture.js
 import { compareScreenshots, compareText, comparableText, ignoreMatchers, snapshotForCompare, type Comparison } from './compare.js';
 import { isoInZone } from './zone-time.js';
 import { isQuotaRefusal, quotaError } from '../quotas/limits.js';
-import { ServiceKey } from '../tools/services.js';
+import { ServiceKey } from '../call/services.js';
 
 /** Checks at once across all users: each holds a tab in a browser, so a boundary shared by many monitors queues. */
 export const CHECK_CONCURRENCY = 4;
@@ -52,7 +52,7 @@ const splitKey = (key: string) => {
   return { user: key.slice(0, i), id: key.slice(i + 1) };
 };
 
-/** Page monitors: tools reach the service through this key (tools/services.ts). */
+/** Page monitors: tools reach the service through this key (call/services.ts). */
 export const MONITORS = new ServiceKey<MonitorService>('monitors');
 
 export class MonitorService {

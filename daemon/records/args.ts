@@ -4,8 +4,8 @@
  * audit's own secret matching (scrubList, holdsSecret) and stores any string holding a secret as "[secret]",
  * keys included; a replay refuses such a step rather than type the placeholder.
  */
-import { holdsSecret, scrubList, SECRET_ARG } from '../tools/redact.js';
-import type { ToolLookup } from '../tools/define.js';
+import { holdsSecret, scrubList, SECRET_ARG } from '../call/redact.js';
+import type { ToolLookup } from '../call/define.js';
 
 /** Arguments larger than this (a file's base64, a HAR) are not kept: the step says so and is not replayed. */
 export const MAX_ARGS_BYTES = 64 * 1024;

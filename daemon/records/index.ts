@@ -1,12 +1,12 @@
 /** Recordings and replays as the daemon holds them: the store, the recorder and the replayer. */
-import type { ToolLookup } from '../tools/define.js';
+import type { ToolLookup } from '../call/define.js';
 import type { Db } from '../../storage/db.js';
 import { RecordStore } from '../../storage/records.js';
 import { Recorder } from './recorder.js';
 import { Replayer, type ReplayDeps } from './replay.js';
-import { ServiceKey } from '../tools/services.js';
+import { ServiceKey } from '../call/services.js';
 
-/** Recordings and replays: tools reach them through this key (tools/services.ts). */
+/** Recordings and replays: tools reach them through this key (call/services.ts). */
 export const RECORDS = new ServiceKey<Records>('records');
 
 export class Records {

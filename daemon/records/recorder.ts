@@ -8,20 +8,20 @@
  * stopping), when its next step would pass the user's storage quota (`storage_quota`), or with the daemon.
  */
 import type { Platform } from '../platform.js';
-import type { ToolContext } from '../tools/context.js';
-import type { CallOutcome } from '../tools/call.js';
+import type { ToolContext } from '../call/context.js';
+import type { CallOutcome } from '../call/call.js';
 import type { Tab } from '../browser/tab.js';
 import type { CdpConnection, Disposable } from '../cdp/connection.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { messageWithPageText } from '../tools/error-line.js';
+import { messageWithPageText } from '../call/error-line.js';
 import type { Locator, RecordStore, Recording, Step } from '../../storage/records.js';
 import { attachTabCache } from '../cache/index.js';
 import { screenshot } from '../browser/capture.js';
-import { scrubList, scrubText } from '../tools/redact.js';
+import { scrubList, scrubText } from '../call/redact.js';
 import { userSecrets } from '../vault/user-secrets.js';
 import { locatorFor } from './locator.js';
 import { refArgs, stepArgs } from './args.js';
-import { lengthOnlyArgs } from '../tools/redact.js';
+import { lengthOnlyArgs } from '../call/redact.js';
 import { recordingEvent } from './events.js';
 import { startVideo, type VideoCapture } from './video.js';
 import { isQuotaRefusal, PendingCount, quotaError } from '../quotas/limits.js';

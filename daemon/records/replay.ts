@@ -7,13 +7,13 @@
  * one at a time, in order; the first step that fails ends the replay `failed`. A restart fails a running one.
  */
 import type { Platform } from '../platform.js';
-import type { CallTool } from '../tools/call.js';
-import type { ToolLookup } from '../tools/define.js';
+import type { CallTool } from '../call/call.js';
+import type { ToolLookup } from '../call/define.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { RecordStore, Recording, Replay, ReplayStepResult, Step } from '../../storage/records.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { errorLine, messageWithPageText } from '../tools/error-line.js';
-import type { CallOutcome } from '../tools/call.js';
+import { errorLine, messageWithPageText } from '../call/error-line.js';
+import type { CallOutcome } from '../call/call.js';
 import { attachTabCache } from '../cache/index.js';
 import { ARGS_OMITTED, hasSecretPlaceholder, refArgs, takesTab } from './args.js';
 import { replayEvent } from './events.js';

@@ -7,7 +7,7 @@
  * the script with a note: the value was never kept.
  */
 import type { Recording, Step } from '../../storage/records.js';
-import type { ToolLookup } from '../tools/define.js';
+import type { ToolLookup } from '../call/define.js';
 import { ARGS_OMITTED, hasSecretPlaceholder, refArgs, takesTab } from './args.js';
 
 export type ScriptFormat = 'typescript' | 'json';

@@ -5,7 +5,7 @@
  * features never see it.
  */
 import type { Platform } from '../platform.js';
-import type { CallTool } from '../tools/call.js';
+import type { CallTool } from '../call/call.js';
 import type { CrawlService } from '../crawl/service.js';
 
 export interface ServerDeps {

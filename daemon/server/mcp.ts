@@ -16,9 +16,9 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, LoggingLevelS
 import type { Platform } from '../platform.js';
 import type { ServerDeps } from './deps.js';
 import type { UserRecord } from '../../storage/users.js';
-import type { CallOptions } from '../tools/call.js';
+import type { CallOptions } from '../call/call.js';
 import { allTools, annotationsFor, getTool, outputJsonSchema, toJsonSchema } from '../tools/registry.js';
-import { renderErrorMcp, type McpContent } from '../tools/response.js';
+import { renderErrorMcp, type McpContent } from '../call/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseJsonBounded, readBody, sendError, sendJson, statusLine, TooDeepError, type Req } from './http.js';
 import { asksForProgress, collapseToJson, restoreId, rewriteEvent, splitEvents } from './mcp-sse.js';

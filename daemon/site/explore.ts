@@ -14,7 +14,7 @@ import { pageLinks } from './links.js';
 import { destructiveLink, destructiveReason } from '../policy/destructive-links.js';
 import { pageFacts, type FormInfo, type PageKind } from './page-kinds.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { errorLine, errorString, messageWithPageText } from '../tools/error-line.js';
+import { errorLine, errorString, messageWithPageText } from '../call/error-line.js';
 
 export interface ExploredPage {
   url: string;

@@ -8,18 +8,18 @@
  * the same way (models/scrub-request.ts), so neither the prompt nor the record holds a value.
  */
 import { BrowserdError } from '../../protocol/errors.js';
-import { errorLine, type ErrorLine } from '../tools/error-line.js';
+import { errorLine, type ErrorLine } from '../call/error-line.js';
 import { HANDOFF_ID } from '../../protocol/ids.js';
 import type { TaskCall, TaskMessage } from '../../protocol/tasks.js';
 import type { TaskRecord } from '../../storage/tasks.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { Platform } from '../platform.js';
-import type { CallTool } from '../tools/call.js';
+import type { CallTool } from '../call/call.js';
 import { fenceText, FENCE_RULE } from '../models/chunks.js';
 import { openModelSession, type ModelSession } from '../models/session.js';
 import type { ChatMessage, ToolCall, ToolSpec } from '../models/types.js';
-import type { CallOutcome } from '../tools/call.js';
-import { renderErrorMcp } from '../tools/response.js';
+import type { CallOutcome } from '../call/call.js';
+import { renderErrorMcp } from '../call/response.js';
 import { NOT_FOR_TASKS, TASK_DONE } from './tool-specs.js';
 
 /** What a tool result may put in front of the model (the rest is cut, and the cut said). */

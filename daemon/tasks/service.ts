@@ -7,12 +7,12 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { BrowserdError } from '../../protocol/errors.js';
-import { errorLine } from '../tools/error-line.js';
+import { errorLine } from '../call/error-line.js';
 import { DEFAULT_MAX_STEPS, FINAL_TASK_STATES, MAX_RUNNING_TASKS_PER_USER as MAX_RUNNING_PER_USER, type TaskState, type TaskView } from '../../protocol/tasks.js';
 import { TaskStore, type TaskRecord } from '../../storage/tasks.js';
 import type { Platform } from '../platform.js';
-import type { CallTool } from '../tools/call.js';
-import type { ToolDef } from '../tools/define.js';
+import type { CallTool } from '../call/call.js';
+import type { ToolDef } from '../call/define.js';
 import type { ToolSpec } from '../models/types.js';
 import { fenceText } from '../models/chunks.js';
 import { openModelSession } from '../models/session.js';
@@ -20,7 +20,7 @@ import { runTask } from './runner.js';
 import { taskToolSpecs } from './tool-specs.js';
 import { secretScrubber } from '../vault/user-secrets.js';
 import { PendingCount, quotaError } from '../quotas/limits.js';
-import { ServiceKey } from '../tools/services.js';
+import { ServiceKey } from '../call/services.js';
 
 /** How long one wait on a hand-off lasts before it is asked again (its own expiry ends it sooner). */
 const HANDOFF_WAIT_MS = 10 * 60_000;
@@ -63,7 +63,7 @@ export interface TaskDeps {
   tools: readonly ToolDef<any>[];
 }
 
-/** Server-run tasks: tools reach the service through this key (tools/services.ts). */
+/** Server-run tasks: tools reach the service through this key (call/services.ts). */
 export const TASKS = new ServiceKey<TaskService>('tasks');
 
 export class TaskService {

@@ -2,8 +2,8 @@
  * What a task's model may call: the MCP tools as MCP clients see them (same names, descriptions and input
  * schemas), less the few that only make sense for a person or a live client, plus task_done to finish.
  */
-import type { ToolDef } from '../tools/define.js';
-import { toJsonSchema } from '../tools/schema.js';
+import type { ToolDef } from '../call/define.js';
+import { toJsonSchema } from '../call/schema.js';
 import type { ToolSpec } from '../models/types.js';
 
 export const TASK_DONE = 'task_done';

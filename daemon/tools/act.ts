@@ -4,7 +4,7 @@
  * through it once more, as the same user by the same door, so every rule of that tool holds.
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { IncludeHiddenParam, params, TabParam } from '../../protocol/params.js';
 import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.js';
 import { ACTION_MAX, runAct } from '../models/act.js';
@@ -12,7 +12,7 @@ import { INSTRUCTION_MAX, runObserve } from '../models/observe.js';
 import { ASSERTION_MAX, runValidate } from '../models/validate.js';
 import { CitationSchema } from '../models/citations.js';
 import { TurnUsageSchema } from '../models/types.js';
-import { ApprovalField, PageText, TabIdField } from './output.js';
+import { ApprovalField, PageText, TabIdField } from '../call/output.js';
 
 const TabIdParam = Type.String({ description: 'The tab, such as "t2" (a named profile\'s tab is "<profile>/t2"); the route takes it from the path.', pattern: TabParam.pattern });
 const text = (what: string, max: number) => Type.String({ minLength: 1, maxLength: max, description: `${what}, 1-${max} characters.` });

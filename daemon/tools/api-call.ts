@@ -1,11 +1,11 @@
 /** browser_api_call: call one endpoint of an API map (daemon/traffic/api-call.ts does the work). */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { VAULT_NAME } from '../../storage/vault.js';
 import { runApiCall } from '../traffic/api-call.js';
-import { PageText, PageValue, TabIdField } from './output.js';
+import { PageText, PageValue, TabIdField } from '../call/output.js';
 
 const Scalar = Type.Union([Type.String({ maxLength: 10000 }), Type.Number(), Type.Boolean()]);
 

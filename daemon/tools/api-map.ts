@@ -8,7 +8,7 @@
 import { exportApiMap } from '../traffic/api-map/export.js';
 import { harRecordings } from '../traffic/har-recordings.js';
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { API_EXPORT_FORMATS, type ApiEndpoint, type ApiMap } from '../../protocol/api-map.js';
@@ -17,9 +17,9 @@ import { findEndpoints } from '../traffic/api-map/find.js';
 import { trafficRedactor } from '../traffic/redact.js';
 import { userSecretForms } from '../vault/user-secrets.js';
 import { apiMapStore, MAX_MAPS_PER_USER } from '../../storage/api-maps.js';
-import { inline, type ResponseBuilder } from './response.js';
-import { scrubList } from './redact.js';
-import type { ToolContext } from './context.js';
+import { inline, type ResponseBuilder } from '../call/response.js';
+import { scrubList } from '../call/redact.js';
+import type { ToolContext } from '../call/context.js';
 import { ApiEndpointSchema, ApiEndpointSummarySchema, ApiMapInfoSchema } from '../traffic/api-map/endpoint-schema.js';
 
 const ACTIONS = ['build', 'merge', 'list', 'get', 'export', 'delete'] as const;

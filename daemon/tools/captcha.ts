@@ -6,19 +6,19 @@
  * says one was passed, and three misses on a page send the agent to a person (browser_handoff).
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
-import { inline } from './response.js';
+import { defineTool } from '../call/define.js';
+import { inline } from '../call/response.js';
 import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseTabId } from '../../protocol/ids.js';
-import type { ToolContext } from './context.js';
+import type { ToolContext } from '../call/context.js';
 import type { Tab } from '../browser/tab.js';
 import { listFrames } from '../captcha/frames.js';
 import { inspectChallenge, MAX_IMAGE_SIDE } from '../captcha/inspect.js';
 import { captchaState, CAPTURE_ID, CAPTURE_TTL_MS } from '../captcha/captures.js';
 import { actOnChallenge, assertInImage, MISSES_BEFORE_HANDOFF, pageKey } from '../captcha/act.js';
 import { gateChallengeAct } from '../captcha/policy.js';
-import { PageText, TabIdField } from './output.js';
+import { PageText, TabIdField } from '../call/output.js';
 
 /** Longest text an act may type: challenge answers are short. */
 const MAX_TEXT = 200;

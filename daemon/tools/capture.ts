@@ -5,12 +5,12 @@
  * request, so it is a read tool and a read tab's writes stay blocked while it runs.
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
-import { inline } from './response.js';
+import { defineTool } from '../call/define.js';
+import { inline } from '../call/response.js';
 import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { CAPTURE_LIMITS, CaptureStateSchema, captureOf, startCapture, type CaptureState } from '../traffic/capture.js';
-import { TabIdField } from './output.js';
+import { TabIdField } from '../call/output.js';
 import { trafficRedactor } from '../traffic/redact.js';
 import { userSecretForms } from '../vault/user-secrets.js';
 

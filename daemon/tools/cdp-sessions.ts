@@ -1,11 +1,11 @@
 /** browser_sessions: timed raw-CDP access to the user's own browser through the daemon (daemon/cdp-proxy). */
 import { Type, type Static } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { NAME } from '../../protocol/ids.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { createLiveLink } from '../live/index.js';
-import type { ToolContext } from './context.js';
+import type { ToolContext } from '../call/context.js';
 import type { CdpSessionInfo } from '../cdp-proxy/sessions.js';
 import type { SameType } from '../traffic/same-type.js';
 import { cdpRefusal, settleDocuments } from '../vault/secret-documents.js';

@@ -4,7 +4,7 @@
  * page's; a cut says so. With `store`, a fetched or given document joins the user's files once converted.
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { convertDocument } from '../docs/index.js';
@@ -12,8 +12,8 @@ import { fetchDocument } from '../docs/fetch-url.js';
 import { extensionForKind, extensionOf } from '../docs/detect.js';
 import { CONVERT_DEFAULT_CHARS, CONVERT_MAX_CHARS, CONVERTER_CHOICES, DOC_MAX_BYTES, type DocSource } from '../docs/types.js';
 import { safeFileName } from '../../storage/files.js';
-import { pageUrl } from './response.js';
-import { PageText } from './output.js';
+import { pageUrl } from '../call/response.js';
+import { PageText } from '../call/output.js';
 
 /** What browser_convert answers beside the document's text (which is only in the fence). */
 const ConvertOutput = Type.Object({

@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { COLLECT_FILE_TYPES } from '../../protocol/read-params.js';
-import { PageText, PageValue, UrlField } from './output.js';
+import { PageText, PageValue, UrlField } from '../call/output.js';
 
 const Literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 

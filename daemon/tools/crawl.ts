@@ -4,7 +4,7 @@
  * fenced and cut at 2,000 characters (REST serves them whole and exports them).
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { fillsWithModel } from '../crawl/model-fill.js';
 import { openModelSession } from '../models/session.js';
 import { openCaptioner } from '../docs/collect.js';
@@ -15,7 +15,7 @@ import { InvalidCursorError } from '../../storage/audit.js';
 import { checkUrl } from '../net/url-check.js';
 import { CrawlParams, normaliseCrawlSpec } from '../crawl/params.js';
 import type { CrawlItem, CrawlRunInfo } from '../crawl/types.js';
-import { inline, inlineCut, pageUrl, urlLine, type ResponseBuilder } from './response.js';
+import { inline, inlineCut, pageUrl, urlLine, type ResponseBuilder } from '../call/response.js';
 import { extractorOf } from './extractors.js';
 import { CrawlItemSchema, CrawlRunSchema } from './crawl-output.js';
 import { CRAWLS } from '../crawl/service.js';

@@ -1,15 +1,15 @@
 /** What happened in a tab: its write log, its recent network responses and the bodies its capture kept. */
-import type { ToolContext } from './context.js';
+import type { ToolContext } from '../call/context.js';
 import { Type, type Static } from '@sinclair/typebox';
-import { defineTool } from './define.js';
-import { inline, type ResponseBuilder } from './response.js';
+import { defineTool } from '../call/define.js';
+import { inline, type ResponseBuilder } from '../call/response.js';
 import { params, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { captureOf, CapturedExchangeSchema, CaptureStateSchema, type CapturedBody, type CapturedExchange } from '../traffic/capture.js';
 import { describeCapture } from './capture.js';
 import type { Tab } from '../browser/tab.js';
 import type { LogEntry, NetworkEntry } from '../browser/tab-log.js';
-import { PageText, TabIdField } from './output.js';
+import { PageText, TabIdField } from '../call/output.js';
 import type { SameType } from '../traffic/same-type.js';
 
 /** The ring holds 300 responses; a capture at most 200 exchanges (browser_capture's maxBodies). */

@@ -7,20 +7,20 @@
  */
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import type { UserRecord } from '../../storage/users.js';
-import type { ToolDef } from './define.js';
-import { ToolContext, type CallScope } from './context.js';
-import { pageUrl, ResponseBuilder } from './response.js';
+import type { ToolDef } from '../call/define.js';
+import { ToolContext, type CallScope } from '../call/context.js';
+import { pageUrl, ResponseBuilder } from '../call/response.js';
 import { getTool, toolNames } from './registry.js';
-import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from './validate.js';
-import { gateTouches } from './gate-step.js';
+import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from '../call/validate.js';
+import { gateTouches } from '../call/gate-step.js';
 import { answerWithSnapshot } from './snapshot-after.js';
-import { checkOutputs, outputProblems } from './output.js';
-import { Progress } from './progress.js';
-import { redactArgs, scrubText } from './redact.js';
-import type { CallOptions, CallOutcome, CallStep } from './call.js';
-import type { DispatchHooks } from './hooks.js';
+import { checkOutputs, outputProblems } from '../call/output.js';
+import { Progress } from '../call/progress.js';
+import { redactArgs, scrubText } from '../call/redact.js';
+import type { CallOptions, CallOutcome, CallStep } from '../call/call.js';
+import type { DispatchHooks } from '../call/hooks.js';
 
-export type { CallOptions, CallOutcome } from './call.js';
+export type { CallOptions, CallOutcome } from '../call/call.js';
 
 /** The pipeline as main.ts wires it: what every call shares, and the hooks features hang on it. */
 export interface Pipeline extends CallScope {

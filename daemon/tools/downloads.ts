@@ -3,11 +3,11 @@
  * file read as Markdown, as rows or as bytes, and a short-lived link that opens it without a token.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { defineTool } from './define.js';
-import { PageText } from './output.js';
+import { defineTool } from '../call/define.js';
+import { PageText } from '../call/output.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import type { ToolContext } from './context.js';
+import type { ToolContext } from '../call/context.js';
 import type { FileInfo } from '../../storage/files.js';
 import { ShareLinks } from '../../storage/share-links.js';
 import { convertDocument, readSheetRows } from '../docs/index.js';

@@ -4,7 +4,7 @@
  * key are resolved before any page is read, so a bad model id or a missing key costs nothing.
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { IncludeHiddenParam, params } from '../../protocol/params.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.js';
@@ -13,10 +13,10 @@ import { checkExtractSchema, extractFromPages } from '../models/extract.js';
 import { askPages } from '../models/ask.js';
 import { CitationSchema, type Citation } from '../models/citations.js';
 import { SessionUsageSchema, TurnUsageSchema, type SessionUsage } from '../models/types.js';
-import { PageText, PageValue, UrlField } from './output.js';
+import { PageText, PageValue, UrlField } from '../call/output.js';
 import { readPagesForModel, type ModelPage } from './model-pages.js';
 import { checkOneSource, checkSourceUrls, MODEL_MAX_URLS, sourceParams } from './model-source.js';
-import { inlineCut, pageUrl, urlLine, type ResponseBuilder } from './response.js';
+import { inlineCut, pageUrl, urlLine, type ResponseBuilder } from '../call/response.js';
 
 export interface PageExtraction {
   url: string;

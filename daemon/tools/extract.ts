@@ -1,8 +1,8 @@
 /** browser_extract: tables, links, meta, forms and images as data. */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { IncludeHiddenParam, params, TabParam, StringEnum } from '../../protocol/params.js';
-import { PageText, TabIdField } from './output.js';
+import { PageText, TabIdField } from '../call/output.js';
 
 export const EXTRACT_MAX_LIMIT = 5000;
 

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { IncludeHiddenParam, params } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { EXTRACTOR_ID } from '../../protocol/ids.js';
@@ -18,9 +18,9 @@ import { learnSelectors } from '../models/extractor-learn.js';
 import { eachPage, runExtractor } from '../models/extractor-run.js';
 import { openModelSession } from '../models/session.js';
 import { SessionUsageSchema } from '../models/types.js';
-import type { ToolContext } from './context.js';
-import { inlineCut, pageUrl, urlLine, type ResponseBuilder } from './response.js';
-import { PageText, PageValue, UrlField } from './output.js';
+import type { ToolContext } from '../call/context.js';
+import { inlineCut, pageUrl, urlLine, type ResponseBuilder } from '../call/response.js';
+import { PageText, PageValue, UrlField } from '../call/output.js';
 
 /** Addresses one run may read; more is a crawl's job (browser_crawl with extractor). */
 export const EXTRACTOR_RUN_MAX_URLS = 20;

@@ -3,13 +3,13 @@ import { Type } from '@sinclair/typebox';
 import { basename } from 'node:path';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
 import { params, RefParam, TabParam } from '../../protocol/params.js';
 import { BrowserdError, type ErrorCode } from '../../protocol/errors.js';
 import { REF } from '../../protocol/ids.js';
 import { setInputFiles } from '../browser/files.js';
-import { PageText, TabIdField } from './output.js';
+import { PageText, TabIdField } from '../call/output.js';
 
 export const UPLOAD_MAX_BYTES = 15 * 1024 * 1024;
 

@@ -1,10 +1,10 @@
 /** Hand-off tools: ask a person to do one step, wait for them, extend, resolve, list. */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { HANDOFF_ID } from '../../protocol/ids.js';
-import { type ResponseBuilder } from './response.js';
-import { PageText } from './output.js';
+import { type ResponseBuilder } from '../call/response.js';
+import { PageText } from '../call/output.js';
 import { EXPIRES_DEFAULT_S, EXPIRES_MAX_S, EXPIRES_MIN_S, MESSAGE_MAX, NOTE_MAX, type HandoffView } from '../handoff/service.js';
 
 const IdParam = Type.String({ description: 'Hand-off id from browser_handoff: "ho_" and 16 hex digits.', pattern: HANDOFF_ID.source });

@@ -10,16 +10,16 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import type { ToolContext } from './context.js';
-import { inline, type ResponseBuilder } from './response.js';
+import type { ToolContext } from '../call/context.js';
+import { inline, type ResponseBuilder } from '../call/response.js';
 import { harRecordings } from '../traffic/har-recordings.js';
 import { harDocument } from '../traffic/har-document.js';
 import { HAR_QUOTA_NOTE, type HarLine, type HarOptions, type HarRecording } from '../traffic/har-recording.js';
 import type { SameType } from '../traffic/same-type.js';
-import { PageText, TabIdField } from './output.js';
+import { PageText, TabIdField } from '../call/output.js';
 
 /** Chromium's resource types, lower-cased as the recorder reports them. */
 export const HAR_RESOURCE_TYPES = ['document', 'stylesheet', 'image', 'media', 'font', 'script', 'texttrack', 'xhr', 'fetch', 'eventsource', 'websocket', 'manifest', 'other', 'ping', 'preflight'] as const;

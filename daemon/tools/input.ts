@@ -1,6 +1,6 @@
 /** Interaction tools: click, type, fill, press. */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
 import { params, RefParam, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -8,10 +8,10 @@ import { afterAction, type Tab } from '../browser/tab.js';
 import { mouseClick, pressKey, typeText } from '../browser/input.js';
 import { parseChord } from '../browser/keys.js';
 import type { PointResult } from '../../injected/api.js';
-import { cancelledError, type ToolContext } from './context.js';
+import { cancelledError, type ToolContext } from '../call/context.js';
 import { assertNoEditingKeys } from '../vault/secret-documents.js';
-import { pageUrl, type ResponseBuilder } from './response.js';
-import { TabIdField, UrlField } from './output.js';
+import { pageUrl, type ResponseBuilder } from '../call/response.js';
+import { TabIdField, UrlField } from '../call/output.js';
 
 /** What an input tool reports: the tab and where it is after the action (a click may have navigated it). */
 export const TabAtUrl = Type.Object({ tab: TabIdField, url: UrlField });

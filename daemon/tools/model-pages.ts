@@ -6,9 +6,9 @@
  */
 import { checkUrl } from '../net/url-check.js';
 import type { PageText } from '../models/chunks.js';
-import type { ToolContext } from './context.js';
+import type { ToolContext } from '../call/context.js';
 import { readTab, readUrls, type ReadOptions } from './read.js';
-import { scrubText } from './redact.js';
+import { scrubText } from '../call/redact.js';
 import { userSecretForms } from '../vault/user-secrets.js';
 
 export type ModelPage = PageText & { ok: boolean; error?: string };

@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { BrowserdError } from '../../protocol/errors.js';
 import { TabParam } from '../../protocol/params.js';
 import { checkUrl } from '../net/url-check.js';
-import type { ToolContext } from './context.js';
+import type { ToolContext } from '../call/context.js';
 
 export const MODEL_MAX_URLS = 10;
 

@@ -4,7 +4,7 @@
  * (daemon/monitors/) whether or not anyone is connected, and a change fires the monitor.changed webhook.
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { MONITOR_ID } from '../../protocol/ids.js';
@@ -12,9 +12,9 @@ import { checkUrl } from '../net/url-check.js';
 import { monitorSpec, MAX_IGNORE } from '../monitors/spec.js';
 import type { MonitorView } from '../monitors/service.js';
 import type { CheckRecord } from '../../storage/monitors.js';
-import type { ResponseBuilder } from './response.js';
-import { inline } from './response.js';
-import { PageText } from './output.js';
+import type { ResponseBuilder } from '../call/response.js';
+import { inline } from '../call/response.js';
+import { PageText } from '../call/output.js';
 import { MONITORS } from '../monitors/service.js';
 
 const ACTIONS = ['create', 'list', 'get', 'checks', 'run', 'delete'] as const;

@@ -1,14 +1,14 @@
 /** Navigation tools: navigate, history, wait. */
 import { setTimeout as delay } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkUrl } from '../net/url-check.js';
 import { goHistory, reload } from '../browser/history.js';
-import { pageUrl } from './response.js';
-import { TabIdField, UrlField } from './output.js';
+import { pageUrl } from '../call/response.js';
+import { TabIdField, UrlField } from '../call/output.js';
 import { cleanBeforeOpening } from '../vault/site-storage.js';
 
 export const navigationTools = [

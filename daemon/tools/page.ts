@@ -1,11 +1,11 @@
 /** Whole-page tools: evaluate, viewport, allow_confirm, pdf. */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { EVALUATE_DEFAULT_TIMEOUT_MS, evaluateScript } from '../browser/evaluate.js';
 import { printPdf } from '../browser/capture.js';
-import { TabIdField } from './output.js';
+import { TabIdField } from '../call/output.js';
 import { admitAgentScript } from '../vault/secret-documents.js';
 import { own } from '../../protocol/own.js';
 

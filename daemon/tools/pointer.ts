@@ -1,6 +1,6 @@
 /** Pointer tools: hover, drag, scroll. Real input events, refs resolved to points by the in-page script. */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
 import { params, RefParam, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -10,7 +10,7 @@ import { drag, wheel as wheelAt } from '../browser/gestures.js';
 import { viewportSize } from '../browser/layout.js';
 import { pointForRef } from './input.js';
 import { SnapshotOutput, writeSnapshot } from './snapshot.js';
-import { TabIdField } from './output.js';
+import { TabIdField } from '../call/output.js';
 
 /** Scroll offsets of the page (or of the scrolled element) after the call, in CSS pixels. */
 const ScrollState = Type.Object(

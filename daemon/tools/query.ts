@@ -1,9 +1,9 @@
 /** Finding things on the page: find_text, query (css/xpath/text/regex), similar (repeated items). */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { IncludeHiddenParam, params, RefParam, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { PageText, TabIdField } from './output.js';
+import { PageText, TabIdField } from '../call/output.js';
 
 export const QUERY_MAX_LIMIT = 500;
 export const QUERY_MAX_ATTR = 20;

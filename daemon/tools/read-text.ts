@@ -1,9 +1,9 @@
 /** Reading text: the visible text of a tab or one element. */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { IncludeHiddenParam, params, RefParam, TabParam } from '../../protocol/params.js';
-import { pageUrl, urlLine } from './response.js';
-import { TabIdField, UrlField } from './output.js';
+import { pageUrl, urlLine } from '../call/response.js';
+import { TabIdField, UrlField } from '../call/output.js';
 
 const MAX_DEFAULT = 50000;
 

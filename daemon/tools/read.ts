@@ -4,14 +4,14 @@
  * A feed is answered as its entries; with cache, the scratch tabs record into or replay from a response cache.
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { IncludeHiddenParam, params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkUrl } from '../net/url-check.js';
 import { htmlToMarkdownOffThread, bestPassages } from '../read/index.js';
 import type { Tab } from '../browser/tab.js';
-import type { ToolContext } from './context.js';
-import { inline, inlineCut, pageUrl, urlLine, type ResponseBuilder } from './response.js';
+import type { ToolContext } from '../call/context.js';
+import { inline, inlineCut, pageUrl, urlLine, type ResponseBuilder } from '../call/response.js';
 import { CollectParam, ScrollUntilParam, type CollectOptions, type ScrollUntilInput } from '../../protocol/read-params.js';
 import { checkCollectOptions, collectFiles, CollectedEntrySchema, openCaptioner, type CollectContext, type CollectedEntry } from '../docs/collect.js';
 import { checkScrollOptions, scrollForReading, ScrollOutcomeSchema, type ScrollStop } from '../read/scroll-until.js';
@@ -19,8 +19,8 @@ import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.j
 import { openModelSession, type ModelSession } from '../models/session.js';
 import { rerankPassages, summarisePage } from '../models/summary.js';
 import { SessionUsageSchema } from '../models/types.js';
-import { PageText, TabIdField, UrlField } from './output.js';
-import { errorFields, errorLine, errorString } from './error-line.js';
+import { PageText, TabIdField, UrlField } from '../call/output.js';
+import { errorFields, errorLine, errorString } from '../call/error-line.js';
 import { CACHE_MODES } from '../../protocol/crawl.js';
 import { attachTabCache, lookup, missError, type CacheMode } from '../cache/index.js';
 import { userSecretForms } from '../vault/user-secrets.js';

@@ -4,17 +4,17 @@
  * browser_record_script turns a recording into a Node script. The recorder and replayer are daemon/records/.
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { CACHE_NAME } from '../../protocol/ids.js';
 import type { Recording, Replay, Step } from '../../storage/records.js';
 import { notFound } from '../records/recorder.js';
 import { scriptJson, scriptTypescript } from '../records/script.js';
-import type { ResponseBuilder } from './response.js';
-import type { ToolContext } from './context.js';
-import { inline, inlineCut, pageUrl } from './response.js';
-import { PageText, TabModeField } from './output.js';
+import type { ResponseBuilder } from '../call/response.js';
+import type { ToolContext } from '../call/context.js';
+import { inline, inlineCut, pageUrl } from '../call/response.js';
+import { PageText, TabModeField } from '../call/output.js';
 import { RECORDS } from '../records/index.js';
 
 const RecordingId = (description: string) => Type.String({ pattern: '^rec_[0-9a-f]{16}$', description });

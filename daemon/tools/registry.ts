@@ -1,5 +1,5 @@
 /** Every tool, gathered from the group files. A new tool goes in its group's file and is listed here once. */
-import type { ToolDef } from './define.js';
+import type { ToolDef } from '../call/define.js';
 import { tabTools } from './tabs.js';
 import { navigationTools } from './navigate.js';
 import { snapshotTools } from './snapshot.js';
@@ -122,6 +122,6 @@ export function annotationsFor(t: ToolDef<any>) {
 
 // The server reaches tools through dispatch, this registry and the response builder only; what else it
 // needs from the tool layer (schemas for tools/list, the profile listing REST serves) is passed on here.
-export { toJsonSchema } from './schema.js';
-export { outputJsonSchema } from './output.js';
+export { toJsonSchema } from '../call/schema.js';
+export { outputJsonSchema } from '../call/output.js';
 export { listProfiles } from './spaces.js';

@@ -1,18 +1,18 @@
 /** browser_route: mock, block or fail a tab's requests (like Playwright's page.route), per tab, in memory. */
 import type { Tab } from '../browser/tab.js';
 import type { Platform } from '../platform.js';
-import type { ToolContext } from './context.js';
+import type { ToolContext } from '../call/context.js';
 import { TabScoped, type TabScopedItem } from '../traffic/tab-scoped.js';
 import { Type, type Static } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { inline } from './response.js';
+import { inline } from '../call/response.js';
 import {
   checkRouteSpec, MAX_MOCK_BODY_BYTES, MAX_MOCK_HEADERS, MAX_ROUTES_PER_TAB, ROUTE_ERROR_REASONS, ROUTE_KINDS, ROUTE_RESOURCE_TYPES,
   type RouteSpec, type RouteView, type TabRoutes,
 } from '../browser/routes.js';
-import { TabIdField } from './output.js';
+import { TabIdField } from '../call/output.js';
 import { assertNoSecretForMocks, settleDocuments } from '../vault/secret-documents.js';
 import { markWritten } from '../vault/site-storage.js';
 import type { SameType } from '../traffic/same-type.js';

@@ -4,16 +4,16 @@
  * No result ever shows a cookie or storage value; listings show sites and counts.
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { VAULT_NAME } from '../../storage/vault.js';
 import { evaluateHostPolicy } from '../policy/host-policy.js';
 import { readSessionState, writeSessionState } from '../browser/session-state.js';
 import type { SavedSessionInfo, SessionContents } from '../../storage/saved-sessions.js';
-import type { ToolContext } from './context.js';
-import { inline, pageUrl } from './response.js';
-import { PageText, TabIdField } from './output.js';
+import type { ToolContext } from '../call/context.js';
+import { inline, pageUrl } from '../call/response.js';
+import { PageText, TabIdField } from '../call/output.js';
 
 const SessionName = Type.String({ description: 'Session name: letters, digits, dot, dash, underscore, colon (for example "github-work").', pattern: VAULT_NAME.source, maxLength: 200 });
 

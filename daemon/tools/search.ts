@@ -1,9 +1,9 @@
 /** browser_search: web search through the backend the admin configured. */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { PageText } from './output.js';
+import { PageText } from '../call/output.js';
 
 export const searchTools = [
   defineTool({

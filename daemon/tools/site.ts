@@ -4,17 +4,17 @@
  * browser_remember keeps a note. Memory is per user and per site (www. counts as the same site).
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkUrl } from '../net/url-check.js';
 import { siteHost } from '../crawl/rules.js';
 import { mapSite } from '../site/map.js';
 import { exploreSite, type ExploreMap } from '../site/explore.js';
-import { scrubList, scrubText } from './redact.js';
+import { scrubList, scrubText } from '../call/redact.js';
 import { userSecrets } from '../vault/user-secrets.js';
-import { inline, type ResponseBuilder } from './response.js';
-import { PageText, UrlField } from './output.js';
+import { inline, type ResponseBuilder } from '../call/response.js';
+import { PageText, UrlField } from '../call/output.js';
 
 const Patterns = (what: string) => Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 50, description: `${what}: * is a wildcard, everything else literal; /blog/* matches the path; a pattern with :// the whole URL.` }));
 const SourceChoice = (what: string) => StringEnum(['include', 'only', 'skip'], { description: `${what}: include (default), only, or skip.` });

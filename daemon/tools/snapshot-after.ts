@@ -5,10 +5,10 @@
  * (dispatch.ts) writes the snapshot once the handler has run, on the tab the call acted on.
  */
 import { Type, type TObject, type TProperties } from '@sinclair/typebox';
-import type { ResponseBuilder } from './response.js';
-import type { ToolContext } from './context.js';
+import type { ResponseBuilder } from '../call/response.js';
+import type { ToolContext } from '../call/context.js';
 import { writeSnapshot } from './snapshot.js';
-import { UrlField } from './output.js';
+import { UrlField } from '../call/output.js';
 
 export const SnapshotAfterParam = Type.Optional(
   Type.Boolean({ description: 'Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false.' }),

@@ -1,12 +1,12 @@
 /** Seeing the page: snapshot with refs, screenshot. */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { IncludeHiddenParam, params, RefParam, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { Tab } from '../browser/tab.js';
 import { screenshot, type Clip } from '../browser/capture.js';
-import { pageUrl, urlLine, type ResponseBuilder } from './response.js';
-import { TabIdField, UrlField } from './output.js';
+import { pageUrl, urlLine, type ResponseBuilder } from '../call/response.js';
+import { TabIdField, UrlField } from '../call/output.js';
 
 /**
  * The fields writeSnapshot sets. The outline itself is page text in the fenced text block, not a field: a

@@ -1,12 +1,12 @@
 /** Browsing spaces: contexts (incognito-like, gone with the browser) and the workspace view of everything open. */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { NAME } from '../../protocol/ids.js';
 import { describeTab } from './tabs.js';
 import type { Platform } from '../platform.js';
-import { TabIdField, TabInfo } from './output.js';
+import { TabIdField, TabInfo } from '../call/output.js';
 
 /** Named profiles a user has: those with a profile dir on disk or tabs on record. */
 export function listProfiles(env: Platform, user: string): { name: string; running: boolean; tabs: number }[] {

@@ -1,6 +1,6 @@
 /** browser_status: who the caller is, their policy, their browser. */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { convertersStatus } from '../docs/index.js';
 import type { AdBlockStatus } from '../adblock/service.js';

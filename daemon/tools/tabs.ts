@@ -1,17 +1,17 @@
 /** Tab tools: open, list, close, focus. */
 import { Type, type Static } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkUrl } from '../net/url-check.js';
 import { NAME } from '../../protocol/ids.js';
-import type { ToolContext } from './context.js';
-import { pageUrl, type ResponseBuilder } from './response.js';
+import type { ToolContext } from '../call/context.js';
+import { pageUrl, type ResponseBuilder } from '../call/response.js';
 import type { TabRecord } from '../../storage/tabs.js';
 import { bringToFront } from '../browser/layout.js';
 import { createLiveLink } from '../live/index.js';
-import { LiveModeField, TabIdField, TabInfo, TabModeField, UrlField } from './output.js';
+import { LiveModeField, TabIdField, TabInfo, TabModeField, UrlField } from '../call/output.js';
 import { cleanBeforeOpening } from '../vault/site-storage.js';
 
 export const OpenInput = params({

@@ -4,15 +4,15 @@
  * They run through the one dispatch, so their validation, audit and scrubbing are a tool's.
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.js';
 import { DEFAULT_MAX_STEPS, GOAL_MAX, MAX_STEPS_LIMIT, RESEARCH_ID, TASK_ID, TASK_STATES, type ResearchRecord, type TaskView } from '../../protocol/tasks.js';
 import { checkUrl } from '../net/url-check.js';
 import { DEFAULT_SOURCES, MAX_SOURCES, QUESTION_MAX, runResearch } from '../models/research.js';
-import { inline, inlineCut, type ResponseBuilder } from './response.js';
-import { PageText, PageValue } from './output.js';
+import { inline, inlineCut, type ResponseBuilder } from '../call/response.js';
+import { PageText, PageValue } from '../call/output.js';
 import { TASKS } from '../tasks/service.js';
 
 const WAIT_MAX_S = 60;

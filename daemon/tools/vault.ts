@@ -5,12 +5,12 @@
  * every later result is scrubbed of them too.
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
 import { params, RefParam, TabParam } from '../../protocol/params.js';
 import { VAULT_FIELD, VAULT_NAME } from '../../storage/vault.js';
-import type { ToolContext } from './context.js';
-import { inline, pageUrl, type ResponseBuilder } from './response.js';
+import type { ToolContext } from '../call/context.js';
+import { inline, pageUrl, type ResponseBuilder } from '../call/response.js';
 import { fieldValue, loginEntry } from '../vault/entry.js';
 import { codeFieldRef, fillCode, fillSecret } from '../vault/fill.js';
 import { ApprovalStop } from '../vault/page-guard.js';
@@ -18,7 +18,7 @@ import { LoginResult, runLogin } from '../vault/login-flow.js';
 import { freshTotpCode } from '../vault/totp.js';
 import { waitForOtp } from '../vault/otp/index.js';
 import { signInStepStart } from '../vault/sign-in-steps.js';
-import { PageText, TabIdField } from './output.js';
+import { PageText, TabIdField } from '../call/output.js';
 
 const SiteParam = Type.String({ description: 'The vault entry (usually the site\'s host, e.g. "example.com"); browser_vault_list names them.', pattern: VAULT_NAME.source });
 

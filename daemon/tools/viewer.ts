@@ -1,10 +1,10 @@
 /** browser_viewer: a live link to a tab, for a person to watch (or take over) what the agent does. */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from './define.js';
+import { defineTool } from '../call/define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { createLiveLink } from '../live/index.js';
-import { LiveModeField, TabIdField } from './output.js';
+import { LiveModeField, TabIdField } from '../call/output.js';
 
 export const viewerTools = [
   defineTool({

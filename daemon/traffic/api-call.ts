@@ -7,14 +7,14 @@
  */
 import { BrowserdError } from '../../protocol/errors.js';
 import type { ApiEndpoint, ApiMap } from '../../protocol/api-map.js';
-import type { ToolContext } from '../tools/context.js';
-import type { ResponseBuilder } from '../tools/response.js';
-import { inline } from '../tools/trusted-text.js';
+import type { ToolContext } from '../call/context.js';
+import type { ResponseBuilder } from '../call/response.js';
+import { inline } from '../call/trusted-text.js';
 import type { Tab } from '../browser/tab.js';
 import { evaluateHostPolicy } from '../policy/host-policy.js';
 import { fetchGuardFor } from '../net/guarded-fetch.js';
 import { userSecretForms } from '../vault/user-secrets.js';
-import { scrubList } from '../tools/redact.js';
+import { scrubList } from '../call/redact.js';
 import { trafficRedactor } from './redact.js';
 import { buildRequest, checkCallerHeaders, endpointText, ID_NOTE, isWrite, resolveEndpoint, type ApiRequest, type ParamValue, type ResolvedEndpoint } from './api-call-request.js';
 import { itemsOf, nextPage, pageSizeOf, type PageSeen } from './api-call-paging.js';

@@ -9,7 +9,7 @@
  * forms (vault/secret-forms.ts: URL- and form-encoded, JSON-escaped, base64 ...). URL parts are also looked
  * at decoded, since Chromium re-encodes what a page puts in a URL in its own way.
  */
-import { SECRET_HIDDEN, SECRET_PARAM, holdsSecret, redactUrlWhole, scrubText } from '../tools/redact.js';
+import { SECRET_HIDDEN, SECRET_PARAM, holdsSecret, redactUrlWhole, scrubText } from '../call/redact.js';
 
 export const REDACTED = '[redacted]';
 /** The secret placeholder as it may stand inside a URL and leave it a valid URI. */

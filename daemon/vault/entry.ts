@@ -1,5 +1,5 @@
 /** Looking up the login entry a tool names, with errors that say what exists instead. */
-import type { ToolContext } from '../tools/context.js';
+import type { ToolContext } from '../call/context.js';
 import type { VaultEntryInfo, VaultSecrets } from '../../storage/vault.js';
 import { BrowserdError } from '../../protocol/errors.js';
 

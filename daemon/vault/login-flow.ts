@@ -7,8 +7,8 @@
  */
 import { Type } from '@sinclair/typebox';
 import type { Tab } from '../browser/tab.js';
-import type { ToolContext } from '../tools/context.js';
-import { inline, pageUrl, type ResponseBuilder } from '../tools/response.js';
+import type { ToolContext } from '../call/context.js';
+import { inline, pageUrl, type ResponseBuilder } from '../call/response.js';
 import type { LoginView } from '../../injected/api.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkUrl } from '../net/url-check.js';

@@ -5,7 +5,7 @@
  * address at the moment of filling, so a redirect after the agent looked is caught.
  */
 import type { Tab } from '../browser/tab.js';
-import type { ToolContext } from '../tools/context.js';
+import type { ToolContext } from '../call/context.js';
 import type { VaultEntryInfo } from '../../storage/vault.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { evaluateHostPolicy } from '../policy/host-policy.js';

@@ -5,7 +5,7 @@
  * btoa() carries it, wherever in the encoded stream the value starts. The encodings also apply to the base64
  * text (a base64 value put into a query string or a JSON body). This is the one place the list is made:
  * tool results, the audit, logs, HAR files, the response cache, crawl items and server-run tasks all scrub
- * with scrubList (tools/redact.ts), which takes its forms from here.
+ * with scrubList (call/redact.ts), which takes its forms from here.
  *
  * It is a second layer: the first is that no agent script runs where a secret lives. An encoding not listed
  * here (a value reversed, split, or hashed by a page) is not caught by it.

@@ -3,7 +3,7 @@
  * each use (the vault caches its values per user), so a value saved a moment ago is hidden from the next result.
  */
 import type { Platform } from '../platform.js';
-import { scrubDeep, scrubList } from '../tools/redact.js';
+import { scrubDeep, scrubList } from '../call/redact.js';
 
 // Where redaction applies: tool results and errors (dispatch.ts), audit arguments (redact.ts), log lines
 // (log-scrub.ts), crawl items as stored and exported (crawl/engine.ts, crawl/export.ts), the response cache

@@ -36,7 +36,7 @@ function localImports(file: string): string[] {
 t.test('the import reader sees what the rules below rely on', async (t) => {
   // A rule over an empty list passes whatever the code does: prove the readers find real imports first.
   t.ok(localImports('daemon/tools/dispatch.ts').includes('daemon/tools/registry'), 'dispatch imports the registry');
-  t.ok(files('daemon/server').some((f) => localImports(f).includes('daemon/tools/call')), 'the server imports the call types');
+  t.ok(files('daemon/server').some((f) => localImports(f).includes('daemon/call/call')), 'the server imports the call types');
   t.ok(localImports('daemon/main.ts').includes('daemon/tools/dispatch'), 'main.ts imports dispatch');
   t.ok(files('daemon/tools').length > 10 && files('daemon/policy').length > 3);
 });
@@ -51,23 +51,32 @@ t.test('only main.ts wires the pipeline: dispatch.ts is imported by main.ts alon
   }
 });
 
+/** The tools and the pipeline that runs them (daemon/call/): the rules below hold for both. */
+const toolsAndPipeline = () => [...files('daemon/tools'), ...files('daemon/call')];
+
+t.test('daemon/call/ (the pipeline) imports no tool and no feature: only the platform, browsers, policy and the vault\'s secret forms', async (t) => {
+  const below = ['daemon/call/', 'daemon/platform', 'daemon/browser/', 'daemon/policy/', 'daemon/vault/secret-forms'];
+  t.ok(files('daemon/call').length >= 10, 'the pipeline folder is there');
+  for (const f of files('daemon/call')) for (const i of localImports(f)) if (i.startsWith('daemon/')) t.ok(below.some((b) => i.startsWith(b)), `${f} imports ${i}`);
+});
+
 t.test('daemon/tools/ does not reach into the CDP layer (it speaks to tabs through daemon/browser)', async (t) => {
-  for (const f of files('daemon/tools')) for (const i of localImports(f)) t.notOk(i.startsWith('daemon/cdp/'), `${f} imports ${i}`);
+  for (const f of toolsAndPipeline()) for (const i of localImports(f)) t.notOk(i.startsWith('daemon/cdp/'), `${f} imports ${i}`);
 });
 
-t.test('daemon/policy/ imports nothing from daemon/tools/ (the gate takes plain inputs)', async (t) => {
-  for (const f of files('daemon/policy')) for (const i of localImports(f)) t.notOk(i.startsWith('daemon/tools/'), `${f} imports ${i}`);
+t.test('daemon/policy/ imports nothing from daemon/tools/ or daemon/call/ (the gate takes plain inputs)', async (t) => {
+  for (const f of files('daemon/policy')) for (const i of localImports(f)) t.notOk(i.startsWith('daemon/tools/') || i.startsWith('daemon/call/'), `${f} imports ${i}`);
 });
 
-t.test('daemon/server/ uses only the outside of daemon/tools/: call (handed in by main.ts), registry, response', async (t) => {
-  const core = new Set(['daemon/tools/call', 'daemon/tools/registry', 'daemon/tools/response']);
+t.test('daemon/server/ uses only the outside of the pipeline and the tools: call types (the call is handed in by main.ts), registry, response', async (t) => {
+  const core = new Set(['daemon/call/call', 'daemon/tools/registry', 'daemon/call/response']);
   for (const f of files('daemon/server')) {
-    for (const i of localImports(f)) if (i.startsWith('daemon/tools/')) t.ok(core.has(i), `${f} imports ${i}`);
+    for (const i of localImports(f)) if (i.startsWith('daemon/tools/') || i.startsWith('daemon/call/')) t.ok(core.has(i), `${f} imports ${i}`);
   }
 });
 
-t.test('daemon/tools/ imports no MCP SDK (one way in: dispatch; one way out: the response builder)', async (t) => {
-  for (const f of files('daemon/tools')) for (const i of imports(f)) t.notOk(i.startsWith('@modelcontextprotocol/'), `${f} imports ${i}`);
+t.test('daemon/tools/ and daemon/call/ import no MCP SDK (one way in: dispatch; one way out: the response builder)', async (t) => {
+  for (const f of toolsAndPipeline()) for (const i of imports(f)) t.notOk(i.startsWith('@modelcontextprotocol/'), `${f} imports ${i}`);
 });
 
 t.test('storage/ imports nothing from daemon/', async (t) => {
@@ -79,8 +88,8 @@ t.test('nothing imports chrome-remote-interface: CDP runs over the launch pipe',
   t.same(importers, [], 'CDP goes over the launch pipe, spoken by daemon/cdp itself');
 });
 
-t.test('daemon/tools/ speaks to a tab in verbs (daemon/browser), never in raw CDP', async (t) => {
-  for (const f of files('daemon/tools')) {
+t.test('daemon/tools/ and daemon/call/ speak to a tab in verbs (daemon/browser), never in raw CDP', async (t) => {
+  for (const f of toolsAndPipeline()) {
     const src = readFileSync(join(root, f), 'utf8');
     t.notMatch(src, /\.send(MayFail)?\(/, `${f} sends CDP itself`);
   }

@@ -6,8 +6,8 @@
  */
 import t from 'tap';
 import { allTools } from '../../daemon/tools/registry.js';
-import { outputJsonSchema } from '../../daemon/tools/output.js';
-import { PAGE_KEYS, PAGE_TEXT } from '../../daemon/tools/output.js';
+import { outputJsonSchema } from '../../daemon/call/output.js';
+import { PAGE_KEYS, PAGE_TEXT } from '../../daemon/call/output.js';
 
 /** Field names that usually hold what a page or server chose. */
 const PAGE_CHOSEN_NAME =

@@ -45,7 +45,7 @@ const ADDRESS = /^(url|urls|startUrl|loginUrl|sitemap|endpoint|feeds|origin|base
 /** Fields that make a call wait: kept near their minimum, so a valid value cannot make a call outlast the bound. */
 const DURATION = /(timeout|wait|delay|noNewFor|time)(Ms|S)?$|^minutes$/i;
 const REFS = /^(ref|fromRef|toRef)$/;
-/** Depths past MAX_ARGS_DEPTH (daemon/tools/validate.ts: 32); past ~2,500 JSON.stringify itself overflows, so REST bodies go deeper as text (nestedText). */
+/** Depths past MAX_ARGS_DEPTH (daemon/call/validate.ts: 32); past ~2,500 JSON.stringify itself overflows, so REST bodies go deeper as text (nestedText). */
 const DEEP_LEVELS = [33, 64, 1_000, 2_000];
 
 /** A value nested `depth` levels deep, built without recursion (objects and arrays alternating). */

@@ -6,7 +6,7 @@ import t from 'tap';
 import { call, refOf } from '../fixtures/daemon.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { html } from '../fixtures/site.js';
-import { fingerprint } from '../../daemon/tools/redact.js';
+import { fingerprint } from '../../daemon/call/redact.js';
 
 /** A quote, a space and a backslash: the JSON-escaped and URL-encoded forms differ from the value itself. */
 const PASSWORD = 'Pa$$ "w0rd" \\ 9z';

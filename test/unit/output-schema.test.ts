@@ -6,9 +6,9 @@ import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 import { allTools } from '../../daemon/tools/registry.js';
-import { defineTool } from '../../daemon/tools/define.js';
-import { outputJsonSchema, outputProblems, PAGE_TEXT, PageText, PageValue, structuredForMcp } from '../../daemon/tools/output.js';
-import { ResponseBuilder } from '../../daemon/tools/response.js';
+import { defineTool } from '../../daemon/call/define.js';
+import { outputJsonSchema, outputProblems, PAGE_TEXT, PageText, PageValue, structuredForMcp } from '../../daemon/call/output.js';
+import { ResponseBuilder } from '../../daemon/call/response.js';
 
 /** Every node of a schema, with its path. */
 function* nodes(s: unknown, path = '#'): Generator<[string, Record<string, unknown>]> {

@@ -1,14 +1,14 @@
 /**
- * The one rule for a page-chosen address outside a fence (tools/response.ts pageUrl): scheme and plain host
+ * The one rule for a page-chosen address outside a fence (call/trusted-text.ts pageUrl): scheme and plain host
  * only; everything a page can word (path, query, fragment, user info, an odd host or scheme) is left to the
  * fence. Then the places that apply it: error messages, fence labels, structured results.
  */
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
-import { cutUrls, pageUrl, renderErrorMcp, ResponseBuilder, urlLine } from '../../daemon/tools/response.js';
+import { cutUrls, pageUrl, renderErrorMcp, ResponseBuilder, urlLine } from '../../daemon/call/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { fenceBodies, canaryOutsideFences } from '../fixtures/fences.js';
-import { UrlField } from '../../daemon/tools/output.js';
+import { UrlField } from '../../daemon/call/output.js';
 
 const CANARY = 'cnryunit';
 

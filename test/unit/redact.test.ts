@@ -1,6 +1,6 @@
 /** What reaches the audit log: an allow-list. Typed text, keys and code by length and hash; secrets and file bytes never. */
 import t from 'tap';
-import { fingerprint, redactArgs, redactUrl } from '../../daemon/tools/redact.js';
+import { fingerprint, redactArgs, redactUrl } from '../../daemon/call/redact.js';
 
 const s = (x: unknown) => JSON.stringify(x);
 

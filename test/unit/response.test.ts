@@ -1,6 +1,6 @@
 /** The one escape for page strings on trusted lines, and the one decoder of in-page failures. */
 import t from 'tap';
-import { inline, renderErrorMcp } from '../../daemon/tools/response.js';
+import { inline, renderErrorMcp } from '../../daemon/call/response.js';
 import { injectedFailure } from '../../daemon/browser/injected-failure.js';
 import { BrowserdError } from '../../protocol/errors.js';
 

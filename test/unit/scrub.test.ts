@@ -2,8 +2,8 @@
 import t from 'tap';
 import pino from 'pino';
 import { BrowserdError } from '../../protocol/errors.js';
-import { ResponseBuilder } from '../../daemon/tools/response.js';
-import { redactArgs, scrubList, scrubText } from '../../daemon/tools/redact.js';
+import { ResponseBuilder } from '../../daemon/call/response.js';
+import { redactArgs, scrubList, scrubText } from '../../daemon/call/redact.js';
 import { scrubbingLogger } from '../../daemon/log-scrub.js';
 import { findLeaks } from '../fixtures/daemon.js';
 

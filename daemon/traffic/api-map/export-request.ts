@@ -5,7 +5,7 @@
  * redactor hid are replaced again here by name (API_TOKEN, COOKIE_SID, CSRF_TOKEN ...).
  */
 import type { ApiDependency, ApiEndpoint, ApiMap, ApiParam, JsonSchema } from '../../../protocol/api-map.js';
-import { SECRET_PARAM } from '../../tools/redact.js';
+import { SECRET_PARAM } from '../../call/redact.js';
 import { CREDENTIAL_HEADER, REDACTED, SECRET_KEY, trafficRedactor } from '../redact.js';
 
 /** How a placeholder is written into the request: `$API_TOKEN` in a HAR, a sentinel the snippet writers rewrite. */

@@ -1,7 +1,7 @@
 /** Export encoders: JSONL, JSON and CSV carry the same items, CSV quotes by RFC 4180 and defuses formulas. */
 import t from 'tap';
 import { csvCell, encodeCsv, encodeExport, encodeJson, encodeJsonl } from '../../../daemon/crawl/export.js';
-import { scrubDeep, scrubList, SECRET_HIDDEN } from '../../../daemon/tools/redact.js';
+import { scrubDeep, scrubList, SECRET_HIDDEN } from '../../../daemon/call/redact.js';
 import type { CrawlItem } from '../../../daemon/crawl/types.js';
 import { csvRecordOf, csvRecords, parseCsv } from '../../fixtures/csv.js';
 

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { buildApiMap, mergeApiMaps } from '../../../daemon/traffic/api-map/index.js';
 import { trafficRedactor } from '../../../daemon/traffic/redact.js';
-import { scrubList } from '../../../daemon/tools/redact.js';
+import { scrubList } from '../../../daemon/call/redact.js';
 import type { ApiEndpoint, ApiMap } from '../../../protocol/api-map.js';
 import { API_MAP_ID } from '../../../protocol/ids.js';
 import { appHar, entry, har, SECRETS } from '../../fixtures/api-har.js';

@@ -4,7 +4,7 @@ import t from 'tap';
 import { harEntry, harTimings, httpVersion, queryString, requestCookies, responseCookies } from '../../../daemon/traffic/har-entry.js';
 import { cutUtf8 } from '../../../daemon/traffic/cut.js';
 import { trafficRedactor, REDACTED } from '../../../daemon/traffic/redact.js';
-import { scrubList } from '../../../daemon/tools/redact.js';
+import { scrubList } from '../../../daemon/call/redact.js';
 import type { Exchange } from '../../../daemon/traffic/types.js';
 
 const VAULT = 'vault-value-3141592653';

@@ -1,7 +1,7 @@
 // The traffic redactor hides values and keeps names, so what it gives is still a valid, useful record.
 import t from 'tap';
 import { trafficRedactor, REDACTED } from '../../../daemon/traffic/redact.js';
-import { scrubList } from '../../../daemon/tools/redact.js';
+import { scrubList } from '../../../daemon/call/redact.js';
 
 const r = trafficRedactor(scrubList(['hunter2-vault', '482913']));
 

@@ -6,7 +6,7 @@
 import t from 'tap';
 import pino from 'pino';
 import { secretForms } from '../../../daemon/vault/secret-forms.js';
-import { holdsSecret, redactArgs, scrubList, scrubText, SECRET_ARG } from '../../../daemon/tools/redact.js';
+import { holdsSecret, redactArgs, scrubList, scrubText, SECRET_ARG } from '../../../daemon/call/redact.js';
 import { trafficRedactor } from '../../../daemon/traffic/redact.js';
 import { cacheHeaders, cacheUrl } from '../../../daemon/cache/redact.js';
 import { scrubbingLogger } from '../../../daemon/log-scrub.js';
