@@ -6,7 +6,7 @@
  *   REST x50:  50 parallel POST /v1/tools/browser_tabs calls, the time until all have answered.
  */
 import { startTestDaemon, type TestDaemon } from '../test/fixtures/daemon.js';
-import { loadNativeUws } from '../daemon/server/transport/uws.js';
+import { loadNativeUws } from '../daemon/http/transport/uws.js';
 import { startBenchSite } from './pages.js';
 import { median, p90, ms, now, printTable, mcpText } from './lib.js';
 

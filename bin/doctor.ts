@@ -10,7 +10,7 @@ import { launchChromium } from '../daemon/browser/launcher.js';
 import { peekDb } from '../storage/db.js';
 import { peekVaultKey, vaultKeyPath } from '../storage/vault-key.js';
 import { clientSocketInode, holdsSocket } from '../daemon/net/peer-process.js';
-import { httpServerFor } from '../daemon/server/transport/choose.js';
+import { httpServerFor } from '../daemon/http/transport/choose.js';
 
 interface Check { name: string; ok: boolean; detail: string; fix?: string }
 

@@ -1,10 +1,27 @@
 /** Daemon settings from flags and environment, resolved once at start. */
 import { homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { DEBIAN_FILTER_LISTS } from './adblock/lists.js';
-import { defaultTabStarts } from './browser/tab-starts.js';
+import { availableParallelism } from 'node:os';
 import { loadQuotaLimits, type QuotaLimits } from './quotas/limits.js';
-import { HTTP_CHOICES, type HttpChoice } from './server/transport/types.js';
+
+// Defaults that other folders read too live here, so the configuration imports no feature (it is the ground).
+
+/** Which HTTP server to run: `auto` is uWS where its native build loads, else node:http (http/transport/choose.ts). */
+export type HttpChoice = 'auto' | 'uws' | 'node';
+export const HTTP_CHOICES: readonly HttpChoice[] = ['auto', 'uws', 'node'];
+
+/** Debian's webext-ublock-origin-chromium ships these lists (adblock/lists.ts installs and reads them). */
+export const DEBIAN_LISTS_PACKAGE = 'webext-ublock-origin-chromium';
+const DEBIAN_LISTS_DIR = '/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist';
+export const DEBIAN_FILTER_LISTS: readonly string[] = [`${DEBIAN_LISTS_DIR}/easylist.txt`, `${DEBIAN_LISTS_DIR}/easyprivacy.txt`];
+
+/** How often the daemon looks for accounts disabled from outside it (the CLI writes the store); work that waits for a disabled account to be noticed waits at most this long. */
+export const DISABLED_SWEEP_MS = 2000;
+
+/** Tab builds at once (browser/tab-starts.ts), by default half the cores (at least one), leaving the rest to pages already open. */
+export function defaultTabStarts(): number {
+  return Math.max(1, Math.floor(availableParallelism() / 2));
+}
 
 export interface Config {
   host: string;
@@ -41,7 +58,7 @@ export interface Config {
   tabStarts: number;
   /** Host names the daemon answers to besides loopback literals (BROWSERD_ALLOWED_HOSTS). */
   allowedHosts: string[];
-  /** Which HTTP server serves (BROWSERD_HTTP): uWS where it loads, node:http otherwise (server/transport/choose.ts). */
+  /** Which HTTP server serves (BROWSERD_HTTP): uWS where it loads, node:http otherwise (http/transport/choose.ts). */
   http: HttpChoice;
   /** Browser origins that may call the daemon (BROWSERD_ALLOWED_ORIGINS). */
   allowedOrigins: string[];

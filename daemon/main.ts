@@ -13,7 +13,7 @@ import { FileStore } from '../storage/files.js';
 import { StorageQuota } from './quotas/storage.js';
 import { ProfileStore } from '../storage/profiles.js';
 import { HostPolicies } from './policy/host-policies.js';
-import { requestInterception } from './policy/request-interception.js';
+import { requestInterception } from './settings/request-interception.js';
 import { VaultStore } from '../storage/vault.js';
 import { loadVaultKey } from '../storage/vault-key.js';
 import { FilledCodes } from './vault/filled-codes.js';

@@ -13,7 +13,7 @@
  */
 import type { Platform } from '../platform.js';
 import type { TaskService } from '../tasks/service.js';
-import { DISABLED_SWEEP_MS } from './sweep-interval.js';
+import { DISABLED_SWEEP_MS } from '../config.js';
 
 /** What stopping an account reaches: the platform's doors and browsers, and the tasks it may hold and release. */
 export interface AccountDeps {

@@ -4,10 +4,9 @@
  * never downloads a list and an upgrade reaches us as new files.
  */
 import { statSync } from 'node:fs';
+import { DEBIAN_FILTER_LISTS, DEBIAN_LISTS_PACKAGE } from '../config.js';
 
-export const DEBIAN_LISTS_PACKAGE = 'webext-ublock-origin-chromium';
-const DEBIAN_LISTS_DIR = '/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist';
-export const DEBIAN_FILTER_LISTS: readonly string[] = [`${DEBIAN_LISTS_DIR}/easylist.txt`, `${DEBIAN_LISTS_DIR}/easyprivacy.txt`];
+export { DEBIAN_FILTER_LISTS, DEBIAN_LISTS_PACKAGE };
 
 /** A list as found on disk: its size and mtime key the parsed cache, so a changed file is parsed again. */
 export interface ListFile {

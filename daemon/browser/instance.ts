@@ -17,7 +17,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import type { HostAccess } from '../policy/host-policy.js';
 import type { FileStore } from '../../storage/files.js';
 import type { AdFilter, HostAccessFn } from './write-guard.js';
-import type { Interception } from '../policy/request-interception.js';
+import type { Interception } from '../settings/request-interception.js';
 import type { TabStarts } from './tab-starts.js';
 import { DownloadWatcher, type DownloadOrigin, type DownloadOutcome } from './downloads.js';
 import type { BrowserAgent, UserIdentity } from '../identity/tab-identity.js';

@@ -16,7 +16,7 @@ import type { HostAccess } from '../policy/host-policy.js';
 import type { FileStore } from '../../storage/files.js';
 import type { IdentityService } from '../identity/service.js';
 import type { AdFilter } from './write-guard.js';
-import type { Interception } from '../policy/request-interception.js';
+import type { Interception } from '../settings/request-interception.js';
 import { TabStarts } from './tab-starts.js';
 import { browserToStop, type Slot } from './fair-share.js';
 

@@ -11,12 +11,7 @@
  * Only the building is held here (create, attach, set up): the first page load is not, so a slow site keeps
  * no one else's tab from being built.
  */
-import { availableParallelism } from 'node:os';
-
-/** Default: half the cores (at least one), leaving the rest to pages already open. */
-export function defaultTabStarts(): number {
-  return Math.max(1, Math.floor(availableParallelism() / 2));
-}
+export { defaultTabStarts } from '../config.js';
 
 /**
  * The longest one build keeps its turn. A browser that stops answering mid-build (its CDP calls wait out their

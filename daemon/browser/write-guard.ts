@@ -8,7 +8,7 @@
 import type { CdpConnection, DisposableStore } from '../cdp/connection.js';
 import { allowedByDomains } from '../policy/url-rules.js';
 import type { HostAccess } from '../policy/host-policy.js';
-import type { Interception } from '../policy/request-interception.js';
+import type { Interception } from '../settings/request-interception.js';
 import type { LogKind, LogEntry } from './tab-log.js';
 import { SAFE_METHODS } from './tab-network.js';
 import { READ_TAB_GUARD } from './read-guard.js';

@@ -6,7 +6,7 @@
  */
 import type { Platform } from '../platform.js';
 import type { Tab } from '../browser/tab.js';
-import type { Fetcher, FetchedResponse } from '../crawl/types.js';
+import type { Fetcher, FetchedResponse } from '../../protocol/crawl.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { userSecretForms } from '../vault/user-secrets.js';
 import { cacheBody, cacheHeaders, cacheUrl } from './redact.js';

@@ -158,7 +158,7 @@ export class CdpSessions {
     return this.endedAt.get(`${user}\u0000${profile ?? ''}`);
   }
 
-  /** Marks a session as used by a client (ws-route.ts, on connect). */
+  /** Marks a session as used by a client (server/cdp-route.ts, on connect). */
   markConnected(id: string): void {
     const s = this.byId.get(id);
     if (s) s.connected = true;

@@ -28,7 +28,7 @@ import { HopRefused, TabHops, actionRefusal, hopRefusal, redirectReason, type Ho
 import { scrubDeep } from '../call/redact.js';
 import { errorFields, errorLine, reasonFields } from '../call/error-line.js';
 import { userSecretForms } from '../vault/user-secrets.js';
-import { DISABLED_SWEEP_MS } from '../accounts/sweep-interval.js';
+import { DISABLED_SWEEP_MS } from '../config.js';
 import { isQuotaRefusal } from '../quotas/limits.js';
 
 const STORAGE_QUOTA_NOTE = 'paused at your storage quota (--max-storage-mb-per-user): the next page would have passed it and was not stored (it stays queued). Delete what you no longer need, then resume.';

@@ -10,15 +10,15 @@ import { bestPassages, htmlToMarkdownOffThread } from '../read/index.js';
 import { byTag, collapseWs, eachElement, findFirst, isElement, parseHtml, textContent, type HDocument, type HElement } from '../read/html-tree.js';
 import type { CrawlSpec } from './params.js';
 import type { PageInput, PageOutput } from './types.js';
-import { removeStaticallyHidden, ZERO_WIDTH } from './static-hidden.js';
-import { readFields, schemaErrors } from './fields.js';
+import { removeStaticallyHidden, ZERO_WIDTH } from '../read/static-hidden.js';
+import { readFields, schemaErrors } from '../read/fields.js';
 import { judgeValues } from '../models/extractor-values.js';
-import { absoluteHttp, documentBase, linksWithText, pageImages, pageMetadata } from './metadata.js';
+import { absoluteHttp, documentBase, linksWithText, pageImages, pageMetadata } from '../read/metadata.js';
 import { chunkContent } from './chunks.js';
 import { fillsWithModel } from './model-fill.js';
 import { markdownToText } from '../read/plain-text.js';
 
-export { checkFieldSelectors, checkOutputSchema } from './fields.js';
+export { checkFieldSelectors, checkOutputSchema } from '../read/fields.js';
 export { markdownToText } from '../read/plain-text.js';
 
 type Kind = 'html' | 'text' | 'json';

@@ -6,7 +6,7 @@
 import { gunzipSync } from 'node:zlib';
 import { parseDocument } from 'htmlparser2';
 import type { Fetcher } from './types.js';
-import { absoluteHttp } from './metadata.js';
+import { absoluteHttp } from '../read/metadata.js';
 
 /** Nested sitemap indexes followed at most this deep: real sites use one level; deeper is a loop or a trap. */
 const MAX_INDEX_DEPTH = 3;

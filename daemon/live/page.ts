@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Platform } from '../platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { send, type Req } from '../server/http.js';
+import { send, type Req } from '../http/exchange.js';
 import { VIEWER_SCRIPT } from './viewer-script.js';
 
 const STYLE = `

@@ -3,12 +3,12 @@
  * check as every other route (a page elsewhere, or a DNS-rebinding name, must not open a user's browser) and
  * the token names a live link that is still open. Everything after the upgrade is the ViewerSession's.
  */
-import type { HttpResponse, WebSocketBehavior } from '../server/transport/types.js';
+import type { HttpResponse, WebSocketBehavior } from '../http/transport/types.js';
 import type { Platform } from '../platform.js';
 import type { CallTool } from '../call/call.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { checkHostAndOrigin, type OriginPolicy } from '../server/origin.js';
-import { statusLine } from '../server/http.js';
+import { checkHostAndOrigin, type OriginPolicy } from '../http/origin.js';
+import { statusLine } from '../http/exchange.js';
 import type { LinkRecord } from './links.js';
 import { ViewerSession, type ServerMessage } from './session.js';
 

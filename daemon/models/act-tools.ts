@@ -6,20 +6,19 @@
  */
 import type { ToolDef } from '../call/define.js';
 import { toJsonSchema } from '../call/schema.js';
-import { inputTools } from '../tools/input.js';
-import { formTools } from '../tools/forms.js';
-import { pointerTools } from '../tools/pointer.js';
-import { vaultTools } from '../tools/vault.js';
 import type { JsonSchema, ToolSpec } from './types.js';
 
 export const ACT_TOOLS = ['browser_click', 'browser_type', 'browser_fill', 'browser_select_options', 'browser_press', 'browser_hover', 'browser_fill_secret'] as const;
 const LEFT_OUT = new Set(['tab', 'x', 'y']);
 
-/** The definitions of ACT_TOOLS, from their group files (not the registry, which lists the act tool itself). */
-const defs = new Map<string, ToolDef<any>>([...inputTools, ...formTools, ...pointerTools, ...vaultTools].map((t) => [t.name, t]));
+/**
+ * The definitions of ACT_TOOLS by name, handed in by the act operation (tools/act.ts), which takes them from
+ * their group files: the model features stand below the tools and import none of them.
+ */
+export type ActToolDefs = ReadonlyMap<string, ToolDef<any>>;
 
 /** An act tool's definition: its schema checks the model's call, its handler runs it. */
-export function actTool(name: (typeof ACT_TOOLS)[number]): ToolDef<any> {
+export function actTool(defs: ActToolDefs, name: (typeof ACT_TOOLS)[number]): ToolDef<any> {
   const def = defs.get(name);
   if (!def) throw new Error(`${name} is an act tool with no definition`);
   return def;
@@ -28,12 +27,14 @@ export function actTool(name: (typeof ACT_TOOLS)[number]): ToolDef<any> {
 /** The model's way of saying the step cannot be done on this page (then nothing runs). */
 export const ACT_IMPOSSIBLE = 'act_impossible';
 
-let specs: ToolSpec[] | undefined;
+const specsFor = new WeakMap<ActToolDefs, ToolSpec[]>();
 
-export function actToolSpecs(): ToolSpec[] {
-  specs ??= [
+export function actToolSpecs(defs: ActToolDefs): ToolSpec[] {
+  const known = specsFor.get(defs);
+  if (known) return known;
+  const specs = [
     ...ACT_TOOLS.map((name) => {
-      const tool = actTool(name);
+      const tool = actTool(defs, name);
       const { properties: all = {}, required: allRequired = [], ...rest } = toJsonSchema(tool.input) as JsonSchema & { properties?: Record<string, unknown>; required?: string[] };
       const properties = Object.fromEntries(Object.entries(all).filter(([k]) => !LEFT_OUT.has(k)));
       const required = allRequired.filter((k) => !LEFT_OUT.has(k));
@@ -45,6 +46,7 @@ export function actToolSpecs(): ToolSpec[] {
       parameters: { type: 'object', properties: { reason: { type: 'string', description: 'Why the step cannot be done here, in one sentence.' } }, required: ['reason'], additionalProperties: false },
     },
   ];
+  specsFor.set(defs, specs);
   return specs;
 }
 

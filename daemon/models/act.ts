@@ -14,7 +14,7 @@ import type { ToolContext } from '../call/context.js';
 import type { CallOutcome } from '../call/call.js';
 import { pageUrl, type ResponseBuilder } from '../call/response.js';
 import { validateArgs } from '../call/validate.js';
-import { ACT_IMPOSSIBLE, actTool, actToolSpecs, isActTool } from './act-tools.js';
+import { ACT_IMPOSSIBLE, actTool, actToolSpecs, isActTool, type ActToolDefs } from './act-tools.js';
 import { resolveModel } from './catalog.js';
 import { FENCE_RULE, fenceText } from './chunks.js';
 import { describeTarget, findTarget, type PageTarget } from './page-targets.js';
@@ -49,7 +49,8 @@ const SYSTEM = [
   FENCE_RULE,
 ].join(' ');
 
-export async function runAct(ctx: ToolContext, args: ActArgs, out: ResponseBuilder): Promise<void> {
+/** `defs`: the act tools' definitions (act-tools.ts), from the operation that runs this. */
+export async function runAct(ctx: ToolContext, args: ActArgs, out: ResponseBuilder, defs: ActToolDefs): Promise<void> {
   // An unknown model id is refused before the page is looked at, cache hit or not.
   resolveModel(ctx.env.cfg.models, args.model);
   const view = await viewTab(ctx, args.tab);
@@ -69,7 +70,7 @@ export async function runAct(ctx: ToolContext, args: ActArgs, out: ResponseBuild
   }
   if (!steps) {
     session = openModelSession({ env: ctx.env, user, model: args.model, key: ctx.modelKey, maxTokensTotal: args.maxTokensTotal, signal: ctx.signal });
-    const chosen = await chooseStep(session, args.action, view);
+    const chosen = await chooseStep(session, args.action, view, defs);
     steps = [chosen.step];
     warnings.push(...chosen.warnings);
   }
@@ -136,9 +137,9 @@ function reportBlocked(outcome: CallOutcome, view: TabView, out: ResponseBuilder
 }
 
 /** Asks the model for the step; one repair turn when its call cannot run as given. */
-async function chooseStep(session: ModelSession, action: string, view: TabView): Promise<{ step: Step; warnings: string[] }> {
+async function chooseStep(session: ModelSession, action: string, view: TabView, defs: ActToolDefs): Promise<{ step: Step; warnings: string[] }> {
   const messages: ChatMessage[] = [{ role: 'user', content: `Action: ${action}\n\nThe page:\n${fenceText(`snapshot of ${view.tab}`, viewText(view), SNAPSHOT_CHARS)}` }];
-  const tools = actToolSpecs();
+  const tools = actToolSpecs(defs);
   for (let attempt = 0; attempt < 2; attempt++) {
     const res = await session.turn({ system: SYSTEM, messages, tools, toolChoice: 'required', maxOutputTokens: 1024 });
     const call = res.toolCalls[0];
@@ -154,7 +155,7 @@ async function chooseStep(session: ModelSession, action: string, view: TabView):
         pageText: reason,
       });
     }
-    const step = toStep(call.name, call.args, view);
+    const step = toStep(call.name, call.args, view, defs);
     if (typeof step !== 'string') return step;
     messages.push(
       { role: 'assistant', toolCalls: [call] },
@@ -166,14 +167,14 @@ async function chooseStep(session: ModelSession, action: string, view: TabView):
 }
 
 /** The model's call as a step to run, or what is wrong with it (for the repair turn). */
-function toStep(name: string, rawArgs: Record<string, unknown>, view: TabView): { step: Step; warnings: string[] } | string {
+function toStep(name: string, rawArgs: Record<string, unknown>, view: TabView, defs: ActToolDefs): { step: Step; warnings: string[] } | string {
   if (!isActTool(name)) return `there is no tool "${name.slice(0, 80)}" here; use one of the tools given`;
   const { tab: _tab, ...given } = rawArgs ?? {};
   const secret = secretCall(name, given);
   if (typeof secret === 'string') return secret;
   const tool = secret?.tool ?? name;
   const args = secret?.args ?? given;
-  const def = actTool(tool);
+  const def = actTool(defs, tool);
   let valid: Record<string, unknown>;
   try {
     valid = validateArgs(tool, def.input, { ...args, tab: view.tab });

@@ -8,7 +8,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import type { ExtractorRecord } from '../../storage/extractors.js';
 import { checkUrl } from '../net/url-check.js';
 import { parseHtml } from '../read/html-tree.js';
-import { ZERO_WIDTH } from '../crawl/static-hidden.js';
+import { ZERO_WIDTH } from '../read/static-hidden.js';
 import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from '../call/context.js';
 import { failuresOf, learnSelectors, type ExtractorPage } from './extractor-learn.js';

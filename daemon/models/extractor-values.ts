@@ -7,8 +7,8 @@
 import { compile } from 'css-select';
 import { coercingSchemaValidator } from '../json-schema.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { readFields } from '../crawl/fields.js';
-import { absoluteHttp, documentBase } from '../crawl/metadata.js';
+import { readFields } from '../read/fields.js';
+import { absoluteHttp, documentBase } from '../read/metadata.js';
 import type { HDocument } from '../read/html-tree.js';
 import type { ExtractorField } from '../../storage/extractors.js';
 import type { JsonSchema } from './types.js';

@@ -11,7 +11,7 @@ import http from 'node:http';
 import https from 'node:https';
 import zlib from 'node:zlib';
 import type { Platform } from '../platform.js';
-import type { Fetcher, FetchedResponse, FetchOptions } from '../crawl/types.js';
+import type { Fetcher, FetchedResponse, FetchOptions } from '../../protocol/crawl.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { vetUrl, type RefusalWords } from './refusal-error.js';
 import { pinnedRequest } from './pinned-request.js';

@@ -4,15 +4,15 @@
  */
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
-import { bearer, captureReq, readBody, sendError, sendJson, statusLine, type Req, type RequestFinished } from './http.js';
-import { checkHostAndOrigin, type OriginPolicy } from './origin.js';
+import { bearer, captureReq, readBody, sendError, sendJson, statusLine, type Req, type RequestFinished } from '../http/exchange.js';
+import { checkHostAndOrigin, type OriginPolicy } from '../http/origin.js';
 import { restHandlers } from './rest.js';
 import { matchRoute, ROUTES, routeKey, type RouteSpec } from './routes.js';
 import { routeInput } from './route-input.js';
 import { McpGateway } from './mcp.js';
 import { liveSocket, LIVE_SOCKET_PATTERN } from '../live/socket.js';
-import { addCdpRoute } from '../cdp-proxy/ws-route.js';
-import { chooseHttpApp } from './transport/choose.js';
+import { addCdpRoute } from './cdp-route.js';
+import { chooseHttpApp } from '../http/transport/choose.js';
 import type { ServerDeps } from './deps.js';
 
 export interface AppHandle {

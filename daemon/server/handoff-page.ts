@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { Platform } from '../platform.js';
 import type { HandoffRecord } from '../../storage/handoffs.js';
 import { createLiveLink } from '../live/index.js';
-import { send, type Req } from './http.js';
+import { send, type Req } from '../http/exchange.js';
 import type { Handler } from './rest-call.js';
 
 const REASONS: Record<HandoffRecord['reason'], string> = {

@@ -4,7 +4,7 @@
  * holds no secret: the token is named as a placeholder, never filled in.
  */
 import type { Platform } from '../platform.js';
-import { send } from './http.js';
+import { send } from '../http/exchange.js';
 import type { Handler } from './rest-call.js';
 
 export function installGuide(base: string, signupOn: boolean): string {

@@ -20,7 +20,7 @@ import type { CallOptions } from '../call/call.js';
 import { allTools, annotationsFor, getTool, outputJsonSchema, toJsonSchema } from '../tools/registry.js';
 import { renderErrorMcp, type McpContent } from '../call/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { parseJsonBounded, readBody, sendError, sendJson, statusLine, TooDeepError, type Req } from './http.js';
+import { parseJsonBounded, readBody, sendError, sendJson, statusLine, TooDeepError, type Req } from '../http/exchange.js';
 import { asksForProgress, collapseToJson, restoreId, rewriteEvent, splitEvents } from './mcp-sse.js';
 
 export const SERVER_INSTRUCTIONS = [

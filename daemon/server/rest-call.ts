@@ -6,7 +6,7 @@ import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import { toBrowserdError } from '../../protocol/errors.js';
 import type { RouteInput } from './route-input.js';
-import { readJson, sendError, sendJson, TooDeepError, type Req } from './http.js';
+import { readJson, sendError, sendJson, TooDeepError, type Req } from '../http/exchange.js';
 import type { ServerDeps } from './deps.js';
 
 /**

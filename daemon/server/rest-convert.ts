@@ -8,7 +8,7 @@ import BusboyImport from '@fastify/busboy';
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { DOC_MAX_BYTES } from '../docs/types.js';
-import { readBody, type Req } from './http.js';
+import { readBody, type Req } from '../http/exchange.js';
 import { runTool, toolBody, type Handler } from './rest-call.js';
 import type { ServerDeps } from './deps.js';
 

@@ -10,7 +10,7 @@ import type { CrawlAction } from '../crawl/service.js';
 import type { CrawlRunInfo, ItemStatus } from '../crawl/types.js';
 import { EXPORT_CONTENT_TYPES, encodeExport, type ExportFormat } from '../crawl/export.js';
 import { secretScrubber, userSecretForms } from '../vault/user-secrets.js';
-import { sendError, sendJson, sendStream } from './http.js';
+import { sendError, sendJson, sendStream } from '../http/exchange.js';
 import { toolBody, type Handler } from './rest-call.js';
 import type { ServerDeps } from './deps.js';
 

@@ -7,7 +7,7 @@ import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { ShareLinks } from '../../storage/share-links.js';
-import { sendJson, sendStream } from './http.js';
+import { sendJson, sendStream } from '../http/exchange.js';
 import type { Handler } from './rest-call.js';
 
 /** The headers of a file handed out: always saved, never rendered or sniffed, never cached on the way. */

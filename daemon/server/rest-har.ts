@@ -8,7 +8,7 @@ import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { harRecordings } from '../traffic/har-recordings.js';
 import { harDocument } from '../traffic/har-document.js';
-import { sendStream } from './http.js';
+import { sendStream } from '../http/exchange.js';
 import type { Handler } from './rest-call.js';
 
 export function harHandlers(env: Platform): Record<string, Handler> {

@@ -8,7 +8,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Platform } from '../platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { bearer, parseJsonBounded, readBody, sendJson } from './http.js';
+import { bearer, parseJsonBounded, readBody, sendJson } from '../http/exchange.js';
 import type { Handler } from './rest-call.js';
 
 /** Far above any text message (a long SMS is ~1.6 KB), far below anything that could hurt. */

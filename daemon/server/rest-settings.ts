@@ -1,6 +1,6 @@
 /** Browser settings over REST: users read them with their own identity; the admin key reads and changes them. */
 import type { Platform } from '../platform.js';
-import { sendJson } from './http.js';
+import { sendJson } from '../http/exchange.js';
 import { ADMIN_ACTOR, auditedChange, type Handler } from './rest-call.js';
 
 export function settingsHandlers(env: Platform): Record<string, Handler> {

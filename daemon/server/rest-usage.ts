@@ -2,7 +2,7 @@
 import type { Platform } from '../platform.js';
 import { listModels } from '../models/catalog.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { sendJson } from './http.js';
+import { sendJson } from '../http/exchange.js';
 import type { Handler } from './rest-call.js';
 
 export function usageHandlers(env: Platform): Record<string, Handler> {

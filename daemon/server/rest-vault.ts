@@ -9,7 +9,7 @@ import type { UserRecord } from '../../storage/users.js';
 import type { ImapInbox, VaultEntryInfo } from '../../storage/vault.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { normaliseTotp } from '../vault/totp.js';
-import { sendJson, type Req } from './http.js';
+import { sendJson, type Req } from '../http/exchange.js';
 import { auditedChange, type Handler } from './rest-call.js';
 
 export const MAX_FIELDS = 50;

@@ -7,7 +7,7 @@
 import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { RowState } from '../../storage/webhooks.js';
-import { sendJson } from './http.js';
+import { sendJson } from '../http/exchange.js';
 import { auditedChange, type Handler } from './rest-call.js';
 
 /** The URL as an audit entry may show it: no query, no fragment. */

@@ -11,7 +11,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { hintOf } from './route-schemas.js';
 import type { RouteSpec, SchemaBody } from './routes.js';
 import { checkBody } from './route-body.js';
-import { MAX_BODY, parseJsonBounded } from './http.js';
+import { MAX_BODY, parseJsonBounded } from '../http/exchange.js';
 
 const Ajv = (AjvModule as any).default ?? AjvModule;
 const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: true, coerceTypes: false });

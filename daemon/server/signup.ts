@@ -18,7 +18,7 @@ import { isIP } from 'node:net';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Platform } from '../platform.js';
 import { BrowserdError, ERROR_CODES, toBrowserdError } from '../../protocol/errors.js';
-import { readForm, readJson, sendJson, type Req } from './http.js';
+import { readForm, readJson, sendJson, type Req } from '../http/exchange.js';
 import { auditedChange, type Handler } from './rest-call.js';
 import { assertNewUserName, assertUserName } from './user-name.js';
 import { html, sendPage, type Markup } from './admin/html.js';

@@ -1,7 +1,7 @@
 /** The links a page shows a person, with their text: what browser_map lists and browser_explore follows. */
 import { parseHtml } from '../read/html-tree.js';
-import { removeStaticallyHidden } from '../crawl/static-hidden.js';
-import { documentBase, linksWithText } from '../crawl/metadata.js';
+import { removeStaticallyHidden } from '../read/static-hidden.js';
+import { documentBase, linksWithText } from '../read/metadata.js';
 
 export interface PageLink {
   url: string;

@@ -3,7 +3,7 @@
  * the home page; with the forms it has (never filled or sent: an explore only reads).
  */
 import { collapseWs, eachElement, parseHtml, textContent, type HElement } from '../read/html-tree.js';
-import { absoluteHttp } from '../crawl/metadata.js';
+import { absoluteHttp } from '../read/metadata.js';
 
 export type PageKind = 'home' | 'login' | 'search' | 'listing' | 'article' | 'form' | 'other';
 

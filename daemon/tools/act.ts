@@ -9,6 +9,14 @@ import { IncludeHiddenParam, params, TabParam } from '../../protocol/params.js';
 import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.js';
 import { ACTION_MAX, runAct } from '../models/act.js';
 import { INSTRUCTION_MAX, runObserve } from '../models/observe.js';
+import type { ActToolDefs } from '../models/act-tools.js';
+import { inputTools } from './input.js';
+import { formTools } from './forms.js';
+import { pointerTools } from './pointer.js';
+import { vaultTools } from './vault.js';
+
+/** The tools an act step may run, by name, from their group files (not the registry, which lists this file). */
+const ACT_TOOL_DEFS: ActToolDefs = new Map([...inputTools, ...formTools, ...pointerTools, ...vaultTools].map((t) => [t.name, t]));
 import { ASSERTION_MAX, runValidate } from '../models/validate.js';
 import { CitationSchema } from '../models/citations.js';
 import { TurnUsageSchema } from '../models/types.js';
@@ -93,7 +101,7 @@ export const actTools = [
     }),
     effect: 'write',
     async handle(ctx, args, out) {
-      await runAct(ctx, args, out);
+      await runAct(ctx, args, out, ACT_TOOL_DEFS);
     },
   }),
   defineTool({

@@ -24,7 +24,7 @@ import { errorFields, errorLine, errorString } from '../call/error-line.js';
 import { CACHE_MODES } from '../../protocol/crawl.js';
 import { attachTabCache, lookup, missError, type CacheMode } from '../cache/index.js';
 import { userSecretForms } from '../vault/user-secrets.js';
-import { readFeedPage, FEED_MAX_ENTRIES, type FeedPage } from '../read/feed-page.js';
+import { readFeedPage, FEED_MAX_ENTRIES, type FeedPage } from '../docs/feed-page.js';
 
 export const READ_MAX_URLS = 50;
 /** Scratch tabs read in parallel: enough to hide latency, few enough for a 2-core host. */

@@ -163,3 +163,42 @@ t.test('the product holds no import circle: daemon/, storage/, protocol/, inject
   const all = circles(importGraph(PRODUCT));
   t.same(all, [], `import circles (break each by handing the dependency in, or moving the shared word down):\n${describeCircles(all)}`);
 });
+
+/** daemon/'s rooms: a first-level folder (daemon/crawl/) or a file at its top (daemon/main). */
+const roomOf = (file: string) => {
+  const parts = file.split('/');
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}/` : file;
+};
+
+/** The graph of daemon/'s rooms: an arrow where any file of one imports any file of the other. */
+function roomGraph(): Map<string, string[]> {
+  const rooms = new Map<string, Set<string>>();
+  for (const [file, deps] of importGraph(['daemon'])) {
+    const from = roomOf(file);
+    if (!rooms.has(from)) rooms.set(from, new Set());
+    for (const d of deps) if (roomOf(d) !== from) rooms.get(from)!.add(roomOf(d));
+  }
+  return new Map([...rooms].map(([r, to]) => [r, [...to]]));
+}
+
+/**
+ * RATCHET. Folders of daemon/ that import each other round a loop (a folder arrow running back up): today the
+ * platform's services and the browser (its parts live in traffic/, vault/, identity/, live/, ...) in one loop,
+ * and the tools with the features they reach (crawl, docs, models, site, tasks) in another. The count may only
+ * go DOWN: lower it in the change that breaks a loop; never raise it.
+ */
+const KNOWN_FOLDER_LOOP_ROOMS = 20;
+
+t.test('folder loops in daemon/ only shrink, and the rooms already out of them stay out', async (t) => {
+  const loops = circles(roomGraph());
+  const count = loops.reduce((n, c) => n + c.length, 0);
+  t.comment(`daemon/ rooms in folder loops: ${count} (ratchet ${KNOWN_FOLDER_LOOP_ROOMS})\n${describeCircles(loops)}`);
+  t.ok(count <= KNOWN_FOLDER_LOOP_ROOMS, `folder loops grew to ${count} rooms (ratchet ${KNOWN_FOLDER_LOOP_ROOMS}):\n${describeCircles(loops)}`);
+  if (count < KNOWN_FOLDER_LOOP_ROOMS) t.comment(`the loops shrank: lower KNOWN_FOLDER_LOOP_ROOMS to ${count}`);
+  // Out of every loop, and kept out: the composition root, HTTP and the app on it, configuration, reading.
+  const out = ['daemon/main', 'daemon/config', 'daemon/http/', 'daemon/server/', 'daemon/read/', 'daemon/accounts/', 'daemon/records/', 'daemon/monitors/'];
+  for (const room of out) t.notOk(loops.some((c) => c.includes(room)), `${room} is in no folder loop`);
+  // The reader sees rooms and arrows (a blind one would find no loop at all).
+  const graph = roomGraph();
+  t.ok(graph.get('daemon/main')!.includes('daemon/server/'), 'main.ts -> server/ is an arrow');
+});

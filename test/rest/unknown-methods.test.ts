@@ -7,7 +7,7 @@
 import t from 'tap';
 import { connect } from 'node:net';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
-import { loadNativeUws } from '../../daemon/server/transport/uws.js';
+import { loadNativeUws } from '../../daemon/http/transport/uws.js';
 import { closeAll } from '../fixtures/close-all.js';
 
 /** One raw request on a new connection: the status line, headers and body, or '' when the server just closed. */

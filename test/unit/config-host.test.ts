@@ -2,7 +2,7 @@
 import t from 'tap';
 import { availableParallelism } from 'node:os';
 import { loadConfig } from '../../daemon/config.js';
-import { checkHostAndOrigin, hostName } from '../../daemon/server/origin.js';
+import { checkHostAndOrigin, hostName } from '../../daemon/http/origin.js';
 
 t.test('listening off loopback needs the allowed host names', async (t) => {
   t.throws(() => loadConfig({ listen: '0.0.0.0:8787' }, {}), /BROWSERD_ALLOWED_HOSTS/);

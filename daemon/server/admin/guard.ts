@@ -6,7 +6,7 @@
  * The Authorization header is never read here: neither a user token nor the admin key as a bearer opens a page.
  */
 import type { Platform } from '../../platform.js';
-import { cookies, type Req } from '../http.js';
+import { cookies, type Req } from '../../http/exchange.js';
 import { csrfMatches, SESSION_COOKIE, type AdminSession, type AdminSessions } from './sessions.js';
 
 /** Query names a key or token would be put under, and the prefixes of our keys and tokens. */

@@ -9,7 +9,7 @@
  */
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { BrowserdError, ERROR_CODES, toBrowserdError } from '../../../protocol/errors.js';
-import { readForm, send, type Req } from '../http.js';
+import { readForm, send, type Req } from '../../http/exchange.js';
 import { ADMIN_ACTOR, auditedChange, type Handler } from '../rest-call.js';
 import { html, sendPage, type Markup } from './html.js';
 import { consolePage, loginPage, type Flash } from './layout.js';

@@ -4,7 +4,7 @@
  * spot. Also the page shell and the headers every such page carries.
  */
 import { randomBytes } from 'node:crypto';
-import { send, type Req } from '../http.js';
+import { send, type Req } from '../../http/exchange.js';
 
 /** Markup made by `html` (or `raw`): inserted as is into another `html`. */
 export class Markup {

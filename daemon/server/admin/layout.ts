@@ -1,5 +1,5 @@
 /** The console's page shell (navigation, log-out, notices) and its login page. */
-import type { Req } from '../http.js';
+import type { Req } from '../../http/exchange.js';
 import { html, sendPage, type Markup } from './html.js';
 import type { AdminSession } from './sessions.js';
 

@@ -6,10 +6,10 @@
  */
 import t from 'tap';
 import { request, type IncomingMessage } from 'node:http';
-import { captureReq, sendError, sendStream, type Req } from '../../../daemon/server/http.js';
+import { captureReq, sendError, sendStream, type Req } from '../../../daemon/http/exchange.js';
 import { BrowserdError } from '../../../protocol/errors.js';
-import { chooseHttpApp } from '../../../daemon/server/transport/choose.js';
-import type { HttpChoice, Listening } from '../../../daemon/server/transport/types.js';
+import { chooseHttpApp } from '../../../daemon/http/transport/choose.js';
+import type { HttpChoice, Listening } from '../../../daemon/http/transport/types.js';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { encodeExport } from '../../../daemon/crawl/export.js';

@@ -1,6 +1,6 @@
 /** What an act tab holds for a verdict, by the host-wide settings and the user's host rules. */
 import t from 'tap';
-import { requestInterception } from '../../../daemon/policy/request-interception.js';
+import { requestInterception } from '../../../daemon/settings/request-interception.js';
 
 const off = { block_ads: [] as string[], profile_enabled: false as boolean | string[] };
 

@@ -1,6 +1,6 @@
 /** The node:http server matches WebSocket routes by uWS's patterns: `:name` is one segment, a trailing `*` the rest. */
 import t from 'tap';
-import { matchPattern } from '../../../daemon/server/transport/pattern.js';
+import { matchPattern } from '../../../daemon/http/transport/pattern.js';
 
 t.test('a :name part is one non-empty segment, given back in order', async (t) => {
   t.same(matchPattern('/live/:token/ws', '/live/abc/ws'), ['abc']);

@@ -6,8 +6,8 @@
 import { compile, selectAll, selectOne } from 'css-select';
 import { schemaValidator } from '../json-schema.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { collapseWs, textContent, type HDocument, type HElement } from '../read/html-tree.js';
-import type { CrawlSpec } from './params.js';
+import { collapseWs, textContent, type HDocument, type HElement } from './html-tree.js';
+import type { CrawlSpec } from '../../protocol/crawl.js';
 
 type FieldSpec = NonNullable<CrawlSpec['fields']>[string];
 const norm = (f: FieldSpec) => (typeof f === 'string' ? { css: f } : f);

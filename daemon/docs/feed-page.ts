@@ -6,9 +6,9 @@
  */
 import type { Tab } from '../browser/tab.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { detectKind } from '../docs/detect.js';
-import { runOnConverterThread } from '../docs/pool.js';
-import { DOC_MAX_BYTES } from '../docs/types.js';
+import { detectKind } from './detect.js';
+import { runOnConverterThread } from './pool.js';
+import { DOC_MAX_BYTES } from './types.js';
 
 export interface FeedPageEntry { title?: string; link?: string; date?: string; summary?: string }
 export interface FeedPage { title?: string; entries: FeedPageEntry[]; markdown: string }

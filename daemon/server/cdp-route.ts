@@ -3,12 +3,12 @@
  * every route (a page in some browser must not reach this), then the token. A wrong, guessed, stopped or
  * expired token gets a plain 401 and no WebSocket. The token is part of the URL, so the URL is never logged.
  */
-import type { HttpApp, HttpResponse } from '../server/transport/types.js';
+import type { HttpApp, HttpResponse } from '../http/transport/types.js';
 import type { Platform } from '../platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { checkHostAndOrigin, type OriginPolicy } from '../server/origin.js';
-import { ProxyClient } from './client.js';
-import type { CdpSession } from './sessions.js';
+import { checkHostAndOrigin, type OriginPolicy } from '../http/origin.js';
+import { ProxyClient } from '../cdp-proxy/client.js';
+import type { CdpSession } from '../cdp-proxy/sessions.js';
 import type { Disposable } from '../cdp/connection.js';
 import { cdpRefusal } from '../vault/secret-documents.js';
 

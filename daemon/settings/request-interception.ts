@@ -4,8 +4,8 @@
  * blocked site must not be navigated to or the persistent identity must switch as documents load; else none.
  * Read tabs, routes, a replaying cache and allowedDomains add their own needs in the guard.
  */
-import type { BrowserSettings } from '../settings/browser-settings.js';
-import type { HostRule } from './host-policy.js';
+import type { BrowserSettings } from './browser-settings.js';
+import type { HostRule } from '../policy/host-policy.js';
 
 /**
  * Which of a session's requests are held for a verdict: every one, documents only (pages and frames, where

@@ -2,8 +2,8 @@
  * Facts about a page beside its content: metadata (description, language, canonical URL, headings, JSON-LD),
  * the links a person can see (what a crawl follows), and images.
  */
-import { collapseWs, eachElement, textContent, type HDocument } from '../read/html-tree.js';
-import type { PageMetadata } from './types.js';
+import { collapseWs, eachElement, textContent, type HDocument } from './html-tree.js';
+import type { PageMetadata } from '../../protocol/crawl.js';
 
 /** An absolute http(s) URL without its fragment, or undefined. */
 export function absoluteHttp(href: string | undefined, base: string): string | undefined {

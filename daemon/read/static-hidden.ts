@@ -6,7 +6,7 @@
  * "browser" where that matters. aria-hidden is left alone: it hides from screen readers, not from eyes.
  */
 import { selectAll } from 'css-select';
-import type { HDocument, HElement, HNode, HParent } from '../read/html-tree.js';
+import type { HDocument, HElement, HNode, HParent } from './html-tree.js';
 
 const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*0(?:\.0*)?\s*(?:!important)?\s*(?:;|$)|font-size\s*:\s*0(?:px|em|rem|%)?\s*(?:!important)?\s*(?:;|$))/i;
 /** Never rendered as text, whatever the styles say. */

@@ -8,9 +8,7 @@
  * not be written again, and a write that returns false waits for onWritable.
  */
 
-/** Which server to run: `auto` is uWS where its native build loads, else node:http. */
-export type HttpChoice = 'auto' | 'uws' | 'node';
-export const HTTP_CHOICES: readonly HttpChoice[] = ['auto', 'uws', 'node'];
+export { HTTP_CHOICES, type HttpChoice } from '../../config.js';
 
 /** A body part or a message: text, or any view on bytes. */
 export type Chunk = string | ArrayBuffer | Uint8Array;
