@@ -32,6 +32,14 @@ export class AuditStore {
     await this.db.flushed();
   }
 
+  /**
+   * Appends, and on a failed write tells the operator's log instead of failing: the call the entry records
+   * has happened (or been refused) either way, and its caller still gets the answer.
+   */
+  async appendOrLog(e: AuditEntry, log: { error(obj: object, msg: string): void }): Promise<void> {
+    await this.append(e).catch((err) => log.error({ err: String(err) }, 'audit write failed'));
+  }
+
   /** The opaque cursor for a key of this user's: the key's tail (base64url) signed for the user. */
   private cursorFor(user: string, key: string): string {
     return this.cursors.issue([user], Buffer.from(key.slice(user.length + 1), 'utf8').toString('base64url'));

@@ -320,9 +320,7 @@ export class McpGateway {
   /** A refused body is still a call on the record: named after the tool when its name comes early in the text. */
   private async auditTooDeep(user: UserRecord, head: string) {
     const tool = /"name"\s*:\s*"(browser_[a-z_]{1,60})"/.exec(head)?.[1] ?? 'mcp_request';
-    await this.env.audit
-      .append({ at: new Date().toISOString(), user: user.id, tool, via: 'mcp', args: '[body nested too deep]', outcome: 'validation_error', ms: 0 })
-      .catch((err) => this.env.log.error({ err: String(err) }, 'audit write failed'));
+    await this.env.audit.appendOrLog({ at: new Date().toISOString(), user: user.id, tool, via: 'mcp', args: '[body nested too deep]', outcome: 'validation_error', ms: 0 }, this.env.log);
   }
 
   /** A user at the session cap loses the session idle the longest, so a new client can always connect. */

@@ -34,9 +34,7 @@ export async function toolBody(env: Platform, r: Req, user: UserRecord, tool: st
     return await readJson(r);
   } catch (e) {
     if (e instanceof TooDeepError) {
-      await env.audit
-        .append({ at: new Date().toISOString(), user: user.id, tool, via: 'rest', args: '[body nested too deep]', outcome: e.code, ms: 0 })
-        .catch((err) => env.log.error({ err: String(err) }, 'audit write failed'));
+      await env.audit.appendOrLog({ at: new Date().toISOString(), user: user.id, tool, via: 'rest', args: '[body nested too deep]', outcome: e.code, ms: 0 }, env.log);
     }
     throw e;
   }
@@ -58,8 +56,6 @@ export async function auditedChange<T>(env: Platform, user: Pick<UserRecord, 'id
     outcome = toBrowserdError(e).code;
     throw e;
   } finally {
-    await env.audit
-      .append({ at: new Date().toISOString(), user: user.id, tool, via: 'rest', args, outcome, ms: Date.now() - started })
-      .catch((err) => env.log.error({ err: String(err) }, 'audit write failed'));
+    await env.audit.appendOrLog({ at: new Date().toISOString(), user: user.id, tool, via: 'rest', args, outcome, ms: Date.now() - started }, env.log);
   }
 }

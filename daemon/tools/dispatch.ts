@@ -76,18 +76,16 @@ export async function callTool(pipeline: Pipeline, user: UserRecord, name: strin
   const outcomeCode = outcome.ok ? (outcome.out.approval ? 'needs_approval' : 'ok') : outcome.error.code;
   // The operator's line: which call, whose, how it ended and how long it took; arguments stay in the audit log.
   env.log.info({ reqId: opts.requestId, user: user.id, tool: typeof name === 'string' ? name.slice(0, 80) : '?', via: opts.via, tab, outcome: outcomeCode, ms: Date.now() - started }, 'tool call');
-  await env.audit
-    .append({
-      at: new Date().toISOString(),
-      user: user.id,
-      tool: name,
-      tab,
-      via: opts.via,
-      args: tooDeep ? { omitted: `nested more than ${MAX_ARGS_DEPTH} levels deep` } : redactArgs(name, args ?? rawArgs, secrets),
-      outcome: outcomeCode,
-      ms: Date.now() - started,
-    })
-    .catch((e) => env.log.error({ err: String(e) }, 'audit write failed'));
+  await env.audit.appendOrLog({
+    at: new Date().toISOString(),
+    user: user.id,
+    tool: name,
+    tab,
+    via: opts.via,
+    args: tooDeep ? { omitted: `nested more than ${MAX_ARGS_DEPTH} levels deep` } : redactArgs(name, args ?? rawArgs, secrets),
+    outcome: outcomeCode,
+    ms: Date.now() - started,
+  }, env.log);
   return outcome;
 }
 
