@@ -3,7 +3,7 @@
  *  - by a raw-CDP loop on a Chromium started with the daemon's launcher: navigate, wait for load, evaluate
  *    __browserd.visibleHtml (the same injected script) and run htmlToMarkdown (daemon/read) on it;
  *  - by crawlee's CheerioCrawler over plain http, with the same htmlToMarkdown on the fetched HTML.
- * The raw loop runs at the daemon's concurrency (4 scratch tabs, READ_CONCURRENCY in daemon/tools/read.ts)
+ * The raw loop runs at the daemon's concurrency (4 scratch tabs, READ_CONCURRENCY in daemon/reading/pages.ts)
  * and one tab at a time.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { launchRawBrowser, median, now, printTable, type RawBrowser } from './li
 
 /** Timed runs per reader (medians); the slow explanatory variants run once to keep `npm run bench` short. */
 const RUNS = 2;
-/** daemon/tools/read.ts READ_CONCURRENCY (not exported). */
+/** daemon/reading/pages.ts READ_CONCURRENCY (not exported). */
 const DAEMON_CONCURRENCY = 4;
 /** daemon/tools/read.ts: maxChars default per page. */
 const MAX_CHARS = 20000;

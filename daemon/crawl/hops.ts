@@ -14,9 +14,12 @@
 import type { DocumentJudge } from '../browser/write-guard.js';
 import type { Tab } from '../browser/tab.js';
 import { addressRefusal, type FetchGuard } from '../net/guarded-fetch.js';
-import { destructiveLink, destructiveReason } from '../policy/destructive-links.js';
+import { actionRefusal, redirectReason } from '../policy/destructive-links.js';
+
+// What a read may not follow, whoever reads (crawls, document collection): policy/destructive-links.ts.
+export { actionRefusal, redirectReason };
 import type { RobotsBook } from './robots.js';
-import { looksLikeSignOut, onSites, pageKey, passesRules } from './rules.js';
+import { onSites, pageKey, passesRules } from './rules.js';
 
 /** A hop of the page's fetch was refused: the page ends blocked with `reason`. */
 export class HopRefused extends Error {
@@ -39,12 +42,6 @@ export interface HopRules {
   guard: FetchGuard;
 }
 
-/** Why going to `url` would act on the signed-in profile (sign-out, or destructive-links.ts), or undefined. */
-export function actionRefusal(url: string, onProfile: boolean): string | undefined {
-  if (looksLikeSignOut(url)) return 'it looks like a sign-out address, and reading must not sign the person out';
-  const acts = onProfile ? destructiveLink(url) : undefined;
-  return acts ? destructiveReason(acts) : undefined;
-}
 
 /**
  * Why a crawl does not follow a hop to `url`, or undefined. `start`: the hop belongs to a start URL, which the
@@ -62,8 +59,6 @@ export async function hopRefusal(rules: HopRules, url: string, start: boolean): 
   return undefined;
 }
 
-/** How a refused redirect is named in the page's reason. */
-export const redirectReason = (from: string | undefined, to: string, why: string) => `the redirect${from ? ` from ${from}` : ''} to ${to} was not followed: ${why}`;
 
 /**
  * The document judge of one read tab, and what it refused for the page being read. The tab keeps it for its

@@ -76,17 +76,5 @@ export function pageKey(url: string): string {
   return u.href;
 }
 
-const SIGN_OUT = /(?:^|[/_.?&=-])(?:log-?out|log-?off|sign-?out|sign-?off)(?:$|[/_.?&=-])/i;
-
-/**
- * A link that ends the user's session when merely fetched (GET /logout is common). Crawls and explores of the
- * user's signed-in profile never follow one: reading must not sign the person out.
- */
-export function looksLikeSignOut(url: string): boolean {
-  try {
-    const u = new URL(url);
-    return SIGN_OUT.test(u.pathname + u.search);
-  } catch {
-    return false;
-  }
-}
+// Sign-out links are one of the links that act when merely fetched (policy/destructive-links.ts).
+export { looksLikeSignOut } from '../policy/destructive-links.js';

@@ -14,7 +14,7 @@
 import type { Tab } from '../browser/tab.js';
 import { guardedFetch, type FetchGuard } from '../net/guarded-fetch.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { redirectReason } from '../crawl/hops.js';
+import { redirectReason } from '../policy/destructive-links.js';
 
 /** A file that fails to arrive in this time is listed as failed; the page read goes on. */
 const FILE_TIMEOUT_MS = 60_000;

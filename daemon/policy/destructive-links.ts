@@ -150,3 +150,28 @@ export function destructiveReason(v: DestructiveVerdict): string {
   const where = v.rule === 'unparsable' ? 'its address cannot be parsed' : v.where === 'text' ? `its link text says "${v.word}"` : `its address says "${v.word}"`;
   return `not fetched on the signed-in profile: it looks like an action (${what}; ${where}), and reading there must not act. Mode http reads without the profile's cookies.`;
 }
+
+const SIGN_OUT = /(?:^|[/_.?&=-])(?:log-?out|log-?off|sign-?out|sign-?off)(?:$|[/_.?&=-])/i;
+
+/**
+ * A link that ends the user's session when merely fetched (GET /logout is common). Crawls and explores of the
+ * user's signed-in profile never follow one: reading must not sign the person out.
+ */
+export function looksLikeSignOut(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return SIGN_OUT.test(u.pathname + u.search);
+  } catch {
+    return false;
+  }
+}
+
+/** Why going to `url` would act on the signed-in profile (sign-out, or a destructive link above), or undefined. */
+export function actionRefusal(url: string, onProfile: boolean): string | undefined {
+  if (looksLikeSignOut(url)) return 'it looks like a sign-out address, and reading must not sign the person out';
+  const acts = onProfile ? destructiveLink(url) : undefined;
+  return acts ? destructiveReason(acts) : undefined;
+}
+
+/** How a refused redirect is named in the page's reason. */
+export const redirectReason = (from: string | undefined, to: string, why: string) => `the redirect${from ? ` from ${from}` : ''} to ${to} was not followed: ${why}`;

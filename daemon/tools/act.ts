@@ -7,9 +7,9 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from '../call/define.js';
 import { IncludeHiddenParam, params, TabParam } from '../../protocol/params.js';
 import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.js';
-import { ACTION_MAX, runAct } from '../models/act.js';
-import { INSTRUCTION_MAX, runObserve } from '../models/observe.js';
-import type { ActToolDefs } from '../models/act-tools.js';
+import { ACTION_MAX, runAct } from '../model-features/act.js';
+import { INSTRUCTION_MAX, runObserve } from '../model-features/observe.js';
+import type { ActToolDefs } from '../model-features/act-tools.js';
 import { inputTools } from './input.js';
 import { formTools } from './forms.js';
 import { pointerTools } from './pointer.js';
@@ -17,7 +17,7 @@ import { vaultTools } from './vault.js';
 
 /** The tools an act step may run, by name, from their group files (not the registry, which lists this file). */
 const ACT_TOOL_DEFS: ActToolDefs = new Map([...inputTools, ...formTools, ...pointerTools, ...vaultTools].map((t) => [t.name, t]));
-import { ASSERTION_MAX, runValidate } from '../models/validate.js';
+import { ASSERTION_MAX, runValidate } from '../model-features/validate.js';
 import { CitationSchema } from '../models/citations.js';
 import { TurnUsageSchema } from '../models/types.js';
 import { ApprovalField, PageText, TabIdField } from '../call/output.js';
@@ -36,7 +36,7 @@ const ModelField = Type.String({ description: 'The model id that answered.' });
 const UsageField = Type.Object(TurnUsageSchema.properties, { description: 'Tokens this call spent on the model.' });
 
 /**
- * The approval answer of the step's tool, passed on as it came (models/act.ts): unlike a tool the gate stopped
+ * The approval answer of the step's tool, passed on as it came (model-features/act.ts): unlike a tool the gate stopped
  * itself, tab_act still reports the step it chose beside it.
  */
 const StepApprovalField = ApprovalField;

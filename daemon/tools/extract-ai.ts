@@ -14,8 +14,8 @@ import { askPages } from '../models/ask.js';
 import { CitationSchema, type Citation } from '../models/citations.js';
 import { SessionUsageSchema, TurnUsageSchema, type SessionUsage } from '../models/types.js';
 import { PageText, PageValue, UrlField } from '../call/output.js';
-import { readPagesForModel, type ModelPage } from './model-pages.js';
-import { checkOneSource, checkSourceUrls, MODEL_MAX_URLS, sourceParams } from './model-source.js';
+import { readPagesForModel, type ModelPage } from '../reading/model-pages.js';
+import { checkOneSource, checkSourceUrls, MODEL_MAX_URLS, sourceParams } from '../reading/model-source.js';
 import { inlineCut, pageUrl, urlLine, type ResponseBuilder } from '../call/response.js';
 
 export interface PageExtraction {

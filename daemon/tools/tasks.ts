@@ -10,7 +10,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.js';
 import { DEFAULT_MAX_STEPS, GOAL_MAX, MAX_STEPS_LIMIT, RESEARCH_ID, TASK_ID, TASK_STATES, type ResearchRecord, type TaskView } from '../../protocol/tasks.js';
 import { checkUrl } from '../net/url-check.js';
-import { DEFAULT_SOURCES, MAX_SOURCES, QUESTION_MAX, runResearch } from '../models/research.js';
+import { DEFAULT_SOURCES, MAX_SOURCES, QUESTION_MAX, runResearch } from '../model-features/research.js';
 import { inline, inlineCut, type ResponseBuilder } from '../call/response.js';
 import { PageText, PageValue } from '../call/output.js';
 import { TASKS } from '../tasks/service.js';

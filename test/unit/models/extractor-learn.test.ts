@@ -9,7 +9,7 @@ import t from 'tap';
 import { parseHtml } from '../../../daemon/read/html-tree.js';
 import { checkExtractorSchema, judgeValues } from '../../../daemon/models/extractor-values.js';
 import { htmlOutline } from '../../../daemon/models/html-outline.js';
-import { learnSelectors } from '../../../daemon/models/extractor-learn.js';
+import { learnSelectors } from '../../../daemon/model-features/extractor-learn.js';
 import type { ModelSession } from '../../../daemon/models/session.js';
 import type { TurnRequest, TurnResult } from '../../../daemon/models/types.js';
 

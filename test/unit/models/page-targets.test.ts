@@ -1,6 +1,6 @@
 /** How an act step's element is found again: role, name and position from snapshot lines, and the structure hash. */
 import t from 'tap';
-import { findTarget, pageTargets } from '../../../daemon/models/page-targets.js';
+import { findTarget, pageTargets } from '../../../daemon/model-features/page-targets.js';
 
 const SNAP = `- heading "Account" [level=1]
 - form "Sign in":

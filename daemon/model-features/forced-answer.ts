@@ -3,8 +3,8 @@
  * `parse`, and an answer that is not usable gets one repair turn saying what was wrong, then action_failed.
  */
 import { BrowserdError } from '../../protocol/errors.js';
-import type { ModelSession } from './session.js';
-import type { ChatMessage, ToolSpec } from './types.js';
+import type { ModelSession } from '../models/session.js';
+import type { ChatMessage, ToolSpec } from '../models/types.js';
 
 export async function forcedAnswer<T>(session: ModelSession, req: { system: string; user: string; tool: ToolSpec; maxOutputTokens?: number }, parse: (args: Record<string, unknown>) => T | string): Promise<T> {
   const messages: ChatMessage[] = [{ role: 'user', content: req.user }];

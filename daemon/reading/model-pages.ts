@@ -7,7 +7,7 @@
 import { checkUrl } from '../net/url-check.js';
 import type { PageText } from '../models/chunks.js';
 import type { ToolContext } from '../call/context.js';
-import { readTab, readUrls, type ReadOptions } from './read.js';
+import { readTab, readUrls, type ReadOptions } from './pages.js';
 import { scrubText } from '../call/redact.js';
 import { userSecretForms } from '../vault/user-secrets.js';
 

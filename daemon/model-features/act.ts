@@ -15,12 +15,12 @@ import type { CallOutcome } from '../call/call.js';
 import { pageUrl, type ResponseBuilder } from '../call/response.js';
 import { validateArgs } from '../call/validate.js';
 import { ACT_IMPOSSIBLE, actTool, actToolSpecs, isActTool, type ActToolDefs } from './act-tools.js';
-import { resolveModel } from './catalog.js';
-import { FENCE_RULE, fenceText } from './chunks.js';
+import { resolveModel } from '../models/catalog.js';
+import { FENCE_RULE, fenceText } from '../models/chunks.js';
 import { describeTarget, findTarget, type PageTarget } from './page-targets.js';
-import { openModelSession, type ModelSession } from './session.js';
+import { openModelSession, type ModelSession } from '../models/session.js';
 import { viewTab, viewText, type TabView } from './tab-view.js';
-import type { ChatMessage, SessionUsage } from './types.js';
+import type { ChatMessage, SessionUsage } from '../models/types.js';
 import { secretCall } from './vault-placeholder.js';
 
 export const ACTION_MAX = 2000;

@@ -9,11 +9,11 @@ import { BrowserdError } from '../../protocol/errors.js';
 import type { ResearchCitation, ResearchRecord, ResearchSource } from '../../protocol/tasks.js';
 import { checkUrl } from '../net/url-check.js';
 import type { ToolContext } from '../call/context.js';
-import { readPagesForModel } from '../tools/model-pages.js';
-import { chunkPages, fenceChunks, FENCE_RULE, pickChunks } from './chunks.js';
-import { checkCitations, type RawCitation } from './citations.js';
-import { openModelSession, type ModelSession } from './session.js';
-import type { ChatMessage, JsonSchema } from './types.js';
+import { readPagesForModel } from '../reading/model-pages.js';
+import { chunkPages, fenceChunks, FENCE_RULE, pickChunks } from '../models/chunks.js';
+import { checkCitations, type RawCitation } from '../models/citations.js';
+import { openModelSession, type ModelSession } from '../models/session.js';
+import type { ChatMessage, JsonSchema } from '../models/types.js';
 
 export const QUESTION_MAX = 2000;
 export const MAX_SOURCES = 20;

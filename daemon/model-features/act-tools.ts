@@ -6,7 +6,7 @@
  */
 import type { ToolDef } from '../call/define.js';
 import { toJsonSchema } from '../call/schema.js';
-import type { JsonSchema, ToolSpec } from './types.js';
+import type { JsonSchema, ToolSpec } from '../models/types.js';
 
 export const ACT_TOOLS = ['browser_click', 'browser_type', 'browser_fill', 'browser_select_options', 'browser_press', 'browser_hover', 'browser_fill_secret'] as const;
 const LEFT_OUT = new Set(['tab', 'x', 'y']);

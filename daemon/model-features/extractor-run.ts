@@ -12,9 +12,9 @@ import { ZERO_WIDTH } from '../read/static-hidden.js';
 import type { Tab } from '../browser/tab.js';
 import type { ToolContext } from '../call/context.js';
 import { failuresOf, learnSelectors, type ExtractorPage } from './extractor-learn.js';
-import { openModelSession, type ModelSession } from './session.js';
-import { hideSecrets } from '../tools/model-pages.js';
-import type { SessionUsage } from './types.js';
+import { openModelSession, type ModelSession } from '../models/session.js';
+import { hideSecrets } from '../reading/model-pages.js';
+import type { SessionUsage } from '../models/types.js';
 
 export interface ExtractorSource {
   url?: string;

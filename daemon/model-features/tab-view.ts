@@ -5,7 +5,7 @@
  * would make that call wait on us for ever.
  */
 import { ToolContext } from '../call/context.js';
-import { hideSecrets } from '../tools/model-pages.js';
+import { hideSecrets } from '../reading/model-pages.js';
 import { pageTargets, type PageTargets } from './page-targets.js';
 
 export interface TabView extends PageTargets {

@@ -8,11 +8,11 @@
 import { BrowserdError } from '../../protocol/errors.js';
 import type { ExtractorField } from '../../storage/extractors.js';
 import type { HDocument } from '../read/html-tree.js';
-import { FENCE_RULE, fenceText } from './chunks.js';
-import { htmlOutline } from './html-outline.js';
-import { judgeValues, readExtractorValues, requiredFields, selectorProblems, wantsList } from './extractor-values.js';
-import type { ModelSession } from './session.js';
-import type { ChatMessage, JsonSchema, ToolSpec, TurnResult } from './types.js';
+import { FENCE_RULE, fenceText } from '../models/chunks.js';
+import { htmlOutline } from '../models/html-outline.js';
+import { judgeValues, readExtractorValues, requiredFields, selectorProblems, wantsList } from '../models/extractor-values.js';
+import type { ModelSession } from '../models/session.js';
+import type { ChatMessage, JsonSchema, ToolSpec, TurnResult } from '../models/types.js';
 
 /** A page as the learner sees it: where it is and its visible HTML, parsed. */
 export interface ExtractorPage {

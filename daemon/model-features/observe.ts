@@ -5,12 +5,12 @@
  */
 import type { ToolContext } from '../call/context.js';
 import { ACT_TOOLS, isActTool } from './act-tools.js';
-import { FENCE_RULE, fenceText } from './chunks.js';
+import { FENCE_RULE, fenceText } from '../models/chunks.js';
 import { forcedAnswer } from './forced-answer.js';
 import { SNAPSHOT_CHARS } from './act.js';
-import { openModelSession } from './session.js';
+import { openModelSession } from '../models/session.js';
 import { viewTab, viewText } from './tab-view.js';
-import type { ToolSpec } from './types.js';
+import type { ToolSpec } from '../models/types.js';
 import type { Target } from './page-targets.js';
 
 export const INSTRUCTION_MAX = 2000;

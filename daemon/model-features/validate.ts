@@ -5,13 +5,13 @@
  * page is not a pass (the model may have made it up), and says so in the warnings.
  */
 import type { ToolContext } from '../call/context.js';
-import { readPagesForModel } from '../tools/model-pages.js';
-import { chunkPages, fenceChunks, FENCE_RULE, pickChunks } from './chunks.js';
-import { checkCitations, type Citation } from './citations.js';
+import { readPagesForModel } from '../reading/model-pages.js';
+import { chunkPages, fenceChunks, FENCE_RULE, pickChunks } from '../models/chunks.js';
+import { checkCitations, type Citation } from '../models/citations.js';
 import { forcedAnswer } from './forced-answer.js';
-import { openModelSession } from './session.js';
-import { hideSecrets } from '../tools/model-pages.js';
-import type { ToolSpec } from './types.js';
+import { openModelSession } from '../models/session.js';
+import { hideSecrets } from '../reading/model-pages.js';
+import type { ToolSpec } from '../models/types.js';
 
 export const ASSERTION_MAX = 2000;
 /** Page text sent: enough for the passages that bear on one assertion. */
