@@ -14,7 +14,7 @@ import type { Tab } from '../browser/tab.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { CrawlSpec } from './params.js';
 import type { CrawlItem, Fetcher, FetchedResponse, PageInput } from './types.js';
-import { fetchGuardFor, networkFetcher, type FetchGuard } from '../net/guarded-fetch.js';
+import { fetchGuardFor, networkFetcher, type FetchGuard } from '../fetch/guarded-fetch.js';
 import { withResponseCache, attachTabCache } from '../cache/index.js';
 import { RobotsBook } from './robots.js';
 import { readSitemapUrls } from './sitemap.js';
@@ -276,7 +276,7 @@ export class CrawlRun {
 
   /**
    * Browser and auto modes read in the user's own profile, with its cookies: there a GET to `/account/delete`
-   * deletes. http mode sends no cookie (guarded-fetch.ts), so it reads what anyone reads and follows them.
+   * deletes. http mode sends no cookie (fetch/guarded-fetch.ts), so it reads what anyone reads and follows them.
    */
   private get onProfile(): boolean {
     return this.spec.mode !== 'http';

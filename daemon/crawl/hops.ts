@@ -4,7 +4,7 @@
  * refresh, a script setting location). So each redirect's target, and each navigation a read tab's page starts,
  * must pass what a found link must pass, BEFORE anything is sent to it: the crawl's scope (same sites,
  * allow/deny), no sign-out, on the signed-in profile no address that acts (destructive-links.ts), the address
- * policy (guarded-fetch.ts: scheme, host policy, private and reserved addresses), and robots.txt. A page whose
+ * policy (fetch/guarded-fetch.ts: scheme, host policy, private and reserved addresses), and robots.txt. A page whose
  * hop is refused ends `blocked` with a reason that names the hop; the hop is never requested.
  *
  * Hops are judged in the browser (WriteGuard's document judge, at the request stage of each document request)
@@ -13,7 +13,7 @@
  */
 import type { DocumentJudge } from '../browser/write-guard.js';
 import type { Tab } from '../browser/tab.js';
-import { addressRefusal, type FetchGuard } from '../net/guarded-fetch.js';
+import { addressRefusal, type FetchGuard } from '../fetch/guarded-fetch.js';
 import { actionRefusal, redirectReason } from '../policy/destructive-links.js';
 
 // What a read may not follow, whoever reads (crawls, document collection): policy/destructive-links.ts.

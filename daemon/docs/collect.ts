@@ -18,7 +18,7 @@ import type { Platform } from '../platform.js';
 import type { Tab } from '../browser/tab.js';
 import { loadResource } from './load-file.js';
 import { actionRefusal } from '../policy/destructive-links.js';
-import { fetchGuardFor } from '../net/guarded-fetch.js';
+import { fetchGuardFor } from '../fetch/guarded-fetch.js';
 import { checkUrl } from '../net/url-check.js';
 import { evaluateHostPolicy } from '../policy/host-policy.js';
 import { allowedByDomains } from '../policy/url-rules.js';

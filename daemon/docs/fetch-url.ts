@@ -4,7 +4,7 @@
  */
 import { BrowserdError } from '../../protocol/errors.js';
 import type { Platform } from '../platform.js';
-import { fetchGuardFor, guardedFetch } from '../net/guarded-fetch.js';
+import { fetchGuardFor, guardedFetch } from '../fetch/guarded-fetch.js';
 import { DOC_MAX_BYTES, type DocSource } from './types.js';
 
 const FETCH_TIMEOUT_MS = 60_000;

@@ -9,10 +9,10 @@
  * itself: each hop's address is vetted as the egress proxy vets the browser's (private and reserved addresses,
  * the daemon's ports, the user's blocked hosts), then `judgeHop` has its say, and only then are that hop's
  * cookies looked up (Network.getCookies for exactly that address, in the tab's browser context) and sent.
- * Nothing the answers set is kept (Set-Cookie never leaves guarded-fetch.ts).
+ * Nothing the answers set is kept (Set-Cookie never leaves fetch/guarded-fetch.ts).
  */
 import type { Tab } from '../browser/tab.js';
-import { guardedFetch, type FetchGuard } from '../net/guarded-fetch.js';
+import { guardedFetch, type FetchGuard } from '../fetch/guarded-fetch.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { redirectReason } from '../policy/destructive-links.js';
 

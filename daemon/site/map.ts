@@ -6,7 +6,7 @@
  */
 import type { Platform } from '../platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { fetchGuardFor, networkFetcher } from '../net/guarded-fetch.js';
+import { fetchGuardFor, networkFetcher } from '../fetch/guarded-fetch.js';
 import { RobotsBook } from '../crawl/robots.js';
 import { feedLinksIn, parseFeed, readSitemapUrls } from '../crawl/sitemap.js';
 import { passesRules, siteHost } from '../crawl/rules.js';

@@ -8,7 +8,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { CdpError } from '../cdp/connection.js';
 import type { Tab } from '../browser/tab.js';
 import type { SavedCookie } from '../../storage/saved-sessions.js';
-import { guardedFetch, type FetchGuard } from '../net/guarded-fetch.js';
+import { guardedFetch, type FetchGuard } from '../fetch/guarded-fetch.js';
 import type { ApiRequest } from './api-call-request.js';
 
 export interface ApiResponse {

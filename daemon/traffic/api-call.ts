@@ -12,7 +12,7 @@ import type { ResponseBuilder } from '../call/response.js';
 import { inline } from '../call/trusted-text.js';
 import type { Tab } from '../browser/tab.js';
 import { evaluateHostPolicy } from '../policy/host-policy.js';
-import { fetchGuardFor } from '../net/guarded-fetch.js';
+import { fetchGuardFor } from '../fetch/guarded-fetch.js';
 import { userSecretForms } from '../vault/user-secrets.js';
 import { scrubList } from '../call/redact.js';
 import { trafficRedactor } from './redact.js';

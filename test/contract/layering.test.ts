@@ -186,7 +186,7 @@ function roomGraph(): Map<string, string[]> {
  * platform's services and the browser (its parts live in traffic/, vault/, identity/, live/, ...) in one loop.
  * The count may only go DOWN: lower it in the change that breaks a loop; never raise it.
  */
-const KNOWN_FOLDER_LOOP_ROOMS = 14;
+const KNOWN_FOLDER_LOOP_ROOMS = 10;
 
 t.test('folder loops in daemon/ only shrink, and the rooms already out of them stay out', async (t) => {
   const loops = circles(roomGraph());
@@ -196,7 +196,7 @@ t.test('folder loops in daemon/ only shrink, and the rooms already out of them s
   if (count < KNOWN_FOLDER_LOOP_ROOMS) t.comment(`the loops shrank: lower KNOWN_FOLDER_LOOP_ROOMS to ${count}`);
   // Out of every loop, and kept out: the composition root, HTTP and the app on it, configuration, the tools and
   // the features above the platform.
-  const out = ['daemon/main', 'daemon/config', 'daemon/http/', 'daemon/server/', 'daemon/read/', 'daemon/accounts/', 'daemon/records/', 'daemon/monitors/', 'daemon/tools/', 'daemon/crawl/', 'daemon/docs/', 'daemon/models/', 'daemon/reading/', 'daemon/model-features/', 'daemon/tasks/', 'daemon/site/'];
+  const out = ['daemon/main', 'daemon/config', 'daemon/http/', 'daemon/server/', 'daemon/read/', 'daemon/accounts/', 'daemon/records/', 'daemon/monitors/', 'daemon/tools/', 'daemon/crawl/', 'daemon/docs/', 'daemon/models/', 'daemon/reading/', 'daemon/model-features/', 'daemon/tasks/', 'daemon/site/', 'daemon/net/', 'daemon/policy/', 'daemon/settings/', 'daemon/identity/', 'daemon/adblock/'];
   for (const room of out) t.notOk(loops.some((c) => c.includes(room)), `${room} is in no folder loop`);
   // The reader sees rooms and arrows (a blind one would find no loop at all).
   const graph = roomGraph();

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadResource } from '../../../daemon/docs/load-file.js';
 import type { Tab } from '../../../daemon/browser/tab.js';
-import type { FetchGuard } from '../../../daemon/net/guarded-fetch.js';
+import type { FetchGuard } from '../../../daemon/fetch/guarded-fetch.js';
 
 const seen: { path: string; cookie?: string; ua?: string }[] = [];
 const server = http.createServer((q, res) => {

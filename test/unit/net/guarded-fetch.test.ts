@@ -7,7 +7,7 @@ import t from 'tap';
 import { createServer, type Server } from 'node:http';
 import { gzipSync, brotliCompressSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { addressRefusal, guardedFetch, type FetchGuard } from '../../../daemon/net/guarded-fetch.js';
+import { addressRefusal, guardedFetch, type FetchGuard } from '../../../daemon/fetch/guarded-fetch.js';
 
 let server: Server;
 let port: number;

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { BrowserdError } from '../../../protocol/errors.js';
-import { addressRefusal } from '../../../daemon/net/guarded-fetch.js';
+import { addressRefusal } from '../../../daemon/fetch/guarded-fetch.js';
 import { vetReceiver } from '../../../daemon/webhooks/receiver-url.js';
 import { mailboxAddress } from '../../../daemon/vault/otp/mailbox-address.js';
 
