@@ -5,7 +5,7 @@
  */
 import pino, { type Logger } from 'pino';
 import { holdsSecret, scrubDeep, scrubList, scrubText, SECRET_HIDDEN } from './call/redact.js';
-import { lenientDecode } from './vault/secret-forms.js';
+import { lenientDecode } from './call/secret-forms.js';
 
 interface Destination {
   write(line: string): unknown;

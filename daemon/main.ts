@@ -16,7 +16,7 @@ import { HostPolicies } from './policy/host-policies.js';
 import { requestInterception } from './settings/request-interception.js';
 import { VaultStore } from '../storage/vault.js';
 import { loadVaultKey } from '../storage/vault-key.js';
-import { FilledCodes } from './vault/filled-codes.js';
+import { FilledCodes } from '../storage/filled-codes.js';
 import { AgentStorageStore } from '../storage/agent-storage.js';
 import { markWrittenEverywhere } from './vault/site-storage.js';
 import { SavedSessionStore } from '../storage/saved-sessions.js';

@@ -15,7 +15,7 @@ import type { StorageQuota } from './quotas/storage.js';
 import type { ProfileStore } from '../storage/profiles.js';
 import type { HostPolicies } from './policy/host-policies.js';
 import type { VaultStore } from '../storage/vault.js';
-import type { FilledCodes } from './vault/filled-codes.js';
+import type { FilledCodes } from '../storage/filled-codes.js';
 import type { SavedSessionStore } from '../storage/saved-sessions.js';
 import type { SmsInboxStore } from '../storage/sms-inbox.js';
 import type { SearchBackend } from './search/backends.js';

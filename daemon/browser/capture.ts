@@ -2,7 +2,7 @@
 import { BrowserdError } from '../../protocol/errors.js';
 import type { Tab } from './tab.js';
 import { contentSize } from './layout.js';
-import { remaskBeforeCapture } from '../vault/masking.js';
+import { runBeforeCapture } from './before-capture.js';
 
 /** Chromium refuses captures taller than this; a longer page is cut. */
 const MAX_CAPTURE_HEIGHT = 16384;
@@ -17,7 +17,8 @@ export async function screenshot(tab: Tab, opts: { format: 'png' | 'jpeg'; quali
     const s = await contentSize(tab);
     clip = { x: 0, y: 0, width: Math.ceil(s.width), height: Math.min(Math.ceil(s.height), MAX_CAPTURE_HEIGHT), scale: 1 };
   }
-  await remaskBeforeCapture(tab);
+  // The vault's filled fields are masked again here (vault/masking.ts registers the step when it fills one).
+  await runBeforeCapture(tab);
   const shot = await tab.send('Page.captureScreenshot', {
     format: opts.format,
     quality: opts.format === 'jpeg' ? opts.quality ?? 80 : undefined,

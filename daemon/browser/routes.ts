@@ -4,10 +4,10 @@
  * through, so a route can answer or stop a request but never send one the guard refused.
  *
  * Routes live with the Tab object in memory: gone when the tab closes or the browser restarts. The URL rule
- * (`urlMatcher`, daemon/traffic/url-pattern.ts) is the one capture and HAR recording use too, so a pattern means the same everywhere.
+ * (`urlMatcher`, daemon/browser/url-pattern.ts) is the one capture and HAR recording use too, so a pattern means the same everywhere.
  */
 import { BrowserdError } from '../../protocol/errors.js';
-import { urlMatcher } from '../traffic/url-pattern.js';
+import { urlMatcher } from './url-pattern.js';
 
 export const ROUTE_KINDS = ['mock', 'block', 'fail'] as const;
 export type RouteKind = (typeof ROUTE_KINDS)[number];

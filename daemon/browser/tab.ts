@@ -18,7 +18,7 @@ import { TabNetwork, assertAlive } from './tab-network.js';
 import { WriteGuard, type DocumentJudge, type RequestRules, type Responder } from './write-guard.js';
 import { TargetAdoption, AUTO_ATTACH } from './target-adoption.js';
 import { CrossFrames, type FrameCtx } from './cross-frames.js';
-import { TrafficRecorder } from '../traffic/recorder.js';
+import { TrafficRecorder } from './traffic-recorder.js';
 import { TabRoutes } from './routes.js';
 import { registeredScopes } from './service-worker-registrations.js';
 import { TabIdentity, type UserIdentity, type BrowserAgent } from '../identity/tab-identity.js';

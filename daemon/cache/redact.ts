@@ -1,7 +1,7 @@
 /**
  * What a response cache may keep of a response: no cookie, no credential, no token. Headers that carry them are
  * dropped, secret-looking query values in the URL replaced (the same way for lookups, so replay still finds the
- * entry), and the user's vault values and filled codes, in every form (vault/secret-forms.ts), hidden in the
+ * entry), and the user's vault values and filled codes, in every form (call/secret-forms.ts), hidden in the
  * URL, in header values and in text bodies; a binary body that holds one is not stored at all.
  */
 import { holdsSecret, scrubText, SECRET_PARAM } from '../call/redact.js';

@@ -5,7 +5,7 @@
  * known shapes are walked (never an arbitrary depth), so a body nested 10,000 deep costs nothing here.
  */
 import { createHash } from 'node:crypto';
-import { lenientDecode, secretForms } from '../vault/secret-forms.js';
+import { lenientDecode, secretForms } from './secret-forms.js';
 import { own } from '../../protocol/own.js';
 
 /** Longest kept string: an audit line is a record, not a copy of the request. */
@@ -62,8 +62,8 @@ export const SECRET_ARG = '[secret]';
  */
 export const MIN_SECRET_CHARS = 3;
 
-// The forms of a value (escaped, URL- and form-encoded, base64 ...) are listed in one place, vault/secret-forms.ts.
-export { secretForms } from '../vault/secret-forms.js';
+// The forms of a value (escaped, URL- and form-encoded, base64 ...) are listed in one place, call/secret-forms.ts.
+export { secretForms } from './secret-forms.js';
 
 /** Every form of every value worth scrubbing, longest first so a value containing another is hidden whole. */
 export function scrubList(values: Iterable<string>): string[] {
@@ -103,7 +103,7 @@ export function scrubDeep<T>(value: T, forms: readonly string[], depth = 0): T {
   return Object.fromEntries(Object.entries(value).map(([k, x]) => [scrubText(k, forms), scrubDeep(x, forms, depth + 1)])) as T;
 }
 
-/** Whether `text` holds a form of a secret, as written or percent-decoded (vault/secret-forms.ts lenientDecode). */
+/** Whether `text` holds a form of a secret, as written or percent-decoded (call/secret-forms.ts lenientDecode). */
 export function holdsSecret(text: string, forms: readonly string[]): boolean {
   const holds = (s: string) => forms.some((f) => s.includes(f) && (!isDigits(f) || wholeNumber(f).test(s)));
   return holds(text) || (text.includes('%') && holds(lenientDecode(text)));

@@ -2,10 +2,10 @@
  * Hand-offs: asking a person to do one step in the live browser. Callers (browser_handoff, browser_login)
  * create them here; the service (service.ts, `env.handoffs`) keeps their states and wakes waiters.
  */
-import type { Platform } from '../platform.js';
 import type { HandoffReason } from '../../storage/handoffs.js';
 
 export type { HandoffReason };
+import type { HandoffService } from './service.js';
 export { HandoffService, type HandoffView } from './service.js';
 
 export interface HandoffCreated {
@@ -18,10 +18,10 @@ export interface HandoffCreated {
 }
 
 export async function createHandoff(
-  env: Platform,
+  handoffs: Pick<HandoffService, 'create'>,
   user: string,
   req: { reason: HandoffReason; message: string; tab?: string; expiresInS?: number },
 ): Promise<HandoffCreated> {
-  const { record, url, capped } = await env.handoffs.create(user, req);
+  const { record, url, capped } = await handoffs.create(user, req);
   return { id: record.id, url, expiresAt: record.expiresAt, capped };
 }

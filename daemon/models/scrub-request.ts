@@ -1,6 +1,6 @@
 /**
  * What is sent to a model never carries one of the user's vault values or filled codes, in any of their
- * forms (vault/secret-forms.ts): every model request passes here (session.ts), whoever built it (a task, act,
+ * forms (call/secret-forms.ts): every model request passes here (session.ts), whoever built it (a task, act,
  * ask, extract, research). Tool results are scrubbed already when they are rendered; this also covers page
  * text a feature puts into a prompt itself, a task's stored conversation read back after a restart, and what
  * a model wrote (its tool arguments are sent back to it in the next turn). Images are sent as they are.

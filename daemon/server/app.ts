@@ -10,7 +10,7 @@ import { restHandlers } from './rest.js';
 import { matchRoute, ROUTES, routeKey, type RouteSpec } from './routes.js';
 import { routeInput } from './route-input.js';
 import { McpGateway } from './mcp.js';
-import { liveSocket, LIVE_SOCKET_PATTERN } from '../live/socket.js';
+import { liveSocket, LIVE_SOCKET_PATTERN } from '../viewer/socket.js';
 import { addCdpRoute } from './cdp-route.js';
 import { chooseHttpApp } from '../http/transport/choose.js';
 import type { ServerDeps } from './deps.js';

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Platform } from '../platform.js';
 import type { HandoffRecord } from '../../storage/handoffs.js';
-import { createLiveLink } from '../live/index.js';
+import { createLiveLink } from '../viewer/index.js';
 import { send, type Req } from '../http/exchange.js';
 import type { Handler } from './rest-call.js';
 

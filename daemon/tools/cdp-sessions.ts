@@ -4,7 +4,7 @@ import { defineTool } from '../call/define.js';
 import { params, StringEnum } from '../../protocol/params.js';
 import { NAME } from '../../protocol/ids.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { createLiveLink } from '../live/index.js';
+import { createLiveLink } from '../viewer/index.js';
 import type { ToolContext } from '../call/context.js';
 import type { CdpSessionInfo } from '../cdp-proxy/sessions.js';
 import type { SameType } from '../traffic/same-type.js';

@@ -10,7 +10,7 @@ import type { ToolContext } from '../call/context.js';
 import { pageUrl, type ResponseBuilder } from '../call/response.js';
 import type { TabRecord } from '../../storage/tabs.js';
 import { bringToFront } from '../browser/layout.js';
-import { createLiveLink } from '../live/index.js';
+import { createLiveLink } from '../viewer/index.js';
 import { LiveModeField, TabIdField, TabInfo, TabModeField, UrlField } from '../call/output.js';
 import { cleanBeforeOpening } from '../vault/site-storage.js';
 

@@ -4,7 +4,7 @@
  */
 import { cutUtf8 } from './cut.js';
 import { headerValue } from './headers.js';
-import type { Exchange, ExchangeMessage, ExchangeResponse } from './types.js';
+import type { Exchange, ExchangeMessage, ExchangeResponse } from '../browser/traffic-types.js';
 import { REDACTED, type TrafficRedactor } from './redact.js';
 
 export type HarBodies = 'text' | 'none' | 'all';

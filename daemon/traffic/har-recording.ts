@@ -13,9 +13,9 @@ import { open, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Disposable } from '../cdp/connection.js';
 import type { Tab, PageEvent } from '../browser/tab.js';
-import type { Exchange, TrafficSink } from './types.js';
+import type { Exchange, TrafficSink } from '../browser/traffic-types.js';
 import type { TrafficRedactor } from './redact.js';
-import { urlMatcher, type UrlMatcher } from './url-pattern.js';
+import { urlMatcher, type UrlMatcher } from '../browser/url-pattern.js';
 import { harEntry, isTextType, type HarBodies, type HarEntry } from './har-entry.js';
 
 export interface HarOptions {

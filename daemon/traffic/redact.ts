@@ -6,7 +6,7 @@
  * secret-looking query parameters, secret-looking keys in JSON and form bodies and in WebSocket/SSE messages,
  * password and CSRF fields, and any vault value or filled code of the user, wherever it appears and whatever
  * the name it is sent under: in any header, body, URL path, query value or fragment, as is or in any of its
- * forms (vault/secret-forms.ts: URL- and form-encoded, JSON-escaped, base64 ...). URL parts are also looked
+ * forms (call/secret-forms.ts: URL- and form-encoded, JSON-escaped, base64 ...). URL parts are also looked
  * at decoded, since Chromium re-encodes what a page puts in a URL in its own way.
  */
 import { SECRET_HIDDEN, SECRET_PARAM, holdsSecret, redactUrlWhole, scrubText } from '../call/redact.js';

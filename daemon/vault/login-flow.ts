@@ -180,7 +180,7 @@ async function secondFactor(ctx: ToolContext, tab: Tab, entry: LoginEntry, view:
 async function askPerson(ctx: ToolContext, tab: Tab, entry: LoginEntry, out: ResponseBuilder, otpProblem?: string) {
   const message = `Enter the sign-in code for ${entry.info.name} in the browser below, then press Done.`;
   const why = otpProblem ? ` (no code came from the user's inbox: ${otpProblem})` : ' and the entry has no totp and the user no otp inbox';
-  const h = await createHandoff(ctx.env, ctx.user.id, { reason: 'two_factor', message, tab: tab.id });
+  const h = await createHandoff(ctx.env.handoffs, ctx.user.id, { reason: 'two_factor', message, tab: tab.id });
   out.set('handoff', h);
   await finish(
     ctx,

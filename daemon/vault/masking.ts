@@ -7,6 +7,7 @@
  */
 import type { Tab } from '../browser/tab.js';
 import { holdsSecret } from './secret-documents.js';
+import { beforeEveryCapture } from '../browser/before-capture.js';
 
 /** Values filled into each tab (the newest few): a document the browser brings back refills its fields with them. */
 const filledIn = new WeakMap<Tab, string[]>();
@@ -14,12 +15,14 @@ const KEEP_PER_TAB = 20;
 
 /** Masks the field in `ref` before `value` goes in, so no frame ever draws it in clear. */
 export async function maskField(tab: Tab, ref: string, value: string): Promise<void> {
+  // From the first value on, every capture of this tab puts the masks back first (browser/capture.ts).
+  if (!filledIn.has(tab)) beforeEveryCapture(tab, () => remaskBeforeCapture(tab));
   filledIn.set(tab, [...(filledIn.get(tab) ?? []).filter((v) => v !== value), value].slice(-KEEP_PER_TAB));
   await tab.call('maskSecret', ref, value);
 }
 
 /**
- * Called by the capture code before every screenshot; costs nothing for tabs that never held a secret. The
+ * Run before every screenshot of a tab that has had a secret (registered by maskField). The
  * values go only to a document that holds them (the same page, or the one the browser brought back into its
  * history entry): any other page could test guesses against what gets masked.
  */

@@ -38,7 +38,7 @@ export function everyUsersSecrets(env: SecretSources & Pick<Platform, 'users'>):
 }
 
 /**
- * Every form of the user's secrets (vault/secret-forms.ts), longest first: what scrubText and scrubDeep take.
+ * Every form of the user's secrets (call/secret-forms.ts), longest first: what scrubText and scrubDeep take.
  * Read once per answer. A vault that cannot be read (an altered record) had nothing filled from it, so its
  * filled codes alone are hidden then: a store or an output never fails for want of the list.
  */

@@ -31,7 +31,7 @@ const CLOSED_KEYS = new Set([
   'STOP_WORDS', // the scroll's own stop reason
   'FILES', // a format the schema's enum admitted
   'GATED', // a challenge action the schema's enum admitted
-  'MOUSE_TYPE', // a live-view event checked by oneOf (live/messages.ts)
+  'MOUSE_TYPE', // a live-view event checked by oneOf (viewer/messages.ts)
 ]);
 
 const files = ['daemon', 'storage', 'protocol'].flatMap(sources);

@@ -18,7 +18,7 @@ import { startStack, type Stack } from '../fixtures/stack.js';
 import { html } from '../fixtures/site.js';
 import { CdpConnection } from '../../daemon/cdp/connection.js';
 import { PipeTransport } from '../../daemon/cdp/pipe-transport.js';
-import { createLiveLink } from '../../daemon/live/index.js';
+import { createLiveLink } from '../../daemon/viewer/index.js';
 import { AFTER_LAST_VIEWER_MS } from '../../daemon/live/links.js';
 
 let stack: Stack;

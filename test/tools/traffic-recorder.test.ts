@@ -5,7 +5,7 @@ import t from 'tap';
 import { WebSocketServer } from 'ws';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { html } from '../fixtures/site.js';
-import type { Exchange } from '../../daemon/traffic/types.js';
+import type { Exchange } from '../../daemon/browser/traffic-types.js';
 
 let stack: Stack;
 

@@ -1,7 +1,7 @@
 /** A tab's routes without a browser: the URL rule, matching order and filters, and every refusal. */
 import t from 'tap';
 import { TabRoutes, checkRouteSpec, MAX_ROUTES_PER_TAB, MAX_MOCK_BODY_BYTES, type RouteSpec } from '../../../daemon/browser/routes.js';
-import { urlMatcher } from '../../../daemon/traffic/url-pattern.js';
+import { urlMatcher } from '../../../daemon/browser/url-pattern.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 
 const req = (url: string, method = 'GET', resourceType = 'Fetch') => ({ url, method, resourceType });

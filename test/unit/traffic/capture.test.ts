@@ -3,7 +3,7 @@ import t from 'tap';
 import { TabCapture } from '../../../daemon/traffic/capture.js';
 import { trafficRedactor, REDACTED } from '../../../daemon/traffic/redact.js';
 import { scrubList } from '../../../daemon/call/redact.js';
-import type { Exchange } from '../../../daemon/traffic/types.js';
+import type { Exchange } from '../../../daemon/browser/traffic-types.js';
 
 const VAULT = 'vault-secret-77';
 const redactor = trafficRedactor(scrubList([VAULT]));

@@ -5,7 +5,7 @@ import { harEntry, harTimings, httpVersion, queryString, requestCookies, respons
 import { cutUtf8 } from '../../../daemon/traffic/cut.js';
 import { trafficRedactor, REDACTED } from '../../../daemon/traffic/redact.js';
 import { scrubList } from '../../../daemon/call/redact.js';
-import type { Exchange } from '../../../daemon/traffic/types.js';
+import type { Exchange } from '../../../daemon/browser/traffic-types.js';
 
 const VAULT = 'vault-value-3141592653';
 const r = trafficRedactor(scrubList([VAULT]));

@@ -5,8 +5,8 @@
  */
 import t from 'tap';
 import { DisposableStore, type CdpConnection } from '../../../daemon/cdp/connection.js';
-import { TrafficRecorder } from '../../../daemon/traffic/recorder.js';
-import type { Exchange } from '../../../daemon/traffic/types.js';
+import { TrafficRecorder } from '../../../daemon/browser/traffic-recorder.js';
+import type { Exchange } from '../../../daemon/browser/traffic-types.js';
 
 type Handler = (p: any) => void;
 

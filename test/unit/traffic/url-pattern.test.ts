@@ -1,5 +1,5 @@
 import t from 'tap';
-import { urlMatcher } from '../../../daemon/traffic/url-pattern.js';
+import { urlMatcher } from '../../../daemon/browser/url-pattern.js';
 
 t.test('star, globs and substrings', async (t) => {
   t.ok(urlMatcher('*')('https://a.test/anything?x=1'));

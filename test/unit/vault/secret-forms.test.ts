@@ -1,11 +1,11 @@
 /**
- * The one list of a value's forms (vault/secret-forms.ts) and the places that check by it: base64 at every
+ * The one list of a value's forms (call/secret-forms.ts) and the places that check by it: base64 at every
  * alignment and HTML escapes are hidden, a value Chromium re-encoded in a URL is found decoded (the audit, HAR
  * URLs, the cache key, log lines), and short values never blank out ordinary text.
  */
 import t from 'tap';
 import pino from 'pino';
-import { secretForms } from '../../../daemon/vault/secret-forms.js';
+import { secretForms } from '../../../daemon/call/secret-forms.js';
 import { holdsSecret, redactArgs, scrubList, scrubText, SECRET_ARG } from '../../../daemon/call/redact.js';
 import { trafficRedactor } from '../../../daemon/traffic/redact.js';
 import { cacheHeaders, cacheUrl } from '../../../daemon/cache/redact.js';

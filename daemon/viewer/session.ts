@@ -6,14 +6,14 @@
  */
 import type { Platform } from '../platform.js';
 import type { CallTool } from '../call/call.js';
-import type { LinkRecord } from './links.js';
+import type { LinkRecord } from '../live/links.js';
 import type { Tab } from '../browser/tab.js';
 import type { CdpConnection } from '../cdp/connection.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { parseTabId } from '../../protocol/ids.js';
 import { bringToFront, viewportSize } from '../browser/layout.js';
 import { INPUT_TYPES, parseViewerMessage, type ViewerMessage } from './messages.js';
-import type { Frame, FrameSink, ScreencastHub, TabScreencast } from './screencast.js';
+import type { Frame, FrameSink, ScreencastHub, TabScreencast } from '../live/screencast.js';
 
 /** What the session sends; `frame` messages may be dropped by the socket when the viewer cannot keep up. */
 export type ServerMessage =

@@ -8,7 +8,7 @@
  */
 import type { CdpConnection, Disposable, DisposableStore } from '../cdp/connection.js';
 import type { Protocol } from 'devtools-protocol';
-import type { Exchange, ExchangeMessage, ExchangeResponse, TrafficSink } from './types.js';
+import type { Exchange, ExchangeMessage, ExchangeResponse, TrafficSink } from './traffic-types.js';
 
 /** In-flight exchanges kept at most per tab: a page that opens requests without end cannot grow memory without end. */
 const MAX_OPEN = 2000;

@@ -9,7 +9,7 @@ import type { CallTool } from '../call/call.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { checkHostAndOrigin, type OriginPolicy } from '../http/origin.js';
 import { statusLine } from '../http/exchange.js';
-import type { LinkRecord } from './links.js';
+import type { LinkRecord } from '../live/links.js';
 import { ViewerSession, type ServerMessage } from './session.js';
 
 export const LIVE_SOCKET_PATTERN = '/live/:token/ws';

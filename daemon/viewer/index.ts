@@ -4,7 +4,7 @@
  */
 import type { Platform } from '../platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import type { LiveMode } from './links.js';
+import type { LiveMode } from '../live/links.js';
 
 export interface LiveLink {
   /** Absolute URL of the viewer page. */
