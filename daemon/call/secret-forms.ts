@@ -49,11 +49,14 @@ function htmlEscaped(value: string): string[] {
 
 /** The ways a text can stand in a URL, a form body or JSON text. */
 function textEncodings(s: string): string[] {
-  const out = [s, JSON.stringify(s).slice(1, -1), encodeURIComponent(s), new URLSearchParams({ v: s }).toString().slice(2)];
-  try {
-    out.push(encodeURI(s));
-  } catch {
-    // A lone surrogate cannot be URI-encoded, so it cannot appear encoded either.
+  const out = [s, JSON.stringify(s).slice(1, -1), new URLSearchParams({ v: s }).toString().slice(2)];
+  for (const encode of [encodeURIComponent, encodeURI]) {
+    try {
+      out.push(encode(s));
+    } catch {
+      // A lone surrogate cannot be URI-encoded, so a value holding one cannot appear so encoded either; it must
+      // not stop the scrubbing of its other forms (every result of the user's would fail).
+    }
   }
   return out;
 }

@@ -86,3 +86,15 @@ t.test('a log line with the value re-encoded in a URL is logged without it', asy
   t.notOk(base64Left(lines[0]!));
   t.match(JSON.parse(lines[0]!), { msg: 'fetched', b: '[secret hidden]' }, 'still a JSON line with its other fields');
 });
+
+t.test('a value holding a lone surrogate is still scrubbed, and scrubbing does not throw', async (t) => {
+  // JSON carries "\ud800" escaped, so a vault value can hold one; it has no URI encoding, but every other form
+  // must still be found, or every result of the user's would fail in the scrubber.
+  const value = 'pass\ud800word-9f31';
+  t.doesNotThrow(() => secretForms(value));
+  t.ok(secretForms(value).includes(value), 'the value itself is a form');
+  t.doesNotThrow(() => scrubList([value]));
+  const forms = scrubList([value]);
+  t.notMatch(scrubText(`token ${value} and ${JSON.stringify(value)}`, forms), /pass\ud800word|pass\\ud800word/, 'hidden as written and JSON-escaped');
+  t.notMatch(scrubText(JSON.stringify({ v: value }), forms), /\\ud800word/, 'hidden in JSON text');
+});
