@@ -106,6 +106,7 @@ export class VaultStore {
    * here whoever writes (site-match.ts says which), before anything changes.
    */
   async setFields(user: string, name: string, change: { loginUrl?: string; fields?: Record<string, string> }): Promise<VaultEntryInfo> {
+    for (const [field, value] of Object.entries(change.fields ?? {})) wellFormed(value, `the value of ${field}`);
     const prev = this.entries.info(user, name);
     if (prev && prev.kind !== 'login') throw new BrowserdError('validation_error', `vault entry ${name} is an ${prev.kind}, not a login`, { next: 'Delete it first, or pick another name.' });
     this.checkLoginWrite(name, prev, change.loginUrl);
@@ -124,6 +125,7 @@ export class VaultStore {
 
   /** Creates or replaces an otp_inbox entry. */
   async setInbox(user: string, name: string, inbox: { imap: ImapInbox } | { smsId: string; smsSecret: string }): Promise<VaultEntryInfo> {
+    if ('imap' in inbox) for (const k of ['host', 'user', 'password'] as const) wellFormed(inbox.imap[k], `imap.${k}`);
     this.sealer();
     const prev = this.entries.info(user, name);
     if (prev && prev.kind !== 'otp_inbox') throw new BrowserdError('validation_error', `vault entry ${name} is a login, not an otp_inbox`, { next: 'Delete it first, or pick another name.' });
@@ -191,4 +193,12 @@ export class VaultStore {
     await this.entries.put(user, info, secrets);
     this.valueCache.delete(user);
   }
+}
+
+/** A lone UTF-16 surrogate: JSON carries one escaped, but no page can be given it and UTF-8 cannot store it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Refuses a value that is not well-formed text, naming where it was (never the value). */
+function wellFormed(value: string, what: string): void {
+  if (LONE_SURROGATE.test(value)) throw new BrowserdError('validation_error', `${what} is not well-formed text (it holds a lone UTF-16 surrogate)`, { next: 'Send the value as it is typed: text that UTF-8 can carry.' });
 }

@@ -80,6 +80,9 @@ t.test('bad input is a validation_error with a next step, and changes nothing', 
     ['mail.example', { kind: 'otp_inbox', imap: { host: 'imap.example', port: 993, user: 'u', password: 'p', tls: 'yes' } }],
     ['mail.example', { kind: 'otp_inbox', sms: true, imap: { host: 'h', port: 1, user: 'u', password: 'p' } }],
     ['mail.example', { kind: 'otp_inbox', sms: 'yes' }],
+    // A lone surrogate: JSON carries it escaped, but it is no text a page can be given or UTF-8 can store.
+    ['login.example', { fields: { password: 'good\ud800value' } }],
+    ['mail.example', { kind: 'otp_inbox', imap: { host: 'imap.example', port: 993, user: 'u', password: 'p\udc00w' } }],
   ];
   for (const [name, body] of bodies) {
     const r = await put(alice, name, body);
