@@ -21,7 +21,8 @@ import { startTestDaemon } from '../test/fixtures/daemon.js';
 import { startSite, html, type FixtureSite } from '../test/fixtures/site.js';
 import { AdBlocker } from '../daemon/adblock/service.js';
 import { cacheDir } from '../daemon/adblock/engine-cache.js';
-import { DEBIAN_FILTER_LISTS, findLists } from '../daemon/adblock/lists.js';
+import { findLists } from '../daemon/adblock/lists.js';
+import { DEBIAN_FILTER_LISTS } from '../daemon/config.js';
 import type { BrowserSettingsService } from '../daemon/settings/service.js';
 import { inProcessCaller, median, p90, printTable } from './lib.js';
 

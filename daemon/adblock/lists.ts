@@ -6,8 +6,6 @@
 import { statSync } from 'node:fs';
 import { DEBIAN_FILTER_LISTS, DEBIAN_LISTS_PACKAGE } from '../config.js';
 
-export { DEBIAN_FILTER_LISTS, DEBIAN_LISTS_PACKAGE };
-
 /** A list as found on disk: its size and mtime key the parsed cache, so a changed file is parsed again. */
 export interface ListFile {
   path: string;

@@ -11,8 +11,6 @@
  * Only the building is held here (create, attach, set up): the first page load is not, so a slow site keeps
  * no one else's tab from being built.
  */
-export { defaultTabStarts } from '../config.js';
-
 /**
  * The longest one build keeps its turn. A browser that stops answering mid-build (its CDP calls wait out their
  * own timeout) must not hold up every other user's new tabs: past this its turn passes on, and the build

@@ -68,8 +68,10 @@ export class ToolContext {
     return this.scope.services.get(key);
   }
 
-  /** Runs another tool through the whole pipeline (validation, gate, audit) as this call's user, on its signal. */
-  callTool: CallTool = (user, name, args, opts) => this.scope.callTool(user, name, args, opts);
+  /** Runs another tool through the whole pipeline (validation, gate, audit); the caller names user, via and signal. */
+  get callTool(): CallTool {
+    return this.scope.callTool;
+  }
 
   /**
    * Throws once the caller has given up (MCP cancel, closed HTTP request): long loops call it between steps so

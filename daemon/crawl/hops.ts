@@ -15,9 +15,6 @@ import type { DocumentJudge } from '../browser/write-guard.js';
 import type { Tab } from '../browser/tab.js';
 import { addressRefusal, type FetchGuard } from '../fetch/guarded-fetch.js';
 import { actionRefusal, redirectReason } from '../policy/destructive-links.js';
-
-// What a read may not follow, whoever reads (crawls, document collection): policy/destructive-links.ts.
-export { actionRefusal, redirectReason };
 import type { RobotsBook } from './robots.js';
 import { onSites, pageKey, passesRules } from './rules.js';
 

@@ -75,6 +75,3 @@ export function pageKey(url: string): string {
   u.hash = '';
   return u.href;
 }
-
-// Sign-out links are one of the links that act when merely fetched (policy/destructive-links.ts).
-export { looksLikeSignOut } from '../policy/destructive-links.js';

@@ -137,7 +137,7 @@ function checkedUrl(raw: string, guard: FetchGuard): URL {
   return u;
 }
 
-/** How a page fetch names a refused target (refusal-error.ts). */
+/** How a page fetch names a refused target (net/refusal-error.ts). */
 const PAGE_WORDS: RefusalWords = {
   prefix: '',
   unresolvedCode: 'navigation_failed',

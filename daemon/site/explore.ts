@@ -9,7 +9,8 @@
 import type { Tab } from '../browser/tab.js';
 import { readInBrowser } from '../crawl/browser-reader.js';
 import { judgeActions } from '../crawl/hops.js';
-import { looksLikeSignOut, pageKey, siteHost } from '../crawl/rules.js';
+import { pageKey, siteHost } from '../crawl/rules.js';
+import { looksLikeSignOut } from '../policy/destructive-links.js';
 import { pageLinks } from './links.js';
 import { destructiveLink, destructiveReason } from '../policy/destructive-links.js';
 import { pageFacts, type FormInfo, type PageKind } from './page-kinds.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { startStack, type Stack } from '../fixtures/stack.js';
 import { call } from '../fixtures/daemon.js';
 import { ADS, EXCEPTED, NORMAL, arrived, routeAdSite, writeOwnList } from '../fixtures/ad-site.js';
-import { DEBIAN_FILTER_LISTS } from '../../daemon/adblock/lists.js';
+import { DEBIAN_FILTER_LISTS } from '../../daemon/config.js';
 import { cacheDir } from '../../daemon/adblock/engine-cache.js';
 import { AdBlocker } from '../../daemon/adblock/service.js';
 import pino from 'pino';

@@ -4,7 +4,8 @@
  * an error at start, not a quiet change of server.
  */
 import type * as UWS from 'uWebSockets.js';
-import type { HttpApp, HttpChoice } from './types.js';
+import type { HttpApp } from './types.js';
+import type { HttpChoice } from '../../config.js';
 import { loadNativeUws, uwsApp } from './uws.js';
 import { nodeApp } from './node.js';
 

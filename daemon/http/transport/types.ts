@@ -8,7 +8,6 @@
  * not be written again, and a write that returns false waits for onWritable.
  */
 
-export { HTTP_CHOICES, type HttpChoice } from '../../config.js';
 
 /** A body part or a message: text, or any view on bytes. */
 export type Chunk = string | ArrayBuffer | Uint8Array;

@@ -3,7 +3,8 @@
  * expression), same site with `www.` ignored, one key per page, per-host spacing and 429/503 back-off.
  */
 import t from 'tap';
-import { crawlSites, looksLikeSignOut, onSites, pageKey, passesRules, siteHost, wildcardMatch } from '../../../daemon/crawl/rules.js';
+import { crawlSites, onSites, pageKey, passesRules, siteHost, wildcardMatch } from '../../../daemon/crawl/rules.js';
+import { looksLikeSignOut } from '../../../daemon/policy/destructive-links.js';
 import { HostSchedule, parseRetryAfter } from '../../../daemon/crawl/politeness.js';
 
 t.test('wildcards: * is the only special character, the match is whole and case-sensitive', async (t) => {
