@@ -87,41 +87,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/tabs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List tabs (as browser_tabs) */
-        get: operations["getV1Tabs"];
-        put?: never;
-        /** Open a tab (as browser_open); the answer carries the tab id */
-        post: operations["postV1Tabs"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tabs/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Close a tab (as browser_close_tab) */
-        delete: operations["deleteV1TabsById"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/tabs/{id}/observe": {
         parameters: {
             query?: never;
@@ -1239,46 +1204,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/tools/browser_crawl": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Crawl a site
-         * @description Starts a background crawl from startUrls and/or a sitemap and answers its id at once; follow it with browser_crawl_status. Honours robots.txt, spaces requests per host, stays on the same domain by default, and survives daemon restarts. mode http reads plain pages, browser reads in read-only tabs of your own signed-in profile (never writes), auto (default) uses the browser only for pages that need scripts; browser and auto never fetch a link that would act on your account (delete, unsubscribe, sign out, add to cart, checkout, confirm ... in English, German, French, Spanish, by address or link text): it is listed as blocked with the reason. Items are Markdown (or text, or page metadata with format json), with optional CSS fields (or outputSchema filled by a model on every page, with prompt, model and one maxTokensTotal for the crawl), chunks with citations, or BM25 passages for a query.
-         */
-        post: operations["browser_crawl"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tools/browser_crawl_status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Crawl status and items
-         * @description A crawl's state and counters (queued, done, failed, blocked: by robots.txt, or on your profile a link that would act) and its items in the order they finished, each cut at 2,000 characters. timeoutS waits while it runs (up to 60 s). action pause|resume|cancel steers it (pause lets pages in flight finish; cancel keeps the items so far). status filters items; cursor (from the More line) pages on.
-         */
-        post: operations["browser_crawl_status"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/tools/browser_map": {
         parameters: {
             query?: never;
@@ -1719,6 +1644,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tools/browser_crawl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Crawl a site
+         * @description Starts a background crawl from startUrls and/or a sitemap and answers its id at once; follow it with browser_crawl_status. Honours robots.txt, spaces requests per host, stays on the same domain by default, and survives daemon restarts. mode http reads plain pages, browser reads in read-only tabs of your own signed-in profile (never writes), auto (default) uses the browser only for pages that need scripts; browser and auto never fetch a link that would act on your account (delete, unsubscribe, sign out, add to cart, checkout, confirm ... in English, German, French, Spanish, by address or link text): it is listed as blocked with the reason. Items are Markdown (or text, or page metadata with format json), with optional CSS fields (or outputSchema filled by a model on every page, with prompt, model and one maxTokensTotal for the crawl), chunks with citations, or BM25 passages for a query.
+         */
+        post: operations["browser_crawl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools/browser_crawl_status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Crawl status and items
+         * @description A crawl's state and counters (queued, done, failed, blocked: by robots.txt, or on your profile a link that would act) and its items in the order they finished, each cut at 2,000 characters. timeoutS waits while it runs (up to 60 s). action pause|resume|cancel steers it (pause lets pages in flight finish; cancel keeps the items so far). status filters items; cursor (from the More line) pages on.
+         */
+        post: operations["browser_crawl_status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/browser/settings": {
         parameters: {
             query?: never;
@@ -1731,23 +1696,6 @@ export interface paths {
          * @description Settings apply to documents loaded after a change: reload a page to see one.
          */
         get: operations["getV1BrowserSettings"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/profiles": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller's browser profiles: the default one and named ones */
-        get: operations["getV1Profiles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1989,110 +1937,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/crawls": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller's crawls, newest first; pass the returned cursor for the next page */
-        get: operations["getV1Crawls"];
-        put?: never;
-        /** Start a crawl (as browser_crawl, same parameters); answers its id, state, counters and links */
-        post: operations["postV1Crawls"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/crawls/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One crawl: state, counters and its parameters with every default filled */
-        get: operations["getV1CrawlsById"];
-        put?: never;
-        post?: never;
-        /** Delete a crawl with its items (a running one is cancelled first) */
-        delete: operations["deleteV1CrawlsById"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/crawls/{id}/pause": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Pause a running crawl: no new pages start, the queue is kept */
-        post: operations["postV1CrawlsByIdPause"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/crawls/{id}/resume": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Resume a paused crawl */
-        post: operations["postV1CrawlsByIdResume"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/crawls/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Cancel a crawl; its items are kept */
-        post: operations["postV1CrawlsByIdCancel"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/crawls/{id}/items": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A page of a crawl's items, whole (not cut), in the order they finished */
-        get: operations["getV1CrawlsByIdItems"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -2177,26 +2021,6 @@ export interface paths {
         post?: never;
         /** Delete one of the caller's response caches with its stored responses */
         delete: operations["deleteV1CachesByName"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/crawls/{id}/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Every item of a crawl as a streamed file: JSON Lines, CSV (RFC 4180) or one JSON array
-         * @description Streamed as an attachment named <id>.<format>. CSV: a header row, CRLF line ends, columns seq, url, final_url, status, http_status, depth, title, content, error, at, then one per field of the crawl; lists and objects as JSON text; a cell starting with = + - @ gets a leading ' so spreadsheets treat it as text.
-         */
-        get: operations["getV1CrawlsByIdExport"];
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2722,6 +2546,182 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tabs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List tabs (as browser_tabs) */
+        get: operations["getV1Tabs"];
+        put?: never;
+        /** Open a tab (as browser_open); the answer carries the tab id */
+        post: operations["postV1Tabs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tabs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Close a tab (as browser_close_tab) */
+        delete: operations["deleteV1TabsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's browser profiles: the default one and named ones */
+        get: operations["getV1Profiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's crawls, newest first; pass the returned cursor for the next page */
+        get: operations["getV1Crawls"];
+        put?: never;
+        /** Start a crawl (as browser_crawl, same parameters); answers its id, state, counters and links */
+        post: operations["postV1Crawls"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawls/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One crawl: state, counters and its parameters with every default filled */
+        get: operations["getV1CrawlsById"];
+        put?: never;
+        post?: never;
+        /** Delete a crawl with its items (a running one is cancelled first) */
+        delete: operations["deleteV1CrawlsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawls/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pause a running crawl: no new pages start, the queue is kept */
+        post: operations["postV1CrawlsByIdPause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawls/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resume a paused crawl */
+        post: operations["postV1CrawlsByIdResume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawls/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a crawl; its items are kept */
+        post: operations["postV1CrawlsByIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawls/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of a crawl's items, whole (not cut), in the order they finished */
+        get: operations["getV1CrawlsByIdItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/crawls/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every item of a crawl as a streamed file: JSON Lines, CSV (RFC 4180) or one JSON array
+         * @description Streamed as an attachment named <id>.<format>. CSV: a header row, CRLF line ends, columns seq, url, final_url, status, http_status, depth, title, content, error, at, then one per field of the crawl; lists and objects as JSON text; a cell starting with = + - @ gets a leading ' so spreadsheets treat it as text.
+         */
+        get: operations["getV1CrawlsByIdExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3183,378 +3183,6 @@ export interface operations {
             };
             /** @description unauthorized */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1Tabs: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description tabs */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        tabs: {
-                            /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                            id: string;
-                            /** @description An address as the page reports it. */
-                            url: string;
-                            /** @description read: no writes reach a site; act: may change things, under the host policy. */
-                            mode: "read" | "act";
-                            context?: string;
-                            profile?: string;
-                            allowedDomains?: string[];
-                            /** @description The tab that opened this one (a popup). */
-                            opener?: string;
-                            /** @description Later calls without a tab use this one. */
-                            default: boolean;
-                            /** @description A popup's live link, in the first listing that shows it. */
-                            live_url?: string;
-                        }[];
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1Tabs: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description First address. "example.com" means https://example.com. Without it the tab is blank. */
-                    url?: string;
-                    /**
-                     * @description read (default): the tab cannot change anything on a site (network writes are aborted, sensitive actions refused). act: may make changes, under the host policy.
-                     * @default read
-                     * @enum {string}
-                     */
-                    mode?: "read" | "act";
-                    /**
-                     * @description Bring the tab to the front, its window maximised. Default true.
-                     * @default true
-                     */
-                    visible?: boolean;
-                    /** @description Where the tab and its popups may navigate; sub-domains included. */
-                    allowedDomains?: string[];
-                    /**
-                     * @description Live link kind: interactive (a person may click and type, where the account allows take-over; otherwise view), view (watch only) or none (no link). Default interactive.
-                     * @default interactive
-                     * @enum {string}
-                     */
-                    live?: "interactive" | "view" | "none";
-                    /** @description Open in a separate isolated context of this name (own cookies and storage, like an incognito window); created on first use. */
-                    context?: string;
-                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
-                    snapshot?: boolean;
-                    /** @description Open in the user's named profile (own persistent cookies and logins); the tab id comes back as <profile>/<id>. */
-                    profile?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description opened */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description An address as the page reports it. */
-                        url: string;
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
-                        /** @description read: no writes reach a site; act: may change things, under the host policy. */
-                        mode: "read" | "act";
-                        context?: string;
-                        profile?: string;
-                        allowedDomains?: string[];
-                        /** @description A link a person can open to watch or take over the tab. */
-                        live_url?: string;
-                        live?: "interactive" | "view";
-                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
-                        refCount?: number;
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteV1TabsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description closed */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        closed: string;
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13943,607 +13571,6 @@ export interface operations {
             };
         };
     };
-    browser_crawl: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description Pages to start from (depth 0); always crawled, whatever allow/deny say. Give startUrls, sitemap or both. */
-                    startUrls?: string[];
-                    /** @description A sitemap or sitemap index URL (plain or gzipped); its pages are added at depth 0. */
-                    sitemap?: string;
-                    /** @description Only follow URLs matching one of these. * is a wildcard, everything else literal and case-sensitive; a pattern with :// is matched against the whole URL, otherwise against path and query. Deny wins. */
-                    allow?: string[];
-                    /** @description Never follow URLs matching one of these (same syntax as allow). */
-                    deny?: string[];
-                    /** @description Stay on the start URLs' domains (www. ignored). Default true. */
-                    sameDomain?: boolean;
-                    /** @description Pages to read, done and failed together: 1-5000, default 50. */
-                    maxPages?: number;
-                    /** @description Links followed from a start page: 0-20, default 2. */
-                    maxDepth?: number;
-                    /** @description Pages read at once: 1-8, default 2 (at most 2 in the browser). */
-                    concurrency?: number;
-                    /** @description Milliseconds between requests to one host: 0-60000, default 1000. robots.txt Crawl-delay and 429/503 back-off can lengthen it. */
-                    delayMs?: number;
-                    /**
-                     * @description http: plain requests; browser: read-only tabs on your own signed-in profile; auto (default): http, and the browser for pages that need scripts.
-                     * @enum {string}
-                     */
-                    mode?: "http" | "browser" | "auto";
-                    /**
-                     * @description markdown (default), text, or json: page metadata (description, language, canonical URL, headings, JSON-LD) and no content.
-                     * @enum {string}
-                     */
-                    format?: "markdown" | "text" | "json";
-                    /** @description Content characters kept per page: 1-200000, default 20000. */
-                    maxChars?: number;
-                    /** @description name -> CSS selector, or {css, attr, all}: exact values per page. */
-                    fields?: {
-                        [key: string]: string | {
-                            css: string;
-                            /** @description An attribute instead of the text (href and src come back absolute). */
-                            attr?: string;
-                            /** @description Every match as a list, not just the first. */
-                            all?: boolean;
-                        };
-                    };
-                    /** @description A JSON Schema (type object). With fields: each page's fields are checked against it. Without fields: a model fills it on every page from the page's best passages (checked against the schema, citations checked against the page), using the starting call's X-Model-Key (kept in memory only; after a restart the server's key). */
-                    outputSchema?: {
-                        [key: string]: unknown;
-                    };
-                    /** @description With outputSchema and no fields: what a model should fill in. */
-                    prompt?: string;
-                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                    model?: string;
-                    /** @description With outputSchema and no fields: the model token budget for the whole crawl, 1-2000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent. */
-                    maxTokensTotal?: number;
-                    /** @description A learned extractor (ext_..., POST /v1/extractors): its fields and schema are read on every page, with no model. Give it alone, without fields, outputSchema or prompt. */
-                    extractor?: string;
-                    /** @description Honour robots.txt (and its Crawl-delay). Default true. */
-                    obeyRobots?: boolean;
-                    /** @description Keep text a person cannot see. Default false. */
-                    includeHidden?: boolean;
-                    /**
-                     * @description off (default); record: store responses; replay: use stored ones, the network for the rest; replay-strict: stored ones only, a page with none fails.
-                     * @enum {string}
-                     */
-                    cache?: "off" | "record" | "replay" | "replay-strict";
-                    /** @description Which response cache: letters, digits, ".", "_", "-". Default "default". */
-                    cacheName?: string;
-                    /** @description A name to find this crawl by. */
-                    name?: string;
-                    /** @description More representations per page: markdown, text, html, links, images, metadata. */
-                    formats?: ("markdown" | "text" | "html" | "links" | "images" | "metadata")[];
-                    /** @description Chunks with citations: URL, heading path, character offsets. */
-                    chunk?: {
-                        /**
-                         * @description Split by token count or at headings.
-                         * @enum {string}
-                         */
-                        by: "tokens" | "headings";
-                        /** @description Tokens per chunk (by tokens), default 500. */
-                        size?: number;
-                        /** @description Tokens shared by neighbouring chunks, default 50. */
-                        overlap?: number;
-                    };
-                    /** @description Keep only the passages that best match (BM25, no model). */
-                    query?: string;
-                    /** @description Passages per page with query, default 5. */
-                    topK?: number;
-                    /** @description Also fetch the files the page links to, through the browser (your cookies, the network guard, read-only), store each once in your files, and list them; documents come back as Markdown. */
-                    collect?: {
-                        /** @description Documents the page links to (PDF, Word, Excel, PowerPoint, OpenDocument, RTF, EPUB, CSV, TSV). Default true unless types, images or media is given. */
-                        documents?: boolean;
-                        /** @description Images the page shows (img src and srcset). Default false. */
-                        images?: boolean;
-                        /** @description Audio and video the page holds or links to. Default false. */
-                        media?: boolean;
-                        /** @description Only these types. Alone it is the list; with documents/images/media it narrows what they ask for (documents: true with ["csv"] takes CSV documents only). */
-                        types?: ("pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video")[];
-                        /** @description Files per page, 1-200. Default 20. */
-                        maxFiles?: number;
-                        /** @description Largest file taken, in bytes; default and most 15 MB. A larger one is listed as failed. */
-                        maxBytes?: number;
-                        /** @description Markdown characters per converted document, 100-200000. Default 20000. */
-                        maxChars?: number;
-                        /** @description Skip images smaller than this (width or height as shown, in CSS pixels). */
-                        minImagePx?: number;
-                        /** @description Convert documents to Markdown (default true). */
-                        convert?: boolean;
-                        /**
-                         * @description Which converter: auto (default), builtin, markitdown, docling.
-                         * @enum {string}
-                         */
-                        converter?: "auto" | "builtin" | "markitdown" | "docling";
-                        /** @description Caption each collected image (PNG, JPEG, GIF, WebP up to 5 MB) with a model: a sentence or two of alt text. Needs images. Default false. */
-                        caption?: boolean;
-                        /** @description Images captioned at most, over the whole call (with caption). Default: every collected image. */
-                        captionMax?: number;
-                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                        maxTokensTotal?: number;
-                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                        model?: string;
-                    };
-                    /** @description Scroll with real wheel events before reading, until the list has count items, nothing new comes, the end, or maxScrolls; says why it stopped. */
-                    scrollUntil?: {
-                        /** @description Stop once this many items are held (needs item). */
-                        count?: number;
-                        /** @description Stop when nothing new came for this long, 100-60000 ms. Default 1500. */
-                        noNewForMs?: number;
-                        /** @description Wheel turns at most, 1-500. Default 50. */
-                        maxScrolls?: number;
-                        /** @description CSS selector of one list item: each is kept as it shows (virtual lists drop old ones), once, in order. */
-                        item?: string;
-                        /** @description CSS selector of the scrolling element. Default the page. */
-                        container?: string;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description The crawl id for browser_crawl_status. */
-                        id: string;
-                        crawl: {
-                            /** @description crawl_ and 16 hex digits. */
-                            id: string;
-                            name?: string;
-                            state: "running" | "paused" | "finished" | "cancelled" | "failed";
-                            counters: {
-                                /** @description Waiting in the queue, pages in flight included. */
-                                queued: number;
-                                done: number;
-                                failed: number;
-                                /** @description Disallowed by robots.txt. */
-                                blocked: number;
-                            };
-                            createdAt: string;
-                            updatedAt: string;
-                            finishedAt?: string;
-                            /** @description Why the run failed, or a note such as "maxPages reached". */
-                            note?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    browser_crawl_status: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description The crawl id browser_crawl answered (crawl_ and 16 hex digits). */
-                    id: string;
-                    /** @description Seconds to wait while the crawl runs, 0-60. Default 0. Ignored with action. */
-                    timeoutS?: number;
-                    /**
-                     * @description pause: no new pages start; resume: go on; cancel: end for good, items kept.
-                     * @enum {string}
-                     */
-                    action?: "pause" | "resume" | "cancel";
-                    /** @description Items to show, 0-50. Default 10. */
-                    items?: number;
-                    /**
-                     * @description Only items of this status.
-                     * @enum {string}
-                     */
-                    status?: "done" | "failed" | "blocked";
-                    /** @description From the previous answer's More line. */
-                    cursor?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        id: string;
-                        crawl: {
-                            /** @description crawl_ and 16 hex digits. */
-                            id: string;
-                            name?: string;
-                            state: "running" | "paused" | "finished" | "cancelled" | "failed";
-                            counters: {
-                                /** @description Waiting in the queue, pages in flight included. */
-                                queued: number;
-                                done: number;
-                                failed: number;
-                                /** @description Disallowed by robots.txt. */
-                                blocked: number;
-                            };
-                            createdAt: string;
-                            updatedAt: string;
-                            finishedAt?: string;
-                            /** @description Why the run failed, or a note such as "maxPages reached". */
-                            note?: string;
-                        };
-                        /** @description In the order they finished, each cut (GET /v1/crawls/{id}/items serves them whole). Absent with items: 0. */
-                        items?: {
-                            /** @description Order in which pages finished, from 1. */
-                            seq: number;
-                            /** @description An address as the page reports it. */
-                            url: string;
-                            /** @description An address as the page reports it. */
-                            finalUrl?: string;
-                            depth: number;
-                            status: "done" | "failed" | "blocked";
-                            httpStatus?: number;
-                            via?: "http" | "browser" | "cache";
-                            /** @description Why it failed or was blocked, in our words (addresses cut to scheme and host). */
-                            error?: string;
-                            /** @description The page's words the error is about (whole addresses, a thrown message). */
-                            errorPageText?: string;
-                            linkCount?: number;
-                            title?: string;
-                            /** @description Markdown or text, cut at 2,000 characters here. */
-                            content?: string;
-                            /** @description Characters maxChars left out. */
-                            omittedChars?: number;
-                            metadata?: {
-                                title?: string;
-                                description?: string;
-                                /** @description As the page declares it. */
-                                language?: string;
-                                /** @description An address as the page reports it. */
-                                canonicalUrl?: string;
-                                headings: {
-                                    level: number;
-                                    text: string;
-                                }[];
-                                jsonLd: unknown[];
-                            };
-                            /** @description Field name -> value read from the page (CSS fields: a string, a list with all, null when nothing matched; outputSchema: what the model filled). */
-                            fields?: {
-                                [key: string]: unknown;
-                            };
-                            /** @description How the fields break outputSchema. */
-                            schemaErrors?: string[];
-                            /** @description The best passages for query. */
-                            passages?: {
-                                /** @description An address as the page reports it. */
-                                url: string;
-                                /** @description The headings the text sits under. */
-                                headingPath: string[];
-                                /** @description Character offset in the item's whole content. */
-                                start: number;
-                                end: number;
-                                text: string;
-                                score: number;
-                            }[];
-                            scroll?: {
-                                /** @description The first five list items kept, as Markdown. */
-                                items: string[];
-                                scrolls: number;
-                                stoppedBecause: "count" | "no_new" | "max_scrolls" | "end";
-                            };
-                            files?: {
-                                /** @description The page the file was linked from. */
-                                page: string;
-                                /** @description An address as the page reports it. */
-                                url: string;
-                                type: "pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video";
-                                status: "stored" | "existing" | "failed";
-                                /** @description Why it failed: blocked, too_large, http_error, not_a_file, failed. */
-                                reason?: string;
-                                /** @description What went wrong (it may name the address). */
-                                error?: string;
-                                /** @description Its name in your files (the site may have chosen it). */
-                                name?: string;
-                                size?: number;
-                                /** @description As the server sent it. */
-                                contentType?: string;
-                                /** @description Length of the document's Markdown (GET /v1/crawls/{id}/items has it whole). */
-                                markdownChars?: number;
-                                truncated?: boolean;
-                                /** @description Why it was not converted (a parser may quote the file). */
-                                convertError?: string;
-                                /** @description An image's alt text from a model (collect.caption). */
-                                caption?: string;
-                                /** @description Why it got no caption (a model may quote the image). */
-                                captionError?: string;
-                            }[];
-                            /** @description The model that filled outputSchema on this page, its tokens, and its checked citations. */
-                            model?: {
-                                id: string;
-                                inputTokens: number;
-                                outputTokens: number;
-                                citations?: {
-                                    field?: string;
-                                    chunk: string;
-                                    quote: string;
-                                    /** @description An address as the page reports it. */
-                                    url: string;
-                                    /** @description The headings the text sits under. */
-                                    headingPath: string[];
-                                    /** @description Character offset in the item's whole content. */
-                                    start: number;
-                                    end: number;
-                                }[];
-                                warnings?: string[];
-                            };
-                            at: string;
-                        }[];
-                        /** @description Pass it back for the next items. */
-                        cursor?: string;
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     browser_map: {
         parameters: {
             query?: never;
@@ -19226,6 +18253,607 @@ export interface operations {
             };
         };
     };
+    browser_crawl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Pages to start from (depth 0); always crawled, whatever allow/deny say. Give startUrls, sitemap or both. */
+                    startUrls?: string[];
+                    /** @description A sitemap or sitemap index URL (plain or gzipped); its pages are added at depth 0. */
+                    sitemap?: string;
+                    /** @description Only follow URLs matching one of these. * is a wildcard, everything else literal and case-sensitive; a pattern with :// is matched against the whole URL, otherwise against path and query. Deny wins. */
+                    allow?: string[];
+                    /** @description Never follow URLs matching one of these (same syntax as allow). */
+                    deny?: string[];
+                    /** @description Stay on the start URLs' domains (www. ignored). Default true. */
+                    sameDomain?: boolean;
+                    /** @description Pages to read, done and failed together: 1-5000, default 50. */
+                    maxPages?: number;
+                    /** @description Links followed from a start page: 0-20, default 2. */
+                    maxDepth?: number;
+                    /** @description Pages read at once: 1-8, default 2 (at most 2 in the browser). */
+                    concurrency?: number;
+                    /** @description Milliseconds between requests to one host: 0-60000, default 1000. robots.txt Crawl-delay and 429/503 back-off can lengthen it. */
+                    delayMs?: number;
+                    /**
+                     * @description http: plain requests; browser: read-only tabs on your own signed-in profile; auto (default): http, and the browser for pages that need scripts.
+                     * @enum {string}
+                     */
+                    mode?: "http" | "browser" | "auto";
+                    /**
+                     * @description markdown (default), text, or json: page metadata (description, language, canonical URL, headings, JSON-LD) and no content.
+                     * @enum {string}
+                     */
+                    format?: "markdown" | "text" | "json";
+                    /** @description Content characters kept per page: 1-200000, default 20000. */
+                    maxChars?: number;
+                    /** @description name -> CSS selector, or {css, attr, all}: exact values per page. */
+                    fields?: {
+                        [key: string]: string | {
+                            css: string;
+                            /** @description An attribute instead of the text (href and src come back absolute). */
+                            attr?: string;
+                            /** @description Every match as a list, not just the first. */
+                            all?: boolean;
+                        };
+                    };
+                    /** @description A JSON Schema (type object). With fields: each page's fields are checked against it. Without fields: a model fills it on every page from the page's best passages (checked against the schema, citations checked against the page), using the starting call's X-Model-Key (kept in memory only; after a restart the server's key). */
+                    outputSchema?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description With outputSchema and no fields: what a model should fill in. */
+                    prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description With outputSchema and no fields: the model token budget for the whole crawl, 1-2000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent. */
+                    maxTokensTotal?: number;
+                    /** @description A learned extractor (ext_..., POST /v1/extractors): its fields and schema are read on every page, with no model. Give it alone, without fields, outputSchema or prompt. */
+                    extractor?: string;
+                    /** @description Honour robots.txt (and its Crawl-delay). Default true. */
+                    obeyRobots?: boolean;
+                    /** @description Keep text a person cannot see. Default false. */
+                    includeHidden?: boolean;
+                    /**
+                     * @description off (default); record: store responses; replay: use stored ones, the network for the rest; replay-strict: stored ones only, a page with none fails.
+                     * @enum {string}
+                     */
+                    cache?: "off" | "record" | "replay" | "replay-strict";
+                    /** @description Which response cache: letters, digits, ".", "_", "-". Default "default". */
+                    cacheName?: string;
+                    /** @description A name to find this crawl by. */
+                    name?: string;
+                    /** @description More representations per page: markdown, text, html, links, images, metadata. */
+                    formats?: ("markdown" | "text" | "html" | "links" | "images" | "metadata")[];
+                    /** @description Chunks with citations: URL, heading path, character offsets. */
+                    chunk?: {
+                        /**
+                         * @description Split by token count or at headings.
+                         * @enum {string}
+                         */
+                        by: "tokens" | "headings";
+                        /** @description Tokens per chunk (by tokens), default 500. */
+                        size?: number;
+                        /** @description Tokens shared by neighbouring chunks, default 50. */
+                        overlap?: number;
+                    };
+                    /** @description Keep only the passages that best match (BM25, no model). */
+                    query?: string;
+                    /** @description Passages per page with query, default 5. */
+                    topK?: number;
+                    /** @description Also fetch the files the page links to, through the browser (your cookies, the network guard, read-only), store each once in your files, and list them; documents come back as Markdown. */
+                    collect?: {
+                        /** @description Documents the page links to (PDF, Word, Excel, PowerPoint, OpenDocument, RTF, EPUB, CSV, TSV). Default true unless types, images or media is given. */
+                        documents?: boolean;
+                        /** @description Images the page shows (img src and srcset). Default false. */
+                        images?: boolean;
+                        /** @description Audio and video the page holds or links to. Default false. */
+                        media?: boolean;
+                        /** @description Only these types. Alone it is the list; with documents/images/media it narrows what they ask for (documents: true with ["csv"] takes CSV documents only). */
+                        types?: ("pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video")[];
+                        /** @description Files per page, 1-200. Default 20. */
+                        maxFiles?: number;
+                        /** @description Largest file taken, in bytes; default and most 15 MB. A larger one is listed as failed. */
+                        maxBytes?: number;
+                        /** @description Markdown characters per converted document, 100-200000. Default 20000. */
+                        maxChars?: number;
+                        /** @description Skip images smaller than this (width or height as shown, in CSS pixels). */
+                        minImagePx?: number;
+                        /** @description Convert documents to Markdown (default true). */
+                        convert?: boolean;
+                        /**
+                         * @description Which converter: auto (default), builtin, markitdown, docling.
+                         * @enum {string}
+                         */
+                        converter?: "auto" | "builtin" | "markitdown" | "docling";
+                        /** @description Caption each collected image (PNG, JPEG, GIF, WebP up to 5 MB) with a model: a sentence or two of alt text. Needs images. Default false. */
+                        caption?: boolean;
+                        /** @description Images captioned at most, over the whole call (with caption). Default: every collected image. */
+                        captionMax?: number;
+                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                        maxTokensTotal?: number;
+                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                        model?: string;
+                    };
+                    /** @description Scroll with real wheel events before reading, until the list has count items, nothing new comes, the end, or maxScrolls; says why it stopped. */
+                    scrollUntil?: {
+                        /** @description Stop once this many items are held (needs item). */
+                        count?: number;
+                        /** @description Stop when nothing new came for this long, 100-60000 ms. Default 1500. */
+                        noNewForMs?: number;
+                        /** @description Wheel turns at most, 1-500. Default 50. */
+                        maxScrolls?: number;
+                        /** @description CSS selector of one list item: each is kept as it shows (virtual lists drop old ones), once, in order. */
+                        item?: string;
+                        /** @description CSS selector of the scrolling element. Default the page. */
+                        container?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description The crawl id for browser_crawl_status. */
+                        id: string;
+                        crawl: {
+                            /** @description crawl_ and 16 hex digits. */
+                            id: string;
+                            name?: string;
+                            state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                            counters: {
+                                /** @description Waiting in the queue, pages in flight included. */
+                                queued: number;
+                                done: number;
+                                failed: number;
+                                /** @description Disallowed by robots.txt. */
+                                blocked: number;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                            finishedAt?: string;
+                            /** @description Why the run failed, or a note such as "maxPages reached". */
+                            note?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    browser_crawl_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The crawl id browser_crawl answered (crawl_ and 16 hex digits). */
+                    id: string;
+                    /** @description Seconds to wait while the crawl runs, 0-60. Default 0. Ignored with action. */
+                    timeoutS?: number;
+                    /**
+                     * @description pause: no new pages start; resume: go on; cancel: end for good, items kept.
+                     * @enum {string}
+                     */
+                    action?: "pause" | "resume" | "cancel";
+                    /** @description Items to show, 0-50. Default 10. */
+                    items?: number;
+                    /**
+                     * @description Only items of this status.
+                     * @enum {string}
+                     */
+                    status?: "done" | "failed" | "blocked";
+                    /** @description From the previous answer's More line. */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        id: string;
+                        crawl: {
+                            /** @description crawl_ and 16 hex digits. */
+                            id: string;
+                            name?: string;
+                            state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                            counters: {
+                                /** @description Waiting in the queue, pages in flight included. */
+                                queued: number;
+                                done: number;
+                                failed: number;
+                                /** @description Disallowed by robots.txt. */
+                                blocked: number;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                            finishedAt?: string;
+                            /** @description Why the run failed, or a note such as "maxPages reached". */
+                            note?: string;
+                        };
+                        /** @description In the order they finished, each cut (GET /v1/crawls/{id}/items serves them whole). Absent with items: 0. */
+                        items?: {
+                            /** @description Order in which pages finished, from 1. */
+                            seq: number;
+                            /** @description An address as the page reports it. */
+                            url: string;
+                            /** @description An address as the page reports it. */
+                            finalUrl?: string;
+                            depth: number;
+                            status: "done" | "failed" | "blocked";
+                            httpStatus?: number;
+                            via?: "http" | "browser" | "cache";
+                            /** @description Why it failed or was blocked, in our words (addresses cut to scheme and host). */
+                            error?: string;
+                            /** @description The page's words the error is about (whole addresses, a thrown message). */
+                            errorPageText?: string;
+                            linkCount?: number;
+                            title?: string;
+                            /** @description Markdown or text, cut at 2,000 characters here. */
+                            content?: string;
+                            /** @description Characters maxChars left out. */
+                            omittedChars?: number;
+                            metadata?: {
+                                title?: string;
+                                description?: string;
+                                /** @description As the page declares it. */
+                                language?: string;
+                                /** @description An address as the page reports it. */
+                                canonicalUrl?: string;
+                                headings: {
+                                    level: number;
+                                    text: string;
+                                }[];
+                                jsonLd: unknown[];
+                            };
+                            /** @description Field name -> value read from the page (CSS fields: a string, a list with all, null when nothing matched; outputSchema: what the model filled). */
+                            fields?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description How the fields break outputSchema. */
+                            schemaErrors?: string[];
+                            /** @description The best passages for query. */
+                            passages?: {
+                                /** @description An address as the page reports it. */
+                                url: string;
+                                /** @description The headings the text sits under. */
+                                headingPath: string[];
+                                /** @description Character offset in the item's whole content. */
+                                start: number;
+                                end: number;
+                                text: string;
+                                score: number;
+                            }[];
+                            scroll?: {
+                                /** @description The first five list items kept, as Markdown. */
+                                items: string[];
+                                scrolls: number;
+                                stoppedBecause: "count" | "no_new" | "max_scrolls" | "end";
+                            };
+                            files?: {
+                                /** @description The page the file was linked from. */
+                                page: string;
+                                /** @description An address as the page reports it. */
+                                url: string;
+                                type: "pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video";
+                                status: "stored" | "existing" | "failed";
+                                /** @description Why it failed: blocked, too_large, http_error, not_a_file, failed. */
+                                reason?: string;
+                                /** @description What went wrong (it may name the address). */
+                                error?: string;
+                                /** @description Its name in your files (the site may have chosen it). */
+                                name?: string;
+                                size?: number;
+                                /** @description As the server sent it. */
+                                contentType?: string;
+                                /** @description Length of the document's Markdown (GET /v1/crawls/{id}/items has it whole). */
+                                markdownChars?: number;
+                                truncated?: boolean;
+                                /** @description Why it was not converted (a parser may quote the file). */
+                                convertError?: string;
+                                /** @description An image's alt text from a model (collect.caption). */
+                                caption?: string;
+                                /** @description Why it got no caption (a model may quote the image). */
+                                captionError?: string;
+                            }[];
+                            /** @description The model that filled outputSchema on this page, its tokens, and its checked citations. */
+                            model?: {
+                                id: string;
+                                inputTokens: number;
+                                outputTokens: number;
+                                citations?: {
+                                    field?: string;
+                                    chunk: string;
+                                    quote: string;
+                                    /** @description An address as the page reports it. */
+                                    url: string;
+                                    /** @description The headings the text sits under. */
+                                    headingPath: string[];
+                                    /** @description Character offset in the item's whole content. */
+                                    start: number;
+                                    end: number;
+                                }[];
+                                warnings?: string[];
+                            };
+                            at: string;
+                        }[];
+                        /** @description Pass it back for the next items. */
+                        cursor?: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getV1BrowserSettings: {
         parameters: {
             query?: never;
@@ -19296,70 +18924,6 @@ export interface operations {
                         };
                         /** @description The caller's persistent identity (drawn once, kept across restarts), with the profile's overrides applied; its enabled field says where it applies */
                         identity?: Record<string, never> | null;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1Profiles: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description profiles: name, running, tab count */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
@@ -21206,814 +20770,6 @@ export interface operations {
             };
         };
     };
-    getV1Crawls: {
-        parameters: {
-            query?: {
-                limit?: number;
-                /** @description Opaque, from the previous page, valid for the caller only; anything else is validation_error. */
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description crawls (newest first, each as GET /v1/crawls/{id} without spec), and a cursor when there are more */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1Crawls: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Pages to start from (depth 0); always crawled, whatever allow/deny say. Give startUrls, sitemap or both. */
-                    startUrls?: string[];
-                    /** @description A sitemap or sitemap index URL (plain or gzipped); its pages are added at depth 0. */
-                    sitemap?: string;
-                    /** @description Only follow URLs matching one of these. * is a wildcard, everything else literal and case-sensitive; a pattern with :// is matched against the whole URL, otherwise against path and query. Deny wins. */
-                    allow?: string[];
-                    /** @description Never follow URLs matching one of these (same syntax as allow). */
-                    deny?: string[];
-                    /** @description Stay on the start URLs' domains (www. ignored). Default true. */
-                    sameDomain?: boolean;
-                    /** @description Pages to read, done and failed together: 1-5000, default 50. */
-                    maxPages?: number;
-                    /** @description Links followed from a start page: 0-20, default 2. */
-                    maxDepth?: number;
-                    /** @description Pages read at once: 1-8, default 2 (at most 2 in the browser). */
-                    concurrency?: number;
-                    /** @description Milliseconds between requests to one host: 0-60000, default 1000. robots.txt Crawl-delay and 429/503 back-off can lengthen it. */
-                    delayMs?: number;
-                    /**
-                     * @description http: plain requests; browser: read-only tabs on your own signed-in profile; auto (default): http, and the browser for pages that need scripts.
-                     * @enum {string}
-                     */
-                    mode?: "http" | "browser" | "auto";
-                    /**
-                     * @description markdown (default), text, or json: page metadata (description, language, canonical URL, headings, JSON-LD) and no content.
-                     * @enum {string}
-                     */
-                    format?: "markdown" | "text" | "json";
-                    /** @description Content characters kept per page: 1-200000, default 20000. */
-                    maxChars?: number;
-                    /** @description name -> CSS selector, or {css, attr, all}: exact values per page. */
-                    fields?: {
-                        [key: string]: string | {
-                            css: string;
-                            /** @description An attribute instead of the text (href and src come back absolute). */
-                            attr?: string;
-                            /** @description Every match as a list, not just the first. */
-                            all?: boolean;
-                        };
-                    };
-                    /** @description A JSON Schema (type object). With fields: each page's fields are checked against it. Without fields: a model fills it on every page from the page's best passages (checked against the schema, citations checked against the page), using the starting call's X-Model-Key (kept in memory only; after a restart the server's key). */
-                    outputSchema?: {
-                        [key: string]: unknown;
-                    };
-                    /** @description With outputSchema and no fields: what a model should fill in. */
-                    prompt?: string;
-                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                    model?: string;
-                    /** @description With outputSchema and no fields: the model token budget for the whole crawl, 1-2000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent. */
-                    maxTokensTotal?: number;
-                    /** @description A learned extractor (ext_..., POST /v1/extractors): its fields and schema are read on every page, with no model. Give it alone, without fields, outputSchema or prompt. */
-                    extractor?: string;
-                    /** @description Honour robots.txt (and its Crawl-delay). Default true. */
-                    obeyRobots?: boolean;
-                    /** @description Keep text a person cannot see. Default false. */
-                    includeHidden?: boolean;
-                    /**
-                     * @description off (default); record: store responses; replay: use stored ones, the network for the rest; replay-strict: stored ones only, a page with none fails.
-                     * @enum {string}
-                     */
-                    cache?: "off" | "record" | "replay" | "replay-strict";
-                    /** @description Which response cache: letters, digits, ".", "_", "-". Default "default". */
-                    cacheName?: string;
-                    /** @description A name to find this crawl by. */
-                    name?: string;
-                    /** @description More representations per page: markdown, text, html, links, images, metadata. */
-                    formats?: ("markdown" | "text" | "html" | "links" | "images" | "metadata")[];
-                    /** @description Chunks with citations: URL, heading path, character offsets. */
-                    chunk?: {
-                        /**
-                         * @description Split by token count or at headings.
-                         * @enum {string}
-                         */
-                        by: "tokens" | "headings";
-                        /** @description Tokens per chunk (by tokens), default 500. */
-                        size?: number;
-                        /** @description Tokens shared by neighbouring chunks, default 50. */
-                        overlap?: number;
-                    };
-                    /** @description Keep only the passages that best match (BM25, no model). */
-                    query?: string;
-                    /** @description Passages per page with query, default 5. */
-                    topK?: number;
-                    /** @description Also fetch the files the page links to, through the browser (your cookies, the network guard, read-only), store each once in your files, and list them; documents come back as Markdown. */
-                    collect?: {
-                        /** @description Documents the page links to (PDF, Word, Excel, PowerPoint, OpenDocument, RTF, EPUB, CSV, TSV). Default true unless types, images or media is given. */
-                        documents?: boolean;
-                        /** @description Images the page shows (img src and srcset). Default false. */
-                        images?: boolean;
-                        /** @description Audio and video the page holds or links to. Default false. */
-                        media?: boolean;
-                        /** @description Only these types. Alone it is the list; with documents/images/media it narrows what they ask for (documents: true with ["csv"] takes CSV documents only). */
-                        types?: ("pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video")[];
-                        /** @description Files per page, 1-200. Default 20. */
-                        maxFiles?: number;
-                        /** @description Largest file taken, in bytes; default and most 15 MB. A larger one is listed as failed. */
-                        maxBytes?: number;
-                        /** @description Markdown characters per converted document, 100-200000. Default 20000. */
-                        maxChars?: number;
-                        /** @description Skip images smaller than this (width or height as shown, in CSS pixels). */
-                        minImagePx?: number;
-                        /** @description Convert documents to Markdown (default true). */
-                        convert?: boolean;
-                        /**
-                         * @description Which converter: auto (default), builtin, markitdown, docling.
-                         * @enum {string}
-                         */
-                        converter?: "auto" | "builtin" | "markitdown" | "docling";
-                        /** @description Caption each collected image (PNG, JPEG, GIF, WebP up to 5 MB) with a model: a sentence or two of alt text. Needs images. Default false. */
-                        caption?: boolean;
-                        /** @description Images captioned at most, over the whole call (with caption). Default: every collected image. */
-                        captionMax?: number;
-                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                        maxTokensTotal?: number;
-                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                        model?: string;
-                    };
-                    /** @description Scroll with real wheel events before reading, until the list has count items, nothing new comes, the end, or maxScrolls; says why it stopped. */
-                    scrollUntil?: {
-                        /** @description Stop once this many items are held (needs item). */
-                        count?: number;
-                        /** @description Stop when nothing new came for this long, 100-60000 ms. Default 1500. */
-                        noNewForMs?: number;
-                        /** @description Wheel turns at most, 1-500. Default 50. */
-                        maxScrolls?: number;
-                        /** @description CSS selector of one list item: each is kept as it shows (virtual lists drop old ones), once, in order. */
-                        item?: string;
-                        /** @description CSS selector of the scrolling element. Default the page. */
-                        container?: string;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description started */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                        id: string;
-                        /** @enum {string} */
-                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
-                        counters: Record<string, never>;
-                        links: Record<string, never>;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1CrawlsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the run, with spec: its parameters with every default filled */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                        id: string;
-                        /** @enum {string} */
-                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
-                        counters: Record<string, never>;
-                        links: Record<string, never>;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteV1CrawlsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description deleted: id, deleted */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1CrawlsByIdPause: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description paused */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                        id: string;
-                        /** @enum {string} */
-                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
-                        counters: Record<string, never>;
-                        links: Record<string, never>;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1CrawlsByIdResume: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description running again */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                        id: string;
-                        /** @enum {string} */
-                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
-                        counters: Record<string, never>;
-                        links: Record<string, never>;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1CrawlsByIdCancel: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description cancelled; items kept */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                        id: string;
-                        /** @enum {string} */
-                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
-                        counters: Record<string, never>;
-                        links: Record<string, never>;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1CrawlsByIdItems: {
-        parameters: {
-            query?: {
-                /** @description Only items with this status. */
-                status?: "done" | "failed" | "blocked";
-                limit?: number;
-                /** @description Opaque, from the previous page, valid for the caller only; anything else is validation_error. */
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description items: whole items (seq, url, finalUrl, depth, status, httpStatus, via, title, content, metadata, fields, formats, chunks, passages, error, at), and a cursor when there are more */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     getV1Webhooks: {
         parameters: {
             query?: never;
@@ -22443,84 +21199,6 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1CrawlsByIdExport: {
-        parameters: {
-            query?: {
-                format?: "jsonl" | "csv" | "json";
-                /** @description Only items with this status. */
-                status?: "done" | "failed" | "blocked";
-            };
-            header?: never;
-            path: {
-                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the items */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/x-ndjson": string;
-                    "text/csv": string;
-                    "application/json": Record<string, never>[];
                 };
             };
             /** @description validation_error */
@@ -25355,6 +24033,1328 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+        };
+    };
+    getV1Tabs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description tabs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        tabs: {
+                            /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                            id: string;
+                            /** @description An address as the page reports it. */
+                            url: string;
+                            /** @description read: no writes reach a site; act: may change things, under the host policy. */
+                            mode: "read" | "act";
+                            context?: string;
+                            profile?: string;
+                            allowedDomains?: string[];
+                            /** @description The tab that opened this one (a popup). */
+                            opener?: string;
+                            /** @description Later calls without a tab use this one. */
+                            default: boolean;
+                            /** @description A popup's live link, in the first listing that shows it. */
+                            live_url?: string;
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Tabs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description First address. "example.com" means https://example.com. Without it the tab is blank. */
+                    url?: string;
+                    /**
+                     * @description read (default): the tab cannot change anything on a site (network writes are aborted, sensitive actions refused). act: may make changes, under the host policy.
+                     * @default read
+                     * @enum {string}
+                     */
+                    mode?: "read" | "act";
+                    /**
+                     * @description Bring the tab to the front, its window maximised. Default true.
+                     * @default true
+                     */
+                    visible?: boolean;
+                    /** @description Where the tab and its popups may navigate; sub-domains included. */
+                    allowedDomains?: string[];
+                    /**
+                     * @description Live link kind: interactive (a person may click and type, where the account allows take-over; otherwise view), view (watch only) or none (no link). Default interactive.
+                     * @default interactive
+                     * @enum {string}
+                     */
+                    live?: "interactive" | "view" | "none";
+                    /** @description Open in a separate isolated context of this name (own cookies and storage, like an incognito window); created on first use. */
+                    context?: string;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
+                    /** @description Open in the user's named profile (own persistent cookies and logins); the tab id comes back as <profile>/<id>. */
+                    profile?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description opened */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description An address as the page reports it. */
+                        url: string;
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description read: no writes reach a site; act: may change things, under the host policy. */
+                        mode: "read" | "act";
+                        context?: string;
+                        profile?: string;
+                        allowedDomains?: string[];
+                        /** @description A link a person can open to watch or take over the tab. */
+                        live_url?: string;
+                        live?: "interactive" | "view";
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1TabsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description closed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        closed: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Profiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description profiles: name, running, tab count */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Crawls: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque, from the previous page, valid for the caller only; anything else is validation_error. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description crawls (newest first, each as GET /v1/crawls/{id} without spec), and a cursor when there are more */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Crawls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Pages to start from (depth 0); always crawled, whatever allow/deny say. Give startUrls, sitemap or both. */
+                    startUrls?: string[];
+                    /** @description A sitemap or sitemap index URL (plain or gzipped); its pages are added at depth 0. */
+                    sitemap?: string;
+                    /** @description Only follow URLs matching one of these. * is a wildcard, everything else literal and case-sensitive; a pattern with :// is matched against the whole URL, otherwise against path and query. Deny wins. */
+                    allow?: string[];
+                    /** @description Never follow URLs matching one of these (same syntax as allow). */
+                    deny?: string[];
+                    /** @description Stay on the start URLs' domains (www. ignored). Default true. */
+                    sameDomain?: boolean;
+                    /** @description Pages to read, done and failed together: 1-5000, default 50. */
+                    maxPages?: number;
+                    /** @description Links followed from a start page: 0-20, default 2. */
+                    maxDepth?: number;
+                    /** @description Pages read at once: 1-8, default 2 (at most 2 in the browser). */
+                    concurrency?: number;
+                    /** @description Milliseconds between requests to one host: 0-60000, default 1000. robots.txt Crawl-delay and 429/503 back-off can lengthen it. */
+                    delayMs?: number;
+                    /**
+                     * @description http: plain requests; browser: read-only tabs on your own signed-in profile; auto (default): http, and the browser for pages that need scripts.
+                     * @enum {string}
+                     */
+                    mode?: "http" | "browser" | "auto";
+                    /**
+                     * @description markdown (default), text, or json: page metadata (description, language, canonical URL, headings, JSON-LD) and no content.
+                     * @enum {string}
+                     */
+                    format?: "markdown" | "text" | "json";
+                    /** @description Content characters kept per page: 1-200000, default 20000. */
+                    maxChars?: number;
+                    /** @description name -> CSS selector, or {css, attr, all}: exact values per page. */
+                    fields?: {
+                        [key: string]: string | {
+                            css: string;
+                            /** @description An attribute instead of the text (href and src come back absolute). */
+                            attr?: string;
+                            /** @description Every match as a list, not just the first. */
+                            all?: boolean;
+                        };
+                    };
+                    /** @description A JSON Schema (type object). With fields: each page's fields are checked against it. Without fields: a model fills it on every page from the page's best passages (checked against the schema, citations checked against the page), using the starting call's X-Model-Key (kept in memory only; after a restart the server's key). */
+                    outputSchema?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description With outputSchema and no fields: what a model should fill in. */
+                    prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description With outputSchema and no fields: the model token budget for the whole crawl, 1-2000000, default 300000. A page whose turn cannot fit fails (budget_exceeded) with nothing sent. */
+                    maxTokensTotal?: number;
+                    /** @description A learned extractor (ext_..., POST /v1/extractors): its fields and schema are read on every page, with no model. Give it alone, without fields, outputSchema or prompt. */
+                    extractor?: string;
+                    /** @description Honour robots.txt (and its Crawl-delay). Default true. */
+                    obeyRobots?: boolean;
+                    /** @description Keep text a person cannot see. Default false. */
+                    includeHidden?: boolean;
+                    /**
+                     * @description off (default); record: store responses; replay: use stored ones, the network for the rest; replay-strict: stored ones only, a page with none fails.
+                     * @enum {string}
+                     */
+                    cache?: "off" | "record" | "replay" | "replay-strict";
+                    /** @description Which response cache: letters, digits, ".", "_", "-". Default "default". */
+                    cacheName?: string;
+                    /** @description A name to find this crawl by. */
+                    name?: string;
+                    /** @description More representations per page: markdown, text, html, links, images, metadata. */
+                    formats?: ("markdown" | "text" | "html" | "links" | "images" | "metadata")[];
+                    /** @description Chunks with citations: URL, heading path, character offsets. */
+                    chunk?: {
+                        /**
+                         * @description Split by token count or at headings.
+                         * @enum {string}
+                         */
+                        by: "tokens" | "headings";
+                        /** @description Tokens per chunk (by tokens), default 500. */
+                        size?: number;
+                        /** @description Tokens shared by neighbouring chunks, default 50. */
+                        overlap?: number;
+                    };
+                    /** @description Keep only the passages that best match (BM25, no model). */
+                    query?: string;
+                    /** @description Passages per page with query, default 5. */
+                    topK?: number;
+                    /** @description Also fetch the files the page links to, through the browser (your cookies, the network guard, read-only), store each once in your files, and list them; documents come back as Markdown. */
+                    collect?: {
+                        /** @description Documents the page links to (PDF, Word, Excel, PowerPoint, OpenDocument, RTF, EPUB, CSV, TSV). Default true unless types, images or media is given. */
+                        documents?: boolean;
+                        /** @description Images the page shows (img src and srcset). Default false. */
+                        images?: boolean;
+                        /** @description Audio and video the page holds or links to. Default false. */
+                        media?: boolean;
+                        /** @description Only these types. Alone it is the list; with documents/images/media it narrows what they ask for (documents: true with ["csv"] takes CSV documents only). */
+                        types?: ("pdf" | "docx" | "doc" | "xlsx" | "xls" | "pptx" | "ppt" | "odt" | "ods" | "odp" | "rtf" | "epub" | "csv" | "tsv" | "image" | "audio" | "video")[];
+                        /** @description Files per page, 1-200. Default 20. */
+                        maxFiles?: number;
+                        /** @description Largest file taken, in bytes; default and most 15 MB. A larger one is listed as failed. */
+                        maxBytes?: number;
+                        /** @description Markdown characters per converted document, 100-200000. Default 20000. */
+                        maxChars?: number;
+                        /** @description Skip images smaller than this (width or height as shown, in CSS pixels). */
+                        minImagePx?: number;
+                        /** @description Convert documents to Markdown (default true). */
+                        convert?: boolean;
+                        /**
+                         * @description Which converter: auto (default), builtin, markitdown, docling.
+                         * @enum {string}
+                         */
+                        converter?: "auto" | "builtin" | "markitdown" | "docling";
+                        /** @description Caption each collected image (PNG, JPEG, GIF, WebP up to 5 MB) with a model: a sentence or two of alt text. Needs images. Default false. */
+                        caption?: boolean;
+                        /** @description Images captioned at most, over the whole call (with caption). Default: every collected image. */
+                        captionMax?: number;
+                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                        maxTokensTotal?: number;
+                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                        model?: string;
+                    };
+                    /** @description Scroll with real wheel events before reading, until the list has count items, nothing new comes, the end, or maxScrolls; says why it stopped. */
+                    scrollUntil?: {
+                        /** @description Stop once this many items are held (needs item). */
+                        count?: number;
+                        /** @description Stop when nothing new came for this long, 100-60000 ms. Default 1500. */
+                        noNewForMs?: number;
+                        /** @description Wheel turns at most, 1-500. Default 50. */
+                        maxScrolls?: number;
+                        /** @description CSS selector of one list item: each is kept as it shows (virtual lists drop old ones), once, in order. */
+                        item?: string;
+                        /** @description CSS selector of the scrolling element. Default the page. */
+                        container?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description started */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                        counters: Record<string, never>;
+                        links: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1CrawlsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the run, with spec: its parameters with every default filled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                        counters: Record<string, never>;
+                        links: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1CrawlsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted: id, deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1CrawlsByIdPause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description paused */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                        counters: Record<string, never>;
+                        links: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1CrawlsByIdResume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description running again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                        counters: Record<string, never>;
+                        links: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1CrawlsByIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description cancelled; items kept */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        /** @enum {string} */
+                        state: "running" | "paused" | "finished" | "cancelled" | "failed";
+                        counters: Record<string, never>;
+                        links: Record<string, never>;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1CrawlsByIdItems: {
+        parameters: {
+            query?: {
+                /** @description Only items with this status. */
+                status?: "done" | "failed" | "blocked";
+                limit?: number;
+                /** @description Opaque, from the previous page, valid for the caller only; anything else is validation_error. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description items: whole items (seq, url, finalUrl, depth, status, httpStatus, via, title, content, metadata, fields, formats, chunks, passages, error, at), and a cursor when there are more */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1CrawlsByIdExport: {
+        parameters: {
+            query?: {
+                format?: "jsonl" | "csv" | "json";
+                /** @description Only items with this status. */
+                status?: "done" | "failed" | "blocked";
+            };
+            header?: never;
+            path: {
+                /** @description crawl_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the items */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                    "application/json": Record<string, never>[];
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

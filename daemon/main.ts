@@ -44,7 +44,10 @@ import { scrubbingLogger } from './log-scrub.js';
 import { callSecrets, everyUsersSecrets } from './vault/user-secrets.js';
 import { callTool, type Pipeline } from './tools/dispatch.js';
 import { Services } from './call/services.js';
-import { allTools, getTool } from './tools/registry.js';
+import { ToolRegistry } from './call/registry.js';
+import { allRoutes, operationsOf, toolsOf, type Feature } from './server/feature.js';
+import { browserFeature } from './tools/feature.js';
+import { crawlFeature } from './crawl/feature.js';
 import { UsageStore } from '../storage/usage.js';
 import { CdpSessions } from './cdp-proxy/sessions.js';
 import { CRAWLS, CrawlService } from './crawl/service.js';
@@ -69,7 +72,19 @@ import { runningBundled } from './threads.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { checkLoginEntryWrite } from './vault/site-match.js';
 
-/** The features built on the call pipeline, as main.ts wired them (tests and benches reach them here). */
+/**
+ * Every feature this daemon serves, in the order their tools are listed and their routes documented. A new
+ * feature returns its tools and routes from its own feature.ts (server/feature.ts says what) and is added here.
+ */
+export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature];
+
+/** The tools and operations of those features: the registry dispatch looks calls up in and tools/list shows. */
+export const TOOLS = new ToolRegistry(toolsOf(FEATURES), operationsOf(FEATURES));
+
+/** Every HTTP route this daemon serves (the server's own and the features'): what api/openapi.yaml documents. */
+export const ROUTES = allRoutes(FEATURES);
+
+/** The services built on the call pipeline, as main.ts wired them (tests and benches reach them here). */
 export interface Features {
   crawls: CrawlService;
   tasks: TaskService;
@@ -214,6 +229,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   const pipeline: Pipeline = {
     env,
     services,
+    registry: TOOLS,
     callTool: (user, name, args, opts) => callTool(pipeline, user, name, args, opts),
     hooks: {
       stepStarting: (ctx, tool, args) => features.records.recorder.stepStarting(ctx, tool, args),
@@ -222,8 +238,8 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   };
   const features: Features = {
     crawls: new CrawlService(() => env),
-    tasks: new TaskService({ env, callTool: pipeline.callTool, tools: allTools() }),
-    records: new Records(db, { env, callTool: pipeline.callTool, tool: (name) => getTool(name) }),
+    tasks: new TaskService({ env, callTool: pipeline.callTool, tools: TOOLS.tools }),
+    records: new Records(db, { env, callTool: pipeline.callTool, tool: (name) => TOOLS.get(name) }),
     monitors: new MonitorService(db, () => env),
   };
   services.provide(CRAWLS, features.crawls).provide(TASKS, features.tasks).provide(RECORDS, features.records).provide(MONITORS, features.monitors);
@@ -240,8 +256,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   logSecrets = () => [...everyUsersSecrets(env), ...hostModelKeys];
   let app: AppHandle;
   try {
-    // The HTTP side reads the crawl service at each request (a test may stand a fake in its place in `features`).
-    app = await startApp({ env, callTool: pipeline.callTool, get crawls() { return features.crawls; }, stopAccount: (user) => accounts.stop(user) }, VERSION);
+    app = await startApp({ env, callTool: pipeline.callTool, tools: TOOLS, services, stopAccount: (user) => accounts.stop(user) }, FEATURES, VERSION);
   } catch (e) {
     handoffs.close();
     await webhooks.stop().catch(() => undefined);

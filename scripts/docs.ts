@@ -1,12 +1,12 @@
 /** The content of generated docs, built from the registry and the error table. */
-import { allOperations, allTools } from '../daemon/tools/registry.js';
+import { ROUTES, TOOLS } from '../daemon/main.js';
 import { outputJsonSchema } from '../daemon/call/output.js';
 import type { ToolDef } from '../daemon/call/define.js';
 import { toJsonSchema } from '../daemon/call/schema.js';
 import { ERROR_CODES } from '../protocol/errors.js';
 import { VERSION } from '../daemon/main.js';
 import { readFileSync } from 'node:fs';
-import { PATH_TOOL, ROUTES, routeKey, type RouteSpec } from '../daemon/server/routes.js';
+import { PATH_TOOL, routeKey, type RouteSpec } from '../daemon/server/routes.js';
 import { pathParamNames } from '../daemon/server/route-input.js';
 import { WEBHOOK_EVENTS } from '../daemon/webhooks/events.js';
 import { BrowserSettingsPatch } from '../daemon/settings/browser-settings.js';
@@ -114,7 +114,7 @@ function crawlOperations(): Record<string, Record<string, unknown>> {
  * result's fields.
  */
 function operationRoute(name: string, okStatus = 200, errors: number[] = [403, 404, 409, 422, 501, 502, 504]): Record<string, unknown> {
-  const op = allOperations().find((o) => o.name === name);
+  const op = TOOLS.operations.find((o) => o.name === name);
   if (!op) throw new Error(`scripts/docs.ts: no operation ${name}`);
   return {
     'x-operation': name,
@@ -155,7 +155,7 @@ function actRoutes(): Record<string, Record<string, unknown>> {
 
 /** Learned extractors: each route is one REST-only operation; {id} is ext_ and 16 hex digits. */
 function extractorOperations(): Record<string, Record<string, unknown>> {
-  const result = (description: string, name: string) => ({ description, content: { 'application/json': { schema: toolResultOf(allOperations().find((o) => o.name === name)!) } } });
+  const result = (description: string, name: string) => ({ description, content: { 'application/json': { schema: toolResultOf(TOOLS.operations.find((o) => o.name === name)!) } } });
   return {
     'POST /v1/extractors': { ...operationRoute('extractor_learn', 201), requestBody: { required: true } },
     'GET /v1/extractors': { 'x-operation': 'extractor_list', responses: { '200': result('extractors: every extractor of the caller (id, name, version, model, learnedOn, schema, prompt, fields, createdAt, updatedAt)', 'extractor_list'), ...stdErrors() } },
@@ -167,7 +167,7 @@ function extractorOperations(): Record<string, Record<string, unknown>> {
 
 /** Model extraction (the tool browser_extract_ai) and questions (the REST-only operation ask). */
 function modelOperations(): Record<string, Record<string, unknown>> {
-  const extract = allTools().find((t) => t.name === 'browser_extract_ai')!;
+  const extract = TOOLS.tools.find((t) => t.name === 'browser_extract_ai')!;
   return {
     'POST /v1/extract': {
       description: 'Header X-Model-Key: your key for the model\'s provider (else the server\'s). With urls, results holds one {url, ok, data, citations, warnings, usage, error} per address.',
@@ -329,7 +329,7 @@ function consolePages(): Record<string, Record<string, unknown>> {
   );
 }
 
-function toolOperation(t: ReturnType<typeof allTools>[number]) {
+function toolOperation(t: (typeof TOOLS.tools)[number]) {
   return {
     operationId: t.name,
     summary: t.title,
@@ -340,7 +340,7 @@ function toolOperation(t: ReturnType<typeof allTools>[number]) {
   };
 }
 
-const toolNamed = (name: string) => allTools().find((t) => t.name === name)!;
+const toolNamed = (name: string) => TOOLS.tools.find((t) => t.name === name)!;
 
 /**
  * The answer of one tool: the common part and, where the tool declares one, its output schema (the MCP
@@ -356,7 +356,7 @@ function dispatchBodySchema(route: RouteSpec): object | undefined {
   const b = route.body;
   if (!b || 'handler' in b || ('tool' in b && b.tool === PATH_TOOL)) return undefined;
   if ('schema' in b) return toJsonSchema(b.schema);
-  const def = 'tool' in b ? allTools().find((t) => t.name === b.tool) : allOperations().find((o) => o.name === b.operation);
+  const def = 'tool' in b ? TOOLS.tools.find((t) => t.name === b.tool) : TOOLS.operations.find((o) => o.name === b.operation);
   if (!def) throw new Error(`routes.ts: ${routeKey(route)} names a body schema that does not exist`);
   return toJsonSchema(def.input);
 }
@@ -367,7 +367,7 @@ export function openapiPaths(): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of ROUTES) {
     if (route.path === '/v1/tools/{name}') {
-      for (const t of allTools()) paths[`/v1/tools/${t.name}`] = { post: toolOperation(t) };
+      for (const t of TOOLS.tools) paths[`/v1/tools/${t.name}`] = { post: toolOperation(t) };
       continue;
     }
     const detail = details[routeKey(route)];
@@ -416,7 +416,7 @@ export function openapiDocument() {
 }
 
 export function readmeToolList(): string {
-  return allTools()
+  return TOOLS.tools
     .map((t) => `| \`${t.name}\` | ${t.effect} | ${t.description.replace(/\|/g, '\\|')} |`)
     .reduce((acc, line) => `${acc}\n${line}`, '| tool | effect | what it does |\n|---|---|---|');
 }

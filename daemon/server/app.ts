@@ -1,5 +1,5 @@
 /**
- * The HTTP app: every route of routes.ts. Auth, Host/Origin checks and the closing state live here, once.
+ * The HTTP app: the server's own routes and every feature's (feature.ts). Auth, Host/Origin checks and the closing state live here, once.
  * Which server carries it (uWS or node:http) is transport/choose.ts's business; nothing here depends on it.
  */
 import type { UserRecord } from '../../storage/users.js';
@@ -7,7 +7,9 @@ import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { bearer, captureReq, readBody, sendError, sendJson, statusLine, type Req, type RequestFinished } from '../http/exchange.js';
 import { checkHostAndOrigin, type OriginPolicy } from '../http/origin.js';
 import { restHandlers } from './rest.js';
-import { matchRoute, ROUTES, routeKey, type RouteSpec } from './routes.js';
+import type { Handler } from './rest-call.js';
+import { RouteTable, routeKey, type RouteSpec } from './routes.js';
+import { allRoutes, type Feature } from './feature.js';
 import { routeInput } from './route-input.js';
 import { McpGateway } from './mcp.js';
 import { liveSocket, LIVE_SOCKET_PATTERN } from '../viewer/socket.js';
@@ -24,7 +26,8 @@ export interface AppHandle {
   close(): void;
 }
 
-export async function startApp(server: ServerDeps, version: string): Promise<AppHandle> {
+/** Serves the server's own routes and every route of `features`, each by its feature's handler. */
+export async function startApp(server: ServerDeps, features: readonly Feature[], version: string): Promise<AppHandle> {
   const { env } = server;
   const { app, why } = chooseHttpApp(env.cfg.http);
   const mcp = new McpGateway(server, version);
@@ -32,10 +35,17 @@ export async function startApp(server: ServerDeps, version: string): Promise<App
   const handle: AppHandle = { port: 0, closing: false, mcp, server: { kind: app.kind, why }, close: () => undefined };
   const health = (r: Req) =>
     sendJson(r, handle.closing ? 503 : 200, { ok: !handle.closing, version, uptimeS: Math.round((Date.now() - env.startedAt.getTime()) / 1000), browsers: env.pool.count });
-  const handlers = restHandlers(server, health);
+  const table = new RouteTable(allRoutes(features));
+  const handlers: Record<string, Handler> = restHandlers(server, health);
+  for (const feature of features) {
+    for (const [key, handler] of Object.entries(feature.handlers?.(server) ?? {})) {
+      if (handlers[key]) throw new Error(`two handlers for ${key} (the ${feature.name} feature's is the second)`);
+      handlers[key] = handler;
+    }
+  }
   // Every route has its handler and every handler its route: checked at start, not found at the first request.
-  for (const route of ROUTES) if (route.path !== '/mcp' && !handlers[routeKey(route)]) throw new Error(`no handler for ${routeKey(route)}`);
-  for (const key of Object.keys(handlers)) if (!ROUTES.some((x) => routeKey(x) === key)) throw new Error(`handler ${key} has no route`);
+  for (const route of table.routes) if (route.path !== '/mcp' && !handlers[routeKey(route)]) throw new Error(`no handler for ${routeKey(route)}`);
+  for (const key of Object.keys(handlers)) if (!table.routes.some((x) => routeKey(x) === key)) throw new Error(`handler ${key} has no route`);
 
   /** One line per request for the operator: who, which route, how it ended, how long, how big. Never a value. */
   const logRequest: RequestFinished = (r, status, bytes, aborted) => {
@@ -46,7 +56,7 @@ export async function startApp(server: ServerDeps, version: string): Promise<App
   const run = (route: RouteSpec, r: Req, user: UserRecord | undefined, params: string[]) => handlers[routeKey(route)](r, user, params, routeInput(route, params, r.query, (max) => readBody(r, max)));
 
   async function route(r: Req) {
-    const { route, params, allowed } = matchRoute(r.method, r.path);
+    const { route, params, allowed } = table.match(r.method, r.path);
     // The route's template, never the path itself: paths of live views, hand-offs and shares hold their tokens.
     r.log.route = route?.path ?? (allowed.length ? 'method not allowed' : 'no route');
     if (route?.path === '/health') return health(r);
@@ -102,7 +112,7 @@ export async function startApp(server: ServerDeps, version: string): Promise<App
   // A method the parser cannot take (FOO, a lower-case get) is answered like a known one the route lacks.
   app.unknownMethod((method, path) => {
     // A method no route has, so the list of the path's methods comes back whole.
-    const { allowed } = matchRoute('UNKNOWN', path);
+    const { allowed } = table.match('UNKNOWN', path);
     const err = allowed.length
       ? new BrowserdError('method_not_allowed', `${method.slice(0, 32)} is not a method this server takes`, { next: `Use ${allowed.join(', ')}; see api/openapi.yaml.` })
       : new BrowserdError('not_found', 'no such route', { next: 'See api/openapi.yaml; the MCP endpoint is /mcp.' });

@@ -1,17 +1,19 @@
 /**
  * What the HTTP side is handed by main.ts: the platform, the call pipeline's entry (every REST tool route and
- * the MCP endpoint run tools through it), and the two features with REST routes of their own that are not tool
- * calls (crawl runs' listings and streams; stopping a disabled account). Only server/ and main.ts import it;
- * features never see it.
+ * the MCP endpoint run tools through it), the registry it lists tools from, the feature services a route
+ * handler reaches by key (as a tool does), and how the admin console stops a just-disabled account. Only
+ * server/, feature route handlers and main.ts see it.
  */
 import type { Platform } from '../platform.js';
 import type { CallTool } from '../call/call.js';
-import type { CrawlService } from '../crawl/service.js';
+import type { ToolRegistry } from '../call/registry.js';
+import type { Services } from '../call/services.js';
 
 export interface ServerDeps {
   env: Platform;
   callTool: CallTool;
-  crawls: CrawlService;
+  tools: ToolRegistry;
+  services: Services;
   /** Ends what a just-disabled account still runs (accounts/disabled.ts), for the admin console. */
   stopAccount(user: string): Promise<void>;
 }

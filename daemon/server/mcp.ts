@@ -17,7 +17,9 @@ import type { Platform } from '../platform.js';
 import type { ServerDeps } from './deps.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { CallOptions } from '../call/call.js';
-import { allTools, annotationsFor, getTool, outputJsonSchema, toJsonSchema } from '../tools/registry.js';
+import { annotationsFor } from '../call/registry.js';
+import { toJsonSchema } from '../call/schema.js';
+import { outputJsonSchema } from '../call/output.js';
 import { renderErrorMcp, type McpContent } from '../call/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseJsonBounded, readBody, sendError, sendJson, statusLine, TooDeepError, type Req } from '../http/exchange.js';
@@ -97,7 +99,7 @@ export class McpGateway {
       return {};
     });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: toJsonSchema(t.input) as any, ...(t.output ? { outputSchema: outputJsonSchema(t) as any } : {}), annotations: annotationsFor(t) })),
+      tools: this.server.tools.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: toJsonSchema(t.input) as any, ...(t.output ? { outputSchema: outputJsonSchema(t) as any } : {}), annotations: annotationsFor(t) })),
     }));
     server.setRequestHandler(LooseCallToolRequest, async (req, extra) => {
       // A client that gave a progressToken hears how far a long call has come, on this request's own stream.
@@ -126,7 +128,7 @@ export class McpGateway {
     const level = r.ok ? 'debug' : r.error.code === 'internal_error' ? 'error' : 'notice';
     if (severity(level) >= severity(this.noticeLevels.get(server) ?? DEFAULT_NOTICE_LEVEL))
       void server.sendLoggingMessage({ level, logger: 'browserd', data: { tool: String(params.name).slice(0, 80), outcome: r.ok ? 'ok' : r.error.code } }, sessionId).catch(() => undefined);
-    return r.ok ? r.out.renderMcp(getTool(params.name)) : renderErrorMcp(r.error);
+    return r.ok ? r.out.renderMcp(this.server.tools.get(params.name)) : renderErrorMcp(r.error);
   }
 
   /**

@@ -2,7 +2,8 @@
 import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import { InvalidCursorError } from '../../storage/audit.js';
-import { allTools, listProfiles, outputJsonSchema, toJsonSchema } from '../tools/registry.js';
+import { toJsonSchema } from '../call/schema.js';
+import { outputJsonSchema } from '../call/output.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { quotaView } from '../quotas/limits.js';
 import { sendJson, type Req } from '../http/exchange.js';
@@ -12,7 +13,6 @@ import { inboxHandlers } from './rest-inbox.js';
 import { handoffPageHandlers } from './handoff-page.js';
 import { liveHandlers } from './live-routes.js';
 import { vaultHandlers } from './rest-vault.js';
-import { crawlHandlers } from './rest-crawls.js';
 import { cacheHandlers } from './rest-caches.js';
 import { downloadHandlers } from './rest-downloads.js';
 import { convertHandlers } from './rest-convert.js';
@@ -36,7 +36,7 @@ function storageUsage(env: Platform, user: string) {
   return { storageBytes: Object.values(storage).reduce((a, b) => a + b, 0), storage };
 }
 
-/** The handler of every route in ROUTES except /mcp (app.ts hands that to the MCP gateway), by routeKey. */
+/** The handler of every route in SERVER_ROUTES except /mcp (app.ts hands that to the MCP gateway), by routeKey. */
 export function restHandlers(server: ServerDeps, health: (r: Req) => void): Record<string, Handler> {
   const { env } = server;
   const me = (u: UserRecord | undefined) => u!;
@@ -65,16 +65,12 @@ export function restHandlers(server: ServerDeps, health: (r: Req) => void): Reco
           ...quotaView(env.cfg.quotas),
         },
       }),
-    'GET /v1/tabs': (r, u) => runTool(server, r, me(u), 'browser_tabs', {}),
-    'POST /v1/tabs': async (r, u) => runTool(server, r, me(u), 'browser_open', await toolBody(env, r, me(u), 'browser_open'), 201),
-    'DELETE /v1/tabs/{id}': (r, u, _raw, { params }) => runTool(server, r, me(u), 'browser_close_tab', { tab: params.id }),
     'GET /v1/tools': async (r) =>
-      sendJson(r, 200, { ok: true, tools: allTools().map((t) => ({ name: t.name, title: t.title, description: t.description, effect: t.effect, inputSchema: toJsonSchema(t.input), ...(t.output ? { outputSchema: outputJsonSchema(t) } : {}) })) }),
+      sendJson(r, 200, { ok: true, tools: server.tools.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, effect: t.effect, inputSchema: toJsonSchema(t.input), ...(t.output ? { outputSchema: outputJsonSchema(t) } : {}) })) }),
     'POST /v1/tools/{name}': async (r, u, _raw, { params }) => {
       const name = params.name!;
       return runTool(server, r, me(u), name, await toolBody(env, r, me(u), name));
     },
-    'GET /v1/profiles': async (r, u) => sendJson(r, 200, { ok: true, profiles: listProfiles(env, me(u).id) }),
     ...downloadHandlers(env),
     'GET /v1/audit': async (r, u, _raw, { query }) => {
       const { limit = 50, cursor } = query as { limit?: number; cursor?: string };
@@ -88,7 +84,6 @@ export function restHandlers(server: ServerDeps, health: (r: Req) => void): Reco
       sendJson(r, 200, { ok: true, entries: page.entries, ...(page.next ? { cursor: page.next } : {}) });
     },
     ...vaultHandlers(env),
-    ...crawlHandlers(server),
     ...webhookHandlers(env),
     ...cacheHandlers(env),
     ...convertHandlers(server),

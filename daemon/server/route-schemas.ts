@@ -7,7 +7,6 @@ import { Type, type TSchema, type TObject, type TProperties } from '@sinclair/ty
 import { CACHE_NAME, CRAWL_ID, WEBHOOK_ID } from '../../protocol/ids.js';
 import { TASK_STATES } from '../../protocol/tasks.js';
 import { StringEnum } from '../../protocol/params.js';
-import { EXPORT_FORMATS } from '../crawl/export.js';
 import { WEBHOOK_EVENTS } from '../webhooks/events.js';
 import { URL_MAX } from '../webhooks/receiver-url.js';
 import { VAULT_FIELD, VAULT_NAME } from '../../storage/vault.js';
@@ -37,32 +36,18 @@ export function hinted<S extends TSchema>(schema: S, hint: ParamHint): S {
 export const hintOf = (schema: TSchema): ParamHint => (schema as unknown as Record<symbol, ParamHint | undefined>)[HINT] ?? {};
 
 /** A route's path parameters or query: named strings and whole numbers; unknown query keys are ignored. */
-const group = <P extends TProperties>(props: P): TObject<P> => Type.Object(props);
+export const group = <P extends TProperties>(props: P): TObject<P> => Type.Object(props);
 
 /** A path segment, decoded; `next` says what to send when it cannot be decoded. */
-const segment = (description: string | undefined, next: string, extra: Record<string, unknown> = {}) =>
+export const segment = (description: string | undefined, next: string, extra: Record<string, unknown> = {}) =>
   hinted(Type.String({ ...(description ? { description } : {}), ...extra }), { next });
 
-const cursor = (next: string, empty?: string) =>
+export const cursor = (next: string, empty?: string) =>
   hinted(Type.String({ description: 'Opaque, from the previous page, valid for the caller only; anything else is validation_error.', ...(empty ? { minLength: 1 } : {}) }), { next, ...(empty ? { message: empty } : {}) });
 
-const limit = (min: number, max: number, dflt: number | undefined) => Type.Integer({ minimum: min, maximum: max, ...(dflt !== undefined ? { default: dflt } : {}) });
+export const limit = (min: number, max: number, dflt: number | undefined) => Type.Integer({ minimum: min, maximum: max, ...(dflt !== undefined ? { default: dflt } : {}) });
 
-const CURSOR_NEXT = 'Pass the cursor from your previous page unchanged, or omit it to start at the beginning.';
-
-// ---- crawls
-const crawlId = hinted(Type.String({ description: "crawl_ and 16 hex digits; another user's id is not_found.", pattern: CRAWL_ID.source }), {
-  what: 'a crawl id',
-  next: 'Use the id POST /v1/crawls answered: crawl_ and 16 hex digits (GET /v1/crawls lists yours).',
-});
-const itemStatus = hinted(StringEnum(['done', 'failed', 'blocked'], { description: 'Only items with this status.' }), { next: 'Pass ?status=done, or leave it out for every item.', emptyIsAbsent: true });
-export const CrawlPath = group({ id: crawlId });
-export const CrawlListQuery = group({ limit: Type.Optional(limit(1, 500, 50)), cursor: Type.Optional(cursor(CURSOR_NEXT, 'the cursor is empty')) });
-export const CrawlItemsQuery = group({ status: Type.Optional(itemStatus), limit: Type.Optional(limit(1, 500, 100)), cursor: Type.Optional(cursor(CURSOR_NEXT, 'the cursor is empty')) });
-export const CrawlExportQuery = group({
-  format: Type.Optional(hinted(Type.Unsafe<string>({ type: 'string', enum: [...EXPORT_FORMATS], default: 'jsonl' }), { next: 'Pass ?format=jsonl, ?format=csv or ?format=json.' })),
-  status: Type.Optional(itemStatus),
-});
+export const CURSOR_NEXT = 'Pass the cursor from your previous page unchanged, or omit it to start at the beginning.';
 
 // ---- webhooks
 export const WebhookPath = group({

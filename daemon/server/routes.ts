@@ -1,6 +1,7 @@
 /**
- * Every HTTP route the daemon serves, in one table: the router in app.ts dispatches from it and
- * scripts/docs.ts writes api/openapi.yaml from it, so a route cannot be served without being documented.
+ * The shape of an HTTP route, the server's own routes (health, MCP, the caller, admin, the pages) and the
+ * table app.ts routes by: built from these and every feature's routes (feature.ts), the same list
+ * scripts/docs.ts writes api/openapi.yaml from, so a route cannot be served without being documented.
  */
 import type { TObject, TSchema } from '@sinclair/typebox';
 import * as S from './route-schemas.js';
@@ -54,7 +55,8 @@ export interface SchemaBody {
 /** POST /v1/tools/{name}: the body is the arguments of the tool the path names. */
 export const PATH_TOOL = '{name}';
 
-export const ROUTES: readonly RouteSpec[] = [
+/** The server's own routes; each feature brings its own (feature.ts). */
+export const SERVER_ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/health', auth: 'none', summary: 'Liveness' },
   { method: 'POST', path: '/mcp', auth: 'user', summary: 'MCP Streamable HTTP endpoint (JSON-RPC 2.0); protocol 2025-03-26 and later' },
   { method: 'GET', path: '/mcp', auth: 'user', summary: 'MCP server-to-client stream' },
@@ -62,9 +64,6 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/me', auth: 'user', summary: "The caller's user id, policy and limits" },
   { method: 'GET', path: '/v1/models', auth: 'user', summary: 'The model ids a model-using call may choose (`openai/…`, `anthropic/…`, `gemini/…`), with the default marked' },
   { method: 'GET', path: '/v1/usage', auth: 'user', summary: "The caller's model tokens per day and model as the providers reported them, with totals and CDP session minutes", query: S.UsageQuery },
-  { method: 'GET', path: '/v1/tabs', auth: 'user', summary: 'List tabs (as browser_tabs)' },
-  { method: 'POST', path: '/v1/tabs', auth: 'user', summary: 'Open a tab (as browser_open); the answer carries the tab id', body: { tool: 'browser_open' } },
-  { method: 'DELETE', path: '/v1/tabs/{id}', auth: 'user', summary: 'Close a tab (as browser_close_tab)', params: S.TabPath },
   { method: 'POST', path: '/v1/tabs/{id}/observe', auth: 'user', summary: 'Candidate actions on the tab toward an instruction (tool, ref, element), proposed by a model from the snapshot; nothing is done (X-Model-Key: the provider key)', params: S.ActTabPath, body: { operation: 'tab_observe' } },
   { method: 'POST', path: '/v1/tabs/{id}/act', auth: 'user', summary: 'One step on the tab in plain words: a model picks one interaction tool call, run as the caller would run it (read tabs, policy, approvals hold); %vault:site.field% filled by browser_fill_secret; a repeat on the same page structure is replayed from the action cache with no model request', params: S.ActTabPath, body: { operation: 'tab_act' } },
   { method: 'POST', path: '/v1/tabs/{id}/validate', auth: 'user', summary: 'Whether the tab shows an assertion holds: pass only with a quote checked against the page text', params: S.ActTabPath, body: { operation: 'tab_validate' } },
@@ -72,7 +71,6 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/tools', auth: 'user', summary: 'Every tool with its input schema' },
   { method: 'POST', path: '/v1/tools/{name}', auth: 'user', summary: 'Call a tool (documented once per tool below)', params: S.ToolPath, body: { tool: PATH_TOOL } },
   { method: 'GET', path: '/v1/browser/settings', auth: 'user', summary: "The host's browser settings (identity, ad blocking) and the caller's own persistent identity" },
-  { method: 'GET', path: '/v1/profiles', auth: 'user', summary: "The caller's browser profiles: the default one and named ones" },
   { method: 'GET', path: '/v1/files', auth: 'user', summary: "The caller's files (PDFs, screenshots, downloads), newest first" },
   { method: 'GET', path: '/v1/files/{name}', auth: 'user', summary: 'Download one of the caller\'s files', params: S.FilePath },
   { method: 'DELETE', path: '/v1/files/{name}', auth: 'user', summary: "Delete one of the caller's files (its share links stop opening); frees its bytes in the storage quota", params: S.FilePath },
@@ -89,21 +87,12 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/extractors/{id}', auth: 'user', summary: 'One learned extractor: schema, prompt, model, version, fields', params: S.ExtractorPath },
   { method: 'DELETE', path: '/v1/extractors/{id}', auth: 'user', summary: 'Delete a learned extractor', params: S.ExtractorPath },
   { method: 'POST', path: '/v1/extractors/{id}/run', auth: 'user', summary: 'Run an extractor on a tab, url or urls with no model; re-learns once (next version) when required fields stop matching', params: S.ExtractorPath, body: { operation: 'extractor_run' } },
-  { method: 'POST', path: '/v1/crawls', auth: 'user', summary: 'Start a crawl (as browser_crawl, same parameters); answers its id, state, counters and links', body: { tool: 'browser_crawl' } },
-  { method: 'GET', path: '/v1/crawls', auth: 'user', summary: "The caller's crawls, newest first; pass the returned cursor for the next page", query: S.CrawlListQuery },
-  { method: 'GET', path: '/v1/crawls/{id}', auth: 'user', summary: 'One crawl: state, counters and its parameters with every default filled', params: S.CrawlPath },
-  { method: 'POST', path: '/v1/crawls/{id}/pause', auth: 'user', summary: 'Pause a running crawl: no new pages start, the queue is kept', params: S.CrawlPath },
-  { method: 'POST', path: '/v1/crawls/{id}/resume', auth: 'user', summary: 'Resume a paused crawl', params: S.CrawlPath },
-  { method: 'POST', path: '/v1/crawls/{id}/cancel', auth: 'user', summary: 'Cancel a crawl; its items are kept', params: S.CrawlPath },
-  { method: 'DELETE', path: '/v1/crawls/{id}', auth: 'user', summary: 'Delete a crawl with its items (a running one is cancelled first)', params: S.CrawlPath },
-  { method: 'GET', path: '/v1/crawls/{id}/items', auth: 'user', summary: "A page of a crawl's items, whole (not cut), in the order they finished", params: S.CrawlPath, query: S.CrawlItemsQuery },
   { method: 'POST', path: '/v1/webhooks', auth: 'user', summary: 'Register a webhook receiver {url, events?}; answers its id and signing secret (whsec_…), the secret this once only', body: { schema: S.WebhookBody }, refusalsAudited: true },
   { method: 'GET', path: '/v1/webhooks', auth: 'user', summary: "The caller's webhook receivers: id, url, events, pending rows (never a secret)" },
   { method: 'DELETE', path: '/v1/webhooks/{id}', auth: 'user', summary: 'Delete a webhook receiver with its outbox rows (pending ones are not sent)', params: S.WebhookPath },
   { method: 'GET', path: '/v1/webhooks/{id}/deliveries', auth: 'user', summary: "One receiver's deliveries, newest first: state, attempts, last status or error", params: S.WebhookPath, query: S.DeliveriesQuery },
   { method: 'GET', path: '/v1/caches', auth: 'user', summary: "The caller's response caches: name, entries, bytes, last stored" },
   { method: 'DELETE', path: '/v1/caches/{name}', auth: 'user', summary: 'Delete one of the caller\'s response caches with its stored responses', params: S.CachePath },
-  { method: 'GET', path: '/v1/crawls/{id}/export', auth: 'user', summary: "Every item of a crawl as a streamed file: JSON Lines, CSV (RFC 4180) or one JSON array", params: S.CrawlPath, query: S.CrawlExportQuery },
   { method: 'POST', path: '/v1/convert', auth: 'user', summary: 'Convert a document to Markdown or text (as browser_convert): a JSON body with the same arguments, or multipart/form-data with the upload in part "file" (15 MB)', body: { tool: 'browser_convert' } },
   { method: 'GET', path: '/v1/vault', auth: 'user', summary: "The caller's vault entries: names, kinds, field names and login URLs, never a value" },
   { method: 'PUT', path: '/v1/vault/{name}', auth: 'user', summary: 'Create or update a vault entry: merge login fields, or set an otp_inbox (IMAP, or SMS: answers its forwarding URL and secret once)', params: S.VaultPath, body: { schema: S.VaultPutBody, maxBytes: 512 * 1024, emptyIsAbsent: true }, refusalsAudited: true },
@@ -157,15 +146,27 @@ export interface RouteMatch {
   allowed: RouteMethod[];
 }
 
-const compiled = ROUTES.map((r) => ({ r, re: routePattern(r.path) }));
+/** The routes one daemon serves, matched in order; two rows for one method and path are refused at start. */
+export class RouteTable {
+  private readonly compiled: { r: RouteSpec; re: RegExp }[];
 
-export function matchRoute(method: string, path: string): RouteMatch {
-  const allowed: RouteMethod[] = [];
-  for (const { r, re } of compiled) {
-    const m = re.exec(path);
-    if (!m) continue;
-    allowed.push(r.method);
-    if (r.method === method) return { route: r, params: m.slice(1), allowed };
+  constructor(readonly routes: readonly RouteSpec[]) {
+    const keys = new Set<string>();
+    for (const r of routes) {
+      if (keys.has(routeKey(r))) throw new Error(`two routes are ${routeKey(r)}`);
+      keys.add(routeKey(r));
+    }
+    this.compiled = routes.map((r) => ({ r, re: routePattern(r.path) }));
   }
-  return { params: [], allowed };
+
+  match(method: string, path: string): RouteMatch {
+    const allowed: RouteMethod[] = [];
+    for (const { r, re } of this.compiled) {
+      const m = re.exec(path);
+      if (!m) continue;
+      allowed.push(r.method);
+      if (r.method === method) return { route: r, params: m.slice(1), allowed };
+    }
+    return { params: [], allowed };
+  }
 }

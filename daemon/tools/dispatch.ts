@@ -10,7 +10,7 @@ import type { UserRecord } from '../../storage/users.js';
 import type { ToolDef } from '../call/define.js';
 import { ToolContext, type CallScope } from '../call/context.js';
 import { pageUrl, ResponseBuilder } from '../call/response.js';
-import { getTool, toolNames } from './registry.js';
+import type { ToolRegistry } from '../call/registry.js';
 import { MAX_ARGS_DEPTH, argsDepthExceeds, validateArgs } from '../call/validate.js';
 import { gateTouches } from '../call/gate-step.js';
 import { answerWithSnapshot } from './snapshot-after.js';
@@ -25,6 +25,8 @@ export type { CallOptions, CallOutcome } from '../call/call.js';
 /** The pipeline as main.ts wires it: what every call shares, and the hooks features hang on it. */
 export interface Pipeline extends CallScope {
   hooks: DispatchHooks;
+  /** Every tool and operation of this daemon, filled from its features. */
+  registry: ToolRegistry;
 }
 
 export async function callTool(pipeline: Pipeline, user: UserRecord, name: string, rawArgs: unknown, opts: CallOptions): Promise<CallOutcome> {
@@ -39,7 +41,7 @@ export async function callTool(pipeline: Pipeline, user: UserRecord, name: strin
   // Arguments too deep to walk are never walked again, not even to redact them for the audit log.
   const tooDeep = argsDepthExceeds(rawArgs, MAX_ARGS_DEPTH);
   try {
-    const tool = lookUp(name, opts.operation === true);
+    const tool = lookUp(pipeline.registry, name, opts.operation === true);
     // Read now, not from the record the call began with: a task, monitor, crawl or replay started before the
     // admin disabled the account must not start its browser again.
     if (env.users.get(user.id)?.disabled) throw new BrowserdError('unauthorized', `the account ${user.id} is disabled`, { next: 'Ask the admin of this host to enable the account; nothing was done.' });
@@ -89,10 +91,10 @@ export async function callTool(pipeline: Pipeline, user: UserRecord, name: strin
   return outcome;
 }
 
-function lookUp(name: string, operation: boolean): ToolDef<any> {
-  const tool = typeof name === 'string' ? getTool(name, { operations: operation }) : undefined;
+function lookUp(registry: ToolRegistry, name: string, operation: boolean): ToolDef<any> {
+  const tool = typeof name === 'string' ? registry.get(name, { operations: operation }) : undefined;
   // details.unknownTool lets the MCP gateway answer a JSON-RPC error (-32602) as the protocol asks, not a result.
-  if (!tool) throw new BrowserdError('validation_error', `unknown tool "${String(name).slice(0, 80)}"`, { next: `Tools are: ${toolNames().join(', ')}.`, details: { unknownTool: true } });
+  if (!tool) throw new BrowserdError('validation_error', `unknown tool "${String(name).slice(0, 80)}"`, { next: `Tools are: ${registry.names().join(', ')}.`, details: { unknownTool: true } });
   return tool;
 }
 

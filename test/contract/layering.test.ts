@@ -1,7 +1,7 @@
 /**
  * Layering is checked here, not by review: injected/ imports nothing from Node; tools/ no MCP SDK and no CDP
- * layer; policy/ nothing from tools/; server/ only the core of tools/; storage/ nothing from daemon/; no new import
- * circle (storage/, protocol/, injected/, daemon/read/ none at all; daemon/ held to a ratchet).
+ * layer; policy/ nothing from tools/; server/ only the outside of the pipeline and no feature; only main.ts
+ * imports a feature; storage/ nothing from daemon/; no import circle of files, nor of daemon/'s folders.
  */
 import t from 'tap';
 import { repoRoot, sourceFiles } from '../fixtures/source-files.js';
@@ -35,19 +35,32 @@ function localImports(file: string): string[] {
 
 t.test('the import reader sees what the rules below rely on', async (t) => {
   // A rule over an empty list passes whatever the code does: prove the readers find real imports first.
-  t.ok(localImports('daemon/tools/dispatch.ts').includes('daemon/tools/registry'), 'dispatch imports the registry');
+  t.ok(localImports('daemon/tools/dispatch.ts').includes('daemon/call/registry'), 'dispatch imports the registry type');
   t.ok(files('daemon/server').some((f) => localImports(f).includes('daemon/call/call')), 'the server imports the call types');
   t.ok(localImports('daemon/main.ts').includes('daemon/tools/dispatch'), 'main.ts imports dispatch');
   t.ok(files('daemon/tools').length > 10 && files('daemon/policy').length > 3);
 });
 
-t.test('only main.ts wires the pipeline: dispatch.ts is imported by main.ts alone, the registry by main.ts, the server and dispatch', async (t) => {
-  // Features that run tools are handed a CallTool, and ones that read definitions a ToolLookup: none imports
-  // the pipeline's entry or the list of every tool (which would import them back).
-  for (const f of files('daemon')) {
+t.test('only main.ts wires the pipeline and the features: it alone imports dispatch.ts and any feature.ts', async (t) => {
+  // Features that run tools are handed a CallTool, and ones that read definitions a ToolLookup; the registry is
+  // filled from the features by main.ts. No file but main.ts imports the pipeline's entry or a feature's face.
+  const featureFiles = files('daemon').filter((f) => f.endsWith('/feature.ts') && f !== 'daemon/server/feature.ts');
+  t.ok(featureFiles.length >= 2, `features are there (${featureFiles.join(', ')})`);
+  for (const f of [...files('daemon'), ...files('bin')]) {
     const mine = localImports(f);
     if (mine.includes('daemon/tools/dispatch')) t.equal(f, 'daemon/main.ts', `${f} imports dispatch.ts`);
-    if (mine.includes('daemon/tools/registry')) t.ok(f === 'daemon/main.ts' || f === 'daemon/tools/dispatch.ts' || f.startsWith('daemon/server/'), `${f} imports the registry`);
+    for (const feature of featureFiles) if (mine.includes(feature.replace(/\.ts$/, ''))) t.equal(f, 'daemon/main.ts', `${f} imports ${feature}`);
+  }
+  t.notOk(files('daemon').some((f) => f.endsWith('tools/registry.ts')), 'no static list of every tool is left');
+});
+
+t.test("the HTTP server and the pipeline import no feature: a feature's routes and tools reach them from main.ts", async (t) => {
+  // A feature is a folder with a feature.ts. server/, http/ and call/ sit below every feature: a feature's
+  // routes may use them, never the other way round, so the server can be read without any feature.
+  const featureRooms = files('daemon').filter((f) => f.endsWith('/feature.ts') && f !== 'daemon/server/feature.ts').map((f) => `${dirname(f)}/`);
+  t.ok(featureRooms.includes('daemon/crawl/') && featureRooms.includes('daemon/tools/'), 'the crawl and browser features are found');
+  for (const f of [...files('daemon/server'), ...files('daemon/http'), ...files('daemon/call')]) {
+    for (const i of localImports(f)) for (const room of featureRooms) t.notOk(i.startsWith(room), `${f} imports ${i}`);
   }
 });
 
@@ -68,8 +81,8 @@ t.test('daemon/policy/ imports nothing from daemon/tools/ or daemon/call/ (the g
   for (const f of files('daemon/policy')) for (const i of localImports(f)) t.notOk(i.startsWith('daemon/tools/') || i.startsWith('daemon/call/'), `${f} imports ${i}`);
 });
 
-t.test('daemon/server/ uses only the outside of the pipeline and the tools: call types (the call is handed in by main.ts), registry, response', async (t) => {
-  const core = new Set(['daemon/call/call', 'daemon/tools/registry', 'daemon/call/response']);
+t.test('daemon/server/ uses only the outside of the pipeline: call types, the registry, schemas and the response builder', async (t) => {
+  const core = new Set(['daemon/call/call', 'daemon/call/define', 'daemon/call/registry', 'daemon/call/services', 'daemon/call/schema', 'daemon/call/output', 'daemon/call/response']);
   for (const f of files('daemon/server')) {
     for (const i of localImports(f)) if (i.startsWith('daemon/tools/') || i.startsWith('daemon/call/')) t.ok(core.has(i), `${f} imports ${i}`);
   }

@@ -5,7 +5,7 @@
  * with why. A new tool that reports a page's address in a plain string fails here until it decides.
  */
 import t from 'tap';
-import { allTools } from '../../daemon/tools/registry.js';
+import { TOOLS } from '../../daemon/main.js';
 import { outputJsonSchema } from '../../daemon/call/output.js';
 import { PAGE_KEYS, PAGE_TEXT } from '../../daemon/call/output.js';
 
@@ -84,7 +84,7 @@ function fields(tool: string, s: any, path: string, name: string, out: Field[]) 
 }
 
 const all: Field[] = [];
-for (const tool of allTools()) {
+for (const tool of TOOLS.tools) {
   const schema = outputJsonSchema(tool);
   if (schema) fields(tool.name, schema, '', '', all);
 }
@@ -120,7 +120,7 @@ function records(tool: string, s: any, name: string, out: { tool: string; name: 
 
 t.test('records keyed by header names fence their names; records keyed by the caller or by us do not', async (t) => {
   const found: { tool: string; name: string; pageKeys: boolean }[] = [];
-  for (const tool of allTools()) {
+  for (const tool of TOOLS.tools) {
     const schema = outputJsonSchema(tool);
     if (schema) records(tool.name, schema, '', found);
   }

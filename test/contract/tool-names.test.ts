@@ -3,7 +3,7 @@
  * parameter) or a REST-only operation, so an agent's tool list and the documented set stay one.
  */
 import t from 'tap';
-import { toolNames } from '../../daemon/tools/registry.js';
+import { TOOLS } from '../../daemon/main.js';
 
 const PROMISED = `allow_confirm api_call api_map captcha_act captcha_frames captcha_inspect capture click close_tab contexts
 convert crawl crawl_status download_get download_link downloads drag evaluate explore extract extract_ai fill fill_form
@@ -16,5 +16,5 @@ session_save sessions similar snapshot status tabs type upload vault_list viewer
 
 t.test('the tool list is exactly the promised 75 names', async (t) => {
   t.equal(PROMISED.length, 75);
-  t.same([...toolNames()].sort(), [...PROMISED].sort());
+  t.same([...TOOLS.names()].sort(), [...PROMISED].sort());
 });

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import YAML from 'yaml';
-import { ROUTES } from '../../daemon/server/routes.js';
+import { ROUTES } from '../../daemon/main.js';
 import { startTestDaemon } from '../fixtures/daemon.js';
 
 const root = new URL('../../', import.meta.url);

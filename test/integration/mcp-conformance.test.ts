@@ -11,7 +11,7 @@ import { startTestDaemon } from '../fixtures/daemon.js';
 import { startBearerProxy } from '../fixtures/conformance/bearer-proxy.js';
 import { runScenario, type ScenarioRun } from '../fixtures/conformance/run-scenario.js';
 import { problems, SCENARIOS } from '../fixtures/conformance/scenarios.js';
-import { toolNames } from '../../daemon/tools/registry.js';
+import { TOOLS } from '../../daemon/main.js';
 
 const d = await startTestDaemon();
 const token = await d.addUser('conformance');
@@ -71,7 +71,7 @@ for (const scenario of Object.keys(SCENARIOS)) {
 t.test('the scenarios reached the daemon itself, through the proxy, as sent', async (t) => {
   const tools = runs.get('tools-list')?.checks.find((c) => c.id === 'tools-list');
   const listed = (tools?.details?.tools as string[] | undefined) ?? [];
-  t.same([...listed].sort(), toolNames().sort(), 'tools/list as the suite saw it holds every registered tool');
+  t.same([...listed].sort(), TOOLS.names().sort(), 'tools/list as the suite saw it holds every registered tool');
 
   // The forged Host went through untouched and the daemon's own Host check refused it (the proxy never answers
   // 4xx itself), while the localhost request got the daemon's real initialize answer.

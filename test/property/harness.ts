@@ -13,8 +13,8 @@ import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ERROR_CODES } from '../../protocol/errors.js';
 import { DEFAULT_CDP_TIMEOUT_MS } from '../../daemon/cdp/connection.js';
-import { allOperations, allTools, toJsonSchema } from '../../daemon/tools/registry.js';
-import { ROUTES } from '../../daemon/server/routes.js';
+import { toJsonSchema } from '../../daemon/call/schema.js';
+import { ROUTES, TOOLS } from '../../daemon/main.js';
 import { openapiPaths } from '../../scripts/docs.js';
 import { startTestDaemon, resultText, type TestDaemon } from '../fixtures/daemon.js';
 import { html, startSite, type FixtureSite } from '../fixtures/site.js';
@@ -160,8 +160,8 @@ export interface Subject {
 
 export function subjects(): Subject[] {
   return [
-    ...allTools().map((tool) => ({ name: tool.name, schema: toJsonSchema(tool.input), operation: false })),
-    ...allOperations().map((tool) => ({ name: tool.name, schema: toJsonSchema(tool.input), operation: true })),
+    ...TOOLS.tools.map((tool) => ({ name: tool.name, schema: toJsonSchema(tool.input), operation: false })),
+    ...TOOLS.operations.map((tool) => ({ name: tool.name, schema: toJsonSchema(tool.input), operation: true })),
     ...routeSubjects(),
   ];
 }

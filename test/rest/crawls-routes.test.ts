@@ -9,7 +9,7 @@ import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
 import { csvRecordOf, csvRecords } from '../fixtures/csv.js';
 import { InvalidCursorError } from '../../storage/audit.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import type { CrawlService, CrawlAction } from '../../daemon/crawl/service.js';
+import type { CrawlAction } from '../../daemon/crawl/service.js';
 import type { CrawlItem, CrawlRunInfo, ItemStatus } from '../../daemon/crawl/types.js';
 
 const PASSWORD = 'Vault-Value-4471';
@@ -105,18 +105,26 @@ class FakeCrawls {
 let d: TestDaemon;
 let alice: string;
 let bob: string;
-let real: CrawlService;
+/** What the routes call on the service; each is the fake's while this file runs. */
+const FAKED = ['get', 'spec', 'list', 'act', 'items', 'iterateItems', 'delete', 'waitWhileRunning'] as const;
+const saved = new Map<string, unknown>();
 t.before(async () => {
   d = await startTestDaemon();
   alice = await d.addUser('alice');
   bob = await d.addUser('bob');
   const put = await d.rest(alice, 'PUT', '/v1/vault/site.test', { fields: { password: PASSWORD } });
   if (put.status !== 200) throw new Error(JSON.stringify(put.json));
-  real = d.daemon.features.crawls;
-  d.daemon.features.crawls = new FakeCrawls() as unknown as CrawlService;
+  // The routes were handed the running service at start: its methods are stood in for, and put back after.
+  const service = d.daemon.features.crawls as unknown as Record<string, unknown>;
+  const fake = new FakeCrawls() as unknown as Record<string, (...a: unknown[]) => unknown>;
+  for (const name of FAKED) {
+    saved.set(name, service[name]);
+    service[name] = fake[name].bind(fake);
+  }
 });
 t.teardown(async () => {
-  d.daemon.features.crawls = real;
+  const service = d.daemon.features.crawls as unknown as Record<string, unknown>;
+  for (const [name, method] of saved) service[name] = method;
   await d.stop();
 });
 

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
-import { ROUTES } from '../../daemon/server/routes.js';
+import { ROUTES } from '../../daemon/main.js';
 
 const NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
 

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
 import { closeAll } from '../fixtures/close-all.js';
-import { ROUTES, routeKey, type RouteSpec } from '../../daemon/server/routes.js';
+import { routeKey, type RouteSpec } from '../../daemon/server/routes.js';
+import { ROUTES } from '../../daemon/main.js';
 import { pathParamNames } from '../../daemon/server/route-input.js';
 
 const SERVER = join(import.meta.dirname, '../../daemon/server');

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
-import { allTools } from '../../daemon/tools/registry.js';
+import { TOOLS } from '../../daemon/main.js';
 import { defineTool } from '../../daemon/call/define.js';
 import { outputJsonSchema, outputProblems, PAGE_TEXT, PageText, PageValue, structuredForMcp } from '../../daemon/call/output.js';
 import { ResponseBuilder } from '../../daemon/call/response.js';
@@ -26,7 +26,7 @@ const RESERVED = ['ok', 'text', 'tool', 'operation', 'images', 'resources'];
 t.test('every output schema is an object schema the MCP SDK client compiles, with no string limit it would enforce', async (t) => {
   // The SDK client validates structuredContent with formats on: a URL a page reports need not be a valid "uri".
   const ajv = new Ajv({ strict: false, allErrors: true });
-  for (const tool of allTools().filter((x) => x.output)) {
+  for (const tool of TOOLS.tools.filter((x) => x.output)) {
     const s = outputJsonSchema(tool)!;
     t.equal(s.type, 'object', `${tool.name}: top level is an object`);
     // The REST answer puts these beside the tool's fields: a field of the same name would be overwritten.

@@ -4,7 +4,8 @@
  */
 import t from 'tap';
 import { routeInput } from '../../../daemon/server/route-input.js';
-import { ROUTES, routeKey } from '../../../daemon/server/routes.js';
+import { routeKey } from '../../../daemon/server/routes.js';
+import { ROUTES } from '../../../daemon/main.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 
 const route = (key: string) => ROUTES.find((r) => routeKey(r) === key)!;

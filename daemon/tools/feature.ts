@@ -1,5 +1,13 @@
-/** Every tool, gathered from the group files. A new tool goes in its group's file and is listed here once. */
+/**
+ * The browser itself as a feature: the tools that open, read and drive tabs, gathered from their group files.
+ * A new tool goes in its group's file and is listed here once (or in its own feature's feature.ts).
+ */
 import type { ToolDef } from '../call/define.js';
+import type { Feature } from '../server/feature.js';
+import * as S from '../server/route-schemas.js';
+import { runTool, toolBody } from '../server/rest-call.js';
+import { sendJson } from '../http/exchange.js';
+import { listProfiles } from './spaces.js';
 import { tabTools } from './tabs.js';
 import { navigationTools } from './navigate.js';
 import { snapshotTools } from './snapshot.js';
@@ -20,7 +28,6 @@ import { handoffTools } from './handoffs.js';
 import { viewerTools } from './viewer.js';
 import { vaultTools } from './vault.js';
 import { cdpSessionTools } from './cdp-sessions.js';
-import { crawlTools } from './crawl.js';
 import { siteTools } from './site.js';
 import { downloadTools } from './downloads.js';
 import { convertTools } from './convert.js';
@@ -30,7 +37,7 @@ import { harTools } from './har.js';
 import { apiCallTools } from './api-call.js';
 import { apiMapTools } from './api-map.js';
 import { taskTools } from './tasks.js';
-import { extractorTools } from './extractors.js';
+import { extractorTools } from '../model-features/extractor-tools.js';
 import { askOperations, extractAiTools } from './extract-ai.js';
 import { actTools } from './act.js';
 import { recordTools } from './record.js';
@@ -58,7 +65,6 @@ const ALL: ToolDef<any>[] = [
   ...viewerTools,
   ...vaultTools,
   ...cdpSessionTools,
-  ...crawlTools,
   ...siteTools,
   ...downloadTools,
   ...convertTools,
@@ -85,43 +91,20 @@ const OPERATIONS: ToolDef<any>[] = [
   ...actTools,
 ];
 
-const byName = new Map([...ALL, ...OPERATIONS].map((t) => [t.name, t]));
-if (byName.size !== ALL.length + OPERATIONS.length) throw new Error('two tools share a name');
-const operationNames = new Set(OPERATIONS.map((t) => t.name));
-
-/** A tool, or (with `operations`) a REST-only operation, by name. */
-export function getTool(name: string, opts: { operations?: boolean } = {}): ToolDef<any> | undefined {
-  if (operationNames.has(name) && !opts.operations) return undefined;
-  return byName.get(name);
-}
-
-export function allOperations(): ToolDef<any>[] {
-  return OPERATIONS;
-}
-
-export function allTools(): ToolDef<any>[] {
-  return ALL;
-}
-
-export function toolNames(): string[] {
-  return ALL.map((t) => t.name);
-}
-
-/** MCP annotations from the effect class. */
-export function annotationsFor(t: ToolDef<any>) {
-  const readOnly = t.hints?.readOnly ?? t.effect === 'read';
-  return {
-    title: t.title,
-    readOnlyHint: readOnly,
-    // MCP reads destructiveHint only when readOnlyHint is false; a read-only tool says false, not a guess.
-    destructiveHint: !readOnly && (t.hints?.destructive ?? t.effect === 'sensitive'),
-    idempotentHint: t.hints?.idempotent ?? readOnly,
-    openWorldHint: t.openWorld !== false,
-  };
-}
-
-// The server reaches tools through dispatch, this registry and the response builder only; what else it
-// needs from the tool layer (schemas for tools/list, the profile listing REST serves) is passed on here.
-export { toJsonSchema } from '../call/schema.js';
-export { outputJsonSchema } from '../call/output.js';
-export { listProfiles } from './spaces.js';
+export const browserFeature: Feature = {
+  name: 'browser',
+  tools: ALL,
+  operations: OPERATIONS,
+  routes: [
+  { method: 'GET', path: '/v1/tabs', auth: 'user', summary: 'List tabs (as browser_tabs)' },
+  { method: 'POST', path: '/v1/tabs', auth: 'user', summary: 'Open a tab (as browser_open); the answer carries the tab id', body: { tool: 'browser_open' } },
+  { method: 'DELETE', path: '/v1/tabs/{id}', auth: 'user', summary: 'Close a tab (as browser_close_tab)', params: S.TabPath },
+  { method: 'GET', path: '/v1/profiles', auth: 'user', summary: "The caller's browser profiles: the default one and named ones" },
+  ],
+  handlers: (server) => ({
+    'GET /v1/tabs': (r, u) => runTool(server, r, u!, 'browser_tabs', {}),
+    'POST /v1/tabs': async (r, u) => runTool(server, r, u!, 'browser_open', await toolBody(server.env, r, u!, 'browser_open'), 201),
+    'DELETE /v1/tabs/{id}': (r, u, _raw, { params }) => runTool(server, r, u!, 'browser_close_tab', { tab: params.id }),
+    'GET /v1/profiles': async (r, u) => sendJson(r, 200, { ok: true, profiles: listProfiles(server.env, u!.id) }),
+  }),
+};

@@ -14,8 +14,8 @@ import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.j
 import { MAX_EXTRACTORS_PER_USER, type ExtractorRecord } from '../../storage/extractors.js';
 import { checkUrl } from '../net/url-check.js';
 import { checkExtractorSchema } from '../models/extractor-values.js';
-import { learnSelectors } from '../model-features/extractor-learn.js';
-import { eachPage, runExtractor } from '../model-features/extractor-run.js';
+import { learnSelectors } from './extractor-learn.js';
+import { eachPage, runExtractor } from './extractor-run.js';
 import { openModelSession } from '../models/session.js';
 import { SessionUsageSchema } from '../models/types.js';
 import type { ToolContext } from '../call/context.js';

@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../call/define.js';
-import { fillsWithModel } from '../crawl/model-fill.js';
+import { fillsWithModel } from './model-fill.js';
 import { openModelSession } from '../models/session.js';
 import { openCaptioner } from '../docs/collect.js';
 import { DEFAULT_MAX_TOKENS_TOTAL } from '../../protocol/model-params.js';
@@ -13,12 +13,12 @@ import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { InvalidCursorError } from '../../storage/audit.js';
 import { checkUrl } from '../net/url-check.js';
-import { CrawlParams, normaliseCrawlSpec } from '../crawl/params.js';
-import type { CrawlItem, CrawlRunInfo } from '../crawl/types.js';
+import { CrawlParams, normaliseCrawlSpec } from './params.js';
+import type { CrawlItem, CrawlRunInfo } from './types.js';
 import { inline, inlineCut, pageUrl, urlLine, type ResponseBuilder } from '../call/response.js';
-import { extractorOf } from './extractors.js';
-import { CrawlItemSchema, CrawlRunSchema } from './crawl-output.js';
-import { CRAWLS } from '../crawl/service.js';
+import { extractorOf } from '../model-features/extractor-tools.js';
+import { CrawlItemSchema, CrawlRunSchema } from './output-schemas.js';
+import { CRAWLS } from './service.js';
 
 /** What one item may show in a tool answer; the rest is on REST (GET /v1/crawls/{id}/items, export). */
 export const ITEM_CHARS_IN_ANSWER = 2000;
