@@ -1937,61 +1937,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/webhooks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller's webhook receivers: id, url, events, pending rows (never a secret) */
-        get: operations["getV1Webhooks"];
-        put?: never;
-        /**
-         * Register a webhook receiver {url, events?}; answers its id and signing secret (whsec_…), the secret this once only
-         * @description The URL must be http(s) and pass the private-network guard (a loopback, private or link-local receiver is `blocked` unless the admin allows it). Each event is POSTed as `{type, timestamp, data}` signed with Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature); only a 2xx counts, redirects are never followed, and failures are retried for 24 h.
-         */
-        post: operations["postV1Webhooks"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/webhooks/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete a webhook receiver with its outbox rows (pending ones are not sent) */
-        delete: operations["deleteV1WebhooksById"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/webhooks/{id}/deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One receiver's deliveries, newest first: state, attempts, last status or error */
-        get: operations["getV1WebhooksByIdDeliveries"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/caches": {
         parameters: {
             query?: never;
@@ -2714,6 +2659,61 @@ export interface paths {
          * @description Streamed as an attachment named <id>.<format>. CSV: a header row, CRLF line ends, columns seq, url, final_url, status, http_status, depth, title, content, error, at, then one per field of the crawl; lists and objects as JSON text; a cell starting with = + - @ gets a leading ' so spreadsheets treat it as text.
          */
         get: operations["getV1CrawlsByIdExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's webhook receivers: id, url, events, pending rows (never a secret) */
+        get: operations["getV1Webhooks"];
+        put?: never;
+        /**
+         * Register a webhook receiver {url, events?}; answers its id and signing secret (whsec_…), the secret this once only
+         * @description The URL must be http(s) and pass the private-network guard (a loopback, private or link-local receiver is `blocked` unless the admin allows it). Each event is POSTed as `{type, timestamp, data}` signed with Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature); only a 2xx counts, redirects are never followed, and failures are retried for 24 h.
+         */
+        post: operations["postV1Webhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a webhook receiver with its outbox rows (pending ones are not sent) */
+        delete: operations["deleteV1WebhooksById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One receiver's deliveries, newest first: state, attempts, last status or error */
+        get: operations["getV1WebhooksByIdDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -20770,348 +20770,6 @@ export interface operations {
             };
         };
     };
-    getV1Webhooks: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description receivers, oldest first; never a secret */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                        webhooks: {
-                            id: string;
-                            url: string;
-                            events: ("monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished")[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            pending: number;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1Webhooks: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description The http(s) address of your receiver; no user or password in it. */
-                    url: string;
-                    /** @description default: every event */
-                    events?: ("monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished")[];
-                };
-            };
-        };
-        responses: {
-            /** @description registered; `secret` is shown this once */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                        id: string;
-                        url: string;
-                        events: ("monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished")[];
-                        /** Format: date-time */
-                        createdAt: string;
-                        secret: string;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteV1WebhooksById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description deleted */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                        id: string;
-                        deleted: boolean;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1WebhooksByIdDeliveries: {
-        parameters: {
-            query?: {
-                limit?: number;
-                state?: "pending" | "delivered" | "failed";
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description deliveries, newest first */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                        id: string;
-                        deliveries: {
-                            /** @description the webhook-id header: the same on every attempt */
-                            id: string;
-                            /** @enum {string} */
-                            type: "monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished";
-                            /** @enum {string} */
-                            state: "pending" | "delivered" | "failed";
-                            attempts: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: date-time */
-                            nextAttemptAt?: string;
-                            /** Format: date-time */
-                            finishedAt?: string;
-                            lastStatus?: number;
-                            lastError?: string;
-                            /** @description the latest 20 attempts, oldest first */
-                            history: {
-                                /** Format: date-time */
-                                at: string;
-                                status?: number;
-                                error?: string;
-                                ms: number;
-                            }[];
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     getV1Caches: {
         parameters: {
             query?: never;
@@ -25306,6 +24964,348 @@ export interface operations {
                     "application/x-ndjson": string;
                     "text/csv": string;
                     "application/json": Record<string, never>[];
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description receivers, oldest first; never a secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        webhooks: {
+                            id: string;
+                            url: string;
+                            events: ("monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished")[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            pending: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The http(s) address of your receiver; no user or password in it. */
+                    url: string;
+                    /** @description default: every event */
+                    events?: ("monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished")[];
+                };
+            };
+        };
+        responses: {
+            /** @description registered; `secret` is shown this once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        url: string;
+                        events: ("monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished")[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        secret: string;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1WebhooksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        deleted: boolean;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1WebhooksByIdDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                state?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deliveries, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        id: string;
+                        deliveries: {
+                            /** @description the webhook-id header: the same on every attempt */
+                            id: string;
+                            /** @enum {string} */
+                            type: "monitor.changed" | "recording.finished" | "replay.finished" | "task.finished" | "download.finished" | "handoff.finished";
+                            /** @enum {string} */
+                            state: "pending" | "delivered" | "failed";
+                            attempts: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            nextAttemptAt?: string;
+                            /** Format: date-time */
+                            finishedAt?: string;
+                            lastStatus?: number;
+                            lastError?: string;
+                            /** @description the latest 20 attempts, oldest first */
+                            history: {
+                                /** Format: date-time */
+                                at: string;
+                                status?: number;
+                                error?: string;
+                                ms: number;
+                            }[];
+                        }[];
+                    };
                 };
             };
             /** @description validation_error */

@@ -48,6 +48,7 @@ import { ToolRegistry } from './call/registry.js';
 import { allRoutes, operationsOf, toolsOf, type Feature } from './server/feature.js';
 import { browserFeature } from './tools/feature.js';
 import { crawlFeature } from './crawl/feature.js';
+import { webhookFeature } from './webhooks/feature.js';
 import { UsageStore } from '../storage/usage.js';
 import { CdpSessions } from './cdp-proxy/sessions.js';
 import { CRAWLS, CrawlService } from './crawl/service.js';
@@ -76,7 +77,7 @@ import { checkLoginEntryWrite } from './vault/site-match.js';
  * Every feature this daemon serves, in the order their tools are listed and their routes documented. A new
  * feature returns its tools and routes from its own feature.ts (server/feature.ts says what) and is added here.
  */
-export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature];
+export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature, webhookFeature];
 
 /** The tools and operations of those features: the registry dispatch looks calls up in and tools/list shows. */
 export const TOOLS = new ToolRegistry(toolsOf(FEATURES), operationsOf(FEATURES));

@@ -29,7 +29,7 @@ import type { ModelUsageStore } from '../storage/model-usage.js';
 import type { ResearchStore } from '../storage/research.js';
 import type { ExtractorStore } from '../storage/extractors.js';
 import type { ActionCacheStore } from '../storage/action-cache.js';
-import type { WebhookReceivers, Webhooks } from './webhooks/events.js';
+import type { WebhookReceivers, Webhooks } from '../protocol/webhook-events.js';
 import type { BrowserSettingsService } from './settings/service.js';
 import type { IdentityService } from './identity/service.js';
 import type { AdBlocker } from './adblock/service.js';

@@ -8,7 +8,7 @@ import { VERSION } from '../daemon/main.js';
 import { readFileSync } from 'node:fs';
 import { PATH_TOOL, routeKey, type RouteSpec } from '../daemon/server/routes.js';
 import { pathParamNames } from '../daemon/server/route-input.js';
-import { WEBHOOK_EVENTS } from '../daemon/webhooks/events.js';
+import { WEBHOOK_EVENTS } from '../protocol/webhook-events.js';
 import { BrowserSettingsPatch } from '../daemon/settings/browser-settings.js';
 
 /** Every key is present in answers (defaults filled). */

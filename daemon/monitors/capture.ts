@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { BrowserPool } from '../browser/pool.js';
 import type { UserStore } from '../../storage/users.js';
-import type { Webhooks } from '../webhooks/events.js';
+import type { Webhooks } from '../../protocol/webhook-events.js';
 import type { Tab } from '../browser/tab.js';
 import type { Baseline, MonitorSpec } from '../../storage/monitors.js';
 import { BrowserdError } from '../../protocol/errors.js';

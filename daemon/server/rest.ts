@@ -22,7 +22,6 @@ import { taskHandlers } from './rest-tasks.js';
 import { extractorHandlers } from './rest-extractors.js';
 import { modelHandlers } from './rest-models.js';
 import { actHandlers } from './rest-act.js';
-import { webhookHandlers } from './rest-webhooks.js';
 import { settingsHandlers } from './rest-settings.js';
 import { assertNewUserName } from './user-name.js';
 import { adminConsoleHandlers } from './admin/handlers.js';
@@ -84,7 +83,6 @@ export function restHandlers(server: ServerDeps, health: (r: Req) => void): Reco
       sendJson(r, 200, { ok: true, entries: page.entries, ...(page.next ? { cursor: page.next } : {}) });
     },
     ...vaultHandlers(env),
-    ...webhookHandlers(env),
     ...cacheHandlers(env),
     ...convertHandlers(server),
     ...harHandlers(env),

@@ -4,11 +4,8 @@
  * into api/openapi.yaml. One copy, so what is checked and what is documented cannot drift apart.
  */
 import { Type, type TSchema, type TObject, type TProperties } from '@sinclair/typebox';
-import { CACHE_NAME, CRAWL_ID, WEBHOOK_ID } from '../../protocol/ids.js';
+import { CACHE_NAME } from '../../protocol/ids.js';
 import { TASK_STATES } from '../../protocol/tasks.js';
-import { StringEnum } from '../../protocol/params.js';
-import { WEBHOOK_EVENTS } from '../webhooks/events.js';
-import { URL_MAX } from '../webhooks/receiver-url.js';
 import { VAULT_FIELD, VAULT_NAME } from '../../storage/vault.js';
 import { USER_NAME } from '../../protocol/ids.js';
 
@@ -48,28 +45,6 @@ export const cursor = (next: string, empty?: string) =>
 export const limit = (min: number, max: number, dflt: number | undefined) => Type.Integer({ minimum: min, maximum: max, ...(dflt !== undefined ? { default: dflt } : {}) });
 
 export const CURSOR_NEXT = 'Pass the cursor from your previous page unchanged, or omit it to start at the beginning.';
-
-// ---- webhooks
-export const WebhookPath = group({
-  id: hinted(Type.String({ pattern: WEBHOOK_ID.source }), { what: 'a webhook id', next: 'Use the id POST /v1/webhooks answered: wh_ and 16 hex digits (GET /v1/webhooks lists yours).' }),
-});
-export const DeliveriesQuery = group({
-  limit: Type.Optional(limit(1, 100, 20)),
-  state: Type.Optional(hinted(Type.Unsafe<string>({ type: 'string', enum: ['pending', 'delivered', 'failed'] }), { next: 'Pass ?state=failed, or leave it out for every delivery.', emptyIsAbsent: true })),
-});
-
-const WEBHOOK_NEXT = 'Send {"url": "https://\u2026", "events": ["monitor.changed", \u2026]} (events defaults to all).';
-/** POST /v1/webhooks. The URL's scheme, credentials and address are the receiver's own checks (receiver-url.ts). */
-export const WebhookBody = hinted(
-  Type.Object(
-    {
-      url: Type.String({ maxLength: URL_MAX, description: 'The http(s) address of your receiver; no user or password in it.' }),
-      events: Type.Optional(Type.Array(StringEnum(WEBHOOK_EVENTS, { description: 'An event name.' }), { minItems: 1, description: 'default: every event' })),
-    },
-    { additionalProperties: false },
-  ),
-  { next: WEBHOOK_NEXT },
-);
 
 // ---- caches
 export const CachePath = group({

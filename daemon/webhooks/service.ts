@@ -15,7 +15,7 @@ import { Webhook } from 'standardwebhooks';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { Attempt, OutboxRow, ReceiverInfo, RowState, WebhookStore } from '../../storage/webhooks.js';
 import type { VetGuard } from '../net/vet.js';
-import { WEBHOOK_EVENTS, type WebhookEvent, type Webhooks } from './events.js';
+import { WEBHOOK_EVENTS, type WebhookEvent, type Webhooks } from '../../protocol/webhook-events.js';
 import { afterFailure, DEFAULT_RETRY, retryDelay, type RetryPolicy } from './retry.js';
 import { parseReceiverUrl, vetReceiver } from './receiver-url.js';
 import { deliveryAgents, postSigned, type DeliveryResult } from './delivery.js';

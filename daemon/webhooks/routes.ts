@@ -8,7 +8,45 @@ import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { RowState } from '../../storage/webhooks.js';
 import { sendJson } from '../http/exchange.js';
-import { auditedChange, type Handler } from './rest-call.js';
+import { auditedChange, type Handler } from '../server/rest-call.js';
+import type { RouteSpec } from '../server/routes.js';
+import { StringEnum } from '../../protocol/params.js';
+import { Type } from '@sinclair/typebox';
+import { URL_MAX } from './receiver-url.js';
+import { WEBHOOK_EVENTS } from '../../protocol/webhook-events.js';
+import { WEBHOOK_ID } from '../../protocol/ids.js';
+import { group, hinted, limit } from '../server/route-schemas.js';
+
+// ---- webhooks
+const WebhookPath = group({
+  id: hinted(Type.String({ pattern: WEBHOOK_ID.source }), { what: 'a webhook id', next: 'Use the id POST /v1/webhooks answered: wh_ and 16 hex digits (GET /v1/webhooks lists yours).' }),
+});
+const DeliveriesQuery = group({
+  limit: Type.Optional(limit(1, 100, 20)),
+  state: Type.Optional(hinted(Type.Unsafe<string>({ type: 'string', enum: ['pending', 'delivered', 'failed'] }), { next: 'Pass ?state=failed, or leave it out for every delivery.', emptyIsAbsent: true })),
+});
+
+const WEBHOOK_NEXT = 'Send {"url": "https://\u2026", "events": ["monitor.changed", \u2026]} (events defaults to all).';
+/** POST /v1/webhooks. The URL's scheme, credentials and address are the receiver's own checks (receiver-url.ts). */
+export const WebhookBody = hinted(
+  Type.Object(
+    {
+      url: Type.String({ maxLength: URL_MAX, description: 'The http(s) address of your receiver; no user or password in it.' }),
+      events: Type.Optional(Type.Array(StringEnum(WEBHOOK_EVENTS, { description: 'An event name.' }), { minItems: 1, description: 'default: every event' })),
+    },
+    { additionalProperties: false },
+  ),
+  { next: WEBHOOK_NEXT },
+);
+
+
+export const WEBHOOK_ROUTES: readonly RouteSpec[] = [
+  { method: 'POST', path: '/v1/webhooks', auth: 'user', summary: 'Register a webhook receiver {url, events?}; answers its id and signing secret (whsec_…), the secret this once only', body: { schema: WebhookBody }, refusalsAudited: true },
+  { method: 'GET', path: '/v1/webhooks', auth: 'user', summary: "The caller's webhook receivers: id, url, events, pending rows (never a secret)" },
+  { method: 'DELETE', path: '/v1/webhooks/{id}', auth: 'user', summary: 'Delete a webhook receiver with its outbox rows (pending ones are not sent)', params: WebhookPath },
+  { method: 'GET', path: '/v1/webhooks/{id}/deliveries', auth: 'user', summary: "One receiver's deliveries, newest first: state, attempts, last status or error", params: WebhookPath, query: DeliveriesQuery },
+];
+
 
 /** The URL as an audit entry may show it: no query, no fragment. */
 function auditedUrl(raw: unknown): string | undefined {
