@@ -53,100 +53,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/models": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The model ids a model-using call may choose (`openai/…`, `anthropic/…`, `gemini/…`), with the default marked */
-        get: operations["getV1Models"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller's model tokens per day and model as the providers reported them, with totals and CDP session minutes */
-        get: operations["getV1Usage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tabs/{id}/observe": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Candidate actions on the tab toward an instruction (tool, ref, element), proposed by a model from the snapshot; nothing is done (X-Model-Key: the provider key)
-         * @description X-Model-Key: the chosen provider's key (else the host's); sent only to that provider. The answer: candidates [{description, ref, element {role, name, nth}, tool, args}], warnings (dropped candidates), model, usage.
-         */
-        post: operations["postV1TabsByIdObserve"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tabs/{id}/act": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * One step on the tab in plain words: a model picks one interaction tool call, run as the caller would run it (read tabs, policy, approvals hold); %vault:site.field% filled by browser_fill_secret; a repeat on the same page structure is replayed from the action cache with no model request
-         * @description X-Model-Key: the chosen provider's key (else the host's); sent only to that provider. The answer: cached (true when replayed from the action cache: no model request), steps [{tool, args, element}], results (each step's tool result), blocked, needsApproval, warnings, model, usage. The cache key is the action text, the page's host and its structure (role and name of every element with a ref); a cached step finds its element again by role, name and position.
-         */
-        post: operations["postV1TabsByIdAct"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tabs/{id}/validate": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Whether the tab shows an assertion holds: pass only with a quote checked against the page text
-         * @description X-Model-Key: the chosen provider's key (else the host's); sent only to that provider. The answer: pass (only with a quote found on the page), modelPass, quote, citation {chunk, quote, url, headingPath, start, end}, reason, warnings, model, usage.
-         */
-        post: operations["postV1TabsByIdValidate"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/tabs/{id}/har": {
         parameters: {
             query?: never;
@@ -1084,106 +990,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/tools/browser_vault_list": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * List vault entries
-         * @description The user's vault entries: names, kinds, field names and login URLs. Never a value: fill them with browser_fill_secret or browser_login.
-         */
-        post: operations["browser_vault_list"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tools/browser_fill_secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Fill a secret from the vault
-         * @description Fills a field (ref) with a vault value (site + field: password, username, card, api_key ...) without you seeing it. Act tabs only, and only when the page is on the entry's own site (its host or a sub-domain). No script of yours (browser_evaluate) and no CDP session reaches the page afterwards until it navigates away, and the fill is refused while one could: a script you ran in a page of the same site still open, browser_route mocks in the browser, an open CDP session. After code of yours ran on the site (a script, a mock, a CDP session), open the page with browser_navigate or browser_open while no other tab shows the site: they first clear its service workers and Cache Storage, which that code could have filled.
-         */
-        post: operations["browser_fill_secret"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tools/browser_fill_totp": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Fill an authenticator code
-         * @description Computes the current authenticator (TOTP) code of a vault entry's totp field and fills it into the code field (ref, or the one the page shows), then sends the form unless submit is false. You never see the code. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read it, and the page runs none of your scripts until it navigates away.
-         */
-        post: operations["browser_fill_totp"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tools/browser_fill_otp": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Fill a code from the inbox
-         * @description Takes the newest message about the site in the user's OTP inbox (e-mail or SMS forwarder) that arrived since the sign-in step in this tab began (the last vault value filled into it, up to 10 minutes back), or within the last sinceSeconds, else since this call started; waits for one if none is there yet. It takes the code from it and fills it (ref, or the code field the page shows), then sends the form unless submit is false. You see neither message nor code. Without an inbox, a person must be asked. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the code, and the page runs none of your scripts until it navigates away.
-         */
-        post: operations["browser_fill_otp"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tools/browser_login": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Sign in with the vault
-         * @description Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab; with no tab open at all, a new act tab it names), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the values, and no script of yours runs in a page holding them until it navigates away.
-         */
-        post: operations["browser_login"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/tools/browser_sessions": {
         parameters: {
             query?: never;
@@ -1624,26 +1430,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/tools/browser_extract_ai": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Extract with a model
-         * @description Fills a JSON Schema from a page with a model: exactly one of url, urls (1-10, each extracted on its own) or tab. Only the page passages that best match the schema (and prompt) are sent, fenced as data; hidden text is left out unless includeHidden. The answer is checked against the schema (one repair turn, else action_failed) and every citation's quote is checked against the page: a quote not on the page is dropped and named in warnings. Returns data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage (tokens) and model. Uses X-Model-Key, else the server's key for the model's provider.
-         */
-        post: operations["browser_extract_ai"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/tools/browser_crawl": {
         parameters: {
             query?: never;
@@ -1678,6 +1464,126 @@ export interface paths {
          * @description A crawl's state and counters (queued, done, failed, blocked: by robots.txt, or on your profile a link that would act) and its items in the order they finished, each cut at 2,000 characters. timeoutS waits while it runs (up to 60 s). action pause|resume|cancel steers it (pause lets pages in flight finish; cancel keeps the items so far). status filters items; cursor (from the More line) pages on.
          */
         post: operations["browser_crawl_status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools/browser_vault_list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List vault entries
+         * @description The user's vault entries: names, kinds, field names and login URLs. Never a value: fill them with browser_fill_secret or browser_login.
+         */
+        post: operations["browser_vault_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools/browser_fill_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fill a secret from the vault
+         * @description Fills a field (ref) with a vault value (site + field: password, username, card, api_key ...) without you seeing it. Act tabs only, and only when the page is on the entry's own site (its host or a sub-domain). No script of yours (browser_evaluate) and no CDP session reaches the page afterwards until it navigates away, and the fill is refused while one could: a script you ran in a page of the same site still open, browser_route mocks in the browser, an open CDP session. After code of yours ran on the site (a script, a mock, a CDP session), open the page with browser_navigate or browser_open while no other tab shows the site: they first clear its service workers and Cache Storage, which that code could have filled.
+         */
+        post: operations["browser_fill_secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools/browser_fill_totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fill an authenticator code
+         * @description Computes the current authenticator (TOTP) code of a vault entry's totp field and fills it into the code field (ref, or the one the page shows), then sends the form unless submit is false. You never see the code. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read it, and the page runs none of your scripts until it navigates away.
+         */
+        post: operations["browser_fill_totp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools/browser_fill_otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fill a code from the inbox
+         * @description Takes the newest message about the site in the user's OTP inbox (e-mail or SMS forwarder) that arrived since the sign-in step in this tab began (the last vault value filled into it, up to 10 minutes back), or within the last sinceSeconds, else since this call started; waits for one if none is there yet. It takes the code from it and fills it (ref, or the code field the page shows), then sends the form unless submit is false. You see neither message nor code. Without an inbox, a person must be asked. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the code, and the page runs none of your scripts until it navigates away.
+         */
+        post: operations["browser_fill_otp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools/browser_login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with the vault
+         * @description Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab; with no tab open at all, a new act tab it names), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the values, and no script of yours runs in a page holding them until it navigates away.
+         */
+        post: operations["browser_login"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools/browser_extract_ai": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extract with a model
+         * @description Fills a JSON Schema from a page with a model: exactly one of url, urls (1-10, each extracted on its own) or tab. Only the page passages that best match the schema (and prompt) are sent, fenced as data; hidden text is left out unless includeHidden. The answer is checked against the schema (one repair turn, else action_failed) and every citation's quote is checked against the page: a quote not on the page is dropped and named in warnings. Returns data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage (tokens) and model. Uses X-Model-Key, else the server's key for the model's provider.
+         */
+        post: operations["browser_extract_ai"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1773,26 +1679,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/inbox/sms/{inbox}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * An SMS forwarder posts a received text into an SMS otp_inbox; authenticated by that inbox's secret, not a user token
-         * @description Authorization: Bearer <the SMS inbox's secret> (not a user token). A wrong secret and an unknown inbox both answer 401 and store nothing. Body at most 16 KB.
-         */
-        post: operations["postV1InboxSmsByInbox"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/handoff/{token}": {
         parameters: {
             query?: never;
@@ -1844,133 +1730,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/extract": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Fill a JSON Schema from a tab, url or urls with a model (as browser_extract_ai): data checked against the schema, citations checked against the page, usage and model
-         * @description Header X-Model-Key: your key for the model's provider (else the server's). With urls, results holds one {url, ok, data, citations, warnings, usage, error} per address.
-         */
-        post: operations["postV1Extract"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/ask": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Ask a question about a tab, url or urls with a model: an answer with citations checked against the page
-         * @description Header X-Model-Key: your key for the model's provider (else the server's). Answers answer, citations (chunk, quote, url, headingPath, start, end), warnings, usage, model.
-         */
-        post: operations["postV1Ask"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/extractors": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller's learned extractors, most recently updated first */
-        get: operations["getV1Extractors"];
-        put?: never;
-        /** Learn an extractor on a page (url or tab): per-field CSS selectors a model proposes, proven on the page against the schema before it is stored; answers its id (ext_…) */
-        post: operations["postV1Extractors"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/extractors/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One learned extractor: schema, prompt, model, version, fields */
-        get: operations["getV1ExtractorsById"];
-        put?: never;
-        post?: never;
-        /** Delete a learned extractor */
-        delete: operations["deleteV1ExtractorsById"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/extractors/{id}/run": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Run an extractor on a tab, url or urls with no model; re-learns once (next version) when required fields stop matching */
-        post: operations["postV1ExtractorsByIdRun"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/caches": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller's response caches: name, entries, bytes, last stored */
-        get: operations["getV1Caches"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/caches/{name}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete one of the caller's response caches with its stored responses */
-        delete: operations["deleteV1CachesByName"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/convert": {
         parameters: {
             query?: never;
@@ -1982,151 +1741,6 @@ export interface paths {
         put?: never;
         /** Convert a document to Markdown or text (as browser_convert): a JSON body with the same arguments, or multipart/form-data with the upload in part "file" (15 MB) */
         post: operations["postV1Convert"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/vault": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller's vault entries: names, kinds, field names and login URLs, never a value */
-        get: operations["getV1Vault"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/vault/{name}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Create or update a vault entry: merge login fields, or set an otp_inbox (IMAP, or SMS: answers its forwarding URL and secret once) */
-        put: operations["putV1VaultByName"];
-        post?: never;
-        /** Delete a vault entry */
-        delete: operations["deleteV1VaultByName"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/vault/{name}/fields/{field}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete one field of a login entry */
-        delete: operations["deleteV1VaultByNameFieldsByField"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/research": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Research a question: web search, the best results read, an answer whose citations (URL and quote) are checked against the pages; stored (X-Model-Key: the provider key)
-         * @description X-Model-Key: the chosen provider's key (else the host's). The answer: id, research {question, answer, citations [{url, quote, chunk, headingPath, start, end}], sources, warnings, model, usage, createdAt}.
-         */
-        post: operations["postV1Research"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/research/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A stored research answer */
-        get: operations["getV1ResearchById"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tasks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The caller's tasks, newest first (?state= filters) */
-        get: operations["getV1Tasks"];
-        put?: never;
-        /**
-         * Start a server-run task: a model reaches a goal with the browser tools (audited, under the user's rules); at most two run per user, others queue; answers its id
-         * @description X-Model-Key: the chosen provider's key, kept in memory only while the task lives (after a restart the host key is used, else the task fails with not_configured). The answer: id, task {id, state, goal, model, step, usage, calls, handoff, result, error, ...}.
-         */
-        post: operations["postV1Tasks"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tasks/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One task: state, steps, tool calls, usage, result or error, and the hand-off link while paused (?waitS= waits while it is queued or running) */
-        get: operations["getV1TasksById"];
-        put?: never;
-        post?: never;
-        /** Delete a task with its conversation, steps and tool calls (a queued, running or paused one is cancelled first); frees its bytes in the storage quota */
-        delete: operations["deleteV1TasksById"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tasks/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Cancel a queued, running or paused task */
-        post: operations["postV1TasksByIdCancel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2722,6 +2336,392 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/caches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's response caches: name, entries, bytes, last stored */
+        get: operations["getV1Caches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/caches/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete one of the caller's response caches with its stored responses */
+        delete: operations["deleteV1CachesByName"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vault": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's vault entries: names, kinds, field names and login URLs, never a value */
+        get: operations["getV1Vault"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vault/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Create or update a vault entry: merge login fields, or set an otp_inbox (IMAP, or SMS: answers its forwarding URL and secret once) */
+        put: operations["putV1VaultByName"];
+        post?: never;
+        /** Delete a vault entry */
+        delete: operations["deleteV1VaultByName"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/vault/{name}/fields/{field}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete one field of a login entry */
+        delete: operations["deleteV1VaultByNameFieldsByField"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inbox/sms/{inbox}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An SMS forwarder posts a received text into an SMS otp_inbox; authenticated by that inbox's secret, not a user token
+         * @description Authorization: Bearer <the SMS inbox's secret> (not a user token). A wrong secret and an unknown inbox both answer 401 and store nothing. Body at most 16 KB.
+         */
+        post: operations["postV1InboxSmsByInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/extract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fill a JSON Schema from a tab, url or urls with a model (as browser_extract_ai): data checked against the schema, citations checked against the page, usage and model
+         * @description Header X-Model-Key: your key for the model's provider (else the server's). With urls, results holds one {url, ok, data, citations, warnings, usage, error} per address.
+         */
+        post: operations["postV1Extract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ask": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a question about a tab, url or urls with a model: an answer with citations checked against the page
+         * @description Header X-Model-Key: your key for the model's provider (else the server's). Answers answer, citations (chunk, quote, url, headingPath, start, end), warnings, usage, model.
+         */
+        post: operations["postV1Ask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tabs/{id}/observe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Candidate actions on the tab toward an instruction (tool, ref, element), proposed by a model from the snapshot; nothing is done (X-Model-Key: the provider key)
+         * @description X-Model-Key: the chosen provider's key (else the host's); sent only to that provider. The answer: candidates [{description, ref, element {role, name, nth}, tool, args}], warnings (dropped candidates), model, usage.
+         */
+        post: operations["postV1TabsByIdObserve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tabs/{id}/act": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One step on the tab in plain words: a model picks one interaction tool call, run as the caller would run it (read tabs, policy, approvals hold); %vault:site.field% filled by browser_fill_secret; a repeat on the same page structure is replayed from the action cache with no model request
+         * @description X-Model-Key: the chosen provider's key (else the host's); sent only to that provider. The answer: cached (true when replayed from the action cache: no model request), steps [{tool, args, element}], results (each step's tool result), blocked, needsApproval, warnings, model, usage. The cache key is the action text, the page's host and its structure (role and name of every element with a ref); a cached step finds its element again by role, name and position.
+         */
+        post: operations["postV1TabsByIdAct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tabs/{id}/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Whether the tab shows an assertion holds: pass only with a quote checked against the page text
+         * @description X-Model-Key: the chosen provider's key (else the host's); sent only to that provider. The answer: pass (only with a quote found on the page), modelPass, quote, citation {chunk, quote, url, headingPath, start, end}, reason, warnings, model, usage.
+         */
+        post: operations["postV1TabsByIdValidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/extractors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's learned extractors, most recently updated first */
+        get: operations["getV1Extractors"];
+        put?: never;
+        /** Learn an extractor on a page (url or tab): per-field CSS selectors a model proposes, proven on the page against the schema before it is stored; answers its id (ext_…) */
+        post: operations["postV1Extractors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/extractors/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One learned extractor: schema, prompt, model, version, fields */
+        get: operations["getV1ExtractorsById"];
+        put?: never;
+        post?: never;
+        /** Delete a learned extractor */
+        delete: operations["deleteV1ExtractorsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/extractors/{id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run an extractor on a tab, url or urls with no model; re-learns once (next version) when required fields stop matching */
+        post: operations["postV1ExtractorsByIdRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The model ids a model-using call may choose (`openai/…`, `anthropic/…`, `gemini/…`), with the default marked */
+        get: operations["getV1Models"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's model tokens per day and model as the providers reported them, with totals and CDP session minutes */
+        get: operations["getV1Usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/research": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Research a question: web search, the best results read, an answer whose citations (URL and quote) are checked against the pages; stored (X-Model-Key: the provider key)
+         * @description X-Model-Key: the chosen provider's key (else the host's). The answer: id, research {question, answer, citations [{url, quote, chunk, headingPath, start, end}], sources, warnings, model, usage, createdAt}.
+         */
+        post: operations["postV1Research"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/research/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A stored research answer */
+        get: operations["getV1ResearchById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's tasks, newest first (?state= filters) */
+        get: operations["getV1Tasks"];
+        put?: never;
+        /**
+         * Start a server-run task: a model reaches a goal with the browser tools (audited, under the user's rules); at most two run per user, others queue; answers its id
+         * @description X-Model-Key: the chosen provider's key, kept in memory only while the task lives (after a restart the host key is used, else the task fails with not_configured). The answer: id, task {id, state, goal, model, step, usage, calls, handoff, result, error, ...}.
+         */
+        post: operations["postV1Tasks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One task: state, steps, tool calls, usage, result or error, and the hand-off link while paused (?waitS= waits while it is queued or running) */
+        get: operations["getV1TasksById"];
+        put?: never;
+        post?: never;
+        /** Delete a task with its conversation, steps and tool calls (a queued, running or paused one is cancelled first); frees its bytes in the storage quota */
+        delete: operations["deleteV1TasksById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a queued, running or paused task */
+        post: operations["postV1TasksByIdCancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3062,767 +3062,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1Models: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the model ids a call may choose */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                        models: {
-                            id: string;
-                            /** @enum {string} */
-                            provider: "openai" | "anthropic" | "gemini";
-                            default: boolean;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1Usage: {
-        parameters: {
-            query?: {
-                /** @description First day (YYYY-MM-DD, UTC), inclusive */
-                from?: string;
-                /** @description Last day (YYYY-MM-DD, UTC), inclusive */
-                to?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description model tokens per day and model, as the providers reported them */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                        models: {
-                            day?: string;
-                            model?: string;
-                            requests?: number;
-                            inputTokens?: number;
-                            outputTokens?: number;
-                        }[];
-                        totals: Record<string, never>;
-                        cdpSessionMinutes?: number;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1TabsByIdObserve: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The tab id (t2, or <profile>%2Ft2); another user's tab is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description The tab, such as "t2" (a named profile's tab is "<profile>/t2"); the route takes it from the path. */
-                    tab: string;
-                    /** @description What you want to do on the page, 1-2000 characters. */
-                    instruction: string;
-                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                    model?: string;
-                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                    maxTokensTotal?: number;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
-                        /** @description Best first; none when nothing on the page fits. */
-                        candidates: {
-                            /** @description The model's words for the action (about page text). */
-                            description: string;
-                            /** @description The element ref in the current snapshot. */
-                            ref?: string;
-                            /** @description The element the call aims at. */
-                            element?: {
-                                role: string;
-                                /** @description Its accessible name (the page chose it). */
-                                name: string;
-                                /** @description Which of the elements with this role and name, from 0 in snapshot order. */
-                                nth: number;
-                            };
-                            /** @description The interaction tool that would do it. */
-                            tool: string;
-                            /** @description The tool's arguments (without tab). */
-                            args: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                        /** @description Candidates dropped (not an interaction tool, or an element not on the page); they quote the model. */
-                        warnings: string[];
-                        /** @description The model id that answered. */
-                        model: string;
-                        /** @description Tokens this call spent on the model. */
-                        usage: {
-                            /** @description Model turns sent. */
-                            turns: number;
-                            inputTokens: number;
-                            outputTokens: number;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1TabsByIdAct: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The tab id (t2, or <profile>%2Ft2); another user's tab is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description The tab, such as "t2" (a named profile's tab is "<profile>/t2"); the route takes it from the path. */
-                    tab: string;
-                    /** @description The step, in plain words, 1-2000 characters. */
-                    action: string;
-                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                    model?: string;
-                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                    maxTokensTotal?: number;
-                    /** @description Use and fill the action cache. Default true. */
-                    cache?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
-                        /** @description Replayed from the action cache: no model request. */
-                        cached: boolean;
-                        /** @description The model that chose the step (for a replay, the one that chose it first). */
-                        model: string;
-                        /** @description Tokens this call spent on the model. */
-                        usage: {
-                            /** @description Model turns sent. */
-                            turns: number;
-                            inputTokens: number;
-                            outputTokens: number;
-                        };
-                        /** @description The tool calls chosen (or replayed), in order. */
-                        steps: {
-                            tool: string;
-                            /** @description The tool's arguments (without tab). */
-                            args: {
-                                [key: string]: unknown;
-                            };
-                            /** @description The element the call aims at. */
-                            element?: {
-                                role: string;
-                                /** @description Its accessible name (the page chose it). */
-                                name: string;
-                                /** @description Which of the elements with this role and name, from 0 in snapshot order. */
-                                nth: number;
-                            };
-                        }[];
-                        /** @description Each step's own result as its tool answers over REST (ok, its fields, text), for the steps that ran. */
-                        results: {
-                            [key: string]: unknown;
-                        }[];
-                        warnings: string[];
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval?: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1TabsByIdValidate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The tab id (t2, or <profile>%2Ft2); another user's tab is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description The tab, such as "t2" (a named profile's tab is "<profile>/t2"); the route takes it from the path. */
-                    tab: string;
-                    /** @description What should be true of the page, 1-2000 characters. */
-                    assertion: string;
-                    /**
-                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
-                     * @default false
-                     */
-                    includeHidden?: boolean;
-                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                    model?: string;
-                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                    maxTokensTotal?: number;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
-                        /** @description The assertion holds: the model said so and quoted the page. */
-                        pass: boolean;
-                        /** @description What the model said, before its quote was checked. */
-                        modelPass: boolean;
-                        /** @description The model's reason (its words about page text). */
-                        reason: string;
-                        warnings: string[];
-                        /** @description The model id that answered. */
-                        model: string;
-                        /** @description Tokens this call spent on the model. */
-                        usage: {
-                            /** @description Model turns sent. */
-                            turns: number;
-                            inputTokens: number;
-                            outputTokens: number;
-                        };
-                        /** @description The words of the page that show it, checked to be on the page. */
-                        quote?: string;
-                        citation?: {
-                            /** @description The schema field the quote backs (extraction). */
-                            field?: string;
-                            /** @description The passage id the quote was found in (c1, c2, ...). */
-                            chunk: string;
-                            /** @description Words of the page, checked to be on it. */
-                            quote: string;
-                            /** @description The page the quote is on. */
-                            url: string;
-                            /** @description The headings the quote sits under, outermost first. */
-                            headingPath: string[];
-                            /** @description Where the quote starts in the page's Markdown (characters). */
-                            start: number;
-                            /** @description Where it ends in the page's Markdown (exclusive). */
-                            end: number;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -12430,944 +11669,6 @@ export interface operations {
             };
         };
     };
-    browser_vault_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": Record<string, never>;
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        entries: {
-                            name: string;
-                            kind: "login" | "otp_inbox";
-                            /** @description Field names only (password, username, totp ...), never values. */
-                            fields: string[];
-                            loginUrl?: string;
-                            /** @description otp_inbox entries: how codes arrive. */
-                            inbox?: "imap" | "sms";
-                        }[];
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    browser_fill_secret: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description The field to fill. */
-                    ref: string;
-                    /** @description The vault entry (usually the site's host, e.g. "example.com"); browser_vault_list names them. */
-                    site: string;
-                    /** @description The entry's field: "password", "username", "card", "api_key" ... */
-                    field: string;
-                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
-                    tab?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
-                        /** @description Where the tab is after the fill (and any submit). */
-                        url: string;
-                        filled: {
-                            /** @description The field the value went into. */
-                            ref: string;
-                            /** @description The vault entry used. */
-                            site: string;
-                            /** @description The entry's field that was filled (its name, not its value). */
-                            field: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    browser_fill_totp: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description The vault entry (usually the site's host, e.g. "example.com"); browser_vault_list names them. */
-                    site: string;
-                    /** @description The code field. Default: found by autocomplete=one-time-code, inputmode, name or label. */
-                    ref?: string;
-                    /** @description Send the form after filling (its submit button, else Enter). Default true. */
-                    submit?: boolean;
-                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
-                    tab?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
-                        /** @description Where the tab is after the fill (and any submit). */
-                        url: string;
-                        filled: {
-                            /** @description The field the value went into. */
-                            ref: string;
-                            /** @description The vault entry used. */
-                            site: string;
-                            /** @constant */
-                            field: "totp";
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    browser_fill_otp: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description The vault entry (usually the site's host, e.g. "example.com"); browser_vault_list names them. */
-                    site: string;
-                    /** @description The code field. Default: found by autocomplete=one-time-code, inputmode, name or label. */
-                    ref?: string;
-                    /** @description Only messages whose sender contains this (case-insensitive). */
-                    from?: string;
-                    /** @description Which otp_inbox entry to read. Default: all of them. */
-                    inbox?: string;
-                    /** @description How long to wait for the message, 1-60 seconds. Default 60. */
-                    timeoutS?: number;
-                    /** @description Also take a message that arrived up to this many seconds before the call, 1-600 (replaces the sign-in step start). Default: since the sign-in step in this tab began, else since the call. */
-                    sinceSeconds?: number;
-                    /** @description Send the form after filling (its submit button, else Enter). Default true. */
-                    submit?: boolean;
-                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
-                    tab?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
-                        /** @description Where the tab is after the fill (and any submit). */
-                        url?: string;
-                        /**
-                         * @description The user has no OTP inbox (of that name): nothing was filled; a person must give the code.
-                         * @constant
-                         */
-                        outcome?: "person_needed";
-                        filled?: {
-                            /** @description The field the value went into. */
-                            ref: string;
-                            /** @description The vault entry used. */
-                            site: string;
-                            /** @description The otp_inbox entry the message came from. */
-                            inbox: string;
-                            via: "imap" | "sms";
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    browser_login: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description The vault entry (usually the site's host, e.g. "example.com"); browser_vault_list names them. */
-                    site: string;
-                    /** @description Where the sign-in form is, on the entry's site. Default: the entry's login URL, else https://<site>/. */
-                    loginUrl?: string;
-                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
-                    snapshot?: boolean;
-                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
-                    tab?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        /** @description Where the tab is when the sign-in ended. */
-                        url: string;
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
-                        outcome: "signed_in" | "wrong_password" | "captcha" | "two_factor_needed" | "code_rejected" | "no_login_form" | "form_not_accepted";
-                        /** @description The page's title there (may be empty). */
-                        title: string;
-                        /** @description How a code prompt was answered: "totp", or "otp_inbox:<entry>" for a code read from that inbox. */
-                        secondFactor?: string;
-                        /** @description two_factor_needed: the hand-off a person must finish (browser_handoff_wait with its id). */
-                        handoff?: {
-                            id: string;
-                            /** @description The link to give the person. */
-                            url: string;
-                            expiresAt: string;
-                            /** @description The server's whole-life cap cut the expiry. */
-                            capped?: boolean;
-                        };
-                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
-                        refCount?: number;
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     browser_sessions: {
         parameters: {
             query?: never;
@@ -18003,256 +16304,6 @@ export interface operations {
             };
         };
     };
-    browser_extract_ai: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description One address, read in a read-only tab. */
-                    url?: string;
-                    /** @description 1-10 addresses, each extracted on its own (one result per address). */
-                    urls?: string[];
-                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
-                    tab?: string;
-                    /** @description The JSON Schema the data must match, e.g. {"type":"object","properties":{"price":{"type":"number"}},"required":["price"]}. */
-                    schema: {
-                        [key: string]: unknown;
-                    };
-                    /** @description What to extract, in words (e.g. "the price after discount"). */
-                    prompt?: string;
-                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                    model?: string;
-                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                    maxTokensTotal?: number;
-                    /**
-                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
-                     * @default false
-                     */
-                    includeHidden?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description With url or tab: the page the data came from. */
-                        url?: string;
-                        /** @description The data, valid against the caller's schema (written from page text: over MCP every string in it is fenced). */
-                        data?: unknown;
-                        /** @description With url or tab: quotes backing the data, each checked to be on the page. */
-                        citations?: {
-                            /** @description The schema field the quote backs (extraction). */
-                            field?: string;
-                            /** @description The passage id the quote was found in (c1, c2, ...). */
-                            chunk: string;
-                            /** @description Words of the page, checked to be on it. */
-                            quote: string;
-                            /** @description The page the quote is on. */
-                            url: string;
-                            /** @description The headings the quote sits under, outermost first. */
-                            headingPath: string[];
-                            /** @description Where the quote starts in the page's Markdown (characters). */
-                            start: number;
-                            /** @description Where it ends in the page's Markdown (exclusive). */
-                            end: number;
-                        }[];
-                        /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
-                        warnings?: string[];
-                        /** @description With urls: one per address, in order. */
-                        results?: {
-                            /** @description An address as the page reports it. */
-                            url: string;
-                            /** @description false: this page failed (see error); the others still ran. */
-                            ok: boolean;
-                            /** @description The data, valid against the caller's schema (written from page text: over MCP every string in it is fenced). */
-                            data?: unknown;
-                            citations?: {
-                                /** @description The schema field the quote backs (extraction). */
-                                field?: string;
-                                /** @description The passage id the quote was found in (c1, c2, ...). */
-                                chunk: string;
-                                /** @description Words of the page, checked to be on it. */
-                                quote: string;
-                                /** @description The page the quote is on. */
-                                url: string;
-                                /** @description The headings the quote sits under, outermost first. */
-                                headingPath: string[];
-                                /** @description Where the quote starts in the page's Markdown (characters). */
-                                start: number;
-                                /** @description Where it ends in the page's Markdown (exclusive). */
-                                end: number;
-                            }[];
-                            /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
-                            warnings?: string[];
-                            /** @description This page's share of the call's tokens. */
-                            usage?: {
-                                /** @description Model turns sent. */
-                                turns: number;
-                                inputTokens: number;
-                                outputTokens: number;
-                            };
-                            error?: {
-                                /** @description An error code (protocol errors table). */
-                                code: string;
-                                message: string;
-                                /** @description The page's (or the model's) words the error is about. */
-                                pageText?: string;
-                            };
-                        }[];
-                        /** @description Tokens the call spent on the model, against its budget. */
-                        usage: {
-                            /** @description The model id the turns went to. */
-                            model: string;
-                            /** @description Model turns sent. */
-                            turns: number;
-                            inputTokens: number;
-                            outputTokens: number;
-                            /** @description maxTokensTotal of the call. */
-                            budget: number;
-                        };
-                        /** @description The model used. */
-                        model: string;
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     browser_crawl: {
         parameters: {
             query?: never;
@@ -18854,6 +16905,1194 @@ export interface operations {
             };
         };
     };
+    browser_vault_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        entries: {
+                            name: string;
+                            kind: "login" | "otp_inbox";
+                            /** @description Field names only (password, username, totp ...), never values. */
+                            fields: string[];
+                            loginUrl?: string;
+                            /** @description otp_inbox entries: how codes arrive. */
+                            inbox?: "imap" | "sms";
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    browser_fill_secret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The field to fill. */
+                    ref: string;
+                    /** @description The vault entry (usually the site's host, e.g. "example.com"); browser_vault_list names them. */
+                    site: string;
+                    /** @description The entry's field: "password", "username", "card", "api_key" ... */
+                    field: string;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                    tab?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Where the tab is after the fill (and any submit). */
+                        url: string;
+                        filled: {
+                            /** @description The field the value went into. */
+                            ref: string;
+                            /** @description The vault entry used. */
+                            site: string;
+                            /** @description The entry's field that was filled (its name, not its value). */
+                            field: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    browser_fill_totp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The vault entry (usually the site's host, e.g. "example.com"); browser_vault_list names them. */
+                    site: string;
+                    /** @description The code field. Default: found by autocomplete=one-time-code, inputmode, name or label. */
+                    ref?: string;
+                    /** @description Send the form after filling (its submit button, else Enter). Default true. */
+                    submit?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                    tab?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Where the tab is after the fill (and any submit). */
+                        url: string;
+                        filled: {
+                            /** @description The field the value went into. */
+                            ref: string;
+                            /** @description The vault entry used. */
+                            site: string;
+                            /** @constant */
+                            field: "totp";
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    browser_fill_otp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The vault entry (usually the site's host, e.g. "example.com"); browser_vault_list names them. */
+                    site: string;
+                    /** @description The code field. Default: found by autocomplete=one-time-code, inputmode, name or label. */
+                    ref?: string;
+                    /** @description Only messages whose sender contains this (case-insensitive). */
+                    from?: string;
+                    /** @description Which otp_inbox entry to read. Default: all of them. */
+                    inbox?: string;
+                    /** @description How long to wait for the message, 1-60 seconds. Default 60. */
+                    timeoutS?: number;
+                    /** @description Also take a message that arrived up to this many seconds before the call, 1-600 (replaces the sign-in step start). Default: since the sign-in step in this tab began, else since the call. */
+                    sinceSeconds?: number;
+                    /** @description Send the form after filling (its submit button, else Enter). Default true. */
+                    submit?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                    tab?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Where the tab is after the fill (and any submit). */
+                        url?: string;
+                        /**
+                         * @description The user has no OTP inbox (of that name): nothing was filled; a person must give the code.
+                         * @constant
+                         */
+                        outcome?: "person_needed";
+                        filled?: {
+                            /** @description The field the value went into. */
+                            ref: string;
+                            /** @description The vault entry used. */
+                            site: string;
+                            /** @description The otp_inbox entry the message came from. */
+                            inbox: string;
+                            via: "imap" | "sms";
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    browser_login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The vault entry (usually the site's host, e.g. "example.com"); browser_vault_list names them. */
+                    site: string;
+                    /** @description Where the sign-in form is, on the entry's site. Default: the entry's login URL, else https://<site>/. */
+                    loginUrl?: string;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
+                    snapshot?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                    tab?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        /** @description Where the tab is when the sign-in ended. */
+                        url: string;
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        outcome: "signed_in" | "wrong_password" | "captcha" | "two_factor_needed" | "code_rejected" | "no_login_form" | "form_not_accepted";
+                        /** @description The page's title there (may be empty). */
+                        title: string;
+                        /** @description How a code prompt was answered: "totp", or "otp_inbox:<entry>" for a code read from that inbox. */
+                        secondFactor?: string;
+                        /** @description two_factor_needed: the hand-off a person must finish (browser_handoff_wait with its id). */
+                        handoff?: {
+                            id: string;
+                            /** @description The link to give the person. */
+                            url: string;
+                            expiresAt: string;
+                            /** @description The server's whole-life cap cut the expiry. */
+                            capped?: boolean;
+                        };
+                        /** @description With snapshot: true, how many element refs the snapshot hands out. */
+                        refCount?: number;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    browser_extract_ai: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description One address, read in a read-only tab. */
+                    url?: string;
+                    /** @description 1-10 addresses, each extracted on its own (one result per address). */
+                    urls?: string[];
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                    tab?: string;
+                    /** @description The JSON Schema the data must match, e.g. {"type":"object","properties":{"price":{"type":"number"}},"required":["price"]}. */
+                    schema: {
+                        [key: string]: unknown;
+                    };
+                    /** @description What to extract, in words (e.g. "the price after discount"). */
+                    prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
+                    includeHidden?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description With url or tab: the page the data came from. */
+                        url?: string;
+                        /** @description The data, valid against the caller's schema (written from page text: over MCP every string in it is fenced). */
+                        data?: unknown;
+                        /** @description With url or tab: quotes backing the data, each checked to be on the page. */
+                        citations?: {
+                            /** @description The schema field the quote backs (extraction). */
+                            field?: string;
+                            /** @description The passage id the quote was found in (c1, c2, ...). */
+                            chunk: string;
+                            /** @description Words of the page, checked to be on it. */
+                            quote: string;
+                            /** @description The page the quote is on. */
+                            url: string;
+                            /** @description The headings the quote sits under, outermost first. */
+                            headingPath: string[];
+                            /** @description Where the quote starts in the page's Markdown (characters). */
+                            start: number;
+                            /** @description Where it ends in the page's Markdown (exclusive). */
+                            end: number;
+                        }[];
+                        /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
+                        warnings?: string[];
+                        /** @description With urls: one per address, in order. */
+                        results?: {
+                            /** @description An address as the page reports it. */
+                            url: string;
+                            /** @description false: this page failed (see error); the others still ran. */
+                            ok: boolean;
+                            /** @description The data, valid against the caller's schema (written from page text: over MCP every string in it is fenced). */
+                            data?: unknown;
+                            citations?: {
+                                /** @description The schema field the quote backs (extraction). */
+                                field?: string;
+                                /** @description The passage id the quote was found in (c1, c2, ...). */
+                                chunk: string;
+                                /** @description Words of the page, checked to be on it. */
+                                quote: string;
+                                /** @description The page the quote is on. */
+                                url: string;
+                                /** @description The headings the quote sits under, outermost first. */
+                                headingPath: string[];
+                                /** @description Where the quote starts in the page's Markdown (characters). */
+                                start: number;
+                                /** @description Where it ends in the page's Markdown (exclusive). */
+                                end: number;
+                            }[];
+                            /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
+                            warnings?: string[];
+                            /** @description This page's share of the call's tokens. */
+                            usage?: {
+                                /** @description Model turns sent. */
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            error?: {
+                                /** @description An error code (protocol errors table). */
+                                code: string;
+                                message: string;
+                                /** @description The page's (or the model's) words the error is about. */
+                                pageText?: string;
+                            };
+                        }[];
+                        /** @description Tokens the call spent on the model, against its budget. */
+                        usage: {
+                            /** @description The model id the turns went to. */
+                            model: string;
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                            /** @description maxTokensTotal of the call. */
+                            budget: number;
+                        };
+                        /** @description The model used. */
+                        model: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getV1BrowserSettings: {
         parameters: {
             query?: never;
@@ -19278,101 +18517,6 @@ export interface operations {
             };
         };
     };
-    postV1InboxSmsByInbox: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                inbox: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    text: string;
-                    from?: string;
-                    /** @description ISO time or epoch milliseconds */
-                    receivedAt?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    Body: string;
-                    From?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description stored; waiting browser_fill_otp calls look at it at once */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     getHandoffByToken: {
         parameters: {
             query?: never;
@@ -19493,1415 +18637,6 @@ export interface operations {
             /** @description not_found: the link is unknown or expired */
             404: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1Extract: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description One address, read in a read-only tab. */
-                    url?: string;
-                    /** @description 1-10 addresses, each extracted on its own (one result per address). */
-                    urls?: string[];
-                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
-                    tab?: string;
-                    /** @description The JSON Schema the data must match, e.g. {"type":"object","properties":{"price":{"type":"number"}},"required":["price"]}. */
-                    schema: {
-                        [key: string]: unknown;
-                    };
-                    /** @description What to extract, in words (e.g. "the price after discount"). */
-                    prompt?: string;
-                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                    model?: string;
-                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                    maxTokensTotal?: number;
-                    /**
-                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
-                     * @default false
-                     */
-                    includeHidden?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage, model (or results with urls) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description With url or tab: the page the data came from. */
-                        url?: string;
-                        /** @description The data, valid against the caller's schema (written from page text: over MCP every string in it is fenced). */
-                        data?: unknown;
-                        /** @description With url or tab: quotes backing the data, each checked to be on the page. */
-                        citations?: {
-                            /** @description The schema field the quote backs (extraction). */
-                            field?: string;
-                            /** @description The passage id the quote was found in (c1, c2, ...). */
-                            chunk: string;
-                            /** @description Words of the page, checked to be on it. */
-                            quote: string;
-                            /** @description The page the quote is on. */
-                            url: string;
-                            /** @description The headings the quote sits under, outermost first. */
-                            headingPath: string[];
-                            /** @description Where the quote starts in the page's Markdown (characters). */
-                            start: number;
-                            /** @description Where it ends in the page's Markdown (exclusive). */
-                            end: number;
-                        }[];
-                        /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
-                        warnings?: string[];
-                        /** @description With urls: one per address, in order. */
-                        results?: {
-                            /** @description An address as the page reports it. */
-                            url: string;
-                            /** @description false: this page failed (see error); the others still ran. */
-                            ok: boolean;
-                            /** @description The data, valid against the caller's schema (written from page text: over MCP every string in it is fenced). */
-                            data?: unknown;
-                            citations?: {
-                                /** @description The schema field the quote backs (extraction). */
-                                field?: string;
-                                /** @description The passage id the quote was found in (c1, c2, ...). */
-                                chunk: string;
-                                /** @description Words of the page, checked to be on it. */
-                                quote: string;
-                                /** @description The page the quote is on. */
-                                url: string;
-                                /** @description The headings the quote sits under, outermost first. */
-                                headingPath: string[];
-                                /** @description Where the quote starts in the page's Markdown (characters). */
-                                start: number;
-                                /** @description Where it ends in the page's Markdown (exclusive). */
-                                end: number;
-                            }[];
-                            /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
-                            warnings?: string[];
-                            /** @description This page's share of the call's tokens. */
-                            usage?: {
-                                /** @description Model turns sent. */
-                                turns: number;
-                                inputTokens: number;
-                                outputTokens: number;
-                            };
-                            error?: {
-                                /** @description An error code (protocol errors table). */
-                                code: string;
-                                message: string;
-                                /** @description The page's (or the model's) words the error is about. */
-                                pageText?: string;
-                            };
-                        }[];
-                        /** @description Tokens the call spent on the model, against its budget. */
-                        usage: {
-                            /** @description The model id the turns went to. */
-                            model: string;
-                            /** @description Model turns sent. */
-                            turns: number;
-                            inputTokens: number;
-                            outputTokens: number;
-                            /** @description maxTokensTotal of the call. */
-                            budget: number;
-                        };
-                        /** @description The model used. */
-                        model: string;
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1Ask: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description The question. */
-                    question: string;
-                    /** @description One address, read in a read-only tab. */
-                    url?: string;
-                    /** @description 1-10 addresses, read together: the answer may draw on all of them. */
-                    urls?: string[];
-                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
-                    tab?: string;
-                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                    model?: string;
-                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                    maxTokensTotal?: number;
-                    /**
-                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
-                     * @default false
-                     */
-                    includeHidden?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description The model's answer, from the pages' text. */
-                        answer: string;
-                        /** @description Quotes backing the answer, each checked to be on a page. */
-                        citations: {
-                            /** @description The schema field the quote backs (extraction). */
-                            field?: string;
-                            /** @description The passage id the quote was found in (c1, c2, ...). */
-                            chunk: string;
-                            /** @description Words of the page, checked to be on it. */
-                            quote: string;
-                            /** @description The page the quote is on. */
-                            url: string;
-                            /** @description The headings the quote sits under, outermost first. */
-                            headingPath: string[];
-                            /** @description Where the quote starts in the page's Markdown (characters). */
-                            start: number;
-                            /** @description Where it ends in the page's Markdown (exclusive). */
-                            end: number;
-                        }[];
-                        /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
-                        warnings: string[];
-                        /** @description Addresses that could not be read; the answer comes from the others. */
-                        failed?: {
-                            /** @description An address as the page reports it. */
-                            url: string;
-                            error: string;
-                        }[];
-                        /** @description Tokens the call spent on the model, against its budget. */
-                        usage: {
-                            /** @description The model id the turns went to. */
-                            model: string;
-                            /** @description Model turns sent. */
-                            turns: number;
-                            inputTokens: number;
-                            outputTokens: number;
-                            /** @description maxTokensTotal of the call. */
-                            budget: number;
-                        };
-                        /** @description The model used. */
-                        model: string;
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1Extractors: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description extractors: every extractor of the caller (id, name, version, model, learnedOn, schema, prompt, fields, createdAt, updatedAt) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description Most recently updated first. */
-                        extractors: {
-                            /** @description ext_ and 16 hex digits. */
-                            id: string;
-                            /** @description The caller's name for it, else the host and path of the page it was learned on. */
-                            name: string;
-                            /** @description 1 when learned; one more at each re-learn. */
-                            version: number;
-                            /** @description The model that learned it (and re-learns it). */
-                            model: string;
-                            /** @description The page the current version was proven on. */
-                            learnedOn: string;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description The JSON Schema it was learned for. */
-                            schema: {
-                                [key: string]: unknown;
-                            };
-                            prompt?: string;
-                            /** @description The selector of each field, by name. */
-                            fields: {
-                                [key: string]: {
-                                    /** @description CSS selector of the element(s); a model chose it from the page's ids and classes. */
-                                    css: string;
-                                    /** @description Read this attribute instead of the element's text. */
-                                    attr?: string;
-                                    /** @description Every match, as a list. */
-                                    all?: boolean;
-                                };
-                            };
-                        }[];
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1Extractors: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description A name to find it by. Default: the page's host and path. */
-                    name?: string;
-                    url?: string;
-                    /** @description A tab id (t1, or <profile>/t1): the page as it is now. */
-                    tab?: string;
-                    /** @description A JSON Schema object whose properties are the fields: text, numbers, booleans or lists of them. */
-                    schema: {
-                        [key: string]: unknown;
-                    };
-                    /** @description What to read, in words (e.g. "the price after discount"). */
-                    prompt?: string;
-                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                    model?: string;
-                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                    maxTokensTotal?: number;
-                    /**
-                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
-                     * @default false
-                     */
-                    includeHidden?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description The new extractor id. */
-                        id: string;
-                        extractor: {
-                            /** @description ext_ and 16 hex digits. */
-                            id: string;
-                            /** @description The caller's name for it, else the host and path of the page it was learned on. */
-                            name: string;
-                            /** @description 1 when learned; one more at each re-learn. */
-                            version: number;
-                            /** @description The model that learned it (and re-learns it). */
-                            model: string;
-                            /** @description The page the current version was proven on. */
-                            learnedOn: string;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description The JSON Schema it was learned for. */
-                            schema: {
-                                [key: string]: unknown;
-                            };
-                            prompt?: string;
-                            /** @description The selector of each field, by name. */
-                            fields: {
-                                [key: string]: {
-                                    /** @description CSS selector of the element(s); a model chose it from the page's ids and classes. */
-                                    css: string;
-                                    /** @description Read this attribute instead of the element's text. */
-                                    attr?: string;
-                                    /** @description Every match, as a list. */
-                                    all?: boolean;
-                                };
-                            };
-                        };
-                        /** @description The values read, by field name (text, numbers, booleans or lists of them, as the extractor's schema says). */
-                        data: unknown;
-                        /** @description Tokens the call spent on the model, against its budget. */
-                        usage: {
-                            /** @description The model id the turns went to. */
-                            model: string;
-                            /** @description Model turns sent. */
-                            turns: number;
-                            inputTokens: number;
-                            outputTokens: number;
-                            /** @description maxTokensTotal of the call. */
-                            budget: number;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1ExtractorsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description ext_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description extractor */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        extractor: {
-                            /** @description ext_ and 16 hex digits. */
-                            id: string;
-                            /** @description The caller's name for it, else the host and path of the page it was learned on. */
-                            name: string;
-                            /** @description 1 when learned; one more at each re-learn. */
-                            version: number;
-                            /** @description The model that learned it (and re-learns it). */
-                            model: string;
-                            /** @description The page the current version was proven on. */
-                            learnedOn: string;
-                            createdAt: string;
-                            updatedAt: string;
-                            /** @description The JSON Schema it was learned for. */
-                            schema: {
-                                [key: string]: unknown;
-                            };
-                            prompt?: string;
-                            /** @description The selector of each field, by name. */
-                            fields: {
-                                [key: string]: {
-                                    /** @description CSS selector of the element(s); a model chose it from the page's ids and classes. */
-                                    css: string;
-                                    /** @description Read this attribute instead of the element's text. */
-                                    attr?: string;
-                                    /** @description Every match, as a list. */
-                                    all?: boolean;
-                                };
-                            };
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteV1ExtractorsById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description ext_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description deleted: the id */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        /** @description The id deleted. */
-                        deleted: string;
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1ExtractorsByIdRun: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description ext_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description The extractor id (ext_ and 16 hex digits) extractor_learn answered. */
-                    id: string;
-                    url?: string;
-                    /** @description Addresses read one after another, 1-20. */
-                    urls?: string[];
-                    /** @description A tab id (t1, or <profile>/t1): the page as it is now. */
-                    tab?: string;
-                    /** @description Re-learn once when required fields stop matching. Default true. */
-                    relearn?: boolean;
-                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                    model?: string;
-                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                    maxTokensTotal?: number;
-                    /**
-                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
-                     * @default false
-                     */
-                    includeHidden?: boolean;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        extractor: {
-                            id: string;
-                            /** @description The version after the run. */
-                            version: number;
-                            /** @description The run re-learned it (version is new). */
-                            relearned: boolean;
-                        };
-                        /** @description One per page, in order. */
-                        results: {
-                            /** @description An address as the page reports it. */
-                            url: string;
-                            /** @description Every required field matched and the values satisfy the schema. */
-                            ok: boolean;
-                            /** @description The values read, by field name (text, numbers, booleans or lists of them, as the extractor's schema says). */
-                            data?: unknown;
-                            /** @description Required fields that matched nothing. */
-                            missing?: string[];
-                            /** @description Schema violations of the values read. */
-                            errors?: string[];
-                            /** @description The version whose selectors read this page. */
-                            version?: number;
-                            /** @description This page made the run re-learn the extractor. */
-                            relearned?: boolean;
-                            /** @description Why the page could not be read, or why re-learning on it failed. */
-                            error?: string;
-                        }[];
-                        /** @description Tokens the call spent on the model, against its budget. */
-                        usage?: {
-                            /** @description The model id the turns went to. */
-                            model: string;
-                            /** @description Model turns sent. */
-                            turns: number;
-                            inputTokens: number;
-                            outputTokens: number;
-                            /** @description maxTokensTotal of the call. */
-                            budget: number;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1Caches: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description caches: name, entries, bytes, updatedAt */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteV1CachesByName: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description letters, digits, ".", "_", "-" */
-                name: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description deleted: name, deleted */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21051,1427 +18786,6 @@ export interface operations {
             /** @description timeout */
             504: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1Vault: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    putV1VaultByName: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The site's host, e.g. github.com */
-                name: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @constant */
-                    kind?: "login";
-                    /** @description The http(s) page where you sign in. */
-                    loginUrl?: string;
-                    /** @description Field name to value; merged into what the entry holds (at most 50 fields in all). */
-                    fields?: {
-                        [key: string]: string;
-                    };
-                } | {
-                    /** @constant */
-                    kind: "otp_inbox";
-                    imap: {
-                        host: string;
-                        port: number;
-                        user: string;
-                        /** @description The mailbox password (write-only). */
-                        password: string;
-                        /** @default true */
-                        tls?: boolean;
-                    };
-                } | {
-                    /** @constant */
-                    kind: "otp_inbox";
-                    /** @constant */
-                    sms: true;
-                };
-            };
-        };
-        responses: {
-            /** @description entry (as GET /v1/vault lists it); for an SMS inbox also forwardUrl and secret */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteV1VaultByName: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The site's host, e.g. github.com */
-                name: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description deleted */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteV1VaultByNameFieldsByField: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The site's host, e.g. github.com */
-                name: string;
-                field: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description deleted */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1Research: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description The question, 1-2000 characters. */
-                    question: string;
-                    /** @description Result pages to read, 1-20. Default 5. */
-                    maxSources?: number;
-                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                    model?: string;
-                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                    maxTokensTotal?: number;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description res_ and 16 hex digits. */
-                        id: string;
-                        research: {
-                            id: string;
-                            question: string;
-                            /** @description The model's answer, written from the pages read. */
-                            answer: string;
-                            /** @description Every quote here was found on its page. */
-                            citations: {
-                                url: string;
-                                /** @description Found on the page, as the model quoted it. */
-                                quote: string;
-                                /** @description The passage of the page the quote is in. */
-                                chunk: string;
-                                headingPath: string[];
-                                start: number;
-                                end: number;
-                            }[];
-                            sources: {
-                                url: string;
-                                title?: string;
-                                /** @description The search backend's snippet. */
-                                snippet?: string;
-                                /** @description False when the page could not be read (it gave nothing to the answer). */
-                                ok: boolean;
-                                error?: string;
-                            }[];
-                            warnings: string[];
-                            model: string;
-                            /** @description Model turns and tokens used. */
-                            usage: {
-                                turns: number;
-                                inputTokens: number;
-                                outputTokens: number;
-                            };
-                            createdAt: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1ResearchById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description res_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description res_ and 16 hex digits. */
-                        id: string;
-                        research: {
-                            id: string;
-                            question: string;
-                            /** @description The model's answer, written from the pages read. */
-                            answer: string;
-                            /** @description Every quote here was found on its page. */
-                            citations: {
-                                url: string;
-                                /** @description Found on the page, as the model quoted it. */
-                                quote: string;
-                                /** @description The passage of the page the quote is in. */
-                                chunk: string;
-                                headingPath: string[];
-                                start: number;
-                                end: number;
-                            }[];
-                            sources: {
-                                url: string;
-                                title?: string;
-                                /** @description The search backend's snippet. */
-                                snippet?: string;
-                                /** @description False when the page could not be read (it gave nothing to the answer). */
-                                ok: boolean;
-                                error?: string;
-                            }[];
-                            warnings: string[];
-                            model: string;
-                            /** @description Model turns and tokens used. */
-                            usage: {
-                                turns: number;
-                                inputTokens: number;
-                                outputTokens: number;
-                            };
-                            createdAt: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1Tasks: {
-        parameters: {
-            query?: {
-                state?: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description Newest first. */
-                        tasks: {
-                            id: string;
-                            state: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
-                            goal: string;
-                            model: string;
-                            startUrl?: string;
-                            maxSteps: number;
-                            maxTokensTotal: number;
-                            /** @description Model turns taken so far. */
-                            step: number;
-                            /** @description Model turns and tokens used. */
-                            usage: {
-                                turns: number;
-                                inputTokens: number;
-                                outputTokens: number;
-                            };
-                            /** @description The tool calls the task made. */
-                            calls: {
-                                step: number;
-                                tool: string;
-                                /** @description ok, needs_approval, or the error code. */
-                                outcome: string;
-                            }[];
-                            /** @description While paused: the hand-off a person must finish. */
-                            handoff?: {
-                                id: string;
-                                url: string;
-                            };
-                            /** @description What task_done answered (succeeded): any JSON value the model gave, written from the pages it read. */
-                            result?: unknown;
-                            /** @description Why it failed. */
-                            error?: {
-                                code: string;
-                                /** @description Our words. */
-                                message: string;
-                                /** @description The words of a page, model or provider the error is about. */
-                                pageText?: string;
-                            };
-                            createdAt: string;
-                            updatedAt: string;
-                            finishedAt?: string;
-                        }[];
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1Tasks: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description What the task should achieve, in plain words, 1-4000 characters. */
-                    goal: string;
-                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
-                    model?: string;
-                    /** @description A page the task opens first (http or https). */
-                    startUrl?: string;
-                    /** @description Model turns at most, 1-100. Default 30. */
-                    maxSteps?: number;
-                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
-                    maxTokensTotal?: number;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        /** @description task_ and 16 hex digits. */
-                        id: string;
-                        task: {
-                            id: string;
-                            state: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
-                            goal: string;
-                            model: string;
-                            startUrl?: string;
-                            maxSteps: number;
-                            maxTokensTotal: number;
-                            /** @description Model turns taken so far. */
-                            step: number;
-                            /** @description Model turns and tokens used. */
-                            usage: {
-                                turns: number;
-                                inputTokens: number;
-                                outputTokens: number;
-                            };
-                            /** @description The tool calls the task made. */
-                            calls: {
-                                step: number;
-                                tool: string;
-                                /** @description ok, needs_approval, or the error code. */
-                                outcome: string;
-                            }[];
-                            /** @description While paused: the hand-off a person must finish. */
-                            handoff?: {
-                                id: string;
-                                url: string;
-                            };
-                            /** @description What task_done answered (succeeded): any JSON value the model gave, written from the pages it read. */
-                            result?: unknown;
-                            /** @description Why it failed. */
-                            error?: {
-                                code: string;
-                                /** @description Our words. */
-                                message: string;
-                                /** @description The words of a page, model or provider the error is about. */
-                                pageText?: string;
-                            };
-                            createdAt: string;
-                            updatedAt: string;
-                            finishedAt?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_configured */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getV1TasksById: {
-        parameters: {
-            query?: {
-                waitS?: number;
-            };
-            header?: never;
-            path: {
-                /** @description task_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description task_ and 16 hex digits. */
-                        id: string;
-                        task: {
-                            id: string;
-                            state: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
-                            goal: string;
-                            model: string;
-                            startUrl?: string;
-                            maxSteps: number;
-                            maxTokensTotal: number;
-                            /** @description Model turns taken so far. */
-                            step: number;
-                            /** @description Model turns and tokens used. */
-                            usage: {
-                                turns: number;
-                                inputTokens: number;
-                                outputTokens: number;
-                            };
-                            /** @description The tool calls the task made. */
-                            calls: {
-                                step: number;
-                                tool: string;
-                                /** @description ok, needs_approval, or the error code. */
-                                outcome: string;
-                            }[];
-                            /** @description While paused: the hand-off a person must finish. */
-                            handoff?: {
-                                id: string;
-                                url: string;
-                            };
-                            /** @description What task_done answered (succeeded): any JSON value the model gave, written from the pages it read. */
-                            result?: unknown;
-                            /** @description Why it failed. */
-                            error?: {
-                                code: string;
-                                /** @description Our words. */
-                                message: string;
-                                /** @description The words of a page, model or provider the error is about. */
-                                pageText?: string;
-                            };
-                            createdAt: string;
-                            updatedAt: string;
-                            finishedAt?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    deleteV1TasksById: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description task_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        /** @description The task deleted. */
-                        id: string;
-                        /** @constant */
-                        deleted: true;
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1TasksByIdCancel: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description task_ and 16 hex digits; another user's id is not_found. */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        /** @description task_ and 16 hex digits. */
-                        id: string;
-                        task: {
-                            id: string;
-                            state: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
-                            goal: string;
-                            model: string;
-                            startUrl?: string;
-                            maxSteps: number;
-                            maxTokensTotal: number;
-                            /** @description Model turns taken so far. */
-                            step: number;
-                            /** @description Model turns and tokens used. */
-                            usage: {
-                                turns: number;
-                                inputTokens: number;
-                                outputTokens: number;
-                            };
-                            /** @description The tool calls the task made. */
-                            calls: {
-                                step: number;
-                                tool: string;
-                                /** @description ok, needs_approval, or the error code. */
-                                outcome: string;
-                            }[];
-                            /** @description While paused: the hand-off a person must finish. */
-                            handoff?: {
-                                id: string;
-                                url: string;
-                            };
-                            /** @description What task_done answered (succeeded): any JSON value the model gave, written from the pages it read. */
-                            result?: unknown;
-                            /** @description Why it failed. */
-                            error?: {
-                                code: string;
-                                /** @description Our words. */
-                                message: string;
-                                /** @description The words of a page, model or provider the error is about. */
-                                pageText?: string;
-                            };
-                            createdAt: string;
-                            updatedAt: string;
-                            finishedAt?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25340,6 +21654,3692 @@ export interface operations {
                 headers: {
                     /** @description The methods this path takes. */
                     Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Caches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description caches: name, entries, bytes, updatedAt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1CachesByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description letters, digits, ".", "_", "-" */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted: name, deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Vault: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description entries: name, kind, loginUrl, field names, inbox kind and where (imapHost, or the SMS forwardUrl); never a value */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putV1VaultByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The site's host, e.g. github.com */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    kind?: "login";
+                    /** @description The http(s) page where you sign in. */
+                    loginUrl?: string;
+                    /** @description Field name to value; merged into what the entry holds (at most 50 fields in all). */
+                    fields?: {
+                        [key: string]: string;
+                    };
+                } | {
+                    /** @constant */
+                    kind: "otp_inbox";
+                    imap: {
+                        host: string;
+                        port: number;
+                        user: string;
+                        /** @description The mailbox password (write-only). */
+                        password: string;
+                        /** @default true */
+                        tls?: boolean;
+                    };
+                } | {
+                    /** @constant */
+                    kind: "otp_inbox";
+                    /** @constant */
+                    sms: true;
+                };
+            };
+        };
+        responses: {
+            /** @description entry (as GET /v1/vault lists it); for an SMS inbox also forwardUrl and secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1VaultByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The site's host, e.g. github.com */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1VaultByNameFieldsByField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The site's host, e.g. github.com */
+                name: string;
+                field: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1InboxSmsByInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                inbox: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    text: string;
+                    from?: string;
+                    /** @description ISO time or epoch milliseconds */
+                    receivedAt?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    Body: string;
+                    From?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description stored; waiting browser_fill_otp calls look at it at once */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Extract: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description One address, read in a read-only tab. */
+                    url?: string;
+                    /** @description 1-10 addresses, each extracted on its own (one result per address). */
+                    urls?: string[];
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                    tab?: string;
+                    /** @description The JSON Schema the data must match, e.g. {"type":"object","properties":{"price":{"type":"number"}},"required":["price"]}. */
+                    schema: {
+                        [key: string]: unknown;
+                    };
+                    /** @description What to extract, in words (e.g. "the price after discount"). */
+                    prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
+                    includeHidden?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage, model (or results with urls) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description With url or tab: the page the data came from. */
+                        url?: string;
+                        /** @description The data, valid against the caller's schema (written from page text: over MCP every string in it is fenced). */
+                        data?: unknown;
+                        /** @description With url or tab: quotes backing the data, each checked to be on the page. */
+                        citations?: {
+                            /** @description The schema field the quote backs (extraction). */
+                            field?: string;
+                            /** @description The passage id the quote was found in (c1, c2, ...). */
+                            chunk: string;
+                            /** @description Words of the page, checked to be on it. */
+                            quote: string;
+                            /** @description The page the quote is on. */
+                            url: string;
+                            /** @description The headings the quote sits under, outermost first. */
+                            headingPath: string[];
+                            /** @description Where the quote starts in the page's Markdown (characters). */
+                            start: number;
+                            /** @description Where it ends in the page's Markdown (exclusive). */
+                            end: number;
+                        }[];
+                        /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
+                        warnings?: string[];
+                        /** @description With urls: one per address, in order. */
+                        results?: {
+                            /** @description An address as the page reports it. */
+                            url: string;
+                            /** @description false: this page failed (see error); the others still ran. */
+                            ok: boolean;
+                            /** @description The data, valid against the caller's schema (written from page text: over MCP every string in it is fenced). */
+                            data?: unknown;
+                            citations?: {
+                                /** @description The schema field the quote backs (extraction). */
+                                field?: string;
+                                /** @description The passage id the quote was found in (c1, c2, ...). */
+                                chunk: string;
+                                /** @description Words of the page, checked to be on it. */
+                                quote: string;
+                                /** @description The page the quote is on. */
+                                url: string;
+                                /** @description The headings the quote sits under, outermost first. */
+                                headingPath: string[];
+                                /** @description Where the quote starts in the page's Markdown (characters). */
+                                start: number;
+                                /** @description Where it ends in the page's Markdown (exclusive). */
+                                end: number;
+                            }[];
+                            /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
+                            warnings?: string[];
+                            /** @description This page's share of the call's tokens. */
+                            usage?: {
+                                /** @description Model turns sent. */
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            error?: {
+                                /** @description An error code (protocol errors table). */
+                                code: string;
+                                message: string;
+                                /** @description The page's (or the model's) words the error is about. */
+                                pageText?: string;
+                            };
+                        }[];
+                        /** @description Tokens the call spent on the model, against its budget. */
+                        usage: {
+                            /** @description The model id the turns went to. */
+                            model: string;
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                            /** @description maxTokensTotal of the call. */
+                            budget: number;
+                        };
+                        /** @description The model used. */
+                        model: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Ask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The question. */
+                    question: string;
+                    /** @description One address, read in a read-only tab. */
+                    url?: string;
+                    /** @description 1-10 addresses, read together: the answer may draw on all of them. */
+                    urls?: string[];
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                    tab?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
+                    includeHidden?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description The model's answer, from the pages' text. */
+                        answer: string;
+                        /** @description Quotes backing the answer, each checked to be on a page. */
+                        citations: {
+                            /** @description The schema field the quote backs (extraction). */
+                            field?: string;
+                            /** @description The passage id the quote was found in (c1, c2, ...). */
+                            chunk: string;
+                            /** @description Words of the page, checked to be on it. */
+                            quote: string;
+                            /** @description The page the quote is on. */
+                            url: string;
+                            /** @description The headings the quote sits under, outermost first. */
+                            headingPath: string[];
+                            /** @description Where the quote starts in the page's Markdown (characters). */
+                            start: number;
+                            /** @description Where it ends in the page's Markdown (exclusive). */
+                            end: number;
+                        }[];
+                        /** @description Citations dropped (their quote is not on the page) and other notes on the answer. */
+                        warnings: string[];
+                        /** @description Addresses that could not be read; the answer comes from the others. */
+                        failed?: {
+                            /** @description An address as the page reports it. */
+                            url: string;
+                            error: string;
+                        }[];
+                        /** @description Tokens the call spent on the model, against its budget. */
+                        usage: {
+                            /** @description The model id the turns went to. */
+                            model: string;
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                            /** @description maxTokensTotal of the call. */
+                            budget: number;
+                        };
+                        /** @description The model used. */
+                        model: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1TabsByIdObserve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tab id (t2, or <profile>%2Ft2); another user's tab is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The tab, such as "t2" (a named profile's tab is "<profile>/t2"); the route takes it from the path. */
+                    tab: string;
+                    /** @description What you want to do on the page, 1-2000 characters. */
+                    instruction: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Best first; none when nothing on the page fits. */
+                        candidates: {
+                            /** @description The model's words for the action (about page text). */
+                            description: string;
+                            /** @description The element ref in the current snapshot. */
+                            ref?: string;
+                            /** @description The element the call aims at. */
+                            element?: {
+                                role: string;
+                                /** @description Its accessible name (the page chose it). */
+                                name: string;
+                                /** @description Which of the elements with this role and name, from 0 in snapshot order. */
+                                nth: number;
+                            };
+                            /** @description The interaction tool that would do it. */
+                            tool: string;
+                            /** @description The tool's arguments (without tab). */
+                            args: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                        /** @description Candidates dropped (not an interaction tool, or an element not on the page); they quote the model. */
+                        warnings: string[];
+                        /** @description The model id that answered. */
+                        model: string;
+                        /** @description Tokens this call spent on the model. */
+                        usage: {
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1TabsByIdAct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tab id (t2, or <profile>%2Ft2); another user's tab is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The tab, such as "t2" (a named profile's tab is "<profile>/t2"); the route takes it from the path. */
+                    tab: string;
+                    /** @description The step, in plain words, 1-2000 characters. */
+                    action: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                    /** @description Use and fill the action cache. Default true. */
+                    cache?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description Replayed from the action cache: no model request. */
+                        cached: boolean;
+                        /** @description The model that chose the step (for a replay, the one that chose it first). */
+                        model: string;
+                        /** @description Tokens this call spent on the model. */
+                        usage: {
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                        };
+                        /** @description The tool calls chosen (or replayed), in order. */
+                        steps: {
+                            tool: string;
+                            /** @description The tool's arguments (without tab). */
+                            args: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The element the call aims at. */
+                            element?: {
+                                role: string;
+                                /** @description Its accessible name (the page chose it). */
+                                name: string;
+                                /** @description Which of the elements with this role and name, from 0 in snapshot order. */
+                                nth: number;
+                            };
+                        }[];
+                        /** @description Each step's own result as its tool answers over REST (ok, its fields, text), for the steps that ran. */
+                        results: {
+                            [key: string]: unknown;
+                        }[];
+                        warnings: string[];
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval?: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1TabsByIdValidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tab id (t2, or <profile>%2Ft2); another user's tab is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The tab, such as "t2" (a named profile's tab is "<profile>/t2"); the route takes it from the path. */
+                    tab: string;
+                    /** @description What should be true of the page, 1-2000 characters. */
+                    assertion: string;
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
+                    includeHidden?: boolean;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description The assertion holds: the model said so and quoted the page. */
+                        pass: boolean;
+                        /** @description What the model said, before its quote was checked. */
+                        modelPass: boolean;
+                        /** @description The model's reason (its words about page text). */
+                        reason: string;
+                        warnings: string[];
+                        /** @description The model id that answered. */
+                        model: string;
+                        /** @description Tokens this call spent on the model. */
+                        usage: {
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                        };
+                        /** @description The words of the page that show it, checked to be on the page. */
+                        quote?: string;
+                        citation?: {
+                            /** @description The schema field the quote backs (extraction). */
+                            field?: string;
+                            /** @description The passage id the quote was found in (c1, c2, ...). */
+                            chunk: string;
+                            /** @description Words of the page, checked to be on it. */
+                            quote: string;
+                            /** @description The page the quote is on. */
+                            url: string;
+                            /** @description The headings the quote sits under, outermost first. */
+                            headingPath: string[];
+                            /** @description Where the quote starts in the page's Markdown (characters). */
+                            start: number;
+                            /** @description Where it ends in the page's Markdown (exclusive). */
+                            end: number;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Extractors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description extractors: every extractor of the caller (id, name, version, model, learnedOn, schema, prompt, fields, createdAt, updatedAt) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description Most recently updated first. */
+                        extractors: {
+                            /** @description ext_ and 16 hex digits. */
+                            id: string;
+                            /** @description The caller's name for it, else the host and path of the page it was learned on. */
+                            name: string;
+                            /** @description 1 when learned; one more at each re-learn. */
+                            version: number;
+                            /** @description The model that learned it (and re-learns it). */
+                            model: string;
+                            /** @description The page the current version was proven on. */
+                            learnedOn: string;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description The JSON Schema it was learned for. */
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                            prompt?: string;
+                            /** @description The selector of each field, by name. */
+                            fields: {
+                                [key: string]: {
+                                    /** @description CSS selector of the element(s); a model chose it from the page's ids and classes. */
+                                    css: string;
+                                    /** @description Read this attribute instead of the element's text. */
+                                    attr?: string;
+                                    /** @description Every match, as a list. */
+                                    all?: boolean;
+                                };
+                            };
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Extractors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A name to find it by. Default: the page's host and path. */
+                    name?: string;
+                    url?: string;
+                    /** @description A tab id (t1, or <profile>/t1): the page as it is now. */
+                    tab?: string;
+                    /** @description A JSON Schema object whose properties are the fields: text, numbers, booleans or lists of them. */
+                    schema: {
+                        [key: string]: unknown;
+                    };
+                    /** @description What to read, in words (e.g. "the price after discount"). */
+                    prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
+                    includeHidden?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description The new extractor id. */
+                        id: string;
+                        extractor: {
+                            /** @description ext_ and 16 hex digits. */
+                            id: string;
+                            /** @description The caller's name for it, else the host and path of the page it was learned on. */
+                            name: string;
+                            /** @description 1 when learned; one more at each re-learn. */
+                            version: number;
+                            /** @description The model that learned it (and re-learns it). */
+                            model: string;
+                            /** @description The page the current version was proven on. */
+                            learnedOn: string;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description The JSON Schema it was learned for. */
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                            prompt?: string;
+                            /** @description The selector of each field, by name. */
+                            fields: {
+                                [key: string]: {
+                                    /** @description CSS selector of the element(s); a model chose it from the page's ids and classes. */
+                                    css: string;
+                                    /** @description Read this attribute instead of the element's text. */
+                                    attr?: string;
+                                    /** @description Every match, as a list. */
+                                    all?: boolean;
+                                };
+                            };
+                        };
+                        /** @description The values read, by field name (text, numbers, booleans or lists of them, as the extractor's schema says). */
+                        data: unknown;
+                        /** @description Tokens the call spent on the model, against its budget. */
+                        usage: {
+                            /** @description The model id the turns went to. */
+                            model: string;
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                            /** @description maxTokensTotal of the call. */
+                            budget: number;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1ExtractorsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ext_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description extractor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        extractor: {
+                            /** @description ext_ and 16 hex digits. */
+                            id: string;
+                            /** @description The caller's name for it, else the host and path of the page it was learned on. */
+                            name: string;
+                            /** @description 1 when learned; one more at each re-learn. */
+                            version: number;
+                            /** @description The model that learned it (and re-learns it). */
+                            model: string;
+                            /** @description The page the current version was proven on. */
+                            learnedOn: string;
+                            createdAt: string;
+                            updatedAt: string;
+                            /** @description The JSON Schema it was learned for. */
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                            prompt?: string;
+                            /** @description The selector of each field, by name. */
+                            fields: {
+                                [key: string]: {
+                                    /** @description CSS selector of the element(s); a model chose it from the page's ids and classes. */
+                                    css: string;
+                                    /** @description Read this attribute instead of the element's text. */
+                                    attr?: string;
+                                    /** @description Every match, as a list. */
+                                    all?: boolean;
+                                };
+                            };
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1ExtractorsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ext_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted: the id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        /** @description The id deleted. */
+                        deleted: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1ExtractorsByIdRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ext_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The extractor id (ext_ and 16 hex digits) extractor_learn answered. */
+                    id: string;
+                    url?: string;
+                    /** @description Addresses read one after another, 1-20. */
+                    urls?: string[];
+                    /** @description A tab id (t1, or <profile>/t1): the page as it is now. */
+                    tab?: string;
+                    /** @description Re-learn once when required fields stop matching. Default true. */
+                    relearn?: boolean;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
+                    includeHidden?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        extractor: {
+                            id: string;
+                            /** @description The version after the run. */
+                            version: number;
+                            /** @description The run re-learned it (version is new). */
+                            relearned: boolean;
+                        };
+                        /** @description One per page, in order. */
+                        results: {
+                            /** @description An address as the page reports it. */
+                            url: string;
+                            /** @description Every required field matched and the values satisfy the schema. */
+                            ok: boolean;
+                            /** @description The values read, by field name (text, numbers, booleans or lists of them, as the extractor's schema says). */
+                            data?: unknown;
+                            /** @description Required fields that matched nothing. */
+                            missing?: string[];
+                            /** @description Schema violations of the values read. */
+                            errors?: string[];
+                            /** @description The version whose selectors read this page. */
+                            version?: number;
+                            /** @description This page made the run re-learn the extractor. */
+                            relearned?: boolean;
+                            /** @description Why the page could not be read, or why re-learning on it failed. */
+                            error?: string;
+                        }[];
+                        /** @description Tokens the call spent on the model, against its budget. */
+                        usage?: {
+                            /** @description The model id the turns went to. */
+                            model: string;
+                            /** @description Model turns sent. */
+                            turns: number;
+                            inputTokens: number;
+                            outputTokens: number;
+                            /** @description maxTokensTotal of the call. */
+                            budget: number;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Models: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the model ids a call may choose */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        models: {
+                            id: string;
+                            /** @enum {string} */
+                            provider: "openai" | "anthropic" | "gemini";
+                            default: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Usage: {
+        parameters: {
+            query?: {
+                /** @description First day (YYYY-MM-DD, UTC), inclusive */
+                from?: string;
+                /** @description Last day (YYYY-MM-DD, UTC), inclusive */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description model tokens per day and model, as the providers reported them */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        models: {
+                            day?: string;
+                            model?: string;
+                            requests?: number;
+                            inputTokens?: number;
+                            outputTokens?: number;
+                        }[];
+                        totals: Record<string, never>;
+                        cdpSessionMinutes?: number;
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Research: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description The question, 1-2000 characters. */
+                    question: string;
+                    /** @description Result pages to read, 1-20. Default 5. */
+                    maxSources?: number;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description res_ and 16 hex digits. */
+                        id: string;
+                        research: {
+                            id: string;
+                            question: string;
+                            /** @description The model's answer, written from the pages read. */
+                            answer: string;
+                            /** @description Every quote here was found on its page. */
+                            citations: {
+                                url: string;
+                                /** @description Found on the page, as the model quoted it. */
+                                quote: string;
+                                /** @description The passage of the page the quote is in. */
+                                chunk: string;
+                                headingPath: string[];
+                                start: number;
+                                end: number;
+                            }[];
+                            sources: {
+                                url: string;
+                                title?: string;
+                                /** @description The search backend's snippet. */
+                                snippet?: string;
+                                /** @description False when the page could not be read (it gave nothing to the answer). */
+                                ok: boolean;
+                                error?: string;
+                            }[];
+                            warnings: string[];
+                            model: string;
+                            /** @description Model turns and tokens used. */
+                            usage: {
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            createdAt: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1ResearchById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description res_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description res_ and 16 hex digits. */
+                        id: string;
+                        research: {
+                            id: string;
+                            question: string;
+                            /** @description The model's answer, written from the pages read. */
+                            answer: string;
+                            /** @description Every quote here was found on its page. */
+                            citations: {
+                                url: string;
+                                /** @description Found on the page, as the model quoted it. */
+                                quote: string;
+                                /** @description The passage of the page the quote is in. */
+                                chunk: string;
+                                headingPath: string[];
+                                start: number;
+                                end: number;
+                            }[];
+                            sources: {
+                                url: string;
+                                title?: string;
+                                /** @description The search backend's snippet. */
+                                snippet?: string;
+                                /** @description False when the page could not be read (it gave nothing to the answer). */
+                                ok: boolean;
+                                error?: string;
+                            }[];
+                            warnings: string[];
+                            model: string;
+                            /** @description Model turns and tokens used. */
+                            usage: {
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            createdAt: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Tasks: {
+        parameters: {
+            query?: {
+                state?: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description Newest first. */
+                        tasks: {
+                            id: string;
+                            state: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
+                            goal: string;
+                            model: string;
+                            startUrl?: string;
+                            maxSteps: number;
+                            maxTokensTotal: number;
+                            /** @description Model turns taken so far. */
+                            step: number;
+                            /** @description Model turns and tokens used. */
+                            usage: {
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            /** @description The tool calls the task made. */
+                            calls: {
+                                step: number;
+                                tool: string;
+                                /** @description ok, needs_approval, or the error code. */
+                                outcome: string;
+                            }[];
+                            /** @description While paused: the hand-off a person must finish. */
+                            handoff?: {
+                                id: string;
+                                url: string;
+                            };
+                            /** @description What task_done answered (succeeded): any JSON value the model gave, written from the pages it read. */
+                            result?: unknown;
+                            /** @description Why it failed. */
+                            error?: {
+                                code: string;
+                                /** @description Our words. */
+                                message: string;
+                                /** @description The words of a page, model or provider the error is about. */
+                                pageText?: string;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                            finishedAt?: string;
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Tasks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description What the task should achieve, in plain words, 1-4000 characters. */
+                    goal: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
+                    model?: string;
+                    /** @description A page the task opens first (http or https). */
+                    startUrl?: string;
+                    /** @description Model turns at most, 1-100. Default 30. */
+                    maxSteps?: number;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
+                    maxTokensTotal?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        /** @description task_ and 16 hex digits. */
+                        id: string;
+                        task: {
+                            id: string;
+                            state: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
+                            goal: string;
+                            model: string;
+                            startUrl?: string;
+                            maxSteps: number;
+                            maxTokensTotal: number;
+                            /** @description Model turns taken so far. */
+                            step: number;
+                            /** @description Model turns and tokens used. */
+                            usage: {
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            /** @description The tool calls the task made. */
+                            calls: {
+                                step: number;
+                                tool: string;
+                                /** @description ok, needs_approval, or the error code. */
+                                outcome: string;
+                            }[];
+                            /** @description While paused: the hand-off a person must finish. */
+                            handoff?: {
+                                id: string;
+                                url: string;
+                            };
+                            /** @description What task_done answered (succeeded): any JSON value the model gave, written from the pages it read. */
+                            result?: unknown;
+                            /** @description Why it failed. */
+                            error?: {
+                                code: string;
+                                /** @description Our words. */
+                                message: string;
+                                /** @description The words of a page, model or provider the error is about. */
+                                pageText?: string;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                            finishedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_configured */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1TasksById: {
+        parameters: {
+            query?: {
+                waitS?: number;
+            };
+            header?: never;
+            path: {
+                /** @description task_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description task_ and 16 hex digits. */
+                        id: string;
+                        task: {
+                            id: string;
+                            state: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
+                            goal: string;
+                            model: string;
+                            startUrl?: string;
+                            maxSteps: number;
+                            maxTokensTotal: number;
+                            /** @description Model turns taken so far. */
+                            step: number;
+                            /** @description Model turns and tokens used. */
+                            usage: {
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            /** @description The tool calls the task made. */
+                            calls: {
+                                step: number;
+                                tool: string;
+                                /** @description ok, needs_approval, or the error code. */
+                                outcome: string;
+                            }[];
+                            /** @description While paused: the hand-off a person must finish. */
+                            handoff?: {
+                                id: string;
+                                url: string;
+                            };
+                            /** @description What task_done answered (succeeded): any JSON value the model gave, written from the pages it read. */
+                            result?: unknown;
+                            /** @description Why it failed. */
+                            error?: {
+                                code: string;
+                                /** @description Our words. */
+                                message: string;
+                                /** @description The words of a page, model or provider the error is about. */
+                                pageText?: string;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                            finishedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1TasksById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description task_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        /** @description The task deleted. */
+                        id: string;
+                        /** @constant */
+                        deleted: true;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1TasksByIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description task_ and 16 hex digits; another user's id is not_found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        /** @description task_ and 16 hex digits. */
+                        id: string;
+                        task: {
+                            id: string;
+                            state: "queued" | "running" | "paused" | "succeeded" | "failed" | "cancelled";
+                            goal: string;
+                            model: string;
+                            startUrl?: string;
+                            maxSteps: number;
+                            maxTokensTotal: number;
+                            /** @description Model turns taken so far. */
+                            step: number;
+                            /** @description Model turns and tokens used. */
+                            usage: {
+                                turns: number;
+                                inputTokens: number;
+                                outputTokens: number;
+                            };
+                            /** @description The tool calls the task made. */
+                            calls: {
+                                step: number;
+                                tool: string;
+                                /** @description ok, needs_approval, or the error code. */
+                                outcome: string;
+                            }[];
+                            /** @description While paused: the hand-off a person must finish. */
+                            handoff?: {
+                                id: string;
+                                url: string;
+                            };
+                            /** @description What task_done answered (succeeded): any JSON value the model gave, written from the pages it read. */
+                            result?: unknown;
+                            /** @description Why it failed. */
+                            error?: {
+                                code: string;
+                                /** @description Our words. */
+                                message: string;
+                                /** @description The words of a page, model or provider the error is about. */
+                                pageText?: string;
+                            };
+                            createdAt: string;
+                            updatedAt: string;
+                            finishedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -18,7 +18,7 @@ import { VaultStore } from '../storage/vault.js';
 import { loadVaultKey } from '../storage/vault-key.js';
 import { FilledCodes } from '../storage/filled-codes.js';
 import { AgentStorageStore } from '../storage/agent-storage.js';
-import { markWrittenEverywhere } from './vault/site-storage.js';
+import { markWrittenEverywhere } from './secrets/site-storage.js';
 import { SavedSessionStore } from '../storage/saved-sessions.js';
 import { SmsInboxStore } from '../storage/sms-inbox.js';
 import { HandoffStore } from '../storage/handoffs.js';
@@ -41,12 +41,16 @@ import type { Platform } from './platform.js';
 import { closeMarkdownThreads } from './read/index.js';
 import { closeConverterThreads } from './docs/pool.js';
 import { scrubbingLogger } from './log-scrub.js';
-import { callSecrets, everyUsersSecrets } from './vault/user-secrets.js';
+import { callSecrets, everyUsersSecrets } from './secrets/user-secrets.js';
 import { callTool, type Pipeline } from './tools/dispatch.js';
 import { Services } from './call/services.js';
 import { ToolRegistry } from './call/registry.js';
 import { allRoutes, operationsOf, toolsOf, type Feature } from './server/feature.js';
 import { browserFeature } from './tools/feature.js';
+import { taskFeature } from './tasks/feature.js';
+import { modelFeature } from './model-features/feature.js';
+import { vaultFeature } from './vault/feature.js';
+import { cacheFeature } from './cache/feature.js';
 import { crawlFeature } from './crawl/feature.js';
 import { webhookFeature } from './webhooks/feature.js';
 import { UsageStore } from '../storage/usage.js';
@@ -71,13 +75,13 @@ export { VERSION } from './version.js';
 import { VERSION } from './version.js';
 import { runningBundled } from './threads.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
-import { checkLoginEntryWrite } from './vault/site-match.js';
+import { checkLoginEntryWrite } from './secrets/site-match.js';
 
 /**
  * Every feature this daemon serves, in the order their tools are listed and their routes documented. A new
  * feature returns its tools and routes from its own feature.ts (server/feature.ts says what) and is added here.
  */
-export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature, webhookFeature];
+export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature, webhookFeature, cacheFeature, vaultFeature, modelFeature((name) => TOOLS.get(name)), taskFeature];
 
 /** The tools and operations of those features: the registry dispatch looks calls up in and tools/list shows. */
 export const TOOLS = new ToolRegistry(toolsOf(FEATURES), operationsOf(FEATURES));

@@ -8,7 +8,7 @@ import type { Platform } from '../platform.js';
 import type { Tab } from '../browser/tab.js';
 import type { Fetcher, FetchedResponse } from '../../protocol/crawl.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { userSecretForms } from '../vault/user-secrets.js';
+import { userSecretForms } from '../secrets/user-secrets.js';
 import { cacheBody, cacheHeaders, cacheUrl } from './redact.js';
 import type { CachedResponse } from '../../storage/response-cache.js';
 

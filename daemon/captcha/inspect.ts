@@ -7,7 +7,7 @@
 import { BrowserdError } from '../../protocol/errors.js';
 import type { CdpConnection } from '../cdp/connection.js';
 import type { Tab } from '../browser/tab.js';
-import { remaskBeforeCapture } from '../vault/masking.js';
+import { remaskBeforeCapture } from '../secrets/masking.js';
 import { captchaState, type Capture } from './captures.js';
 import { FrameWalk, type FrameInfo } from './frames.js';
 import { findContainer, type Box, type Found } from './geometry.js';

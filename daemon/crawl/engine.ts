@@ -28,7 +28,7 @@ import { HostSchedule, MAX_TRIES } from './politeness.js';
 import { HopRefused, TabHops, hopRefusal, type HopRules } from './hops.js';
 import { scrubDeep } from '../call/redact.js';
 import { errorFields, errorLine, reasonFields } from '../call/error-line.js';
-import { userSecretForms } from '../vault/user-secrets.js';
+import { userSecretForms } from '../secrets/user-secrets.js';
 import { DISABLED_SWEEP_MS } from '../config.js';
 import { isQuotaRefusal } from '../quotas/limits.js';
 

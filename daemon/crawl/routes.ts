@@ -14,7 +14,7 @@ import { cursor, CURSOR_NEXT, group, hinted, limit } from '../server/route-schem
 import type { RouteSpec } from '../server/routes.js';
 import type { CrawlRunInfo, ItemStatus } from './types.js';
 import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, encodeExport, type ExportFormat } from './export.js';
-import { secretScrubber, userSecretForms } from '../vault/user-secrets.js';
+import { secretScrubber, userSecretForms } from '../secrets/user-secrets.js';
 import { sendError, sendJson, sendStream } from '../http/exchange.js';
 import { toolBody, type Handler } from '../server/rest-call.js';
 import type { ServerDeps } from '../server/deps.js';

@@ -12,8 +12,8 @@ export const ACT_TOOLS = ['browser_click', 'browser_type', 'browser_fill', 'brow
 const LEFT_OUT = new Set(['tab', 'x', 'y']);
 
 /**
- * The definitions of ACT_TOOLS by name, handed in by the act operation (tools/act.ts), which takes them from
- * their group files: the model features stand below the tools and import none of them.
+ * The definitions of ACT_TOOLS by name, handed in by the act operation (act-operations.ts), which reads them
+ * from the daemon's registry: the tools are other features' and none of them is imported here.
  */
 export type ActToolDefs = ReadonlyMap<string, ToolDef<any>>;
 

@@ -11,7 +11,7 @@ import type { Platform } from '../platform.js';
 import { hostKey, providerNames, resolveModel } from './catalog.js';
 import { PROVIDER_TURNS } from './providers/index.js';
 import type { ChatMessage, ModelInfo, SessionUsage, TurnRequest, TurnResult } from './types.js';
-import { userSecretForms } from '../vault/user-secrets.js';
+import { userSecretForms } from '../secrets/user-secrets.js';
 import { scrubTurnRequest } from './scrub-request.js';
 
 /** gpt-tokenizer's tables hold about 20 MB of heap: loaded with the first model session, not with the daemon. */

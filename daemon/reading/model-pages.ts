@@ -9,7 +9,7 @@ import type { PageText } from '../models/chunks.js';
 import type { ToolContext } from '../call/context.js';
 import { readTab, readUrls, type ReadOptions } from './pages.js';
 import { scrubText } from '../call/redact.js';
-import { userSecretForms } from '../vault/user-secrets.js';
+import { userSecretForms } from '../secrets/user-secrets.js';
 
 export type ModelPage = PageText & { ok: boolean; error?: string };
 

@@ -15,7 +15,7 @@ import { scrollForReading, ScrollOutcomeSchema, type ScrollStop } from '../read/
 import { PageText, UrlField } from '../call/output.js';
 import { errorFields } from '../call/error-line.js';
 import { attachTabCache, lookup, missError, type CacheMode } from '../cache/index.js';
-import { userSecretForms } from '../vault/user-secrets.js';
+import { userSecretForms } from '../secrets/user-secrets.js';
 import { readFeedPage, FEED_MAX_ENTRIES, type FeedPage } from '../docs/feed-page.js';
 
 export const READ_MAX_URLS = 50;

@@ -18,7 +18,7 @@ import type { Locator, RecordStore, Recording, Step } from '../../storage/record
 import { attachTabCache } from '../cache/index.js';
 import { screenshot } from '../browser/capture.js';
 import { scrubList, scrubText } from '../call/redact.js';
-import { userSecrets } from '../vault/user-secrets.js';
+import { userSecrets } from '../secrets/user-secrets.js';
 import { locatorFor } from './locator.js';
 import { refArgs, stepArgs } from './args.js';
 import { lengthOnlyArgs } from '../call/redact.js';

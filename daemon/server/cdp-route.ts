@@ -10,7 +10,7 @@ import { checkHostAndOrigin, type OriginPolicy } from '../http/origin.js';
 import { ProxyClient } from '../cdp-proxy/client.js';
 import type { CdpSession } from '../cdp-proxy/sessions.js';
 import type { Disposable } from '../cdp/connection.js';
-import { cdpRefusal } from '../vault/secret-documents.js';
+import { cdpRefusal } from '../secrets/secret-documents.js';
 
 interface SocketData {
   session: CdpSession;

@@ -9,19 +9,11 @@ import { quotaView } from '../quotas/limits.js';
 import { sendJson, type Req } from '../http/exchange.js';
 import { runTool, toolBody, type Handler } from './rest-call.js';
 import type { RouteSpec } from './routes.js';
-import { inboxHandlers } from './rest-inbox.js';
 import { handoffPageHandlers } from './handoff-page.js';
 import { liveHandlers } from './live-routes.js';
-import { vaultHandlers } from './rest-vault.js';
-import { cacheHandlers } from './rest-caches.js';
 import { downloadHandlers } from './rest-downloads.js';
 import { convertHandlers } from './rest-convert.js';
 import { harHandlers } from './rest-har.js';
-import { usageHandlers } from './rest-usage.js';
-import { taskHandlers } from './rest-tasks.js';
-import { extractorHandlers } from './rest-extractors.js';
-import { modelHandlers } from './rest-models.js';
-import { actHandlers } from './rest-act.js';
 import { settingsHandlers } from './rest-settings.js';
 import { assertNewUserName } from './user-name.js';
 import { adminConsoleHandlers } from './admin/handlers.js';
@@ -42,8 +34,6 @@ export function restHandlers(server: ServerDeps, health: (r: Req) => void): Reco
   return {
     ...handoffPageHandlers(env),
     'GET /health': async (r) => health(r),
-    ...inboxHandlers(env),
-    ...usageHandlers(env),
     ...settingsHandlers(env),
     'GET /v1/me': async (r, u) =>
       sendJson(r, 200, {
@@ -82,14 +72,8 @@ export function restHandlers(server: ServerDeps, health: (r: Req) => void): Reco
       }
       sendJson(r, 200, { ok: true, entries: page.entries, ...(page.next ? { cursor: page.next } : {}) });
     },
-    ...vaultHandlers(env),
-    ...cacheHandlers(env),
     ...convertHandlers(server),
     ...harHandlers(env),
-    ...taskHandlers(server),
-    ...extractorHandlers(server),
-    ...modelHandlers(server),
-    ...actHandlers(server),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r, _u, _raw, input) => {
       const body = await input.body<{ name: string }>();

@@ -18,7 +18,7 @@ import { fenceText } from '../models/chunks.js';
 import { openModelSession } from '../models/session.js';
 import { runTask } from './runner.js';
 import { taskToolSpecs } from './tool-specs.js';
-import { secretScrubber } from '../vault/user-secrets.js';
+import { secretScrubber } from '../secrets/user-secrets.js';
 import { PendingCount, quotaError } from '../quotas/limits.js';
 import { ServiceKey } from '../call/services.js';
 

@@ -15,7 +15,7 @@ import { API_EXPORT_FORMATS, type ApiEndpoint, type ApiMap } from '../../protoco
 import { buildApiMap, mergeApiMaps } from '../traffic/api-map/index.js';
 import { findEndpoints } from '../traffic/api-map/find.js';
 import { trafficRedactor } from '../traffic/redact.js';
-import { userSecretForms } from '../vault/user-secrets.js';
+import { userSecretForms } from '../secrets/user-secrets.js';
 import { apiMapStore, MAX_MAPS_PER_USER } from '../../storage/api-maps.js';
 import { inline, type ResponseBuilder } from '../call/response.js';
 import { scrubList } from '../call/redact.js';

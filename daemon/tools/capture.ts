@@ -12,7 +12,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { CAPTURE_LIMITS, CaptureStateSchema, captureOf, startCapture, type CaptureState } from '../traffic/capture.js';
 import { TabIdField } from '../call/output.js';
 import { trafficRedactor } from '../traffic/redact.js';
-import { userSecretForms } from '../vault/user-secrets.js';
+import { userSecretForms } from '../secrets/user-secrets.js';
 
 const { maxBodies: B, maxBytes: M } = CAPTURE_LIMITS;
 

@@ -8,7 +8,7 @@ import { createLiveLink } from '../viewer/index.js';
 import type { ToolContext } from '../call/context.js';
 import type { CdpSessionInfo } from '../cdp-proxy/sessions.js';
 import type { SameType } from '../traffic/same-type.js';
-import { cdpRefusal, settleDocuments } from '../vault/secret-documents.js';
+import { cdpRefusal, settleDocuments } from '../secrets/secret-documents.js';
 
 export const DEFAULT_SESSION_MINUTES = 15;
 

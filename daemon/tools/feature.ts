@@ -26,7 +26,6 @@ import { readPageTools } from './read.js';
 import { savedSessionTools } from './saved-sessions.js';
 import { handoffTools } from './handoffs.js';
 import { viewerTools } from './viewer.js';
-import { vaultTools } from './vault.js';
 import { cdpSessionTools } from './cdp-sessions.js';
 import { siteTools } from './site.js';
 import { downloadTools } from './downloads.js';
@@ -36,10 +35,6 @@ import { captureTools } from './capture.js';
 import { harTools } from './har.js';
 import { apiCallTools } from './api-call.js';
 import { apiMapTools } from './api-map.js';
-import { taskTools } from './tasks.js';
-import { extractorTools } from '../model-features/extractor-tools.js';
-import { askOperations, extractAiTools } from './extract-ai.js';
-import { actTools } from './act.js';
 import { recordTools } from './record.js';
 import { monitorTools } from './monitor.js';
 import { captchaTools } from './captcha.js';
@@ -63,7 +58,6 @@ const ALL: ToolDef<any>[] = [
   ...savedSessionTools,
   ...handoffTools,
   ...viewerTools,
-  ...vaultTools,
   ...cdpSessionTools,
   ...siteTools,
   ...downloadTools,
@@ -76,7 +70,6 @@ const ALL: ToolDef<any>[] = [
   ...recordTools,
   ...monitorTools,
   ...captchaTools,
-  ...extractAiTools,
 ];
 
 /**
@@ -85,10 +78,6 @@ const ALL: ToolDef<any>[] = [
  * operation; neither tools/list nor POST /v1/tools/{name} offers them.
  */
 const OPERATIONS: ToolDef<any>[] = [
-  ...taskTools,
-  ...extractorTools,
-  ...askOperations,
-  ...actTools,
 ];
 
 export const browserFeature: Feature = {

@@ -9,7 +9,7 @@ import { mouseClick, pressKey, typeText } from '../browser/input.js';
 import { parseChord } from '../browser/keys.js';
 import type { PointResult } from '../../injected/api.js';
 import { cancelledError, type ToolContext } from '../call/context.js';
-import { assertNoEditingKeys } from '../vault/secret-documents.js';
+import { assertNoEditingKeys } from '../secrets/secret-documents.js';
 import { pageUrl, type ResponseBuilder } from '../call/response.js';
 import { TabIdField, UrlField } from '../call/output.js';
 

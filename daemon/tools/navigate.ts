@@ -9,7 +9,7 @@ import { checkUrl } from '../net/url-check.js';
 import { goHistory, reload } from '../browser/history.js';
 import { pageUrl } from '../call/response.js';
 import { TabIdField, UrlField } from '../call/output.js';
-import { cleanBeforeOpening } from '../vault/site-storage.js';
+import { cleanBeforeOpening } from '../secrets/site-storage.js';
 
 export const navigationTools = [
   defineTool({

@@ -6,7 +6,7 @@ import { BrowserdError } from '../../protocol/errors.js';
 import { EVALUATE_DEFAULT_TIMEOUT_MS, evaluateScript } from '../browser/evaluate.js';
 import { printPdf } from '../browser/capture.js';
 import { TabIdField } from '../call/output.js';
-import { admitAgentScript } from '../vault/secret-documents.js';
+import { admitAgentScript } from '../secrets/secret-documents.js';
 import { own } from '../../protocol/own.js';
 
 export const EVALUATE_MAX_CHARS = 12000;

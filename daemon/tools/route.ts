@@ -13,8 +13,8 @@ import {
   type RouteSpec, type RouteView, type TabRoutes,
 } from '../browser/routes.js';
 import { TabIdField } from '../call/output.js';
-import { assertNoSecretForMocks, settleDocuments } from '../vault/secret-documents.js';
-import { markWritten } from '../vault/site-storage.js';
+import { assertNoSecretForMocks, settleDocuments } from '../secrets/secret-documents.js';
+import { markWritten } from '../secrets/site-storage.js';
 import type { SameType } from '../traffic/same-type.js';
 
 const ADD_ONLY = ['urlPattern', 'kind', 'methods', 'resourceTypes', 'status', 'body', 'contentType', 'headers', 'errorReason'] as const;

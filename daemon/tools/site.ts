@@ -12,7 +12,7 @@ import { siteHost } from '../crawl/rules.js';
 import { mapSite } from '../site/map.js';
 import { exploreSite, type ExploreMap } from '../site/explore.js';
 import { scrubList, scrubText } from '../call/redact.js';
-import { userSecrets } from '../vault/user-secrets.js';
+import { userSecrets } from '../secrets/user-secrets.js';
 import { inline, type ResponseBuilder } from '../call/response.js';
 import { PageText, UrlField } from '../call/output.js';
 

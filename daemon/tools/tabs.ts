@@ -12,7 +12,7 @@ import type { TabRecord } from '../../storage/tabs.js';
 import { bringToFront } from '../browser/layout.js';
 import { createLiveLink } from '../viewer/index.js';
 import { LiveModeField, TabIdField, TabInfo, TabModeField, UrlField } from '../call/output.js';
-import { cleanBeforeOpening } from '../vault/site-storage.js';
+import { cleanBeforeOpening } from '../secrets/site-storage.js';
 
 export const OpenInput = params({
   url: Type.Optional(Type.String({ description: 'First address. "example.com" means https://example.com. Without it the tab is blank.', maxLength: 8192 })),

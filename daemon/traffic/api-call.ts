@@ -13,7 +13,7 @@ import { inline } from '../call/trusted-text.js';
 import type { Tab } from '../browser/tab.js';
 import { evaluateHostPolicy } from '../policy/host-policy.js';
 import { fetchGuardFor } from '../fetch/guarded-fetch.js';
-import { userSecretForms } from '../vault/user-secrets.js';
+import { userSecretForms } from '../secrets/user-secrets.js';
 import { scrubList } from '../call/redact.js';
 import { trafficRedactor } from './redact.js';
 import { buildRequest, checkCallerHeaders, endpointText, ID_NOTE, isWrite, resolveEndpoint, type ApiRequest, type ParamValue, type ResolvedEndpoint } from './api-call-request.js';

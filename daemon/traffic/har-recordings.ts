@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Platform } from '../platform.js';
 import type { Tab } from '../browser/tab.js';
 import { privateDir } from '../../storage/private-fs.js';
-import { userSecretForms } from '../vault/user-secrets.js';
+import { userSecretForms } from '../secrets/user-secrets.js';
 import { scrubList } from '../call/redact.js';
 import { trafficRedactor } from './redact.js';
 import { HarRecording, type HarOptions } from './har-recording.js';

@@ -12,8 +12,8 @@ import type { ResponseBuilder } from '../call/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { LoginEntry } from './entry.js';
 import { assertSecretTarget, gateFound } from './page-guard.js';
-import { maskField } from './masking.js';
-import { admitSecretFill } from './secret-documents.js';
+import { maskField } from '../secrets/masking.js';
+import { admitSecretFill } from '../secrets/secret-documents.js';
 import { noteSignInStep } from './sign-in-steps.js';
 
 /**

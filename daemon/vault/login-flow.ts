@@ -17,10 +17,10 @@ import { waitForOtp } from './otp/index.js';
 import { createHandoff } from '../handoff/index.js';
 import { fieldValue, loginEntry, type LoginEntry } from './entry.js';
 import { fillCode, fillSecret, submitForm } from './fill.js';
-import { hostBelongs, hostOfName } from './site-match.js';
+import { hostBelongs, hostOfName } from '../secrets/site-match.js';
 import { freshTotpCode } from './totp.js';
 import { PageText, TabIdField } from '../../protocol/output-fields.js';
-import { cleanBeforeOpening } from './site-storage.js';
+import { cleanBeforeOpening } from '../secrets/site-storage.js';
 
 export const LOGIN_OUTCOMES = ['signed_in', 'wrong_password', 'captcha', 'two_factor_needed', 'code_rejected', 'no_login_form', 'form_not_accepted'] as const;
 export type LoginOutcome = (typeof LOGIN_OUTCOMES)[number];

@@ -10,7 +10,7 @@ import type { VaultEntryInfo } from '../../storage/vault.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { evaluateHostPolicy } from '../policy/host-policy.js';
 import { gateAction, type ApprovalNeeded, type GatedActionKind } from '../policy/gate.js';
-import { entryHosts, hostBelongs } from './site-match.js';
+import { entryHosts, hostBelongs } from '../secrets/site-match.js';
 
 function hostOf(url: string): string {
   try {

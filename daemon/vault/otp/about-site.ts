@@ -6,7 +6,7 @@
  * or its brand label ("Example", "alice") appears in the sender, the subject or the text.
  */
 import { parseHostAsIp } from '../../net/address.js';
-import { siteOf } from '../site-match.js';
+import { siteOf } from '../../secrets/site-match.js';
 
 export interface SiteTerms {
   /** Host names, lower case: the entry name and login host, and their registrable domains. */

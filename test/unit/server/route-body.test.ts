@@ -4,7 +4,8 @@
  */
 import t from 'tap';
 import { checkBody } from '../../../daemon/server/route-body.js';
-import { NewUserBody, VaultPutBody } from '../../../daemon/server/route-schemas.js';
+import { NewUserBody } from '../../../daemon/server/route-schemas.js';
+import { VaultPutBody } from '../../../daemon/vault/routes.js';
 import { WebhookBody } from '../../../daemon/webhooks/routes.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 

@@ -7,7 +7,7 @@ import { openDb, type Db } from '../../../storage/db.js';
 import { loadVaultKey, vaultKeyPath } from '../../../storage/vault-key.js';
 import { VaultStore } from '../../../storage/vault.js';
 import { Sealer, SealError } from '../../../storage/seal.js';
-import { checkLoginEntryWrite } from '../../../daemon/vault/site-match.js';
+import { checkLoginEntryWrite } from '../../../daemon/secrets/site-match.js';
 
 const root = mkdtempSync(join(tmpdir(), 'browserd-vault-'));
 t.teardown(() => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));

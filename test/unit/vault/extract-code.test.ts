@@ -3,7 +3,7 @@ import t from 'tap';
 import { extractCode } from '../../../daemon/vault/otp/extract-code.js';
 import { htmlToText } from '../../../daemon/vault/otp/html-text.js';
 import { mentionsSite, siteTerms } from '../../../daemon/vault/otp/about-site.js';
-import { siteOf } from '../../../daemon/vault/site-match.js';
+import { siteOf } from '../../../daemon/secrets/site-match.js';
 import { codeFrom } from '../../../daemon/vault/otp/message.js';
 
 t.test('labelled codes in English, German, French and Spanish', async (t) => {

@@ -1,6 +1,6 @@
 /** Which hosts a vault entry's values may go to, and which login URLs it may take: its own site, by the Public Suffix List. */
 import t from 'tap';
-import { checkLoginEntryWrite, entryHosts, hostBelongs, hostOfName, nameKind, registrableDomain, siteOf } from '../../../daemon/vault/site-match.js';
+import { checkLoginEntryWrite, entryHosts, hostBelongs, hostOfName, nameKind, registrableDomain, siteOf } from '../../../daemon/secrets/site-match.js';
 
 const codeOf = (f: () => void): string | undefined => {
   try {

@@ -13,7 +13,7 @@ import { checkUrl } from '../net/url-check.js';
 import { DEFAULT_SOURCES, MAX_SOURCES, QUESTION_MAX, runResearch } from '../model-features/research.js';
 import { inline, inlineCut, type ResponseBuilder } from '../call/response.js';
 import { PageText, PageValue } from '../call/output.js';
-import { TASKS } from '../tasks/service.js';
+import { TASKS } from './service.js';
 
 const WAIT_MAX_S = 60;
 const ResearchIdParam = Type.String({ pattern: RESEARCH_ID.source, description: 'The research id POST /v1/research answered: res_ and 16 hex digits.' });

@@ -9,7 +9,14 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Platform } from '../platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { bearer, parseJsonBounded, readBody, sendJson } from '../http/exchange.js';
-import type { Handler } from './rest-call.js';
+import type { Handler } from '../server/rest-call.js';
+import type { RouteSpec } from '../server/routes.js';
+
+
+export const INBOX_ROUTES: readonly RouteSpec[] = [
+  { method: 'POST', path: '/v1/inbox/sms/{inbox}', auth: 'none', summary: "An SMS forwarder posts a received text into an SMS otp_inbox; authenticated by that inbox's secret, not a user token", body: { handler: 'JSON, a form or plain text from a forwarder app, read only after the inbox secret is checked' } },
+];
+
 
 /** Far above any text message (a long SMS is ~1.6 KB), far below anything that could hurt. */
 export const SMS_BODY_MAX = 16 * 1024;

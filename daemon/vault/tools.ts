@@ -6,18 +6,18 @@
  */
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../call/define.js';
-import { SnapshotAfterParam, withSnapshotAfter } from './snapshot-after.js';
+import { SnapshotAfterParam, withSnapshotAfter } from '../tools/snapshot-after.js';
 import { params, RefParam, TabParam } from '../../protocol/params.js';
 import { VAULT_FIELD, VAULT_NAME } from '../../storage/vault.js';
 import type { ToolContext } from '../call/context.js';
 import { inline, pageUrl, type ResponseBuilder } from '../call/response.js';
-import { fieldValue, loginEntry } from '../vault/entry.js';
-import { codeFieldRef, fillCode, fillSecret } from '../vault/fill.js';
-import { ApprovalStop } from '../vault/page-guard.js';
-import { LoginResult, runLogin } from '../vault/login-flow.js';
-import { freshTotpCode } from '../vault/totp.js';
-import { waitForOtp } from '../vault/otp/index.js';
-import { signInStepStart } from '../vault/sign-in-steps.js';
+import { fieldValue, loginEntry } from './entry.js';
+import { codeFieldRef, fillCode, fillSecret } from './fill.js';
+import { ApprovalStop } from './page-guard.js';
+import { LoginResult, runLogin } from './login-flow.js';
+import { freshTotpCode } from './totp.js';
+import { waitForOtp } from './otp/index.js';
+import { signInStepStart } from './sign-in-steps.js';
 import { PageText, TabIdField } from '../call/output.js';
 
 const SiteParam = Type.String({ description: 'The vault entry (usually the site\'s host, e.g. "example.com"); browser_vault_list names them.', pattern: VAULT_NAME.source });

@@ -1,26 +1,28 @@
 /**
- * Model steps on a tab, as REST-only operations (registry OPERATIONS): POST /v1/tabs/{id}/observe, /act and
+ * Model steps on a tab, as REST-only operations: POST /v1/tabs/{id}/observe, /act and
  * /validate. They run through the one dispatch (validation, audit, scrubbing); act's chosen tool call runs
  * through it once more, as the same user by the same door, so every rule of that tool holds.
  */
 import { Type } from '@sinclair/typebox';
-import { defineTool } from '../call/define.js';
+import { defineTool, type ToolLookup } from '../call/define.js';
 import { IncludeHiddenParam, params, TabParam } from '../../protocol/params.js';
 import { MaxTokensTotalParam, ModelIdParam } from '../../protocol/model-params.js';
-import { ACTION_MAX, runAct } from '../model-features/act.js';
-import { INSTRUCTION_MAX, runObserve } from '../model-features/observe.js';
-import type { ActToolDefs } from '../model-features/act-tools.js';
-import { inputTools } from './input.js';
-import { formTools } from './forms.js';
-import { pointerTools } from './pointer.js';
-import { vaultTools } from './vault.js';
-
-/** The tools an act step may run, by name, from their group files (not the registry, which lists this file). */
-const ACT_TOOL_DEFS: ActToolDefs = new Map([...inputTools, ...formTools, ...pointerTools, ...vaultTools].map((t) => [t.name, t]));
-import { ASSERTION_MAX, runValidate } from '../model-features/validate.js';
+import { ACTION_MAX, runAct } from './act.js';
+import { INSTRUCTION_MAX, runObserve } from './observe.js';
+import { ACT_TOOLS, type ActToolDefs } from './act-tools.js';
+import { ASSERTION_MAX, runValidate } from './validate.js';
 import { CitationSchema } from '../models/citations.js';
 import { TurnUsageSchema } from '../models/types.js';
 import { ApprovalField, PageText, TabIdField } from '../call/output.js';
+
+/**
+ * The interaction tools act chooses from (input, forms, pointer, vault): other features' tools, read by name
+ * through the lookup main.ts hands in rather than imported. Looked up at the first act, once the registry is full.
+ */
+function actToolDefs(tool: ToolLookup): () => ActToolDefs {
+  let defs: ActToolDefs | undefined;
+  return () => (defs ??= new Map(ACT_TOOLS.flatMap((name) => { const def = tool(name); return def ? [[name, def] as const] : []; })));
+}
 
 const TabIdParam = Type.String({ description: 'The tab, such as "t2" (a named profile\'s tab is "<profile>/t2"); the route takes it from the path.', pattern: TabParam.pattern });
 const text = (what: string, max: number) => Type.String({ minLength: 1, maxLength: max, description: `${what}, 1-${max} characters.` });
@@ -43,7 +45,10 @@ const StepApprovalField = ApprovalField;
 
 const usageOf = (u: { turns: number; inputTokens: number; outputTokens: number }) => ({ turns: u.turns, inputTokens: u.inputTokens, outputTokens: u.outputTokens });
 
-export const actTools = [
+/** The observe, act and validate operations; act runs the tools `tool` finds by name. */
+export const actOperations = (tool: ToolLookup) => {
+  const defs = actToolDefs(tool);
+  return [
   defineTool({
     name: 'tab_observe',
     title: 'Observe a tab',
@@ -101,7 +106,7 @@ export const actTools = [
     }),
     effect: 'write',
     async handle(ctx, args, out) {
-      await runAct(ctx, args, out, ACT_TOOL_DEFS);
+      await runAct(ctx, args, out, defs());
     },
   }),
   defineTool({
@@ -133,4 +138,5 @@ export const actTools = [
       if (r.warnings.length) out.text(`${r.warnings.length} warning(s), fenced below.`).page('warnings', r.warnings.join('\n'));
     },
   }),
-];
+  ];
+};

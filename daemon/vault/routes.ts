@@ -8,17 +8,76 @@ import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { ImapInbox, VaultEntryInfo } from '../../storage/vault.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { normaliseTotp } from '../vault/totp.js';
+import { normaliseTotp } from './totp.js';
 import { sendJson, type Req } from '../http/exchange.js';
-import { auditedChange, type Handler } from './rest-call.js';
+import { auditedChange, type Handler } from '../server/rest-call.js';
+import type { RouteSpec } from '../server/routes.js';
+import { Type } from '@sinclair/typebox';
+import { VAULT_FIELD, VAULT_NAME } from '../../storage/vault.js';
+import { group, hinted } from '../server/route-schemas.js';
+
+// ---- vault: path parameters and the body of a PUT (values write-only: a refusal never quotes one)
+export const MAX_VALUE_CHARS = 4096;
+export const MAX_VAULT_URL_CHARS = 2048;
+const VAULT_SHAPE_NEXT = 'Send {"loginUrl"?: "https://...", "fields": {"password": "..."}}, or {"kind": "otp_inbox", "imap": {"host", "port", "user", "password", "tls"}}, or {"kind": "otp_inbox", "sms": true}.';
+const vaultName = hinted(Type.String({ pattern: VAULT_NAME.source, description: 'The site\'s host, e.g. github.com' }), {
+  what: 'a vault entry name',
+  next: 'Use the site\'s host, e.g. "github.com": letters, digits, ".", "-", "_" or ":", at most 200.',
+});
+const FIELD_NEXT = 'Use a name such as username, password, card, api_key or totp: a letter, then letters, digits, "_" or "-", at most 64.';
+const vaultField = hinted(Type.String({ pattern: VAULT_FIELD.source }), { what: 'a field name', next: FIELD_NEXT });
+export const VaultPath = group({ name: vaultName });
+export const VaultFieldPath = group({ name: vaultName, field: vaultField });
+
+const secret = (description: string) => hinted(Type.String({ minLength: 1, maxLength: MAX_VALUE_CHARS, description }), { next: 'Send the value itself as a JSON string of 1 to 4096 characters, nothing more.' });
+const VaultLogin = Type.Object(
+  {
+    kind: Type.Optional(Type.Literal('login')),
+    loginUrl: Type.Optional(hinted(Type.String({ maxLength: MAX_VAULT_URL_CHARS, description: 'The http(s) page where you sign in.' }), { next: 'Send the page where you sign in, e.g. "https://github.com/login".' })),
+    fields: Type.Optional(
+      hinted(Type.Record(Type.String({ pattern: VAULT_FIELD.source }), secret('A value to keep (write-only; a totp takes a base32 secret or an otpauth:// URI).'), { additionalProperties: false, maxProperties: 50, description: 'Field name to value; merged into what the entry holds (at most 50 fields in all).' }), { next: FIELD_NEXT }),
+    ),
+  },
+  { additionalProperties: false, description: 'A login entry: fields are merged into what the entry holds; a totp value is a base32 secret or an otpauth://totp/ URI.' },
+);
+const VaultImap = Type.Object(
+  {
+    kind: Type.Literal('otp_inbox'),
+    imap: Type.Object(
+      {
+        host: hinted(Type.String({ pattern: '^[A-Za-z0-9.:[\\]-]{1,253}$' }), { what: 'a host name or address', next: 'Send e.g. "imap.example.com".' }),
+        port: hinted(Type.Integer({ minimum: 1, maximum: 65535 }), { next: 'Send 993 for IMAP over TLS, 143 otherwise.' }),
+        user: hinted(Type.String({ minLength: 1, maxLength: 320 }), { next: 'Send the login of the mailbox, usually its address.' }),
+        password: secret('The mailbox password (write-only).'),
+        tls: Type.Optional(hinted(Type.Boolean({ default: true }), { next: 'Send true for IMAP over TLS (port 993).' })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, description: 'An e-mail inbox that one-time codes arrive in.' },
+);
+const VaultSms = Type.Object(
+  { kind: Type.Literal('otp_inbox'), sms: Type.Literal(true) },
+  { additionalProperties: false, description: 'An SMS inbox for a forwarder app; the answer carries forwardUrl and secret, once. Putting it again replaces both.' },
+);
+export const VaultPutBody = hinted(Type.Union([VaultLogin, VaultImap, VaultSms]), { next: VAULT_SHAPE_NEXT });
+
+
+export const VAULT_ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/v1/vault', auth: 'user', summary: "The caller's vault entries: names, kinds, field names and login URLs, never a value" },
+  { method: 'PUT', path: '/v1/vault/{name}', auth: 'user', summary: 'Create or update a vault entry: merge login fields, or set an otp_inbox (IMAP, or SMS: answers its forwarding URL and secret once)', params: VaultPath, body: { schema: VaultPutBody, maxBytes: 512 * 1024, emptyIsAbsent: true }, refusalsAudited: true },
+  { method: 'DELETE', path: '/v1/vault/{name}', auth: 'user', summary: 'Delete a vault entry', params: VaultPath, refusalsAudited: true },
+  { method: 'DELETE', path: '/v1/vault/{name}/fields/{field}', auth: 'user', summary: 'Delete one field of a login entry', params: VaultFieldPath, refusalsAudited: true },
+];
+
 
 export const MAX_FIELDS = 50;
 
 const bad = (message: string, next: string) => new BrowserdError('validation_error', message, { next });
 const SHAPE_NEXT = 'Send {"loginUrl"?: "https://...", "fields": {"password": "..."}}, or {"kind": "otp_inbox", "imap": {"host", "port", "user", "password", "tls"}}, or {"kind": "otp_inbox", "sms": true}.';
 
-/** A PUT body that passed the route's VaultPutBody schema (route-schemas.ts): its shape is settled. */
-type VaultPutBody =
+/** A PUT body that passed the route's VaultPutArgs schema (route-schemas.ts): its shape is settled. */
+type VaultPutArgs =
   | { kind?: 'login'; loginUrl?: string; fields?: Record<string, string> }
   | { kind: 'otp_inbox'; imap: ImapInbox & { tls?: boolean } }
   | { kind: 'otp_inbox'; sms: true };
@@ -45,7 +104,7 @@ function loginUrl(v: string): string {
  * A checked PUT body as one change, with what its schema cannot say (a login URL's scheme, a totp secret, the
  * field count with the entry's own); nothing is written before this passes.
  */
-function vaultChange(body: VaultPutBody, existingFields: string[]): VaultChange {
+function vaultChange(body: VaultPutArgs, existingFields: string[]): VaultChange {
   if ('sms' in body) return { kind: 'sms' };
   if ('imap' in body) return { kind: 'imap', imap: { ...body.imap, tls: body.imap.tls ?? true } };
   if (body.loginUrl === undefined && body.fields === undefined) throw bad('nothing to change: send fields, loginUrl or both', SHAPE_NEXT);
@@ -96,7 +155,7 @@ export function vaultHandlers(env: Platform): Record<string, Handler> {
         input.checked();
         await input.json();
         unlocked(env);
-        const change = vaultChange(await input.body<VaultPutBody>(), env.vault.info(user.id, name)?.fields ?? []);
+        const change = vaultChange(await input.body<VaultPutArgs>(), env.vault.info(user.id, name)?.fields ?? []);
         if (change.kind === 'login') {
           Object.assign(args, { kind: 'login', fields: Object.keys(change.fields), ...(change.loginUrl ? { loginHost: new URL(change.loginUrl).host } : {}) });
           const info = await env.vault.setFields(user.id, name, { loginUrl: change.loginUrl, fields: change.fields });

@@ -3,7 +3,16 @@ import type { Platform } from '../platform.js';
 import { listModels } from '../models/catalog.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { sendJson } from '../http/exchange.js';
-import type { Handler } from './rest-call.js';
+import type { Handler } from '../server/rest-call.js';
+import type { RouteSpec } from '../server/routes.js';
+import * as S from '../server/route-schemas.js';
+
+
+export const USAGE_ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/v1/models', auth: 'user', summary: 'The model ids a model-using call may choose (`openai/…`, `anthropic/…`, `gemini/…`), with the default marked' },
+  { method: 'GET', path: '/v1/usage', auth: 'user', summary: "The caller's model tokens per day and model as the providers reported them, with totals and CDP session minutes", query: S.UsageQuery },
+];
+
 
 export function usageHandlers(env: Platform): Record<string, Handler> {
   return {
