@@ -33,7 +33,7 @@ import { chromiumSwitches } from '../daemon/browser/switches.js';
 import { harRecordings } from '../daemon/traffic/har-recordings.js';
 import { harDocument } from '../daemon/traffic/har-document.js';
 import { trafficRedactor } from '../daemon/traffic/redact.js';
-import { userSecretForms } from '../daemon/vault/user-secrets.js';
+import { userSecretForms } from '../daemon/secrets/user-secrets.js';
 import { buildApiMap } from '../daemon/traffic/api-map/index.js';
 import { startTrafficSite, PAGE_COUNT, CALLS_PER_PAGE, PAGE_STAMP, type TrafficSite } from './traffic-site.js';
 import { inProcessCaller, median, now, p90, packageVersion, printTable, RESOLVER_RULES } from './lib.js';

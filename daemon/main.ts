@@ -47,6 +47,10 @@ import { Services } from './call/services.js';
 import { ToolRegistry } from './call/registry.js';
 import { allRoutes, operationsOf, toolsOf, type Feature } from './server/feature.js';
 import { browserFeature } from './tools/feature.js';
+import { trafficFeature } from './traffic/feature.js';
+import { docsFeature } from './docs/feature.js';
+import { monitorFeature } from './monitors/feature.js';
+import { recordFeature } from './records/feature.js';
 import { taskFeature } from './tasks/feature.js';
 import { modelFeature } from './model-features/feature.js';
 import { vaultFeature } from './vault/feature.js';
@@ -81,7 +85,7 @@ import { checkLoginEntryWrite } from './secrets/site-match.js';
  * Every feature this daemon serves, in the order their tools are listed and their routes documented. A new
  * feature returns its tools and routes from its own feature.ts (server/feature.ts says what) and is added here.
  */
-export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature, webhookFeature, cacheFeature, vaultFeature, modelFeature((name) => TOOLS.get(name)), taskFeature];
+export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature, webhookFeature, cacheFeature, vaultFeature, modelFeature((name) => TOOLS.get(name)), taskFeature, recordFeature, monitorFeature, docsFeature, trafficFeature];
 
 /** The tools and operations of those features: the registry dispatch looks calls up in and tools/list shows. */
 export const TOOLS = new ToolRegistry(toolsOf(FEATURES), operationsOf(FEATURES));

@@ -123,7 +123,7 @@ function operationRoute(name: string, okStatus = 200, errors: number[] = [403, 4
   };
 }
 
-/** Research and tasks: each route runs its operation (daemon/tools/tasks.ts); ids in paths, the rest in the body or query. */
+/** Research and tasks: each route runs its operation (daemon/tasks/operations.ts); ids in paths, the rest in the body or query. */
 function taskRoutes(): Record<string, Record<string, unknown>> {
   const noBody = (r: Record<string, unknown>) => {
     const { requestBody: _omit, ...rest } = r;
@@ -140,7 +140,7 @@ function taskRoutes(): Record<string, Record<string, unknown>> {
   };
 }
 
-/** Model steps on a tab: each route runs its operation (daemon/tools/act.ts); {id} is the tab, the rest in the body. */
+/** Model steps on a tab: each route runs its operation (daemon/model-features/act-operations.ts); {id} is the tab, the rest in the body. */
 function actRoutes(): Record<string, Record<string, unknown>> {
   const key = 'X-Model-Key: the chosen provider\'s key (else the host\'s); sent only to that provider.';
   return {

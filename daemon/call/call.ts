@@ -18,7 +18,7 @@ export type CallOutcome = { ok: true; out: ResponseBuilder } | { ok: false; erro
 export interface CallOptions {
   signal?: AbortSignal;
   via: CallVia;
-  /** Set by the REST route of a REST-only operation (registry OPERATIONS): only then may one be called. */
+  /** Set by the REST route of a REST-only operation: only then may one be called. */
   operation?: boolean;
   /** The caller's X-Model-Key header, if any (see ToolContext.modelKey). */
   modelKey?: string;

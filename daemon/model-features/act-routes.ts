@@ -1,5 +1,5 @@
 /**
- * Model steps on a tab over REST: observe, act and validate, each one operation (daemon/tools/act.ts) through
+ * Model steps on a tab over REST: observe, act and validate, each one operation (act-operations.ts) through
  * the one dispatch. The tab id in the path is passed as the `tab` argument, winning over one in the body.
  */
 import { runOperation, toolBody, type Handler } from '../server/rest-call.js';

@@ -1,5 +1,5 @@
 /**
- * Learned extractors over REST: each route is one operation (daemon/tools/extractors.ts) through the one
+ * Learned extractors over REST: each route is one operation (extractor-tools.ts) through the one
  * dispatch, so validation, audit, scrubbing and errors are the tools' own. The id in the path is passed as an
  * argument (winning over one in the body) and checked by the operation's schema.
  */

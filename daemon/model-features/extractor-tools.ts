@@ -1,5 +1,5 @@
 /**
- * Learned extractors as REST-only operations (registry OPERATIONS; routes in daemon/server/rest-extractors.ts):
+ * Learned extractors as REST-only operations (routes in extractor-routes.ts):
  * learn one on a page (a model proposes per-field selectors, they are proven on the page before anything is
  * stored), list, get, delete, and run one on a tab or addresses with no model (re-learning once when the markup
  * changed). Every record is looked up under the caller's id: another user's extractor is not found.

@@ -11,9 +11,6 @@ import { runTool, toolBody, type Handler } from './rest-call.js';
 import type { RouteSpec } from './routes.js';
 import { handoffPageHandlers } from './handoff-page.js';
 import { liveHandlers } from './live-routes.js';
-import { downloadHandlers } from './rest-downloads.js';
-import { convertHandlers } from './rest-convert.js';
-import { harHandlers } from './rest-har.js';
 import { settingsHandlers } from './rest-settings.js';
 import { assertNewUserName } from './user-name.js';
 import { adminConsoleHandlers } from './admin/handlers.js';
@@ -32,7 +29,6 @@ export function restHandlers(server: ServerDeps, health: (r: Req) => void): Reco
   const { env } = server;
   const me = (u: UserRecord | undefined) => u!;
   return {
-    ...handoffPageHandlers(env),
     'GET /health': async (r) => health(r),
     ...settingsHandlers(env),
     'GET /v1/me': async (r, u) =>
@@ -60,7 +56,6 @@ export function restHandlers(server: ServerDeps, health: (r: Req) => void): Reco
       const name = params.name!;
       return runTool(server, r, me(u), name, await toolBody(env, r, me(u), name));
     },
-    ...downloadHandlers(env),
     'GET /v1/audit': async (r, u, _raw, { query }) => {
       const { limit = 50, cursor } = query as { limit?: number; cursor?: string };
       let page;
@@ -72,8 +67,6 @@ export function restHandlers(server: ServerDeps, health: (r: Req) => void): Reco
       }
       sendJson(r, 200, { ok: true, entries: page.entries, ...(page.next ? { cursor: page.next } : {}) });
     },
-    ...convertHandlers(server),
-    ...harHandlers(env),
     'GET /v1/admin/users': async (r) => sendJson(r, 200, { ok: true, users: env.users.list() }),
     'POST /v1/admin/users': async (r, _u, _raw, input) => {
       const body = await input.body<{ name: string }>();
@@ -86,6 +79,7 @@ export function restHandlers(server: ServerDeps, health: (r: Req) => void): Reco
       const { limit = 100 } = query as { limit?: number };
       sendJson(r, 200, { ok: true, entries: env.audit.all(limit) });
     },
+    ...handoffPageHandlers(env),
     ...liveHandlers(env),
     ...signupHandlers(env),
     ...installGuideHandlers(env),

@@ -1,5 +1,5 @@
 /**
- * The path, query and body schemas of the REST routes (TypeBox, like a tool's input): routes.ts attaches them to
+ * The path, query and body schemas of the REST routes (TypeBox, like a tool's input): routes.ts and each feature's routes attach them to
  * its rows, route-input.ts and route-body.ts check every request against them, and scripts/docs.ts writes them
  * into api/openapi.yaml. One copy, so what is checked and what is documented cannot drift apart.
  */

@@ -1,5 +1,5 @@
 /**
- * Research and server-run tasks, as REST-only operations (registry OPERATIONS): POST /v1/research and
+ * Research and server-run tasks, as REST-only operations: POST /v1/research and
  * GET /v1/research/{id}; POST /v1/tasks, GET /v1/tasks[/{id}], POST /v1/tasks/{id}/cancel, DELETE /v1/tasks/{id}.
  * They run through the one dispatch, so their validation, audit and scrubbing are a tool's.
  */

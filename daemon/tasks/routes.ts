@@ -1,5 +1,5 @@
 /**
- * Research and tasks over REST: each route runs its operation (daemon/tools/tasks.ts) through the one
+ * Research and tasks over REST: each route runs its operation (operations.ts) through the one
  * dispatch with the caller's X-Model-Key, so validation, audit, scrubbing and the error table are a tool's.
  * Ids in paths are decoded by the route's schema and checked by the operation's; another user's id is simply
  * not found.

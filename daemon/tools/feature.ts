@@ -8,6 +8,7 @@ import * as S from '../server/route-schemas.js';
 import { runTool, toolBody } from '../server/rest-call.js';
 import { sendJson } from '../http/exchange.js';
 import { listProfiles } from './spaces.js';
+import { DOWNLOAD_ROUTES, downloadHandlers } from './download-routes.js';
 import { tabTools } from './tabs.js';
 import { navigationTools } from './navigate.js';
 import { snapshotTools } from './snapshot.js';
@@ -29,14 +30,10 @@ import { viewerTools } from './viewer.js';
 import { cdpSessionTools } from './cdp-sessions.js';
 import { siteTools } from './site.js';
 import { downloadTools } from './downloads.js';
-import { convertTools } from './convert.js';
 import { routeTools } from './route.js';
 import { captureTools } from './capture.js';
-import { harTools } from './har.js';
 import { apiCallTools } from './api-call.js';
 import { apiMapTools } from './api-map.js';
-import { recordTools } from './record.js';
-import { monitorTools } from './monitor.js';
 import { captchaTools } from './captcha.js';
 
 const ALL: ToolDef<any>[] = [
@@ -61,36 +58,25 @@ const ALL: ToolDef<any>[] = [
   ...cdpSessionTools,
   ...siteTools,
   ...downloadTools,
-  ...convertTools,
   ...routeTools,
   ...captureTools,
-  ...harTools,
   ...apiCallTools,
   ...apiMapTools,
-  ...recordTools,
-  ...monitorTools,
   ...captchaTools,
-];
-
-/**
- * Operations: REST routes that run through the same dispatch as tools (validation, audit, scrubbing, errors)
- * but are not MCP tools (ask, extractors, observe/act/validate, research, tasks). Each route names its
- * operation; neither tools/list nor POST /v1/tools/{name} offers them.
- */
-const OPERATIONS: ToolDef<any>[] = [
 ];
 
 export const browserFeature: Feature = {
   name: 'browser',
   tools: ALL,
-  operations: OPERATIONS,
   routes: [
-  { method: 'GET', path: '/v1/tabs', auth: 'user', summary: 'List tabs (as browser_tabs)' },
-  { method: 'POST', path: '/v1/tabs', auth: 'user', summary: 'Open a tab (as browser_open); the answer carries the tab id', body: { tool: 'browser_open' } },
-  { method: 'DELETE', path: '/v1/tabs/{id}', auth: 'user', summary: 'Close a tab (as browser_close_tab)', params: S.TabPath },
-  { method: 'GET', path: '/v1/profiles', auth: 'user', summary: "The caller's browser profiles: the default one and named ones" },
+    { method: 'GET', path: '/v1/tabs', auth: 'user', summary: 'List tabs (as browser_tabs)' },
+    { method: 'POST', path: '/v1/tabs', auth: 'user', summary: 'Open a tab (as browser_open); the answer carries the tab id', body: { tool: 'browser_open' } },
+    { method: 'DELETE', path: '/v1/tabs/{id}', auth: 'user', summary: 'Close a tab (as browser_close_tab)', params: S.TabPath },
+    { method: 'GET', path: '/v1/profiles', auth: 'user', summary: "The caller's browser profiles: the default one and named ones" },
+    ...DOWNLOAD_ROUTES,
   ],
   handlers: (server) => ({
+    ...downloadHandlers(server.env),
     'GET /v1/tabs': (r, u) => runTool(server, r, u!, 'browser_tabs', {}),
     'POST /v1/tabs': async (r, u) => runTool(server, r, u!, 'browser_open', await toolBody(server.env, r, u!, 'browser_open'), 201),
     'DELETE /v1/tabs/{id}': (r, u, _raw, { params }) => runTool(server, r, u!, 'browser_close_tab', { tab: params.id }),

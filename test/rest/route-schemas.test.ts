@@ -6,7 +6,8 @@
  * starts here.
  */
 import t from 'tap';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { repoRoot, sourceFiles } from '../fixtures/source-files.js';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
@@ -15,7 +16,6 @@ import { routeKey, type RouteSpec } from '../../daemon/server/routes.js';
 import { ROUTES } from '../../daemon/main.js';
 import { pathParamNames } from '../../daemon/server/route-input.js';
 
-const SERVER = join(import.meta.dirname, '../../daemon/server');
 
 /** The REST contract: /v1 routes (the MCP endpoint, HTML pages and token links are not it). */
 const rest = ROUTES.filter((r) => r.path.startsWith('/v1/') && r.auth !== 'none');
@@ -33,7 +33,7 @@ const HANDLER_BODY = new Set(['POST /v1/inbox/sms/{inbox}', 'POST /signup']);
  * The files that may read a request body themselves: the tool-call body (checked by the dispatch), the
  * multipart upload of /v1/convert, the SMS forwarder's text; nothing else in a REST handler file.
  */
-const READS_BODY = new Set(['rest-call.ts', 'rest-convert.ts', 'rest-inbox.ts']);
+const READS_BODY = new Set(['daemon/server/rest-call.ts', 'daemon/docs/routes.ts', 'daemon/vault/sms-inbox-route.ts']);
 
 /** A value each path parameter form accepts, so a bad query is the only thing wrong. */
 const GOOD: Record<string, string> = { '^crawl_[0-9a-f]{16}$': 'crawl_00112233aabbccdd', '^wh_[0-9a-f]{16}$': 'wh_0011223344556677', '^[A-Za-z0-9._-]{1,64}$': 'c1' };
@@ -91,13 +91,15 @@ t.test('every body is checked by a schema: its own on the row, or its tool\'s or
 });
 
 t.test('no REST handler reads the query or decodes a path segment by hand: the route schemas do', async (t) => {
-  const files = readdirSync(SERVER).filter((f) => /^rest(-[a-z-]+)?\.ts$/.test(f));
-  t.ok(files.length > 10, 'the REST handler files are found');
+  // The server's REST files, and every feature file that hands main.ts route handlers.
+  const files = sourceFiles('daemon').filter((f) => /^daemon\/server\/rest(-[a-z-]+)?\.ts$/.test(f) || (!f.startsWith('daemon/server/') && /type Handler\b[^\n]*server\/rest-call\.js/.test(readFileSync(join(repoRoot, f), 'utf8'))));
+  t.ok(files.length > 10, `the REST handler files are found (${files.length})`);
+  t.ok(files.includes('daemon/crawl/routes.ts') && files.includes('daemon/vault/routes.ts'), 'feature route files among them');
   for (const f of files) {
-    const src = readFileSync(join(SERVER, f), 'utf8');
+    const src = readFileSync(join(repoRoot, f), 'utf8');
     t.notMatch(src, /\br\.query\b/, `${f} reads no query by hand`);
     // The SMS inbox decodes before its secret check, answering 401 alike.
-    if (f !== 'rest-inbox.ts') t.notMatch(src, /decodeURIComponent/, `${f} decodes no segment by hand`);
+    if (f !== 'daemon/vault/sms-inbox-route.ts') t.notMatch(src, /decodeURIComponent/, `${f} decodes no segment by hand`);
     if (!READS_BODY.has(f)) t.notMatch(src, /\b(readJson|readBody|parseJsonBounded|JSON\.parse)\b/, `${f} reads no body by hand: input.body() checks it against the row's schema`);
   }
 });

@@ -1,5 +1,5 @@
 /**
- * The admin console at /admin: HTML pages with a cookie session, not REST. Its routes are in ROUTES with auth
+ * The admin console at /admin: HTML pages with a cookie session, not REST. Its routes are in SERVER_ROUTES with auth
  * 'none' (app.ts has already checked Host and Origin) and authenticate here, by the session cookie only.
  *
  * Every request: a URL carrying a key or token is refused before anything else, and neither logged nor echoed.

@@ -6,10 +6,18 @@
 import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { harRecordings } from '../traffic/har-recordings.js';
-import { harDocument } from '../traffic/har-document.js';
+import { harRecordings } from './har-recordings.js';
+import { harDocument } from './har-document.js';
 import { sendStream } from '../http/exchange.js';
-import type { Handler } from './rest-call.js';
+import type { Handler } from '../server/rest-call.js';
+import type { RouteSpec } from '../server/routes.js';
+import * as S from '../server/route-schemas.js';
+
+
+export const HAR_ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/v1/tabs/{id}/har', auth: 'user', summary: "The tab's HAR recording (browser_har), recording or stopped, as one redacted HAR 1.2 JSON document, streamed", params: S.HarTabPath },
+];
+
 
 export function harHandlers(env: Platform): Record<string, Handler> {
   return {

@@ -8,7 +8,18 @@ import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { ShareLinks } from '../../storage/share-links.js';
 import { sendJson, sendStream } from '../http/exchange.js';
-import type { Handler } from './rest-call.js';
+import type { Handler } from '../server/rest-call.js';
+import type { RouteSpec } from '../server/routes.js';
+import * as S from '../server/route-schemas.js';
+
+
+export const DOWNLOAD_ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/v1/files', auth: 'user', summary: "The caller's files (PDFs, screenshots, downloads), newest first" },
+  { method: 'GET', path: '/v1/files/{name}', auth: 'user', summary: 'Download one of the caller\'s files', params: S.FilePath },
+  { method: 'DELETE', path: '/v1/files/{name}', auth: 'user', summary: "Delete one of the caller's files (its share links stop opening); frees its bytes in the storage quota", params: S.FilePath },
+  { method: 'GET', path: '/dl/{token}', auth: 'none', summary: 'A shared file (browser_download_link): streamed as an attachment; the signed, expiring token in the path is the only credential' },
+];
+
 
 /** The headers of a file handed out: always saved, never rendered or sniffed, never cached on the way. */
 function fileHeaders(name: string, mimeType: string): Record<string, string> {

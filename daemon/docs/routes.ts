@@ -7,10 +7,17 @@
 import BusboyImport from '@fastify/busboy';
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { DOC_MAX_BYTES } from '../docs/types.js';
+import { DOC_MAX_BYTES } from './types.js';
 import { readBody, type Req } from '../http/exchange.js';
-import { runTool, toolBody, type Handler } from './rest-call.js';
-import type { ServerDeps } from './deps.js';
+import { runTool, toolBody, type Handler } from '../server/rest-call.js';
+import type { ServerDeps } from '../server/deps.js';
+import type { RouteSpec } from '../server/routes.js';
+
+
+export const CONVERT_ROUTES: readonly RouteSpec[] = [
+  { method: 'POST', path: '/v1/convert', auth: 'user', summary: 'Convert a document to Markdown or text (as browser_convert): a JSON body with the same arguments, or multipart/form-data with the upload in part "file" (15 MB)', body: { tool: 'browser_convert' } },
+];
+
 
 const Busboy = BusboyImport as unknown as typeof import('@fastify/busboy').default;
 

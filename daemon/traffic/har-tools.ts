@@ -15,10 +15,10 @@ import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import type { ToolContext } from '../call/context.js';
 import { inline, type ResponseBuilder } from '../call/response.js';
-import { harRecordings } from '../traffic/har-recordings.js';
-import { harDocument } from '../traffic/har-document.js';
-import { HAR_QUOTA_NOTE, type HarLine, type HarOptions, type HarRecording } from '../traffic/har-recording.js';
-import type { SameType } from '../traffic/same-type.js';
+import { harRecordings } from './har-recordings.js';
+import { harDocument } from './har-document.js';
+import { HAR_QUOTA_NOTE, type HarLine, type HarOptions, type HarRecording } from './har-recording.js';
+import type { SameType } from './same-type.js';
 import { PageText, TabIdField } from '../call/output.js';
 
 /** Chromium's resource types, lower-cased as the recorder reports them. */

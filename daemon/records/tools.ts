@@ -9,13 +9,13 @@ import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { CACHE_NAME } from '../../protocol/ids.js';
 import type { Recording, Replay, Step } from '../../storage/records.js';
-import { notFound } from '../records/recorder.js';
-import { scriptJson, scriptTypescript } from '../records/script.js';
+import { notFound } from './recorder.js';
+import { scriptJson, scriptTypescript } from './script.js';
 import type { ResponseBuilder } from '../call/response.js';
 import type { ToolContext } from '../call/context.js';
 import { inline, inlineCut, pageUrl } from '../call/response.js';
 import { PageText, TabModeField } from '../call/output.js';
-import { RECORDS } from '../records/index.js';
+import { RECORDS } from './index.js';
 
 const RecordingId = (description: string) => Type.String({ pattern: '^rec_[0-9a-f]{16}$', description });
 const ReplayId = (description: string) => Type.String({ pattern: '^rpl_[0-9a-f]{16}$', description });

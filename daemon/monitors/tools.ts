@@ -9,13 +9,13 @@ import { params, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { MONITOR_ID } from '../../protocol/ids.js';
 import { checkUrl } from '../net/url-check.js';
-import { monitorSpec, MAX_IGNORE } from '../monitors/spec.js';
-import type { MonitorView } from '../monitors/service.js';
+import { monitorSpec, MAX_IGNORE } from './spec.js';
+import type { MonitorView } from './service.js';
 import type { CheckRecord } from '../../storage/monitors.js';
 import type { ResponseBuilder } from '../call/response.js';
 import { inline } from '../call/response.js';
 import { PageText } from '../call/output.js';
-import { MONITORS } from '../monitors/service.js';
+import { MONITORS } from './service.js';
 
 const ACTIONS = ['create', 'list', 'get', 'checks', 'run', 'delete'] as const;
 type Action = (typeof ACTIONS)[number];
