@@ -850,106 +850,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/tools/browser_handoff": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Hand off to a person
-         * @description Asks a person to do one step you cannot (a CAPTCHA, a 2FA code, an approval, a login). Returns a link to a "Your turn" page with your message, the live browser and a Done button: give the link to the person, then call browser_handoff_wait until it is resolved or expired.
-         */
-        post: operations["browser_handoff"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tools/browser_handoff_wait": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Wait for a hand-off
-         * @description Waits until the person presses Done (or the hand-off is resolved or expires), up to timeoutS; returns at once when it is no longer open. Call again while it is open.
-         */
-        post: operations["browser_handoff_wait"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tools/browser_handoff_extend": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Extend a hand-off
-         * @description Gives the person more time: the open hand-off now expires expiresInS seconds from now, but never past the server's cap on its whole life (default 24 hours from creation).
-         */
-        post: operations["browser_handoff_extend"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tools/browser_handoff_resolve": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Resolve a hand-off
-         * @description Marks an open hand-off resolved, for when the person told you (not through the page) that they are done. Waiting calls return. An expired or resolved one cannot be resolved.
-         */
-        post: operations["browser_handoff_resolve"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/tools/browser_handoffs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Hand-offs
-         * @description Lists your hand-offs, newest first, with their states (open, resolved, expired).
-         */
-        post: operations["browser_handoffs"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/tools/browser_viewer": {
         parameters: {
             query?: never;
@@ -1570,6 +1470,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tools/browser_handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand off to a person
+         * @description Asks a person to do one step you cannot (a CAPTCHA, a 2FA code, an approval, a login). Returns a link to a "Your turn" page with your message, the live browser and a Done button: give the link to the person, then call browser_handoff_wait until it is resolved or expired.
+         */
+        post: operations["browser_handoff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools/browser_handoff_wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wait for a hand-off
+         * @description Waits until the person presses Done (or the hand-off is resolved or expires), up to timeoutS; returns at once when it is no longer open. Call again while it is open.
+         */
+        post: operations["browser_handoff_wait"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools/browser_handoff_extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend a hand-off
+         * @description Gives the person more time: the open hand-off now expires expiresInS seconds from now, but never past the server's cap on its whole life (default 24 hours from creation).
+         */
+        post: operations["browser_handoff_extend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools/browser_handoff_resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a hand-off
+         * @description Marks an open hand-off resolved, for when the person told you (not through the page) that they are done. Waiting calls return. An expired or resolved one cannot be resolved.
+         */
+        post: operations["browser_handoff_resolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools/browser_handoffs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand-offs
+         * @description Lists your hand-offs, newest first, with their states (open, resolved, expired).
+         */
+        post: operations["browser_handoffs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/browser/settings": {
         parameters: {
             query?: never;
@@ -1601,40 +1601,6 @@ export interface paths {
         get: operations["getV1Audit"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/handoff/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The "Your turn" page of a hand-off (HTML); the token in the link is the credential */
-        get: operations["getHandoffByToken"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/handoff/{token}/done": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Done on the "Your turn" page: resolves the hand-off (same-origin form post) */
-        post: operations["postHandoffByTokenDone"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2716,6 +2682,40 @@ export interface paths {
         get: operations["getV1TabsByIdHar"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/handoff/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The "Your turn" page of a hand-off (HTML); the token in the link is the credential */
+        get: operations["getHandoffByToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/handoff/{token}/done": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Done on the "Your turn" page: resolves the hand-off (same-origin form post) */
+        post: operations["postHandoffByTokenDone"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10481,955 +10481,6 @@ export interface operations {
             };
         };
     };
-    browser_handoff: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /**
-                     * @description Why a person is needed. Default other.
-                     * @default other
-                     * @enum {string}
-                     */
-                    reason?: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
-                    /** @description What the person should do, in plain words (shown as text). At most 2000 characters. */
-                    message: string;
-                    /** @description Seconds until the link expires; default 1800. The server caps the whole life of a hand-off (default 24 hours). */
-                    expiresInS?: number;
-                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
-                    tab?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        /** @description The hand-off id, for browser_handoff_wait. */
-                        id: string;
-                        /** @description The link to give the person: a "Your turn" page with the message, the live browser and a Done button. */
-                        url: string;
-                        expiresAt: string;
-                        handoff: {
-                            /** @description ho_ and 16 hex digits. */
-                            id: string;
-                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
-                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
-                            message: string;
-                            status: "open" | "resolved" | "expired";
-                            createdAt: string;
-                            expiresAt: string;
-                            /** @description Seconds left, while open. */
-                            expiresInS?: number;
-                            /** @description The latest expiresAt any extension can reach. */
-                            capAt: string;
-                            /** @description What the agent noted when it resolved the hand-off. */
-                            note?: string;
-                            /** @description The tab the person is shown. */
-                            tab?: string;
-                            resolvedBy?: "person" | "agent";
-                            resolvedAt?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    browser_handoff_wait: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description Hand-off id from browser_handoff: "ho_" and 16 hex digits. */
-                    id: string;
-                    /**
-                     * @description Seconds to wait, 0 to 60; default 50. 0 only looks.
-                     * @default 50
-                     */
-                    timeoutS?: number;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        handoff: {
-                            /** @description ho_ and 16 hex digits. */
-                            id: string;
-                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
-                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
-                            message: string;
-                            status: "open" | "resolved" | "expired";
-                            createdAt: string;
-                            expiresAt: string;
-                            /** @description Seconds left, while open. */
-                            expiresInS?: number;
-                            /** @description The latest expiresAt any extension can reach. */
-                            capAt: string;
-                            /** @description What the agent noted when it resolved the hand-off. */
-                            note?: string;
-                            /** @description The tab the person is shown. */
-                            tab?: string;
-                            resolvedBy?: "person" | "agent";
-                            resolvedAt?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    browser_handoff_extend: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description Hand-off id from browser_handoff: "ho_" and 16 hex digits. */
-                    id: string;
-                    /** @description Seconds from now until the link expires. */
-                    expiresInS: number;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        handoff: {
-                            /** @description ho_ and 16 hex digits. */
-                            id: string;
-                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
-                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
-                            message: string;
-                            status: "open" | "resolved" | "expired";
-                            createdAt: string;
-                            expiresAt: string;
-                            /** @description Seconds left, while open. */
-                            expiresInS?: number;
-                            /** @description The latest expiresAt any extension can reach. */
-                            capAt: string;
-                            /** @description What the agent noted when it resolved the hand-off. */
-                            note?: string;
-                            /** @description The tab the person is shown. */
-                            tab?: string;
-                            resolvedBy?: "person" | "agent";
-                            resolvedAt?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    browser_handoff_resolve: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description Hand-off id from browser_handoff: "ho_" and 16 hex digits. */
-                    id: string;
-                    /** @description What the person said or did, kept with the hand-off. At most 2000 characters. */
-                    note?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & ({
-                        handoff: {
-                            /** @description ho_ and 16 hex digits. */
-                            id: string;
-                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
-                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
-                            message: string;
-                            status: "open" | "resolved" | "expired";
-                            createdAt: string;
-                            expiresAt: string;
-                            /** @description Seconds left, while open. */
-                            expiresInS?: number;
-                            /** @description The latest expiresAt any extension can reach. */
-                            capAt: string;
-                            /** @description What the agent noted when it resolved the hand-off. */
-                            note?: string;
-                            /** @description The tab the person is shown. */
-                            tab?: string;
-                            resolvedBy?: "person" | "agent";
-                            resolvedAt?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    } | {
-                        /** @description The action waits for the user's approval: nothing was done. */
-                        needsApproval: {
-                            action: string;
-                            classes: string[];
-                            reasons: string[];
-                            tab?: string;
-                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
-                            target?: string;
-                        };
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    });
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    browser_handoffs: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /**
-                     * @description Only hand-offs in this state. Default all.
-                     * @enum {string}
-                     */
-                    status?: "open" | "resolved" | "expired";
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description Newest first. */
-                        handoffs: {
-                            /** @description ho_ and 16 hex digits. */
-                            id: string;
-                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
-                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
-                            message: string;
-                            status: "open" | "resolved" | "expired";
-                            createdAt: string;
-                            expiresAt: string;
-                            /** @description Seconds left, while open. */
-                            expiresInS?: number;
-                            /** @description The latest expiresAt any extension can reach. */
-                            capAt: string;
-                            /** @description What the agent noted when it resolved the hand-off. */
-                            note?: string;
-                            /** @description The tab the person is shown. */
-                            tab?: string;
-                            resolvedBy?: "person" | "agent";
-                            resolvedAt?: string;
-                        }[];
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     browser_viewer: {
         parameters: {
             query?: never;
@@ -18020,6 +17071,955 @@ export interface operations {
             };
         };
     };
+    browser_handoff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Why a person is needed. Default other.
+                     * @default other
+                     * @enum {string}
+                     */
+                    reason?: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
+                    /** @description What the person should do, in plain words (shown as text). At most 2000 characters. */
+                    message: string;
+                    /** @description Seconds until the link expires; default 1800. The server caps the whole life of a hand-off (default 24 hours). */
+                    expiresInS?: number;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                    tab?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        /** @description The hand-off id, for browser_handoff_wait. */
+                        id: string;
+                        /** @description The link to give the person: a "Your turn" page with the message, the live browser and a Done button. */
+                        url: string;
+                        expiresAt: string;
+                        handoff: {
+                            /** @description ho_ and 16 hex digits. */
+                            id: string;
+                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
+                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
+                            message: string;
+                            status: "open" | "resolved" | "expired";
+                            createdAt: string;
+                            expiresAt: string;
+                            /** @description Seconds left, while open. */
+                            expiresInS?: number;
+                            /** @description The latest expiresAt any extension can reach. */
+                            capAt: string;
+                            /** @description What the agent noted when it resolved the hand-off. */
+                            note?: string;
+                            /** @description The tab the person is shown. */
+                            tab?: string;
+                            resolvedBy?: "person" | "agent";
+                            resolvedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    browser_handoff_wait: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Hand-off id from browser_handoff: "ho_" and 16 hex digits. */
+                    id: string;
+                    /**
+                     * @description Seconds to wait, 0 to 60; default 50. 0 only looks.
+                     * @default 50
+                     */
+                    timeoutS?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        handoff: {
+                            /** @description ho_ and 16 hex digits. */
+                            id: string;
+                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
+                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
+                            message: string;
+                            status: "open" | "resolved" | "expired";
+                            createdAt: string;
+                            expiresAt: string;
+                            /** @description Seconds left, while open. */
+                            expiresInS?: number;
+                            /** @description The latest expiresAt any extension can reach. */
+                            capAt: string;
+                            /** @description What the agent noted when it resolved the hand-off. */
+                            note?: string;
+                            /** @description The tab the person is shown. */
+                            tab?: string;
+                            resolvedBy?: "person" | "agent";
+                            resolvedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    browser_handoff_extend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Hand-off id from browser_handoff: "ho_" and 16 hex digits. */
+                    id: string;
+                    /** @description Seconds from now until the link expires. */
+                    expiresInS: number;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        handoff: {
+                            /** @description ho_ and 16 hex digits. */
+                            id: string;
+                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
+                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
+                            message: string;
+                            status: "open" | "resolved" | "expired";
+                            createdAt: string;
+                            expiresAt: string;
+                            /** @description Seconds left, while open. */
+                            expiresInS?: number;
+                            /** @description The latest expiresAt any extension can reach. */
+                            capAt: string;
+                            /** @description What the agent noted when it resolved the hand-off. */
+                            note?: string;
+                            /** @description The tab the person is shown. */
+                            tab?: string;
+                            resolvedBy?: "person" | "agent";
+                            resolvedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    browser_handoff_resolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Hand-off id from browser_handoff: "ho_" and 16 hex digits. */
+                    id: string;
+                    /** @description What the person said or did, kept with the hand-off. At most 2000 characters. */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & ({
+                        handoff: {
+                            /** @description ho_ and 16 hex digits. */
+                            id: string;
+                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
+                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
+                            message: string;
+                            status: "open" | "resolved" | "expired";
+                            createdAt: string;
+                            expiresAt: string;
+                            /** @description Seconds left, while open. */
+                            expiresInS?: number;
+                            /** @description The latest expiresAt any extension can reach. */
+                            capAt: string;
+                            /** @description What the agent noted when it resolved the hand-off. */
+                            note?: string;
+                            /** @description The tab the person is shown. */
+                            tab?: string;
+                            resolvedBy?: "person" | "agent";
+                            resolvedAt?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    } | {
+                        /** @description The action waits for the user's approval: nothing was done. */
+                        needsApproval: {
+                            action: string;
+                            classes: string[];
+                            reasons: string[];
+                            tab?: string;
+                            /** @description What the action is on (an element, an address, an endpoint): the page chose its words. */
+                            target?: string;
+                        };
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    });
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    browser_handoffs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Only hand-offs in this state. Default all.
+                     * @enum {string}
+                     */
+                    status?: "open" | "resolved" | "expired";
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description Newest first. */
+                        handoffs: {
+                            /** @description ho_ and 16 hex digits. */
+                            id: string;
+                            reason: "captcha" | "two_factor" | "needs_approval" | "login" | "other";
+                            /** @description What the person was asked to do (the words of the agent or task model that asked). */
+                            message: string;
+                            status: "open" | "resolved" | "expired";
+                            createdAt: string;
+                            expiresAt: string;
+                            /** @description Seconds left, while open. */
+                            expiresInS?: number;
+                            /** @description The latest expiresAt any extension can reach. */
+                            capAt: string;
+                            /** @description What the agent noted when it resolved the hand-off. */
+                            note?: string;
+                            /** @description The tab the person is shown. */
+                            tab?: string;
+                            resolvedBy?: "person" | "agent";
+                            resolvedAt?: string;
+                        }[];
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getV1BrowserSettings: {
         parameters: {
             query?: never;
@@ -18195,94 +18195,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getHandoffByToken: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the "Your turn" page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description unknown token (plain page) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description the hand-off is over (plain page) */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    postHandoffByTokenDone: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description resolved; a thank-you page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description posted from another site */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description unknown token (plain page) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description the hand-off is over (plain page) */
-            410: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -25351,6 +25263,94 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getHandoffByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the "Your turn" page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description unknown token (plain page) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the hand-off is over (plain page) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postHandoffByTokenDone: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description resolved; a thank-you page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description posted from another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description unknown token (plain page) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the hand-off is over (plain page) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -22,7 +22,7 @@ import { markWrittenEverywhere } from './secrets/site-storage.js';
 import { SavedSessionStore } from '../storage/saved-sessions.js';
 import { SmsInboxStore } from '../storage/sms-inbox.js';
 import { HandoffStore } from '../storage/handoffs.js';
-import { HandoffService } from './handoff/service.js';
+import { HANDOFFS, HandoffService } from './handoff/service.js';
 import { evaluateHostPolicy } from './policy/host-policy.js';
 import { backendFromEnv } from './search/backends.js';
 import { BrowserPool } from './browser/pool.js';
@@ -48,6 +48,7 @@ import { ToolRegistry } from './call/registry.js';
 import { allRoutes, operationsOf, toolsOf, type Feature } from './server/feature.js';
 import { browserFeature } from './tools/feature.js';
 import { trafficFeature } from './traffic/feature.js';
+import { handoffFeature } from './handoff/feature.js';
 import { docsFeature } from './docs/feature.js';
 import { monitorFeature } from './monitors/feature.js';
 import { recordFeature } from './records/feature.js';
@@ -85,7 +86,7 @@ import { checkLoginEntryWrite } from './secrets/site-match.js';
  * Every feature this daemon serves, in the order their tools are listed and their routes documented. A new
  * feature returns its tools and routes from its own feature.ts (server/feature.ts says what) and is added here.
  */
-export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature, webhookFeature, cacheFeature, vaultFeature, modelFeature((name) => TOOLS.get(name)), taskFeature, recordFeature, monitorFeature, docsFeature, trafficFeature];
+export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature, webhookFeature, cacheFeature, vaultFeature, modelFeature((name) => TOOLS.get(name)), taskFeature, recordFeature, monitorFeature, docsFeature, trafficFeature, handoffFeature];
 
 /** The tools and operations of those features: the registry dispatch looks calls up in and tools/list shows. */
 export const TOOLS = new ToolRegistry(toolsOf(FEATURES), operationsOf(FEATURES));
@@ -95,6 +96,7 @@ export const ROUTES = allRoutes(FEATURES);
 
 /** The services built on the call pipeline, as main.ts wired them (tests and benches reach them here). */
 export interface Features {
+  handoffs: HandoffService;
   crawls: CrawlService;
   tasks: TaskService;
   records: Records;
@@ -212,7 +214,6 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     filledCodes: new FilledCodes(),
     savedSessions: new SavedSessionStore(db, () => vault.keySealer()),
     smsInbox: new SmsInboxStore(db, vaultKey),
-    handoffs,
     live: new LiveLinks(baseUrl),
     search: backendFromEnv(),
     ...cdpServices(db, log, cfg, baseUrl),
@@ -246,12 +247,13 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     },
   };
   const features: Features = {
+    handoffs,
     crawls: new CrawlService(() => env),
-    tasks: new TaskService({ env, callTool: pipeline.callTool, tools: TOOLS.tools }),
+    tasks: new TaskService({ env, callTool: pipeline.callTool, tools: TOOLS.tools, handoffs }),
     records: new Records(db, { env, callTool: pipeline.callTool, tool: (name) => TOOLS.get(name) }),
     monitors: new MonitorService(db, () => env),
   };
-  services.provide(CRAWLS, features.crawls).provide(TASKS, features.tasks).provide(RECORDS, features.records).provide(MONITORS, features.monitors);
+  services.provide(HANDOFFS, handoffs).provide(CRAWLS, features.crawls).provide(TASKS, features.tasks).provide(RECORDS, features.records).provide(MONITORS, features.monitors);
   const accounts = new DisabledAccounts({ env, tasks: features.tasks });
   // Every store into a user's files (downloads, conversions, exports, videos, PDFs) first asks their quota.
   files.guard = (user, bytes, staged) => env.storageQuota.check(user, bytes, staged);

@@ -19,7 +19,6 @@ import type { FilledCodes } from '../storage/filled-codes.js';
 import type { SavedSessionStore } from '../storage/saved-sessions.js';
 import type { SmsInboxStore } from '../storage/sms-inbox.js';
 import type { SearchBackend } from './search/backends.js';
-import type { HandoffService } from './handoff/service.js';
 import type { LiveLinks } from './live/links.js';
 import type { CdpSessions } from './cdp-proxy/sessions.js';
 import type { UsageStore } from '../storage/usage.js';
@@ -57,8 +56,6 @@ export interface Platform {
   savedSessions: SavedSessionStore;
   /** Text messages forwarded into SMS otp_inbox entries, sealed, kept minutes. */
   smsInbox: SmsInboxStore;
-  /** Hand-offs to a person: their states, links and waiters. */
-  handoffs: HandoffService;
   /** The web search backend (from the environment at start; tests set a loopback one). */
   search?: SearchBackend;
   /** Live-view links (in memory: a restart ends them) and their connected viewers. */

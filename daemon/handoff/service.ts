@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { BrowserdError } from '../../protocol/errors.js';
+import { ServiceKey } from '../call/services.js';
 import { handoffStatus, type HandoffReason, type HandoffRecord, type HandoffStatus, type HandoffStore } from '../../storage/handoffs.js';
 
 export const MESSAGE_MAX = 2000;
@@ -51,6 +52,9 @@ export interface HandoffServiceOptions {
 const k = (user: string, id: string) => `${user}\u0000${id}`;
 
 const notFound = (id: string) => new BrowserdError('not_found', `no hand-off ${id}`, { next: 'List your hand-offs with browser_handoffs.' });
+
+/** Hand-offs: tools, the page, tasks and the vault's sign-in reach the service through this key (call/services.ts). */
+export const HANDOFFS = new ServiceKey<HandoffService>('handoffs');
 
 export class HandoffService {
   now: () => number;

@@ -66,8 +66,6 @@ export const SERVER_ROUTES: readonly RouteSpec[] = [
   { method: 'POST', path: '/v1/tools/{name}', auth: 'user', summary: 'Call a tool (documented once per tool below)', params: S.ToolPath, body: { tool: PATH_TOOL } },
   { method: 'GET', path: '/v1/browser/settings', auth: 'user', summary: "The host's browser settings (identity, ad blocking) and the caller's own persistent identity" },
   { method: 'GET', path: '/v1/audit', auth: 'user', summary: "The caller's own audit entries, newest first; pass the returned cursor for the next page", query: S.AuditQuery },
-  { method: 'GET', path: '/handoff/{token}', auth: 'none', summary: 'The "Your turn" page of a hand-off (HTML); the token in the link is the credential' },
-  { method: 'POST', path: '/handoff/{token}/done', auth: 'none', summary: 'Done on the "Your turn" page: resolves the hand-off (same-origin form post)' },
   { method: 'GET', path: '/live/{token}', auth: 'none', summary: 'Live view of a tab: the viewer page a live link opens (the token in the path is the only credential; its WebSocket is /live/{token}/ws)' },
   { method: 'GET', path: '/v1/admin/users', auth: 'admin', summary: 'List users (admin key)' },
   { method: 'POST', path: '/v1/admin/users', auth: 'admin', summary: 'Create a user (admin key); answers its token once', body: { schema: S.NewUserBody } },

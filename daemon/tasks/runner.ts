@@ -21,6 +21,7 @@ import type { ChatMessage, ToolCall, ToolSpec } from '../models/types.js';
 import type { CallOutcome } from '../call/call.js';
 import { renderErrorMcp } from '../call/response.js';
 import { NOT_FOR_TASKS, TASK_DONE } from './tool-specs.js';
+import type { HandoffService } from '../handoff/service.js';
 
 /** What a tool result may put in front of the model (the rest is cut, and the cut said). */
 export const TOOL_RESULT_CHARS = 8000;
@@ -43,6 +44,8 @@ export interface RunOptions {
   env: Platform;
   /** The pipeline each of the model's calls runs through, as the task's user. */
   callTool: CallTool;
+  /** Where a hand-off the model opened is looked up, so the task pauses on it. */
+  handoffs: HandoffService;
   /** What the model may call (tool-specs.ts), task_done included. */
   tools: ToolSpec[];
   user: UserRecord;
@@ -138,7 +141,7 @@ export async function runTask(opts: RunOptions): Promise<RunOutcome> {
       if (signal.aborted) return { kind: 'stopped' };
       calls.push({ step, tool: call.name, outcome: outcomeOf(outcome) });
       added.push(toolMessage(call, renderedText(outcome)));
-      if (outcome.ok) handoff = handoffIn(env, user.id, outcome.out.data);
+      if (outcome.ok) handoff = handoffIn(opts.handoffs, user.id, outcome.out.data);
     }
     messages.push(...added);
     if (!(await opts.save({ messages, step, usage: usage(), calls }))) return { kind: 'stopped' };
@@ -168,13 +171,13 @@ function renderedText(o: CallOutcome): string {
  * An open hand-off a tool result asks a person for: browser_handoff's own (id and url), or one a tool made on
  * the way (browser_login's `handoff` when a sign-in code is needed).
  */
-function handoffIn(env: Platform, user: string, data: Record<string, unknown>): { id: string; url: string } | undefined {
+function handoffIn(handoffs: HandoffService, user: string, data: Record<string, unknown>): { id: string; url: string } | undefined {
   const nested = data.handoff && typeof data.handoff === 'object' ? (data.handoff as Record<string, unknown>) : {};
   const id = [data.id, nested.id].find((v): v is string => typeof v === 'string' && HANDOFF_ID.test(v));
   const url = [data.url, nested.url].find((v): v is string => typeof v === 'string' && v.includes('/handoff/'));
   if (!id || !url) return undefined;
   try {
-    return env.handoffs.statusOf(env.handoffs.get(user, id)) === 'open' ? { id, url } : undefined;
+    return handoffs.statusOf(handoffs.get(user, id)) === 'open' ? { id, url } : undefined;
   } catch {
     return undefined;
   }

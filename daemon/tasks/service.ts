@@ -21,6 +21,7 @@ import { taskToolSpecs } from './tool-specs.js';
 import { secretScrubber } from '../secrets/user-secrets.js';
 import { PendingCount, quotaError } from '../quotas/limits.js';
 import { ServiceKey } from '../call/services.js';
+import type { HandoffService } from '../handoff/service.js';
 
 /** How long one wait on a hand-off lasts before it is asked again (its own expiry ends it sooner). */
 const HANDOFF_WAIT_MS = 10 * 60_000;
@@ -61,6 +62,8 @@ export interface TaskDeps {
   env: Platform;
   callTool: CallTool;
   tools: readonly ToolDef<any>[];
+  /** A paused task waits on its hand-off here. */
+  handoffs: HandoffService;
 }
 
 /** Server-run tasks: tools reach the service through this key (call/services.ts). */
@@ -315,6 +318,7 @@ export class TaskService {
       ? await runTask({
           env,
           callTool: this.deps.callTool,
+          handoffs: this.deps.handoffs,
           tools: this.tools,
           user,
           rec: started.rec,
@@ -361,7 +365,7 @@ export class TaskService {
       let note: string | undefined;
       while (status === 'open' && !ac.signal.aborted) {
         try {
-          const v = await env.handoffs.wait(rec.user, handoffId, HANDOFF_WAIT_MS, ac.signal);
+          const v = await this.deps.handoffs.wait(rec.user, handoffId, HANDOFF_WAIT_MS, ac.signal);
           status = v.status;
           note = v.note;
         } catch {

@@ -25,7 +25,6 @@ import { queryTools } from './query.js';
 import { extractTools } from './extract.js';
 import { readPageTools } from './read.js';
 import { savedSessionTools } from './saved-sessions.js';
-import { handoffTools } from './handoffs.js';
 import { viewerTools } from './viewer.js';
 import { cdpSessionTools } from './cdp-sessions.js';
 import { siteTools } from './site.js';
@@ -53,7 +52,6 @@ const ALL: ToolDef<any>[] = [
   ...extractTools,
   ...readPageTools,
   ...savedSessionTools,
-  ...handoffTools,
   ...viewerTools,
   ...cdpSessionTools,
   ...siteTools,

@@ -21,6 +21,7 @@ import { hostBelongs, hostOfName } from '../secrets/site-match.js';
 import { freshTotpCode } from './totp.js';
 import { PageText, TabIdField } from '../../protocol/output-fields.js';
 import { cleanBeforeOpening } from '../secrets/site-storage.js';
+import { HANDOFFS } from '../handoff/service.js';
 
 export const LOGIN_OUTCOMES = ['signed_in', 'wrong_password', 'captcha', 'two_factor_needed', 'code_rejected', 'no_login_form', 'form_not_accepted'] as const;
 export type LoginOutcome = (typeof LOGIN_OUTCOMES)[number];
@@ -180,7 +181,7 @@ async function secondFactor(ctx: ToolContext, tab: Tab, entry: LoginEntry, view:
 async function askPerson(ctx: ToolContext, tab: Tab, entry: LoginEntry, out: ResponseBuilder, otpProblem?: string) {
   const message = `Enter the sign-in code for ${entry.info.name} in the browser below, then press Done.`;
   const why = otpProblem ? ` (no code came from the user's inbox: ${otpProblem})` : ' and the entry has no totp and the user no otp inbox';
-  const h = await createHandoff(ctx.env.handoffs, ctx.user.id, { reason: 'two_factor', message, tab: tab.id });
+  const h = await createHandoff(ctx.service(HANDOFFS), ctx.user.id, { reason: 'two_factor', message, tab: tab.id });
   out.set('handoff', h);
   await finish(
     ctx,

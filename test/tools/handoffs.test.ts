@@ -116,12 +116,12 @@ async function waitingOn(user: string, id: string, pending: Promise<unknown>) {
     () => (settled = true),
     () => (settled = true),
   );
-  while (!settled && d.daemon.env.handoffs.waiting(user, id) === 0) await new Promise((r) => setImmediate(r));
+  while (!settled && d.daemon.features.handoffs.waiting(user, id) === 0) await new Promise((r) => setImmediate(r));
 }
 
 /** Moves the hand-off service's clock to `at` ms; returns a function putting the real clock back. */
 function clockAt(at: () => number): () => void {
-  const svc = d.daemon.env.handoffs;
+  const svc = d.daemon.features.handoffs;
   svc.now = at;
   return () => {
     svc.now = Date.now;
@@ -315,7 +315,7 @@ t.test('expiry: a waiting call returns when the time comes; expired ones cannot 
   t.match((await call(a, 'browser_handoff_wait', { id: h.id, timeoutS: 0 })).text, /is open/, 'timeoutS 0 only looks');
   await waitingOn('alice', h.id, waiting);
   now = t0 + 61_000;
-  await d.daemon.env.handoffs.expireDue();
+  await d.daemon.features.handoffs.expireDue();
   const w = await waiting;
   t.match(w.text, /expired at/, 'woken by the expiry, long before its own timeout');
   const r = await call(a, 'browser_handoff_resolve', { id: h.id });

@@ -5,7 +5,8 @@ import { params, StringEnum, TabParam } from '../../protocol/params.js';
 import { HANDOFF_ID } from '../../protocol/ids.js';
 import { type ResponseBuilder } from '../call/response.js';
 import { PageText } from '../call/output.js';
-import { EXPIRES_DEFAULT_S, EXPIRES_MAX_S, EXPIRES_MIN_S, MESSAGE_MAX, NOTE_MAX, type HandoffView } from '../handoff/service.js';
+import { EXPIRES_DEFAULT_S, EXPIRES_MAX_S, EXPIRES_MIN_S, MESSAGE_MAX, NOTE_MAX, type HandoffView } from './service.js';
+import { HANDOFFS } from './service.js';
 
 const IdParam = Type.String({ description: 'Hand-off id from browser_handoff: "ho_" and 16 hex digits.', pattern: HANDOFF_ID.source });
 const ExpiresInS = (description: string) => Type.Integer({ description, minimum: EXPIRES_MIN_S, maximum: EXPIRES_MAX_S });
@@ -71,9 +72,9 @@ export const handoffTools = [
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {
-      const { record, url, capped } = await ctx.env.handoffs.create(ctx.user.id, { reason: args.reason ?? 'other', message: args.message, tab: args.tab, expiresInS: args.expiresInS });
-      out.set('id', record.id).set('url', url).set('expiresAt', record.expiresAt).set('handoff', ctx.env.handoffs.view(record));
-      out.text(`Created hand-off ${record.id} (${record.reason}); it expires at ${record.expiresAt}${capped ? ` (cut to the server's cap of ${ctx.env.handoffs.maxLifeS} s)` : ''}.`);
+      const { record, url, capped } = await ctx.service(HANDOFFS).create(ctx.user.id, { reason: args.reason ?? 'other', message: args.message, tab: args.tab, expiresInS: args.expiresInS });
+      out.set('id', record.id).set('url', url).set('expiresAt', record.expiresAt).set('handoff', ctx.service(HANDOFFS).view(record));
+      out.text(`Created hand-off ${record.id} (${record.reason}); it expires at ${record.expiresAt}${capped ? ` (cut to the server's cap of ${ctx.service(HANDOFFS).maxLifeS} s)` : ''}.`);
       out.text(`Link for the person: ${url}`);
       out.text('Next: give the person the link, then call browser_handoff_wait with the id.');
     },
@@ -92,7 +93,7 @@ export const handoffTools = [
     needsBrowser: false,
     async handle(ctx, args, out) {
       const ms = (args.timeoutS ?? WAIT_DEFAULT_S) * 1000;
-      const v = await ctx.progress.during(ctx.env.handoffs.wait(ctx.user.id, args.id, ms, ctx.signal), ms, () => 'seconds waited for the person');
+      const v = await ctx.progress.during(ctx.service(HANDOFFS).wait(ctx.user.id, args.id, ms, ctx.signal), ms, () => 'seconds waited for the person');
       show(out, v);
       if (v.status === 'open') out.text('Next: call browser_handoff_wait again while it is open.');
     },
@@ -107,8 +108,8 @@ export const handoffTools = [
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {
-      const { record, capped } = await ctx.env.handoffs.extend(ctx.user.id, args.id, args.expiresInS);
-      show(out, ctx.env.handoffs.view(record));
+      const { record, capped } = await ctx.service(HANDOFFS).extend(ctx.user.id, args.id, args.expiresInS);
+      show(out, ctx.service(HANDOFFS).view(record));
       if (capped) out.text(`The expiry was cut to the cap, ${record.capAt}: the hand-off cannot last longer.`);
     },
   }),
@@ -123,7 +124,7 @@ export const handoffTools = [
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {
-      show(out, ctx.env.handoffs.view(await ctx.env.handoffs.resolve(ctx.user.id, args.id, 'agent', args.note)));
+      show(out, ctx.service(HANDOFFS).view(await ctx.service(HANDOFFS).resolve(ctx.user.id, args.id, 'agent', args.note)));
     },
   }),
   defineTool({
@@ -136,7 +137,7 @@ export const handoffTools = [
     openWorld: false,
     needsBrowser: false,
     async handle(ctx, args, out) {
-      const list = ctx.env.handoffs.list(ctx.user.id, args.status);
+      const list = ctx.service(HANDOFFS).list(ctx.user.id, args.status);
       out.set('handoffs', list);
       out.text(list.length ? list.map((v) => `${describe(v)} [${v.reason}]`).join('\n') : args.status ? `No ${args.status} hand-offs.` : 'No hand-offs.');
       if (list.length) out.page('messages and notes of these hand-offs', list.map((v) => `${v.id}: ${v.message}${v.note ? `\n${v.id} note: ${v.note}` : ''}`).join('\n'));

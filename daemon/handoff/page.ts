@@ -14,7 +14,10 @@ import type { Platform } from '../platform.js';
 import type { HandoffRecord } from '../../storage/handoffs.js';
 import { createLiveLink } from '../viewer/index.js';
 import { send, type Req } from '../http/exchange.js';
-import type { Handler } from './rest-call.js';
+import type { Handler } from '../server/rest-call.js';
+import type { ServerDeps } from '../server/deps.js';
+import { HANDOFFS, type HandoffService } from './service.js';
+import type { RouteSpec } from '../server/routes.js';
 
 const REASONS: Record<HandoffRecord['reason'], string> = {
   captcha: 'A CAPTCHA needs solving',
@@ -90,7 +93,7 @@ function liveView(env: Platform, rec: HandoffRecord): { url?: string; note?: str
   }
 }
 
-function yourTurn(env: Platform, r: Req, token: string, rec: HandoffRecord) {
+function yourTurn(env: Platform, handoffs: HandoffService, r: Req, token: string, rec: HandoffRecord) {
   const nonce = randomBytes(16).toString('base64');
   const live = liveView(env, rec);
   let liveOrigin: string | undefined;
@@ -100,7 +103,7 @@ function yourTurn(env: Platform, r: Req, token: string, rec: HandoffRecord) {
     live.url = undefined;
     live.note = 'Live view unavailable.';
   }
-  const leftMs = Date.parse(rec.expiresAt) - env.handoffs.now();
+  const leftMs = Date.parse(rec.expiresAt) - handoffs.now();
   const body = [
     '<h1>Your turn</h1>',
     `<p class="reason">${escapeHtml(REASONS[rec.reason] ?? REASONS.other)}</p>`,
@@ -125,11 +128,11 @@ function yourTurn(env: Platform, r: Req, token: string, rec: HandoffRecord) {
 }
 
 /** An open hand-off for a token, else undefined after answering the plain 404 or 410 page. */
-function openFor(env: Platform, r: Req, token: string): HandoffRecord | undefined {
-  const rec = env.handoffs.byToken(token);
+function openFor(env: Platform, handoffs: HandoffService, r: Req, token: string): HandoffRecord | undefined {
+  const rec = handoffs.byToken(token);
   // A disabled account's links stop working at once, as its token does.
   if (!rec || !env.users.isActive(rec.user)) return void notFound(r);
-  if (env.handoffs.statusOf(rec) !== 'open') return void gone(r);
+  if (handoffs.statusOf(rec) !== 'open') return void gone(r);
   return rec;
 }
 
@@ -148,21 +151,28 @@ function guarded(env: Platform, fn: (r: Req, token: string) => Promise<void>): H
   };
 }
 
-export function handoffPageHandlers(env: Platform): Record<string, Handler> {
+export const HANDOFF_ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/handoff/{token}', auth: 'none', summary: 'The "Your turn" page of a hand-off (HTML); the token in the link is the credential' },
+  { method: 'POST', path: '/handoff/{token}/done', auth: 'none', summary: 'Done on the "Your turn" page: resolves the hand-off (same-origin form post)' },
+];
+
+export function handoffPageHandlers(server: ServerDeps): Record<string, Handler> {
+  const { env } = server;
+  const handoffs = server.services.get(HANDOFFS);
   return {
     'GET /handoff/{token}': guarded(env, async (r, token) => {
-      const rec = openFor(env, r, token);
-      if (rec) yourTurn(env, r, token, rec);
+      const rec = openFor(env, handoffs, r, token);
+      if (rec) yourTurn(env, handoffs, r, token, rec);
     }),
     'POST /handoff/{token}/done': guarded(env, async (r, token) => {
       const site = r.headers['sec-fetch-site'];
       if (site && site !== 'same-origin' && site !== 'none') {
         return page(403, r, 'Not allowed', '<h1>Not allowed</h1><p>Press Done on the hand-off page itself.</p>');
       }
-      const rec = openFor(env, r, token);
+      const rec = openFor(env, handoffs, r, token);
       if (!rec) return;
       try {
-        await env.handoffs.resolve(rec.user, rec.id, 'person');
+        await handoffs.resolve(rec.user, rec.id, 'person');
       } catch (e) {
         // Expired or resolved a moment ago (a second press, or the agent resolved it first).
         if ((e as { code?: string }).code === 'refused') return gone(r);
