@@ -16,7 +16,7 @@ import { checkUrl } from '../net/url-check.js';
 import { CrawlParams, normaliseCrawlSpec } from './params.js';
 import type { CrawlItem, CrawlRunInfo } from './types.js';
 import { inline, inlineCut, pageUrl, urlLine, type ResponseBuilder } from '../call/response.js';
-import { extractorOf } from '../model-features/extractor-tools.js';
+import { extractorOf } from '../model-features/extractor-of.js';
 import { CrawlItemSchema, CrawlRunSchema } from './output-schemas.js';
 import { CRAWLS } from './service.js';
 

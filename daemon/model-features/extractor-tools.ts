@@ -16,9 +16,9 @@ import { checkUrl } from '../net/url-check.js';
 import { checkExtractorSchema } from '../models/extractor-values.js';
 import { learnSelectors } from './extractor-learn.js';
 import { eachPage, runExtractor } from './extractor-run.js';
+import { extractorOf } from './extractor-of.js';
 import { openModelSession } from '../models/session.js';
 import { SessionUsageSchema } from '../models/types.js';
-import type { ToolContext } from '../call/context.js';
 import { inlineCut, pageUrl, urlLine, type ResponseBuilder } from '../call/response.js';
 import { PageText, PageValue, UrlField } from '../call/output.js';
 
@@ -36,12 +36,6 @@ function exactlyOne(args: Record<string, unknown>, keys: string[], example: stri
   if (given.length !== 1) throw bad(given.length ? `give one of ${keys.join(', ')}, not ${given.join(' and ')}` : `give one of ${keys.join(', ')}`, `Pass e.g. ${example}.`);
 }
 
-/** The caller's extractor, or not_found (another user's id is not found either). */
-export function extractorOf(ctx: ToolContext, id: string): ExtractorRecord {
-  const rec = ctx.env.extractors.get(ctx.user.id, id);
-  if (!rec) throw new BrowserdError('not_found', `no extractor ${id}`, { next: 'List yours with GET /v1/extractors, or learn one with POST /v1/extractors.' });
-  return rec;
-}
 
 /** Values read from a page by selectors: the page's own words wherever they are strings. */
 const ValuesField = PageValue({ description: "The values read, by field name (text, numbers, booleans or lists of them, as the extractor's schema says)." });

@@ -64,6 +64,23 @@ t.test("the HTTP server and the pipeline import no feature: a feature's routes a
   }
 });
 
+t.test("features reach each other only through what they declare: no file outside a feature imports its tools or routes", async (t) => {
+  // A feature's face is its feature.ts and the tool and route files that feature.ts lists. Another feature
+  // uses its service key, a lookup main.ts hands in, or a shared part below; never the face itself.
+  const features = files('daemon').filter((f) => f.endsWith('/feature.ts') && f !== 'daemon/server/feature.ts');
+  let faces = 0;
+  for (const feature of features) {
+    const room = `${dirname(feature)}/`;
+    const face = new Set([feature.replace(/\.ts$/, ''), ...localImports(feature).filter((i) => i.startsWith(room))]);
+    faces += face.size;
+    for (const f of files('daemon')) {
+      if (f.startsWith(room) || f === 'daemon/main.ts') continue;
+      for (const i of localImports(f)) t.notOk(face.has(i), `${f} imports ${i}, part of the ${room} feature's face`);
+    }
+  }
+  t.ok(faces > features.length, 'the faces hold tool and route files, not only feature.ts');
+});
+
 /** The tools and the pipeline that runs them (daemon/call/): the rules below hold for both. */
 const toolsAndPipeline = () => [...files('daemon/tools'), ...files('daemon/call')];
 
