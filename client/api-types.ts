@@ -850,26 +850,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/tools/browser_viewer": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Live link to a tab
-         * @description Returns a live link: a page that shows the user's browser with this tab in front, live. Give it to the person; it expires after a few minutes unless the page is open. interactive lets them click and type (where their account allows take-over); view only watches.
-         */
-        post: operations["browser_viewer"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/tools/browser_sessions": {
         parameters: {
             query?: never;
@@ -1570,6 +1550,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tools/browser_viewer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Live link to a tab
+         * @description Returns a live link: a page that shows the user's browser with this tab in front, live. Give it to the person; it expires after a few minutes unless the page is open. interactive lets them click and type (where their account allows take-over); view only watches.
+         */
+        post: operations["browser_viewer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/browser/settings": {
         parameters: {
             query?: never;
@@ -1599,23 +1599,6 @@ export interface paths {
         };
         /** The caller's own audit entries, newest first; pass the returned cursor for the next page */
         get: operations["getV1Audit"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/live/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Live view of a tab: the viewer page a live link opens (the token in the path is the only credential; its WebSocket is /live/{token}/ws) */
-        get: operations["getLiveByToken"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2716,6 +2699,23 @@ export interface paths {
         put?: never;
         /** Done on the "Your turn" page: resolves the hand-off (same-origin form post) */
         post: operations["postHandoffByTokenDone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live view of a tab: the viewer page a live link opens (the token in the path is the only credential; its WebSocket is /live/{token}/ws) */
+        get: operations["getLiveByToken"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10481,172 +10481,6 @@ export interface operations {
             };
         };
     };
-    browser_viewer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
-                    tab?: string;
-                    /**
-                     * @description interactive (default where the account allows take-over) or view (watch only).
-                     * @enum {string}
-                     */
-                    mode?: "interactive" | "view";
-                };
-            };
-        };
-        responses: {
-            /** @description result */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": ({
-                        /** @constant */
-                        ok: true;
-                        tool?: string;
-                        text: string;
-                        images?: {
-                            mimeType: string;
-                            data: string;
-                        }[];
-                        resources?: {
-                            uri: string;
-                            mimeType: string;
-                            data: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    }) & {
-                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
-                        tab: string;
-                        /** @description The live link to give the person. */
-                        live_url: string;
-                        live: "interactive" | "view";
-                        /** @description When the link expires unless a viewer has it open (ISO 8601). */
-                        expiresAt: string;
-                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
-                        blocked?: {
-                            method: string;
-                            /** @description The address the page tried to write to. */
-                            url?: string;
-                            reason?: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description validation_error */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description forbidden | refused | site_read_only | blocked */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description method_not_allowed: the method is not served on this path */
-            405: {
-                headers: {
-                    /** @description The methods this path takes. */
-                    Allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description stale_ref */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description action_failed | budget_exceeded */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description navigation_failed */
-            502: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description browser_capacity (with Retry-After) or shutting_down */
-            503: {
-                headers: {
-                    /** @description Seconds to wait before trying again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description timeout */
-            504: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     browser_sessions: {
         parameters: {
             query?: never;
@@ -18020,6 +17854,172 @@ export interface operations {
             };
         };
     };
+    browser_viewer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"). Default: the most recent or focused tab. */
+                    tab?: string;
+                    /**
+                     * @description interactive (default where the account allows take-over) or view (watch only).
+                     * @enum {string}
+                     */
+                    mode?: "interactive" | "view";
+                };
+            };
+        };
+        responses: {
+            /** @description result */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": ({
+                        /** @constant */
+                        ok: true;
+                        tool?: string;
+                        text: string;
+                        images?: {
+                            mimeType: string;
+                            data: string;
+                        }[];
+                        resources?: {
+                            uri: string;
+                            mimeType: string;
+                            data: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    }) & {
+                        /** @description Tab id (t1, or <profile>/t1 in a named profile). */
+                        tab: string;
+                        /** @description The live link to give the person. */
+                        live_url: string;
+                        live: "interactive" | "view";
+                        /** @description When the link expires unless a viewer has it open (ISO 8601). */
+                        expiresAt: string;
+                        /** @description Writes refused in a read tab (or sent from an act tab) while this call ran; nothing was sent. */
+                        blocked?: {
+                            method: string;
+                            /** @description The address the page tried to write to. */
+                            url?: string;
+                            reason?: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description validation_error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden | refused | site_read_only | blocked */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description method_not_allowed: the method is not served on this path */
+            405: {
+                headers: {
+                    /** @description The methods this path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description stale_ref */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description action_failed | budget_exceeded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description navigation_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description browser_capacity (with Retry-After) or shutting_down */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getV1BrowserSettings: {
         parameters: {
             query?: never;
@@ -18195,46 +18195,6 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getLiveByToken: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the viewer page (HTML, no-store, frame-ancestors self) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description forbidden: a Host this daemon does not answer to */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description not_found: the link is unknown or expired */
-            404: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -25350,6 +25310,46 @@ export interface operations {
             };
             /** @description payload_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLiveByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the viewer page (HTML, no-store, frame-ancestors self) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description forbidden: a Host this daemon does not answer to */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: the link is unknown or expired */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

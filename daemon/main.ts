@@ -49,6 +49,7 @@ import { allRoutes, operationsOf, toolsOf, type Feature } from './server/feature
 import { browserFeature } from './tools/feature.js';
 import { trafficFeature } from './traffic/feature.js';
 import { handoffFeature } from './handoff/feature.js';
+import { liveFeature } from './viewer/feature.js';
 import { docsFeature } from './docs/feature.js';
 import { monitorFeature } from './monitors/feature.js';
 import { recordFeature } from './records/feature.js';
@@ -86,7 +87,7 @@ import { checkLoginEntryWrite } from './secrets/site-match.js';
  * Every feature this daemon serves, in the order their tools are listed and their routes documented. A new
  * feature returns its tools and routes from its own feature.ts (server/feature.ts says what) and is added here.
  */
-export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature, webhookFeature, cacheFeature, vaultFeature, modelFeature((name) => TOOLS.get(name)), taskFeature, recordFeature, monitorFeature, docsFeature, trafficFeature, handoffFeature];
+export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature, webhookFeature, cacheFeature, vaultFeature, modelFeature((name) => TOOLS.get(name)), taskFeature, recordFeature, monitorFeature, docsFeature, trafficFeature, handoffFeature, liveFeature];
 
 /** The tools and operations of those features: the registry dispatch looks calls up in and tools/list shows. */
 export const TOOLS = new ToolRegistry(toolsOf(FEATURES), operationsOf(FEATURES));

@@ -13,6 +13,11 @@ export interface OriginPolicy {
   extraOrigins: string[];
 }
 
+/** The policy of a daemon listening as configured: one place, so every route and socket checks alike. */
+export function originPolicyOf(cfg: { host: string; port: number; allowedHosts: string[]; allowedOrigins: string[] }): OriginPolicy {
+  return { listenHost: cfg.host, port: cfg.port, extraHosts: cfg.allowedHosts, extraOrigins: cfg.allowedOrigins };
+}
+
 /** The name part of a Host header, lowercased, IPv6 brackets removed. */
 export function hostName(hostHeader: string): string {
   const h = hostHeader.trim().toLowerCase();

@@ -5,14 +5,13 @@
 import type { UserRecord } from '../../storage/users.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { bearer, captureReq, readBody, sendError, sendJson, statusLine, type Req, type RequestFinished } from '../http/exchange.js';
-import { checkHostAndOrigin, type OriginPolicy } from '../http/origin.js';
+import { checkHostAndOrigin, originPolicyOf } from '../http/origin.js';
 import { restHandlers } from './rest.js';
 import type { Handler } from './rest-call.js';
 import { RouteTable, routeKey, type RouteSpec } from './routes.js';
 import { allRoutes, type Feature } from './feature.js';
 import { routeInput } from './route-input.js';
 import { McpGateway } from './mcp.js';
-import { liveSocket, LIVE_SOCKET_PATTERN } from '../viewer/socket.js';
 import { addCdpRoute } from './cdp-route.js';
 import { chooseHttpApp } from '../http/transport/choose.js';
 import type { ServerDeps } from './deps.js';
@@ -31,7 +30,7 @@ export async function startApp(server: ServerDeps, features: readonly Feature[],
   const { env } = server;
   const { app, why } = chooseHttpApp(env.cfg.http);
   const mcp = new McpGateway(server, version);
-  const originPolicy: OriginPolicy = { listenHost: env.cfg.host, port: env.cfg.port, extraHosts: env.cfg.allowedHosts, extraOrigins: env.cfg.allowedOrigins };
+  const originPolicy = originPolicyOf(env.cfg);
   const handle: AppHandle = { port: 0, closing: false, mcp, server: { kind: app.kind, why }, close: () => undefined };
   const health = (r: Req) =>
     sendJson(r, handle.closing ? 503 : 200, { ok: !handle.closing, version, uptimeS: Math.round((Date.now() - env.startedAt.getTime()) / 1000), browsers: env.pool.count });
@@ -96,8 +95,8 @@ export async function startApp(server: ServerDeps, features: readonly Feature[],
     return run(route, r, user, params);
   }
 
-  // Upgrades only: a plain GET on this path falls through to the router below (and is a 404 there).
-  app.ws(LIVE_SOCKET_PATTERN, liveSocket(env, server.callTool, originPolicy, () => handle.closing));
+  // Upgrades only: a plain GET on a socket's path falls through to the router below (and is a 404 there).
+  for (const feature of features) for (const socket of feature.sockets?.(server, () => handle.closing) ?? []) app.ws(socket.pattern, socket.behavior);
 
   addCdpRoute(app, env, () => handle.closing);
   app.any('/*', (res, req) => {

@@ -6,7 +6,7 @@
 import type { HttpApp, HttpResponse } from '../http/transport/types.js';
 import type { Platform } from '../platform.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { checkHostAndOrigin, type OriginPolicy } from '../http/origin.js';
+import { checkHostAndOrigin, originPolicyOf } from '../http/origin.js';
 import { ProxyClient } from '../cdp-proxy/client.js';
 import type { CdpSession } from '../cdp-proxy/sessions.js';
 import type { Disposable } from '../cdp/connection.js';
@@ -37,7 +37,7 @@ function refuse(res: HttpResponse, e: BrowserdError) {
 }
 
 export function addCdpRoute(app: HttpApp, env: Platform, closing: () => boolean) {
-  const originPolicy: OriginPolicy = { listenHost: env.cfg.host, port: env.cfg.port, extraHosts: env.cfg.allowedHosts, extraOrigins: env.cfg.allowedOrigins };
+  const originPolicy = originPolicyOf(env.cfg);
   app.ws<SocketData>('/cdp/*', {
     maxPayloadLength: MAX_CLIENT_MESSAGE,
     maxBackpressure: MAX_BACKLOG,

@@ -8,6 +8,13 @@ import type { ToolDef } from '../call/define.js';
 import type { Handler } from './rest-call.js';
 import { SERVER_ROUTES, type RouteSpec } from './routes.js';
 import type { ServerDeps } from './deps.js';
+import type { WebSocketBehavior } from '../http/transport/types.js';
+
+/** A WebSocket a feature serves: upgrades on `pattern` (uWS syntax, '/live/:token/ws') go to `behavior`. */
+export interface SocketRoute {
+  pattern: string;
+  behavior: WebSocketBehavior<any>;
+}
 
 export interface Feature {
   /** Names the feature in start-up errors (a route without a handler, two tools with one name). */
@@ -20,6 +27,8 @@ export interface Feature {
   routes?: readonly RouteSpec[];
   /** The handler of each of its routes, by routeKey, bound to the running daemon. */
   handlers?(server: ServerDeps): Record<string, Handler>;
+  /** Its WebSockets, bound to the running daemon; `isClosing` is true once the daemon stops taking work. */
+  sockets?(server: ServerDeps, isClosing: () => boolean): SocketRoute[];
 }
 
 export const toolsOf = (features: readonly Feature[]) => features.flatMap((f) => f.tools ?? []);

@@ -9,7 +9,6 @@ import { quotaView } from '../quotas/limits.js';
 import { sendJson, type Req } from '../http/exchange.js';
 import { runTool, toolBody, type Handler } from './rest-call.js';
 import type { RouteSpec } from './routes.js';
-import { liveHandlers } from './live-routes.js';
 import { settingsHandlers } from './rest-settings.js';
 import { assertNewUserName } from './user-name.js';
 import { adminConsoleHandlers } from './admin/handlers.js';
@@ -78,7 +77,6 @@ export function restHandlers(server: ServerDeps, health: (r: Req) => void): Reco
       const { limit = 100 } = query as { limit?: number };
       sendJson(r, 200, { ok: true, entries: env.audit.all(limit) });
     },
-    ...liveHandlers(env),
     ...signupHandlers(env),
     ...installGuideHandlers(env),
     ...adminConsoleHandlers(server),

@@ -66,7 +66,6 @@ export const SERVER_ROUTES: readonly RouteSpec[] = [
   { method: 'POST', path: '/v1/tools/{name}', auth: 'user', summary: 'Call a tool (documented once per tool below)', params: S.ToolPath, body: { tool: PATH_TOOL } },
   { method: 'GET', path: '/v1/browser/settings', auth: 'user', summary: "The host's browser settings (identity, ad blocking) and the caller's own persistent identity" },
   { method: 'GET', path: '/v1/audit', auth: 'user', summary: "The caller's own audit entries, newest first; pass the returned cursor for the next page", query: S.AuditQuery },
-  { method: 'GET', path: '/live/{token}', auth: 'none', summary: 'Live view of a tab: the viewer page a live link opens (the token in the path is the only credential; its WebSocket is /live/{token}/ws)' },
   { method: 'GET', path: '/v1/admin/users', auth: 'admin', summary: 'List users (admin key)' },
   { method: 'POST', path: '/v1/admin/users', auth: 'admin', summary: 'Create a user (admin key); answers its token once', body: { schema: S.NewUserBody } },
   { method: 'GET', path: '/v1/admin/browser-settings', auth: 'admin', summary: 'The host-wide browser settings in force (admin key)' },

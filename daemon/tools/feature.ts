@@ -25,7 +25,6 @@ import { queryTools } from './query.js';
 import { extractTools } from './extract.js';
 import { readPageTools } from './read.js';
 import { savedSessionTools } from './saved-sessions.js';
-import { viewerTools } from './viewer.js';
 import { cdpSessionTools } from './cdp-sessions.js';
 import { siteTools } from './site.js';
 import { downloadTools } from './downloads.js';
@@ -52,7 +51,6 @@ const ALL: ToolDef<any>[] = [
   ...extractTools,
   ...readPageTools,
   ...savedSessionTools,
-  ...viewerTools,
   ...cdpSessionTools,
   ...siteTools,
   ...downloadTools,

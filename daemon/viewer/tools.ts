@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { defineTool } from '../call/define.js';
 import { params, TabParam, StringEnum } from '../../protocol/params.js';
 import { BrowserdError } from '../../protocol/errors.js';
-import { createLiveLink } from '../viewer/index.js';
+import { createLiveLink } from './index.js';
 import { LiveModeField, TabIdField } from '../call/output.js';
 
 export const viewerTools = [
