@@ -1,7 +1,8 @@
 /**
- * The path, query and body schemas of the REST routes (TypeBox, like a tool's input): routes.ts and each feature's routes attach them to
- * its rows, route-input.ts and route-body.ts check every request against them, and scripts/docs.ts writes them
- * into api/openapi.yaml. One copy, so what is checked and what is documented cannot drift apart.
+ * The server's own path, query and body schemas and the helpers every feature builds its own from (TypeBox,
+ * like a tool's input): a route row carries them, route-input.ts and route-body.ts check every request against
+ * them, and scripts/docs.ts writes them into api/openapi.yaml. One copy, so what is checked and what is
+ * documented cannot drift apart.
  */
 import { Type, type TSchema, type TObject, type TProperties } from '@sinclair/typebox';
 import { USER_NAME } from '../../protocol/ids.js';
