@@ -45,6 +45,7 @@ import { callSecrets, everyUsersSecrets } from './secrets/user-secrets.js';
 import { callTool, type Pipeline } from './tools/dispatch.js';
 import { Services } from './call/services.js';
 import { ToolRegistry } from './call/registry.js';
+import { ACT_TOOLS } from './model-features/act-tools.js';
 import { allRoutes, operationsOf, toolsOf, type Feature } from './server/feature.js';
 import { browserFeature } from './tools/feature.js';
 import { trafficFeature } from './traffic/feature.js';
@@ -91,6 +92,11 @@ export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature, webho
 
 /** The tools and operations of those features: the registry dispatch looks calls up in and tools/list shows. */
 export const TOOLS = new ToolRegistry(toolsOf(FEATURES), operationsOf(FEATURES));
+
+// Act offers its model other features' interaction tools, found by name: a missing one is a wiring mistake,
+// said when the daemon loads rather than at a user's first act.
+const actToolsMissing = ACT_TOOLS.filter((name) => !TOOLS.get(name));
+if (actToolsMissing.length) throw new Error(`act offers tools no feature provides: ${actToolsMissing.join(', ')}`);
 
 /** Every HTTP route this daemon serves (the server's own and the features'): what api/openapi.yaml documents. */
 export const ROUTES = allRoutes(FEATURES);

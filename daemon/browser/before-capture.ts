@@ -1,6 +1,6 @@
 /**
  * What must happen to a tab right before any picture of it is taken. The vault registers here when it first
- * fills a secret into a tab (vault/masking.ts: the filled fields are masked again), so the capture code, which
+ * fills a secret into a tab (secrets/masking.ts: the filled fields are masked again), so the capture code, which
  * stands below the vault, runs that step without importing it. A tab nothing registered for costs nothing.
  */
 import type { Tab } from './tab.js';

@@ -17,7 +17,7 @@ export async function screenshot(tab: Tab, opts: { format: 'png' | 'jpeg'; quali
     const s = await contentSize(tab);
     clip = { x: 0, y: 0, width: Math.ceil(s.width), height: Math.min(Math.ceil(s.height), MAX_CAPTURE_HEIGHT), scale: 1 };
   }
-  // The vault's filled fields are masked again here (vault/masking.ts registers the step when it fills one).
+  // The vault's filled fields are masked again here (secrets/masking.ts registers the step when it fills one).
   await runBeforeCapture(tab);
   const shot = await tab.send('Page.captureScreenshot', {
     format: opts.format,

@@ -126,13 +126,13 @@ export class TabRoutes {
   private mockAnswered = false;
   /**
    * Told of each request a mock answers, with the address of the tab's page then: the body may run as that page's
-   * code or as a new document of the request's origin, and write either's storage (daemon/vault/site-storage.ts).
+   * code or as a new document of the request's origin, and write either's storage (daemon/secrets/site-storage.ts).
    */
   onMock?: (requestUrl: string, pageUrl: string) => void;
 
   /**
    * Whether the tab's pages may run code the agent wrote: a mock route is in place, or one answered a request
-   * while the tab lived. No vault value is filled then (daemon/vault/secret-documents.ts).
+   * while the tab lived. No vault value is filled then (daemon/secrets/secret-documents.ts).
    */
   get writesResponses(): boolean {
     return this.mockAnswered || this.routes.some((r) => r.answer.kind === 'mock');

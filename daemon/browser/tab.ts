@@ -32,7 +32,7 @@ const CLOSE_CHECK_MS = 500;
 /**
  * Per browser (its CDP connection): act tabs made and main-frame documents they started or committed, popups
  * attached. A caller compares the count across an await to know that no page of the kind came or went meanwhile
- * (daemon/vault/site-storage.ts, cleaning a site's storage). Read tabs do not count: they bypass service workers.
+ * (daemon/secrets/site-storage.ts, cleaning a site's storage). Read tabs do not count: they bypass service workers.
  */
 const activity = new WeakMap<CdpConnection, { n: number }>();
 export function bumpActivity(conn: CdpConnection): void {

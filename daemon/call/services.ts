@@ -1,6 +1,7 @@
 /**
- * Feature services a tool handler reaches by key (ToolContext.service): the crawl runs, tasks, recordings and
- * monitors are built on top of the call pipeline, so the pipeline cannot name their types. Each feature
+ * Feature services a tool handler or a route reaches by key (ToolContext.service, ServerDeps.services): the
+ * hand-offs, crawl runs, tasks, recordings and monitors are built on top of the call pipeline, so the pipeline
+ * cannot name their types. Each feature
  * declares its key beside its service (crawl/service.ts CRAWLS, ...); main.ts provides the services once, and a
  * tool that uses one imports its key: the dependency is explicit and points down, from tool to feature.
  */

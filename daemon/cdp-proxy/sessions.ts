@@ -81,7 +81,7 @@ export class CdpSessions {
 
   /**
    * `refusal` is asked last, with nothing awaited between its answer and the session being open: the caller's
-   * reason the browser may not have raw CDP now (it holds a filled vault value: daemon/vault/secret-documents.ts).
+   * reason the browser may not have raw CDP now (it holds a filled vault value: daemon/secrets/secret-documents.ts).
    */
   async start(user: string, profile: string | undefined, minutes: number, refusal?: () => BrowserdError | undefined): Promise<CdpSession> {
     if (this.closing) throw new BrowserdError('shutting_down', 'the daemon is stopping', { next: 'Retry in a few seconds.' });

@@ -1,6 +1,6 @@
 /**
  * Hand-offs: asking a person to do one step in the live browser. Callers (browser_handoff, browser_login)
- * create them here; the service (service.ts, `env.handoffs`) keeps their states and wakes waiters.
+ * create them here; the service (service.ts, reached by the HANDOFFS key) keeps their states and wakes waiters.
  */
 import type { HandoffReason } from '../../storage/handoffs.js';
 

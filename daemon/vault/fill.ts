@@ -18,7 +18,7 @@ import { noteSignInStep } from './sign-in-steps.js';
 
 /**
  * Fills one secret into `ref` after every check of page-guard.ts, and only where no agent code can read it
- * (secret-documents.ts). The field is masked first, whatever its type (screenshots). The page's own note
+ * (secrets/secret-documents.ts). The field is masked first, whatever its type (screenshots). The page's own note
  * about the value is dropped: it could quote the value.
  */
 export async function fillSecret(ctx: ToolContext, tab: Tab, entry: LoginEntry, ref: string, value: string, out: ResponseBuilder, opts: { gated?: boolean } = {}): Promise<void> {

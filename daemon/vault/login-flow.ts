@@ -82,7 +82,7 @@ export async function runLogin(ctx: ToolContext, given: Tab | undefined, args: {
     throw new BrowserdError(access === 'blocked' ? 'blocked' : 'site_read_only', `${new URL(url).hostname} is ${access === 'blocked' ? 'blocked' : 'read-only'} by the user's policy: no sign-in there`, { next: 'Report this to the user. Do not try another way.' });
   }
   const tab = given ?? (await openLoginTab(ctx, out));
-  // The site's storage is cleaned first if agent code may have written it (site-storage.ts) and nothing of it is open.
+  // The site's storage is cleaned first if agent code may have written it (secrets/site-storage.ts) and nothing of it is open.
   await cleanBeforeOpening(ctx.env.agentStorage, tab, url, (await ctx.browser(tab.record.profile)).tabs.values());
   await tab.navigate(url);
 

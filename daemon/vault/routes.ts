@@ -76,7 +76,7 @@ export const MAX_FIELDS = 50;
 const bad = (message: string, next: string) => new BrowserdError('validation_error', message, { next });
 const SHAPE_NEXT = 'Send {"loginUrl"?: "https://...", "fields": {"password": "..."}}, or {"kind": "otp_inbox", "imap": {"host", "port", "user", "password", "tls"}}, or {"kind": "otp_inbox", "sms": true}.';
 
-/** A PUT body that passed the route's VaultPutArgs schema (route-schemas.ts): its shape is settled. */
+/** A PUT body that passed the route's VaultPutBody schema (above): its shape is settled. */
 type VaultPutArgs =
   | { kind?: 'login'; loginUrl?: string; fields?: Record<string, string> }
   | { kind: 'otp_inbox'; imap: ImapInbox & { tls?: boolean } }

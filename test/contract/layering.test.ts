@@ -81,8 +81,14 @@ t.test("features reach each other only through what they declare: no file outsid
   t.ok(faces > features.length, 'the faces hold tool and route files, not only feature.ts');
 });
 
-/** The tools and the pipeline that runs them (daemon/call/): the rules below hold for both. */
-const toolsAndPipeline = () => [...files('daemon/tools'), ...files('daemon/call')];
+/** Every feature's face: its feature.ts and the tool and route files that feature.ts lists. */
+const featureFaces = () =>
+  files('daemon')
+    .filter((f) => f.endsWith('/feature.ts') && f !== 'daemon/server/feature.ts')
+    .flatMap((f) => [f, ...localImports(f).filter((i) => i.startsWith(`${dirname(f)}/`)).map((i) => `${i}.ts`)]);
+
+/** The tools (the browser's in daemon/tools/ and every feature's face) and the pipeline that runs them: the rules below hold for all. */
+const toolsAndPipeline = () => [...new Set([...files('daemon/tools'), ...files('daemon/call'), ...featureFaces()])];
 
 t.test('daemon/call/ (the pipeline) imports no tool and no feature: only the platform, browsers and policy', async (t) => {
   const below = ['daemon/call/', 'daemon/platform', 'daemon/browser/', 'daemon/policy/'];
@@ -90,7 +96,8 @@ t.test('daemon/call/ (the pipeline) imports no tool and no feature: only the pla
   for (const f of files('daemon/call')) for (const i of localImports(f)) if (i.startsWith('daemon/')) t.ok(below.some((b) => i.startsWith(b)), `${f} imports ${i}`);
 });
 
-t.test('daemon/tools/ does not reach into the CDP layer (it speaks to tabs through daemon/browser)', async (t) => {
+t.test('no tool reaches into the CDP layer (tools speak to tabs through daemon/browser)', async (t) => {
+  t.ok(toolsAndPipeline().includes('daemon/vault/tools.ts') && toolsAndPipeline().includes('daemon/crawl/routes.ts'), "features' tool and route files are checked too");
   for (const f of toolsAndPipeline()) for (const i of localImports(f)) t.notOk(i.startsWith('daemon/cdp/'), `${f} imports ${i}`);
 });
 
@@ -118,10 +125,12 @@ t.test('nothing imports chrome-remote-interface: CDP runs over the launch pipe',
   t.same(importers, [], 'CDP goes over the launch pipe, spoken by daemon/cdp itself');
 });
 
-t.test('daemon/tools/ and daemon/call/ speak to a tab in verbs (daemon/browser), never in raw CDP', async (t) => {
+t.test('tools and the pipeline speak to a tab in verbs (daemon/browser), never in raw CDP', async (t) => {
   for (const f of toolsAndPipeline()) {
     const src = readFileSync(join(root, f), 'utf8');
-    t.notMatch(src, /\.send(MayFail)?\(/, `${f} sends CDP itself`);
+    // A feature's socket sends on its WebSocket; a CDP command names its domain and method ('Page.navigate').
+    const cdp = f.startsWith('daemon/tools/') || f.startsWith('daemon/call/') ? /\.send(MayFail)?\(/ : /\.send(MayFail)?\(\s*['"`][A-Z][A-Za-z]*\.[a-z]/;
+    t.notMatch(src, cdp, `${f} sends CDP itself`);
   }
 });
 

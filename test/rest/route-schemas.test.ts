@@ -8,7 +8,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { repoRoot, sourceFiles } from '../fixtures/source-files.js';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
 import { closeAll } from '../fixtures/close-all.js';
@@ -91,10 +91,15 @@ t.test('every body is checked by a schema: its own on the row, or its tool\'s or
 });
 
 t.test('no REST handler reads the query or decodes a path segment by hand: the route schemas do', async (t) => {
-  // The server's REST files, and every feature file that hands main.ts route handlers.
-  const files = sourceFiles('daemon').filter((f) => /^daemon\/server\/rest(-[a-z-]+)?\.ts$/.test(f) || (!f.startsWith('daemon/server/') && /type Handler\b[^\n]*server\/rest-call\.js/.test(readFileSync(join(repoRoot, f), 'utf8'))));
+  // The server's REST files, and every file of a feature's face (its feature.ts and what that lists) that
+  // holds route handlers.
+  const read = (f: string) => readFileSync(join(repoRoot, f), 'utf8');
+  const faces = sourceFiles('daemon')
+    .filter((f) => f.endsWith('/feature.ts') && f !== 'daemon/server/feature.ts')
+    .flatMap((f) => [f, ...[...read(f).matchAll(/from '\.\/([a-z-]+)\.js'/g)].map((m) => `${dirname(f)}/${m[1]}.ts`)]);
+  const files = [...sourceFiles('daemon').filter((f) => /^daemon\/server\/rest(-[a-z-]+)?\.ts$/.test(f)), ...faces.filter((f) => /\bHandler\b|handlers:/.test(read(f)))];
   t.ok(files.length > 10, `the REST handler files are found (${files.length})`);
-  t.ok(files.includes('daemon/crawl/routes.ts') && files.includes('daemon/vault/routes.ts'), 'feature route files among them');
+  t.ok(['daemon/crawl/routes.ts', 'daemon/vault/routes.ts', 'daemon/vault/sms-inbox-route.ts', 'daemon/cache/routes.ts', 'daemon/tools/feature.ts'].every((f) => files.includes(f)), 'feature route files among them');
   for (const f of files) {
     const src = readFileSync(join(repoRoot, f), 'utf8');
     t.notMatch(src, /\br\.query\b/, `${f} reads no query by hand`);

@@ -2,7 +2,7 @@
  * Whether a message is about the site a code is wanted for. A person's inbox holds codes from many sites at
  * once; filling one site's code into another is at best a failed login and at worst a code the person meant
  * for something else. A message counts when the site's host, its registrable domain (example.com for
- * login.example.com; alice.github.io for itself: the Public Suffix List the vault binds entries with, site-match.ts)
+ * login.example.com; alice.github.io for itself: the Public Suffix List the vault binds entries with, secrets/site-match.ts)
  * or its brand label ("Example", "alice") appears in the sender, the subject or the text.
  */
 import { parseHostAsIp } from '../../net/address.js';
