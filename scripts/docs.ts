@@ -36,10 +36,17 @@ const toolResult = {
   additionalProperties: true,
 };
 
-const PACKAGE_LICENSE: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).license ?? 'UNLICENSED';
+/** The package's SPDX licence, if it declares one. */
+const PACKAGE_LICENSE: string | undefined = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).license;
 
 /** Retry-After on the answers that carry it (browser_capacity, and sign-up's 429). */
 const retryAfter = { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } } };
+
+/** What a route that needs no token can still answer: a Host or Origin it does not serve, or a stopping daemon. */
+const openRouteErrors = {
+  '403': errorResponse('forbidden: the Host or Origin header names no address this daemon serves'),
+  '503': errorResponse('shutting_down'),
+};
 
 function stdErrors(extra: number[] = []) {
   const out: Record<string, unknown> = {
@@ -287,7 +294,7 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /v1/admin/browser-settings': { responses: { '200': { description: 'settings in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA, adBlocking: AD_BLOCKING_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
     'PATCH /v1/admin/browser-settings': { description: 'Only the keys sent change; the whole patch is checked first, and any problem (an unknown key, a wrong type, a bad host pattern) changes nothing.', requestBody: { required: true }, responses: { '200': { description: 'settings now in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
     'GET /v1/admin/audit': { responses: { '200': { description: 'entries' }, ...stdErrors([403]) } },
-    'GET /': { security: [], responses: { '200': htmlPage('the home page; the sign-up form only when signup is on') } },
+    'GET /': { security: [], responses: { '200': htmlPage('the home page; the sign-up form only when signup is on'), ...openRouteErrors } },
     'POST /signup': {
       security: [],
       description: 'Counted per client address (the socket peer; IPv6 per /64), every attempt while sign-up is on. A form post answers an HTML page, a JSON post JSON.',
@@ -299,7 +306,7 @@ function operationDetails(): Record<string, Record<string, unknown>> {
         '429': errorResponse('rate_limited, with Retry-After'),
       },
     },
-    'GET /install.md': { security: [], responses: { '200': { description: "the guide, with the daemon's public URL (or listen address) filled in", content: { 'text/markdown': { schema: { type: 'string' } } } } } },
+    'GET /install.md': { security: [], responses: { '200': { description: "the guide, with the daemon's public URL (or listen address) filled in", content: { 'text/markdown': { schema: { type: 'string' } } } }, ...openRouteErrors } },
     ...consolePages(),
   };
 }
@@ -399,8 +406,8 @@ export function openapiDocument() {
       title: 'browserd',
       version: VERSION,
       description: 'One real, persistent Chromium per user. Every tool at POST /v1/tools/{name}, through the same dispatch as MCP.',
-      // No licence has been granted for this code yet: the contract says so rather than guessing one.
-      license: { name: PACKAGE_LICENSE },
+      // OpenAPI 3.1 wants a licence's SPDX identifier (or URL); while the package declares none, none is named.
+      ...(PACKAGE_LICENSE ? { license: { name: PACKAGE_LICENSE, identifier: PACKAGE_LICENSE } } : {}),
     },
     servers: [{ url: 'http://127.0.0.1:8787' }],
     security: [{ bearer: [] }],

@@ -44,6 +44,7 @@ const DEV_ONLY = [
   'chrome-remote-interface',
   'hoodiecrow-imap',
   '@apidevtools/swagger-parser',
+  '@redocly/openapi-core',
   'pdf-lib',
 ];
 
