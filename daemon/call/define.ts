@@ -62,6 +62,11 @@ export interface ToolDef<S extends TSchema = TSchema> {
   hints?: { readOnly?: boolean; destructive?: boolean; idempotent?: boolean };
   /** Reaches sites on the web (MCP openWorldHint). Default true. */
   openWorld?: boolean;
+  /**
+   * The largest JSON body a REST call of this tool may send, in bytes (default 4 MiB, server/rest-call.ts);
+   * past it the call is 413 payload_too_large before anything is parsed. Tools that take a file inline say more.
+   */
+  maxBodyBytes?: number;
   /** Needs the user's browser running (default true); tools that only read the store say false. */
   needsBrowser?: boolean;
   /** How the tool acts on the page in its `tab` argument; absent for tools that only read. */

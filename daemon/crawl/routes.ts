@@ -84,7 +84,7 @@ export function crawlHandlers(server: ServerDeps): Record<string, Handler> {
     'POST /v1/crawls': async (r, u) => {
       const user = me(u);
       // The tool itself starts the run: its validation, policy, audit and errors are the same on both doors.
-      const result = await server.callTool(user, 'browser_crawl', await toolBody(env, r, user, 'browser_crawl'), { signal: r.signal, via: 'rest', modelKey: r.headers['x-model-key'], requestId: r.id });
+      const result = await server.callTool(user, 'browser_crawl', await toolBody(server, r, user, 'browser_crawl'), { signal: r.signal, via: 'rest', modelKey: r.headers['x-model-key'], requestId: r.id });
       if (!result.ok) return sendError(r, result.error);
       const id = result.out.data.id;
       const info = typeof id === 'string' ? crawls.get(user.id, id) : undefined;

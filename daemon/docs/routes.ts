@@ -90,7 +90,7 @@ export function convertHandlers(server: ServerDeps): Record<string, Handler> {
       const type = (r.headers['content-type'] ?? '').toLowerCase();
       const args = type.startsWith('multipart/form-data')
         ? await parseConvertForm(r.headers, await readBody(r, FORM_MAX_BYTES))
-        : await toolBody(env, r, user, 'browser_convert');
+        : await toolBody(server, r, user, 'browser_convert');
       return runTool(server, r, user, 'browser_convert', args);
     },
   };

@@ -182,8 +182,8 @@ export function parseJsonBounded(text: string): unknown {
   }
 }
 
-export async function readJson(r: Req): Promise<unknown> {
-  const buf = await readBody(r);
+export async function readJson(r: Req, max = MAX_BODY): Promise<unknown> {
+  const buf = await readBody(r, Math.min(max, MAX_BODY));
   if (!buf.length) return {};
   return parseJsonBounded(buf.toString('utf8'));
 }

@@ -20,9 +20,8 @@ export const ACT_ROUTES: readonly RouteSpec[] = [
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 function tabRoute(server: ServerDeps, op: string): Handler  {
-  const { env } = server;
   return async (r, u, _raw, { params }) => {
-    const b = await toolBody(env, r, u!, op);
+    const b = await toolBody(server, r, u!, op);
     // A body that is not an object goes to the dispatch as it is, to be refused (and audited) there.
     return runOperation(server, r, u!, op, isObject(b) ? { ...b, tab: params.id } : b);
   };

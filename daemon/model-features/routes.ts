@@ -15,9 +15,8 @@ export const MODEL_ROUTES: readonly RouteSpec[] = [
 
 
 export function modelHandlers(server: ServerDeps): Record<string, Handler> {
-  const { env } = server;
   return {
-    'POST /v1/extract': async (r, u) => runTool(server, r, u!, 'browser_extract_ai', await toolBody(env, r, u!, 'browser_extract_ai')),
-    'POST /v1/ask': async (r, u) => runOperation(server, r, u!, 'ask', await toolBody(env, r, u!, 'ask')),
+    'POST /v1/extract': async (r, u) => runTool(server, r, u!, 'browser_extract_ai', await toolBody(server, r, u!, 'browser_extract_ai')),
+    'POST /v1/ask': async (r, u) => runOperation(server, r, u!, 'ask', await toolBody(server, r, u!, 'ask')),
   };
 }

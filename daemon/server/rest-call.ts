@@ -21,17 +21,27 @@ export async function runTool(server: ServerDeps, r: Req, user: UserRecord, name
   sendJson(r, okStatus, { ...result.out.renderJson(), tool: name });
 }
 
-/** A REST-only operation (registry OPERATIONS) through the one dispatch; its answer is the result's fields. */
+/** A REST-only operation through the one dispatch; its answer is the result's fields. */
 export async function runOperation(server: ServerDeps, r: Req, user: UserRecord, name: string, args: unknown, okStatus = 200)  {
   const result = await server.callTool(user, name, args, { signal: r.signal, via: 'rest', operation: true, modelKey: r.headers['x-model-key'], requestId: r.id });
   if (!result.ok) return sendError(r, result.error);
   sendJson(r, okStatus, { ...result.out.renderJson(), operation: name });
 }
 
-/** Reads a tool call's JSON body; a body too deep to walk never reaches the dispatch, but the refusal is audited. */
-export async function toolBody(env: Platform, r: Req, user: UserRecord, tool: string): Promise<unknown> {
+/**
+ * The largest body of a tool call over REST unless the tool says otherwise (ToolDef.maxBodyBytes): far above
+ * any argument a tool takes short of an inline file, so a body past it is 413, not a validation error later.
+ */
+export const TOOL_BODY_MAX = 4 * 1024 * 1024;
+
+/**
+ * Reads a tool call's JSON body, at most the tool's limit; a body too deep to walk never reaches the dispatch,
+ * but the refusal is audited.
+ */
+export async function toolBody(server: ServerDeps, r: Req, user: UserRecord, tool: string): Promise<unknown> {
+  const { env } = server;
   try {
-    return await readJson(r);
+    return await readJson(r, server.tools.get(tool, { operations: true })?.maxBodyBytes ?? TOOL_BODY_MAX);
   } catch (e) {
     if (e instanceof TooDeepError) {
       await env.audit.appendOrLog({ at: new Date().toISOString(), user: user.id, tool, via: 'rest', args: '[body nested too deep]', outcome: e.code, ms: 0 }, env.log);

@@ -52,7 +52,7 @@ export function restHandlers(server: ServerDeps, health: (r: Req) => void): Reco
       sendJson(r, 200, { ok: true, tools: server.tools.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, effect: t.effect, inputSchema: toJsonSchema(t.input), ...(t.output ? { outputSchema: outputJsonSchema(t) } : {}) })) }),
     'POST /v1/tools/{name}': async (r, u, _raw, { params }) => {
       const name = params.name!;
-      return runTool(server, r, me(u), name, await toolBody(env, r, me(u), name));
+      return runTool(server, r, me(u), name, await toolBody(server, r, me(u), name));
     },
     'GET /v1/audit': async (r, u, _raw, { query }) => {
       const { limit = 50, cursor } = query as { limit?: number; cursor?: string };

@@ -111,6 +111,8 @@ function describe(out: ResponseBuilder, map: ApiMap, label: string) {
 export const apiMapTools = [
   defineTool({
     name: 'browser_api_map',
+    // A HAR given inline; the server's own body limit (21 MiB) still bounds it over REST.
+    maxBodyBytes: MAX_HAR_CHARS,
     title: 'Map a site\'s API',
     description:
       'Learns a site\'s own API from recorded traffic (a HAR), without a model: endpoints by method and path template (/items/{id}), GraphQL operations (mutations are writes), WebSocket and SSE messages, typed parameters, JSON schemas, pagination (page, offset, cursor, next links), auth by name only, and dependencies such as a CSRF token taken from an earlier response. Actions: build (from har, or without har from the tab\'s browser_har recording) -> a map id api_…; merge (map + har or the tab\'s recording) adds traffic to a map; list (default); get (map, endpoint to narrow); export (map, format openapi|har|curl|python|typescript) stores a file; delete. Maps are yours only; values are redacted (names kept). browser_api_call calls a mapped endpoint.',

@@ -74,7 +74,7 @@ export const browserFeature: Feature = {
   handlers: (server) => ({
     ...downloadHandlers(server.env),
     'GET /v1/tabs': (r, u) => runTool(server, r, u!, 'browser_tabs', {}),
-    'POST /v1/tabs': async (r, u) => runTool(server, r, u!, 'browser_open', await toolBody(server.env, r, u!, 'browser_open'), 201),
+    'POST /v1/tabs': async (r, u) => runTool(server, r, u!, 'browser_open', await toolBody(server, r, u!, 'browser_open'), 201),
     'DELETE /v1/tabs/{id}': (r, u, _raw, { params }) => runTool(server, r, u!, 'browser_close_tab', { tab: params.id }),
     'GET /v1/profiles': async (r, u) => sendJson(r, 200, { ok: true, profiles: listProfiles(server.env, u!.id) }),
   }),

@@ -77,6 +77,8 @@ export const formTools = [
   }),
   defineTool({
     name: 'browser_upload',
+    // The file inline, base64, with room for the other arguments.
+    maxBodyBytes: Math.ceil((UPLOAD_MAX_BYTES * 4) / 3) + 65536,
     title: 'Upload a file',
     description: "Puts a file into a file input (ref): a file from the user's files by name, or one given inline as base64 with a name. The page's own upload then sends it (an act tab is needed for the page to POST it).",
     input: params({

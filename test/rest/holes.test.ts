@@ -102,6 +102,24 @@ t.test('a body nested 10,000 deep is a validation_error, audited, not a 500', as
   t.match(inString.json.error.message, /unknown tool/);
 });
 
+t.test("a tool's body past its own limit is 413 before it is parsed; a tool that takes a file inline takes more", async (t) => {
+  const before = d.daemon.env.tabs.list('alice').length;
+  // 5 MB of JSON is under the server's body limit but far past anything browser_open takes.
+  const big = JSON.stringify({ url: `http://127.0.0.1/${'a'.repeat(5 * 1024 * 1024)}` });
+  for (const path of ['/v1/tabs', '/v1/tools/browser_open']) {
+    const res = await fetch(`${d.url}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${alice}`, 'Content-Type': 'application/json' }, body: big });
+    const json: any = await res.json();
+    t.equal(res.status, 413, `${path}: 413`);
+    t.equal(json.error.code, 'payload_too_large');
+    t.match(json.error.next, /at most 4194304 bytes/);
+  }
+  t.equal(d.daemon.env.tabs.list('alice').length, before, 'no tab opened');
+  // browser_convert takes a document inline: 5 MB of base64 is read and converted, not refused for its size.
+  const text = 'line of plain text\n'.repeat(200_000);
+  const res = await d.rest(alice, 'POST', '/v1/tools/browser_convert', { base64: Buffer.from(text).toString('base64'), name: 'big.txt' });
+  t.equal(res.status, 200, `a 5 MB inline document is converted (${res.json?.error?.message ?? 'ok'})`);
+});
+
 t.test('a body over the limit is 413 payload_too_large and changes nothing', async (t) => {
   const before = d.daemon.env.tabs.list('alice').length;
   const big = Buffer.alloc(22 * 1024 * 1024, 32);
