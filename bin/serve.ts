@@ -1,7 +1,17 @@
-/** `browserd serve`: start the daemon, create a first user on an empty data dir, stop cleanly on SIGTERM. */
+/**
+ * `browserd serve`: start the daemon, create a first user on an empty data dir, stop cleanly on SIGTERM.
+ * stdout carries the daemon's log, one JSON object a line. The lines meant for a person (the first user, where
+ * to connect, stopping) go to stderr when it is a terminal; each is also logged as JSON, so under systemd,
+ * where both streams reach the journal, `journalctl -o cat | jq` reads every line.
+ */
 import { loadConfig } from '../daemon/config.js';
 import { startDaemon } from '../daemon/main.js';
 import { writeCredentials } from './credentials-file.js';
+
+/** A line for a person at a terminal; a service's journal gets the JSON log line beside it instead. */
+const say = (text: string) => {
+  if (process.stderr.isTTY) process.stderr.write(`${text}\n`);
+};
 
 export async function serve(flags: Record<string, string | boolean>) {
   // Whatever this process or its browsers create (profiles, files, LMDB) is for the daemon's user alone.
@@ -32,20 +42,23 @@ export async function serve(flags: Record<string, string | boolean>) {
     const lines = firstUser
       ? [`Created the first user "${firstUser}".`, `MCP URL: ${base}/mcp`, `Its token${adminKey ? ' and the admin key' : ''} are in ${file} (readable by you only).`, `Connect an MCP client with header  Authorization: Bearer <token from that file>`]
       : [`Created an admin key (for /v1/admin/*); it is in ${file} (readable by you only).`];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    say(lines.join('\n'));
+    if (firstUser) d.env.log.info({ user: firstUser, mcp: `${base}/mcp`, credentials: file }, 'first user created');
+    else d.env.log.info({ credentials: file }, 'admin key created');
   }
-  process.stdout.write(`browserd ${base} (MCP ${base}/mcp, health ${base}/health)\n`);
+  say(`browserd ${base} (MCP ${base}/mcp, health ${base}/health)`);
   if (process.getuid?.() === 0) {
     // Chromium refuses its sandbox as root, so every user's pages would run unsandboxed: not something to do quietly.
     const why = "running as root: every user's Chromium runs WITHOUT its sandbox (--no-sandbox), so a page that breaks the renderer is not contained";
     d.env.log.warn({ uid: 0 }, why);
-    process.stderr.write(`browserd: WARNING: ${why}.\n          Run it as a user of its own: systemd/browserd.service does (see "Running as a service" in README.md).\n`);
+    say(`browserd: WARNING: ${why}.\n          Run it as a user of its own: systemd/browserd.service does (see "Running as a service" in README.md).`);
   }
   let stopping = false;
   const stop = async (sig: string) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`browserd: ${sig}, stopping\n`);
+    say(`browserd: ${sig}, stopping`);
+    d.env.log.info({ signal: sig }, 'stopping');
     const hard = setTimeout(() => process.exit(1), cfg.shutdownGraceMs + 5000);
     hard.unref();
     await d.stop();

@@ -33,11 +33,19 @@ t.test('bin/browserd.js runs the bundle, and the bundled daemon reads pages and 
   const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
   let out = '';
   child.stdout.setEncoding('utf8');
-  await new Promise<void>((resolve) => child.stdout.on('data', (c: string) => { out += c; if (/\(MCP http/.test(out)) resolve(); }));
+  // The log (stdout) says it listens and where the first user's credentials are.
+  await new Promise<void>((resolve) => {
+    const heard = (c: string) => {
+      out += c;
+      if (/"browserd listening"/.test(out) && /"first user created"/.test(out)) resolve();
+    };
+    child.stdout.on('data', heard);
+    child.stderr.setEncoding('utf8').on('data', heard);
+  });
   const listening = out.split('\n').find((l) => l.includes('"browserd listening"'));
   t.match(listening, /"bundled":true/, 'the bundle is what runs');
   const base = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(listening ?? '')?.[1];
-  const file = /are in (\S+) \(readable by you only\)/.exec(out)?.[1];
+  const file = /"credentials":"([^"]+)"/.exec(out)?.[1];
   const token = /^token=(bd_\S+)$/m.exec(readFileSync(file!, 'utf8'))?.[1];
   const tool = async (name: string, args: Record<string, unknown>) => {
     const r = await fetch(`${base}/v1/tools/${name}`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(args) });

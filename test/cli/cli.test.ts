@@ -17,16 +17,17 @@ const mode = (p: string) => statSync(p).mode & 0o777;
 const cli = (...args: string[]) => run(process.execPath, [bin, ...args, '--data', data], { encoding: 'utf8' });
 
 t.test('serve on an empty data dir creates a first user, writes its token to a private file, prints the MCP URL, and stops on SIGTERM', async (t) => {
-  const child = spawn(process.execPath, [bin, 'serve', '--listen', '127.0.0.1:0', '--data', data], { env: { ...process.env, BROWSERD_FIRST_USER: 'owner', BROWSERD_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'serve', '--listen', '127.0.0.1:0', '--data', data], { env: { ...process.env, BROWSERD_FIRST_USER: 'owner', BROWSERD_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout.setEncoding('utf8');
-  const ready = new Promise<void>((resolve) => child.stdout.on('data', (c: string) => { out += c; if (/\(MCP http/.test(out)) resolve(); }));
-  await ready;
-  const mcp = /MCP URL: (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out)?.[1];
-  t.ok(mcp, out);
-  t.notMatch(out, /bd_|bda_/, 'no token or admin key on stdout (it ends up in the journal)');
-  const file = /are in (\S+) \(readable by you only\)/.exec(out)?.[1];
-  t.ok(file, 'the path of the credentials file is printed');
+  let said = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (said += c));
+  // stderr is no terminal here, so what a person would read there is in the JSON log on stdout.
+  await new Promise<void>((resolve) => child.stdout.setEncoding('utf8').on('data', (c: string) => { out += c; if (/"first user created"/.test(out) && /"browserd listening"/.test(out)) resolve(); }));
+  const created = out.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'first user created');
+  const mcp = created?.mcp as string | undefined;
+  t.match(mcp, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/, 'the log names the MCP URL');
+  const file = created?.credentials as string | undefined;
+  t.ok(file, 'and the credentials file');
   t.equal(mode(file!), 0o600, 'the credentials file is private');
   const creds = readFileSync(file!, 'utf8');
   const token = /^token=(bd_\S+)$/m.exec(creds)?.[1];
@@ -43,6 +44,14 @@ t.test('serve on an empty data dir creates a first user, writes its token to a p
   // How fast it stops is a benchmark's question; here: it stops on its own, cleanly.
   const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
   t.equal(code, 0);
+  t.notMatch(out + said, /bd_|bda_/, 'no token or admin key on stdout or stderr (both end up in the journal)');
+  t.equal(said, '', 'nothing plain on stderr when it is no terminal (under systemd it reaches the journal too)');
+  // Every stdout line is one JSON object, so `journalctl -u browserd -o cat | jq` reads the whole log.
+  const lines = out.split('\n').filter(Boolean);
+  const parsed = lines.map((l) => { try { return JSON.parse(l); } catch { return undefined; } });
+  t.same(lines.filter((_, i) => !parsed[i] || typeof parsed[i] !== 'object'), [], 'no stdout line is anything but JSON');
+  const msgs = parsed.map((p) => p?.msg);
+  for (const m of ['browserd listening', 'first user created', 'stopping', 'browserd stopped']) t.ok(msgs.includes(m), `the log says "${m}"`);
 });
 
 t.test('user add prints the token last; user token replaces it; user list lists', async (t) => {
