@@ -111,9 +111,17 @@ export interface ModelConfig {
   timeoutMs: number;
 }
 
-/** One browser per ~600 MB of memory, at least 1: a typical profile with a few tabs stays under that. */
-export function defaultMaxBrowsers(): number {
-  return Math.max(1, Math.floor(totalmem() / (600 * 1024 * 1024)));
+/**
+ * The memory this daemon may use: its cgroup's limit when one is set (a systemd unit's MemoryMax, a
+ * container's limit), else the host's. Node answers a huge number or 0 when there is no limit.
+ */
+export function usableMemory(total = totalmem(), constrained = process.constrainedMemory?.() ?? 0): number {
+  return constrained > 0 && constrained < total ? constrained : total;
+}
+
+/** One browser per ~600 MB of the memory it may use, at least 1: a typical profile with a few tabs stays under that. */
+export function defaultMaxBrowsers(memory = usableMemory()): number {
+  return Math.max(1, Math.floor(memory / (600 * 1024 * 1024)));
 }
 
 export function parseListen(s: string): { host: string; port: number } {
