@@ -23,6 +23,7 @@ import { TabRoutes } from './routes.js';
 import { registeredScopes } from './service-worker-registrations.js';
 import { TabIdentity, type UserIdentity, type BrowserAgent } from '../identity/tab-identity.js';
 import type { Point } from '../identity/humanize.js';
+import { ALLOW_PRIVATE_NEXT } from '../net/allow-private.js';
 
 const WORLD = 'browserd';
 /** Tab.closeTarget: how often a close is sent, and how long each waits for the page to go. */
@@ -607,7 +608,7 @@ export class Tab {
     const e = this.net.documentEgress;
     if (!e) return;
     if (e.verdict === 'blocked') {
-      throw new BrowserdError('blocked', `${url} points at a loopback, private or link-local address, which pages may not reach`, { next: 'Use a public address; an admin can allow private networks for development.' });
+      throw new BrowserdError('blocked', `${url} points at a loopback, private or link-local address, which pages may not reach`, { next: ALLOW_PRIVATE_NEXT });
     }
     throw new BrowserdError('navigation_failed', `${url} did not load: the host could not be reached`, { next: 'Check the address; if the site is down, try again later.' });
   }

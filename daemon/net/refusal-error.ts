@@ -5,6 +5,7 @@
  */
 import { BrowserdError, type ErrorCode } from '../../protocol/errors.js';
 import { vetTarget, VetRefusal, type VetGuard } from './vet.js';
+import { ALLOW_PRIVATE_HOW } from './allow-private.js';
 
 /** How one caller names its target in a refusal. */
 export interface RefusalWords {
@@ -35,7 +36,7 @@ export function refusalError(e: VetRefusal, words: RefusalWords): BrowserdError 
   if (e.kind === 'malformed') return new BrowserdError(words.malformedCode ?? words.unresolvedCode, `${failed}${named}:${port} is not a target`, { next: words.checkNext });
   if (e.kind === 'reserved_port') return new BrowserdError('blocked', `${words.prefix}port ${port} on this machine is the daemon's own`, { next: words.ownPortNext });
   return new BrowserdError('blocked', `${words.prefix}${named} is a ${(e.addressClass ?? 'private').replace('_', '-')} address, which the daemon may not reach`, {
-    next: `Use ${words.useInstead}; an admin can allow private networks (BROWSERD_ALLOW_PRIVATE_NETWORK=1) or single targets (BROWSERD_ALLOW_TARGETS=address:port).`,
+    next: `Use ${words.useInstead}; ${ALLOW_PRIVATE_HOW}.`,
   });
 }
 

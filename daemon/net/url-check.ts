@@ -9,6 +9,7 @@
  */
 import { BrowserdError } from '../../protocol/errors.js';
 import { classifyAddress, isBlockedAddress, parseHostAsIp } from './address.js';
+import { ALLOW_PRIVATE_NEXT } from './allow-private.js';
 
 const ACCEPTED = 'Accepted: an http(s) URL (https://example.com/page), a host name (example.com means https://example.com/), or host:port (localhost:3000 means http://localhost:3000/).';
 
@@ -189,7 +190,7 @@ export function checkUrl(input: string, guard: UrlGuard): string {
     for (const address of addresses) {
       const pair = address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
       if (isBlockedAddress(address, allow) && !allowTargets.has(pair)) {
-        blocked(`${url.host} is a ${classifyAddress(address).replace('_', '-')} address, which pages may not reach`, 'Use a public address; an admin can allow private networks or single targets for development.');
+        blocked(`${url.host} is a ${classifyAddress(address).replace('_', '-')} address, which pages may not reach`, ALLOW_PRIVATE_NEXT);
       }
     }
   }

@@ -36,7 +36,7 @@ t.test('a webhook receiver', async (t) => {
   t.match(await refusal(vetReceiver(new URL('http://127.0.0.1:8787/'), own)), { code: 'blocked', next: 'Point the webhook at your receiver, not at browserd.' });
   const e = await refusal(vetReceiver(new URL('http://[::1]:9/'), closed));
   t.match(e, { code: 'blocked', message: 'url: ::1 is a loopback address, which the daemon may not reach' });
-  t.match(e.next, /^Use a public receiver address; an admin can allow private networks \(BROWSERD_ALLOW_PRIVATE_NETWORK=1\)/);
+  t.match(e.next, /^Use a public receiver address; an admin can start the daemon with --allow-private-network \(BROWSERD_ALLOW_PRIVATE_NETWORK=1\) or allow single targets with BROWSERD_ALLOW_TARGETS=address:port\.$/);
 });
 
 t.test('a mailbox', async (t) => {

@@ -90,3 +90,15 @@ t.test('normaliseUserUrl rejects empty and garbage input, saying what is accepte
   }
 });
 
+
+t.test("a refused loopback page names the operator's two ways to allow it", async (t) => {
+  let e: BrowserdError | undefined;
+  try {
+    checkUrl('http://127.0.0.1:8080/', guarded);
+  } catch (x) {
+    e = x as BrowserdError;
+  }
+  t.equal(e?.code, 'blocked');
+  t.match(e?.next, /--allow-private-network \(BROWSERD_ALLOW_PRIVATE_NETWORK=1\)/);
+  t.match(e?.next, /BROWSERD_ALLOW_TARGETS=address:port/);
+});
