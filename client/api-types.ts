@@ -2727,7 +2727,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        ErrorCode: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "refused" | "site_read_only" | "blocked" | "stale_ref" | "action_failed" | "budget_exceeded" | "rate_limited" | "navigation_failed" | "timeout" | "browser_capacity" | "browser_crashed" | "shutting_down" | "not_configured" | "storage_full" | "internal_error";
+        ErrorCode: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "method_not_allowed" | "payload_too_large" | "refused" | "site_read_only" | "blocked" | "stale_ref" | "action_failed" | "budget_exceeded" | "rate_limited" | "navigation_failed" | "timeout" | "browser_capacity" | "browser_crashed" | "shutting_down" | "browser_unavailable" | "not_configured" | "storage_full" | "internal_error";
         Error: {
             /** @constant */
             ok: false;

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   browser_capacity: { status: 503, summary: 'The host already runs all the browsers it may run at once.' },
   browser_crashed: { status: 503, summary: "The user's browser stopped; it restarts on the next call." },
   shutting_down: { status: 503, summary: 'The daemon is stopping.' },
+  browser_unavailable: { status: 503, summary: 'This host cannot start a browser (Chromium is missing or will not start): the admin must fix the host.' },
   not_configured: { status: 501, summary: 'The feature needs configuration the admin has not set.' },
   storage_full: { status: 507, summary: "The server's disk is full: nothing was stored. Reads still work; the same call succeeds once there is room." },
   internal_error: { status: 500, summary: 'An unexpected error in the daemon.' },

@@ -5,6 +5,7 @@ import { chromiumSwitches, type SwitchOptions } from './switches.js';
 import { writeProfilePreferences } from './preferences.js';
 import { CdpConnection } from '../cdp/connection.js';
 import { PipeTransport } from '../cdp/pipe-transport.js';
+import { BrowserdError } from '../../protocol/errors.js';
 
 export const DEFAULT_CHROME = '/usr/bin/chromium';
 
@@ -32,7 +33,10 @@ export interface LaunchedChromium {
 export async function launchChromium(opts: SwitchOptions & { executable?: string; timeoutMs?: number }): Promise<LaunchedChromium> {
   const executable = opts.executable ?? chromePath();
   if (!existsSync(executable)) {
-    throw new Error(`Chromium not found at ${executable}; install Debian's chromium (apt-get install chromium) or set BROWSERD_CHROME`);
+    // Not the caller's mistake nor a daemon bug: the host lacks its browser, and only its admin can add it.
+    throw new BrowserdError('browser_unavailable', `this host has no Chromium at ${executable}`, {
+      next: "Ask the admin of this host to install Debian's chromium (apt-get install chromium) or point BROWSERD_CHROME at a Chromium; `browserd doctor` checks it.",
+    });
   }
   mkdirSync(opts.userDataDir, { recursive: true });
   writeProfilePreferences(opts.userDataDir);

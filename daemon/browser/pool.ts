@@ -243,7 +243,10 @@ export class BrowserPool {
       })
       .catch(async (e) => {
         await inst.close().catch(() => undefined);
-        throw new BrowserdError('internal_error', `the browser did not start: ${e instanceof Error ? e.message : e}`, { next: 'Run `browserd doctor` on the host.' });
+        // The host's trouble, not the caller's: said with its own code, and in full (stderr lines) to the operator.
+        this.log.error({ browser: key, err: e instanceof Error ? e.message : String(e) }, 'browser did not start');
+        if (e instanceof BrowserdError && e.code === 'browser_unavailable') throw e;
+        throw new BrowserdError('browser_unavailable', 'the browser did not start on this host', { next: 'Try again in a moment; if it keeps failing, the admin of this host can run `browserd doctor`.' });
       })
       .finally(() => this.starting.delete(key));
     this.starting.set(key, p);
