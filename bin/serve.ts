@@ -7,6 +7,7 @@
 import { loadConfig } from '../daemon/config.js';
 import { startDaemon } from '../daemon/main.js';
 import { writeCredentials } from './credentials-file.js';
+import { portInUse } from './port-in-use.js';
 
 /** A line for a person at a terminal; a service's journal gets the JSON log line beside it instead. */
 const say = (text: string) => {
@@ -22,6 +23,12 @@ export async function serve(flags: Record<string, string | boolean>) {
   } catch (e) {
     process.stderr.write(`browserd: ${(e as Error).message}\n`);
     process.exit(2);
+  }
+  // Asked before the data dir is made or locked: a second start must change nothing.
+  const inUse = await portInUse(cfg.host, cfg.port);
+  if (inUse) {
+    process.stderr.write(`browserd: ${inUse}\n`);
+    process.exit(1);
   }
   const d = await startDaemon(cfg).catch((e) => {
     process.stderr.write(`browserd: ${(e as Error).message}\n`);
