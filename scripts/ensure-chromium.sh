@@ -5,7 +5,8 @@
 set -euo pipefail
 chrome="${BROWSERD_CHROME:-/usr/bin/chromium}"
 lists_pkg=webext-ublock-origin-chromium
-lists=/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist/easylist.txt
+# Where Debian's package puts the list (a test of this script points it elsewhere).
+lists="${BROWSERD_LISTS_PROBE:-/usr/share/chromium/extensions/ublock-origin/assets/thirdparties/easylist/easylist.txt}"
 
 missing=()
 [ -x "$chrome" ] || missing+=(chromium poppler-utils)
@@ -13,9 +14,19 @@ missing=()
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 
 if [ "$(id -u)" = "0" ]; then
-  echo "Installing from Debian: ${missing[*]} (poppler-utils is used by the PDF tests)..."
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  # Chromium is required: failing to install it stops the start. The filter lists are optional: failing to
+  # fetch them (no network, no package source) is said and the start goes on without block_ads.
+  apt-get update -qq || echo "apt-get update failed; trying the package lists already on this machine." >&2
+  if [ ! -x "$chrome" ]; then
+    echo "Installing from Debian: chromium poppler-utils (poppler-utils is used by the PDF tests)..."
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium poppler-utils >/dev/null
+  fi
+  if [ ! -f "$lists" ]; then
+    echo "Installing from Debian: $lists_pkg (the ad-blocking filter lists; optional)..."
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$lists_pkg" >/dev/null; then
+      echo "Could not install $lists_pkg: browserd runs without it, and block_ads says it is unavailable and why." >&2
+    fi
+  fi
   exit 0
 fi
 if [ ! -f "$lists" ]; then
