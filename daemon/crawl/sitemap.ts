@@ -1,12 +1,13 @@
 /**
- * Sitemaps (urlset, sitemap index, gzipped) and feeds (RSS, Atom, RDF) as lists of page URLs. Parsed with
- * htmlparser2 in XML mode: tolerant of the broken XML sites serve, and no entity expansion beyond the standard
- * ones (so no billion-laughs).
+ * Sitemaps (urlset, sitemap index, gzipped) and feeds (RSS, Atom, RDF, JSON Feed) as lists of page URLs.
+ * Sitemaps are parsed with htmlparser2 in XML mode: tolerant of the broken XML sites serve, and no entity
+ * expansion beyond the standard ones (so no billion-laughs). Feeds go through the one feed parser (docs/feed.ts).
  */
 import { gunzipSync } from 'node:zlib';
 import { parseDocument } from 'htmlparser2';
 import type { Fetcher } from './types.js';
 import { absoluteHttp } from '../read/metadata.js';
+import { parseFeedEntries, type FeedEntry as FeedItem } from '../docs/feed.js';
 
 /** Nested sitemap indexes followed at most this deep: real sites use one level; deeper is a loop or a trap. */
 const MAX_INDEX_DEPTH = 3;
@@ -91,39 +92,24 @@ export interface FeedEntry {
   published?: string;
 }
 
-/** Entries of an RSS 2.0, RDF (RSS 1.0) or Atom document; [] when it is none of them. */
-export function parseFeed(xml: string, baseUrl: string): FeedEntry[] {
-  let doc: XNode;
+/**
+ * Entries of an RSS 2.0, RDF (RSS 1.0), Atom or JSON Feed document, as addresses to visit; [] when it is none
+ * of them. Read by the one feed parser (docs/feed.ts, feedsmith), the one browser_convert uses.
+ */
+export function parseFeed(text: string, baseUrl: string): FeedEntry[] {
+  let entries: FeedItem[];
   try {
-    doc = parseXml(xml);
+    entries = parseFeedEntries(text).entries;
   } catch {
     return [];
   }
   const out: FeedEntry[] = [];
   const seen = new Set<string>();
-  for (const el of elements(doc)) {
-    const name = local(el);
-    if (name !== 'item' && name !== 'entry') continue;
-    const kids = (el.children ?? []).filter((c) => c.type === 'tag');
-    let url: string | undefined;
-    if (name === 'entry') {
-      // Atom: the alternate link (rel absent means alternate).
-      const link = kids.find((c) => local(c) === 'link' && (!c.attribs?.rel || c.attribs.rel === 'alternate') && c.attribs?.href);
-      url = link && absoluteHttp(link.attribs!.href!, baseUrl);
-    } else {
-      const link = kids.find((c) => local(c) === 'link');
-      url = link && absoluteHttp(textOf(link), baseUrl);
-      if (!url) {
-        const guid = kids.find((c) => local(c) === 'guid' && c.attribs?.isPermaLink !== 'false');
-        url = guid && absoluteHttp(textOf(guid), baseUrl);
-      }
-      url ??= el.attribs?.['rdf:about'] ? absoluteHttp(el.attribs['rdf:about'], baseUrl) : undefined;
-    }
+  for (const e of entries) {
+    const url = e.link ? absoluteHttp(e.link, baseUrl) : undefined;
     if (!url || seen.has(url)) continue;
     seen.add(url);
-    const title = kids.find((c) => local(c) === 'title');
-    const published = kids.find((c) => ['pubdate', 'published', 'updated', 'date'].includes(local(c)));
-    out.push({ url, ...(title ? { title: textOf(title).trim() } : {}), ...(published ? { published: textOf(published).trim() } : {}) });
+    out.push({ url, ...(e.title ? { title: e.title } : {}), ...(e.date ? { published: String(e.date).trim() } : {}) });
   }
   return out;
 }
