@@ -22,10 +22,16 @@ through MCP tools named \`browser_*\` or through a REST API. This guide is for a
 The token is per user; treat it like a password and never write it into pages, files or chats.
 ${signupOn ? `No token yet? This host lets people sign up: open ${base}/ and create a user; the token is shown once.` : 'Ask the admin of this host for a token (sign-up is off here).'}
 
-An MCP client config:
+A client that takes a remote URL (Cursor, and most others):
 
 \`\`\`json
 { "mcpServers": { "browserd": { "url": "${base}/mcp", "headers": { "Authorization": "Bearer <your token>" } } } }
+\`\`\`
+
+Claude Desktop, and any client that starts local (stdio) servers only, through the mcp-remote bridge:
+
+\`\`\`json
+{ "mcpServers": { "browserd": { "command": "npx", "args": ["-y", "mcp-remote", "${base}/mcp", "--header", "Authorization:\${BROWSERD_AUTH}"], "env": { "BROWSERD_AUTH": "Bearer <your token>" } } } }
 \`\`\`
 
 Claude Code: \`claude mcp add --transport http browserd ${base}/mcp --header "Authorization: Bearer <your token>"\`

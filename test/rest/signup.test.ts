@@ -136,6 +136,9 @@ t.test('/install.md: the public URL whatever Host the request names, and no secr
     t.match(r.body, `${PUBLIC}/mcp`);
     t.match(r.body, `${PUBLIC}/v1`);
     t.match(r.body, 'Authorization: Bearer <your token>');
+    // Claude Desktop starts stdio servers only: the guide gives the mcp-remote form, as valid JSON.
+    const bridge = /```json\n(\{[^\n]*mcp-remote[^\n]*\})\n```/.exec(r.body)?.[1];
+    t.same(JSON.parse(bridge ?? '{}').mcpServers?.browserd?.args, ['-y', 'mcp-remote', `${PUBLIC}/mcp`, '--header', 'Authorization:${BROWSERD_AUTH}'], 'the mcp-remote form');
     t.match(r.body, /browser_open/);
     t.match(r.body, /browser_snapshot/);
     t.match(r.body, /"snapshot": true/, 'says how an action answers with the page and saves a call');
