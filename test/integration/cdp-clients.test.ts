@@ -144,6 +144,13 @@ t.test('a download path a client names is not written: the file lands in the use
   await client.Target.closeTarget({ targetId });
   await client.close();
   await stopSession(s.id);
+  // Chromium drops a context's download setting when the session that set it goes: the daemon's own is back,
+  // and a download from one of its tabs still lands in the user's files.
+  const again = once(stack.d.daemon.env.pool.events, 'download') as Promise<[string, DownloadOutcome]>;
+  await stack.rest('browser_open', { url: `${stack.site.url}/report.txt` });
+  const [, later] = await again;
+  t.equal(later.state, 'stored', 'after the client left, a tab\'s download is still stored in the user\'s files');
+  t.same(readdirSync(outside), [], 'and nothing was written where the client had asked');
 });
 
 t.test('Playwright through the session still cannot open chrome:// or file:// pages', async (t) => {
