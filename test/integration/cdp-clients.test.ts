@@ -70,6 +70,9 @@ t.test('Playwright connectOverCDP opens a page, clicks and reads the change', as
 });
 
 t.test('Puppeteer connect opens a page, clicks and reads the change', async (t) => {
+  // The user's rules hold in the client's page: a site they blocked is not loaded.
+  await stack.d.daemon.env.policies.upsert('alice', { pattern: 'blocked.test', access: 'blocked' });
+  t.teardown(() => stack.d.daemon.env.policies.remove('alice', 'blocked.test'));
   const s = await startSession();
   const browser = await puppeteer.connect({ browserWSEndpoint: s.cdpUrl, defaultViewport: null });
   t.teardown(() => browser.disconnect().catch(() => undefined));
@@ -80,9 +83,6 @@ t.test('Puppeteer connect opens a page, clicks and reads the change', async (t) 
   t.equal(await page.$eval('#out', (e) => e.textContent), 'clicked', 'the click changed the page');
   t.ok((await tabUrls()).includes(`${stack.site.url}/clicker?pptr`), 'browser_tabs lists the page Puppeteer opened');
 
-  // The page keeps the user's rules: a site the user blocked is not loaded.
-  await stack.d.daemon.env.policies.upsert('alice', { pattern: 'blocked.test', access: 'blocked' });
-  t.teardown(() => stack.d.daemon.env.policies.remove('alice', 'blocked.test'));
   const before = stack.site.requests.length;
   await t.rejects(page.goto(`http://blocked.test:${stack.site.port}/clicker`), /ERR_BLOCKED_BY_CLIENT/, 'a blocked site is refused in the client\'s page');
   t.notOk(stack.site.requests.slice(before).some((r) => r.headers.host?.startsWith('blocked.test')), 'nothing reached the blocked site');
