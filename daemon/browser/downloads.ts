@@ -99,6 +99,11 @@ export class DownloadWatcher extends EventEmitter {
     });
   }
 
+  /** Where Chromium writes this browser's downloads (a CDP session client's download setting is rewritten to it). */
+  get stagingDir(): string {
+    return this.opts.stagingDir;
+  }
+
   inProgress(): DownloadInProgress[] {
     return [...this.active.values()].map((a) => ({ name: a.suggestedName, url: a.url, receivedBytes: a.receivedBytes, totalBytes: a.totalBytes, tab: a.origin.tab?.id }));
   }

@@ -81,6 +81,10 @@ export class BrowserInstance {
   private creating = 0;
   private unclaimed = new Map<string, Parameters<BrowserInstance['onAttached']>[0]>();
   private scratchSeq = 0;
+  /** Targets of tabs adopted from a CDP session client's pages: they go, record and all, when the page goes. */
+  private clientPages = new Set<string>();
+  /** The default browser context's id, as Chromium names it (a page there with no tab of ours becomes one). */
+  private defaultContextId?: string;
   /** Targets of browser_read's scratch tabs, while they are open. */
   private scratchTargets = new Set<string>();
   /** The user's host policy for an address; 'default' when the instance was given none. */
@@ -140,6 +144,7 @@ export class BrowserInstance {
     // announces the pages already open.
     this.disposables.add(new InternalPageWatch(conn, { daemonTabSession: (id) => this.daemonTabSession(id), log: this.opts.log }).start());
     await conn.send('Target.setDiscoverTargets', { discover: true });
+    this.defaultContextId = (await conn.sendMayFail('Target.getBrowserContexts', {}))?.defaultBrowserContextId;
     await this.watchDownloads(conn);
     // Every page is attached paused, so read-mode rules are in place before its first request (popups too).
     await conn.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
@@ -171,7 +176,8 @@ export class BrowserInstance {
 
   /** The daemon's session on a page it made or adopted as a tab (scratch tabs too), or undefined for a foreign page. */
   private daemonTabSession(targetId: string): string | undefined {
-    const tab = [...this.tabs.values()].find((t) => t.targetId === targetId);
+    // A page a CDP client opened is closed like any page the daemon did not make (its history goes with it).
+    const tab = [...this.tabs.values()].find((t) => t.targetId === targetId && !this.clientPages.has(targetId));
     if (tab) return tab.sessionId;
     return this.ownTargets.has(targetId) ? this.attached.get(targetId)?.sessionId : undefined;
   }
@@ -190,6 +196,7 @@ export class BrowserInstance {
     this.tabs.clear();
     this.contexts.clear();
     this.makingContexts.clear();
+    this.clientPages.clear();
     this.disposables.dispose();
     this.opts.onExit(this);
   }
@@ -222,7 +229,7 @@ export class BrowserInstance {
     void adoptBrowserWorker(this.conn!, p, this.hostAccess, this.opts.log, this.opts.adFilter, () => this.readSessions(), this.serviceWorkers);
   }
 
-  private onAttached(p: { sessionId: string; targetInfo: { targetId: string; type: string; openerId?: string; url: string }; waitingForDebugger: boolean }) {
+  private onAttached(p: { sessionId: string; targetInfo: { targetId: string; type: string; openerId?: string; url: string; browserContextId?: string }; waitingForDebugger: boolean }) {
     const { targetId, type, openerId } = p.targetInfo;
     if (BROWSER_WORKER_TYPES.has(type)) {
       this.adoptWorker(p);
@@ -252,18 +259,72 @@ export class BrowserInstance {
   }
 
   /**
-   * A page no tab owns (opened by a CDP session client, or by such a page) runs under the user's host policy
-   * like a worker does: blocked sites are not navigated to, read-only sites get no writes. Chromium may announce
-   * the daemon's own new target before answering its Target.createTarget, so a page is only taken for foreign
-   * once no creation of ours is pending; until then it stays paused.
+   * A page no tab owns (opened by a CDP session client, or by such a page) becomes one of the user's tabs, in act
+   * mode: listed by browser_tabs, under the same rules as any tab, and running once they are in place
+   * (adoptClientPage). Chromium may announce the daemon's own new target before answering its
+   * Target.createTarget, so a page is only taken for foreign once no creation of ours is pending; until then it
+   * stays paused.
    */
   private settleUnclaimed() {
     for (const [targetId, p] of [...this.unclaimed]) {
       if (this.ownTargets.has(targetId)) this.unclaimed.delete(targetId);
       else if (this.creating === 0) {
         this.unclaimed.delete(targetId);
-        this.adoptWorker(p);
+        const context = this.contextNameOf(p.targetInfo.browserContextId);
+        const a = this.attached.get(targetId);
+        // A page in a context a client made for itself (gone with the client) is no tab a record could bring
+        // back: it runs under the user's host policy like a worker does (blocked sites are not navigated to,
+        // read-only sites get no writes).
+        if (context === null || !a) this.adoptWorker(p);
+        else void this.adoptClientPage(targetId, a, p.targetInfo.url, context).catch((e) => this.opts.log.warn({ err: String(e) }, 'adopting a page opened through CDP failed'));
       }
+    }
+  }
+
+  /**
+   * The context name of a browser context: undefined for the default one, null for one that is not the daemon's
+   * (or when Chromium did not say which is the default: then no client page is taken for a tab).
+   */
+  private contextNameOf(browserContextId: string | undefined): string | undefined | null {
+    for (const [name, id] of this.contexts) if (id === browserContextId) return name;
+    return this.defaultContextId !== undefined && browserContextId === this.defaultContextId ? undefined : null;
+  }
+
+  /**
+   * A page a CDP session client opened (or one its pages opened without an opener we hold) is a tab like any
+   * other: an id, a record, the write guard, the injected script and the user's identity, then it runs. Act
+   * mode: the client drives it with raw CDP anyway, and read mode's in-realm guard would refuse the isolated
+   * worlds client libraries make. Past the user's tab cap it is closed before it loads anything, as a popup is.
+   */
+  private async adoptClientPage(targetId: string, a: { sessionId: string; waiting: boolean }, url: string, context: string | undefined) {
+    const full = this.tabLimitReached();
+    if (full) {
+      this.opts.log.info({ user: this.opts.user, open: full.open, max: full.max }, 'a page opened through CDP was closed: the user is at the tab limit');
+      await this.conn!.sendMayFail('Target.closeTarget', { targetId });
+      return;
+    }
+    const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
+    const rec: TabRecord = {
+      id: formatTabId(n, this.opts.profile),
+      user: this.opts.user,
+      url: /^https?:/.test(url) ? url : 'about:blank',
+      mode: 'act',
+      context,
+      profile: this.opts.profile,
+      createdAt: new Date().toISOString(),
+    };
+    const tab = this.makeTab(rec, targetId, a.sessionId);
+    this.tabs.set(rec.id, tab);
+    this.clientPages.add(targetId);
+    await this.opts.tabs.put(rec);
+    try {
+      await tab.setup(a.waiting, { identityUrl: /^https?:/.test(url) ? url : undefined });
+    } catch (e) {
+      // Rules that could not be installed: the page must not run without them.
+      this.tabs.delete(rec.id);
+      await this.opts.tabs.remove(this.opts.user, rec.id);
+      await tab.close();
+      throw e;
     }
   }
 
@@ -272,12 +333,15 @@ export class BrowserInstance {
     this.attached.delete(targetId);
     this.scratchTargets.delete(targetId);
     this.unclaimed.delete(targetId);
+    const fromClient = this.clientPages.delete(targetId);
     for (const t of this.tabs.values()) {
       if (t.targetId === targetId && !t.closed) {
         // Closed by the page (window.close) or crashed away: forget the live object, keep the record so the
-        // tab id can be reopened at its last URL by the next call.
+        // tab id can be reopened at its last URL by the next call. A page a CDP client opened and closed is
+        // gone for good: clients open and close pages by the hundred, and records would fill the tab cap.
         t.dispose();
         this.tabs.delete(t.id);
+        if (fromClient) void this.opts.tabs.remove(this.opts.user, t.id);
       }
     }
   }

@@ -11,7 +11,7 @@
 import { basename } from 'node:path';
 import type { CdpConnection, Disposable } from '../cdp/connection.js';
 import { CdpError } from '../cdp/connection.js';
-import { paramsToSend, refusal } from './policy.js';
+import { paramsToSend, refusal, type DownloadSetting } from './policy.js';
 import { checkPageUrl } from '../net/url-check.js';
 import { internalPageWatchOf } from '../browser/internal-pages.js';
 import { ReadWorlds, type TargetRealm } from './read-worlds.js';
@@ -35,7 +35,13 @@ export class ProxyClient {
   private sessions = new Set<string>();
   /** The target each of those sessions is attached to. */
   private targetOf = new Map<string, string>();
+  /** The browser context of each session's target, where an attach event named it. */
+  private contextOf = new Map<string, string>();
   private contexts = new Set<string>();
+  /** Contexts whose download setting the client sent ('' for the default one): the daemon's goes back on them. */
+  private downloadContexts = new Set<string>();
+  /** The client's own contexts, disposed as it ends. */
+  private disposed = new Set<string>();
   private tap?: Disposable;
   private queued: string[] = [];
   private ended = false;
@@ -52,6 +58,8 @@ export class ProxyClient {
     private deadline: () => number,
     /** Which of the daemon's targets are read realms (no world but the main one may run the client's script). */
     realm: TargetRealm = () => 'unknown',
+    /** Where the daemon has this browser's downloads staged; a client's download setting becomes this one. */
+    private downloads?: DownloadSetting,
   ) {
     this.worlds = new ReadWorlds(realm);
   }
@@ -95,7 +103,7 @@ export class ProxyClient {
     }
     const no = refusal(m.method, params, { ownsSession: (s) => this.sessions.has(s), ownsContext: (c) => this.contexts.has(c), filesDir: this.filesDir }) ?? this.worlds.refusal(m.method, params, m.sessionId);
     if (no) return this.refuse(m, no);
-    const send = paramsToSend(m.method, params, this.filesDir);
+    const send = paramsToSend(m.method, params, this.filesDir, this.downloads);
     // A command whose check must ask the browser first holds back the ones after it: the client's commands
     // reach Chromium in the order it sent them.
     if (this.checking > 0 || m.method === 'Page.navigateToHistoryEntry') {
@@ -134,14 +142,32 @@ export class ProxyClient {
 
   private forward(m: ClientMessage, params: Record<string, unknown>) {
     const timeout = Math.max(1000, this.deadline() - Date.now());
-    this.conn.send(m.method as any, params as any, m.sessionId ?? this.root, timeout).then(
-      (result: any) => {
+    let method = m.method;
+    let session = m.sessionId ?? this.root;
+    if (method === 'Page.setDownloadBehavior' && this.downloads && params.behavior !== 'deny') {
+      // Page's older form cannot name files by guid, which the daemon's staging needs: the same setting goes out
+      // in Browser's form, for the page's context where an attach event named it.
+      const context = m.sessionId && this.contextOf.get(m.sessionId);
+      method = 'Browser.setDownloadBehavior';
+      params = { ...params, ...(context ? { browserContextId: context } : {}) };
+      session = this.root;
+    }
+    if (method === 'Browser.setDownloadBehavior') this.downloadContexts.add(typeof params.browserContextId === 'string' ? params.browserContextId : '');
+    this.conn.send(method as any, params as any, session, timeout).then(
+      async (result: any) => {
         if (m.method === 'Target.attachToTarget' && result?.sessionId) {
           this.sessions.add(result.sessionId);
           this.targetOf.set(result.sessionId, String(params.targetId));
           this.worlds.attached(result.sessionId, String(params.targetId));
         }
-        if (m.method === 'Target.createBrowserContext' && result?.browserContextId) this.contexts.add(result.browserContextId);
+        if (m.method === 'Target.createBrowserContext' && result?.browserContextId) {
+          this.contexts.add(result.browserContextId);
+          // A new context downloads where Chromium likes (the host's own Downloads folder) until told otherwise:
+          // it gets the daemon's setting, on the daemon's session so the download watcher hears of its files.
+          if (this.downloads) {
+            await this.conn.sendMayFail('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: this.downloads.stagingDir, eventsEnabled: true, browserContextId: result.browserContextId });
+          }
+        }
         this.reply(m, undefined, result);
       },
       (e) => this.reply(m, { code: SERVER_ERROR, message: e instanceof CdpError ? e.message.replace(`${m.method}: `, '') : String(e) }),
@@ -163,11 +189,13 @@ export class ProxyClient {
     if (method === 'Target.attachedToTarget' && typeof params?.sessionId === 'string') {
       this.sessions.add(params.sessionId);
       if (typeof params.targetInfo?.targetId === 'string') this.targetOf.set(params.sessionId, params.targetInfo.targetId);
+      if (typeof params.targetInfo?.browserContextId === 'string') this.contextOf.set(params.sessionId, params.targetInfo.browserContextId);
       this.worlds.attached(params.sessionId, String(params.targetInfo?.targetId), params.targetInfo?.type, fromRoot ? undefined : sessionId);
     }
     if (method === 'Target.detachedFromTarget' && typeof params?.sessionId === 'string') {
       this.sessions.delete(params.sessionId);
       this.targetOf.delete(params.sessionId);
+      this.contextOf.delete(params.sessionId);
       this.worlds.detached(params.sessionId);
     }
     if (!fromRoot && !this.forwardable(method, params, sessionId)) return;
@@ -199,6 +227,18 @@ export class ProxyClient {
     return !watch.isInternal(targetId) || method.startsWith('Target.') || method.startsWith('Inspector.');
   }
 
+  /**
+   * Chromium puts a context's download setting back to its own default (the host's Downloads folder) when the
+   * session that set it detaches: the daemon's setting goes back on every context the client set, once its
+   * browser session is gone.
+   */
+  private async restoreDownloads() {
+    if (!this.downloads) return;
+    const { stagingDir } = this.downloads;
+    await Promise.all([...this.downloadContexts].filter((c) => !this.disposed.has(c)).map((c) =>
+      this.conn.sendMayFail('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: stagingDir, eventsEnabled: true, ...(c ? { browserContextId: c } : {}) })));
+  }
+
   /** Detaches every session the client held, disposes its contexts and closes its socket (idempotent). */
   end(code: number, reason: string) {
     if (this.ended) return;
@@ -207,8 +247,9 @@ export class ProxyClient {
     for (const s of this.sessions) void this.conn.sendMayFail('Target.detachFromTarget', { sessionId: s }, this.root);
     // Contexts the client made are incognito-like and its own: they go with it, pages and all.
     for (const c of this.contexts) void this.conn.sendMayFail('Target.disposeBrowserContext', { browserContextId: c });
+    for (const c of this.contexts) this.disposed.add(c);
     this.contexts.clear();
-    if (this.root) void this.conn.sendMayFail('Target.detachFromTarget', { sessionId: this.root });
+    if (this.root) void this.conn.sendMayFail('Target.detachFromTarget', { sessionId: this.root }).then(() => this.restoreDownloads());
     this.sessions.clear();
     this.socket.close(code, reason);
   }

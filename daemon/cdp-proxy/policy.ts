@@ -74,12 +74,9 @@ export function refusal(method: string, params: Record<string, any>, scope: Clie
     case 'Network.loadNetworkResource':
       return requestUrlRefusal(params.url);
     // Refusals about paths never name one: the daemon's directories are not the client's business.
-    case 'Browser.setDownloadBehavior':
-    case 'Page.setDownloadBehavior':
-      if (params.behavior === 'deny') return undefined;
-      if (params.behavior === 'default') return 'downloads go to the user\'s files only: pass behavior "allow" without a downloadPath (the proxy fills in the files directory)';
-      if (params.downloadPath === undefined) return undefined;
-      return inside(scope.filesDir, params.downloadPath) ? undefined : 'downloadPath must be the user\'s files directory: leave it out and the proxy fills it in';
+    // Browser.setDownloadBehavior and Page.setDownloadBehavior are never refused: clients send one at connect with
+    // a directory of their own (Playwright: a temporary folder on its machine), and paramsToSend() replaces
+    // whatever they name with the daemon's own download setting (downloads.ts), so no path of theirs is used.
     case 'DOM.setFileInputFiles':
       return pathsRefusal(params.files, scope.filesDir);
     case 'Input.dispatchDragEvent':
@@ -117,10 +114,10 @@ function requestUrlRefusal(url: unknown): string | undefined {
  * it, so Chromium opens what was checked rather than its own fix-up of the text (chrome://version:x); paths are
  * made absolute in the user's files directory, which clients name without knowing where it is.
  */
-export function paramsToSend(method: string, params: Record<string, any>, filesDir: string): Record<string, any> {
-  if ((method === 'Browser.setDownloadBehavior' || method === 'Page.setDownloadBehavior') && params.behavior !== 'deny') {
-    return { ...params, downloadPath: resolve(filesDir, typeof params.downloadPath === 'string' ? params.downloadPath : '.') };
-  }
+export function paramsToSend(method: string, params: Record<string, any>, filesDir: string, downloads?: DownloadSetting): Record<string, any> {
+  if (method === 'Browser.setDownloadBehavior' && params.behavior !== 'deny') return downloadParams(params, filesDir, downloads);
+  // Page's older form cannot name files by guid: with a watcher, client.ts sends it as Browser.setDownloadBehavior.
+  if (method === 'Page.setDownloadBehavior' && params.behavior !== 'deny') return downloads ? downloadParams(params, filesDir, downloads) : { ...params, behavior: 'allow', downloadPath: filesDir };
   if (method === 'DOM.setFileInputFiles') return { ...params, files: absolute(params.files, filesDir) };
   if (method === 'Input.dispatchDragEvent' && params.data?.files) return { ...params, data: { ...params.data, files: absolute(params.data.files, filesDir) } };
   if ((method === 'Target.createTarget' || method === 'Page.navigate') && typeof params.url === 'string' && params.url !== '') {
@@ -132,6 +129,27 @@ export function paramsToSend(method: string, params: Record<string, any>, filesD
     if ('url' in checked) return { ...params, url: checked.url };
   }
   return params;
+}
+
+/** Where the daemon has Chromium put a browser's downloads (downloads.ts), when it watches them. */
+export interface DownloadSetting {
+  /** The browser's staging directory: files named by guid, moved into the user's files once complete. */
+  stagingDir: string;
+}
+
+/**
+ * A client's Browser.setDownloadBehavior that allows downloads, whatever path or behaviour it names, becomes the
+ * daemon's own setting for that context: named by guid into the browser's staging directory, from where the
+ * download watcher moves each finished file into the user's files under its cap and the user's quota. The
+ * client's context and its wish for events are kept. Without a watcher, the user's files directory itself.
+ */
+function downloadParams(params: Record<string, any>, filesDir: string, downloads?: DownloadSetting): Record<string, any> {
+  const keep = {
+    ...(params.browserContextId !== undefined ? { browserContextId: params.browserContextId } : {}),
+    ...(params.eventsEnabled !== undefined ? { eventsEnabled: params.eventsEnabled } : {}),
+  };
+  if (downloads) return { behavior: 'allowAndName', downloadPath: downloads.stagingDir, ...keep };
+  return { behavior: params.behavior === 'allowAndName' ? 'allowAndName' : 'allow', downloadPath: filesDir, ...keep };
 }
 
 /** A path inside `dir`: an absolute one, or a name relative to it (report.pdf, which the client can know). */

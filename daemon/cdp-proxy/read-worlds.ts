@@ -79,8 +79,10 @@ export class ReadWorlds {
     const r = this.realm(s.targetId);
     if (r !== 'unknown') return r === 'read';
     if (s.parent !== undefined) return this.isRead(s.parent, depth + 1);
-    // None of the daemon's tabs: the client's own page runs under act rules; workers have no other world.
-    return !(s.type === 'page' || s.type === 'worker' || s.type === 'shared_worker' || s.type === 'service_worker');
+    // None of the daemon's tabs: the client's own page runs under act rules; workers have no other world. A tab
+    // target (Puppeteer attaches pages under one) holds no world itself, and the page under it answers for its
+    // own target first: a daemon read tab is still read there.
+    return !(s.type === 'page' || s.type === 'tab' || s.type === 'worker' || s.type === 'shared_worker' || s.type === 'service_worker');
   }
 
   private context(sessionId: string, id: unknown, uniqueId: unknown): string | undefined {

@@ -84,7 +84,8 @@ export function addCdpRoute(app: HttpApp, env: Platform, closing: () => boolean)
         .get(session.user, session.profile)
         .then(async (inst) => {
           if (data.closed) return;
-          const client = new ProxyClient(inst.conn!, socket, env.files.dir(session.user), () => session.expiresAt, (id) => inst.targetRealm(id));
+          const downloads = inst.downloads ? { stagingDir: inst.downloads.stagingDir } : undefined;
+          const client = new ProxyClient(inst.conn!, socket, env.files.dir(session.user), () => session.expiresAt, (id) => inst.targetRealm(id), downloads);
           data.client = client;
           session.clients.add(client);
           env.cdpSessions.markConnected(session.id);

@@ -163,8 +163,6 @@ t.test('requests, history entries and file paths get the same check, and refusal
     ['Fetch.continueRequest', { requestId: 'interception-job-1.0', url: 'chrome://version/' }, sessionId],
     ['Fetch.continueRequest', { requestId: 'interception-job-1.0', url: 'file:///etc/passwd' }, sessionId],
     ['Network.continueInterceptedRequest', { interceptionId: 'x', url: 'chrome://version:x' }, sessionId],
-    ['Browser.setDownloadBehavior', { behavior: 'default' }],
-    ['Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: '/tmp' }],
     ['DOM.setFileInputFiles', { files: ['/etc/passwd'], nodeId: 1 }, sessionId],
     ['DOM.setFileInputFiles', { files: ['../../browserd.lmdb'], nodeId: 1 }, sessionId],
     ['DOM.getFileInfo', { objectId: 'x' }, sessionId],
@@ -179,9 +177,12 @@ t.test('requests, history entries and file paths get the same check, and refusal
     t.notMatch(message, dir);
     t.notMatch(message, /\/(tmp|home|var|root)\//);
   }
-  // The files directory is named by leaving it out.
+  // A download setting is taken whatever it names: the daemon's own goes in its place, so no path of the host is
+  // used or named (test/integration/cdp-clients.test.ts).
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow' });
-  t.pass('downloads may go to the user\'s files without naming where they are');
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: '/tmp' });
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'default' });
+  t.pass('download settings are accepted without naming where files go');
 
   // A history entry holding an internal page (made here by the daemon's own connection, with the watch paused,
   // standing for a route no check knows) is not gone back to.

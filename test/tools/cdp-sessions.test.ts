@@ -160,8 +160,6 @@ t.test('methods that reach past the user\'s browser are refused', async (t) => {
   const { sessionId } = await newPage(cdp);
   const dir = stack.d.daemon.env.files.dir('alice');
   const refused: [string, Record<string, unknown>, string?][] = [
-    ['Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: `${dir}/../bob` }],
-    ['Page.setDownloadBehavior', { behavior: 'allow', downloadPath: '/tmp' }, sessionId],
     ['Input.dispatchDragEvent', { type: 'drop', x: 1, y: 1, data: { items: [], dragOperationsMask: 1, files: [`${dir}/../../browserd.lmdb`] } }, sessionId],
     ['Target.disposeBrowserContext', { browserContextId: 'not-mine' }],
     ['Target.openDevTools', { targetId: 'x' }],
@@ -173,8 +171,6 @@ t.test('methods that reach past the user\'s browser are refused', async (t) => {
     ['Target.setRemoteLocations', { locations: [{ host: '127.0.0.1', port: 9222 }] }],
     ['Target.createBrowserContext', { proxyServer: 'http://127.0.0.1:9' }],
     ['SystemInfo.getProcessInfo', {}],
-    ['Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: '/tmp' }],
-    ['Browser.setDownloadBehavior', { behavior: 'default' }],
     ['Tracing.start', { tracingBackend: 'system' }],
     ['Target.attachToBrowserTarget', {}],
     ['Target.attachToTarget', { targetId: 'x', flatten: false }],
@@ -186,8 +182,12 @@ t.test('methods that reach past the user\'s browser are refused', async (t) => {
   // The browser is still there and the client still works.
   const r = await cdp.send('Runtime.evaluate', { expression: '6 * 7', returnByValue: true }, sessionId);
   t.equal(r.result.value, 42);
-  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: dir });
-  t.pass('downloads into the user\'s files directory are allowed');
+  // A download setting is never refused: whatever path it names, the daemon's own takes its place
+  // (test/integration/cdp-clients.test.ts shows nothing is written there).
+  for (const downloadPath of [dir, `${dir}/../bob`, '/tmp']) await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath });
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'default' });
+  await cdp.send('Page.setDownloadBehavior', { behavior: 'allow', downloadPath: '/tmp' }, sessionId);
+  t.pass('download settings are accepted');
   const ctx = await cdp.send('Target.createBrowserContext', {});
   await cdp.send('Target.disposeBrowserContext', { browserContextId: ctx.browserContextId });
   t.pass('a context the client made is its own to dispose');
