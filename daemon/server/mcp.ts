@@ -17,9 +17,7 @@ import type { Platform } from '../platform.js';
 import type { ServerDeps } from './deps.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { CallOptions } from '../call/call.js';
-import { annotationsFor } from '../call/registry.js';
-import { toJsonSchema } from '../call/schema.js';
-import { outputJsonSchema } from '../call/output.js';
+import { toolList } from './tool-list.js';
 import { renderErrorMcp, type McpContent } from '../call/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseJsonBounded, readBody, sendError, sendJson, statusLine, TooDeepError, type Req } from '../http/exchange.js';
@@ -98,9 +96,7 @@ export class McpGateway {
       this.noticeLevels.set(server, req.params.level);
       return {};
     });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: this.server.tools.tools.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: toJsonSchema(t.input) as any, ...(t.output ? { outputSchema: outputJsonSchema(t) as any } : {}), annotations: annotationsFor(t) })),
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => toolList(this.server.tools.tools));
     server.setRequestHandler(LooseCallToolRequest, async (req, extra) => {
       // A client that gave a progressToken hears how far a long call has come, on this request's own stream.
       const progressToken = (req.params as { _meta?: { progressToken?: unknown } })._meta?.progressToken;
