@@ -6,15 +6,30 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolDef } from '../call/define.js';
 import { annotationsFor } from '../call/registry.js';
 import { toJsonSchema } from '../call/schema.js';
-import { outputJsonSchema } from '../call/output.js';
+import { listedOutputSchema, withoutStringLimits } from '../call/output.js';
+
+const listedInputs = new WeakMap<ToolDef<any>, Tool['inputSchema']>();
+
+/**
+ * A tool's input schema as tools/list gives it: every parameter with its type, enum, range, default and
+ * description, without the patterns and lengths of strings. Those cost a model about 3,900 tokens over all
+ * tools (a tab id's pattern alone is 35, in 47 tools) and tell it nothing it needs: ids come from earlier
+ * results, and the server still checks every limit and names the one broken (validation_error). REST clients
+ * find them in api/openapi.yaml.
+ */
+function listedInputSchema(t: ToolDef<any>): Tool['inputSchema'] {
+  let s = listedInputs.get(t);
+  if (!s) listedInputs.set(t, (s = withoutStringLimits(toJsonSchema(t.input)) as Tool['inputSchema']));
+  return s;
+}
 
 export function toolListEntry(t: ToolDef<any>): Tool {
   return {
     name: t.name,
     title: t.title,
     description: t.description,
-    inputSchema: toJsonSchema(t.input) as Tool['inputSchema'],
-    ...(t.output ? { outputSchema: outputJsonSchema(t) as Tool['outputSchema'] } : {}),
+    inputSchema: listedInputSchema(t),
+    ...(t.output ? { outputSchema: listedOutputSchema(t) as Tool['outputSchema'] } : {}),
     annotations: annotationsFor(t),
   };
 }
