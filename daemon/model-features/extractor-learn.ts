@@ -57,7 +57,7 @@ function answerTool(schema: JsonSchema): ToolSpec {
       type: 'object',
       description: typeof sub.description === 'string' ? sub.description : `Where "${name}" is on the page.`,
       properties: {
-        css: { type: 'string' },
+        css: { type: 'string', description: 'CSS selector.' },
         attr: { type: 'string', description: 'Attribute to read instead of the text.' },
       },
       required: ['css'],

@@ -88,8 +88,8 @@ export const extractTools = [
     description:
       'Tables, links, meta, form fields (passwords masked) or images of the page.',
     input: params({
-      kind: Type.Optional(StringEnum(['tables', 'links', 'meta', 'form', 'images'] as const, {})),
-      scope: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+      kind: Type.Optional(StringEnum(['tables', 'links', 'meta', 'form', 'images'] as const, { description: 'Default tables.' })),
+      scope: Type.Optional(Type.String({ description: 'CSS selector.', minLength: 1, maxLength: 2000 })),
       limit: Type.Optional(Type.Integer({ description: 'Default 500.', minimum: 1, maximum: EXTRACT_MAX_LIMIT })),
       includeHidden: IncludeHiddenParam,
       tab: TabParam,

@@ -69,7 +69,7 @@ export const queryTools = [
       flags: Type.Optional(Type.String({ description: 'Any of i, m, s, u.', pattern: '^(?!.*(.).*\\1)[imsu]{0,4}$' })),
       attr: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: QUERY_MAX_ATTR })),
       limit: Type.Optional(Type.Integer({ description: 'Default 50.', minimum: 1, maximum: QUERY_MAX_LIMIT })),
-      scope: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+      scope: Type.Optional(Type.String({ description: 'CSS selector.', minLength: 1, maxLength: 2000 })),
       includeHidden: IncludeHiddenParam,
       tab: TabParam,
     }),
