@@ -19,7 +19,7 @@ export const CollectParam = Type.Object(
     images: Type.Optional(Type.Boolean({})),
     media: Type.Optional(Type.Boolean({ description: 'Audio and video.' })),
     types: Type.Optional(Type.Array(StringEnum(COLLECT_FILE_TYPES, {}), { minItems: 1, maxItems: COLLECT_FILE_TYPES.length, uniqueItems: true, description: 'Only these types.' })),
-    maxFiles: Type.Optional(Type.Integer({ minimum: 1, maximum: COLLECT_MAX_FILES, description: `Files per page, 1-${COLLECT_MAX_FILES}. Default ${COLLECT_DEFAULT_FILES}.` })),
+    maxFiles: Type.Optional(Type.Integer({ minimum: 1, maximum: COLLECT_MAX_FILES, description: `Per page. Default ${COLLECT_DEFAULT_FILES}.` })),
     maxBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 15 * 1024 * 1024, description: 'Default 15 MB.' })),
     maxChars: Type.Optional(Type.Integer({ minimum: 100, maximum: 200000, description: 'Per document. Default 20000.' })),
     minImagePx: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),

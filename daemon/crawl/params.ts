@@ -46,7 +46,7 @@ export const CrawlParams = params({
   outputSchema: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'A JSON Schema: checks fields, or without fields a model fills it on every page.' })),
   prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 4000 })),
   model: ModelIdParam,
-  maxTokensTotal: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKENS_TOTAL_LIMIT, description: `With outputSchema and no fields: the model token budget for the whole crawl, 1-${MAX_TOKENS_TOTAL_LIMIT}, default ${DEFAULT_MAX_TOKENS_TOTAL}. A page whose turn cannot fit fails (budget_exceeded) with nothing sent.` })),
+  maxTokensTotal: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKENS_TOTAL_LIMIT, description: 'For the whole crawl.' })),
   extractor: Type.Optional(Type.String({ pattern: '^ext_[A-Za-z0-9]{1,64}$', description: 'A learned extractor id, instead of fields, outputSchema and prompt.' })),
   obeyRobots: Type.Optional(Type.Boolean({ description: 'Default true.' })),
   includeHidden: Type.Optional(Type.Boolean({})),
