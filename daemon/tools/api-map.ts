@@ -113,7 +113,7 @@ export const apiMapTools = [
     name: 'browser_api_map',
     title: 'Map a site\'s API',
     description:
-      'Learns a site\'s own API from recorded traffic (a HAR), without a model: endpoints by method and path template (/items/{id}), GraphQL operations (mutations are writes), WebSocket and SSE messages, typed parameters, JSON schemas, pagination (page, offset, cursor, next links), auth by name only, and dependencies such as a CSRF token taken from an earlier response. Actions: build (from har, or without har from the tab\'s browser_har recording) -> a map id api_…; merge (map + har or the tab\'s recording) adds traffic to a map; list (default); get (map, endpoint to narrow); export (map, format openapi|har|curl|python|typescript) stores a file; delete. Maps are yours only; values are redacted (names kept). browser_api_call calls a mapped endpoint.',
+      'Learns a site\'s API from recorded traffic (a HAR, or the tab\'s browser_har recording), without a model: endpoints, GraphQL operations, parameters, schemas, pagination, auth names and CSRF dependencies, values redacted. build gives a map id for browser_api_call; merge adds traffic; list (default), get, export (OpenAPI, HAR, curl, Python, TypeScript), delete.',
     input: params({
       action: Type.Optional(StringEnum(ACTIONS, {})),
       map: Type.Optional(Type.String({ pattern: '^api_[0-9a-f]{16}$' })),

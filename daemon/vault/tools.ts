@@ -90,7 +90,7 @@ export const vaultTools = [
   defineTool({
     name: 'browser_fill_secret',
     title: 'Fill a secret from the vault',
-    description: "Fills a field (ref) with a vault value (site + field: password, username, card, api_key ...) without you seeing it. Act tabs only, and only when the page is on the entry's own site (its host or a sub-domain). No script of yours (browser_evaluate) and no CDP session reaches the page afterwards until it navigates away, and the fill is refused while one could: a script you ran in a page of the same site still open, browser_route mocks in the browser, an open CDP session. After code of yours ran on the site (a script, a mock, a CDP session), open the page with browser_navigate or browser_open while no other tab shows the site: they first clear its service workers and Cache Storage, which that code could have filled.",
+    description: "Fills a field (ref) with a vault value (site + field) without you seeing it.",
     input: params({
       ref: RefParam(),
       site: SiteParam,
@@ -118,7 +118,7 @@ export const vaultTools = [
   defineTool({
     name: 'browser_fill_totp',
     title: 'Fill an authenticator code',
-    description: "Computes the current authenticator (TOTP) code of a vault entry's totp field and fills it into the code field (ref, or the one the page shows), then sends the form unless submit is false. You never see the code. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read it, and the page runs none of your scripts until it navigates away.",
+    description: "Fills the current TOTP code of a vault entry into the code field and sends the form unless submit is false.",
     input: params({
       site: SiteParam,
       ref: Type.Optional(RefParam('Default: found on the page.')),
@@ -146,7 +146,7 @@ export const vaultTools = [
   defineTool({
     name: 'browser_fill_otp',
     title: 'Fill a code from the inbox',
-    description: "Takes the newest message about the site in the user's OTP inbox (e-mail or SMS forwarder) that arrived since the sign-in step in this tab began (the last vault value filled into it, up to 10 minutes back), or within the last sinceSeconds, else since this call started; waits for one if none is there yet. It takes the code from it and fills it (ref, or the code field the page shows), then sends the form unless submit is false. You see neither message nor code. Without an inbox, a person must be asked. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the code, and the page runs none of your scripts until it navigates away.",
+    description: "Fills the code from the newest message about the site in the user's OTP inbox (e-mail or SMS) since the sign-in began, waiting for one, and sends the form unless submit is false. Without an inbox, ask a person.",
     input: params({
       site: SiteParam,
       ref: Type.Optional(RefParam('Default: found on the page.')),
@@ -203,7 +203,7 @@ export const vaultTools = [
     name: 'browser_login',
     title: 'Sign in with the vault',
     description:
-      "Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab; with no tab open at all, a new act tab it names), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the values, and no script of yours runs in a page holding them until it navigates away.",
+      "Signs in with a vault entry in an act tab (a new one if none is open): opens the login URL, fills and sends user name and password, answers a code prompt (TOTP, OTP inbox, else a person). Reports a CAPTCHA or wrong password instead of retrying.",
     input: params({
       site: SiteParam,
       loginUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })),
