@@ -75,17 +75,22 @@ export function outputJsonSchema(t: ToolOutputs): Record<string, unknown> | unde
   return s;
 }
 
-/** The `blocked` field and the approval answer as tools/list gives them: their shape is the same for every tool. */
-const LISTED_BLOCKED = { type: 'array', items: { type: 'object', properties: { url: { type: 'string', [PAGE_TEXT]: true } } } };
-const LISTED_APPROVAL = { type: 'object', required: ['needsApproval'], properties: { needsApproval: { type: 'object', properties: { target: { type: 'string', [PAGE_TEXT]: true } } }, blocked: LISTED_BLOCKED } };
+/**
+ * The `blocked` field and the approval answer as tools/list gives them, by type: they are the same for every
+ * tool (their fields are in api/openapi.yaml), and spelt out they were a fifth of the listed output schemas.
+ */
+const LISTED_BLOCKED = { type: 'array' };
+const LISTED_APPROVAL = { type: 'object', required: ['needsApproval'], properties: { needsApproval: { type: 'object' }, blocked: LISTED_BLOCKED } };
 
 const listed = new WeakMap<ToolOutputs, Record<string, unknown>>();
 
 /**
- * How deep tools/list spells out a result: the tool's own fields and, for each, the fields of its objects
- * (or of its array's items); anything deeper is given by its type alone. api/openapi.yaml has every level.
+ * How deep tools/list spells out a result: the tool's own fields with their types, enums and page-text marks,
+ * and what they hold (an object's fields, an array's items) by type alone. api/openapi.yaml has every level.
+ * One level more costs about 19 KB of tools/list; the budget for the whole list is 100 KB
+ * (test/contract/tool-budget.test.ts).
  */
-const LISTED_DEPTH = 2;
+const LISTED_DEPTH = 1;
 
 /**
  * The output schema as MCP tools/list gives it, for a client to check structuredContent with: the tool's
@@ -128,12 +133,19 @@ function shapeTo(s: unknown, depth: number): unknown {
   return out;
 }
 
-/** A schema cut to its type (each alternative's, for an anyOf) and its page-text mark. */
+/**
+ * A schema cut to its type and page-text mark. An anyOf becomes the types of its alternatives (["string",
+ * "null"]), or no type at all when one of them has none.
+ */
 function typeOnly(node: Record<string, unknown>): Record<string, unknown> {
+  const alts = Array.isArray(node.anyOf) ? (node.anyOf as Record<string, unknown>[]) : [node];
+  const types = alts.flatMap((a) => (Array.isArray(a.type) ? a.type : [a.type]));
   const out: Record<string, unknown> = {};
-  if (node.type !== undefined) out.type = node.type;
-  else if (Array.isArray(node.anyOf)) out.anyOf = node.anyOf.map((a) => typeOnly(a as Record<string, unknown>));
-  if (node[PAGE_TEXT]) out[PAGE_TEXT] = true;
+  if (types.every((x) => typeof x === 'string')) {
+    const distinct = [...new Set(types)];
+    out.type = distinct.length === 1 ? distinct[0] : distinct;
+  }
+  if (alts.some((a) => a[PAGE_TEXT])) out[PAGE_TEXT] = true;
   return out;
 }
 

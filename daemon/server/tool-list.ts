@@ -24,13 +24,15 @@ function listedInputSchema(t: ToolDef<any>): Tool['inputSchema'] {
 }
 
 export function toolListEntry(t: ToolDef<any>): Tool {
+  // The title once, at the top, where clients of 2025-06-18 and later look first; the hints stay.
+  const { title: _title, ...hints } = annotationsFor(t);
   return {
     name: t.name,
     title: t.title,
     description: t.description,
     inputSchema: listedInputSchema(t),
     ...(t.output ? { outputSchema: listedOutputSchema(t) as Tool['outputSchema'] } : {}),
-    annotations: annotationsFor(t),
+    annotations: hints,
   };
 }
 
