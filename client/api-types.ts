@@ -2851,7 +2851,10 @@ export interface operations {
     };
     postMcp: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Comma-separated toolsets the session lists and may call: core, vault, sessions, crawl, records, monitors, traffic, docs, handoff, live, models, cdp or all (the default). Read at initialize. */
+                tools?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;

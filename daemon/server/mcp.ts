@@ -18,6 +18,7 @@ import type { ServerDeps } from './deps.js';
 import type { UserRecord } from '../../storage/users.js';
 import type { CallOptions } from '../call/call.js';
 import { toolList } from './tool-list.js';
+import { toolsetFilter } from './toolsets.js';
 import { renderErrorMcp, type McpContent } from '../call/response.js';
 import { BrowserdError } from '../../protocol/errors.js';
 import { parseJsonBounded, readBody, sendError, sendJson, statusLine, TooDeepError, type Req } from '../http/exchange.js';
@@ -54,6 +55,8 @@ interface Session {
   /** Calls answered on the direct path, by our id: a cancellation of one aborts it here (the SDK never saw it). */
   direct: Map<string, AbortController>;
   nextId: number;
+  /** The tools this session asked for (?tools=...), fixed at initialize; undefined: every tool. */
+  tools?: ReadonlySet<string>;
 }
 
 /**
@@ -90,7 +93,7 @@ export class McpGateway {
     this.sweeper.unref();
   }
 
-  private newServer(user: UserRecord): Server {
+  private newServer(user: UserRecord, tools: ReadonlySet<string> | undefined): Server {
     // logging: clients may set a level (logging/setLevel) and get our notices as notifications/message.
     const server = new Server({ name: 'browserd', version: this.version }, { capabilities: { tools: {}, logging: {} }, instructions: SERVER_INSTRUCTIONS });
     // One server per MCP session, so the level is this server's. Kept here rather than by the SDK's own
@@ -99,7 +102,8 @@ export class McpGateway {
       this.noticeLevels.set(server, req.params.level);
       return {};
     });
-    server.setRequestHandler(ListToolsRequestSchema, async () => toolList(this.server.tools.tools));
+    const listed = tools ? this.server.tools.tools.filter((t) => tools.has(t.name)) : this.server.tools.tools;
+    server.setRequestHandler(ListToolsRequestSchema, async () => toolList(listed));
     server.setRequestHandler(LooseCallToolRequest, async (req, extra) => {
       // A client that gave a progressToken hears how far a long call has come, on this request's own stream.
       const progressToken = (req.params as { _meta?: { progressToken?: unknown } })._meta?.progressToken;
@@ -109,7 +113,7 @@ export class McpGateway {
               void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } }).catch(() => undefined)
           : undefined;
       const headers = extra.requestInfo?.headers;
-      return (await this.runToolCall(user, server, extra.sessionId, req.params, { signal: extra.signal, modelKey: modelKeyOf(headers), requestId: headerOf(headers, 'x-request-id'), onProgress })) as any;
+      return (await this.runToolCall(user, server, extra.sessionId, req.params, { signal: extra.signal, modelKey: modelKeyOf(headers), requestId: headerOf(headers, 'x-request-id'), onProgress, tools })) as any;
     });
     return server;
   }
@@ -145,7 +149,7 @@ export class McpGateway {
     r.signal.addEventListener('abort', onHangUp, { once: true });
     let body: string;
     try {
-      const result = await this.runToolCall(user, session.server, sid, msg.params, { signal: abort.signal, modelKey: r.headers['x-model-key'], requestId: r.id });
+      const result = await this.runToolCall(user, session.server, sid, msg.params, { signal: abort.signal, modelKey: r.headers['x-model-key'], requestId: r.id, tools: session.tools });
       body = JSON.stringify({ jsonrpc: '2.0', id: msg.id, result });
     } catch (e) {
       const error = e instanceof McpError ? { code: e.code, message: e.message } : { code: ErrorCode.InternalError, message: 'Internal error' };
@@ -202,8 +206,16 @@ export class McpGateway {
       if (!isInit || r.method !== 'POST') {
         return sendJson(r, 400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: no Mcp-Session-Id; start with initialize' } });
       }
+      // The toolsets are read once, here: a bad name is refused before any session exists.
+      let tools: ReadonlySet<string> | undefined;
+      try {
+        tools = toolsetFilter(r.query.get('tools'));
+      } catch (e) {
+        if (e instanceof BrowserdError) return sendError(r, e);
+        throw e;
+      }
       this.makeRoomFor(user.id);
-      const server = this.newServer(user);
+      const server = this.newServer(user, tools);
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         // Answers come as a stream, which carries a call's progress notifications; the gateway makes one JSON
@@ -218,7 +230,7 @@ export class McpGateway {
           this.owners.delete(id);
         },
       });
-      const s: Session = { user: user.id, server, transport, lastUsed: Date.now(), inflight: new Map(), direct: new Map(), nextId: 0 };
+      const s: Session = { user: user.id, server, transport, lastUsed: Date.now(), inflight: new Map(), direct: new Map(), nextId: 0, tools };
       await server.connect(transport);
       session = s;
     }
