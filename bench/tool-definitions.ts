@@ -6,6 +6,7 @@
  */
 import { TOOLS } from '../daemon/main.js';
 import { toolList } from '../daemon/server/tool-list.js';
+import { toolsetFilter } from '../daemon/server/toolsets.js';
 import { measureToolList, type ToolListFigures } from '../test/fixtures/tool-measure.js';
 import { printTable, startPlaywrightMcp } from './lib.js';
 
@@ -15,6 +16,11 @@ const row = (label: string, f: ToolListFigures) => [label, f.tools, f.modelToken
 export async function run(): Promise<void> {
   const ours = measureToolList(toolList(TOOLS.tools));
   const rows = [row('browserd, every tool', ours)];
+  // What a connection that asks for fewer tools pays (/mcp?tools=...).
+  for (const sets of ['core', 'core,vault']) {
+    const only = toolsetFilter(sets)!;
+    rows.push(row(`browserd, ?tools=${sets}`, measureToolList(toolList(TOOLS.tools.filter((t) => only.has(t.name))))));
+  }
   const notes: string[] = [];
   try {
     const pw = await startPlaywrightMcp();
