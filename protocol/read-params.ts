@@ -16,15 +16,15 @@ export const COLLECT_DEFAULT_FILES = 20;
 export const CollectParam = Type.Object(
   {
     documents: Type.Optional(Type.Boolean({ description: 'Linked documents (PDF, Office, OpenDocument, RTF, EPUB, CSV). Default true unless types, images or media.' })),
-    images: Type.Optional(Type.Boolean({})),
+    images: Type.Optional(Type.Boolean()),
     media: Type.Optional(Type.Boolean({ description: 'Audio and video.' })),
-    types: Type.Optional(Type.Array(StringEnum(COLLECT_FILE_TYPES, {}), { minItems: 1, maxItems: COLLECT_FILE_TYPES.length, uniqueItems: true, description: 'Only these types.' })),
+    types: Type.Optional(Type.Array(StringEnum(COLLECT_FILE_TYPES), { minItems: 1, maxItems: COLLECT_FILE_TYPES.length, uniqueItems: true, description: 'Only these types.' })),
     maxFiles: Type.Optional(Type.Integer({ minimum: 1, maximum: COLLECT_MAX_FILES, description: `Per page. Default ${COLLECT_DEFAULT_FILES}.` })),
     maxBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 15 * 1024 * 1024, description: 'Default 15 MB.' })),
     maxChars: Type.Optional(Type.Integer({ minimum: 100, maximum: 200000, description: 'Per document. Default 20000.' })),
     minImagePx: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
     convert: Type.Optional(Type.Boolean({ description: 'Documents as Markdown. Default true.' })),
-    converter: Type.Optional(StringEnum(['auto', 'builtin', 'markitdown', 'docling'], {})),
+    converter: Type.Optional(StringEnum(['auto', 'builtin', 'markitdown', 'docling'])),
     caption: Type.Optional(Type.Boolean({ description: 'Alt text for each image by a model.' })),
     captionMax: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
     maxTokensTotal: MaxTokensTotalParam,

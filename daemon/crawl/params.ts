@@ -21,7 +21,7 @@ const FieldSpec = Type.Union([
     {
       css: Type.String({ minLength: 1, maxLength: 1000 }),
       attr: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-      all: Type.Optional(Type.Boolean({})),
+      all: Type.Optional(Type.Boolean()),
     },
     { additionalProperties: false },
   ),
@@ -39,7 +39,7 @@ export const CrawlParams = params({
   maxDepth: Type.Optional(Type.Integer({ minimum: 0, maximum: 20, description: 'Default 2.' })),
   concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 8, description: 'Default 2.' })),
   delayMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 60000, description: 'Per host. Default 1000.' })),
-  mode: Type.Optional(StringEnum(['http', 'browser', 'auto'], {})),
+  mode: Type.Optional(StringEnum(['http', 'browser', 'auto'])),
   format: Type.Optional(StringEnum(['markdown', 'text', 'json'], { description: 'json: page metadata, no content.' })),
   maxChars: Type.Optional(Type.Integer({ minimum: 1, maximum: 200000, description: 'Per page. Default 20000.' })),
   fields: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 100 }), FieldSpec, { description: 'name -> CSS selector or {css, attr, all}.' })),
@@ -49,15 +49,15 @@ export const CrawlParams = params({
   maxTokensTotal: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKENS_TOTAL_LIMIT, description: 'For the whole crawl.' })),
   extractor: Type.Optional(Type.String({ pattern: '^ext_[A-Za-z0-9]{1,64}$', description: 'A learned extractor id, instead of fields, outputSchema and prompt.' })),
   obeyRobots: Type.Optional(Type.Boolean({ description: 'Default true.' })),
-  includeHidden: Type.Optional(Type.Boolean({})),
+  includeHidden: Type.Optional(Type.Boolean()),
   cache: Type.Optional(StringEnum(CACHE_MODES, { description: 'Response cache: record, replay (network for the rest) or replay-strict.' })),
   cacheName: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' })),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  formats: Type.Optional(Type.Array(StringEnum(CRAWL_FORMATS, {}), { maxItems: 6, uniqueItems: true, description: 'More per page.' })),
+  formats: Type.Optional(Type.Array(StringEnum(CRAWL_FORMATS), { maxItems: 6, uniqueItems: true, description: 'More per page.' })),
   chunk: Type.Optional(
     Type.Object(
       {
-        by: StringEnum(['tokens', 'headings'], {}),
+        by: StringEnum(['tokens', 'headings']),
         size: Type.Optional(Type.Integer({ minimum: 50, maximum: 8000, description: 'Default 500.' })),
         overlap: Type.Optional(Type.Integer({ minimum: 0, maximum: 2000, description: 'Default 50.' })),
       },

@@ -101,9 +101,9 @@ export const crawlTools = [
     input: params({
       id: Type.String({ pattern: '^crawl_[0-9a-f]{16}$' }),
       timeoutS: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_S, description: 'Default 0.' })),
-      action: Type.Optional(StringEnum(['pause', 'resume', 'cancel'], {})),
+      action: Type.Optional(StringEnum(['pause', 'resume', 'cancel'])),
       items: Type.Optional(Type.Integer({ minimum: 0, maximum: 50, description: 'Default 10.' })),
-      status: Type.Optional(StringEnum(['done', 'failed', 'blocked'], {})),
+      status: Type.Optional(StringEnum(['done', 'failed', 'blocked'])),
       cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     }),
     output: Type.Object({

@@ -131,7 +131,7 @@ export const handoffTools = [
     name: 'browser_handoffs',
     title: 'Hand-offs',
     description: 'Your hand-offs, newest first, with their states.',
-    input: params({ status: Type.Optional(StringEnum(['open', 'resolved', 'expired'], {})) }),
+    input: params({ status: Type.Optional(StringEnum(['open', 'resolved', 'expired'])) }),
     output: Type.Object({ handoffs: Type.Array(HandoffViewSchema, { description: 'Newest first.' }) }),
     effect: 'read',
     openWorld: false,

@@ -77,7 +77,7 @@ export const monitorTools = [
       threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Share of pixels. Default 0.01.' })),
       ignore: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: MAX_IGNORE, description: 'Regexes of lines to leave out.' })),
       name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-      changedOnly: Type.Optional(Type.Boolean({})),
+      changedOnly: Type.Optional(Type.Boolean()),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Default 10.' })),
     }),
     // One tool, several actions: what is set depends on the action, so every field is optional.

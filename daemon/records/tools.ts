@@ -212,7 +212,7 @@ export const recordTools = [
       'A recording as a runnable Node script calling the REST API (typescript), or as JSON.',
     input: params({
       id: RecordingId(),
-      format: Type.Optional(StringEnum(['typescript', 'json'], {})),
+      format: Type.Optional(StringEnum(['typescript', 'json'])),
     }),
     output: Type.Object({
       id: Type.String(),
@@ -241,7 +241,7 @@ export const recordTools = [
       'Runs a stopped recording again in a new tab in the background, finding each element by its locator; answers a replay id for browser_replay_wait. cache replay answers GETs from the recording\'s responses, the site for the rest; replay-strict never touches the network.',
     input: params({
       id: RecordingId(),
-      cache: Type.Optional(StringEnum(['off', 'replay', 'replay-strict'], {})),
+      cache: Type.Optional(StringEnum(['off', 'replay', 'replay-strict'])),
       cacheName: Type.Optional(CacheNameParam),
     }),
     output: ReplayResult,

@@ -115,7 +115,7 @@ export const apiMapTools = [
     description:
       'Learns a site\'s API from recorded traffic (a HAR, or the tab\'s browser_har recording), without a model: endpoints, GraphQL operations, parameters, schemas, pagination, auth names and CSRF dependencies, values redacted. build gives a map id for browser_api_call; merge adds traffic; list (default), get, export (OpenAPI, HAR, curl, Python, TypeScript), delete.',
     input: params({
-      action: Type.Optional(StringEnum(ACTIONS, {})),
+      action: Type.Optional(StringEnum(ACTIONS)),
       map: Type.Optional(Type.String({ pattern: '^api_[0-9a-f]{16}$' })),
       har: Type.Optional(
         Type.Union([Type.String({ minLength: 2, maxLength: MAX_HAR_CHARS }), Type.Object({}, { additionalProperties: true })], {
@@ -125,7 +125,7 @@ export const apiMapTools = [
       name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
       hosts: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+(:[0-9]{1,5})?$' }), { minItems: 1, maxItems: 50 })),
       examples: Type.Optional(Type.Boolean({ description: 'Redacted examples. Default true.' })),
-      format: Type.Optional(StringEnum(API_EXPORT_FORMATS, {})),
+      format: Type.Optional(StringEnum(API_EXPORT_FORMATS)),
       endpoint: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'get or export only this one.' })),
       tab: TabParam,
     }),

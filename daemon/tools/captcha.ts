@@ -106,7 +106,7 @@ export const captchaTools = [
     input: params({
       tab: TabParam,
       capture: Type.String({ pattern: CAPTURE_ID.source }),
-      action: StringEnum(['click', 'drag', 'type'], {}),
+      action: StringEnum(['click', 'drag', 'type']),
       x: Type.Number({ description: 'Image pixel.', minimum: 0 }),
       y: Type.Number({ description: 'Image pixel.', minimum: 0 }),
       endX: Type.Optional(Type.Number({ minimum: 0 })),

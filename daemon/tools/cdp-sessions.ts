@@ -46,7 +46,7 @@ export const cdpSessionTools = [
     description:
       'Timed raw CDP access to your browser for programs (Puppeteer...): start answers a secret cdpUrl; stop ends one; list. Metered per minute; host policy and network guard apply; none while a vault value is filled.',
     input: params({
-      action: StringEnum(['start', 'stop', 'list'] as const, {}),
+      action: StringEnum(['start', 'stop', 'list'] as const),
       profile: Type.Optional(Type.String({ pattern: NAME.source })),
       minutes: Type.Optional(Type.Integer({ minimum: 1, description: `Default ${DEFAULT_SESSION_MINUTES}.` })),
       id: Type.Optional(Type.String({ pattern: '^cdp_[0-9a-f]{16}$' })),

@@ -117,7 +117,7 @@ export const diagnosticsTools = [
       type: Type.Optional(Type.String({ maxLength: 40 })),
       failedOnly: Type.Optional(Type.Boolean({ description: 'Only status >= 400 and failures.' })),
       limit: Type.Optional(Type.Integer({ description: `Default 50 (captured: at most ${CAPTURED_LIMIT}).`, minimum: 1, maximum: RING_LIMIT })),
-      captured: Type.Optional(Type.Boolean({})),
+      captured: Type.Optional(Type.Boolean()),
     }),
     // Recent responses, or with captured: true the capture's state and exchanges.
     output: Type.Object({

@@ -40,7 +40,7 @@ export const navigationTools = [
     name: 'browser_history',
     title: 'Back, forward or reload',
     description: 'Back, forward or reload, then waits for the page to settle.',
-    input: params({ action: StringEnum(['back', 'forward', 'reload'], {}), snapshot: SnapshotAfterParam, tab: TabParam }),
+    input: params({ action: StringEnum(['back', 'forward', 'reload']), snapshot: SnapshotAfterParam, tab: TabParam }),
     output: withSnapshotAfter(Type.Object({ tab: TabIdField, url: UrlField })),
     effect: 'read',
     hints: { readOnly: false, idempotent: false },

@@ -93,7 +93,7 @@ export const pageTools = [
     title: 'Save as PDF',
     description: "Prints the page to a PDF in the user's files; returns its name and URL.",
     input: params({
-      paper: Type.Optional(StringEnum(['a4', 'letter', 'legal', 'a3', 'a5', 'tabloid'] as const, {})),
+      paper: Type.Optional(StringEnum(['a4', 'letter', 'legal', 'a3', 'a5', 'tabloid'] as const)),
       landscape: Type.Optional(Type.Boolean({ description: 'Default false.' })),
       background: Type.Optional(Type.Boolean({ description: 'Default true.' })),
       scale: Type.Optional(Type.Number({ description: 'Default 1.', minimum: 0.1, maximum: 2 })),

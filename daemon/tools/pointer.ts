@@ -97,7 +97,7 @@ export const pointerTools = [
     description: 'Scrolls the page or an element (ref) by amount, to toRef, or to the top or end, with real wheel events.',
     input: params({
       ref: Type.Optional(RefParam()),
-      direction: Type.Optional(StringEnum(['down', 'up', 'left', 'right'] as const, {})),
+      direction: Type.Optional(StringEnum(['down', 'up', 'left', 'right'] as const)),
       amount: Type.Optional(Type.Integer({ description: 'CSS px. Default one viewport.', minimum: 1, maximum: 100000 })),
       toRef: Type.Optional(RefParam()),
       to: Type.Optional(StringEnum(['top', 'end'], { description: 'end repeats while content loads.' })),

@@ -26,7 +26,7 @@ const RouteInput = params({
     description: '"*" all; with * a glob over the URL; else a substring.',
     minLength: 1, maxLength: 4096,
   })),
-  kind: Type.Optional(StringEnum(ROUTE_KINDS, {})),
+  kind: Type.Optional(StringEnum(ROUTE_KINDS)),
   methods: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 20 }), { minItems: 1, maxItems: 20 })),
   resourceTypes: Type.Optional(Type.Array(StringEnum(ROUTE_RESOURCE_TYPES), { description: 'xhr and fetch match both.', minItems: 1, maxItems: ROUTE_RESOURCE_TYPES.length })),
   status: Type.Optional(Type.Integer({ description: 'Default 200.', minimum: 100, maximum: 599 })),

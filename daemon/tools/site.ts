@@ -94,7 +94,7 @@ export const siteTools = [
       query: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'Default 100.' })),
       sitemap: Type.Optional(SourceChoice()),
-      includeSubdomains: Type.Optional(Type.Boolean({})),
+      includeSubdomains: Type.Optional(Type.Boolean()),
       allow: Patterns('URL patterns (* wildcard; with :// the whole URL, else the path).'),
       deny: Patterns('Wins over allow.'),
       useBrowser: Type.Optional(Type.Boolean({ description: 'Start page in a read-only tab of your profile.' })),

@@ -50,9 +50,9 @@ export const snapshotTools = [
     description: 'An image of the viewport, the whole page, or one element (ref).',
     input: params({
       tab: TabParam,
-      fullPage: Type.Optional(Type.Boolean({})),
+      fullPage: Type.Optional(Type.Boolean()),
       ref: Type.Optional(RefParam()),
-      format: Type.Optional(StringEnum(['png', 'jpeg'], {})),
+      format: Type.Optional(StringEnum(['png', 'jpeg'])),
       quality: Type.Optional(Type.Integer({ description: 'Default 80.', minimum: 1, maximum: 100 })),
     }),
     output: Type.Object({ tab: TabIdField, url: UrlField }),

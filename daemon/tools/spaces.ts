@@ -22,7 +22,7 @@ export const spacesTools = [
     title: 'Contexts',
     description: 'Lists isolated contexts (browser_open context) or closes one with its tabs, cookies and storage.',
     input: params({
-      action: Type.Optional(StringEnum(['list', 'close'], {})),
+      action: Type.Optional(StringEnum(['list', 'close'])),
       name: Type.Optional(Type.String({ pattern: NAME.source })),
     }),
     output: Type.Object({
