@@ -6717,6 +6717,7 @@ export interface operations {
             content: {
                 "application/json": {
                     tab?: string;
+                    /** @description URL substring. */
                     filter?: string;
                     type?: string;
                     /** @description Only status >= 400 and failures. */

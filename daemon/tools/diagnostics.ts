@@ -113,7 +113,7 @@ export const diagnosticsTools = [
     description: 'The tab\'s recent responses (URL, method, status, type), or with captured what browser_capture kept, bodies redacted.',
     input: params({
       tab: TabParam,
-      filter: Type.Optional(Type.String({ maxLength: 2000 })),
+      filter: Type.Optional(Type.String({ description: 'URL substring.', maxLength: 2000 })),
       type: Type.Optional(Type.String({ maxLength: 40 })),
       failedOnly: Type.Optional(Type.Boolean({ description: 'Only status >= 400 and failures.' })),
       limit: Type.Optional(Type.Integer({ description: `Default 50 (captured: at most ${CAPTURED_LIMIT}).`, minimum: 1, maximum: RING_LIMIT })),
