@@ -15,34 +15,34 @@ export const COLLECT_DEFAULT_FILES = 20;
 
 export const CollectParam = Type.Object(
   {
-    documents: Type.Optional(Type.Boolean({ description: 'Documents the page links to (PDF, Word, Excel, PowerPoint, OpenDocument, RTF, EPUB, CSV, TSV). Default true unless types, images or media is given.' })),
-    images: Type.Optional(Type.Boolean({ description: 'Images the page shows (img src and srcset). Default false.' })),
-    media: Type.Optional(Type.Boolean({ description: 'Audio and video the page holds or links to. Default false.' })),
-    types: Type.Optional(Type.Array(StringEnum(COLLECT_FILE_TYPES, { description: 'A file type.' }), { minItems: 1, maxItems: COLLECT_FILE_TYPES.length, uniqueItems: true, description: 'Only these types. Alone it is the list; with documents/images/media it narrows what they ask for (documents: true with ["csv"] takes CSV documents only).' })),
-    maxFiles: Type.Optional(Type.Integer({ minimum: 1, maximum: COLLECT_MAX_FILES, description: `Files per page, 1-${COLLECT_MAX_FILES}. Default ${COLLECT_DEFAULT_FILES}.` })),
-    maxBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 15 * 1024 * 1024, description: 'Largest file taken, in bytes; default and most 15 MB. A larger one is listed as failed.' })),
-    maxChars: Type.Optional(Type.Integer({ minimum: 100, maximum: 200000, description: 'Markdown characters per converted document, 100-200000. Default 20000.' })),
-    minImagePx: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, description: 'Skip images smaller than this (width or height as shown, in CSS pixels).' })),
-    convert: Type.Optional(Type.Boolean({ description: 'Convert documents to Markdown (default true).' })),
-    converter: Type.Optional(StringEnum(['auto', 'builtin', 'markitdown', 'docling'], { description: 'Which converter: auto (default), builtin, markitdown, docling.' })),
-    caption: Type.Optional(Type.Boolean({ description: 'Caption each collected image (PNG, JPEG, GIF, WebP up to 5 MB) with a model: a sentence or two of alt text. Needs images. Default false.' })),
-    captionMax: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Images captioned at most, over the whole call (with caption). Default: every collected image.' })),
+    documents: Type.Optional(Type.Boolean({ description: 'Linked documents (PDF, Office, OpenDocument, RTF, EPUB, CSV). Default true unless types, images or media.' })),
+    images: Type.Optional(Type.Boolean()),
+    media: Type.Optional(Type.Boolean({ description: 'Audio and video.' })),
+    types: Type.Optional(Type.Array(StringEnum(COLLECT_FILE_TYPES), { minItems: 1, maxItems: COLLECT_FILE_TYPES.length, uniqueItems: true, description: 'Only these types.' })),
+    maxFiles: Type.Optional(Type.Integer({ minimum: 1, maximum: COLLECT_MAX_FILES, description: `Per page. Default ${COLLECT_DEFAULT_FILES}.` })),
+    maxBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 15 * 1024 * 1024, description: 'Default 15 MB.' })),
+    maxChars: Type.Optional(Type.Integer({ minimum: 100, maximum: 200000, description: 'Per document. Default 20000.' })),
+    minImagePx: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+    convert: Type.Optional(Type.Boolean({ description: 'Documents as Markdown. Default true.' })),
+    converter: Type.Optional(StringEnum(['auto', 'builtin', 'markitdown', 'docling'])),
+    caption: Type.Optional(Type.Boolean({ description: 'Alt text for each image by a model.' })),
+    captionMax: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
     maxTokensTotal: MaxTokensTotalParam,
     model: ModelIdParam,
   },
-  { additionalProperties: false, description: "Also fetch the files the page links to, through the browser (your cookies, the network guard, read-only), store each once in your files, and list them; documents come back as Markdown." },
+  { additionalProperties: false, description: "Also fetch the files the page links to (read-only, your cookies) into your files; documents come back as Markdown." },
 );
 export type CollectOptions = Static<typeof CollectParam>;
 
 export const ScrollUntilParam = Type.Object(
   {
-    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'Stop once this many items are held (needs item).' })),
-    noNewForMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 60000, description: 'Stop when nothing new came for this long, 100-60000 ms. Default 1500.' })),
-    maxScrolls: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'Wheel turns at most, 1-500. Default 50.' })),
-    item: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'CSS selector of one list item: each is kept as it shows (virtual lists drop old ones), once, in order.' })),
-    container: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'CSS selector of the scrolling element. Default the page.' })),
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
+    noNewForMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 60000, description: 'Default 1500.' })),
+    maxScrolls: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'Default 50.' })),
+    item: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'CSS selector of one list item; each is kept once, in order.' })),
+    container: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'CSS selector. Default the page.' })),
   },
-  { additionalProperties: false, description: 'Scroll with real wheel events before reading, until the list has count items, nothing new comes, the end, or maxScrolls; says why it stopped.' },
+  { additionalProperties: false, description: 'Scroll an endless or virtual list first, until count items, nothing new, the end or maxScrolls.' },
 );
 export type ScrollUntilInput = Static<typeof ScrollUntilParam>;
 

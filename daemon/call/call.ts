@@ -26,6 +26,8 @@ export interface CallOptions {
   requestId?: string;
   /** Where reports of a long call's progress go (an MCP caller's progressToken); none: not reported. */
   onProgress?: ProgressSink;
+  /** The only tools this caller knows (an MCP connection's toolsets, server/toolsets.ts); any other is unknown to it. */
+  tools?: ReadonlySet<string>;
 }
 
 /** One call through the whole pipeline (dispatch.ts callTool) as a user of this daemon. */

@@ -76,6 +76,80 @@ export function outputJsonSchema(t: ToolOutputs): Record<string, unknown> | unde
 }
 
 /**
+ * The `blocked` field and the approval answer as tools/list gives them, by type: they are the same for every
+ * tool (their fields are in api/openapi.yaml), and spelt out they were a fifth of the listed output schemas.
+ */
+const LISTED_BLOCKED = { type: 'array' };
+const LISTED_APPROVAL = { type: 'object', required: ['needsApproval'], properties: { needsApproval: { type: 'object' }, blocked: LISTED_BLOCKED } };
+
+const listed = new WeakMap<ToolOutputs, Record<string, unknown>>();
+
+/**
+ * How deep tools/list spells out a result: the tool's own fields with their types, enums and page-text marks,
+ * and what they hold (an object's fields, an array's items) by type alone. api/openapi.yaml has every level.
+ * One level more costs about 19 KB of tools/list; the budget for the whole list is 100 KB
+ * (test/contract/tool-budget.test.ts).
+ */
+const LISTED_DEPTH = 1;
+
+/**
+ * The output schema as MCP tools/list gives it, for a client to check structuredContent with: the tool's
+ * fields to LISTED_DEPTH with their types, required names, enums and page-text marks, and no descriptions
+ * (what a field means is in the tool's description and in api/openapi.yaml, which keeps the full schema).
+ * The `blocked` field and the approval answer that acting tools share are given by their shape. Every result
+ * valid under the full schema is valid under this one. Before this, these schemas were two thirds of tools/list.
+ */
+export function listedOutputSchema(t: ToolOutputs): Record<string, unknown> | undefined {
+  if (!t.output) return undefined;
+  let s = listed.get(t);
+  if (!s) {
+    const own = shapeTo(withoutStringLimits(toJsonSchema(t.output)), 0) as Record<string, any>;
+    const fields = { ...own, properties: { ...own.properties, blocked: LISTED_BLOCKED } };
+    s = canNeedApproval(t) ? { type: 'object', anyOf: [fields, LISTED_APPROVAL] } : fields;
+    listed.set(t, s);
+  }
+  return s;
+}
+
+/** Keywords that hold the schemas of what a value contains: one level deeper. */
+const NESTING = ['properties', 'patternProperties', 'items', 'additionalProperties'];
+
+/** A schema without descriptions, with what lies below `LISTED_DEPTH` levels of fields given by type only. */
+function shapeTo(s: unknown, depth: number): unknown {
+  if (Array.isArray(s)) return s.map((x) => shapeTo(x, depth));
+  if (!s || typeof s !== 'object') return s;
+  const node = s as Record<string, unknown>;
+  const nests = NESTING.some((k) => node[k] && typeof node[k] === 'object') || Array.isArray(node.anyOf);
+  if (depth > LISTED_DEPTH && nests) return typeOnly(node);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'description' && typeof v === 'string') continue;
+    // A result may carry fields a newer daemon adds: the listing never refuses one.
+    if (k === 'additionalProperties' && v === false) continue;
+    if (k === 'properties' || k === 'patternProperties') out[k] = Object.fromEntries(Object.entries(v as object).map(([p, ps]) => [p, shapeTo(ps, depth + 1)]));
+    else if (k === 'items' || k === 'additionalProperties') out[k] = shapeTo(v, depth + 1);
+    else out[k] = shapeTo(v, depth);
+  }
+  return out;
+}
+
+/**
+ * A schema cut to its type and page-text mark. An anyOf becomes the types of its alternatives (["string",
+ * "null"]), or no type at all when one of them has none.
+ */
+function typeOnly(node: Record<string, unknown>): Record<string, unknown> {
+  const alts = Array.isArray(node.anyOf) ? (node.anyOf as Record<string, unknown>[]) : [node];
+  const types = alts.flatMap((a) => (Array.isArray(a.type) ? a.type : [a.type]));
+  const out: Record<string, unknown> = {};
+  if (types.every((x) => typeof x === 'string')) {
+    const distinct = [...new Set(types)];
+    out.type = distinct.length === 1 ? distinct[0] : distinct;
+  }
+  if (alts.some((a) => a[PAGE_TEXT])) out[PAGE_TEXT] = true;
+  return out;
+}
+
+/**
  * A deep copy of a schema with `tweak` applied to every schema in it, inner ones first. The names under
  * `properties` are field names, never keywords, so a field called "format" or "pattern" is left alone.
  */
@@ -97,7 +171,7 @@ const STRING_LIMITS = ['maxLength', 'minLength', 'pattern', 'format'];
  * SDK client would then refuse a true answer. A `format` is dropped for the same reason (a URL a page
  * reports need not be a valid "uri").
  */
-const withoutStringLimits = (s: unknown) =>
+export const withoutStringLimits = (s: unknown) =>
   mapSchema(s, (node) => {
     for (const k of STRING_LIMITS) if (typeof node[k] !== 'object') delete node[k];
     return node;

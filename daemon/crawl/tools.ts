@@ -67,7 +67,7 @@ export const crawlTools = [
     name: 'browser_crawl',
     title: 'Crawl a site',
     description:
-      "Starts a background crawl from startUrls and/or a sitemap and answers its id at once; follow it with browser_crawl_status. Honours robots.txt, spaces requests per host, stays on the same domain by default, and survives daemon restarts. mode http reads plain pages, browser reads in read-only tabs of your own signed-in profile (never writes), auto (default) uses the browser only for pages that need scripts; browser and auto never fetch a link that would act on your account (delete, unsubscribe, sign out, add to cart, checkout, confirm ... in English, German, French, Spanish, by address or link text): it is listed as blocked with the reason. Items are Markdown (or text, or page metadata with format json), with optional CSS fields (or outputSchema filled by a model on every page, with prompt, model and one maxTokensTotal for the crawl), chunks with citations, or BM25 passages for a query.",
+      "Starts a background crawl from startUrls and/or a sitemap; answers its id for browser_crawl_status. Honours robots.txt, paces each host, same domain by default. mode http: plain requests; browser: read-only tabs of your signed-in profile, never following a link that would act (sign out, delete, checkout...); auto (default): the browser only where scripts are needed. Items: Markdown, text or metadata, with CSS fields or a model-filled outputSchema, chunks, or passages for query.",
     input: CrawlParams,
     output: Type.Object({ id: Type.String({ description: 'The crawl id for browser_crawl_status.' }), crawl: CrawlRunSchema }),
     effect: 'read',
@@ -97,14 +97,14 @@ export const crawlTools = [
     name: 'browser_crawl_status',
     title: 'Crawl status and items',
     description:
-      'A crawl\'s state and counters (queued, done, failed, blocked: by robots.txt, or on your profile a link that would act) and its items in the order they finished, each cut at 2,000 characters. timeoutS waits while it runs (up to 60 s). action pause|resume|cancel steers it (pause lets pages in flight finish; cancel keeps the items so far). status filters items; cursor (from the More line) pages on.',
+      'A crawl\'s state, counters and items (each cut at 2,000 characters); timeoutS waits while it runs; action pauses, resumes or cancels it (items kept).',
     input: params({
-      id: Type.String({ pattern: '^crawl_[0-9a-f]{16}$', description: 'The crawl id browser_crawl answered (crawl_ and 16 hex digits).' }),
-      timeoutS: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_S, description: 'Seconds to wait while the crawl runs, 0-60. Default 0. Ignored with action.' })),
-      action: Type.Optional(StringEnum(['pause', 'resume', 'cancel'], { description: 'pause: no new pages start; resume: go on; cancel: end for good, items kept.' })),
-      items: Type.Optional(Type.Integer({ minimum: 0, maximum: 50, description: 'Items to show, 0-50. Default 10.' })),
-      status: Type.Optional(StringEnum(['done', 'failed', 'blocked'], { description: 'Only items of this status.' })),
-      cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'From the previous answer\'s More line.' })),
+      id: Type.String({ pattern: '^crawl_[0-9a-f]{16}$' }),
+      timeoutS: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_S, description: 'Default 0.' })),
+      action: Type.Optional(StringEnum(['pause', 'resume', 'cancel'])),
+      items: Type.Optional(Type.Integer({ minimum: 0, maximum: 50, description: 'Default 10.' })),
+      status: Type.Optional(StringEnum(['done', 'failed', 'blocked'])),
+      cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     }),
     output: Type.Object({
       id: Type.String(),

@@ -8,8 +8,8 @@ import { PageText } from '../call/output.js';
 import { EXPIRES_DEFAULT_S, EXPIRES_MAX_S, EXPIRES_MIN_S, MESSAGE_MAX, NOTE_MAX, type HandoffView } from './service.js';
 import { HANDOFFS } from './service.js';
 
-const IdParam = Type.String({ description: 'Hand-off id from browser_handoff: "ho_" and 16 hex digits.', pattern: HANDOFF_ID.source });
-const ExpiresInS = (description: string) => Type.Integer({ description, minimum: EXPIRES_MIN_S, maximum: EXPIRES_MAX_S });
+const IdParam = Type.String({ pattern: HANDOFF_ID.source });
+const ExpiresInS = (description?: string) => Type.Integer({ ...(description ? { description } : {}), minimum: EXPIRES_MIN_S, maximum: EXPIRES_MAX_S });
 const WAIT_MAX_S = 60;
 const WAIT_DEFAULT_S = 50;
 
@@ -55,11 +55,11 @@ export const handoffTools = [
     name: 'browser_handoff',
     title: 'Hand off to a person',
     description:
-      'Asks a person to do one step you cannot (a CAPTCHA, a 2FA code, an approval, a login). Returns a link to a "Your turn" page with your message, the live browser and a Done button: give the link to the person, then call browser_handoff_wait until it is resolved or expired.',
+      'Asks a person to do a step you cannot (CAPTCHA, 2FA, approval, login): answers a link to a page with your message, the live browser and a Done button; give it to them, then browser_handoff_wait.',
     input: params({
-      reason: Type.Optional(StringEnum(['captcha', 'two_factor', 'needs_approval', 'login', 'other'], { description: 'Why a person is needed. Default other.', default: 'other' })),
-      message: Type.String({ description: `What the person should do, in plain words (shown as text). At most ${MESSAGE_MAX} characters.`, minLength: 1, maxLength: MESSAGE_MAX }),
-      expiresInS: Type.Optional(ExpiresInS(`Seconds until the link expires; default ${EXPIRES_DEFAULT_S}. The server caps the whole life of a hand-off (default 24 hours).`)),
+      reason: Type.Optional(StringEnum(['captcha', 'two_factor', 'needs_approval', 'login', 'other'], { description: 'Default other.', default: 'other' })),
+      message: Type.String({ description: 'What the person should do.', minLength: 1, maxLength: MESSAGE_MAX }),
+      expiresInS: Type.Optional(ExpiresInS(`Default ${EXPIRES_DEFAULT_S}.`)),
       tab: TabParam,
     }),
     output: Type.Object({
@@ -82,10 +82,10 @@ export const handoffTools = [
   defineTool({
     name: 'browser_handoff_wait',
     title: 'Wait for a hand-off',
-    description: 'Waits until the person presses Done (or the hand-off is resolved or expires), up to timeoutS; returns at once when it is no longer open. Call again while it is open.',
+    description: 'Waits up to timeoutS for the person to press Done (or the hand-off to end). Call again while open.',
     input: params({
       id: IdParam,
-      timeoutS: Type.Optional(Type.Integer({ description: `Seconds to wait, 0 to ${WAIT_MAX_S}; default ${WAIT_DEFAULT_S}. 0 only looks.`, minimum: 0, maximum: WAIT_MAX_S, default: WAIT_DEFAULT_S })),
+      timeoutS: Type.Optional(Type.Integer({ minimum: 0, maximum: WAIT_MAX_S, default: WAIT_DEFAULT_S })),
     }),
     output: OneHandoff,
     effect: 'read',
@@ -101,8 +101,8 @@ export const handoffTools = [
   defineTool({
     name: 'browser_handoff_extend',
     title: 'Extend a hand-off',
-    description: "Gives the person more time: the open hand-off now expires expiresInS seconds from now, but never past the server's cap on its whole life (default 24 hours from creation).",
-    input: params({ id: IdParam, expiresInS: ExpiresInS('Seconds from now until the link expires.') }),
+    description: "An open hand-off now expires expiresInS from now (within the server's cap).",
+    input: params({ id: IdParam, expiresInS: ExpiresInS() }),
     output: OneHandoff,
     effect: 'write',
     openWorld: false,
@@ -116,8 +116,8 @@ export const handoffTools = [
   defineTool({
     name: 'browser_handoff_resolve',
     title: 'Resolve a hand-off',
-    description: 'Marks an open hand-off resolved, for when the person told you (not through the page) that they are done. Waiting calls return. An expired or resolved one cannot be resolved.',
-    input: params({ id: IdParam, note: Type.Optional(Type.String({ description: `What the person said or did, kept with the hand-off. At most ${NOTE_MAX} characters.`, maxLength: NOTE_MAX })) }),
+    description: 'Marks an open hand-off resolved, when the person told you they are done.',
+    input: params({ id: IdParam, note: Type.Optional(Type.String({ description: 'What they said or did.', maxLength: NOTE_MAX })) }),
     output: OneHandoff,
     effect: 'write',
     hints: { idempotent: true },
@@ -130,8 +130,8 @@ export const handoffTools = [
   defineTool({
     name: 'browser_handoffs',
     title: 'Hand-offs',
-    description: 'Lists your hand-offs, newest first, with their states (open, resolved, expired).',
-    input: params({ status: Type.Optional(StringEnum(['open', 'resolved', 'expired'], { description: 'Only hand-offs in this state. Default all.' })) }),
+    description: 'Your hand-offs, newest first, with their states.',
+    input: params({ status: Type.Optional(StringEnum(['open', 'resolved', 'expired'])) }),
     output: Type.Object({ handoffs: Type.Array(HandoffViewSchema, { description: 'Newest first.' }) }),
     effect: 'read',
     openWorld: false,

@@ -92,11 +92,11 @@ export const extractAiTools = [
   defineTool({
     name: 'browser_extract_ai',
     title: 'Extract with a model',
-    description: `Fills a JSON Schema from a page with a model: exactly one of url, urls (1-${MODEL_MAX_URLS}, each extracted on its own) or tab. Only the page passages that best match the schema (and prompt) are sent, fenced as data; hidden text is left out unless includeHidden. The answer is checked against the schema (one repair turn, else action_failed) and every citation's quote is checked against the page: a quote not on the page is dropped and named in warnings. Returns data, citations (field, chunk, quote, url, headingPath, start, end), warnings, usage (tokens) and model. Uses X-Model-Key, else the server's key for the model's provider.`,
+    description: 'A model fills a JSON Schema from one of url, urls or tab, sent only the best matching passages; the answer is checked against the schema and each citation against the page.',
     input: params({
-      ...sourceParams(`1-${MODEL_MAX_URLS} addresses, each extracted on its own (one result per address).`),
-      schema: Type.Object({}, { additionalProperties: true, description: 'The JSON Schema the data must match, e.g. {"type":"object","properties":{"price":{"type":"number"}},"required":["price"]}.' }),
-      prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 4000, description: 'What to extract, in words (e.g. "the price after discount").' })),
+      ...sourceParams('Each extracted on its own.'),
+      schema: Type.Object({}, { additionalProperties: true, description: 'JSON Schema of the data.' }),
+      prompt: Type.Optional(Type.String({ minLength: 1, maxLength: 4000 })),
       model: ModelIdParam,
       maxTokensTotal: MaxTokensTotalParam,
       includeHidden: IncludeHiddenParam,

@@ -12,9 +12,9 @@ export const MODEL_MAX_URLS = 10;
 
 const UrlParam = (description?: string) => Type.String({ minLength: 1, maxLength: 8192, ...(description ? { description } : {}) });
 
-export const sourceParams = (urlsDescription: string) => ({
-  url: Type.Optional(UrlParam('One address, read in a read-only tab.')),
-  urls: Type.Optional(Type.Array(UrlParam(), { minItems: 1, maxItems: MODEL_MAX_URLS, description: urlsDescription })),
+export const sourceParams = (urlsDescription?: string) => ({
+  url: Type.Optional(UrlParam()),
+  urls: Type.Optional(Type.Array(UrlParam(), { minItems: 1, maxItems: MODEL_MAX_URLS, ...(urlsDescription ? { description: urlsDescription } : {}) })),
   tab: TabParam,
 });
 

@@ -17,9 +17,9 @@ import { inline, inlineCut, pageUrl } from '../call/response.js';
 import { PageText, TabModeField } from '../call/output.js';
 import { RECORDS } from './index.js';
 
-const RecordingId = (description: string) => Type.String({ pattern: '^rec_[0-9a-f]{16}$', description });
-const ReplayId = (description: string) => Type.String({ pattern: '^rpl_[0-9a-f]{16}$', description });
-const CacheNameParam = Type.String({ pattern: CACHE_NAME.source, description: 'A response cache name: letters, digits, ".", "_", "-" (1-64).' });
+const RecordingId = () => Type.String({ pattern: '^rec_[0-9a-f]{16}$' });
+const ReplayId = () => Type.String({ pattern: '^rpl_[0-9a-f]{16}$' });
+const CacheNameParam = Type.String({ pattern: CACHE_NAME.source });
 const MAX_WAIT_S = 60;
 
 /** A recording as stored (storage/records.ts Recording). */
@@ -130,16 +130,16 @@ export const recordTools = [
     name: 'browser_record',
     title: 'Record tool calls on a tab',
     description:
-      'action start (default) records every tool call on a tab as a step (tool, arguments without vault values, a CSS locator beside each ref, URL, duration, outcome, a JPEG after it) until stop, 500 steps or 30 minutes. cache record also stores the pages\' GET responses under cacheName (default the recording id) for browser_replay; video true adds a WebM of the tab to your files. list, get (with step: that step\'s JPEG), stop and delete take the id; delete also takes a finished replay\'s id (rpl_), freeing its bytes. Replay with browser_replay, script with browser_record_script.',
+      'start (default) records each tool call on a tab as a step (arguments without vault values, a locator per ref, a JPEG) until stop, 500 steps or 30 minutes; list, get, stop, delete (also a replay\'s id).',
     input: params({
       action: Type.Optional(StringEnum(['start', 'stop', 'list', 'get', 'delete'], { description: 'Default start.' })),
       tab: TabParam,
-      id: Type.Optional(Type.String({ pattern: '^(rec|rpl)_[0-9a-f]{16}$', description: 'The recording (rec_ and 16 hex digits), for stop, get and delete; or, for delete, a finished replay (rpl_).' })),
-      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A name for the recording (start).' })),
-      video: Type.Optional(Type.Boolean({ description: 'Also make a WebM video of the tab (start). Default false.' })),
-      cache: Type.Optional(StringEnum(['off', 'record'], { description: 'record: keep the GET responses the tab receives, for a replay from the cache (start). Default off.' })),
+      id: Type.Optional(Type.String({ pattern: '^(rec|rpl)_[0-9a-f]{16}$' })),
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      video: Type.Optional(Type.Boolean({ description: 'A WebM of the tab.' })),
+      cache: Type.Optional(StringEnum(['off', 'record'], { description: 'record: keep GET responses for a replay.' })),
       cacheName: Type.Optional(CacheNameParam),
-      step: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'With get: show this step\'s screenshot.' })),
+      step: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
     }),
     // One tool, several actions: what is set depends on the action, so every field is optional.
     output: Type.Object({
@@ -209,10 +209,10 @@ export const recordTools = [
     name: 'browser_record_script',
     title: 'A recording as a script',
     description:
-      'A recording as a runnable Node script (format typescript, the default: run with npx tsx, BROWSERD_URL and BROWSERD_TOKEN set) that calls /v1/tools/* through @browserd/client, one commented block per step naming tool, element and value, finding each element again by its CSS locator; or format json, the same plan as data.',
+      'A recording as a runnable Node script calling the REST API (typescript), or as JSON.',
     input: params({
-      id: RecordingId('The recording (rec_ and 16 hex digits).'),
-      format: Type.Optional(StringEnum(['typescript', 'json'], { description: 'Default typescript.' })),
+      id: RecordingId(),
+      format: Type.Optional(StringEnum(['typescript', 'json'])),
     }),
     output: Type.Object({
       id: Type.String(),
@@ -238,10 +238,10 @@ export const recordTools = [
     name: 'browser_replay',
     title: 'Replay a recording',
     description:
-      'Runs a stopped recording again in the background, in a new tab of the recorded mode, finding each step\'s element by its locator, and answers the replay id (rpl_…) at once; follow it with browser_replay_wait. cache replay answers GETs from the recording\'s stored responses (cacheName, default the recording\'s) and goes to the site for the rest; replay-strict never touches the network (a missing response or any write fails). Default off.',
+      'Runs a stopped recording again in a new tab in the background, finding each element by its locator; answers a replay id for browser_replay_wait. cache replay answers GETs from the recording\'s responses, the site for the rest; replay-strict never touches the network.',
     input: params({
-      id: RecordingId('The recording to replay (rec_ and 16 hex digits).'),
-      cache: Type.Optional(StringEnum(['off', 'replay', 'replay-strict'], { description: 'Default off.' })),
+      id: RecordingId(),
+      cache: Type.Optional(StringEnum(['off', 'replay', 'replay-strict'])),
       cacheName: Type.Optional(CacheNameParam),
     }),
     output: ReplayResult,
@@ -267,10 +267,10 @@ export const recordTools = [
   defineTool({
     name: 'browser_replay_wait',
     title: 'Wait for a replay',
-    description: 'A replay\'s state (queued, running, done, failed), waiting while it is queued or running for up to timeoutS seconds (0-60, default 50), then the report of each step: outcome and duration.',
+    description: 'A replay\'s state, waiting up to timeoutS while it runs, and each step\'s outcome.',
     input: params({
-      id: ReplayId('The replay id browser_replay answered (rpl_ and 16 hex digits).'),
-      timeoutS: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_S, description: 'Seconds to wait, 0-60. Default 50.' })),
+      id: ReplayId(),
+      timeoutS: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_WAIT_S, description: 'Default 50.' })),
     }),
     output: ReplayResult,
     effect: 'read',

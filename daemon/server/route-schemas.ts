@@ -6,6 +6,7 @@
  */
 import { Type, type TSchema, type TObject, type TProperties } from '@sinclair/typebox';
 import { USER_NAME } from '../../protocol/ids.js';
+import { TOOLSETS } from './toolsets.js';
 
 /**
  * What the validator says when a value does not fit, beside the schema. A symbol key: JSON (the OpenAPI, the
@@ -57,6 +58,10 @@ export const UsageQuery = group({ from: Type.Optional(day('from', 'First day (YY
 export const AuditQuery = group({
   limit: Type.Optional(hinted(limit(1, 500, undefined), { next: 'Pass ?limit=50.' })),
   cursor: Type.Optional(cursor('Pass the cursor from your previous page unchanged, or omit it for the newest entries.')),
+});
+/** POST /mcp at initialize: the toolsets the session offers (server/toolsets.ts); read by the gateway, documented here. */
+export const McpQuery = group({
+  tools: Type.Optional(Type.String({ description: `Comma-separated toolsets the session lists and may call: ${Object.keys(TOOLSETS).join(', ')} or all (the default). Read at initialize.` })),
 });
 export const AdminAuditQuery = group({ limit: Type.Optional(hinted(limit(1, 10000, undefined), { next: 'Pass ?limit=100.' })) });
 

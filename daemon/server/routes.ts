@@ -58,7 +58,7 @@ export const PATH_TOOL = '{name}';
 /** The server's own routes; each feature brings its own (feature.ts). */
 export const SERVER_ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/health', auth: 'none', summary: 'Liveness' },
-  { method: 'POST', path: '/mcp', auth: 'user', summary: 'MCP Streamable HTTP endpoint (JSON-RPC 2.0); protocol 2025-03-26 and later' },
+  { method: 'POST', path: '/mcp', auth: 'user', summary: 'MCP Streamable HTTP endpoint (JSON-RPC 2.0); protocol 2025-03-26 and later', query: S.McpQuery },
   { method: 'GET', path: '/mcp', auth: 'user', summary: 'MCP server-to-client stream' },
   { method: 'DELETE', path: '/mcp', auth: 'user', summary: 'End an MCP session' },
   { method: 'GET', path: '/v1/me', auth: 'user', summary: "The caller's user id, policy and limits" },

@@ -115,20 +115,20 @@ export const apiMapTools = [
     maxBodyBytes: MAX_HAR_CHARS,
     title: 'Map a site\'s API',
     description:
-      'Learns a site\'s own API from recorded traffic (a HAR), without a model: endpoints by method and path template (/items/{id}), GraphQL operations (mutations are writes), WebSocket and SSE messages, typed parameters, JSON schemas, pagination (page, offset, cursor, next links), auth by name only, and dependencies such as a CSRF token taken from an earlier response. Actions: build (from har, or without har from the tab\'s browser_har recording) -> a map id api_…; merge (map + har or the tab\'s recording) adds traffic to a map; list (default); get (map, endpoint to narrow); export (map, format openapi|har|curl|python|typescript) stores a file; delete. Maps are yours only; values are redacted (names kept). browser_api_call calls a mapped endpoint.',
+      'Learns a site\'s API from recorded traffic (a HAR, or the tab\'s browser_har recording), without a model: endpoints, GraphQL operations, parameters, schemas, pagination, auth names and CSRF dependencies, values redacted. build gives a map id for browser_api_call; merge adds traffic; list (default), get, export (OpenAPI, HAR, curl, Python, TypeScript), delete.',
     input: params({
-      action: Type.Optional(StringEnum(ACTIONS, { description: 'build, merge, list (default), get, export or delete.' })),
-      map: Type.Optional(Type.String({ pattern: '^api_[0-9a-f]{16}$', description: 'A map id (api_ and 16 hex digits), from build or list.' })),
+      action: Type.Optional(StringEnum(ACTIONS)),
+      map: Type.Optional(Type.String({ pattern: '^api_[0-9a-f]{16}$' })),
       har: Type.Optional(
         Type.Union([Type.String({ minLength: 2, maxLength: MAX_HAR_CHARS }), Type.Object({}, { additionalProperties: true })], {
-          description: 'A HAR 1.2 document (any tool\'s: DevTools, Playwright, browser_har export), as JSON or its text. Build and merge. Redacted before it is kept or logged.',
+          description: 'A HAR 1.2 document (JSON or text).',
         }),
       ),
-      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A name for the map (build; merge renames). Default "API of <hosts>".' })),
-      hosts: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+(:[0-9]{1,5})?$' }), { minItems: 1, maxItems: 50, description: 'Only requests to these hosts (a host, host:port, or a parent domain). Default: every host in the HAR.' })),
-      examples: Type.Optional(Type.Boolean({ description: 'Keep redacted example values and bodies (cut at about 2 KB). Default true.' })),
-      format: Type.Optional(StringEnum(API_EXPORT_FORMATS, { description: 'Export format: openapi (3.1 JSON), har, curl, python or typescript. Export only.' })),
-      endpoint: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'One endpoint (id, "METHOD /path" or GraphQL operation name): get shows it whole, export writes only it.' })),
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      hosts: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+(:[0-9]{1,5})?$' }), { minItems: 1, maxItems: 50 })),
+      examples: Type.Optional(Type.Boolean({ description: 'Redacted examples. Default true.' })),
+      format: Type.Optional(StringEnum(API_EXPORT_FORMATS)),
+      endpoint: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'get or export only this one.' })),
       tab: TabParam,
     }),
     // One schema for six actions: each field says which actions set it.

@@ -41,7 +41,7 @@ export const captchaTools = [
     name: 'browser_captcha_frames',
     title: 'CAPTCHA: list frames',
     description:
-      'Lists every frame of the tab: index 0 is the main frame, then iframes in document order, cross-origin and out-of-process ones included, each with its name and URL (page data, fenced). Use it to find the frame a challenge lives in for browser_captcha_inspect.',
+      'The tab\'s frames by index (0 is the main frame), to find a challenge\'s for browser_captcha_inspect.',
     input: params({ tab: TabParam }),
     output: Type.Object({
       tab: TabIdField,
@@ -67,11 +67,11 @@ export const captchaTools = [
   defineTool({
     name: 'browser_captcha_inspect',
     title: 'CAPTCHA: capture a challenge',
-    description: `Finds the challenge container by CSS selector in one frame (index from browser_captcha_frames; default 0, the main frame; other sites' frames too), brings it into view and returns an image of just that container (no side over ${MAX_IMAGE_SIDE} px) with a one-use capture id (cap_...). The capture is valid 2 minutes, or until that frame navigates. Pass points of this image to browser_captcha_act. It changes nothing and solves nothing.`,
+    description: `An image of a challenge container (CSS selector in a frame; at most ${MAX_IMAGE_SIDE} px a side) with a one-use capture id, valid 2 minutes, for browser_captcha_act. Changes nothing.`,
     input: params({
       tab: TabParam,
-      frame: Type.Optional(Type.Integer({ description: 'Frame index from browser_captcha_frames. Default 0 (the main frame).', minimum: 0, maximum: 1000, default: 0 })),
-      selector: Type.String({ description: 'CSS selector of the challenge container in that frame, e.g. "#challenge" or "div.captcha-grid".', minLength: 1, maxLength: 500 }),
+      frame: Type.Optional(Type.Integer({ description: 'Default 0.', minimum: 0, maximum: 1000, default: 0 })),
+      selector: Type.String({ minLength: 1, maxLength: 500 }),
     }),
     output: Type.Object({
       tab: TabIdField,
@@ -102,16 +102,16 @@ export const captchaTools = [
     name: 'browser_captcha_act',
     title: 'CAPTCHA: act on a capture',
     description:
-      'One act on a challenge captured by browser_captcha_inspect, at points of its image (pixels, 0 <= x < width): click, drag (press at x,y, move, release at endX,endY), or type text (1-200 characters, no control characters) into an empty text field at x,y or focused inside the challenge; never Enter, never a submit. Needs an act tab; the host policy applies. Uses the capture up. Afterwards it looks again: a challenge that still shows is a miss, and after the third miss on a page hand it to a person (browser_handoff, reason "captcha"). It does not tell whether the challenge was passed.',
+      'One act at points of a browser_captcha_inspect image: click, drag (x,y to endX,endY) or type text into the empty field at x,y; never a submit. Act tab only. After the third miss on a page, hand it to a person (browser_handoff, reason captcha).',
     input: params({
       tab: TabParam,
-      capture: Type.String({ description: 'Capture id from browser_captcha_inspect (cap_ and 16 hex digits).', pattern: CAPTURE_ID.source }),
-      action: StringEnum(['click', 'drag', 'type'], { description: 'click at x,y; drag from x,y to endX,endY; type text into the empty field at x,y (or the one focused inside the challenge).' }),
-      x: Type.Number({ description: 'Image pixel x (0 <= x < image width).', minimum: 0 }),
-      y: Type.Number({ description: 'Image pixel y (0 <= y < image height).', minimum: 0 }),
-      endX: Type.Optional(Type.Number({ description: 'drag only: image pixel x where the drag ends.', minimum: 0 })),
-      endY: Type.Optional(Type.Number({ description: 'drag only: image pixel y where the drag ends.', minimum: 0 })),
-      text: Type.Optional(Type.String({ description: `type only: the answer, 1-${MAX_TEXT} characters, no control characters (Enter is never pressed).`, minLength: 1, maxLength: MAX_TEXT })),
+      capture: Type.String({ pattern: CAPTURE_ID.source }),
+      action: StringEnum(['click', 'drag', 'type']),
+      x: Type.Number({ description: 'Image pixel.', minimum: 0 }),
+      y: Type.Number({ description: 'Image pixel.', minimum: 0 }),
+      endX: Type.Optional(Type.Number({ minimum: 0 })),
+      endY: Type.Optional(Type.Number({ minimum: 0 })),
+      text: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TEXT })),
     }),
     output: Type.Object({
       tab: TabIdField,

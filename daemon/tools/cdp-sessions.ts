@@ -44,15 +44,12 @@ export const cdpSessionTools = [
     name: 'browser_sessions',
     title: 'CDP sessions',
     description:
-      'Timed raw Chrome DevTools Protocol access to your own browser, for programs that speak CDP (Puppeteer, chrome-remote-interface). ' +
-      'start returns cdpUrl (a ws:// URL that works until the session ends; keep it secret), id and expiresAt; stop ends a session and disconnects its clients; list shows yours. ' +
-      'Usage is metered per started minute. Pages opened through CDP keep your host policy and the network guard. ' +
-      'No session starts or connects while the browser holds a value filled from the vault, and no vault value is filled while a session is open.',
+      'Timed raw CDP access to your browser for programs (Puppeteer...): start answers a secret cdpUrl; stop ends one; list. Metered per minute; host policy and network guard apply; none while a vault value is filled.',
     input: params({
-      action: StringEnum(['start', 'stop', 'list'] as const, { description: 'start a session, stop one (needs id), or list yours.' }),
-      profile: Type.Optional(Type.String({ description: 'start: a named profile instead of your own browser.', pattern: NAME.source })),
-      minutes: Type.Optional(Type.Integer({ minimum: 1, description: `start: how long the session lasts (default ${DEFAULT_SESSION_MINUTES}; the host sets a maximum).` })),
-      id: Type.Optional(Type.String({ description: 'stop: the session id from start or list.', pattern: '^cdp_[0-9a-f]{16}$' })),
+      action: StringEnum(['start', 'stop', 'list'] as const),
+      profile: Type.Optional(Type.String({ pattern: NAME.source })),
+      minutes: Type.Optional(Type.Integer({ minimum: 1, description: `Default ${DEFAULT_SESSION_MINUTES}.` })),
+      id: Type.Optional(Type.String({ pattern: '^cdp_[0-9a-f]{16}$' })),
     }),
     output: Type.Object({
       sessions: Type.Optional(Type.Array(SessionInfo, { description: 'list: your open sessions, newest first.' })),

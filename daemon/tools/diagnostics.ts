@@ -89,8 +89,8 @@ export const diagnosticsTools = [
   defineTool({
     name: 'browser_log',
     title: 'Tab write log',
-    description: "The tab's write log, oldest first: writes sent, requests blocked (read tab, allowedDomains), ads and trackers blocked (block_ads; counted, one entry a page), HTTP errors, console errors, dialogs and how they were answered, popups opened.",
-    input: params({ tab: TabParam, limit: Type.Optional(Type.Integer({ description: 'Newest N entries, 1-500. Default 100.', minimum: 1, maximum: 500 })) }),
+    description: "The tab's log, oldest first: writes sent, requests and ads blocked, HTTP and console errors, dialogs, popups.",
+    input: params({ tab: TabParam, limit: Type.Optional(Type.Integer({ description: 'Newest entries. Default 100.', minimum: 1, maximum: 500 })) }),
     output: Type.Object({
       tab: TabIdField,
       entries: Type.Array(LogEntrySchema, { description: 'Oldest first.' }),
@@ -110,14 +110,14 @@ export const diagnosticsTools = [
   defineTool({
     name: 'browser_network',
     title: 'Recent network responses',
-    description: 'Recent responses of the tab, newest last: URL, method, status, type. Filter by URL substring, resource type, or failures only. With captured: true, the exchanges browser_capture kept instead, oldest first, with redacted headers and bodies (filter, type and failedOnly do not apply to those).',
+    description: 'The tab\'s recent responses (URL, method, status, type), or with captured what browser_capture kept, bodies redacted.',
     input: params({
       tab: TabParam,
       filter: Type.Optional(Type.String({ description: 'URL substring.', maxLength: 2000 })),
-      type: Type.Optional(Type.String({ description: 'Resource type: document, xhr, fetch, script, stylesheet, image, font, media, ping, other.', maxLength: 40 })),
-      failedOnly: Type.Optional(Type.Boolean({ description: 'Only status >= 400 and failed requests. Default false.' })),
-      limit: Type.Optional(Type.Integer({ description: `Recent responses: the newest N, 1-${RING_LIMIT}. Captured: the first N kept, 1-${CAPTURED_LIMIT}. Default 50.`, minimum: 1, maximum: RING_LIMIT })),
-      captured: Type.Optional(Type.Boolean({ description: "List what the tab's browser_capture kept (method, URL, status, type, redacted headers and bodies, truncation) instead of recent responses. Default false." })),
+      type: Type.Optional(Type.String({ maxLength: 40 })),
+      failedOnly: Type.Optional(Type.Boolean({ description: 'Only status >= 400 and failures.' })),
+      limit: Type.Optional(Type.Integer({ description: `Default 50 (captured: at most ${CAPTURED_LIMIT}).`, minimum: 1, maximum: RING_LIMIT })),
+      captured: Type.Optional(Type.Boolean()),
     }),
     // Recent responses, or with captured: true the capture's state and exchanges.
     output: Type.Object({

@@ -41,7 +41,7 @@ export async function callTool(pipeline: Pipeline, user: UserRecord, name: strin
   // Arguments too deep to walk are never walked again, not even to redact them for the audit log.
   const tooDeep = argsDepthExceeds(rawArgs, MAX_ARGS_DEPTH);
   try {
-    const tool = lookUp(pipeline.registry, name, opts.operation === true);
+    const tool = lookUp(pipeline.registry, name, opts.operation === true, opts.tools);
     // Read now, not from the record the call began with: a task, monitor, crawl or replay started before the
     // admin disabled the account must not start its browser again.
     if (env.users.get(user.id)?.disabled) throw new BrowserdError('unauthorized', `the account ${user.id} is disabled`, { next: 'Ask the admin of this host to enable the account; nothing was done.' });
@@ -91,10 +91,12 @@ export async function callTool(pipeline: Pipeline, user: UserRecord, name: strin
   return outcome;
 }
 
-function lookUp(registry: ToolRegistry, name: string, operation: boolean): ToolDef<any> {
-  const tool = typeof name === 'string' ? registry.get(name, { operations: operation }) : undefined;
+function lookUp(registry: ToolRegistry, name: string, operation: boolean, only?: ReadonlySet<string>): ToolDef<any> {
+  // A tool outside the caller's toolsets is unknown to it, in the same words as one that does not exist.
+  const known = typeof name === 'string' && (!only || only.has(name));
+  const tool = known ? registry.get(name, { operations: operation }) : undefined;
   // details.unknownTool lets the MCP gateway answer a JSON-RPC error (-32602) as the protocol asks, not a result.
-  if (!tool) throw new BrowserdError('validation_error', `unknown tool "${String(name).slice(0, 80)}"`, { next: `Tools are: ${registry.names().join(', ')}.`, details: { unknownTool: true } });
+  if (!tool) throw new BrowserdError('validation_error', `unknown tool "${String(name).slice(0, 80)}"`, { next: `Tools are: ${registry.names().filter((n) => !only || only.has(n)).join(', ')}.`, details: { unknownTool: true } });
   return tool;
 }
 

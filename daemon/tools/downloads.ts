@@ -16,7 +16,7 @@ import { DOC_MAX_BYTES as INLINE_MAX_BYTES } from '../docs/types.js';
 import type { DownloadInProgress } from '../browser/downloads.js';
 import type { SameType } from '../traffic/same-type.js';
 
-const FileParam = Type.String({ description: 'A file name as browser_downloads lists it, e.g. "Report Q3.pdf".', minLength: 1, maxLength: 200 });
+const FileParam = Type.String({ description: 'Name from browser_downloads.', minLength: 1, maxLength: 200 });
 
 const fileUrl = (name: string) => `/v1/files/${encodeURIComponent(name)}`;
 
@@ -67,7 +67,7 @@ export const downloadTools = [
     name: 'browser_downloads',
     title: 'Your files and downloads',
     description:
-      "The user's stored files, newest first: page downloads (a click on a download link stores the file here, once, under its own name), PDFs, stored conversions. Each with name, size, MIME type and its URL (GET with the bearer token). Downloads still under way are listed apart. Read one with browser_download_get; share one with browser_download_link.",
+      "The user's files, newest first (downloads, PDFs, conversions), and downloads under way.",
     input: params({}),
     output: Type.Object({
       files: Type.Array(
@@ -99,12 +99,12 @@ export const downloadTools = [
     name: 'browser_download_get',
     title: 'Read a stored file',
     description:
-      'One of your files: as "text" (default) the document converted to Markdown (PDF, Word, Excel, PowerPoint, CSV/TSV, HTML, feeds, text); as "rows" the rows of a CSV, TSV or Excel sheet (`sheet` by name, default the first; `limit` rows, default 2000, at most 20000; says the total and whether it was cut); as "file" the bytes (at most 15 MB; larger files go by their URL).',
+      'One of your files: as text (default) as Markdown; as rows a CSV, TSV or Excel sheet\'s rows; as file the bytes (at most 15 MB).',
     input: params({
       file: FileParam,
-      as: Type.Optional(StringEnum(['text', 'rows', 'file'] as const, { description: 'text (default), rows or file.', default: 'text' })),
-      sheet: Type.Optional(Type.String({ description: 'as rows only: the sheet name (Excel). Default: the first sheet.', minLength: 1, maxLength: 200 })),
-      limit: Type.Optional(Type.Integer({ description: `as rows only: rows to return, 1-${ROWS_MAX}. Default ${ROWS_DEFAULT}.`, minimum: 1, maximum: ROWS_MAX })),
+      as: Type.Optional(StringEnum(['text', 'rows', 'file'] as const, { default: 'text' })),
+      sheet: Type.Optional(Type.String({ description: 'Default the first.', minLength: 1, maxLength: 200 })),
+      limit: Type.Optional(Type.Integer({ description: `Default ${ROWS_DEFAULT}.`, minimum: 1, maximum: ROWS_MAX })),
     }),
     // file, size, mimeType and url always; then what `as` asked for (as "file" puts the bytes in a resource).
     output: Type.Object({
@@ -167,7 +167,7 @@ export const downloadTools = [
     name: 'browser_download_link',
     title: 'Share a stored file by link',
     description:
-      'A link that opens one of your files without a token, for a person or another program: it expires (30 minutes unless the admin set otherwise) and stops opening if the file is deleted or replaced by other bytes. Anyone holding it can fetch the file until then.',
+      'A link that opens one of your files without a token until it expires (30 minutes by default); anyone holding it can.',
     input: params({ file: FileParam }),
     output: Type.Object({
       url: Type.String({ description: 'Opens the file without a token until expiresAt.' }),

@@ -86,11 +86,11 @@ export const extractTools = [
     name: 'browser_extract',
     title: 'Extract data',
     description:
-      'Structured data from the page: tables (header + rows, cell for cell), links, meta, form (fields with labels and values; passwords masked), images (src, alt, width, height, source img|background, link, context). scope narrows to a CSS selector.',
+      'Tables, links, meta, form fields (passwords masked) or images of the page.',
     input: params({
       kind: Type.Optional(StringEnum(['tables', 'links', 'meta', 'form', 'images'] as const, { description: 'Default tables.' })),
-      scope: Type.Optional(Type.String({ description: 'CSS selector to extract within.', minLength: 1, maxLength: 2000 })),
-      limit: Type.Optional(Type.Integer({ description: 'Items (rows for tables), 1-5000. Default 500.', minimum: 1, maximum: EXTRACT_MAX_LIMIT })),
+      scope: Type.Optional(Type.String({ description: 'CSS selector.', minLength: 1, maxLength: 2000 })),
+      limit: Type.Optional(Type.Integer({ description: 'Default 500.', minimum: 1, maximum: EXTRACT_MAX_LIMIT })),
       includeHidden: IncludeHiddenParam,
       tab: TabParam,
     }),

@@ -20,9 +20,9 @@ export const formTools = [
   defineTool({
     name: 'browser_fill_form',
     title: 'Fill a form',
-    description: 'Fills several fields in order with browser_fill rules (text; option text or value; "true"/"false" for checkboxes). Reports which were filled and which failed. Never submits.',
+    description: 'Fills several fields in order, as browser_fill does; says which failed. Never submits.',
     input: params({
-      fields: Type.Record(Type.String({ pattern: REF.source }), Type.String({ maxLength: 100000 }), { description: 'ref -> value, filled in the given order.', minProperties: 1, maxProperties: 200 }),
+      fields: Type.Record(Type.String({ pattern: REF.source }), Type.String({ maxLength: 100000 }), { description: 'ref -> value.', minProperties: 1, maxProperties: 200 }),
       snapshot: SnapshotAfterParam,
       tab: TabParam,
     }),
@@ -62,8 +62,8 @@ export const formTools = [
   defineTool({
     name: 'browser_select_options',
     title: 'Select options',
-    description: 'Selects one or more options of a <select> by visible text or value (several for a multiple select); the others are unselected.',
-    input: params({ ref: RefParam(), values: Type.Array(Type.String({ maxLength: 1000 }), { description: 'Option texts or values.', minItems: 1, maxItems: 500 }), snapshot: SnapshotAfterParam, tab: TabParam }),
+    description: 'Selects options of a <select> by text or value; the others are unselected.',
+    input: params({ ref: RefParam(), values: Type.Array(Type.String({ maxLength: 1000 }), { minItems: 1, maxItems: 500 }), snapshot: SnapshotAfterParam, tab: TabParam }),
     output: withSnapshotAfter(Type.Object({ tab: TabIdField, selected: Type.Array(PageText(), { description: 'The texts of the options now selected.' }) })),
     effect: 'write',
     hints: { idempotent: true },
@@ -80,12 +80,12 @@ export const formTools = [
     // The file inline, base64, with room for the other arguments.
     maxBodyBytes: Math.ceil((UPLOAD_MAX_BYTES * 4) / 3) + 65536,
     title: 'Upload a file',
-    description: "Puts a file into a file input (ref): a file from the user's files by name, or one given inline as base64 with a name. The page's own upload then sends it (an act tab is needed for the page to POST it).",
+    description: "Puts a file into a file input (ref): one of the user's files by name, or base64 with a name.",
     input: params({
-      ref: RefParam('The <input type=file> (or its label).'),
-      file: Type.Optional(Type.String({ description: "Name of a file in the user's files (GET /v1/files).", maxLength: 200 })),
-      name: Type.Optional(Type.String({ description: 'File name for inline content.', pattern: '^[A-Za-z0-9_][A-Za-z0-9 ._-]{0,199}$' })),
-      base64: Type.Optional(Type.String({ description: 'Inline file content, base64 (up to 15 MB).', maxLength: Math.ceil((UPLOAD_MAX_BYTES * 4) / 3) + 4 })),
+      ref: RefParam(),
+      file: Type.Optional(Type.String({ maxLength: 200 })),
+      name: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_][A-Za-z0-9 ._-]{0,199}$' })),
+      base64: Type.Optional(Type.String({ description: 'Up to 15 MB.', maxLength: Math.ceil((UPLOAD_MAX_BYTES * 4) / 3) + 4 })),
       tab: TabParam,
     }),
     output: Type.Object({ tab: TabIdField, file: Type.String({ description: 'Name of the file put into the input.' }) }),

@@ -20,11 +20,10 @@ export const pageTools = [
     name: 'browser_evaluate',
     title: 'Run JavaScript',
     description:
-      'Runs a JavaScript expression or IIFE in the page and returns its value: a string as it is, anything else as JSON, cut at 12,000 characters; a promise is awaited up to timeoutMs (then timeout). A thrown error, or a value that is not JSON (window, a DOM node, a circular object), is action_failed. In a read tab page network writes stay blocked. Sensitive: refused on a read-only site, needs approval when approvals are on. ' +
-      'Refused (refused) in a page that holds a value filled from the vault and in every page of the same site in that browser, until that page navigates away or closes.',
+      'Runs a JavaScript expression or IIFE in the page; returns its value as JSON (a string as is), cut at 12,000 characters, a promise awaited. A throw or a non-JSON value is action_failed. Sensitive (policy applies); refused on a site where a page holds a vault value.',
     input: params({
-      js: Type.String({ description: 'Expression or IIFE returning a JSON-serialisable value.', minLength: 1, maxLength: 100000 }),
-      timeoutMs: Type.Optional(Type.Integer({ description: `Give up after this long (ms), 100-120000. Default ${EVALUATE_DEFAULT_TIMEOUT_MS}.`, minimum: 100, maximum: 120000 })),
+      js: Type.String({ minLength: 1, maxLength: 100000 }),
+      timeoutMs: Type.Optional(Type.Integer({ description: `Default ${EVALUATE_DEFAULT_TIMEOUT_MS}.`, minimum: 100, maximum: 120000 })),
       tab: TabParam,
     }),
     // The value itself is page text in the fenced text block (a string as it is, anything else as JSON).
@@ -51,11 +50,11 @@ export const pageTools = [
   defineTool({
     name: 'browser_viewport',
     title: 'Set the viewport',
-    description: 'Sets the tab\'s viewport size and device scale factor; kept for the tab (also after restarts).',
+    description: 'Sets the tab\'s viewport size and scale, kept for the tab.',
     input: params({
-      width: Type.Integer({ description: 'CSS pixels, 200-3840.', minimum: 200, maximum: 3840 }),
-      height: Type.Integer({ description: 'CSS pixels, 200-2160.', minimum: 200, maximum: 2160 }),
-      deviceScaleFactor: Type.Optional(Type.Number({ description: 'Device pixel ratio, 0.5-4. Default 1.', minimum: 0.5, maximum: 4 })),
+      width: Type.Integer({ minimum: 200, maximum: 3840 }),
+      height: Type.Integer({ minimum: 200, maximum: 2160 }),
+      deviceScaleFactor: Type.Optional(Type.Number({ description: 'Default 1.', minimum: 0.5, maximum: 4 })),
       tab: TabParam,
     }),
     output: Type.Object({
@@ -77,7 +76,7 @@ export const pageTools = [
   defineTool({
     name: 'browser_allow_confirm',
     title: 'Allow the next confirm',
-    description: 'Answers YES to the next confirm()/prompt() dialog only (dialogs are answered NO by default). Call it just before the click that opens the dialog. Refused on a read-only site.',
+    description: 'Answers yes to the next confirm()/prompt() only (dialogs get no by default). Call it just before the click that opens one.',
     input: params({ tab: TabParam }),
     output: Type.Object({ tab: TabIdField }),
     effect: 'sensitive',
@@ -92,17 +91,17 @@ export const pageTools = [
   defineTool({
     name: 'browser_pdf',
     title: 'Save as PDF',
-    description: "Prints the page to a PDF stored in the user's files; returns its name and how to fetch it (not the bytes). Works in read tabs.",
+    description: "Prints the page to a PDF in the user's files; returns its name and URL.",
     input: params({
-      paper: Type.Optional(StringEnum(['a4', 'letter', 'legal', 'a3', 'a5', 'tabloid'] as const, { description: 'Paper size. Default a4.' })),
+      paper: Type.Optional(StringEnum(['a4', 'letter', 'legal', 'a3', 'a5', 'tabloid'] as const)),
       landscape: Type.Optional(Type.Boolean({ description: 'Default false.' })),
-      background: Type.Optional(Type.Boolean({ description: 'Print background graphics. Default true.' })),
-      scale: Type.Optional(Type.Number({ description: '0.1-2. Default 1.', minimum: 0.1, maximum: 2 })),
-      marginMm: Type.Optional(Type.Number({ description: 'Margin on every side in mm, 0-100. Default 10.', minimum: 0, maximum: 100 })),
-      pageRanges: Type.Optional(Type.String({ description: 'Pages to print, e.g. "1-3, 5". Default all.', pattern: '^\\s*\\d+(\\s*-\\s*\\d+)?(\\s*,\\s*\\d+(\\s*-\\s*\\d+)?)*\\s*$' })),
+      background: Type.Optional(Type.Boolean({ description: 'Default true.' })),
+      scale: Type.Optional(Type.Number({ description: 'Default 1.', minimum: 0.1, maximum: 2 })),
+      marginMm: Type.Optional(Type.Number({ description: 'Default 10.', minimum: 0, maximum: 100 })),
+      pageRanges: Type.Optional(Type.String({ description: 'e.g. "1-3, 5". Default all.', pattern: '^\\s*\\d+(\\s*-\\s*\\d+)?(\\s*,\\s*\\d+(\\s*-\\s*\\d+)?)*\\s*$' })),
       // The file store's own rule (storage/files.ts: no "..", no leading dot or separator), so a name the schema lets
       // through is one the store takes.
-      name: Type.Optional(Type.String({ description: 'File name ending in .pdf: letters, digits, space, dot, dash, underscore; no "..". Default built from host and time.', pattern: '^(?!.*\\.\\.)[A-Za-z0-9_][A-Za-z0-9 ._-]{0,195}\\.pdf$' })),
+      name: Type.Optional(Type.String({ description: 'File name ending in .pdf. Default from host and time.', pattern: '^(?!.*\\.\\.)[A-Za-z0-9_][A-Za-z0-9 ._-]{0,195}\\.pdf$' })),
       tab: TabParam,
     }),
     output: Type.Object({

@@ -11,12 +11,12 @@ export const readTools = [
   defineTool({
     name: 'browser_read_text',
     title: 'Read visible text',
-    description: 'The visible text of the page (or of one element), in reading order, frames included, fenced as untrusted. Hidden text is left out unless includeHidden.',
+    description: 'The visible text of the page or of one element (ref), in reading order, frames included.',
     input: params({
       tab: TabParam,
-      ref: Type.Optional(RefParam('Only the text of this element.')),
+      ref: Type.Optional(RefParam()),
       includeHidden: IncludeHiddenParam,
-      maxChars: Type.Optional(Type.Integer({ description: 'Cut after this many characters (1-200000). Default 50000.', minimum: 1, maximum: 200000 })),
+      maxChars: Type.Optional(Type.Integer({ description: 'Default 50000.', minimum: 1, maximum: 200000 })),
     }),
     // The text itself is page text in the fenced text block.
     output: Type.Object({

@@ -20,21 +20,21 @@ import type { SameType } from '../traffic/same-type.js';
 const ADD_ONLY = ['urlPattern', 'kind', 'methods', 'resourceTypes', 'status', 'body', 'contentType', 'headers', 'errorReason'] as const;
 
 const RouteInput = params({
-  action: Type.Optional(StringEnum(['add', 'list', 'remove'] as const, { description: 'add a route, list them, or remove one (id) or all. Default list.', default: 'list' })),
+  action: Type.Optional(StringEnum(['add', 'list', 'remove'] as const, { description: 'Default list.', default: 'list' })),
   tab: TabParam,
   urlPattern: Type.Optional(Type.String({
-    description: 'add: which URLs. "*" matches every request; a pattern with * is a glob over the whole URL where * matches any characters, "/" included ("*/api/*", "*.png"); anything else is a case-sensitive substring of the URL.',
+    description: '"*" all; with * a glob over the URL; else a substring.',
     minLength: 1, maxLength: 4096,
   })),
-  kind: Type.Optional(StringEnum(ROUTE_KINDS, { description: 'add: mock (answer with status/body/headers; nothing reaches the site), block (fail with BlockedByClient and a browser_log line) or fail (fail with errorReason).' })),
-  methods: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 20 }), { description: 'add: only these HTTP methods, e.g. ["GET"]. Default all.', minItems: 1, maxItems: 20 })),
-  resourceTypes: Type.Optional(Type.Array(StringEnum(ROUTE_RESOURCE_TYPES, { description: 'A CDP resource type, lower-case.' }), { description: 'add: only these resource types, e.g. ["document"] or ["xhr"]. Chromium reports fetch() as xhr where requests are intercepted, so "xhr" and "fetch" each match both. Default all.', minItems: 1, maxItems: ROUTE_RESOURCE_TYPES.length })),
-  status: Type.Optional(Type.Integer({ description: 'mock: HTTP status, 100-599. Default 200.', minimum: 100, maximum: 599 })),
-  body: Type.Optional(Type.String({ description: 'mock: response body, at most 1 MiB (UTF-8). Default empty.', maxLength: MAX_MOCK_BODY_BYTES })),
-  contentType: Type.Optional(Type.String({ description: 'mock: Content-Type. Default text/plain; charset=utf-8 when a body is given.', minLength: 1, maxLength: 200 })),
-  headers: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 8192 }), { description: `mock: response headers, name to value (at most ${MAX_MOCK_HEADERS}; Set-Cookie is refused).` })),
-  errorReason: Type.Optional(StringEnum(ROUTE_ERROR_REASONS, { description: 'fail: the network error the page sees (CDP Network.ErrorReason). Default Failed.' })),
-  id: Type.Optional(Type.String({ description: 'remove: the route to remove ("r1"); without it every route of the tab goes.', pattern: '^r[1-9][0-9]{0,8}$' })),
+  kind: Type.Optional(StringEnum(ROUTE_KINDS)),
+  methods: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 20 }), { minItems: 1, maxItems: 20 })),
+  resourceTypes: Type.Optional(Type.Array(StringEnum(ROUTE_RESOURCE_TYPES), { description: 'xhr and fetch match both.', minItems: 1, maxItems: ROUTE_RESOURCE_TYPES.length })),
+  status: Type.Optional(Type.Integer({ description: 'Default 200.', minimum: 100, maximum: 599 })),
+  body: Type.Optional(Type.String({ maxLength: MAX_MOCK_BODY_BYTES })),
+  contentType: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 8192 }), { description: 'No Set-Cookie.' })),
+  errorReason: Type.Optional(StringEnum(ROUTE_ERROR_REASONS, { description: 'CDP Network.ErrorReason. Default Failed.' })),
+  id: Type.Optional(Type.String({ description: 'remove: without it, all.', pattern: '^r[1-9][0-9]{0,8}$' })),
 });
 
 /** A route as listed (daemon/browser/routes.ts RouteView): no body, its size instead. */
@@ -89,7 +89,7 @@ export const routeTools = [
     name: 'browser_route',
     title: 'Mock, block or fail requests',
     description:
-      `Per-tab rules for the page's requests, frames and dedicated workers included. action add: kind mock answers matching requests with your status, body and headers (nothing reaches the site); block fails them as blocked by the client (logged in browser_log); fail fails them with errorReason. list shows them with ids (r1, r2) and hit counts; remove drops one by id, or all. The newest matching route wins; at most ${MAX_ROUTES_PER_TAB} per tab. Routes run after the tab's write rules, so a read tab's writes stay blocked whatever a route says. Routes live in memory with the tab: kept when its browser restarts, gone when the tab closes or the daemon restarts, never saved.`,
+      `Per-tab request rules (frames, workers too): mock answers with your status, body and headers; block or fail fails the request. Newest match wins, ${MAX_ROUTES_PER_TAB} per tab, never saved; a read tab's writes stay blocked.`,
     input: RouteInput,
     output: Type.Object({
       tab: TabIdField,

@@ -15,7 +15,7 @@ import type { ToolContext } from '../call/context.js';
 import { inline, pageUrl } from '../call/response.js';
 import { PageText, TabIdField } from '../call/output.js';
 
-const SessionName = Type.String({ description: 'Session name: letters, digits, dot, dash, underscore, colon (for example "github-work").', pattern: VAULT_NAME.source, maxLength: 200 });
+const SessionName = Type.String({ description: 'e.g. "github-work".', pattern: VAULT_NAME.source, maxLength: 200 });
 
 /** Every saved-session tool needs the vault key: while the vault is locked they all say why, the vault's way. */
 /** A saved session as listings show it (storage SavedSessionInfo): sites and counts, never a value. */
@@ -52,7 +52,7 @@ export const savedSessionTools = [
     name: 'browser_session_save',
     title: 'Save a signed-in session',
     description:
-      "Saves the tab's signed-in state under a name: the cookies of the tab's sites (the sites of its page and frames, e.g. example.com for www.example.com) from the tab's own context or profile, and the local storage of the origins it has open. Stored encrypted; values are never shown. Saving over an existing name replaces it.",
+      "Saves the tab's signed-in state (its sites' cookies and local storage) under a name, encrypted; replaces one of that name.",
     input: params({ name: SessionName, tab: TabParam }),
     output: Type.Object({
       session: SessionInfoSchema,
@@ -81,7 +81,7 @@ export const savedSessionTools = [
     name: 'browser_session_load',
     title: 'Load a saved session',
     description:
-      "Puts a saved session into a tab's context or profile: sets its cookies, restores local storage, and reloads the tab if it is on one of the session's sites. Works in read tabs too (it only changes the browser's own state). Sites the user's host policy blocks are refused.",
+      "Loads a saved session's cookies and local storage into the tab's context or profile; reloads the tab if it is on one of its sites.",
     input: params({ name: SessionName, tab: TabParam }),
     output: Type.Object({
       session: Type.String({ description: 'The session loaded.' }),
@@ -125,7 +125,7 @@ export const savedSessionTools = [
   defineTool({
     name: 'browser_session_list',
     title: 'List saved sessions',
-    description: 'Lists saved sessions: name, sites, cookie count and when saved. Never values.',
+    description: 'Saved sessions: name, sites, cookie count, when.',
     input: params({}),
     output: Type.Object({ sessions: Type.Array(SessionInfoSchema) }),
     effect: 'read',
@@ -140,7 +140,7 @@ export const savedSessionTools = [
   defineTool({
     name: 'browser_session_delete',
     title: 'Delete a saved session',
-    description: 'Deletes a saved session for good. Cookies already loaded into a browser stay there.',
+    description: 'Deletes a saved session (cookies already loaded stay).',
     input: params({ name: SessionName }),
     output: Type.Object({ deleted: Type.String({ description: 'The name of the session deleted.' }) }),
     effect: 'write',

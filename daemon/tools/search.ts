@@ -9,11 +9,11 @@ export const searchTools = [
   defineTool({
     name: 'browser_search',
     title: 'Search the web',
-    description: 'Searches the web through the search backend the admin configured (SearXNG or a search API). Returns title, URL and snippet per result; open one with browser_open or read many with browser_read{urls}.',
+    description: 'Web search through the configured backend: title, URL and snippet per result.',
     input: params({
-      query: Type.String({ description: 'What to search for.', minLength: 1, maxLength: 500 }),
-      limit: Type.Optional(Type.Integer({ description: 'Results, 1-50. Default 10.', minimum: 1, maximum: 50 })),
-      language: Type.Optional(Type.String({ description: 'Language code such as en or de.', pattern: '^[a-z]{2}(-[A-Z]{2})?$' })),
+      query: Type.String({ minLength: 1, maxLength: 500 }),
+      limit: Type.Optional(Type.Integer({ description: 'Default 10.', minimum: 1, maximum: 50 })),
+      language: Type.Optional(Type.String({ description: 'e.g. en, de.', pattern: '^[a-z]{2}(-[A-Z]{2})?$' })),
     }),
     output: Type.Object({
       backend: Type.String({ description: 'The search backend that answered: searxng or brave.' }),

@@ -16,8 +16,8 @@ import { userSecrets } from '../secrets/user-secrets.js';
 import { inline, type ResponseBuilder } from '../call/response.js';
 import { PageText, UrlField } from '../call/output.js';
 
-const Patterns = (what: string) => Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 50, description: `${what}: * is a wildcard, everything else literal; /blog/* matches the path; a pattern with :// the whole URL.` }));
-const SourceChoice = (what: string) => StringEnum(['include', 'only', 'skip'], { description: `${what}: include (default), only, or skip.` });
+const Patterns = (description: string) => Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 50, description }));
+const SourceChoice = () => StringEnum(['include', 'only', 'skip'], { description: 'Default include.' });
 export const MAX_EXPLORE_PAGES = 100;
 export const MAX_NOTE_CHARS = 2000;
 
@@ -88,17 +88,17 @@ export const siteTools = [
     name: 'browser_map',
     title: 'List a site\'s URLs',
     description:
-      "Lists a site's URLs without reading its pages: its sitemaps, the feeds the start page announces, and the start page's links. Honours robots.txt; the same host only (www. counted) unless includeSubdomains. query ranks URLs by relevance (BM25 over path words and link text).",
+      "A site's URLs from its sitemaps, feeds and start page links, without reading pages; query ranks them (BM25).",
     input: params({
-      url: Type.String({ minLength: 1, maxLength: 8192, description: 'The start page (a full http(s) URL).' }),
-      query: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Rank URLs by relevance to this.' })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'URLs to answer, 1-5000. Default 100.' })),
-      sitemap: Type.Optional(SourceChoice('Sitemap URLs')),
-      includeSubdomains: Type.Optional(Type.Boolean({ description: 'Also sub-domains of the start host. Default false.' })),
-      allow: Patterns('Only URLs matching one of these'),
-      deny: Patterns('Never URLs matching one of these (deny wins)'),
-      useBrowser: Type.Optional(Type.Boolean({ description: 'Read the start page in a read-only tab of your own profile (for pages that need scripts or your sign-in). Default false.' })),
-      feeds: Type.Optional(SourceChoice('Feed entries (RSS, Atom)')),
+      url: Type.String({ minLength: 1, maxLength: 8192 }),
+      query: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'Default 100.' })),
+      sitemap: Type.Optional(SourceChoice()),
+      includeSubdomains: Type.Optional(Type.Boolean()),
+      allow: Patterns('URL patterns (* wildcard; with :// the whole URL, else the path).'),
+      deny: Patterns('Wins over allow.'),
+      useBrowser: Type.Optional(Type.Boolean({ description: 'Start page in a read-only tab of your profile.' })),
+      feeds: Type.Optional(SourceChoice()),
     }),
     output: Type.Object({
       urls: Type.Array(
@@ -142,10 +142,10 @@ export const siteTools = [
     name: 'browser_explore',
     title: 'Explore a site read-only',
     description:
-      'Reads up to maxPages pages of one site (same host, breadth-first) in a read-only tab of your own profile, never submitting anything or following sign-out links or links that would act (delete, unsubscribe, add to cart ...: listed in failed with why), and answers a map: what each page is (home, login, search, listing, article, form), its forms, and where sign-in, search and listings are. Waits until done and remembers the map (browser_recall).',
+      'Reads pages of one site in a read-only tab (never a link that would act) and answers a map: each page\'s kind and forms, where sign-in, search and listings are. Kept for browser_recall.',
     input: params({
-      url: Type.String({ minLength: 1, maxLength: 8192, description: 'Where to start (a full http(s) URL).' }),
-      maxPages: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPLORE_PAGES, description: 'Pages to read, 1-100. Default 25.' })),
+      url: Type.String({ minLength: 1, maxLength: 8192 }),
+      maxPages: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EXPLORE_PAGES, description: 'Default 25.' })),
     }),
     output: Type.Object({ map: ExploreMapSchema }),
     effect: 'read',
@@ -172,8 +172,8 @@ export const siteTools = [
   defineTool({
     name: 'browser_recall',
     title: 'Recall a site',
-    description: "What is remembered about a site: the map browser_explore built and the notes browser_remember stored. Yours only.",
-    input: params({ host: Type.String({ minLength: 1, maxLength: 2048, description: 'A host such as "example.com", or a URL on the site.' }) }),
+    description: "A site's map (browser_explore) and notes (browser_remember).",
+    input: params({ host: Type.String({ minLength: 1, maxLength: 2048, description: 'Host or URL.' }) }),
     output: Type.Object({
       host: Type.String({ description: 'The site memory is kept under.' }),
       memory: Type.Optional(
@@ -209,10 +209,10 @@ export const siteTools = [
   defineTool({
     name: 'browser_remember',
     title: 'Remember about a site',
-    description: 'Stores a note about a site for later (browser_recall gives it back): how to find things, what worked. Up to 2,000 characters; the 100 newest notes per site are kept. Never store secrets: the vault holds those.',
+    description: 'Stores a note about a site for browser_recall (100 newest kept). Never secrets.',
     input: params({
-      host: Type.String({ minLength: 1, maxLength: 2048, description: 'A host such as "example.com", or a URL on the site.' }),
-      note: Type.String({ minLength: 1, maxLength: MAX_NOTE_CHARS, description: 'What to remember.' }),
+      host: Type.String({ minLength: 1, maxLength: 2048, description: 'Host or URL.' }),
+      note: Type.String({ minLength: 1, maxLength: MAX_NOTE_CHARS }),
     }),
     output: Type.Object({ host: Type.String({ description: 'The site the note is kept under.' }), notes: Type.Integer({ description: 'Notes now kept about the site.' }) }),
     effect: 'read',

@@ -10,9 +10,8 @@ import type { ToolContext } from '../call/context.js';
 import { writeSnapshot } from './snapshot.js';
 import { UrlField } from '../call/output.js';
 
-export const SnapshotAfterParam = Type.Optional(
-  Type.Boolean({ description: 'Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false.' }),
-);
+/** Explained once in the MCP server's instructions, with the other parameters many tools share. */
+export const SnapshotAfterParam = Type.Optional(Type.Boolean());
 
 /** A tool's output with the fields the snapshot sets (writeSnapshot: tab, url, refCount) that it lacks. */
 export function withSnapshotAfter<P extends TProperties>(output: TObject<P>) {

@@ -35,7 +35,7 @@ export const snapshotTools = [
     name: 'browser_snapshot',
     title: 'Snapshot the page',
     description:
-      'The page as a compact outline (role, name, value, state) with refs eN for interactive elements (fK:eN inside frame K); open shadow roots and frames, cross-origin ones included, are shown in place; text a person cannot see is left out unless includeHidden.',
+      'The page as a compact outline (role, name, value, state) with refs for interactive elements; shadow roots and frames (cross-origin too) in place.',
     input: params({ tab: TabParam, includeHidden: IncludeHiddenParam }),
     output: SnapshotOutput,
     effect: 'read',
@@ -47,13 +47,13 @@ export const snapshotTools = [
   defineTool({
     name: 'browser_screenshot',
     title: 'Screenshot',
-    description: 'An image of the viewport, the full page, or one element (ref).',
+    description: 'An image of the viewport, the whole page, or one element (ref).',
     input: params({
       tab: TabParam,
-      fullPage: Type.Optional(Type.Boolean({ description: 'The whole scrollable page. Default false.' })),
-      ref: Type.Optional(RefParam('Only this element.')),
-      format: Type.Optional(StringEnum(['png', 'jpeg'], { description: 'png (default) or jpeg.' })),
-      quality: Type.Optional(Type.Integer({ description: 'JPEG quality 1-100. Default 80.', minimum: 1, maximum: 100 })),
+      fullPage: Type.Optional(Type.Boolean()),
+      ref: Type.Optional(RefParam()),
+      format: Type.Optional(StringEnum(['png', 'jpeg'])),
+      quality: Type.Optional(Type.Integer({ description: 'Default 80.', minimum: 1, maximum: 100 })),
     }),
     output: Type.Object({ tab: TabIdField, url: UrlField }),
     effect: 'read',

@@ -20,10 +20,10 @@ export const spacesTools = [
   defineTool({
     name: 'browser_contexts',
     title: 'Contexts',
-    description: 'Lists the isolated contexts (made by browser_open{context}) with their tab counts, or closes one: close ends the context with its tabs, cookies and storage.',
+    description: 'Lists isolated contexts (browser_open context) or closes one with its tabs, cookies and storage.',
     input: params({
-      action: Type.Optional(StringEnum(['list', 'close'], { description: 'list (default) or close.' })),
-      name: Type.Optional(Type.String({ description: 'The context to close (close only).', pattern: NAME.source })),
+      action: Type.Optional(StringEnum(['list', 'close'])),
+      name: Type.Optional(Type.String({ pattern: NAME.source })),
     }),
     output: Type.Object({
       contexts: Type.Optional(Type.Array(Type.Object({ name: Type.String(), tabs: Type.Integer({ description: 'Tabs open in it.' }) }), { description: 'list: every context of your default profile.' })),
@@ -61,7 +61,7 @@ export const spacesTools = [
   defineTool({
     name: 'browser_workspaces',
     title: 'Workspaces',
-    description: 'One view of everything the user has open: the default profile, named profiles and contexts, with their tabs, modes and URLs.',
+    description: 'Everything open: profiles and contexts with their tabs.',
     input: params({}),
     output: Type.Object({
       workspaces: Type.Array(

@@ -99,7 +99,7 @@ export const statusTools = [
   defineTool({
     name: 'browser_status',
     title: 'Status',
-    description: "The caller's user, policy (approvals, take-over), browser state (running, version, tabs), the document converters this server has, and limits.",
+    description: "Your user, policy, browser state, document converters and limits.",
     input: params({}),
     output: Type.Object({ status: StatusSchema }),
     effect: 'read',

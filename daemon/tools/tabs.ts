@@ -15,14 +15,14 @@ import { LiveModeField, TabIdField, TabInfo, TabModeField, UrlField } from '../c
 import { cleanBeforeOpening } from '../secrets/site-storage.js';
 
 export const OpenInput = params({
-  url: Type.Optional(Type.String({ description: 'First address. "example.com" means https://example.com. Without it the tab is blank.', maxLength: 8192 })),
-  mode: Type.Optional(StringEnum(['read', 'act'], { description: 'read (default): the tab cannot change anything on a site (network writes are aborted, sensitive actions refused). act: may make changes, under the host policy.', default: 'read' })),
-  visible: Type.Optional(Type.Boolean({ description: 'Bring the tab to the front, its window maximised. Default true.', default: true })),
-  allowedDomains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { description: 'Where the tab and its popups may navigate; sub-domains included.', maxItems: 50 })),
-  live: Type.Optional(StringEnum(['interactive', 'view', 'none'], { description: 'Live link kind: interactive (a person may click and type, where the account allows take-over; otherwise view), view (watch only) or none (no link). Default interactive.', default: 'interactive' })),
-  context: Type.Optional(Type.String({ description: 'Open in a separate isolated context of this name (own cookies and storage, like an incognito window); created on first use.', pattern: NAME.source })),
+  url: Type.Optional(Type.String({ description: 'First address ("example.com" means https). Default blank.', maxLength: 8192 })),
+  mode: Type.Optional(StringEnum(['read', 'act'], { description: 'read (default): network writes aborted, sensitive actions refused. act: may change things, under the host policy.', default: 'read' })),
+  visible: Type.Optional(Type.Boolean({ description: 'Bring to the front, maximised. Default true.', default: true })),
+  allowedDomains: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 253 }), { description: 'Only these domains (and sub-domains), popups too.', maxItems: 50 })),
+  live: Type.Optional(StringEnum(['interactive', 'view', 'none'], { description: 'Live link: interactive (default; view where take-over is not allowed), view or none.', default: 'interactive' })),
+  context: Type.Optional(Type.String({ description: 'Isolated context of this name (own cookies and storage), made on first use.', pattern: NAME.source })),
   snapshot: SnapshotAfterParam,
-  profile: Type.Optional(Type.String({ description: "Open in the user's named profile (own persistent cookies and logins); the tab id comes back as <profile>/<id>.", pattern: NAME.source })),
+  profile: Type.Optional(Type.String({ description: "A named profile of the user (own persistent logins).", pattern: NAME.source })),
 });
 
 /** browser_open (POST /v1/tabs reaches it through the same dispatch). */
@@ -70,7 +70,7 @@ export const tabTools = [
   defineTool({
     name: 'browser_open',
     title: 'Open a tab',
-    description: 'Opens a new tab of its own (never reuses one). If the first page fails to load, no tab is left behind. Returns the tab id (later calls default to it) and a live link a person can open to watch or take over the tab (unless live is none).',
+    description: 'Opens a new tab (never reuses one; none is left if the first page fails). Returns its id, the default for later calls, and a live link for a person to watch or take over.',
     input: OpenInput,
     output: withSnapshotAfter(Type.Object({
       tab: TabIdField,
@@ -89,7 +89,7 @@ export const tabTools = [
   defineTool({
     name: 'browser_tabs',
     title: 'List tabs',
-    description: "Lists the user's tabs with id, URL, mode and context. Tab ids survive restarts. A popup listed for the first time comes with its live link.",
+    description: "The user's tabs: id, URL, mode, context. A new popup comes with its live link.",
     input: params({}),
     output: Type.Object({ tabs: Type.Array(TabInfo) }),
     effect: 'read',
@@ -111,7 +111,7 @@ export const tabTools = [
   defineTool({
     name: 'browser_close_tab',
     title: 'Close a tab',
-    description: 'Closes a tab for good (its id is not reused). Ending an MCP connection never closes tabs; only this does.',
+    description: 'Closes a tab for good. Ending a connection never closes tabs.',
     input: params({ tab: TabParam }),
     output: Type.Object({ closed: TabIdField }),
     effect: 'write',
@@ -132,7 +132,7 @@ export const tabTools = [
     name: 'browser_focus_tab',
     title: 'Focus a tab',
     description: 'Makes a tab the default for later calls and brings it to the front.',
-    input: params({ tab: Type.String({ description: 'Tab id to focus.', pattern: TabParam.pattern }) }),
+    input: params({ tab: Type.String({ pattern: TabParam.pattern }) }),
     output: Type.Object({ tab: TabIdField, url: UrlField }),
     effect: 'read',
     hints: { readOnly: false, idempotent: true },

@@ -29,14 +29,14 @@ const START_ONLY = ['urlPattern', 'resourceTypes', 'bodies', 'maxEntries', 'maxB
 // Start-only and summary-only arguments carry no schema default: the validator would fill it in, and a
 // default filled in could not be told from an argument given with the wrong action.
 const HarInput = params({
-  action: Type.Optional(StringEnum(['start', 'summary', 'stop', 'export', 'delete'], { description: 'start recording, summary (default: state, counts, newest entries), stop (keep the file), export (store a .har in your files), delete.', default: 'summary' })),
+  action: Type.Optional(StringEnum(['start', 'summary', 'stop', 'export', 'delete'], { default: 'summary' })),
   tab: TabParam,
-  urlPattern: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'start only: which URLs to record. "*" (default) is every URL; with * a glob over the whole URL (* matches any characters, / included), else a case-sensitive substring.' })),
-  resourceTypes: Type.Optional(Type.Array(StringEnum(HAR_RESOURCE_TYPES, { description: 'A Chromium resource type.' }), { minItems: 1, maxItems: HAR_RESOURCE_TYPES.length, uniqueItems: true, description: `start only: resource types to record. Default ${DEFAULT_TYPES.join(', ')}.` })),
-  bodies: Type.Optional(StringEnum(['text', 'none', 'all'], { description: 'start only: text (default) keeps text bodies, none keeps none, all adds binary bodies as base64.' })),
-  maxEntries: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'start only: entries kept; later requests are counted, not kept. Default 1000.' })),
-  maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1048576, description: 'start only: longest body kept, in bytes; longer ones are cut and marked _truncated. Default 65536.' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'summary only: newest entries listed. Default 50.' })),
+  urlPattern: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: '"*" (default) all; with * a glob over the URL; else a substring.' })),
+  resourceTypes: Type.Optional(Type.Array(StringEnum(HAR_RESOURCE_TYPES), { minItems: 1, maxItems: HAR_RESOURCE_TYPES.length, uniqueItems: true, description: `Default ${DEFAULT_TYPES.join(', ')}.` })),
+  bodies: Type.Optional(StringEnum(['text', 'none', 'all'], { description: 'Default text.' })),
+  maxEntries: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'Default 1000.' })),
+  maxBodyBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: 1048576, description: 'Default 65536.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'Default 50.' })),
 });
 
 const HarOptionsSchema = Type.Object({
@@ -204,7 +204,7 @@ export const harTools = [
     name: 'browser_har',
     title: 'Record traffic (HAR)',
     description:
-      'Record a tab\'s requests as a HAR 1.2 file, redacted before it is written (credential headers, cookie values, tokens, passwords, CSRF values and your vault values hidden; names kept). action: start (urlPattern, resourceTypes, bodies, maxEntries, maxBodyBytes), summary (default; limit), stop, export (stores <host>-<time>.har in your files), delete. The recording goes with the tab. Also GET /v1/tabs/{id}/har.',
+      'Records a tab\'s requests as a HAR 1.2, secrets redacted: start, summary (default), stop, export (to your files), delete.',
     input: HarInput,
     output: HarOutput,
     effect: 'read',

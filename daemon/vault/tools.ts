@@ -20,7 +20,7 @@ import { waitForOtp } from './otp/index.js';
 import { signInStepStart } from './sign-in-steps.js';
 import { PageText, TabIdField } from '../call/output.js';
 
-const SiteParam = Type.String({ description: 'The vault entry (usually the site\'s host, e.g. "example.com"); browser_vault_list names them.', pattern: VAULT_NAME.source });
+const SiteParam = Type.String({ description: 'Vault entry, usually the host.', pattern: VAULT_NAME.source });
 
 /*
  * Results name what was filled (entry, field, ref) and where the tab is; no schema here has a field that could
@@ -30,7 +30,7 @@ const FilledRef = Type.String({ description: 'The field the value went into.' })
 const EntryName = Type.String({ description: 'The vault entry used.' });
 const TabAt = { tab: TabIdField, url: PageText({ description: 'Where the tab is after the fill (and any submit).' }) };
 
-const SubmitParam = Type.Optional(Type.Boolean({ description: 'Send the form after filling (its submit button, else Enter). Default true.' }));
+const SubmitParam = Type.Optional(Type.Boolean({ description: 'Default true.' }));
 
 /** A multi-step handler that stopped for the user's approval reports it like the pipeline would. */
 async function approvalAware(out: ResponseBuilder, run: () => Promise<void>): Promise<void> {
@@ -58,7 +58,7 @@ export const vaultTools = [
   defineTool({
     name: 'browser_vault_list',
     title: 'List vault entries',
-    description: "The user's vault entries: names, kinds, field names and login URLs. Never a value: fill them with browser_fill_secret or browser_login.",
+    description: "The user's vault entries (names, kinds, fields, login URLs), never values.",
     input: params({}),
     output: Type.Object({
       entries: Type.Array(
@@ -90,11 +90,11 @@ export const vaultTools = [
   defineTool({
     name: 'browser_fill_secret',
     title: 'Fill a secret from the vault',
-    description: "Fills a field (ref) with a vault value (site + field: password, username, card, api_key ...) without you seeing it. Act tabs only, and only when the page is on the entry's own site (its host or a sub-domain). No script of yours (browser_evaluate) and no CDP session reaches the page afterwards until it navigates away, and the fill is refused while one could: a script you ran in a page of the same site still open, browser_route mocks in the browser, an open CDP session. After code of yours ran on the site (a script, a mock, a CDP session), open the page with browser_navigate or browser_open while no other tab shows the site: they first clear its service workers and Cache Storage, which that code could have filled.",
+    description: "Fills a field (ref) with a vault value (site + field) without you seeing it.",
     input: params({
-      ref: RefParam('The field to fill.'),
+      ref: RefParam(),
       site: SiteParam,
-      field: Type.String({ description: 'The entry\'s field: "password", "username", "card", "api_key" ...', pattern: VAULT_FIELD.source }),
+      field: Type.String({ description: '"password", "username", ...', pattern: VAULT_FIELD.source }),
       tab: TabParam,
     }),
     output: Type.Object({
@@ -118,10 +118,10 @@ export const vaultTools = [
   defineTool({
     name: 'browser_fill_totp',
     title: 'Fill an authenticator code',
-    description: "Computes the current authenticator (TOTP) code of a vault entry's totp field and fills it into the code field (ref, or the one the page shows), then sends the form unless submit is false. You never see the code. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read it, and the page runs none of your scripts until it navigates away.",
+    description: "Fills the current TOTP code of a vault entry into the code field and sends the form unless submit is false.",
     input: params({
       site: SiteParam,
-      ref: Type.Optional(RefParam('The code field. Default: found by autocomplete=one-time-code, inputmode, name or label.')),
+      ref: Type.Optional(RefParam('Default: found on the page.')),
       submit: SubmitParam,
       tab: TabParam,
     }),
@@ -146,14 +146,14 @@ export const vaultTools = [
   defineTool({
     name: 'browser_fill_otp',
     title: 'Fill a code from the inbox',
-    description: "Takes the newest message about the site in the user's OTP inbox (e-mail or SMS forwarder) that arrived since the sign-in step in this tab began (the last vault value filled into it, up to 10 minutes back), or within the last sinceSeconds, else since this call started; waits for one if none is there yet. It takes the code from it and fills it (ref, or the code field the page shows), then sends the form unless submit is false. You see neither message nor code. Without an inbox, a person must be asked. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the code, and the page runs none of your scripts until it navigates away.",
+    description: "Fills the code from the newest message about the site in the user's OTP inbox (e-mail or SMS) since the sign-in began, waiting for one, and sends the form unless submit is false. Without an inbox, ask a person.",
     input: params({
       site: SiteParam,
-      ref: Type.Optional(RefParam('The code field. Default: found by autocomplete=one-time-code, inputmode, name or label.')),
-      from: Type.Optional(Type.String({ description: 'Only messages whose sender contains this (case-insensitive).', minLength: 1, maxLength: 200 })),
-      inbox: Type.Optional(Type.String({ description: 'Which otp_inbox entry to read. Default: all of them.', pattern: VAULT_NAME.source })),
-      timeoutS: Type.Optional(Type.Integer({ description: 'How long to wait for the message, 1-60 seconds. Default 60.', minimum: 1, maximum: 60 })),
-      sinceSeconds: Type.Optional(Type.Integer({ description: 'Also take a message that arrived up to this many seconds before the call, 1-600 (replaces the sign-in step start). Default: since the sign-in step in this tab began, else since the call.', minimum: 1, maximum: 600 })),
+      ref: Type.Optional(RefParam('Default: found on the page.')),
+      from: Type.Optional(Type.String({ description: 'Sender contains.', minLength: 1, maxLength: 200 })),
+      inbox: Type.Optional(Type.String({ pattern: VAULT_NAME.source })),
+      timeoutS: Type.Optional(Type.Integer({ description: 'Default 60.', minimum: 1, maximum: 60 })),
+      sinceSeconds: Type.Optional(Type.Integer({ description: 'Also messages this old. Default: since the sign-in began.', minimum: 1, maximum: 600 })),
       submit: SubmitParam,
       tab: TabParam,
     }),
@@ -203,10 +203,10 @@ export const vaultTools = [
     name: 'browser_login',
     title: 'Sign in with the vault',
     description:
-      "Signs in to a site with its vault entry: opens the login URL (loginUrl, else the entry's) in the tab (default: your current tab; it must be an act tab; with no tab open at all, a new act tab it names), fills user name and password (one- or two-step forms), sends them, and handles a code prompt (the entry's totp, else the user's OTP inbox, else a person is asked). Reports a CAPTCHA or a wrong password instead of retrying. You never see a value. Like browser_fill_secret, refused while a script you ran on the same site, a mock route or a CDP session could read the values, and no script of yours runs in a page holding them until it navigates away.",
+      "Signs in with a vault entry in an act tab (a new one if none is open): opens the login URL, fills and sends user name and password, answers a code prompt (TOTP, OTP inbox, else a person). Reports a CAPTCHA or wrong password instead of retrying.",
     input: params({
       site: SiteParam,
-      loginUrl: Type.Optional(Type.String({ description: "Where the sign-in form is, on the entry's site. Default: the entry's login URL, else https://<site>/.", minLength: 1, maxLength: 8192 })),
+      loginUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })),
       snapshot: SnapshotAfterParam,
       tab: TabParam,
     }),

@@ -11,10 +11,10 @@ export const viewerTools = [
     name: 'browser_viewer',
     title: 'Live link to a tab',
     description:
-      "Returns a live link: a page that shows the user's browser with this tab in front, live. Give it to the person; it expires after a few minutes unless the page is open. interactive lets them click and type (where their account allows take-over); view only watches.",
+      "A live link to the user's browser with this tab in front, for a person; it expires within minutes unless open.",
     input: params({
       tab: TabParam,
-      mode: Type.Optional(StringEnum(['interactive', 'view'], { description: 'interactive (default where the account allows take-over) or view (watch only).' })),
+      mode: Type.Optional(StringEnum(['interactive', 'view'], { description: 'interactive (default where take-over is allowed) or view.' })),
     }),
     output: Type.Object({
       tab: TabIdField,

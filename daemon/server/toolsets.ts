@@ -1,0 +1,57 @@
+/**
+ * Toolsets: an MCP connection may ask for fewer tools than all 75 (`/mcp?tools=core,vault`), so an agent that
+ * only browses pays for the browsing tools' definitions and no others. The sets are named by feature and
+ * defined here only; every tool is in exactly one (test/unit/server/toolsets.test.ts). Without the query a
+ * connection has every tool, as before. The set is fixed when the MCP session is created (mcp.ts).
+ */
+import { BrowserdError } from '../../protocol/errors.js';
+
+const b = (names: string) => names.split(/\s+/).filter(Boolean).map((n) => `browser_${n}`);
+
+export const TOOLSETS: Readonly<Record<string, readonly string[]>> = {
+  /** Tabs, navigation, the snapshot, input and reading the page: what most browsing needs. */
+  core: b(`open tabs close_tab focus_tab workspaces contexts navigate history wait snapshot screenshot click type fill press hover
+    drag scroll fill_form select_options upload allow_confirm viewport evaluate read_text read find_text query similar extract search
+    log status`),
+  /** The vault: secrets filled unseen, sign-in. */
+  vault: b('vault_list fill_secret fill_totp fill_otp login'),
+  /** Saved signed-in sessions (cookies and storage). */
+  sessions: b('session_save session_load session_list session_delete'),
+  /** Reading whole sites: crawls, URL maps, exploration and what is remembered of a site. */
+  crawl: b('crawl crawl_status map explore recall remember'),
+  /** Recordings and their replays. */
+  records: b('record record_script replay replay_wait'),
+  monitors: b('monitor'),
+  /** The page's network: responses, captures, routes, HAR recordings and the API learnt from them. */
+  traffic: b('network capture route har api_map api_call'),
+  /** Files and documents: downloads, conversions, PDFs. */
+  docs: b('downloads download_get download_link convert pdf'),
+  /** A person's help: hand-offs and CAPTCHA challenges. */
+  handoff: b('handoff handoff_wait handoff_extend handoff_resolve handoffs captcha_frames captcha_inspect captcha_act'),
+  /** The live view of the browser for a person. */
+  live: b('viewer'),
+  /** Extraction by a model. */
+  models: b('extract_ai'),
+  /** Raw Chrome DevTools Protocol sessions for programs. */
+  cdp: b('sessions'),
+};
+
+/** Every tool: the same as giving no query at all. */
+const ALL = 'all';
+
+/**
+ * The tools a `tools` query value names (comma-separated set names), or undefined for every tool (no value,
+ * or "all" among them). An unknown name is a validation_error that names the known ones.
+ */
+export function toolsetFilter(value: string | null | undefined): ReadonlySet<string> | undefined {
+  if (value === null || value === undefined) return undefined;
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const known = [...Object.keys(TOOLSETS), ALL];
+  const unknown = names.filter((n) => !known.includes(n));
+  if (!names.length || unknown.length) {
+    const what = names.length ? `unknown toolset ${unknown.map((n) => `"${n.slice(0, 40)}"`).join(', ')}` : 'the tools query names no toolset';
+    throw new BrowserdError('validation_error', what, { next: `Toolsets are: ${known.join(', ')}. Ask for several with commas (/mcp?tools=core,vault), or leave tools out for every tool.` });
+  }
+  if (names.includes(ALL)) return undefined;
+  return new Set(names.flatMap((n) => TOOLSETS[n]!));
+}
