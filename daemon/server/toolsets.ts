@@ -5,6 +5,7 @@
  * connection has every tool, as before. The set is fixed when the MCP session is created (mcp.ts).
  */
 import { BrowserdError } from '../../protocol/errors.js';
+import { own } from '../../protocol/own.js';
 
 const b = (names: string) => names.split(/\s+/).filter(Boolean).map((n) => `browser_${n}`);
 
@@ -47,11 +48,11 @@ export function toolsetFilter(value: string | null | undefined): ReadonlySet<str
   if (value === null || value === undefined) return undefined;
   const names = value.split(',').map((s) => s.trim()).filter(Boolean);
   const known = [...Object.keys(TOOLSETS), ALL];
-  const unknown = names.filter((n) => !known.includes(n));
+  const unknown = names.filter((n) => n !== ALL && !own(TOOLSETS, n));
   if (!names.length || unknown.length) {
     const what = names.length ? `unknown toolset ${unknown.map((n) => `"${n.slice(0, 40)}"`).join(', ')}` : 'the tools query names no toolset';
     throw new BrowserdError('validation_error', what, { next: `Toolsets are: ${known.join(', ')}. Ask for several with commas (/mcp?tools=core,vault), or leave tools out for every tool.` });
   }
   if (names.includes(ALL)) return undefined;
-  return new Set(names.flatMap((n) => TOOLSETS[n]!));
+  return new Set(names.flatMap((n) => own(TOOLSETS, n)!));
 }

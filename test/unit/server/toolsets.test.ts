@@ -27,7 +27,7 @@ t.test('no query, or all, is every tool; several sets are their union', async (t
 });
 
 t.test('an unknown or empty set name is a validation_error naming the known sets', async (t) => {
-  for (const bad of ['core,bogus', '', ',', 'Core']) {
+  for (const bad of ['core,bogus', '', ',', 'Core', 'constructor', '__proto__']) {
     const e = (() => {
       try {
         toolsetFilter(bad);
