@@ -4,7 +4,7 @@
  * imports a feature; storage/ nothing from daemon/; no import circle of files, nor of daemon/'s folders.
  */
 import t from 'tap';
-import { repoRoot, sourceFiles } from '../fixtures/source-files.js';
+import { featureFaces, repoRoot, sourceFiles } from '../fixtures/source-files.js';
 import { readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 
@@ -81,11 +81,6 @@ t.test("features reach each other only through what they declare: no file outsid
   t.ok(faces > features.length, 'the faces hold tool and route files, not only feature.ts');
 });
 
-/** Every feature's face: its feature.ts and the tool and route files that feature.ts lists. */
-const featureFaces = () =>
-  files('daemon')
-    .filter((f) => f.endsWith('/feature.ts') && f !== 'daemon/server/feature.ts')
-    .flatMap((f) => [f, ...localImports(f).filter((i) => i.startsWith(`${dirname(f)}/`)).map((i) => `${i}.ts`)]);
 
 /** The tools (the browser's in daemon/tools/ and every feature's face) and the pipeline that runs them: the rules below hold for all. */
 const toolsAndPipeline = () => [...new Set([...files('daemon/tools'), ...files('daemon/call'), ...featureFaces()])];

@@ -7,8 +7,8 @@
  */
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { repoRoot, sourceFiles } from '../fixtures/source-files.js';
-import { dirname, join } from 'node:path';
+import { featureFaces, repoRoot, sourceFiles } from '../fixtures/source-files.js';
+import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
 import { closeAll } from '../fixtures/close-all.js';
@@ -94,10 +94,7 @@ t.test('no REST handler reads the query or decodes a path segment by hand: the r
   // The server's REST files, and every file of a feature's face (its feature.ts and what that lists) that
   // holds route handlers.
   const read = (f: string) => readFileSync(join(repoRoot, f), 'utf8');
-  const faces = sourceFiles('daemon')
-    .filter((f) => f.endsWith('/feature.ts') && f !== 'daemon/server/feature.ts')
-    .flatMap((f) => [f, ...[...read(f).matchAll(/from '\.\/([a-z-]+)\.js'/g)].map((m) => `${dirname(f)}/${m[1]}.ts`)]);
-  const files = [...sourceFiles('daemon').filter((f) => /^daemon\/server\/rest(-[a-z-]+)?\.ts$/.test(f)), ...faces.filter((f) => /\bHandler\b|handlers:/.test(read(f)))];
+  const files = [...sourceFiles('daemon').filter((f) => /^daemon\/server\/rest(-[a-z-]+)?\.ts$/.test(f)), ...featureFaces().filter((f) => /\bHandler\b|handlers:/.test(read(f)))];
   t.ok(files.length > 10, `the REST handler files are found (${files.length})`);
   t.ok(['daemon/crawl/routes.ts', 'daemon/vault/routes.ts', 'daemon/vault/sms-inbox-route.ts', 'daemon/cache/routes.ts', 'daemon/tools/feature.ts'].every((f) => files.includes(f)), 'feature route files among them');
   for (const f of files) {
