@@ -97,13 +97,11 @@ class NodeResponse implements HttpResponse {
     this.res.end(toBuffer(chunk));
     return this;
   }
+  // No res.cork() here: on Node 24 a ServerResponse corked around its first write never emits 'drain' once
+  // that write fills the socket, so a streamed body past backpressure would wait for ever. Node already sends
+  // the head with the first chunk, which is what corking bought us.
   cork(cb: () => void) {
-    this.res.cork();
-    try {
-      cb();
-    } finally {
-      this.res.uncork();
-    }
+    cb();
     return this;
   }
   onAborted(cb: () => void) {

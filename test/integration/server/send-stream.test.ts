@@ -136,8 +136,8 @@ t.test('an error before the first byte is answered; after it the connection is c
   await t.rejects(readAll(late), 'the body ends in an error, so a half export never looks whole');
 });
 
-t.test('a 5,000-item export streams without the heap ever holding it', async (t) => {
-  const N = 5000;
+t.test('a 15,000-item export streams without the heap ever holding it', async (t) => {
+  const N = 15000;
   const body = 'words of page text, '.repeat(200);
   routes.set('/export', (r) =>
     sendStream(r, 200, { 'Content-Type': 'application/x-ndjson' }, encodeExport('jsonl', (function* (): Generator<CrawlItem> {
@@ -161,8 +161,9 @@ t.test('a 5,000-item export streams without the heap ever holding it', async (t)
   }
   t.equal(lines, N, 'every item arrived');
   t.ok(chunks >= 16, `measured along the way (${chunks} chunks)`);
-  // Held whole, the export would add at least its own size to the heap; streamed, only what is in flight. On a
-  // busy host the reader (in this same process) falls behind and a few MB wait in socket buffers (6.8 MB of 20.7
-  // seen once in a full run), so the bound is half the export: still far below holding it whole.
-  t.ok(peak < bytes / 2, `heap grew at most ${(peak / 1e6).toFixed(1)} MB while ${(bytes / 1e6).toFixed(1)} MB went out`);
+  // Held whole, the export would add at least its own size to the heap; streamed, only what is in flight, which
+  // does not grow with the export. That is a few MB, more on a busy host where the reader (in this same process)
+  // falls behind (6.8 MB seen once in a full run) and more on Node 24 (about 10 MB for 21, 62 or 83 MB sent),
+  // so the bound is a third of a 62 MB export: still far below holding it whole.
+  t.ok(peak < bytes / 3, `heap grew at most ${(peak / 1e6).toFixed(1)} MB while ${(bytes / 1e6).toFixed(1)} MB went out`);
 });
