@@ -10,6 +10,23 @@ npm ci --no-audit --no-fund
 npm run --silent build
 npx tsc -p .
 
+# The daemon must run on every supported Node, not only the machine's. So the parts that differ between Nodes
+# (the HTTP server the daemon picks, MCP, the live view, CDP sessions and the clients that drive them, the CLI)
+# run a second time on Node 24, from npm's node-linux-<arch> package like every other dependency. It goes into
+# .cache/ (never node_modules/.bin, where it would shadow the machine's node for every npm script). A machine
+# already on Node 24 or later needs no second pass.
+OTHER_NODE_MAJOR=24
+OTHER_NODE_FILES=(test/on-node-http test/integration/server/send-stream-node.test.ts
+  test/integration/cdp-clients.test.ts test/integration/mcp-conformance.test.ts
+  test/integration/mcp-toolsets.test.ts test/integration/client-package.test.ts test/cli/cli.test.ts)
+other_node=""
+if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt "$OTHER_NODE_MAJOR" ]; then
+  pkg="node-linux-$(node -p process.arch)@$OTHER_NODE_MAJOR"
+  npm install --no-save --no-audit --no-fund --prefix .cache/node-$OTHER_NODE_MAJOR "$pkg" >/dev/null
+  other_node="$PWD/.cache/node-$OTHER_NODE_MAJOR/node_modules/node-linux-$(node -p process.arch)/bin"
+  echo "Node $("$other_node/node" -v) for the second pass, from $pkg."
+fi
+
 # The suite talks only to loopback. When we can (root, unshare and ip present), it runs in a private network
 # namespace so that holds by construction: loopback up, plus a veth pair that leads nowhere (an address from
 # TEST-NET-1, which nothing routes) so WebRTC sees an interface to gather on. Dependencies are installed
@@ -22,19 +39,32 @@ run_suite() {
   if [ "$(id -u)" = "0" ] && command -v unshare >/dev/null && command -v ip >/dev/null \
     && unshare -n sh -c "$netns_setup" 2>/dev/null; then
     echo "Running the tests in a private network namespace (loopback and a veth pair to nowhere)."
-    unshare -n bash -c "$netns_setup && exec npx tap"
+    unshare -n bash -c "$netns_setup && $(declare -p other_node OTHER_NODE_MAJOR OTHER_NODE_FILES; declare -f both_passes) && both_passes"
   else
     echo "Note: running the tests in the host's network (a private namespace needs root, unshare and ip from iproute2)."
-    npx tap
+    both_passes
   fi
+}
+# The whole suite on the machine's Node, then (when there is one) the second pass on the other Node. Both run
+# to the end; the status is the first failure's.
+both_passes() {
+  npx tap
+  local first=$?
+  if [ -n "$other_node" ]; then
+    echo "Second pass on Node $OTHER_NODE_MAJOR: ${OTHER_NODE_FILES[*]}"
+    BROWSERD_TEST_NODE_MAJOR=$OTHER_NODE_MAJOR PATH="$other_node:$PATH" node node_modules/.bin/tap "${OTHER_NODE_FILES[@]}"
+    local second=$?
+    [ "$first" = 0 ] && first=$second
+  fi
+  return "$first"
 }
 log=$(mktemp)
 set +e
 run_suite 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
-# tap closes with "# { total: N, pass: P, fail: F }"; say it plainly too.
-summary=$(grep -E '^# \{ total: [0-9]+' "$log" | tail -n 1)
+# tap closes each pass with "# { total: N, pass: P, fail: F }"; say their sum plainly too.
+summary=$(grep -E '^# \{ total: [0-9]+' "$log")
 # A long run's failures scroll far out of sight; repeat each one here, under the file it came from, with the
 # diagnostic lines tap printed beneath it, so the end of the log alone says what broke.
 failures=$(awk '
@@ -50,7 +80,7 @@ if [ -n "$failures" ]; then
   echo "$failures"
 fi
 rm -f "$log"
-pass=$(sed -nE 's/.*pass: ([0-9]+).*/\1/p' <<<"$summary")
-fail=$(sed -nE 's/.*fail: ([0-9]+).*/\1/p' <<<"$summary")
+pass=$(sed -nE 's/.*pass: ([0-9]+).*/\1/p' <<<"$summary" | awk '{ n += $1 } END { print n + 0 }')
+fail=$(sed -nE 's/.*fail: ([0-9]+).*/\1/p' <<<"$summary" | awk '{ n += $1 } END { print n + 0 }')
 echo "${pass:-0} passed, ${fail:-0} failed"
 exit "$status"
