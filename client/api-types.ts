@@ -3164,6 +3164,7 @@ export interface operations {
                     live?: "interactive" | "view" | "none";
                     /** @description Isolated context of this name (own cookies and storage), made on first use. */
                     context?: string;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
                     snapshot?: boolean;
                     /** @description A named profile of the user (own persistent logins). */
                     profile?: string;
@@ -3501,6 +3502,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -3673,6 +3675,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. */
                     tab: string;
                 };
             };
@@ -3833,7 +3836,9 @@ export interface operations {
                     url: string;
                     /** @description Default 30000. */
                     timeoutMs?: number;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
                     snapshot?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -3995,7 +4000,9 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     action: "back" | "forward" | "reload";
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
                     snapshot?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -4166,7 +4173,9 @@ export interface operations {
                      * @default 10000
                      */
                     timeoutMs?: number;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
                     snapshot?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -4326,8 +4335,12 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
-                    /** @default false */
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
                     includeHidden?: boolean;
                 };
             };
@@ -4487,8 +4500,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                     fullPage?: boolean;
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref?: string;
                     /** @enum {string} */
                     format?: "png" | "jpeg";
@@ -4650,6 +4665,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref?: string;
                     x?: number;
                     y?: number;
@@ -4661,7 +4677,9 @@ export interface operations {
                     /** @enum {string} */
                     button?: "left" | "right" | "middle";
                     doubleClick?: boolean;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
                     snapshot?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -4839,13 +4857,16 @@ export interface operations {
             content: {
                 "application/json": {
                     text: string;
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref?: string;
                     clear?: boolean;
                     /** @description Press Enter after. */
                     submit?: boolean;
                     /** @description A key event per character (at most 5,000). */
                     slowly?: boolean;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
                     snapshot?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -5022,8 +5043,10 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref: string;
                     value: string;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -5199,7 +5222,9 @@ export interface operations {
             content: {
                 "application/json": {
                     key: string;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
                     snapshot?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -5376,9 +5401,14 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref?: string;
-                    /** @default false */
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
                     includeHidden?: boolean;
                     /** @description Default 50000. */
                     maxChars?: number;
@@ -5851,6 +5881,7 @@ export interface operations {
                     js: string;
                     /** @description Default 30000. */
                     timeoutMs?: number;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -6031,6 +6062,7 @@ export interface operations {
                     height: number;
                     /** @description Default 1. */
                     deviceScaleFactor?: number;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -6192,6 +6224,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -6378,6 +6411,7 @@ export interface operations {
                     pageRanges?: string;
                     /** @description File name ending in .pdf. Default from host and time. */
                     name?: string;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -6544,6 +6578,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                     /** @description Newest entries. Default 100. */
                     limit?: number;
@@ -6716,6 +6751,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                     /** @description URL substring. */
                     filter?: string;
@@ -7482,7 +7518,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref: string;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -7642,15 +7680,19 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     fromRef?: string;
                     fromX?: number;
                     fromY?: number;
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     toRef?: string;
                     toX?: number;
                     toY?: number;
                     /** @description Pointer moves. Default 16. */
                     steps?: number;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
                     snapshot?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -7827,18 +7869,22 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref?: string;
                     /** @enum {string} */
                     direction?: "down" | "up" | "left" | "right";
                     /** @description CSS px. Default one viewport. */
                     amount?: number;
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     toRef?: string;
                     /**
                      * @description end repeats while content loads.
                      * @enum {string}
                      */
                     to?: "top" | "end";
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
                     snapshot?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -8013,7 +8059,9 @@ export interface operations {
                     fields: {
                         [key: string]: string;
                     };
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
                     snapshot?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -8198,9 +8246,12 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref: string;
                     values: string[];
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
                     snapshot?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -8379,11 +8430,13 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref: string;
                     file?: string;
                     name?: string;
                     /** @description Up to 15 MB. */
                     base64?: string;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -8561,8 +8614,12 @@ export interface operations {
                     text: string;
                     /** @description Default 20. */
                     limit?: number;
-                    /** @default false */
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
                     includeHidden?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -8737,8 +8794,12 @@ export interface operations {
                     limit?: number;
                     /** @description CSS selector. */
                     scope?: string;
-                    /** @default false */
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
                     includeHidden?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -8912,11 +8973,16 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref: string;
                     /** @description Default 100. */
                     limit?: number;
-                    /** @default false */
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
                     includeHidden?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -9097,8 +9163,12 @@ export interface operations {
                     scope?: string;
                     /** @description Default 500. */
                     limit?: number;
-                    /** @default false */
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
                     includeHidden?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -9321,6 +9391,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                     /** @description Instead of a tab. */
                     urls?: string[];
@@ -9330,7 +9401,10 @@ export interface operations {
                     topK?: number;
                     /** @description Per page. Default 20000. */
                     maxChars?: number;
-                    /** @default false */
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
                     includeHidden?: boolean;
                     /** @description Scroll an endless or virtual list first, until count items, nothing new, the end or maxScrolls. */
                     scrollUntil?: {
@@ -9367,7 +9441,9 @@ export interface operations {
                         /** @description Alt text for each image by a model. */
                         caption?: boolean;
                         captionMax?: number;
+                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                         maxTokensTotal?: number;
+                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                         model?: string;
                     };
                     /** @description true: a model summarises each page; a string: as it says. */
@@ -9377,7 +9453,9 @@ export interface operations {
                      * @enum {string}
                      */
                     rerank?: "model";
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                     maxTokensTotal?: number;
                     /**
                      * @description With urls: record, replay (site for the rest) or replay-strict.
@@ -9651,6 +9729,7 @@ export interface operations {
                 "application/json": {
                     /** @description e.g. "github-work". */
                     name: string;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -9837,6 +9916,7 @@ export interface operations {
                 "application/json": {
                     /** @description e.g. "github-work". */
                     name: string;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -10361,6 +10441,7 @@ export interface operations {
                     profile?: string;
                     /** @description Default 15. */
                     minutes?: number;
+                    /** @description An id as browser_sessions start answered it: cdp_ and 16 hex digits. */
                     id?: string;
                 };
             };
@@ -11847,6 +11928,7 @@ export interface operations {
                      * @enum {string}
                      */
                     action?: "add" | "list" | "remove";
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                     /** @description "*" all; with * a glob over the URL; else a substring. */
                     urlPattern?: string;
@@ -12112,6 +12194,7 @@ export interface operations {
                      * @enum {string}
                      */
                     action?: "start" | "stop";
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                     /** @description "*" all; with * a glob over the URL; else a substring. */
                     urlPattern?: string;
@@ -12288,6 +12371,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description An id as browser_api_map build answered it: api_ and 16 hex digits. */
                     map: string;
                     /** @description "GET /items/{id}", "GET /items/42" or a GraphQL operation. */
                     endpoint: string;
@@ -12298,6 +12382,7 @@ export interface operations {
                     body?: unknown;
                     /** @enum {string} */
                     mode?: "page" | "server";
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                     /** @description Saved session (server mode). */
                     session?: string;
@@ -12512,6 +12597,7 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     action?: "build" | "merge" | "list" | "get" | "export" | "delete";
+                    /** @description An id as browser_api_map build answered it: api_ and 16 hex digits. */
                     map?: string;
                     /** @description A HAR 1.2 document (JSON or text). */
                     har?: string | {
@@ -12525,6 +12611,7 @@ export interface operations {
                     format?: "openapi" | "har" | "curl" | "python" | "typescript";
                     /** @description get or export only this one. */
                     endpoint?: string;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -12889,6 +12976,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -13052,6 +13140,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                     /**
                      * @description Default 0.
@@ -13226,7 +13315,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
+                    /** @description An id as browser_captcha_inspect answered it: cap_ and 16 hex digits. */
                     capture: string;
                     /** @enum {string} */
                     action: "click" | "drag" | "type";
@@ -13459,6 +13550,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
                     /** @description For the whole crawl. */
                     maxTokensTotal?: number;
@@ -13466,6 +13558,7 @@ export interface operations {
                     extractor?: string;
                     /** @description Default true. */
                     obeyRobots?: boolean;
+                    /** @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false. */
                     includeHidden?: boolean;
                     /**
                      * @description Response cache: record, replay (network for the rest) or replay-strict.
@@ -13512,7 +13605,9 @@ export interface operations {
                         /** @description Alt text for each image by a model. */
                         caption?: boolean;
                         captionMax?: number;
+                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                         maxTokensTotal?: number;
+                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                         model?: string;
                     };
                     /** @description Scroll an endless or virtual list first, until count items, nothing new, the end or maxScrolls. */
@@ -13700,6 +13795,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description An id as browser_crawl or POST /v1/crawls answered it: crawl_ and 16 hex digits. */
                     id: string;
                     /** @description Default 0. */
                     timeoutS?: number;
@@ -13709,6 +13805,7 @@ export interface operations {
                     items?: number;
                     /** @enum {string} */
                     status?: "done" | "failed" | "blocked";
+                    /** @description The previous answer's cursor (also in its More line), to go on where it stopped. Omit it to start at the beginning. */
                     cursor?: string;
                 };
             };
@@ -14150,11 +14247,13 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Element ref from browser_snapshot, browser_query or browser_find_text: "e12", or "f1:e3" inside frame 1 (same- or cross-origin). */
                     ref: string;
                     /** @description Vault entry, usually the host. */
                     site: string;
                     /** @description "password", "username", ... */
                     field: string;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -14343,6 +14442,7 @@ export interface operations {
                     ref?: string;
                     /** @description Default true. */
                     submit?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -14538,6 +14638,7 @@ export interface operations {
                     sinceSeconds?: number;
                     /** @description Default true. */
                     submit?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -14729,7 +14830,9 @@ export interface operations {
                     /** @description Vault entry, usually the host. */
                     site: string;
                     loginUrl?: string;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
                     snapshot?: boolean;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -14923,15 +15026,21 @@ export interface operations {
                     url?: string;
                     /** @description Each extracted on its own. */
                     urls?: string[];
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                     /** @description JSON Schema of the data. */
                     schema: {
                         [key: string]: unknown;
                     };
                     prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                     maxTokensTotal?: number;
-                    /** @default false */
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
                     includeHidden?: boolean;
                 };
             };
@@ -15167,7 +15276,9 @@ export interface operations {
                      * @enum {string}
                      */
                     action?: "start" | "stop" | "list" | "get" | "delete";
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
+                    /** @description An id as browser_record or browser_replay answered it: rec_ or rpl_ and 16 hex digits. */
                     id?: string;
                     name?: string;
                     /** @description A WebM of the tab. */
@@ -15422,6 +15533,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description An id as browser_record answered it: rec_ and 16 hex digits. */
                     id: string;
                     /** @enum {string} */
                     format?: "typescript" | "json";
@@ -15581,6 +15693,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description An id as browser_record answered it: rec_ and 16 hex digits. */
                     id: string;
                     /** @enum {string} */
                     cache?: "off" | "replay" | "replay-strict";
@@ -15783,6 +15896,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description An id as browser_replay answered it: rpl_ and 16 hex digits. */
                     id: string;
                     /** @description Default 50. */
                     timeoutS?: number;
@@ -15973,6 +16087,7 @@ export interface operations {
                      * @enum {string}
                      */
                     action?: "create" | "list" | "get" | "checks" | "run" | "delete";
+                    /** @description An id as browser_monitor create answered it: mon_ and 16 hex digits. */
                     id?: string;
                     url?: string;
                     /** @description Five fields or @hourly/@daily, 5 minutes apart at least. */
@@ -16427,6 +16542,7 @@ export interface operations {
                      * @enum {string}
                      */
                     action?: "start" | "summary" | "stop" | "export" | "delete";
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                     /** @description "*" (default) all; with * a glob over the URL; else a substring. */
                     urlPattern?: string;
@@ -16663,6 +16779,7 @@ export interface operations {
                     message: string;
                     /** @description Default 1800. */
                     expiresInS?: number;
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                 };
             };
@@ -16858,6 +16975,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description An id as browser_handoff answered it: ho_ and 16 hex digits. */
                     id: string;
                     /** @default 50 */
                     timeoutS?: number;
@@ -17033,6 +17151,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description An id as browser_handoff answered it: ho_ and 16 hex digits. */
                     id: string;
                     expiresInS: number;
                 };
@@ -17224,6 +17343,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description An id as browser_handoff answered it: ho_ and 16 hex digits. */
                     id: string;
                     /** @description What they said or did. */
                     note?: string;
@@ -17591,6 +17711,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                     /**
                      * @description interactive (default where take-over is allowed) or view.
@@ -19314,6 +19435,7 @@ export interface operations {
                     live?: "interactive" | "view" | "none";
                     /** @description Isolated context of this name (own cookies and storage), made on first use. */
                     context?: string;
+                    /** @description Also answer with a snapshot of the page after the action (refs ready for the next step; saves a browser_snapshot call). Default false. */
                     snapshot?: boolean;
                     /** @description A named profile of the user (own persistent logins). */
                     profile?: string;
@@ -19973,6 +20095,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
                     /** @description For the whole crawl. */
                     maxTokensTotal?: number;
@@ -19980,6 +20103,7 @@ export interface operations {
                     extractor?: string;
                     /** @description Default true. */
                     obeyRobots?: boolean;
+                    /** @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false. */
                     includeHidden?: boolean;
                     /**
                      * @description Response cache: record, replay (network for the rest) or replay-strict.
@@ -20026,7 +20150,9 @@ export interface operations {
                         /** @description Alt text for each image by a model. */
                         caption?: boolean;
                         captionMax?: number;
+                        /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                         maxTokensTotal?: number;
+                        /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                         model?: string;
                     };
                     /** @description Scroll an endless or virtual list first, until count items, nothing new, the end or maxScrolls. */
@@ -20889,6 +21015,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description An id as POST /v1/webhooks answered it: wh_ and 16 hex digits. */
                 id: string;
             };
             cookie?: never;
@@ -20967,6 +21094,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description An id as POST /v1/webhooks answered it: wh_ and 16 hex digits. */
                 id: string;
             };
             cookie?: never;
@@ -21668,15 +21796,21 @@ export interface operations {
                     url?: string;
                     /** @description Each extracted on its own. */
                     urls?: string[];
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
                     /** @description JSON Schema of the data. */
                     schema: {
                         [key: string]: unknown;
                     };
                     prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                     maxTokensTotal?: number;
-                    /** @default false */
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
                     includeHidden?: boolean;
                 };
             };
@@ -21912,10 +22046,16 @@ export interface operations {
                     url?: string;
                     /** @description 1-10 addresses, read together: the answer may draw on all of them. */
                     urls?: string[];
+                    /** @description Tab id such as "t2" (a named profile's tab is "<profile>/t2"), from browser_open or browser_tabs. Default: the focused or most recent tab. */
                     tab?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                     maxTokensTotal?: number;
-                    /** @default false */
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
                     includeHidden?: boolean;
                 };
             };
@@ -22125,7 +22265,9 @@ export interface operations {
                     tab: string;
                     /** @description What you want to do on the page, 1-2000 characters. */
                     instruction: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                     maxTokensTotal?: number;
                 };
             };
@@ -22311,7 +22453,9 @@ export interface operations {
                     tab: string;
                     /** @description The step, in plain words, 1-2000 characters. */
                     action: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                     maxTokensTotal?: number;
                     /** @description Use and fill the action cache. Default true. */
                     cache?: boolean;
@@ -22543,9 +22687,14 @@ export interface operations {
                     tab: string;
                     /** @description What should be true of the page, 1-2000 characters. */
                     assertion: string;
-                    /** @default false */
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
                     includeHidden?: boolean;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                     maxTokensTotal?: number;
                 };
             };
@@ -22852,9 +23001,14 @@ export interface operations {
                     };
                     /** @description What to read, in words (e.g. "the price after discount"). */
                     prompt?: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                     maxTokensTotal?: number;
-                    /** @default false */
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
                     includeHidden?: boolean;
                 };
             };
@@ -23315,9 +23469,14 @@ export interface operations {
                     tab?: string;
                     /** @description Re-learn once when required fields stop matching. Default true. */
                     relearn?: boolean;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                     maxTokensTotal?: number;
-                    /** @default false */
+                    /**
+                     * @description Include text a person cannot see (hidden, transparent, off-screen, background-coloured). Default false.
+                     * @default false
+                     */
                     includeHidden?: boolean;
                 };
             };
@@ -23665,7 +23824,9 @@ export interface operations {
                     question: string;
                     /** @description Result pages to read, 1-20. Default 5. */
                     maxSources?: number;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                     maxTokensTotal?: number;
                 };
             };
@@ -24111,11 +24272,13 @@ export interface operations {
                 "application/json": {
                     /** @description What the task should achieve, in plain words, 1-4000 characters. */
                     goal: string;
+                    /** @description A model id from GET /v1/models, such as "openai/gpt-5.4-mini". Default: the server's default model. */
                     model?: string;
                     /** @description A page the task opens first (http or https). */
                     startUrl?: string;
                     /** @description Model turns at most, 1-100. Default 30. */
                     maxSteps?: number;
+                    /** @description Token budget over every model turn of this call, 1-2000000. Default 300000. A turn that cannot fit is refused (budget_exceeded) before it is sent. */
                     maxTokensTotal?: number;
                 };
             };

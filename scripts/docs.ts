@@ -10,6 +10,7 @@ import { PATH_TOOL, routeKey, type RouteSpec } from '../daemon/server/routes.js'
 import { pathParamNames } from '../daemon/server/route-input.js';
 import { WEBHOOK_EVENTS } from '../protocol/webhook-events.js';
 import { BrowserSettingsPatch } from '../daemon/settings/browser-settings.js';
+import { sharedDescription, withSharedDescriptions } from '../protocol/shared-params.js';
 
 /** Every key is present in answers (defaults filled). */
 const BROWSER_SETTINGS_SCHEMA = { ...toJsonSchema(BrowserSettingsPatch), required: ['profile_enabled', 'profile', 'block_ads', 'max_browsers', 'signup'] };
@@ -73,12 +74,13 @@ const pathParam = (name: string) => ({ name, in: 'path', required: true, schema:
 
 /**
  * A route's parameters from the schemas in its routes.ts row (the ones route-input.ts checks): path ones in
- * path order, then the query. A schema's description is the parameter's.
+ * path order, then the query. A schema's description is the parameter's; a shared parameter without one gets
+ * the shared table's (protocol/shared-params.ts).
  */
 function routeParameters(route: RouteSpec): Record<string, unknown>[] | undefined {
   if (!route.params && !route.query) return undefined;
   const one = (name: string, where: 'path' | 'query', s: Record<string, unknown>, required: boolean) => {
-    const { description, ...schema } = s;
+    const { description = sharedDescription(name, s, required), ...schema } = s;
     return { name, in: where, required, ...(description ? { description } : {}), schema };
   };
   const pathProps = (route.params ? (toJsonSchema(route.params) as { properties: Record<string, Record<string, unknown>> }).properties : {}) as Record<string, Record<string, unknown>>;
@@ -342,7 +344,8 @@ function toolOperation(t: (typeof TOOLS.tools)[number]) {
     summary: t.title,
     description: t.description,
     'x-effect': t.effect,
-    requestBody: { required: false, content: { 'application/json': { schema: toJsonSchema(t.input) } } },
+    // The shared parameters' descriptions, which tools/list leaves to the MCP server's instructions.
+    requestBody: { required: false, content: { 'application/json': { schema: withSharedDescriptions(toJsonSchema(t.input)) } } },
     responses: { '200': { description: 'result', content: { 'application/json': { schema: toolResultOf(t) } } }, ...stdErrors([403, 404, 409, 413, 422, 502, 504]) },
   };
 }
@@ -362,10 +365,10 @@ function toolResultOf(t: ToolDef<any>) {
 function dispatchBodySchema(route: RouteSpec): object | undefined {
   const b = route.body;
   if (!b || 'handler' in b || ('tool' in b && b.tool === PATH_TOOL)) return undefined;
-  if ('schema' in b) return toJsonSchema(b.schema);
+  if ('schema' in b) return withSharedDescriptions(toJsonSchema(b.schema));
   const def = 'tool' in b ? TOOLS.tools.find((t) => t.name === b.tool) : TOOLS.operations.find((o) => o.name === b.operation);
   if (!def) throw new Error(`routes.ts: ${routeKey(route)} names a body schema that does not exist`);
-  return toJsonSchema(def.input);
+  return withSharedDescriptions(toJsonSchema(def.input));
 }
 
 /** The OpenAPI paths, from the one route table: `/v1/tools/{name}` is written out once per tool. */
