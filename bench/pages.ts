@@ -64,6 +64,14 @@ export function counterPage(): string {
   );
 }
 
+/**
+ * Next to nothing: a title and one short line. Here the two fence markers (a 16-hex nonce each) and the trusted
+ * header line cost more than Playwright MCP's whole frame, so this page shows the floor of our format.
+ */
+export function oneLinePage(): string {
+  return html('<p>Hello</p>', '', 'Hi');
+}
+
 /** The smallest page worth a snapshot: a heading, a sentence and one link (as example.com is). */
 export function threeLinePage(): string {
   return html(
@@ -242,6 +250,7 @@ export async function startBenchSite(): Promise<BenchSite> {
     interactive.set(path, countInteractive(body));
   };
   add('/counter', counterPage());
+  add('/one-line', oneLinePage());
   add('/three-lines', threeLinePage());
   add('/tiny-form', tinyFormPage());
   add('/form', formPage());
