@@ -10,8 +10,6 @@ import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { launchChromium, chromePath, type LaunchedChromium } from '../daemon/browser/launcher.js';
 import type { CdpConnection } from '../daemon/cdp/connection.js';
 import { INJECTED_SOURCE } from '../injected/generated/source.js';
@@ -189,46 +187,8 @@ export async function launchRawBrowser(): Promise<RawBrowser> {
 
 // ------------------------------------------------------------------ Playwright MCP
 
-export interface PlaywrightMcp {
-  client: Client;
-  close(): Promise<void>;
-}
-
-/**
- * Playwright MCP as a stdio MCP server driving Debian's chromium (never a downloaded browser). Its working
- * directory and output dir are a temp dir: it writes snapshot and console files there, not into the repo.
- */
-export async function startPlaywrightMcp(): Promise<PlaywrightMcp> {
-  const require = createRequire(import.meta.url);
-  const cli = join(require.resolve('@playwright/mcp/package.json'), '..', 'cli.js');
-  const dir = mkdtempSync(join(tmpdir(), 'browserd-bench-pw-'));
-  const args = [cli, '--executable-path', chromePath(), '--headless', '--isolated', '--output-dir', join(dir, 'out'), '--viewport-size', '1280x900'];
-  // As root Chromium's sandbox cannot start (the daemon's launcher adds the same switch).
-  if (typeof process.getuid === 'function' && process.getuid() === 0) args.push('--no-sandbox');
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = '1';
-  const transport = new StdioClientTransport({ command: process.execPath, args, cwd: dir, env, stderr: 'pipe' });
-  let stderr = '';
-  transport.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-4000);
-  });
-  const client = new Client({ name: 'browserd-bench', version: '1.0.0' });
-  try {
-    await client.connect(transport);
-  } catch (e) {
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error(`Playwright MCP did not start: ${e instanceof Error ? e.message : e}; stderr: ${stderr}`);
-  }
-  return {
-    client,
-    async close() {
-      await client.callTool({ name: 'browser_close', arguments: {} }).catch(() => undefined);
-      await client.close().catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+// The tests compare against it too (test/integration/snapshot-size.test.ts), so it lives with the fixtures.
+export { startPlaywrightMcp, type PlaywrightMcp } from '../test/fixtures/playwright-mcp.js';
 
 /** The text of an MCP tool result (all text parts joined). */
 export function mcpText(r: any): string {

@@ -64,6 +64,32 @@ export function counterPage(): string {
   );
 }
 
+/**
+ * Next to nothing: a title and one short line. Here the two fence markers (a 16-hex nonce each) and the trusted
+ * header line cost more than Playwright MCP's whole frame, so this page shows the floor of our format.
+ */
+export function oneLinePage(): string {
+  return html('<p>Hello</p>', '', 'Hi');
+}
+
+/** The smallest page worth a snapshot: a heading, a sentence and one link (as example.com is). */
+export function threeLinePage(): string {
+  return html(
+    `<h1>Example Domain</h1><p>This domain is for use in documentation examples without needing permission.</p><p><a href="/about">Learn more</a></p>`,
+    '',
+    'Example Domain',
+  );
+}
+
+/** A sign-in box and nothing around it: two fields and a button. */
+export function tinyFormPage(): string {
+  return html(
+    `<h1>Sign in</h1><form action="/signin" method="post"><label>Email <input type="email" name="email"></label> <label>Password <input type="password" name="password"></label> <button type="submit">Sign in</button></form>`,
+    '',
+    'Sign in',
+  );
+}
+
 export function formPage(): string {
   return html(
     `${SITE_NAV}<main><h1>Create your account</h1>
@@ -224,6 +250,9 @@ export async function startBenchSite(): Promise<BenchSite> {
     interactive.set(path, countInteractive(body));
   };
   add('/counter', counterPage());
+  add('/one-line', oneLinePage());
+  add('/three-lines', threeLinePage());
+  add('/tiny-form', tinyFormPage());
   add('/form', formPage());
   add('/products', productsPage());
   add('/table', tablePage());

@@ -8,6 +8,9 @@ import { startBenchSite } from './pages.js';
 import { startPlaywrightMcp, printTable, mcpText } from './lib.js';
 
 const PAGES: { path: string; label: string }[] = [
+  { path: '/one-line', label: 'one line ("Hello")' },
+  { path: '/three-lines', label: 'three-line page' },
+  { path: '/tiny-form', label: 'tiny form (sign-in)' },
   { path: '/form', label: 'small form' },
   { path: '/products', label: 'product listing (40 cards)' },
   { path: '/table', label: 'table, 2,000 rows' },
@@ -42,7 +45,7 @@ export async function run(): Promise<void> {
         const r = await client.callTool({ name: 'browser_snapshot', arguments: { tab } });
         const text = mcpText(r);
         if (r.isError) throw new Error(`browser_snapshot ${p.path}: ${text}`);
-        const body = /<<<page nonce=\w+ [^\n]*>>>\n([\s\S]*?)\n<<<end-page/.exec(text)?.[1] ?? '';
+        const body = /<<<page nonce=\w+[^\n]*>>>\n([\s\S]*?)\n<<<end-page/.exec(text)?.[1] ?? '';
         const refs = new Set([...text.matchAll(/\[ref=((?:f\d+:)?e\d+)\]/g)].map((m) => m[1])).size;
         sizes.set(p.path, { ours: text.length, oursBody: body.length, refs, pw: NaN, pwBody: NaN, pwInteractive: NaN });
         await client.callTool({ name: 'browser_close_tab', arguments: { tab } });
@@ -94,9 +97,10 @@ export async function run(): Promise<void> {
       ];
     });
     notes.unshift(
-      'chars = the whole tool-result text a model reads (ours: header line, fenced page text, fence note; Playwright: page header and yaml block).',
-      'body = the outline alone (inside our fence / inside Playwright\'s ```yaml block).',
-      'Goal (whole result): ratio <= 0.50 on every page, <= 0.25 on the 2,000-row table, with every interactive element reachable.',
+      'chars = the whole tool-result text a model reads (ours: header line and fenced page text; Playwright: page header and yaml block).',
+      'body = what is inside our fence (the rest of the address, the title, the outline) / inside Playwright\'s ```yaml block.',
+      'Goal (whole result): ratio <= 1.00 on every page with some content (a heading and a line, a sign-in form), <= 0.50 on larger pages, <= 0.25 on the 2,000-row table, with every interactive element reachable.',
+      'The one-line page shows the floor: our two fence markers (16-hex nonce) and the trusted header line (tab, mode, origin) outweigh Playwright\'s whole frame when the page has next to nothing.',
       'interactive in page = links with href, buttons, inputs (not type=hidden), selects, textareas in the served HTML.',
       'our refs = distinct [ref=...] in our snapshot; Playwright interactive = its link/button/textbox/checkbox/radio/combobox/... lines with a ref.',
     );

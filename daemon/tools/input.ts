@@ -28,9 +28,17 @@ export async function pointForRef(tab: Tab, ref: string, ahead?: Promise<PointRe
   return (ahead && (await ahead)) || tab.call('pointFor', ref);
 }
 
-function report(out: Pick<ResponseBuilder, 'set' | 'text' | 'fullUrl'>, tab: Tab, what: string) {
+/**
+ * With `snapshot: true` the snapshot that follows in the same answer starts with the tab, its mode and where it
+ * is, so the action's own line does not say it first.
+ */
+function report(out: Pick<ResponseBuilder, 'set' | 'text' | 'fullUrl'>, tab: Tab, what: string, snapshot?: boolean) {
   out.set('tab', tab.id);
   out.set('url', tab.url);
+  if (snapshot) {
+    out.text(what);
+    return;
+  }
   out.text(`${what} Tab ${tab.id} is at ${pageUrl(tab.url)}.`);
   out.fullUrl(`address of ${tab.id}`, tab.url);
 }
@@ -78,7 +86,7 @@ export const inputTools = [
       if (args.ref) await clickRef(ctx, tab, args.ref, args.mode ?? 'mouse', opts);
       else await mouseClick(tab, args.x!, args.y!, opts);
       await afterAction(tab, mark);
-      report(out, tab, `Clicked ${args.ref ?? `(${args.x}, ${args.y})`}.`);
+      report(out, tab, `Clicked ${args.ref ?? `(${args.x}, ${args.y})`}.`, args.snapshot);
     },
   }),
   defineTool({
@@ -115,7 +123,7 @@ export const inputTools = [
         await pressKey(tab, parseChordOrThrow('Enter').key);
         await afterAction(tab, mark);
       }
-      report(out, tab, `Typed ${args.text.length} characters${args.submit ? ' and pressed Enter' : ''}.`);
+      report(out, tab, `Typed ${args.text.length} characters${args.submit ? ' and pressed Enter' : ''}.`, args.snapshot);
     },
   }),
   defineTool({
@@ -152,7 +160,7 @@ export const inputTools = [
       const mark = tab.mark();
       await pressKey(tab, chord.key, chord.modifiers);
       await afterAction(tab, mark);
-      report(out, tab, `Pressed ${args.key}.`);
+      report(out, tab, `Pressed ${args.key}.`, args.snapshot);
     },
   }),
 ];
