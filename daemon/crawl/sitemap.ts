@@ -1,47 +1,32 @@
 /**
  * Sitemaps (urlset, sitemap index, gzipped) and feeds (RSS, Atom, RDF, JSON Feed) as lists of page URLs.
- * Sitemaps are parsed with htmlparser2 in XML mode: tolerant of the broken XML sites serve, and no entity
- * expansion beyond the standard ones (so no billion-laughs). Feeds go through the one feed parser (docs/feed.ts).
+ * Sitemaps are read by the one XML reader (docs/xml.ts: tolerant of the broken XML sites serve, no entity
+ * expansion, so no billion-laughs); feeds by the one feed parser (docs/feed.ts). The HTML a page announces its
+ * feeds in is HTML, read by htmlparser2 like every other page.
  */
 import { gunzipSync } from 'node:zlib';
 import { parseDocument } from 'htmlparser2';
 import type { Fetcher } from './types.js';
 import { absoluteHttp } from '../read/metadata.js';
 import { parseFeedEntries, type FeedEntry as FeedItem } from '../docs/feed.js';
+import { childrenOf, parseXml, tagOf, textOf, walkXml, type XmlNode } from '../docs/xml.js';
 
 /** Nested sitemap indexes followed at most this deep: real sites use one level; deeper is a loop or a trap. */
 const MAX_INDEX_DEPTH = 3;
 /** Sitemaps may be 50 MB uncompressed (sitemaps.org); a gzipped one is capped after decompression too. */
 const MAX_SITEMAP_BYTES = 50 * 1024 * 1024;
 
-interface XNode {
-  type: string;
-  name?: string;
-  attribs?: Record<string, string>;
-  children?: XNode[];
-  data?: string;
-}
-
-function parseXml(xml: string): XNode {
-  return parseDocument(xml, { xmlMode: true, decodeEntities: true }) as unknown as XNode;
-}
-
 /** Local name without a namespace prefix, lower-case ("sm:loc" -> "loc"). */
-const local = (n: XNode) => (n.name ?? '').replace(/^.*:/, '').toLowerCase();
+const local = (n: XmlNode) => tagOf(n).replace(/^.*:/, '').toLowerCase();
 
-function* elements(n: XNode): Generator<XNode> {
-  for (const c of n.children ?? []) {
-    if (c.type === 'tag') {
-      yield c;
-      yield* elements(c);
-    }
-  }
-}
-
-function textOf(n: XNode): string {
-  let s = '';
-  for (const c of n.children ?? []) s += c.type === 'text' || c.type === 'cdata' ? (c.type === 'cdata' ? textOf(c) : (c.data ?? '')) : c.type === 'tag' ? textOf(c) : '';
-  return s;
+/** The text of the first <loc> under an entry, trimmed. */
+function locOf(entry: XmlNode): string | undefined {
+  let loc: XmlNode | undefined;
+  walkXml(childrenOf(entry), (n) => {
+    if (loc) return false;
+    if (local(n) === 'loc') loc = n;
+  });
+  return loc && textOf(childrenOf(loc)).trim();
 }
 
 /** The body as text, gunzipped when it is gzip (by its magic bytes: servers label .gz files every which way). */
@@ -63,7 +48,7 @@ export async function readSitemapUrls(url: string, fetch: Fetcher, opts: { max: 
       if (depth === 0) throw new Error(`the sitemap answered HTTP ${res.status}`);
       return;
     }
-    let doc: XNode;
+    let doc: XmlNode[];
     try {
       doc = parseXml(bodyText(res.body));
     } catch {
@@ -71,15 +56,15 @@ export async function readSitemapUrls(url: string, fetch: Fetcher, opts: { max: 
       return;
     }
     const children: string[] = [];
-    for (const el of elements(doc)) {
+    walkXml(doc, (el) => {
       const name = local(el);
-      if (name !== 'sitemap' && name !== 'url') continue;
-      const loc = [...elements(el)].find((c) => local(c) === 'loc');
-      const u = loc && absoluteHttp(textOf(loc), res.url);
-      if (!u) continue;
-      if (name === 'sitemap') children.push(u);
-      else if (pages.size < opts.max) pages.add(u);
-    }
+      if (name !== 'sitemap' && name !== 'url') return;
+      const loc = locOf(el);
+      const u = loc && absoluteHttp(loc, res.url);
+      if (u && name === 'sitemap') children.push(u);
+      else if (u && pages.size < opts.max) pages.add(u);
+      return false;
+    });
     for (const child of children) await visit(child, depth + 1);
   };
   await visit(url, 0);
@@ -115,8 +100,24 @@ export function parseFeed(text: string, baseUrl: string): FeedEntry[] {
 }
 
 /** Feed addresses a page announces (<link rel="alternate" type="application/rss+xml|atom+xml">), absolute. */
+interface HtmlNode {
+  type: string;
+  name?: string;
+  attribs?: Record<string, string>;
+  children?: HtmlNode[];
+}
+
+function* elements(n: HtmlNode): Generator<HtmlNode> {
+  for (const c of n.children ?? []) {
+    if (c.type === 'tag') {
+      yield c;
+      yield* elements(c);
+    }
+  }
+}
+
 export function feedLinksIn(html: string, baseUrl: string): string[] {
-  const doc = parseDocument(html) as unknown as XNode;
+  const doc = parseDocument(html) as unknown as HtmlNode;
   const out = new Set<string>();
   for (const el of elements(doc)) {
     if (el.name !== 'link') continue;

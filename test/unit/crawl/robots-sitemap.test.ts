@@ -44,6 +44,22 @@ t.test('sitemaps: index, gzipped child, cycle, max', async (t) => {
   await t.rejects(readSitemapUrls('http://s.test/none.xml', fetch, { max: 10 }), /HTTP 404/);
 });
 
+t.test('sitemaps as sites serve them: prefixes, CDATA, a DOCTYPE that defines entities, broken XML', async (t) => {
+  const docs: Record<string, string> = {
+    // A namespace prefix on every element, a <loc> in CDATA, character references.
+    'http://s.test/prefixed.xml': '<sm:urlset xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9"><sm:url><sm:loc>http://s.test/p1</sm:loc></sm:url><sm:url><sm:loc><![CDATA[http://s.test/p2]]></sm:loc></sm:url><sm:url><sm:loc>http://s.test/caf&#xe9;</sm:loc></sm:url></sm:urlset>',
+    // Entities a DOCTYPE defines are not expanded (no billion laughs, no files): the reference stays as written.
+    'http://s.test/laughs.xml': '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><urlset><url><loc>&lol2;</loc></url><url><loc>http://s.test/ok</loc></url></urlset>',
+    // Unclosed elements at the end, as a truncated download leaves them: what came before is still read.
+    'http://s.test/cut.xml': '<urlset><url><loc>http://s.test/c1</loc></url><url><loc>http://s.test/c2</loc></url><url><loc>http://s.te',
+  };
+  const fetch: Fetcher = async (url) => (docs[url] ? answer(url, 200, docs[url]) : answer(url, 404));
+  t.same(await readSitemapUrls('http://s.test/prefixed.xml', fetch, { max: 10 }), ['http://s.test/p1', 'http://s.test/p2', 'http://s.test/caf%C3%A9']);
+  t.same(await readSitemapUrls('http://s.test/laughs.xml', fetch, { max: 10 }), ['http://s.test/&lol2;', 'http://s.test/ok']);
+  const cut = await readSitemapUrls('http://s.test/cut.xml', fetch, { max: 10 }).catch((e: Error) => e);
+  t.ok(Array.isArray(cut) ? cut.includes('http://s.test/c1') : /neither XML/.test(cut.message), 'a cut sitemap gives its whole entries or a clear error, never a crash');
+});
+
 t.test('feeds: RSS, Atom, and the links a page announces', async (t) => {
   t.same(parseFeed('<rss><channel><item><title>One</title><link>http://f.test/1</link></item><item><guid>http://f.test/2</guid></item></channel></rss>', 'http://f.test/'), [{ url: 'http://f.test/1', title: 'One' }, { url: 'http://f.test/2' }]);
   t.same(parseFeed('<feed xmlns="http://www.w3.org/2005/Atom"><entry><title>A</title><link rel="alternate" href="/a"/><link rel="edit" href="/edit"/><updated>2026-01-01</updated></entry></feed>', 'http://f.test/'), [{ url: 'http://f.test/a', title: 'A', published: '2026-01-01' }]);
