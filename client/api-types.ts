@@ -861,7 +861,7 @@ export interface paths {
         put?: never;
         /**
          * CDP sessions
-         * @description Timed raw CDP access to your browser for programs (Puppeteer...): start answers a secret cdpUrl; stop ends one; list. Metered per minute; host policy and network guard apply; none while a vault value is filled.
+         * @description Timed raw CDP access to your browser for programs (Playwright connectOverCDP, Puppeteer connect, chrome-remote-interface): start answers a secret cdpUrl; stop ends one; list. Metered per minute; host policy and network guard apply; none while a vault value is filled.
          */
         post: operations["browser_sessions"];
         delete?: never;

@@ -44,7 +44,7 @@ export const cdpSessionTools = [
     name: 'browser_sessions',
     title: 'CDP sessions',
     description:
-      'Timed raw CDP access to your browser for programs (Puppeteer...): start answers a secret cdpUrl; stop ends one; list. Metered per minute; host policy and network guard apply; none while a vault value is filled.',
+      'Timed raw CDP access to your browser for programs (Playwright connectOverCDP, Puppeteer connect, chrome-remote-interface): start answers a secret cdpUrl; stop ends one; list. Metered per minute; host policy and network guard apply; none while a vault value is filled.',
     input: params({
       action: StringEnum(['start', 'stop', 'list'] as const),
       profile: Type.Optional(Type.String({ pattern: NAME.source })),
