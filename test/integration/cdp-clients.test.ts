@@ -7,9 +7,12 @@
  */
 import t from 'tap';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import CDP from 'chrome-remote-interface';
@@ -166,4 +169,27 @@ t.test('Playwright through the session still cannot open chrome:// or file:// pa
   t.notOk(browser.contexts()[0]!.pages().some((p) => /^(chrome|file):/.test(p.url())), 'no page of the client is on one');
   await browser.close();
   await stopSession(s.id);
+});
+
+t.test("the README's Playwright program runs as written, on plain Node", async (t) => {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const block = /```js\n(\/\/ cdp\.mjs:[^]*?)```/.exec(readme)?.[1];
+  t.ok(block, 'the README shows a whole Playwright program (cdp.mjs)');
+  if (!block) return;
+  // Under the repository, so `import 'playwright-core'` resolves as in a project that installed it.
+  mkdirSync(join(root, 'scratch'), { recursive: true });
+  const dir = mkdtempSync(join(root, 'scratch', 'readme-cdp-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'cdp.mjs'), block);
+  const { NODE_OPTIONS: _, ...env } = process.env;
+  const run = await promisify(execFile)(process.execPath, [join(dir, 'cdp.mjs'), `${stack.site.url}/clicker?readme`], {
+    env: { ...env, BROWSERD_URL: stack.d.url, BROWSERD_TOKEN: stack.token },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  t.equal(run.stdout.trim(), 'Clicker', 'it printed the title of the page it opened');
+  t.notOk((await tabUrls()).includes(`${stack.site.url}/clicker?readme`), 'the page it closed is gone from browser_tabs');
+  const list = await call(stack.client, 'browser_sessions', { action: 'list' });
+  t.match(list.text, /No CDP sessions open/, 'and it stopped its session');
 });
