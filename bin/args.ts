@@ -3,7 +3,7 @@
  * other (a misspelt `--listne` is an error with the usage, never a daemon started on the defaults).
  */
 import { parseArgs } from 'node:util';
-import { QUOTAS } from '../daemon/quotas/limits.js';
+import { SETTINGS } from '../daemon/settings.js';
 
 type Option = { type: 'string' | 'boolean'; short?: string };
 type Options = Record<string, Option>;
@@ -16,26 +16,10 @@ const COMMON: Options = { help: { type: 'boolean', short: 'h' } };
 /** Where the LMDB store is, for commands that open it. */
 const DATA: Options = { data: str };
 
-/** What serve (and doctor, which checks the same configuration) reads; daemon/config.ts maps them. */
+/** What serve (and doctor, which checks the same configuration) reads: the flags of daemon/settings.ts, no other. */
 export const SERVE_FLAGS: Options = {
   ...DATA,
-  listen: str,
-  'max-browsers': str,
-  'max-browsers-per-user': str,
-  'max-tabs-per-user': str,
-  'max-mcp-sessions-per-user': str,
-  ...Object.fromEntries(Object.values(QUOTAS).map((q) => [q.flag, str])),
-  'browser-idle-s': str,
-  'handoff-max-s': str,
-  'cdp-session-max-minutes': str,
-  'cache-max-mb': str,
-  'download-max-mb': str,
-  'download-link-ttl-s': str,
-  'allowed-hosts': str,
-  'allowed-origins': str,
-  'allow-private-network': bool,
-  headful: bool,
-  http: str,
+  ...Object.fromEntries(SETTINGS.filter((s) => s.flag).map((s) => [s.flag!, s.arg ? str : bool])),
 };
 
 export const COMMAND_FLAGS: Record<string, Options> = {

@@ -11,20 +11,14 @@ import { PolicyStore } from '../storage/policies.js';
 import { validateHostRules, type HostAccess } from '../daemon/policy/host-policy.js';
 import { runningDaemon } from '../daemon/data-dir-lock.js';
 import { VAULT_USAGE, vaultCommand } from './vault-cli.js';
+import { flagUsage } from '../daemon/settings.js';
 
 /** Each command's usage, shown by `browserd <command> --help` and, all together, by `browserd --help`. */
 const USAGES: Record<string, string> = {
-  serve: `  browserd serve [--listen HOST:PORT] [--data DIR] [--max-browsers N] [--max-browsers-per-user N]
-                 [--max-tabs-per-user N] [--max-mcp-sessions-per-user N] [--browser-idle-s S] [--handoff-max-s S]
-                 [--cdp-session-max-minutes M] [--cache-max-mb MB] [--download-max-mb MB] [--download-link-ttl-s S]
-                 [--max-crawls-per-user N] [--max-tasks-per-user N] [--max-monitors-per-user N]
-                 [--max-recordings-per-user N] [--max-har-recordings-per-user N] [--max-storage-mb-per-user MB]
-                 [--allowed-hosts a,b] [--allowed-origins o,p] [--allow-private-network] [--headful]
-                 [--http auto|uws|node]
-      Env: BROWSERD_LISTEN, BROWSERD_DATA, BROWSERD_CHROME, BROWSERD_MAX_BROWSERS, BROWSERD_ALLOW_PRIVATE_NETWORK=1,
-           BROWSERD_ALLOWED_HOSTS (required off loopback), BROWSERD_PUBLIC_URL, BROWSERD_MAX_BROWSERS_PER_USER,
-           BROWSERD_MAX_TABS_PER_USER, BROWSERD_MAX_MCP_SESSIONS_PER_USER, BROWSERD_BROWSER_IDLE_S, BROWSERD_HTTP
-           (README: every one)
+  serve: `${flagUsage(118, '                 ', '  browserd serve')}
+      Each flag has a BROWSERD_ variable (--listen: BROWSERD_LISTEN); more settings are variables only
+      (BROWSERD_CHROME, BROWSERD_PUBLIC_URL, model keys, search and converter services). docs/settings.md has
+      every one, with its default.
       On a data dir with no users, creates a first user (BROWSERD_FIRST_USER, default "me") and writes its token
       and the admin key to <data>/first-run-credentials.txt (mode 0600); stdout shows the MCP URL and that path.
 `,

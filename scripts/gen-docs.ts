@@ -1,10 +1,11 @@
 /**
- * Writes what is generated from the tool registry and the error table: api/openapi.yaml and the README's tool
- * list and error table. `npm run gen` writes them; test/contract fails when they are stale.
+ * Writes what is generated from the tool registry, the error table and the settings table: api/openapi.yaml,
+ * the README's tool list and error table, client/api-types.ts and docs/settings.md. `npm run gen` writes them; test/contract fails when they are stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { openapiDocument, readmeErrorTable, readmeToolList, replaceBetween } from './docs.js';
+import { renderSettingsDoc } from './settings-doc.js';
 import YAML from 'yaml';
 import openapiTS, { astToString } from 'openapi-typescript';
 
@@ -31,5 +32,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const readme = readFileSync(`${root}README.md`, 'utf8');
   writeFileSync(`${root}README.md`, renderReadme(readme));
   writeFileSync(`${root}client/api-types.ts`, await renderClientTypes());
-  console.log('wrote api/openapi.yaml, README.md tool list and error table, and client/api-types.ts');
+  writeFileSync(`${root}docs/settings.md`, renderSettingsDoc());
+  console.log('wrote api/openapi.yaml, README.md tool list and error table, client/api-types.ts and docs/settings.md');
 }

@@ -1,6 +1,6 @@
 /** The quota table: defaults, flags over environment, bad values stop the start, refusals name the flag. */
 import t from 'tap';
-import { readFileSync } from 'node:fs';
+import { flagUsage } from '../../../daemon/settings.js';
 import { QUOTAS, loadQuotaLimits, quotaError, quotaView, PendingCount } from '../../../daemon/quotas/limits.js';
 import { SERVE_FLAGS } from '../../../bin/args.js';
 
@@ -22,7 +22,8 @@ t.test('anything but a whole number >= 1 stops the start, naming the flag', asyn
 });
 
 t.test('every quota flag is one serve accepts and its usage lists', async (t) => {
-  const usage = readFileSync(new URL('../../../bin/cli.ts', import.meta.url), 'utf8');
+  // The usage is made from the settings table (test/contract/settings.test.ts runs --help itself).
+  const usage = flagUsage(118, '  ', 'browserd serve');
   for (const q of Object.values(QUOTAS)) {
     t.ok(SERVE_FLAGS[q.flag], `--${q.flag} parses`);
     t.match(usage, `--${q.flag}`, `--${q.flag} is in the usage`);
