@@ -43,17 +43,54 @@ export interface SheetStream {
 interface ParseEvent { eventType: string; value: unknown }
 type StreamedSheet = { name?: string; id?: number; parse(): AsyncIterable<ParseEvent[]> };
 
-/** A row's cells as text. row.values is 1-based and sparse: an absent cell stays absent (a hole), as before. */
+/**
+ * A row's cells as text. row.values is 1-based and sparse: an absent cell is '' like an empty one, and empty
+ * cells at the end are dropped. The two readers differ there (the streaming one keeps a cell stored as an
+ * empty string, the whole one drops it), and a person sees no difference either way.
+ */
 function rowCells(row: { values: CellValue[] }): string[] {
   const vals = Array.isArray(row.values) ? row.values : [];
-  const out: string[] = new Array(Math.max(vals.length - 1, 0));
-  for (let i = 1; i < vals.length; i++) if (i in vals) out[i - 1] = cellText(vals[i]);
+  let end = vals.length;
+  while (end > 1 && cellText(vals[end - 1]) === '') end--;
+  const out: string[] = [];
+  for (let i = 1; i < end; i++) out.push(i in vals ? cellText(vals[i]) : '');
   return out;
 }
 
+/**
+ * Workbooks up to this size are read whole (exceljs's Workbook over JSZip) rather than streamed. The streaming
+ * reader takes entries from unzipper in file order and, for a workbook written sheets-first (exceljs's own
+ * writer, Excel often), parks each sheet in a temp file until xl/workbook.xml (the last entry) is read; under
+ * load that pass has been seen to end without it ("reading 'sheets'" of an unset model). Small workbooks, most
+ * of them, gain nothing from streaming and lose that race; only large ones still stream, for their memory.
+ */
+const READ_WHOLE_MAX_BYTES = 8 * 1024 * 1024;
+
+type WholeRow = { values: CellValue[] };
+type WholeSheet = { name: string; id: number; eachRow(opts: { includeEmpty: boolean }, fn: (row: WholeRow) => void): void };
+
+/** The same SheetStream from a workbook read whole: batches of up to 500 rows. */
+function wholeSheet(ws: WholeSheet): SheetStream {
+  const all: string[][] = [];
+  ws.eachRow({ includeEmpty: false }, (row) => all.push(rowCells(row)));
+  async function* batches() {
+    for (let i = 0; i < all.length; i += 500) yield all.slice(i, i + 500);
+  }
+  async function* rows() {
+    yield* all;
+  }
+  return { name: ws.name || `Sheet${ws.id}`, rows: rows(), batches: batches() };
+}
+
 /** Each sheet in file order, its rows as text cells (empty leading cells kept). */
-export async function* xlsxSheets(bytes: Buffer): AsyncGenerator<SheetStream> {
+export async function* xlsxSheets(bytes: Buffer, readWholeMax = READ_WHOLE_MAX_BYTES): AsyncGenerator<SheetStream> {
   await openCheckedZip(bytes, 'Excel workbook');
+  if (bytes.length <= readWholeMax) {
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(bytes as unknown as ArrayBuffer);
+    for (const ws of wb.worksheets as unknown as WholeSheet[]) yield wholeSheet(ws);
+    return;
+  }
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([bytes]), {
     // styles: 'cache' is what tells a date from a number (the cell's number format); it costs little (bench/docs.ts).
     sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'cache', worksheets: 'emit', entries: 'ignore',
