@@ -73,7 +73,7 @@ async function ours(path: string): Promise<{ tab: string; text: string }> {
 }
 
 function stillSafe(t: Test, text: string, label: string) {
-  t.match(text, /^t\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/…\n<<<page nonce=[0-9a-f]{16}>>>\n/, `${label}: our header line, then the fence`);
+  t.match(text, /^t\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/…\n<<<page [0-9a-f]{12}>>>\n/, `${label}: our header line, then the fence`);
   const scan = canaryOutsideFences(text, CANARY);
   t.ok(scan.total > 0, `${label}: the page's words are in the snapshot`);
   t.same(scan.outside, [], `${label}: every page word is inside the fence`);
@@ -94,7 +94,7 @@ t.test('a click that answers with a snapshot: no larger than Playwright\'s snaps
   const mine = await ours('/three-lines');
   const click = await call(stack.client, 'browser_click', { tab: mine.tab, ref: refOf(mine.text, /link "Learn more"/), snapshot: true });
   t.notOk(click.isError, click.text);
-  t.match(click.text, /^Clicked e\d+\.\nt\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/…\n<<<page nonce=[0-9a-f]{16}>>>\nurl: …\/about\ntitle: About\n- heading "About"/, 'what was done, then the snapshot of the page the link led to');
+  t.match(click.text, /^Clicked e\d+\.\nt\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/…\n<<<page [0-9a-f]{12}>>>\n…\/about\ntitle: About\n- heading "About"/, 'what was done, then the snapshot of the page the link led to');
   t.equal(click.text.split('/about').length, 2, 'the address is said once, in the snapshot\'s fence');
   // Playwright MCP's click answers with its snapshot in a file, not inline: an agent that wants to see the page
   // it led to asks for browser_snapshot, which is what ours answers in one call.
