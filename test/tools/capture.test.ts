@@ -368,7 +368,7 @@ t.test('over MCP the captured exchanges arrive typed in structuredContent, bodie
   t.equal(JSON.parse(inner(s.captured[2]!.requestBody!.text)).password, '[redacted]');
   const breaker = inner(s.captured[3]!.responseBody!.text);
   t.notMatch(breaker, /<<<|>>>/, 'the fence a body tries to close stays shut: its markers are neutralised');
-  t.match(breaker, /‹‹‹end 0123456789ab›››\n‹‹‹end-page nonce=0123456789abcdef›››/);
+  t.match(breaker, /‹‹‹end 0123456789ab›››\\n‹‹‹end-page nonce=0123456789abcdef›››/, 'both forged markers are there, neutralised (the body is JSON: its break is escaped)');
   const all = JSON.stringify(s);
   for (const secret of SECRETS) t.notMatch(all, secret, `${secret} is not in structuredContent`);
 
