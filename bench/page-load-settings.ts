@@ -157,7 +157,7 @@ export async function run(): Promise<void> {
             await env.browserSettings.update(setup.patch);
             await tool('browser_navigate', { tab, url: `http://shop.test:${site.port}${page}?r=${round}` });
             const out = await tool('browser_evaluate', { tab, js: LOAD_TIME });
-            const ms = Number(/(-?[\d.]+)\s*<<<end-page/.exec(String(out.renderJson().text))?.[1]);
+            const ms = Number(/(-?[\d.]+)\s*<<<end [0-9a-f]/.exec(String(out.renderJson().text))?.[1]);
             // Round 0 warms every setup up and is not counted.
             if (round > 0) perSetup.get(setup.name)!.push(ms);
           }

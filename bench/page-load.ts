@@ -46,7 +46,7 @@ export async function run(): Promise<void> {
           for (let i = 0; i <= RUNS; i++) {
             await tool('browser_navigate', { tab, url: `${site.url(p)}?r=${i}` });
             const out = await tool('browser_evaluate', { tab, js: LOAD_TIME });
-            const ms = Number(/(-?[\d.]+)\s*<<<end-page/.exec(String(out.renderJson().text))?.[1]);
+            const ms = Number(/(-?[\d.]+)\s*<<<end [0-9a-f]/.exec(String(out.renderJson().text))?.[1]);
             if (i > 0) times.get(p)![mode].push(ms);
           }
         }

@@ -45,7 +45,7 @@ export async function run(): Promise<void> {
         const r = await client.callTool({ name: 'browser_snapshot', arguments: { tab } });
         const text = mcpText(r);
         if (r.isError) throw new Error(`browser_snapshot ${p.path}: ${text}`);
-        const body = /<<<page nonce=\w+[^\n]*>>>\n([\s\S]*?)\n<<<end-page/.exec(text)?.[1] ?? '';
+        const body = /<<<page [0-9a-f]+[^\n]*>>>\n([\s\S]*?)\n<<<end [0-9a-f]/.exec(text)?.[1] ?? '';
         const refs = new Set([...text.matchAll(/\[ref=((?:f\d+:)?e\d+)\]/g)].map((m) => m[1])).size;
         sizes.set(p.path, { ours: text.length, oursBody: body.length, refs, pw: NaN, pwBody: NaN, pwInteractive: NaN });
         await client.callTool({ name: 'browser_close_tab', arguments: { tab } });

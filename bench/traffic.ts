@@ -91,7 +91,7 @@ export async function run(): Promise<void> {
     const daemonLoad = async (page: number, runId: string, from: TrafficSite = site, tab = profileTab) => {
       await tool('browser_navigate', { tab, url: from.pageUrl(page, runId) });
       const out = await tool('browser_evaluate', { tab, js: PAGE_STAMP, timeoutMs: 25000 });
-      return stampOf(/(-?[\d.]+)\s*<<<end-page/.exec(String(out.renderJson().text))?.[1], `daemon ${from.pageUrl(page, runId)}`);
+      return stampOf(/(-?[\d.]+)\s*<<<end [0-9a-f]/.exec(String(out.renderJson().text))?.[1], `daemon ${from.pageUrl(page, runId)}`);
     };
 
     /**

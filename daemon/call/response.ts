@@ -3,11 +3,11 @@
  * per-result nonce the page cannot know), images and structured data; the builder renders MCP content or JSON.
  * It alone fences page text and scrubs secrets (vault values) from everything it renders.
  */
-import { randomBytes } from 'node:crypto';
 import { BrowserdError, PAGE_TEXT_DETAIL } from '../../protocol/errors.js';
 import { MIN_SECRET_CHARS, scrubDeep, scrubList, scrubText } from './redact.js';
 import { structuredForMcp, type ToolOutputs } from './output.js';
 import { cutUrls, inline, neutraliseFences, pageUrl } from './trusted-text.js';
+import { fenceClose, fenceNonce, fenceOpen } from './fence.js';
 
 // The rules for page words on trusted lines live in trusted-text.ts (a leaf, so features format with them
 // without importing the pipeline); tools keep importing them from here.
@@ -53,7 +53,7 @@ export interface McpContent {
 export const ERROR_PAGE_TEXT = PAGE_TEXT_DETAIL;
 
 export class ResponseBuilder {
-  readonly nonce = randomBytes(8).toString('hex');
+  readonly nonce = fenceNonce();
   private blocks: Block[] = [];
   readonly data: Record<string, unknown> = {};
   private secrets: string[] = [];
@@ -212,8 +212,8 @@ export class ResponseBuilder {
  * label gives a fence without `source` (a snapshot's: the trusted line above it says whose it is).
  */
 function fenceWith(nonce: string, label: string, text: string): string {
-  const source = label ? ` source="${inline(cutUrls(label).text).replace(/"/g, "'")}"` : '';
-  return `<<<page nonce=${nonce}${source}>>>\n${neutraliseFences(text)}\n<<<end-page nonce=${nonce}>>>`;
+  const source = label ? `source="${inline(cutUrls(label).text).replace(/"/g, "'")}"` : '';
+  return `${fenceOpen(nonce, source)}\n${neutraliseFences(text)}\n${fenceClose(nonce)}`;
 }
 
 export function renderErrorMcp(e: BrowserdError): McpContent {
@@ -229,7 +229,7 @@ export function renderErrorMcp(e: BrowserdError): McpContent {
   if (next) lines.push(`Next: ${inline(next.text)}`);
   // What REST says in Retry-After, an MCP client reads here: the wait before the same call may succeed.
   if (e.retryAfterS) lines.push(`Retry after: ${e.retryAfterS} seconds.`);
-  const nonce = randomBytes(8).toString('hex');
+  const nonce = fenceNonce();
   const urls = [...new Set([...message.urls, ...(next?.urls ?? [])])];
   if (typeof quoted === 'string') lines.push(fenceWith(nonce, 'page text in this error', quoted));
   if (urls.length) lines.push(fenceWith(nonce, 'addresses in this error', urls.join('\n')));

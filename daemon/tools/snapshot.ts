@@ -27,7 +27,7 @@ export function snapshotUrlLine(url: string): string {
   const shown = pageUrl(url);
   if (shown === url) return '';
   const origin = shown.endsWith('/…') ? shown.slice(0, -2) : '';
-  if (origin && url.startsWith(`${origin}/`)) return `url: …${url.slice(origin.length)}\n`;
+  if (origin && url.startsWith(`${origin}/`)) return `…${url.slice(origin.length)}\n`;
   return `url: ${url}\n`;
 }
 

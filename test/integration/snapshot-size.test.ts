@@ -1,6 +1,6 @@
 /**
  * A snapshot is never larger than Playwright MCP's on the same page, small pages included (there a fixed
- * header, fences and footer weigh most), and getting it small gave up none of what a snapshot promises: page
+ * header, fences and footer weigh most; a page with nothing on it is the one exception left, a todo), and getting it small gave up none of what a snapshot promises: page
  * text fenced under the result's nonce, hidden text left out, refs that work. Sizes are characters of the
  * tool-result text a model reads; no time is measured. One daemon (one browser) and one Playwright MCP for
  * the whole file.
@@ -37,6 +37,9 @@ const PAGES: Record<string, string> = {
     'Garden tools',
   ),
   '/about': html('<h1>About</h1><p>Nothing more.</p>', '', 'About'),
+  // The smallest pages, where the fixed parts (header line, fence lines) are nearly all there is.
+  '/one-word': html('<p>Hello</p>', '', 'Hi'),
+  '/empty': '<!doctype html><html><head><meta charset="utf-8"></head></html>',
 };
 
 let stack: Stack;
@@ -73,7 +76,7 @@ async function ours(path: string): Promise<{ tab: string; text: string }> {
 }
 
 function stillSafe(t: Test, text: string, label: string) {
-  t.match(text, /^t\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/…\n<<<page nonce=[0-9a-f]{16}>>>\n/, `${label}: our header line, then the fence`);
+  t.match(text, /^t\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/…\n<<<page [0-9a-f]{12}>>>\n/, `${label}: our header line, then the fence`);
   const scan = canaryOutsideFences(text, CANARY);
   t.ok(scan.total > 0, `${label}: the page's words are in the snapshot`);
   t.same(scan.outside, [], `${label}: every page word is inside the fence`);
@@ -90,11 +93,36 @@ for (const path of ['/three-lines', '/sign-in', '/medium']) {
   });
 }
 
+/**
+ * On an empty page the tab line and the two fence lines around the rest of the address are all there is, and
+ * they still outweigh Playwright MCP's whole answer: kept as a todo so the numbers stay in view.
+ */
+const EMPTY_TODO = 'an empty page is still larger than Playwright MCP\'s answer';
+
+for (const [path, word] of [['/one-word', 'Hello'], ['/empty', '']] as const) {
+  t.test(`${path}: our snapshot is no larger than Playwright MCP's`, async (t) => {
+    const mine = await ours(path);
+    const pwText = await theirs(path);
+    t.match(mine.text, /^t\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/…\n<<<page [0-9a-f]{12}>>>\n/, `${path}: our header line, then the fence`);
+    if (word) {
+      const scan = canaryOutsideFences(mine.text, word);
+      t.ok(scan.total > 0, `${path}: the page's word is in the snapshot`);
+      t.same(scan.outside, [], `${path}: the page's word is inside the fence`);
+    }
+    t.ok(mine.text.length <= pwText.length, `${path}: ours ${mine.text.length} chars <= Playwright MCP ${pwText.length} chars`, {
+      ours: mine.text,
+      theirs: pwText,
+      ...(word ? {} : { todo: EMPTY_TODO }),
+    });
+    await call(stack.client, 'browser_close_tab', { tab: mine.tab });
+  });
+}
+
 t.test('a click that answers with a snapshot: no larger than Playwright\'s snapshot of where it led, and the ref worked', async (t) => {
   const mine = await ours('/three-lines');
   const click = await call(stack.client, 'browser_click', { tab: mine.tab, ref: refOf(mine.text, /link "Learn more"/), snapshot: true });
   t.notOk(click.isError, click.text);
-  t.match(click.text, /^Clicked e\d+\.\nt\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/…\n<<<page nonce=[0-9a-f]{16}>>>\nurl: …\/about\ntitle: About\n- heading "About"/, 'what was done, then the snapshot of the page the link led to');
+  t.match(click.text, /^Clicked e\d+\.\nt\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/…\n<<<page [0-9a-f]{12}>>>\n…\/about\ntitle: About\n- heading "About"/, 'what was done, then the snapshot of the page the link led to');
   t.equal(click.text.split('/about').length, 2, 'the address is said once, in the snapshot\'s fence');
   // Playwright MCP's click answers with its snapshot in a file, not inline: an agent that wants to see the page
   // it led to asks for browser_snapshot, which is what ours answers in one call.

@@ -99,7 +99,7 @@ t.test('act: the model picks one click on the snapshot; it runs in the page; a r
   const sent = fake.requests.at(-1)!;
   t.equal(sent.headers.authorization, `Bearer ${USER_KEY}`, "the caller's key, in OpenAI's header");
   t.match(userText(sent), /Action: click the Save button/);
-  t.match(userText(sent), /<<<page nonce=[0-9a-f]+ snapshot of t\d+>>>/, 'the snapshot reaches the model fenced');
+  t.match(userText(sent), /<<<page [0-9a-f]+ snapshot of t\d+>>>/, 'the snapshot reaches the model fenced');
   t.notMatch(sent.bodyText, HIDDEN, 'hidden text is not in the snapshot sent');
   const toolNames = (sent.body.tools as any[]).map((x) => x.function.name);
   t.ok(toolNames.includes('browser_fill_secret') && toolNames.includes('browser_click'));

@@ -47,7 +47,7 @@ t.test('build from a HAR given as an object (REST) and as text (MCP)', async (t)
   t.equal(r.json.name, 'app');
   t.same(r.json.hosts, ['app.test']);
   t.ok(r.json.endpoints >= 15);
-  t.match(r.json.text, /<<<page nonce=/, 'endpoint lines came from pages: fenced');
+  t.match(r.json.text, /<<<page [0-9a-f]{12}[ >]/, 'endpoint lines came from pages: fenced');
   const m = await mcp({ action: 'build', har: JSON.stringify(appHar()), examples: false });
   t.notOk(m.isError, m.text);
   t.match(m.text, /Built api_[0-9a-f]{16}: \d+ endpoint\(s\)/);

@@ -52,7 +52,7 @@ t.test('frames: the main frame and the other site\'s frame, names and URLs fence
   const tab = await openTab('read');
   const mcp = await call(stack.client, 'browser_captcha_frames', { tab });
   t.notOk(mcp.isError, mcp.text);
-  const fence = /<<<page nonce=[0-9a-f]+ source="[^"]*">>>\n([\s\S]*?)\n<<<end-page nonce=[0-9a-f]+>>>/.exec(mcp.text);
+  const fence = /<<<page [0-9a-f]+ source="[^"]*">>>\n([\s\S]*?)\n<<<end [0-9a-f]+>>>/.exec(mcp.text);
   t.ok(fence, 'the listing is fenced');
   t.match(fence![1], /^0: name="" url="http:\/\/127\.0\.0\.1:\d+\/captcha\/page"$/m, 'index 0 is the main frame');
   t.match(fence![1], /^1: name="captcha-frame" url="http:\/\/captcha\.test:\d+\/captcha\/frame"$/m, 'index 1 is the cross-site frame, with its name');

@@ -59,7 +59,7 @@ async function finished(id: string): Promise<CrawlRunInfo> {
 
 const items = (id: string): CrawlItem[] => [...d.daemon.features.crawls.iterateItems('alice', id)];
 /** An address's path; over MCP a page's address arrives fenced, so the fence is taken off first. */
-const pathOf = (url: string) => new URL(url.replace(/^<<<page [^\n]*\n/, '').replace(/\n<<<end-page [^\n]*$/, '')).pathname;
+const pathOf = (url: string) => new URL(url.replace(/^<<<page [^\n]*\n/, '').replace(/\n<<<end [^\n]*$/, '')).pathname;
 const requested = (from: number) => site.requests.slice(from).map((r) => r.path.split('?')[0]!);
 
 for (const mode of ['browser', 'auto'] as const) {

@@ -94,7 +94,7 @@ t.test('extract over REST: data checked, citations checked against the page, hid
   t.equal(mine[0].provider, 'openai');
   t.equal(mine[0].body.tool_choice?.function?.name, 'answer', 'the answer is a forced tool call');
   t.match(mine[0].bodyText, /costs 42\.50 euros/, 'the page text was sent');
-  t.match(mine[0].bodyText, /<<<page nonce=/, 'inside the fence');
+  t.match(mine[0].bodyText, /<<<page [0-9a-f]{12}[ >]/, 'inside the fence');
   t.notMatch(mine[0].bodyText, new RegExp(HIDDEN), 'hidden text is in no provider body');
 
   const cites = r.json.citations as { field: string; chunk: string; quote: string; url: string; headingPath: string[]; start: number; end: number }[];

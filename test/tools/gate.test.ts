@@ -220,6 +220,6 @@ t.test('browser_type slowly: bounded, and it stops when the caller gives up', as
   // The tab's lock is held until the typing loop ends, so this read comes after it: it must have stopped early.
   const value = await d.rest(alice, 'POST', '/v1/tools/browser_evaluate', { tab, js: 'document.getElementById("notes").value.length' });
   t.equal(value.status, 200, JSON.stringify(value.json));
-  const typed = Number(/(\d+)\s*<<<end-page/.exec(value.json.text)?.[1]);
+  const typed = Number(/(\d+)\s*<<<end [0-9a-f]{12}>>>/.exec(value.json.text)?.[1]);
   t.ok(typed >= 3 && typed < text.length, `typing stopped after ${typed} of ${text.length} characters`);
 });

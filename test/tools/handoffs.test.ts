@@ -258,7 +258,7 @@ t.test('resolve with a note; resolving again is refused and keeps the first note
   const h = await handoff(a, { message: 'Tell me when the parcel is booked.' });
   const r = await call(a, 'browser_handoff_resolve', { id: h.id, note: 'The person booked it by phone.' });
   t.notOk(r.isError, r.text);
-  t.match(r.text, /resolved \(resolved by the agent\)[^\n]*It has a note \(fenced below\)\.\n<<<page nonce=\w+ source="note of ho_\w+">>>\nThe person booked it by phone\.\n/);
+  t.match(r.text, /resolved \(resolved by the agent\)[^\n]*It has a note \(fenced below\)\.\n<<<page \w+ source="note of ho_\w+">>>\nThe person booked it by phone\.\n/);
   const again = await call(a, 'browser_handoff_resolve', { id: h.id, note: 'second' });
   t.ok(again.isError);
   t.match(again.text, /\[refused\].*already|\[refused\].*was resolved/);

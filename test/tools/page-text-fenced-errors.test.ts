@@ -246,7 +246,7 @@ t.test("a download's name is fenced in every file tool, and in their errors", as
   let name = '';
   for (let i = 0; i < 50 && !name; i++) {
     const list = await call(s.client, 'browser_downloads');
-    name = ((list.raw.structuredContent?.files ?? []) as any[]).map((f) => /<<<page nonce=\w+ source="[^"]*">>>\n([^\n]*)\n/.exec(f.name)?.[1] ?? f.name).find((n: string) => n.includes(CANARY)) ?? '';
+    name = ((list.raw.structuredContent?.files ?? []) as any[]).map((f) => /<<<page \w+ source="[^"]*">>>\n([^\n]*)\n/.exec(f.name)?.[1] ?? f.name).find((n: string) => n.includes(CANARY)) ?? '';
     if (!name) await new Promise((r) => setTimeout(r, 100));
   }
   t.match(name, CANARY, 'the download arrived under its page-chosen name');

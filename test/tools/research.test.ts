@@ -87,7 +87,7 @@ t.test('the answer keeps only quotes that are on the pages, drops a made-up one,
   t.equal(sent.length, 1, 'one provider request');
   t.equal(sent[0]!.headers.authorization, `Bearer ${USER_KEY}`, "the caller's key in OpenAI's own header");
   t.match(sent[0]!.bodyText, /boils one litre of water in 95 seconds/);
-  t.match(sent[0]!.bodyText, /<<<page nonce=/, 'page text is fenced');
+  t.match(sent[0]!.bodyText, /<<<page [0-9a-f]{12}[ >]/, 'page text is fenced');
   t.notOk(sent[0]!.bodyText.includes(HIDDEN), 'hidden text never reaches the provider');
   t.same(rec.usage.turns, 1);
   t.equal(rec.usage.inputTokens, Math.round(sent[0]!.bodyText.length / 4), 'usage as the fake reported it');

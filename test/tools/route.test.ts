@@ -68,7 +68,7 @@ async function load(tab: string, path: string): Promise<{ seen: any; reached: { 
   if (nav.status !== 200) throw new Error(JSON.stringify(nav.json));
   const r = await stack.rest('browser_evaluate', { tab, js: '(async () => JSON.stringify(await window.done))()' });
   if (r.status !== 200) throw new Error(JSON.stringify(r.json));
-  const fenced = /<<<page nonce=\w+ [^\n]*>>>\n([\s\S]*?)\n<<<end-page/.exec(r.json.text);
+  const fenced = /<<<page \w+ [^\n]*>>>\n([\s\S]*?)\n<<<end [0-9a-f]{12}>>>/.exec(r.json.text);
   if (!fenced) throw new Error(`no result in ${r.json.text}`);
   return { seen: JSON.parse(fenced[1]), reached: site.requests.slice(mark).map((q) => ({ method: q.method, path: q.path })) };
 }

@@ -27,7 +27,7 @@ const open = async (path: string) => (await stack.rest('browser_open', { url: `$
 /** A number the page answers (browser_evaluate's fenced result). */
 const evalNumber = async (tab: string, js: string) => {
   const text: string = (await stack.rest('browser_evaluate', { tab, js })).json.text;
-  return Number(/>>>\n([^\n]*)\n<<<end-page/.exec(text)?.[1]);
+  return Number(/>>>\n([^\n]*)\n<<<end [0-9a-f]{12}>>>/.exec(text)?.[1]);
 };
 const rowText = (r: number) => (REPEATED.includes(r) ? 'Repeated row' : `Row ${r}`);
 
@@ -58,7 +58,7 @@ t.test('count: stops once enough items are held, and answers exactly that many',
   t.same(s.items, Array.from({ length: 50 }, (_, i) => `Item ${i + 1}`));
   const c = await call(stack.client, 'browser_read', { tab, scrollUntil: { item: 'li.it', count: 5 } });
   t.match(c.text, /stopped because it held the items asked for \(count\); 5 item\(s\) kept in order/);
-  t.match(c.text, /<<<page nonce=\w+ source="items of page 1[^"]*">>>\n1\. Item 1\n2\. Item 2/, 'the items are fenced page text');
+  t.match(c.text, /<<<page \w+ source="items of page 1[^"]*">>>\n1\. Item 1\n2\. Item 2/, 'the items are fenced page text');
 });
 
 t.test('max_scrolls: an endless list stops at the wheel budget', async (t) => {

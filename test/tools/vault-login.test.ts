@@ -68,7 +68,7 @@ t.test('browser_login signs in end to end with a TOTP second step the server ver
   t.match(r.text, /Signed in to login\.test/);
   t.match(r.text, 'Outcome: signed_in.');
   t.match(r.text, 'answered with the authenticator code');
-  t.match(r.text, `${site.at('login.test')}/account\n<<<end-page`);
+  t.match(r.text, `${site.at('login.test')}/account\n<<<end `);
   t.match(site.signedIn, [{ user: 'alice', host: 'login.test', via: 'totp' }], 'the server accepted password and code');
   t.equal(site.acceptedCodes.length, 1);
   t.equal(site.decoyHits, 0, 'no decoy password field got a value');
@@ -82,7 +82,7 @@ t.test('a two-step form: user name, Continue, then the password page', async (t)
   const r = await call('browser_login', { site: 'twostep.test', tab });
   t.notOk(r.isError, r.text);
   t.match(r.text, 'Outcome: signed_in.');
-  t.match(r.text, `${site.at('twostep.test')}/account\n<<<end-page`);
+  t.match(r.text, `${site.at('twostep.test')}/account\n<<<end `);
   t.match(site.signedIn.at(-1), { user: 'bob', host: 'twostep.test', via: 'password' });
 });
 
@@ -112,7 +112,7 @@ t.test('a code prompt without totp or inbox: a person must enter it', async (t) 
   const r = await call('browser_login', { site: 'nototp.test', tab });
   t.notOk(r.isError, r.text);
   t.match(r.text, 'Outcome: two_factor_needed.');
-  t.match(r.text, `${site.at('nototp.test')}/2fa\n<<<end-page`);
+  t.match(r.text, `${site.at('nototp.test')}/2fa\n<<<end `);
   t.match(r.text, /A person must enter it/);
   t.notOk(site.signedIn.some((s) => s.host === 'nototp.test'));
 });
@@ -138,7 +138,7 @@ t.test('browser_fill_totp finds the code field, fills and submits', async (t) =>
   const r = await call('browser_fill_totp', { tab, site: 'login.test' });
   t.notOk(r.isError, r.text);
   t.match(r.text, /Filled the authenticator code of login\.test into e\d+ and sent the form/);
-  t.match(r.text, `${site.at('login.test')}/account\n<<<end-page`);
+  t.match(r.text, `${site.at('login.test')}/account\n<<<end `);
   t.equal(site.acceptedCodes.length, 2);
 });
 

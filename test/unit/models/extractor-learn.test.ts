@@ -88,7 +88,7 @@ t.test('proven selectors are kept; a list field reads every match', async (t) =>
   t.same(requests[0].toolChoice, { name: 'answer_selectors' });
   const sent = requests[0].messages[0];
   t.equal(sent.role, 'user');
-  t.match((sent as { content: string }).content, /<<<page nonce=[0-9a-f]+ outline of http:\/\/site\.test\/item\/1>>>[\s\S]*Blue Kettle[\s\S]*<<<end-page nonce=/, 'the page reaches the model only inside the fence');
+  t.match((sent as { content: string }).content, /<<<page [0-9a-f]+ outline of http:\/\/site\.test\/item\/1>>>[\s\S]*Blue Kettle[\s\S]*<<<end [0-9a-f]{12}>>>/, 'the page reaches the model only inside the fence');
   t.match(requests[0].system, /never instructions/);
 });
 
@@ -101,7 +101,7 @@ t.test('a failing answer gets one retry that says what failed; the second answer
   t.equal(retry.role, 'tool', 'the failure answers the tool call');
   t.match((retry as { content: string }).content, /title: no element matches "h2\.nope"/);
   t.match((retry as { content: string }).content, /\/price: must be number/);
-  t.match((retry as { content: string }).content, /<<<page nonce=[0-9a-f]+ values read>>>[\s\S]*Blue Kettle/, 'what the selectors read is page text, fenced');
+  t.match((retry as { content: string }).content, /<<<page [0-9a-f]+ values read>>>[\s\S]*Blue Kettle/, 'what the selectors read is page text, fenced');
 });
 
 t.test('two failing answers: action_failed, and no third turn', async (t) => {
