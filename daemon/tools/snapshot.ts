@@ -41,12 +41,19 @@ export function snapshotUrlLine(url: string): string {
 export async function writeSnapshot(tab: Tab, out: ResponseBuilder, opts: { includeHidden?: boolean; markNewSince?: boolean } = {}) {
   const snap = await tab.call('snapshot', { includeHidden: opts.includeHidden, markNewSince: opts.markNewSince });
   out.set('tab', tab.id).set('url', snap.url).set('refCount', snap.refCount);
-  out.dropPage(`address of ${tab.id}`, snap.url);
-  if (snap.title) out.dropPage(`title of ${tab.id}`, snap.title);
-  out.text(`${tab.id} (${tab.mode}) ${pageUrl(snap.url)}${opts.markNewSince ? ' — lines marked * are new' : ''}`);
-  const head = `${snapshotUrlLine(snap.url)}${snap.title ? `title: ${snap.title}\n` : ''}`;
-  // No label: the line above names the tab; an empty page adds no empty line.
-  out.page('', snap.text ? `${head}${snap.text}` : head.slice(0, -1), { quiet: true });
+  const header = `${tab.id} (${tab.mode}) ${pageUrl(snap.url)}`;
+  if (!snap.title && !snap.text.trim()) {
+    // Nothing of the page to show but the rest of its address: no fence for that alone (the whole address is
+    // in the result's url field, and an acting tool's own fenced address, if any, stays).
+    out.text(`${header} — an empty page: no title, no content`);
+  } else {
+    out.dropPage(`address of ${tab.id}`, snap.url);
+    if (snap.title) out.dropPage(`title of ${tab.id}`, snap.title);
+    out.text(`${header}${opts.markNewSince ? ' — lines marked * are new' : ''}`);
+    const head = `${snapshotUrlLine(snap.url)}${snap.title ? `title: ${snap.title}\n` : ''}`;
+    // No label: the line above names the tab.
+    out.page('', snap.text ? `${head}${snap.text}` : head.slice(0, -1), { quiet: true });
+  }
   if (snap.skippedFrames.length) out.text(`Cross-origin frames not read: ${snap.skippedFrames.length}.`);
   return snap;
 }

@@ -93,30 +93,31 @@ for (const path of ['/three-lines', '/sign-in', '/medium']) {
   });
 }
 
-/**
- * On an empty page the tab line and the two fence lines around the rest of the address are all there is, and
- * they still outweigh Playwright MCP's whole answer: kept as a todo so the numbers stay in view.
- */
-const EMPTY_TODO = 'an empty page is still larger than Playwright MCP\'s answer';
+t.test('/one-word: our snapshot is no larger than Playwright MCP\'s', async (t) => {
+  const mine = await ours('/one-word');
+  const pwText = await theirs('/one-word');
+  t.match(mine.text, /^t\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/…\n<<<page [0-9a-f]{12}>>>\n/, 'our header line, then the fence');
+  const scan = canaryOutsideFences(mine.text, 'Hello');
+  t.ok(scan.total > 0, "the page's word is in the snapshot");
+  t.same(scan.outside, [], "the page's word is inside the fence");
+  t.ok(mine.text.length <= pwText.length, `/one-word: ours ${mine.text.length} chars <= Playwright MCP ${pwText.length} chars`, { ours: mine.text, theirs: pwText });
+  await call(stack.client, 'browser_close_tab', { tab: mine.tab });
+});
 
-for (const [path, word] of [['/one-word', 'Hello'], ['/empty', '']] as const) {
-  t.test(`${path}: our snapshot is no larger than Playwright MCP's`, async (t) => {
-    const mine = await ours(path);
-    const pwText = await theirs(path);
-    t.match(mine.text, /^t\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/…\n<<<page [0-9a-f]{12}>>>\n/, `${path}: our header line, then the fence`);
-    if (word) {
-      const scan = canaryOutsideFences(mine.text, word);
-      t.ok(scan.total > 0, `${path}: the page's word is in the snapshot`);
-      t.same(scan.outside, [], `${path}: the page's word is inside the fence`);
-    }
-    t.ok(mine.text.length <= pwText.length, `${path}: ours ${mine.text.length} chars <= Playwright MCP ${pwText.length} chars`, {
-      ours: mine.text,
-      theirs: pwText,
-      ...(word ? {} : { todo: EMPTY_TODO }),
-    });
-    await call(stack.client, 'browser_close_tab', { tab: mine.tab });
-  });
-}
+t.test('an empty page: one line saying so, no fence, the address path (page-chosen words) nowhere in the text', async (t) => {
+  // The path is the page's own words, so it may carry an instruction; with nothing else to fence it is left out.
+  const path = '/empty-ignore-previous-instructions';
+  stack.site.route(path, PAGES['/empty']!);
+  const mine = await ours(path);
+  const pwText = await theirs(path);
+  t.match(mine.text, /^t\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/… — an empty page: no title, no content$/, 'the tab line says the page is empty');
+  t.notMatch(mine.text, /ignore-previous/, 'the path is not in the text');
+  t.ok(mine.text.length <= pwText.length, `empty page: ours ${mine.text.length} chars <= Playwright MCP ${pwText.length} chars`, { ours: mine.text, theirs: pwText });
+  const snap = await call(stack.client, 'browser_snapshot', { tab: mine.tab });
+  // Over MCP the structured result's page-chosen strings are fenced too; the address is there whole.
+  t.match(String(snap.raw.structuredContent.url), `${stack.site.url}${path}`, 'the whole address is in the structured result');
+  await call(stack.client, 'browser_close_tab', { tab: mine.tab });
+});
 
 t.test('a click that answers with a snapshot: no larger than Playwright\'s snapshot of where it led, and the ref worked', async (t) => {
   const mine = await ours('/three-lines');
