@@ -251,6 +251,7 @@ export async function startBenchSite(): Promise<BenchSite> {
   };
   add('/counter', counterPage());
   add('/one-line', oneLinePage());
+  add('/empty', '<!doctype html><html><head><meta charset="utf-8"></head></html>');
   add('/three-lines', threeLinePage());
   add('/tiny-form', tinyFormPage());
   add('/form', formPage());

@@ -8,6 +8,7 @@ import { startBenchSite } from './pages.js';
 import { startPlaywrightMcp, printTable, mcpText } from './lib.js';
 
 const PAGES: { path: string; label: string }[] = [
+  { path: '/empty', label: 'empty page' },
   { path: '/one-line', label: 'one line ("Hello")' },
   { path: '/three-lines', label: 'three-line page' },
   { path: '/tiny-form', label: 'tiny form (sign-in)' },
@@ -99,8 +100,7 @@ export async function run(): Promise<void> {
     notes.unshift(
       'chars = the whole tool-result text a model reads (ours: header line and fenced page text; Playwright: page header and yaml block).',
       'body = what is inside our fence (the rest of the address, the title, the outline) / inside Playwright\'s ```yaml block.',
-      'Goal (whole result): ratio <= 1.00 on every page with some content (a heading and a line, a sign-in form), <= 0.50 on larger pages, <= 0.25 on the 2,000-row table, with every interactive element reachable.',
-      'The one-line page shows the floor: our two fence markers (16-hex nonce) and the trusted header line (tab, mode, origin) outweigh Playwright\'s whole frame when the page has next to nothing.',
+      'Goal (whole result): ratio <= 1.00 on every page, the empty one included, <= 0.50 on larger pages, <= 0.25 on the 2,000-row table, with every interactive element reachable.',
       'interactive in page = links with href, buttons, inputs (not type=hidden), selects, textareas in the served HTML.',
       'our refs = distinct [ref=...] in our snapshot; Playwright interactive = its link/button/textbox/checkbox/radio/combobox/... lines with a ref.',
     );

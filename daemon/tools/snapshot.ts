@@ -45,7 +45,7 @@ export async function writeSnapshot(tab: Tab, out: ResponseBuilder, opts: { incl
   if (!snap.title && !snap.text.trim()) {
     // Nothing of the page to show but the rest of its address: no fence for that alone (the whole address is
     // in the result's url field, and an acting tool's own fenced address, if any, stays).
-    out.text(`${header} — an empty page: no title, no content`);
+    out.text(`${header} — empty: no title, no content`);
   } else {
     out.dropPage(`address of ${tab.id}`, snap.url);
     if (snap.title) out.dropPage(`title of ${tab.id}`, snap.title);

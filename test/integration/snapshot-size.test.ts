@@ -110,7 +110,7 @@ t.test('an empty page: one line saying so, no fence, the address path (page-chos
   stack.site.route(path, PAGES['/empty']!);
   const mine = await ours(path);
   const pwText = await theirs(path);
-  t.match(mine.text, /^t\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/… — an empty page: no title, no content$/, 'the tab line says the page is empty');
+  t.match(mine.text, /^t\d+ \(read\) http:\/\/127\.0\.0\.1:\d+\/… — empty: no title, no content$/, 'the tab line says the page is empty');
   t.notMatch(mine.text, /ignore-previous/, 'the path is not in the text');
   t.ok(mine.text.length <= pwText.length, `empty page: ours ${mine.text.length} chars <= Playwright MCP ${pwText.length} chars`, { ours: mine.text, theirs: pwText });
   const snap = await call(stack.client, 'browser_snapshot', { tab: mine.tab });
