@@ -2,7 +2,8 @@
  * Compiles the client package (client/: the REST types, the typed caller, verifyWebhook) to JavaScript with
  * declarations in client/dist/, so a plain Node program (no TypeScript loader) can import @browserd/client and
  * a TypeScript one gets its types from the .d.ts files; client/package.json points its exports there.
- * client/dist/ is not committed: it is built here, as part of `npm run build`, and is rebuilt whenever a
+ * client/dist/ is not committed: it is built here, by `npm run build:client` (the test command runs it; `npm start` does not, as it installs
+ * no TypeScript), and is rebuilt whenever a
  * source (or the tsconfig) is newer than what is there, so it cannot lag behind client/*.ts.
  * Run: `node --import tsx scripts/build-client.ts` (`--force` rebuilds even when nothing changed).
  */
@@ -57,7 +58,7 @@ function typescriptInstalled(): boolean {
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const t0 = Date.now();
   if (!typescriptInstalled()) {
-    console.log('client: not built (TypeScript is a dev dependency; `npm ci && npm run build` builds client/dist)');
+    console.log('client: not built (TypeScript is a dev dependency; `npm ci && npm run build:client` builds client/dist)');
     process.exit(0);
   }
   try {

@@ -8,6 +8,7 @@ if ! command -v pdftoppm >/dev/null && [ "$(id -u)" = "0" ]; then
 fi
 npm ci --no-audit --no-fund
 npm run --silent build
+npm run --silent build:client
 npx tsc -p .
 
 # The daemon must run on every supported Node, not only the machine's. So the parts that differ between Nodes

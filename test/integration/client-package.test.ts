@@ -1,5 +1,5 @@
 /**
- * @browserd/client as a program outside this repo uses it: built to JavaScript with declarations (npm run build,
+ * @browserd/client as a program outside this repo uses it: built to JavaScript with declarations (npm run build:client,
  * scripts/build-client.ts), resolved by its package name through client/package.json's exports map, run by
  * plain `node` with no TypeScript loader, and type-checked by tsc from its .d.ts files. The client package
  * examples in the README are cut out of README.md and run as written, so the docs cannot drift from the package.
@@ -18,7 +18,7 @@ import { buildClient, CLIENT_DIR, CLIENT_DIST } from '../../scripts/build-client
 const run = promisify(execFile);
 const root = new URL('../../', import.meta.url).pathname;
 
-// Built here too, so this file also runs on its own (a no-op when npm run build already made an up-to-date dist).
+// Built here too, so this file also runs on its own (a no-op when npm run build:client already made an up-to-date dist).
 buildClient();
 
 /** A consumer project: its node_modules/@browserd/client is the package directory, as `npm install <dir>` leaves it. */
