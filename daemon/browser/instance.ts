@@ -300,23 +300,32 @@ export class BrowserInstance {
     const full = this.tabLimitReached();
     if (full) {
       this.opts.log.info({ user: this.opts.user, open: full.open, max: full.max }, 'a page opened through CDP was closed: the user is at the tab limit');
-      await this.conn!.sendMayFail('Target.closeTarget', { targetId });
+      await this.closeUnrun(targetId, a);
       return;
     }
-    const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
-    const rec: TabRecord = {
-      id: formatTabId(n, this.opts.profile),
-      user: this.opts.user,
-      url: /^https?:/.test(url) ? url : 'about:blank',
-      mode: 'act',
-      context,
-      profile: this.opts.profile,
-      createdAt: new Date().toISOString(),
-    };
-    const tab = this.makeTab(rec, targetId, a.sessionId);
-    this.tabs.set(rec.id, tab);
-    this.clientPages.add(targetId);
-    await this.opts.tabs.put(rec);
+    // Its place under the cap is held from the check until its record is written: a client opens pages by the
+    // dozen at once, each checked before any other's record exists.
+    const release = this.opts.tabs.hold(this.opts.user);
+    let tab: Tab;
+    let rec: TabRecord;
+    try {
+      const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
+      rec = {
+        id: formatTabId(n, this.opts.profile),
+        user: this.opts.user,
+        url: /^https?:/.test(url) ? url : 'about:blank',
+        mode: 'act',
+        context,
+        profile: this.opts.profile,
+        createdAt: new Date().toISOString(),
+      };
+      tab = this.makeTab(rec, targetId, a.sessionId);
+      this.tabs.set(rec.id, tab);
+      this.clientPages.add(targetId);
+      await this.opts.tabs.put(rec);
+    } finally {
+      release();
+    }
     try {
       await tab.setup(a.waiting, { identityUrl: /^https?:/.test(url) ? url : undefined });
     } catch (e) {
@@ -371,24 +380,32 @@ export class BrowserInstance {
     if (full) {
       // A page must not open tabs past the user's cap either: the popup is closed before it loads anything.
       opener.logEvent('popup', { detail: `a popup was closed before it loaded: ${full.open} open tabs is the per-user limit (${full.max})` });
-      await this.conn!.sendMayFail('Target.closeTarget', { targetId });
+      await this.closeUnrun(targetId, a);
       return;
     }
-    const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
-    const rec: TabRecord = {
-      id: formatTabId(n, this.opts.profile),
-      user: this.opts.user,
-      url: 'about:blank',
-      mode: opener.record.mode,
-      allowedDomains: opener.record.allowedDomains,
-      context: opener.record.context,
-      profile: this.opts.profile,
-      opener: opener.id,
-      createdAt: new Date().toISOString(),
-    };
-    const tab = this.makeTab(rec, targetId, a.sessionId);
-    this.tabs.set(rec.id, tab);
-    await this.opts.tabs.put(rec);
+    // Held under the cap until the record is written: a page may open popups by the dozen at once.
+    const release = this.opts.tabs.hold(this.opts.user);
+    let tab: Tab;
+    let rec: TabRecord;
+    try {
+      const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
+      rec = {
+        id: formatTabId(n, this.opts.profile),
+        user: this.opts.user,
+        url: 'about:blank',
+        mode: opener.record.mode,
+        allowedDomains: opener.record.allowedDomains,
+        context: opener.record.context,
+        profile: this.opts.profile,
+        opener: opener.id,
+        createdAt: new Date().toISOString(),
+      };
+      tab = this.makeTab(rec, targetId, a.sessionId);
+      this.tabs.set(rec.id, tab);
+      await this.opts.tabs.put(rec);
+    } finally {
+      release();
+    }
     opener.logEvent('popup', { detail: `opened tab ${rec.id}` });
     try {
       await tab.setup(a.waiting, { identityUrl: /^https?:/.test(url) ? url : opener.url });
@@ -399,6 +416,19 @@ export class BrowserInstance {
       await tab.close();
       throw e;
     }
+  }
+
+  /**
+   * Closes a page still waiting to run, before it sends anything. It may share its opener's renderer, which stays
+   * paused while it waits: a close alone does not complete there, and the opener stops answering. So its requests
+   * are held first (Fetch pauses each one, and none is let go), then it runs, and is closed.
+   */
+  private async closeUnrun(targetId: string, a: { sessionId: string; waiting: boolean }) {
+    if (a.waiting) {
+      await this.conn!.sendMayFail('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, a.sessionId);
+      await this.conn!.sendMayFail('Runtime.runIfWaitingForDebugger', {}, a.sessionId);
+    }
+    await this.conn!.sendMayFail('Target.closeTarget', { targetId });
   }
 
   /**
@@ -489,7 +519,7 @@ export class BrowserInstance {
   /** The user's open tabs (every profile) when they are at the per-user cap; undefined while there is room. */
   private tabLimitReached(): { open: number; max: number } | undefined {
     const max = this.opts.maxTabsPerUser;
-    const open = this.opts.tabs.list(this.opts.user).length;
+    const open = this.opts.tabs.openCount(this.opts.user);
     return max !== undefined && open >= max ? { open, max } : undefined;
   }
 
@@ -500,6 +530,16 @@ export class BrowserInstance {
     if (full) {
       throw new BrowserdError('refused', `you have ${full.open} open tabs, the most one user may (per-user limit ${full.max})`, { next: 'Close tabs you no longer need with browser_close_tab, then open again.', details: { perUserTabLimit: full.max } });
     }
+    // Held under the cap until the record is written, after the first load: calls in parallel count each other.
+    const release = this.opts.tabs.hold(this.opts.user);
+    try {
+      return await this.openTabHeld(o);
+    } finally {
+      release();
+    }
+  }
+
+  private async openTabHeld(o: OpenTabOptions): Promise<Tab> {
     const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
     const rec: TabRecord = {
       id: formatTabId(n, this.opts.profile),
