@@ -83,6 +83,8 @@ export class BrowserInstance {
   private scratchSeq = 0;
   /** Targets of tabs adopted from a CDP session client's pages: they go, record and all, when the page goes. */
   private clientPages = new Set<string>();
+  /** Pages in a context a CDP client made (no tab of ours), by target id, with the address each shows now. */
+  private foreignPages = new Map<string, string>();
   /** The default browser context's id, as Chromium names it (a page there with no tab of ours becomes one). */
   private defaultContextId?: string;
   /** Targets of browser_read's scratch tabs, while they are open. */
@@ -140,6 +142,9 @@ export class BrowserInstance {
     }
     this.disposables.add(conn.on('Target.attachedToTarget', '', (p) => this.onAttached(p)));
     this.disposables.add(conn.on('Target.detachedFromTarget', '', (p) => this.onDetached(p.targetId)));
+    this.disposables.add(conn.on('Target.targetInfoChanged', '', ({ targetInfo }) => {
+      if (this.foreignPages.has(targetInfo.targetId)) this.foreignPages.set(targetInfo.targetId, targetInfo.url);
+    }));
     // No page stays on a browser-internal page, by any route (internal-pages.ts); on before discovery, which
     // announces the pages already open.
     this.disposables.add(new InternalPageWatch(conn, { daemonTabSession: (id) => this.daemonTabSession(id), log: this.opts.log }).start());
@@ -197,6 +202,7 @@ export class BrowserInstance {
     this.contexts.clear();
     this.makingContexts.clear();
     this.clientPages.clear();
+    this.foreignPages.clear();
     this.disposables.dispose();
     this.opts.onExit(this);
   }
@@ -209,6 +215,9 @@ export class BrowserInstance {
     const tab = [...this.tabs.values()].find((t) => t.targetId === targetId && !t.closed);
     if (tab) return tab.mode === 'read' || this.hostAccess(tab.url) === 'read_only' ? 'read' : 'act';
     if (this.scratchTargets.has(targetId) || this.unclaimed.has(targetId)) return 'read';
+    // A page in a context the client made is held to the user's host policy as a tab is: read on a read-only site.
+    const foreign = this.foreignPages.get(targetId);
+    if (foreign !== undefined) return this.hostAccess(foreign) === 'read_only' ? 'read' : 'act';
     const a = this.attached.get(targetId);
     if (a?.openerId || this.ownTargets.has(targetId)) return 'read'; // a popup or a tab still being set up
     return 'unknown';
@@ -275,7 +284,10 @@ export class BrowserInstance {
         // A page in a context a client made for itself (gone with the client) is no tab a record could bring
         // back: it runs under the user's host policy like a worker does (blocked sites are not navigated to,
         // read-only sites get no writes).
-        if (context === null || !a) this.adoptWorker(p);
+        if (context === null || !a) {
+          if (p.targetInfo.type === 'page') this.foreignPages.set(targetId, p.targetInfo.url);
+          this.adoptWorker(p);
+        }
         else void this.adoptClientPage(targetId, a, p.targetInfo.url, context).catch((e) => this.opts.log.warn({ err: String(e) }, 'adopting a page opened through CDP failed'));
       }
     }
@@ -342,6 +354,7 @@ export class BrowserInstance {
     this.attached.delete(targetId);
     this.scratchTargets.delete(targetId);
     this.unclaimed.delete(targetId);
+    this.foreignPages.delete(targetId);
     const fromClient = this.clientPages.delete(targetId);
     for (const t of this.tabs.values()) {
       if (t.targetId === targetId && !t.closed) {

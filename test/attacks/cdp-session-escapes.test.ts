@@ -221,6 +221,55 @@ t.test('a read-only site gets no write: not by a client rewriting a GET into a P
   await stopSession(s.id);
 });
 
+t.test('a read-only site\'s page writes nowhere, in the default context or one the client made', async (t) => {
+  await stack.d.daemon.env.policies.upsert('alice', { pattern: 'ro.test', access: 'read_only' });
+  t.teardown(() => stack.d.daemon.env.policies.remove('alice', 'ro.test'));
+  stack.site.route('/ro-form', html(`<form id="f" method="post" action="http://fine.test:${stack.site.port}/sink"><input name="x" value="1"></form>`, '', 'RO form'));
+  await closeAllTabs();
+  const s = await startSession();
+  const cdp = await RawCdp.connect(s.cdpUrl);
+  t.teardown(() => cdp.close());
+  const { browserContextId } = await cdp.send('Target.createBrowserContext', {});
+  for (const [where, params] of [['default context', {}], ['client context', { browserContextId }]] as const) {
+    const page = await newPage(cdp, params);
+    await goto(cdp, page.sessionId, `http://ro.test:${stack.site.port}/ro-form?${where.replace(' ', '-')}`);
+    const before = stack.site.writes().length;
+    await tryEvaluate(cdp, page.sessionId, `fetch('http://fine.test:${stack.site.port}/sink?fetch', { method: 'POST', mode: 'no-cors', body: 'x=1' }).then(() => 'sent', (e) => String(e))`);
+    await tryEvaluate(cdp, page.sessionId, `document.getElementById('f').submit(); 1`);
+    await sleep(1000);
+    t.same(stack.site.writes().slice(before).map((w) => `${w.method} ${w.headers.host}${w.path}`), [], `${where}: the read-only page's writes went nowhere`);
+  }
+  await stopSession(s.id);
+});
+
+t.test('a page on a read-only site runs the client\'s script in its main world only, in a context the client made too', async (t) => {
+  await stack.d.daemon.env.policies.upsert('alice', { pattern: 'ro.test', access: 'read_only' });
+  t.teardown(() => stack.d.daemon.env.policies.remove('alice', 'ro.test'));
+  await closeAllTabs();
+  const s = await startSession();
+  const cdp = await RawCdp.connect(s.cdpUrl);
+  t.teardown(() => cdp.close());
+  const { browserContextId } = await cdp.send('Target.createBrowserContext', {});
+  for (const [where, params] of [['default context', {}], ['client context', { browserContextId }]] as const) {
+    const page = await newPage(cdp, params);
+    await goto(cdp, page.sessionId, `http://ro.test:${stack.site.port}/ro?worlds`);
+    const { frameTree } = await cdp.send('Page.getFrameTree', {}, page.sessionId);
+    await t.rejects(cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: 'mine' }, page.sessionId), { message: /browserd refuses/ }, `${where}: no isolated world`);
+  }
+  // As Playwright and Puppeteer attach: by auto-attach, which names the target's type (a page).
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+  for (const [where, params] of [['default context, auto-attached', {}], ['client context, auto-attached', { browserContextId }]] as const) {
+    const { targetId } = await cdp.send('Target.createTarget', { url: 'about:blank', ...params });
+    const attached = await cdp.event((e) => e.method === 'Target.attachedToTarget' && e.params.targetInfo.targetId === targetId);
+    const sessionId = attached.params.sessionId as string;
+    await cdp.send('Page.enable', {}, sessionId);
+    await goto(cdp, sessionId, `http://ro.test:${stack.site.port}/ro?auto`);
+    const { frameTree } = await cdp.send('Page.getFrameTree', {}, sessionId);
+    await t.rejects(cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: 'mine' }, sessionId), { message: /browserd refuses/ }, `${where}: no isolated world`);
+  }
+  await stopSession(s.id);
+});
+
 t.test('no page of the client reaches the daemon\'s own port', async (t) => {
   await closeAllTabs();
   const s = await startSession();
