@@ -40,6 +40,8 @@ export class ProxyClient {
   private contexts = new Set<string>();
   /** Contexts whose download setting the client sent ('' for the default one): the daemon's goes back on them. */
   private downloadContexts = new Set<string>();
+  /** Whether the client asked for download events (its download setting's eventsEnabled): it hears the daemon's. */
+  private downloadEvents = false;
   /** The client's own contexts, disposed as it ends. */
   private disposed = new Set<string>();
   private tap?: Disposable;
@@ -152,7 +154,18 @@ export class ProxyClient {
       params = { ...params, ...(context ? { browserContextId: context } : {}) };
       session = this.root;
     }
-    if (method === 'Browser.setDownloadBehavior') this.downloadContexts.add(typeof params.browserContextId === 'string' ? params.browserContextId : '');
+    if (method === 'Browser.setDownloadBehavior') {
+      this.downloadContexts.add(typeof params.browserContextId === 'string' ? params.browserContextId : '');
+      if (this.downloads) {
+        // Sent on the daemon's browser session, not the client's: Chromium puts a context's download setting back
+        // to its own default (the host's Downloads folder) when the session that set it detaches, and a page
+        // downloading meanwhile wrote there, past the user's files and quota. The daemon's session keeps its
+        // events on (the watcher moves each file); the client hears them from it when it asked (onEvent).
+        this.downloadEvents = params.eventsEnabled === true;
+        params = { ...params, eventsEnabled: true };
+        session = undefined;
+      }
+    }
     this.conn.send(method as any, params as any, session, timeout).then(
       async (result: any) => {
         if (m.method === 'Target.attachToTarget' && result?.sessionId) {
@@ -181,7 +194,10 @@ export class ProxyClient {
   }
 
   private onEvent(method: string, params: any, sessionId?: string) {
-    if (this.ended || !this.root || !sessionId) return;
+    if (this.ended || !this.root) return;
+    // Download events come to the daemon's browser session, where the client's download setting went (forward()).
+    if (!sessionId && this.downloadEvents && (method === 'Browser.downloadWillBegin' || method === 'Browser.downloadProgress')) sessionId = this.root;
+    if (!sessionId) return;
     const fromRoot = sessionId === this.root;
     if (!fromRoot && !this.sessions.has(sessionId)) return;
     // Sessions attached under one of the client's own are the client's too; learnt before the event is

@@ -138,6 +138,41 @@ t.test('downloads: a page session\'s "deny" and a foreign context leave nothing 
   t.equal(outcome?.state, 'stored', 'after the session, a tab\'s download is stored in the user\'s files again');
 });
 
+t.test('downloads: none escapes to Chromium\'s own default while a session ends', async (t) => {
+  await closeAllTabs();
+  let n = 0;
+  stack.site.route('/canary.bin', (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="browserd-canary-${process.pid}-${n++}.bin"` });
+    res.end('canary');
+  });
+  // Downloads one after another, each from a frame of its own, for as long as the page lives.
+  stack.site.route('/dl-loop', html(`<script>let i = 0; setInterval(() => { const f = document.createElement('iframe'); f.src = '/canary.bin?' + i++; document.body.append(f); if (document.body.children.length > 40) document.body.firstElementChild.remove(); }, 15);</script>`));
+  const outcomes: DownloadOutcome[] = [];
+  const onDownload = (_u: string, o: DownloadOutcome) => outcomes.push(o);
+  stack.d.daemon.env.pool.events.on('download', onDownload);
+  t.teardown(() => stack.d.daemon.env.pool.events.off('download', onDownload));
+  const opened = await stack.rest('browser_open', { url: `${stack.site.url}/dl-loop`, mode: 'act' });
+  t.equal(opened.status, 200, opened.json?.text);
+  for (let round = 0; round < 3; round++) {
+    const s = await startSession();
+    const cdp = await RawCdp.connect(s.cdpUrl);
+    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: '/tmp', eventsEnabled: true });
+    // The client still hears the downloads it asked events for, with a file name and no path of the host.
+    const heard = await within(cdp.event((e) => e.method === 'Browser.downloadProgress' && e.params.state === 'completed'));
+    t.ok(heard !== 'no answer' && !heard.sessionId && !String(heard.params.filePath ?? '').includes('/'), `round ${round}: the client heard a download complete`);
+    await sleep(300);
+    cdp.close();
+    await cdp.closed;
+    await stopSession(s.id);
+    await sleep(300);
+  }
+  await closeAllTabs();
+  await sleep(500);
+  t.comment(`${outcomes.length} downloads settled: ${[...new Set(outcomes.map((o) => o.state))].join(', ')}`);
+  t.ok(outcomes.length > 0, 'the page downloaded');
+  t.same(outcomes.filter((o) => o.state === 'failed').map((o) => o.reason), [], 'every download was where the daemon had Chromium put it');
+});
+
 t.test('the tab cap holds when a client opens many pages at once', async (t) => {
   await closeAllTabs();
   const s = await startSession();
@@ -365,11 +400,11 @@ t.test('user bob stays out of reach', async (t) => {
   t.teardown(() => cdp.close());
   const { targetInfos } = await cdp.send('Target.getTargets');
   t.notOk(targetInfos.some((x: any) => x.url.includes('bob-secret')), 'bob\'s page is not listed');
-  await t.rejects(cdp.send('Target.attachToTarget', { targetId: bobPage.targetId, flatten: true }), undefined, 'bob\'s page cannot be attached');
+  await t.rejects(cdp.send('Target.attachToTarget', { targetId: bobPage.targetId, flatten: true }), 'bob\'s page cannot be attached');
   await t.rejects(cdp.send('Target.activateTarget', { targetId: bobPage.targetId }));
   await t.rejects(cdp.send('Target.closeTarget', { targetId: bobPage.targetId }).then((r) => (r.success === false ? Promise.reject(new Error('no')) : r)));
   if (bobContexts.defaultBrowserContextId) {
-    await t.rejects(cdp.send('Target.createTarget', { url: 'about:blank', browserContextId: bobContexts.defaultBrowserContextId }), undefined, 'no page in bob\'s context');
+    await t.rejects(cdp.send('Target.createTarget', { url: 'about:blank', browserContextId: bobContexts.defaultBrowserContextId }), 'no page in bob\'s context');
   }
   const stop = await call(stack.client, 'browser_sessions', { action: 'stop', id: bobSession.id });
   t.ok(stop.isError, 'alice cannot stop bob\'s session');

@@ -20,7 +20,7 @@ t.test('every whole-number setting refuses a bad value, naming itself', async (t
     const names = new RegExp(`${s.flag ? `--${s.flag}|` : ''}${name}`);
     for (const bad of BAD) {
       t.throws(() => loadConfig({}, { ...BASE, [name]: bad }), { message: names }, `${name}=${JSON.stringify(bad)}`);
-      if (s.flag) t.throws(() => loadConfig({ [s.flag]: bad }, BASE), { message: names }, `--${s.flag} ${JSON.stringify(bad)}`);
+      if (s.flag) t.throws(() => loadConfig({ [s.flag!]: bad }, BASE), { message: names }, `--${s.flag} ${JSON.stringify(bad)}`);
     }
   }
 });
