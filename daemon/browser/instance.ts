@@ -90,7 +90,8 @@ export class BrowserInstance {
   /** Targets of browser_read's scratch tabs, while they are open. */
   private scratchTargets = new Set<string>();
   /** The user's host policy for an address; 'default' when the instance was given none. */
-  private readonly hostAccess: HostAccessFn = (url) => this.opts.hostAccess?.(url) ?? 'default';
+  /** The user's host policy for an address (a CDP session client's answers to blocked documents are refused by it). */
+  readonly hostAccess: HostAccessFn = (url) => this.opts.hostAccess?.(url) ?? 'default';
   /** Service workers running now: one whose site turns read-only stops answering pages at once. */
   private readonly serviceWorkers = new RunningServiceWorkers(() => this.conn, this.hostAccess);
   /** Page downloads of every context of this browser, on their way into the user's files. */

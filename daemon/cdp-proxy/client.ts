@@ -42,6 +42,8 @@ export class ProxyClient {
   private downloadContexts = new Set<string>();
   /** Whether the client asked for download events (its download setting's eventsEnabled): it hears the daemon's. */
   private downloadEvents = false;
+  /** Document requests the client was told are paused (Fetch.requestPaused), by session ('' for its own) and request id. */
+  private pausedDocuments = new Map<string, string>();
   /** The client's own contexts, disposed as it ends. */
   private disposed = new Set<string>();
   private tap?: Disposable;
@@ -62,6 +64,8 @@ export class ProxyClient {
     realm: TargetRealm = () => 'unknown',
     /** Where the daemon has this browser's downloads staged; a client's download setting becomes this one. */
     private downloads?: DownloadSetting,
+    /** The user's host policy: a document of a blocked site is not answered by the client either. */
+    private hostAccess: (url: string) => string = () => 'default',
   ) {
     this.worlds = new ReadWorlds(realm);
   }
@@ -103,7 +107,10 @@ export class ProxyClient {
     if (watch && (watch.isInternal(m.sessionId && this.targetOf.get(m.sessionId)) || (m.method === 'Target.attachToTarget' && watch.isInternal(String(params.targetId))))) {
       return this.refuse(m, 'that page is showing one of the browser\'s own pages, which are out of reach; it is being closed');
     }
-    const no = refusal(m.method, params, { ownsSession: (s) => this.sessions.has(s), ownsContext: (c) => this.contexts.has(c), filesDir: this.filesDir }) ?? this.worlds.refusal(m.method, params, m.sessionId);
+    const no =
+      refusal(m.method, params, { ownsSession: (s) => this.sessions.has(s), ownsContext: (c) => this.contexts.has(c), filesDir: this.filesDir }) ??
+      this.worlds.refusal(m.method, params, m.sessionId) ??
+      this.answerRefusal(m.method, params, m.sessionId);
     if (no) return this.refuse(m, no);
     const send = paramsToSend(m.method, params, this.filesDir, this.downloads);
     // A command whose check must ask the browser first holds back the ones after it: the client's commands
@@ -121,6 +128,20 @@ export class ProxyClient {
       return;
     }
     this.forward(m, send);
+  }
+
+  /**
+   * A paused request the client answers itself (Fetch.fulfillRequest, or Fetch.continueResponse with its own
+   * status) never reaches the daemon's write guard, which may sit after the client's interception: a document of a
+   * site the user blocked would open with the client's content, as that site, its cookies and storage in reach.
+   */
+  private answerRefusal(method: string, params: Record<string, any>, sessionId: string | undefined): string | undefined {
+    if (!method.startsWith('Fetch.') || typeof params.requestId !== 'string') return undefined;
+    const key = `${sessionId ?? ''}\u0000${params.requestId}`;
+    const url = this.pausedDocuments.get(key);
+    if (url === undefined || (method !== 'Fetch.fulfillRequest' && method !== 'Fetch.continueResponse')) return undefined;
+    this.pausedDocuments.delete(key);
+    return this.hostAccess(url) === 'blocked' ? "that page is on a site the user blocked: it is not opened, by the network or by the client's own answer (fail the request instead)" : undefined;
   }
 
   private refuse(m: ClientMessage, why: string) {
@@ -217,6 +238,11 @@ export class ProxyClient {
     if (!fromRoot && !this.forwardable(method, params, sessionId)) return;
     // Only what the client is told counts as announced to it (read-worlds.ts).
     if (!fromRoot) this.worlds.onEvent(method, params, sessionId);
+    if (method === 'Fetch.requestPaused' && params?.resourceType === 'Document' && typeof params.requestId === 'string' && typeof params.request?.url === 'string') {
+      this.pausedDocuments.set(`${fromRoot ? '' : sessionId}\u0000${params.requestId}`, params.request.url);
+      // Answered ones are dropped as they are answered; ones never answered must not pile up.
+      if (this.pausedDocuments.size > 1000) this.pausedDocuments.delete(this.pausedDocuments.keys().next().value!);
+    }
     // A finished download names the file where Chromium put it, a path on the daemon's host: the name is enough.
     if (method === 'Browser.downloadProgress' && typeof params?.filePath === 'string') params = { ...params, filePath: basename(params.filePath) };
     const text = JSON.stringify(fromRoot ? { method, params } : { method, params, sessionId });

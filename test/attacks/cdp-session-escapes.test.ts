@@ -4,7 +4,7 @@
  * browser's own pages or the daemon's port, a read-only site gets no write, the tab cap holds, user bob stays
  * out of reach, and nothing the client set outlives its session. One stack, real Chromium, a raw CDP client.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { once } from 'node:events';
 import { RawCdp } from '../fixtures/raw-cdp.js';
 import { startStack, type Stack } from '../fixtures/stack.js';
@@ -92,6 +92,7 @@ const evaluate = async (cdp: RawCdp, sessionId: string, expression: string) =>
 const tryEvaluate = (cdp: RawCdp, sessionId: string, expression: string) => within(evaluate(cdp, sessionId, expression).catch((e: Error) => `error: ${e.message}`));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const refusedLike = (t: Test, p: Promise<unknown>, what: string) => t.rejects(p, { message: /browserd refuses/ }, what);
 /** A command's answer, or 'no answer' after ms (a probe must not hang the file). */
 const within = <T>(p: Promise<T>, ms = 5000): Promise<T | 'no answer'> => Promise.race([p, sleep(ms).then(() => 'no answer' as const)]);
 
@@ -301,6 +302,31 @@ t.test('a page on a read-only site runs the client\'s script in its main world o
     await goto(cdp, sessionId, `http://ro.test:${stack.site.port}/ro?auto`);
     const { frameTree } = await cdp.send('Page.getFrameTree', {}, sessionId);
     await t.rejects(cdp.send('Page.createIsolatedWorld', { frameId: frameTree.frame.id, worldName: 'mine' }, sessionId), { message: /browserd refuses/ }, `${where}: no isolated world`);
+  }
+  await stopSession(s.id);
+});
+
+t.test('a blocked site is not opened: not by the client answering its document itself', async (t) => {
+  await stack.d.daemon.env.policies.upsert('alice', { pattern: 'blocked.test', access: 'blocked' });
+  t.teardown(() => stack.d.daemon.env.policies.remove('alice', 'blocked.test'));
+  await closeAllTabs();
+  const s = await startSession();
+  const cdp = await RawCdp.connect(s.cdpUrl);
+  t.teardown(() => cdp.close());
+  const { browserContextId } = await cdp.send('Target.createBrowserContext', {});
+  await refusedLike(t, cdp.send('Network.setRequestInterception', { patterns: [{ urlPattern: '*' }] }), 'the older interception, which answers without the Fetch domain, is refused');
+  for (const [where, params, stage] of [['default context', {}, 'Request'], ['client context', { browserContextId }, 'Request'], ['default context at response', {}, 'Response']] as const) {
+    const page = await newPage(cdp, params);
+    const tag = where.replace(/ /g, '-');
+    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*blocked.test*', resourceType: 'Document', requestStage: stage }] }, page.sessionId);
+    cdp.event((e) => e.method === 'Fetch.requestPaused' && e.sessionId === page.sessionId).then((e) =>
+      cdp.send('Fetch.fulfillRequest', { requestId: e.params.requestId, responseCode: 200, responseHeaders: [{ name: 'content-type', value: 'text/html' }], body: Buffer.from(`<script>fetch('/sink?from-blocked-${tag}')</script>`).toString('base64') }, page.sessionId).catch(() => undefined),
+    );
+    const nav = await within(cdp.send('Page.navigate', { url: `http://blocked.test:${stack.site.port}/hello?${tag}` }, page.sessionId).catch((e) => ({ errorText: e.message })), 2000);
+    await sleep(800);
+    const origin = await tryEvaluate(cdp, page.sessionId, 'location.origin');
+    t.notMatch(String(origin), /blocked\.test/, `${where}: no page runs as the blocked site (${JSON.stringify(nav).slice(0, 80)})`);
+    t.notOk(stack.site.requests.some((r) => r.path === `/sink?from-blocked-${tag}`), `${where}: nothing was sent as the blocked site`);
   }
   await stopSession(s.id);
 });
