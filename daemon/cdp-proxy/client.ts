@@ -42,8 +42,11 @@ export class ProxyClient {
   private downloadContexts = new Set<string>();
   /** Whether the client asked for download events (its download setting's eventsEnabled): it hears the daemon's. */
   private downloadEvents = false;
-  /** Document requests the client was told are paused (Fetch.requestPaused), by session ('' for its own) and request id. */
-  private pausedDocuments = new Map<string, string>();
+  /**
+   * Documents of blocked sites the client was told are paused (Fetch.requestPaused), by session ('' for its own)
+   * and request id: none is evicted (a client that could push one out by pausing others could then answer it).
+   */
+  private pausedBlocked = new Set<string>();
   /** The client's own contexts, disposed as it ends. */
   private disposed = new Set<string>();
   private tap?: Disposable;
@@ -138,10 +141,13 @@ export class ProxyClient {
   private answerRefusal(method: string, params: Record<string, any>, sessionId: string | undefined): string | undefined {
     if (!method.startsWith('Fetch.') || typeof params.requestId !== 'string') return undefined;
     const key = `${sessionId ?? ''}\u0000${params.requestId}`;
-    const url = this.pausedDocuments.get(key);
-    if (url === undefined || (method !== 'Fetch.fulfillRequest' && method !== 'Fetch.continueResponse')) return undefined;
-    this.pausedDocuments.delete(key);
-    return this.hostAccess(url) === 'blocked' ? "that page is on a site the user blocked: it is not opened, by the network or by the client's own answer (fail the request instead)" : undefined;
+    if (!this.pausedBlocked.has(key)) return undefined;
+    if (method !== 'Fetch.fulfillRequest' && method !== 'Fetch.continueResponse') {
+      // Failed or sent on to the daemon's write guard, which refuses it in turn.
+      this.pausedBlocked.delete(key);
+      return undefined;
+    }
+    return "that page is on a site the user blocked: it is not opened, by the network or by the client's own answer (fail the request instead)";
   }
 
   private refuse(m: ClientMessage, why: string) {
@@ -230,6 +236,7 @@ export class ProxyClient {
       this.worlds.attached(params.sessionId, String(params.targetInfo?.targetId), params.targetInfo?.type, fromRoot ? undefined : sessionId);
     }
     if (method === 'Target.detachedFromTarget' && typeof params?.sessionId === 'string') {
+      for (const k of this.pausedBlocked) if (k.startsWith(`${params.sessionId}\u0000`)) this.pausedBlocked.delete(k);
       this.sessions.delete(params.sessionId);
       this.targetOf.delete(params.sessionId);
       this.contextOf.delete(params.sessionId);
@@ -238,10 +245,8 @@ export class ProxyClient {
     if (!fromRoot && !this.forwardable(method, params, sessionId)) return;
     // Only what the client is told counts as announced to it (read-worlds.ts).
     if (!fromRoot) this.worlds.onEvent(method, params, sessionId);
-    if (method === 'Fetch.requestPaused' && params?.resourceType === 'Document' && typeof params.requestId === 'string' && typeof params.request?.url === 'string') {
-      this.pausedDocuments.set(`${fromRoot ? '' : sessionId}\u0000${params.requestId}`, params.request.url);
-      // Answered ones are dropped as they are answered; ones never answered must not pile up.
-      if (this.pausedDocuments.size > 1000) this.pausedDocuments.delete(this.pausedDocuments.keys().next().value!);
+    if (method === 'Fetch.requestPaused' && params?.resourceType === 'Document' && typeof params.requestId === 'string' && typeof params.request?.url === 'string' && this.hostAccess(params.request.url) === 'blocked') {
+      this.pausedBlocked.add(`${fromRoot ? '' : sessionId}\u0000${params.requestId}`);
     }
     // A finished download names the file where Chromium put it, a path on the daemon's host: the name is enough.
     if (method === 'Browser.downloadProgress' && typeof params?.filePath === 'string') params = { ...params, filePath: basename(params.filePath) };

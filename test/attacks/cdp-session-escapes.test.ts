@@ -328,6 +328,14 @@ t.test('a blocked site is not opened: not by the client answering its document i
     t.notMatch(String(origin), /blocked\.test/, `${where}: no page runs as the blocked site (${JSON.stringify(nav).slice(0, 80)})`);
     t.notOk(stack.site.requests.some((r) => r.path === `/sink?from-blocked-${tag}`), `${where}: nothing was sent as the blocked site`);
   }
+  // A site the user did not block is answered by the client as before (Playwright's route.fulfill of a page).
+  const ok = await newPage(cdp);
+  await cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*fulfilled-ok*', resourceType: 'Document', requestStage: 'Request' }] }, ok.sessionId);
+  cdp.event((e) => e.method === 'Fetch.requestPaused' && e.sessionId === ok.sessionId).then((e) =>
+    cdp.send('Fetch.fulfillRequest', { requestId: e.params.requestId, responseCode: 200, responseHeaders: [{ name: 'content-type', value: 'text/html' }], body: Buffer.from('<title>mine</title>').toString('base64') }, ok.sessionId),
+  );
+  await goto(cdp, ok.sessionId, `${stack.site.url}/fulfilled-ok`);
+  t.equal(await tryEvaluate(cdp, ok.sessionId, 'document.title'), 'mine', 'an allowed page is answered by the client');
   await stopSession(s.id);
 });
 
