@@ -10,6 +10,7 @@ import { type CdpConnection, DisposableStore } from '../cdp/connection.js';
 import { createPageTarget } from './create-target.js';
 import { bumpActivity, Tab } from './tab.js';
 import { adoptBrowserWorker, BROWSER_WORKER_TYPES } from './worker-adoption.js';
+import { blockSockets } from './network-cutoff.js';
 import { RunningServiceWorkers } from './service-worker-fetch.js';
 import type { TabRecord, TabStore } from '../../storage/tabs.js';
 import { formatTabId } from '../../protocol/ids.js';
@@ -435,10 +436,12 @@ export class BrowserInstance {
   /**
    * Closes a page still waiting to run, before it sends anything. It may share its opener's renderer, which stays
    * paused while it waits: a close alone does not complete there, and the opener stops answering. So its requests
-   * are held first (Fetch pauses each one, and none is let go), then it runs, and is closed.
+   * are held first (Fetch pauses each one, and none is let go; WebSockets are cut off), then it runs, and is closed.
    */
   private async closeUnrun(targetId: string, a: { sessionId: string; waiting: boolean }) {
     if (a.waiting) {
+      // WebSockets too, which Fetch never sees (network-cutoff.ts).
+      await blockSockets(this.conn!, a.sessionId);
       await this.conn!.sendMayFail('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, a.sessionId);
       await this.conn!.sendMayFail('Runtime.runIfWaitingForDebugger', {}, a.sessionId);
     }
