@@ -2,7 +2,7 @@
 import { homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
-import { loadQuotaLimits, type QuotaLimits } from './quotas/limits.js';
+import { loadQuotaLimits, MAX_WHOLE_SETTING, WHOLE_TEXT, type QuotaLimits } from './quotas/limits.js';
 
 // Defaults that other folders read too live here, so the configuration imports no feature (it is the ground).
 
@@ -149,12 +149,58 @@ function serviceUrl(name: string, raw: string | undefined): string | undefined {
   return u.href.replace(/\/$/, '');
 }
 
-/** `name` is a flag without its dashes, or the environment variable of a setting that has no flag. */
-function wholeNumber(name: string, raw: string | boolean | undefined, fallback: number, min: number): number {
+/**
+ * `name` is a flag without its dashes, or the environment variable of a setting that has no flag. Decimal digits
+ * only, from `min` to `max`: an empty value, a sign, 1e3 or 0x10 stop the start rather than mean 0 or something
+ * Number() makes of them, and a huge one stops it rather than overflow a timer or a date later.
+ */
+function wholeNumber(name: string, raw: string | boolean | undefined, fallback: number, min: number, max = MAX_WHOLE_SETTING): number {
   if (raw === undefined) return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name.startsWith('BROWSERD_') ? name : `--${name}`} takes a whole number >= ${min}, not "${raw}"`);
+  if (typeof raw !== 'string' || !WHOLE_TEXT.test(raw) || n < min || n > max) {
+    throw new Error(`${name.startsWith('BROWSERD_') ? name : `--${name}`} takes a whole number >= ${min} and <= ${max}, not "${raw}"`);
+  }
   return n;
+}
+
+/** Seconds that become a timer's milliseconds: at most the longest timer Node keeps (about 24.8 days). */
+const MAX_TIMER_S = Math.floor(MAX_WHOLE_SETTING / 1000);
+
+/** Levels pino takes (BROWSERD_LOG_LEVEL). */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** A switch variable: unset, or "0" or "1" (BROWSERD_HEADLESS=false must not silently mean headless). */
+function switchOf(name: string, raw: string | undefined): boolean | undefined {
+  if (raw === undefined) return undefined;
+  if (raw !== '0' && raw !== '1') throw new Error(`${name} takes 0 or 1, not "${raw}"`);
+  return raw === '1';
+}
+
+/**
+ * The settings other modules read from the environment themselves (the CDP timeout, thread counts, the disk
+ * reserve, live links, the log level), checked here too so a bad value stops the start instead of being
+ * replaced by a default where it is read.
+ */
+function checkModuleSettings(env: NodeJS.ProcessEnv) {
+  wholeNumber('BROWSERD_CDP_TIMEOUT_MS', env.BROWSERD_CDP_TIMEOUT_MS, 0, 1);
+  wholeNumber('BROWSERD_MARKDOWN_THREADS', env.BROWSERD_MARKDOWN_THREADS, 0, 1, 16);
+  wholeNumber('BROWSERD_CONVERTER_THREADS', env.BROWSERD_CONVERTER_THREADS, 0, 1, 16);
+  wholeNumber('BROWSERD_STORE_RESERVE_MB', env.BROWSERD_STORE_RESERVE_MB, 0, 0);
+  wholeNumber('BROWSERD_LIVE_LINK_S', env.BROWSERD_LIVE_LINK_S, 0, 10, 86_400);
+  const level = env.BROWSERD_LOG_LEVEL;
+  if (level !== undefined && !LOG_LEVELS.includes(level)) throw new Error(`BROWSERD_LOG_LEVEL takes one of ${LOG_LEVELS.join(', ')}, not "${level}"`);
+}
+
+/** BROWSERD_ALLOW_TARGETS: exact address:port pairs, an IPv4 address or a bracketed IPv6 one, and a port. */
+function allowTargetsOf(raw: string | undefined): string[] {
+  const out = (raw ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  for (const target of out) {
+    const m = /^(\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]):([0-9]{1,5})$/.exec(target);
+    const port = m ? Number(m[2]) : 0;
+    const v4ok = m && (m[1]!.startsWith('[') || m[1]!.split('.').every((o) => Number(o) <= 255));
+    if (!m || !v4ok || port < 1 || port > 65535) throw new Error(`BROWSERD_ALLOW_TARGETS takes address:port pairs (10.0.0.5:443, [::1]:3000), not "${target}"`);
+  }
+  return out;
 }
 
 /**
@@ -187,17 +233,26 @@ export function isLoopbackListen(host: string): boolean {
 export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const listen = parseListen(String(flags.listen ?? env.BROWSERD_LISTEN ?? '127.0.0.1:8787'));
   const max = flags['max-browsers'] ?? env.BROWSERD_MAX_BROWSERS;
-  const maxBrowsers = max === undefined ? defaultMaxBrowsers() : Number(max);
-  if (!Number.isInteger(maxBrowsers) || maxBrowsers < 1) throw new Error(`--max-browsers takes a whole number >= 1, not "${max}"`);
+  const maxBrowsers = max === undefined ? defaultMaxBrowsers() : wholeNumber('max-browsers', max, 0, 1);
   const publicUrl = env.BROWSERD_PUBLIC_URL;
   let publicHost: string | undefined;
   if (publicUrl) {
+    let u: URL | undefined;
     try {
-      publicHost = new URL(publicUrl).hostname.toLowerCase();
+      u = new URL(publicUrl);
     } catch {
-      throw new Error(`BROWSERD_PUBLIC_URL must be a URL, not "${publicUrl}"`);
+      u = undefined;
     }
+    // Every link the daemon hands out starts with it (ws:// for CDP sessions is made from http://).
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) throw new Error(`BROWSERD_PUBLIC_URL must be an http(s) URL, not "${publicUrl}"`);
+    publicHost = u.hostname.toLowerCase();
   }
+  const dataDir = String(flags.data ?? env.BROWSERD_DATA ?? defaultDataDir());
+  // An empty one would be the working directory, wherever the daemon happened to start.
+  if (!dataDir.trim()) throw new Error('--data (BROWSERD_DATA) takes a directory, not an empty value');
+  const headless = switchOf('BROWSERD_HEADLESS', env.BROWSERD_HEADLESS);
+  const allowPrivate = switchOf('BROWSERD_ALLOW_PRIVATE_NETWORK', env.BROWSERD_ALLOW_PRIVATE_NETWORK);
+  checkModuleSettings(env);
   const allowedHosts = [...list(flags['allowed-hosts'] ?? env.BROWSERD_ALLOWED_HOSTS), ...(publicHost ? [publicHost] : [])];
   // Off loopback, a Host check cannot fall back on "any loopback literal": the names must be given.
   if (!isLoopbackListen(listen.host) && allowedHosts.length === 0) {
@@ -209,13 +264,13 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
   return {
     host: listen.host,
     port: listen.port,
-    dataDir: String(flags.data ?? env.BROWSERD_DATA ?? defaultDataDir()),
+    dataDir,
     chrome: env.BROWSERD_CHROME || '/usr/bin/chromium',
-    headless: flags.headful ? false : env.BROWSERD_HEADLESS !== '0',
+    headless: flags.headful ? false : headless !== false,
     maxBrowsers,
     capacityRetryAfterS: 30,
-    allowPrivateNetwork: flags['allow-private-network'] === true || env.BROWSERD_ALLOW_PRIVATE_NETWORK === '1',
-    allowTargets: (env.BROWSERD_ALLOW_TARGETS ?? '').split(',').map((x) => x.trim()).filter(Boolean),
+    allowPrivateNetwork: flags['allow-private-network'] === true || allowPrivate === true,
+    allowTargets: allowTargetsOf(env.BROWSERD_ALLOW_TARGETS),
     chromeArgs: chromeArgsOf(env.BROWSERD_CHROME_ARGS),
     shutdownGraceMs: 20000,
     searxngUrl: env.BROWSERD_SEARXNG_URL,
@@ -234,7 +289,7 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     cacheMaxBytesPerUser: wholeNumber('cache-max-mb', flags['cache-max-mb'] ?? env.BROWSERD_CACHE_MAX_MB, 1024, 1) * 1024 * 1024,
     markitdownUrl: serviceUrl('BROWSERD_MARKITDOWN_URL', env.BROWSERD_MARKITDOWN_URL),
     doclingUrl: serviceUrl('BROWSERD_DOCLING_URL', env.BROWSERD_DOCLING_URL),
-    converterTimeoutMs: wholeNumber('BROWSERD_CONVERTER_TIMEOUT_S', env.BROWSERD_CONVERTER_TIMEOUT_S, 120, 1) * 1000,
+    converterTimeoutMs: wholeNumber('BROWSERD_CONVERTER_TIMEOUT_S', env.BROWSERD_CONVERTER_TIMEOUT_S, 120, 1, MAX_TIMER_S) * 1000,
     downloadMaxBytes: wholeNumber('download-max-mb', flags['download-max-mb'] ?? env.BROWSERD_DOWNLOAD_MAX_MB, 1024, 1) * 1024 * 1024,
     downloadLinkTtlS: wholeNumber('download-link-ttl-s', flags['download-link-ttl-s'] ?? env.BROWSERD_DOWNLOAD_LINK_TTL_S, 30 * 60, 1),
     signupPerHour: wholeNumber('BROWSERD_SIGNUP_PER_HOUR', env.BROWSERD_SIGNUP_PER_HOUR, 5, 1),
@@ -247,7 +302,7 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
       geminiKey: env.BROWSERD_GEMINI_API_KEY || undefined,
       extraModels: (env.BROWSERD_MODELS ?? '').split(',').map((x) => x.trim()).filter(Boolean),
       defaultModel: env.BROWSERD_DEFAULT_MODEL || undefined,
-      timeoutMs: wholeNumber('BROWSERD_MODEL_TIMEOUT_S', env.BROWSERD_MODEL_TIMEOUT_S, 120, 1) * 1000,
+      timeoutMs: wholeNumber('BROWSERD_MODEL_TIMEOUT_S', env.BROWSERD_MODEL_TIMEOUT_S, 120, 1, MAX_TIMER_S) * 1000,
     },
     filterLists: [...DEBIAN_FILTER_LISTS, ...(env.BROWSERD_FILTER_LISTS ?? '').split(/[:,]/).map((x) => x.trim()).filter(Boolean)],
   };

@@ -31,6 +31,30 @@ export class TabStore extends PerUserTable<TabRecord> {
     return () => this.removedListeners.delete(cb);
   }
 
+  /**
+   * Tabs being made whose record is not written yet, per user. The per-user tab cap counts them: pages a CDP
+   * client or a page opens by the dozen at once are each checked before any of their records exists.
+   */
+  private making = new Map<string, number>();
+
+  /** A user's open tabs as the tab cap counts them: the records, and the tabs being made. */
+  openCount(user: string): number {
+    return [...this.values(user)].length + (this.making.get(user) ?? 0);
+  }
+
+  /** Holds a place under the tab cap for a tab being made, until the returned release is called (once is enough). */
+  hold(user: string): () => void {
+    this.making.set(user, (this.making.get(user) ?? 0) + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const n = (this.making.get(user) ?? 1) - 1;
+      if (n > 0) this.making.set(user, n);
+      else this.making.delete(user);
+    };
+  }
+
   list(user: string): TabRecord[] {
     const out: TabRecord[] = [...this.values(user)];
     return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id, 'en', { numeric: true }));

@@ -10,6 +10,7 @@ import { type CdpConnection, DisposableStore } from '../cdp/connection.js';
 import { createPageTarget } from './create-target.js';
 import { bumpActivity, Tab } from './tab.js';
 import { adoptBrowserWorker, BROWSER_WORKER_TYPES } from './worker-adoption.js';
+import { blockSockets } from './network-cutoff.js';
 import { RunningServiceWorkers } from './service-worker-fetch.js';
 import type { TabRecord, TabStore } from '../../storage/tabs.js';
 import { formatTabId } from '../../protocol/ids.js';
@@ -83,12 +84,15 @@ export class BrowserInstance {
   private scratchSeq = 0;
   /** Targets of tabs adopted from a CDP session client's pages: they go, record and all, when the page goes. */
   private clientPages = new Set<string>();
+  /** Pages in a context a CDP client made (no tab of ours), by target id, with the address each shows now. */
+  private foreignPages = new Map<string, string>();
   /** The default browser context's id, as Chromium names it (a page there with no tab of ours becomes one). */
   private defaultContextId?: string;
   /** Targets of browser_read's scratch tabs, while they are open. */
   private scratchTargets = new Set<string>();
   /** The user's host policy for an address; 'default' when the instance was given none. */
-  private readonly hostAccess: HostAccessFn = (url) => this.opts.hostAccess?.(url) ?? 'default';
+  /** The user's host policy for an address (a CDP session client's answers to blocked documents are refused by it). */
+  readonly hostAccess: HostAccessFn = (url) => this.opts.hostAccess?.(url) ?? 'default';
   /** Service workers running now: one whose site turns read-only stops answering pages at once. */
   private readonly serviceWorkers = new RunningServiceWorkers(() => this.conn, this.hostAccess);
   /** Page downloads of every context of this browser, on their way into the user's files. */
@@ -140,6 +144,9 @@ export class BrowserInstance {
     }
     this.disposables.add(conn.on('Target.attachedToTarget', '', (p) => this.onAttached(p)));
     this.disposables.add(conn.on('Target.detachedFromTarget', '', (p) => this.onDetached(p.targetId)));
+    this.disposables.add(conn.on('Target.targetInfoChanged', '', ({ targetInfo }) => {
+      if (this.foreignPages.has(targetInfo.targetId)) this.foreignPages.set(targetInfo.targetId, targetInfo.url);
+    }));
     // No page stays on a browser-internal page, by any route (internal-pages.ts); on before discovery, which
     // announces the pages already open.
     this.disposables.add(new InternalPageWatch(conn, { daemonTabSession: (id) => this.daemonTabSession(id), log: this.opts.log }).start());
@@ -197,6 +204,7 @@ export class BrowserInstance {
     this.contexts.clear();
     this.makingContexts.clear();
     this.clientPages.clear();
+    this.foreignPages.clear();
     this.disposables.dispose();
     this.opts.onExit(this);
   }
@@ -209,6 +217,9 @@ export class BrowserInstance {
     const tab = [...this.tabs.values()].find((t) => t.targetId === targetId && !t.closed);
     if (tab) return tab.mode === 'read' || this.hostAccess(tab.url) === 'read_only' ? 'read' : 'act';
     if (this.scratchTargets.has(targetId) || this.unclaimed.has(targetId)) return 'read';
+    // A page in a context the client made is held to the user's host policy as a tab is: read on a read-only site.
+    const foreign = this.foreignPages.get(targetId);
+    if (foreign !== undefined) return this.hostAccess(foreign) === 'read_only' ? 'read' : 'act';
     const a = this.attached.get(targetId);
     if (a?.openerId || this.ownTargets.has(targetId)) return 'read'; // a popup or a tab still being set up
     return 'unknown';
@@ -275,7 +286,10 @@ export class BrowserInstance {
         // A page in a context a client made for itself (gone with the client) is no tab a record could bring
         // back: it runs under the user's host policy like a worker does (blocked sites are not navigated to,
         // read-only sites get no writes).
-        if (context === null || !a) this.adoptWorker(p);
+        if (context === null || !a) {
+          if (p.targetInfo.type === 'page') this.foreignPages.set(targetId, p.targetInfo.url);
+          this.adoptWorker(p);
+        }
         else void this.adoptClientPage(targetId, a, p.targetInfo.url, context).catch((e) => this.opts.log.warn({ err: String(e) }, 'adopting a page opened through CDP failed'));
       }
     }
@@ -300,23 +314,32 @@ export class BrowserInstance {
     const full = this.tabLimitReached();
     if (full) {
       this.opts.log.info({ user: this.opts.user, open: full.open, max: full.max }, 'a page opened through CDP was closed: the user is at the tab limit');
-      await this.conn!.sendMayFail('Target.closeTarget', { targetId });
+      await this.closeUnrun(targetId, a);
       return;
     }
-    const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
-    const rec: TabRecord = {
-      id: formatTabId(n, this.opts.profile),
-      user: this.opts.user,
-      url: /^https?:/.test(url) ? url : 'about:blank',
-      mode: 'act',
-      context,
-      profile: this.opts.profile,
-      createdAt: new Date().toISOString(),
-    };
-    const tab = this.makeTab(rec, targetId, a.sessionId);
-    this.tabs.set(rec.id, tab);
-    this.clientPages.add(targetId);
-    await this.opts.tabs.put(rec);
+    // Its place under the cap is held from the check until its record is written: a client opens pages by the
+    // dozen at once, each checked before any other's record exists.
+    const release = this.opts.tabs.hold(this.opts.user);
+    let tab: Tab;
+    let rec: TabRecord;
+    try {
+      const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
+      rec = {
+        id: formatTabId(n, this.opts.profile),
+        user: this.opts.user,
+        url: /^https?:/.test(url) ? url : 'about:blank',
+        mode: 'act',
+        context,
+        profile: this.opts.profile,
+        createdAt: new Date().toISOString(),
+      };
+      tab = this.makeTab(rec, targetId, a.sessionId);
+      this.tabs.set(rec.id, tab);
+      this.clientPages.add(targetId);
+      await this.opts.tabs.put(rec);
+    } finally {
+      release();
+    }
     try {
       await tab.setup(a.waiting, { identityUrl: /^https?:/.test(url) ? url : undefined });
     } catch (e) {
@@ -333,6 +356,7 @@ export class BrowserInstance {
     this.attached.delete(targetId);
     this.scratchTargets.delete(targetId);
     this.unclaimed.delete(targetId);
+    this.foreignPages.delete(targetId);
     const fromClient = this.clientPages.delete(targetId);
     for (const t of this.tabs.values()) {
       if (t.targetId === targetId && !t.closed) {
@@ -371,24 +395,32 @@ export class BrowserInstance {
     if (full) {
       // A page must not open tabs past the user's cap either: the popup is closed before it loads anything.
       opener.logEvent('popup', { detail: `a popup was closed before it loaded: ${full.open} open tabs is the per-user limit (${full.max})` });
-      await this.conn!.sendMayFail('Target.closeTarget', { targetId });
+      await this.closeUnrun(targetId, a);
       return;
     }
-    const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
-    const rec: TabRecord = {
-      id: formatTabId(n, this.opts.profile),
-      user: this.opts.user,
-      url: 'about:blank',
-      mode: opener.record.mode,
-      allowedDomains: opener.record.allowedDomains,
-      context: opener.record.context,
-      profile: this.opts.profile,
-      opener: opener.id,
-      createdAt: new Date().toISOString(),
-    };
-    const tab = this.makeTab(rec, targetId, a.sessionId);
-    this.tabs.set(rec.id, tab);
-    await this.opts.tabs.put(rec);
+    // Held under the cap until the record is written: a page may open popups by the dozen at once.
+    const release = this.opts.tabs.hold(this.opts.user);
+    let tab: Tab;
+    let rec: TabRecord;
+    try {
+      const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
+      rec = {
+        id: formatTabId(n, this.opts.profile),
+        user: this.opts.user,
+        url: 'about:blank',
+        mode: opener.record.mode,
+        allowedDomains: opener.record.allowedDomains,
+        context: opener.record.context,
+        profile: this.opts.profile,
+        opener: opener.id,
+        createdAt: new Date().toISOString(),
+      };
+      tab = this.makeTab(rec, targetId, a.sessionId);
+      this.tabs.set(rec.id, tab);
+      await this.opts.tabs.put(rec);
+    } finally {
+      release();
+    }
     opener.logEvent('popup', { detail: `opened tab ${rec.id}` });
     try {
       await tab.setup(a.waiting, { identityUrl: /^https?:/.test(url) ? url : opener.url });
@@ -399,6 +431,21 @@ export class BrowserInstance {
       await tab.close();
       throw e;
     }
+  }
+
+  /**
+   * Closes a page still waiting to run, before it sends anything. It may share its opener's renderer, which stays
+   * paused while it waits: a close alone does not complete there, and the opener stops answering. So its requests
+   * are held first (Fetch pauses each one, and none is let go; WebSockets are cut off), then it runs, and is closed.
+   */
+  private async closeUnrun(targetId: string, a: { sessionId: string; waiting: boolean }) {
+    if (a.waiting) {
+      // WebSockets too, which Fetch never sees (network-cutoff.ts).
+      await blockSockets(this.conn!, a.sessionId);
+      await this.conn!.sendMayFail('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] }, a.sessionId);
+      await this.conn!.sendMayFail('Runtime.runIfWaitingForDebugger', {}, a.sessionId);
+    }
+    await this.conn!.sendMayFail('Target.closeTarget', { targetId });
   }
 
   /**
@@ -489,7 +536,7 @@ export class BrowserInstance {
   /** The user's open tabs (every profile) when they are at the per-user cap; undefined while there is room. */
   private tabLimitReached(): { open: number; max: number } | undefined {
     const max = this.opts.maxTabsPerUser;
-    const open = this.opts.tabs.list(this.opts.user).length;
+    const open = this.opts.tabs.openCount(this.opts.user);
     return max !== undefined && open >= max ? { open, max } : undefined;
   }
 
@@ -500,6 +547,16 @@ export class BrowserInstance {
     if (full) {
       throw new BrowserdError('refused', `you have ${full.open} open tabs, the most one user may (per-user limit ${full.max})`, { next: 'Close tabs you no longer need with browser_close_tab, then open again.', details: { perUserTabLimit: full.max } });
     }
+    // Held under the cap until the record is written, after the first load: calls in parallel count each other.
+    const release = this.opts.tabs.hold(this.opts.user);
+    try {
+      return await this.openTabHeld(o);
+    } finally {
+      release();
+    }
+  }
+
+  private async openTabHeld(o: OpenTabOptions): Promise<Tab> {
     const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
     const rec: TabRecord = {
       id: formatTabId(n, this.opts.profile),

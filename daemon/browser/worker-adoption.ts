@@ -22,21 +22,30 @@ export { BROWSER_WORKER_TYPES };
 /** The CDP sessions (and last known URLs) of the open read tabs: a worker one of them may have made runs read. */
 export type ReadSessions = () => { sessionId: string; url: string }[];
 
-export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: string; targetInfo: { url: string; type: string }; waitingForDebugger: boolean }, hostAccess: HostAccessFn, log: Logger, adFilter?: AdFilter, readSessions?: ReadSessions, serviceWorkers?: RunningServiceWorkers): Promise<void> {
+export async function adoptBrowserWorker(conn: CdpConnection, p: { sessionId: string; targetInfo: { targetId?: string; url: string; type: string }; waitingForDebugger: boolean }, hostAccess: HostAccessFn, log: Logger, adFilter?: AdFilter, readSessions?: ReadSessions, serviceWorkers?: RunningServiceWorkers): Promise<void> {
   const session = p.sessionId;
   const d = new DisposableStore();
   // Pages no tab owns (a CDP client's) are not made by a read tab's realm; shared and service workers may be.
   const decided = BROWSER_WORKER_TYPES.has(p.targetInfo.type) ? browserWorkerMode(conn, p.targetInfo.url, readSessions?.() ?? []) : 'act';
   const mode: WorkerMode = typeof decided === 'string' ? decided : await decided;
+  // A page (one in a context a CDP client made) moves from site to site: its address is the one it shows now, so a
+  // read-only site's page writes nowhere, as a tab's does (write-guard.ts). Its main frame's id is its target id.
+  const pageId = p.targetInfo.type === 'page' ? p.targetInfo.targetId : undefined;
   const owner = {
     mode,
     url: p.targetInfo.url,
     closed: false,
+    ...(pageId ? { mainFrameId: () => pageId } : {}),
     logEvent: (kind: LogKind, e: Omit<LogEntry, 'at' | 'kind'>) => log.info({ worker: p.targetInfo.url, kind, ...e }, 'worker request refused'),
   };
   d.add(conn.on('Target.detachedFromTarget', '', (q) => {
     if (q.sessionId === session) d.dispose();
   }));
+  if (pageId) {
+    d.add(conn.on('Target.targetInfoChanged', '', (q) => {
+      if (q.targetInfo.targetId === pageId) owner.url = q.targetInfo.url;
+    }));
+  }
   // A worker's page is its own script's address: block_ads holds for the site that runs it.
   // No mayRefuseSubresources: a worker's every request is paused, whatever the rules are at the time.
   const guard = new WriteGuard(conn, owner, { hostAccess, adFilter });

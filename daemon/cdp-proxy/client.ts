@@ -40,6 +40,13 @@ export class ProxyClient {
   private contexts = new Set<string>();
   /** Contexts whose download setting the client sent ('' for the default one): the daemon's goes back on them. */
   private downloadContexts = new Set<string>();
+  /** Whether the client asked for download events (its download setting's eventsEnabled): it hears the daemon's. */
+  private downloadEvents = false;
+  /**
+   * Documents of blocked sites the client was told are paused (Fetch.requestPaused), by session ('' for its own)
+   * and request id: none is evicted (a client that could push one out by pausing others could then answer it).
+   */
+  private pausedBlocked = new Set<string>();
   /** The client's own contexts, disposed as it ends. */
   private disposed = new Set<string>();
   private tap?: Disposable;
@@ -60,6 +67,8 @@ export class ProxyClient {
     realm: TargetRealm = () => 'unknown',
     /** Where the daemon has this browser's downloads staged; a client's download setting becomes this one. */
     private downloads?: DownloadSetting,
+    /** The user's host policy: a document of a blocked site is not answered by the client either. */
+    private hostAccess: (url: string) => string = () => 'default',
   ) {
     this.worlds = new ReadWorlds(realm);
   }
@@ -101,7 +110,10 @@ export class ProxyClient {
     if (watch && (watch.isInternal(m.sessionId && this.targetOf.get(m.sessionId)) || (m.method === 'Target.attachToTarget' && watch.isInternal(String(params.targetId))))) {
       return this.refuse(m, 'that page is showing one of the browser\'s own pages, which are out of reach; it is being closed');
     }
-    const no = refusal(m.method, params, { ownsSession: (s) => this.sessions.has(s), ownsContext: (c) => this.contexts.has(c), filesDir: this.filesDir }) ?? this.worlds.refusal(m.method, params, m.sessionId);
+    const no =
+      refusal(m.method, params, { ownsSession: (s) => this.sessions.has(s), ownsContext: (c) => this.contexts.has(c), filesDir: this.filesDir }) ??
+      this.worlds.refusal(m.method, params, m.sessionId) ??
+      this.answerRefusal(m.method, params, m.sessionId);
     if (no) return this.refuse(m, no);
     const send = paramsToSend(m.method, params, this.filesDir, this.downloads);
     // A command whose check must ask the browser first holds back the ones after it: the client's commands
@@ -119,6 +131,23 @@ export class ProxyClient {
       return;
     }
     this.forward(m, send);
+  }
+
+  /**
+   * A paused request the client answers itself (Fetch.fulfillRequest, or Fetch.continueResponse with its own
+   * status) never reaches the daemon's write guard, which may sit after the client's interception: a document of a
+   * site the user blocked would open with the client's content, as that site, its cookies and storage in reach.
+   */
+  private answerRefusal(method: string, params: Record<string, any>, sessionId: string | undefined): string | undefined {
+    if (!method.startsWith('Fetch.') || typeof params.requestId !== 'string') return undefined;
+    const key = `${sessionId ?? ''}\u0000${params.requestId}`;
+    if (!this.pausedBlocked.has(key)) return undefined;
+    if (method !== 'Fetch.fulfillRequest' && method !== 'Fetch.continueResponse') {
+      // Failed or sent on to the daemon's write guard, which refuses it in turn.
+      this.pausedBlocked.delete(key);
+      return undefined;
+    }
+    return "that page is on a site the user blocked: it is not opened, by the network or by the client's own answer (fail the request instead)";
   }
 
   private refuse(m: ClientMessage, why: string) {
@@ -152,7 +181,18 @@ export class ProxyClient {
       params = { ...params, ...(context ? { browserContextId: context } : {}) };
       session = this.root;
     }
-    if (method === 'Browser.setDownloadBehavior') this.downloadContexts.add(typeof params.browserContextId === 'string' ? params.browserContextId : '');
+    if (method === 'Browser.setDownloadBehavior') {
+      this.downloadContexts.add(typeof params.browserContextId === 'string' ? params.browserContextId : '');
+      if (this.downloads) {
+        // Sent on the daemon's browser session, not the client's: Chromium puts a context's download setting back
+        // to its own default (the host's Downloads folder) when the session that set it detaches, and a page
+        // downloading meanwhile wrote there, past the user's files and quota. The daemon's session keeps its
+        // events on (the watcher moves each file); the client hears them from it when it asked (onEvent).
+        this.downloadEvents = params.eventsEnabled === true;
+        params = { ...params, eventsEnabled: true };
+        session = undefined;
+      }
+    }
     this.conn.send(method as any, params as any, session, timeout).then(
       async (result: any) => {
         if (m.method === 'Target.attachToTarget' && result?.sessionId) {
@@ -181,7 +221,10 @@ export class ProxyClient {
   }
 
   private onEvent(method: string, params: any, sessionId?: string) {
-    if (this.ended || !this.root || !sessionId) return;
+    if (this.ended || !this.root) return;
+    // Download events come to the daemon's browser session, where the client's download setting went (forward()).
+    if (!sessionId && this.downloadEvents && (method === 'Browser.downloadWillBegin' || method === 'Browser.downloadProgress')) sessionId = this.root;
+    if (!sessionId) return;
     const fromRoot = sessionId === this.root;
     if (!fromRoot && !this.sessions.has(sessionId)) return;
     // Sessions attached under one of the client's own are the client's too; learnt before the event is
@@ -193,6 +236,7 @@ export class ProxyClient {
       this.worlds.attached(params.sessionId, String(params.targetInfo?.targetId), params.targetInfo?.type, fromRoot ? undefined : sessionId);
     }
     if (method === 'Target.detachedFromTarget' && typeof params?.sessionId === 'string') {
+      for (const k of this.pausedBlocked) if (k.startsWith(`${params.sessionId}\u0000`)) this.pausedBlocked.delete(k);
       this.sessions.delete(params.sessionId);
       this.targetOf.delete(params.sessionId);
       this.contextOf.delete(params.sessionId);
@@ -201,6 +245,9 @@ export class ProxyClient {
     if (!fromRoot && !this.forwardable(method, params, sessionId)) return;
     // Only what the client is told counts as announced to it (read-worlds.ts).
     if (!fromRoot) this.worlds.onEvent(method, params, sessionId);
+    if (method === 'Fetch.requestPaused' && params?.resourceType === 'Document' && typeof params.requestId === 'string' && typeof params.request?.url === 'string' && this.hostAccess(params.request.url) === 'blocked') {
+      this.pausedBlocked.add(`${fromRoot ? '' : sessionId}\u0000${params.requestId}`);
+    }
     // A finished download names the file where Chromium put it, a path on the daemon's host: the name is enough.
     if (method === 'Browser.downloadProgress' && typeof params?.filePath === 'string') params = { ...params, filePath: basename(params.filePath) };
     const text = JSON.stringify(fromRoot ? { method, params } : { method, params, sessionId });

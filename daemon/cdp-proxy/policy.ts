@@ -34,6 +34,8 @@ const REFUSED: Record<string, string> = {
   'Target.attachToBrowserTarget': 'this connection already is a browser-level session of its own',
   'Target.sendMessageToTarget': 'only flat sessions are proxied: put sessionId on each message',
   'Target.openDevTools': 'DevTools windows are not available through the proxy',
+  // Its interceptions answer from the client with no say of the daemon's: the Fetch domain does the same, checked.
+  'Network.setRequestInterception': 'use the Fetch domain (Fetch.enable) to intercept requests',
 };
 
 export interface ClientScope {

@@ -31,6 +31,15 @@ export type QuotaLimits = Record<QuotaName, number>;
 
 const MB = 1024 * 1024;
 
+/**
+ * The largest whole number a setting takes: 2^31 - 1, the longest timer Node keeps in ms, 68 years in seconds,
+ * 2 PB in MB. Past it a value is a typo (or an overflow waiting in a timer or a date), not a wish.
+ */
+export const MAX_WHOLE_SETTING = 2 ** 31 - 1;
+
+/** A whole number as an operator writes it: decimal digits only (no sign, spaces, 1e3, 0x10 or 1.0). */
+export const WHOLE_TEXT = /^[0-9]+$/;
+
 /** Each quota from its flag, else its environment variable, else its default; anything but a whole number >= 1 stops the start. */
 export function loadQuotaLimits(flags: Partial<Record<string, string | boolean>>, env: NodeJS.ProcessEnv): QuotaLimits {
   const out = {} as QuotaLimits;
@@ -39,7 +48,7 @@ export function loadQuotaLimits(flags: Partial<Record<string, string | boolean>>
     let n: number = q.default;
     if (raw !== undefined) {
       n = Number(raw);
-      if (typeof raw !== 'string' || !Number.isInteger(n) || n < 1) throw new Error(`--${q.flag} (${q.env}) takes a whole number >= 1, not "${raw}"`);
+      if (typeof raw !== 'string' || !WHOLE_TEXT.test(raw) || n < 1 || n > MAX_WHOLE_SETTING) throw new Error(`--${q.flag} (${q.env}) takes a whole number >= 1 and <= ${MAX_WHOLE_SETTING}, not "${raw}"`);
     }
     out[name] = q.megabytes ? n * MB : n;
   }

@@ -85,7 +85,7 @@ export function addCdpRoute(app: HttpApp, env: Platform, closing: () => boolean)
         .then(async (inst) => {
           if (data.closed) return;
           const downloads = inst.downloads ? { stagingDir: inst.downloads.stagingDir } : undefined;
-          const client = new ProxyClient(inst.conn!, socket, env.files.dir(session.user), () => session.expiresAt, (id) => inst.targetRealm(id), downloads);
+          const client = new ProxyClient(inst.conn!, socket, env.files.dir(session.user), () => session.expiresAt, (id) => inst.targetRealm(id), downloads, inst.hostAccess);
           data.client = client;
           session.clients.add(client);
           env.cdpSessions.markConnected(session.id);

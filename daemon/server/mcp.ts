@@ -209,7 +209,8 @@ export class McpGateway {
       // The toolsets are read once, here: a bad name is refused before any session exists.
       let tools: ReadonlySet<string> | undefined;
       try {
-        tools = toolsetFilter(r.query.get('tools'));
+        // Every tools parameter counts: ?tools=core&tools=nope is refused for "nope", not read as core alone.
+        tools = toolsetFilter(r.query.has('tools') ? r.query.getAll('tools').join(',') : undefined);
       } catch (e) {
         if (e instanceof BrowserdError) return sendError(r, e);
         throw e;
