@@ -17,7 +17,7 @@ npx tsc -p .
 # .cache/ (never node_modules/.bin, where it would shadow the machine's node for every npm script). A machine
 # already on Node 24 or later needs no second pass.
 OTHER_NODE_MAJOR=24
-OTHER_NODE_FILES=(test/on-node-http test/integration/server/send-stream-node.test.ts
+OTHER_NODE_FILES=(test/on-node-http/*.test.ts test/integration/server/send-stream-node.test.ts
   test/integration/cdp-clients.test.ts test/integration/mcp-conformance.test.ts
   test/integration/mcp-toolsets.test.ts test/integration/client-package.test.ts test/cli/cli.test.ts)
 other_node=""

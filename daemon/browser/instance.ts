@@ -287,6 +287,11 @@ export class BrowserInstance {
         // back: it runs under the user's host policy like a worker does (blocked sites are not navigated to,
         // read-only sites get no writes).
         if (context === null || !a) {
+          if (p.targetInfo.type === 'page' && a && this.foreignPagesFull()) {
+            this.opts.log.info({ user: this.opts.user, max: this.opts.maxTabsPerUser }, 'a page in a CDP client\'s own context was closed: the user is at the tab limit');
+            void this.closeUnrun(targetId, a);
+            continue;
+          }
           if (p.targetInfo.type === 'page') this.foreignPages.set(targetId, p.targetInfo.url);
           this.adoptWorker(p);
         }
@@ -534,6 +539,17 @@ export class BrowserInstance {
   }
 
   /** The user's open tabs (every profile) when they are at the per-user cap; undefined while there is room. */
+  /**
+   * Pages in contexts a CDP client made are no tabs (nothing brings them back, browser_tabs does not list them),
+   * but each is a renderer on this host: they are held under the same per-user number, counted with the user's
+   * tabs, so a client cannot open pages without end. Counted here only, so a tab's own refusal still counts
+   * what browser_tabs shows.
+   */
+  private foreignPagesFull(): boolean {
+    const max = this.opts.maxTabsPerUser;
+    return max !== undefined && this.opts.tabs.openCount(this.opts.user) + this.foreignPages.size >= max;
+  }
+
   private tabLimitReached(): { open: number; max: number } | undefined {
     const max = this.opts.maxTabsPerUser;
     const open = this.opts.tabs.openCount(this.opts.user);

@@ -208,7 +208,7 @@ t.test('the tab cap holds when a page opens many popups at once, and the page ke
   await closeAllTabs();
 });
 
-t.test('the tab cap holds for pages in a context the client made', { todo: 'pages in a client-made context are not tabs (instance.ts settleUnclaimed adopts them as workers) and count against nothing' }, async (t) => {
+t.test('the tab cap holds for pages in a context the client made', async (t) => {
   await closeAllTabs();
   const s = await startSession();
   const cdp = await RawCdp.connect(s.cdpUrl);
