@@ -62,9 +62,10 @@ function rowCells(row: { values: CellValue[] }): string[] {
  * reader takes entries from unzipper in file order and, for a workbook written sheets-first (exceljs's own
  * writer, Excel often), parks each sheet in a temp file until xl/workbook.xml (the last entry) is read; under
  * load that pass has been seen to end without it ("reading 'sheets'" of an unset model). Small workbooks, most
- * of them, gain nothing from streaming and lose that race; only large ones still stream, for their memory.
+ * of them, gain nothing from streaming and lose that race; only large ones still stream, for their memory: read
+ * whole, exceljs keeps every cell as an object, and 256 KB zipped is at most some tens of thousands of cells.
  */
-const READ_WHOLE_MAX_BYTES = 8 * 1024 * 1024;
+const READ_WHOLE_MAX_BYTES = 256 * 1024;
 
 type WholeRow = { values: CellValue[] };
 type WholeSheet = { name: string; id: number; eachRow(opts: { includeEmpty: boolean }, fn: (row: WholeRow) => void): void };
