@@ -44,7 +44,7 @@ export function monitorSpec(args: CreateArgs, checkUrl: (url: string) => string,
     try {
       linearRegExp(src);
     } catch (e) {
-      bad(`"ignore.${i}" ${JSON.stringify(src)} is not a regular expression this server runs (${(e as Error).message}; backreferences and lookaround are not taken, so no pattern can take unbounded time)`, 'Give JavaScript regular expression source without backreferences or lookaround, e.g. "^Updated \\\\d+ minutes ago$".');
+      bad(`"ignore.${i}" ${JSON.stringify(src)} is not a regular expression this server runs (${(e as Error).message}; backreferences and lookahead are not taken, so no pattern can take unbounded time)`, 'Give JavaScript regular expression source without backreferences or lookahead, e.g. "^Updated \\\\d+ minutes ago$".');
     }
   });
   if (args.selector !== undefined) {
