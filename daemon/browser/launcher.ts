@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { chromiumSwitches, type SwitchOptions } from './switches.js';
 import { writeProfilePreferences } from './preferences.js';
+import { endLeftoverChromium } from './leftover-chromium.js';
 import { CdpConnection } from '../cdp/connection.js';
 import { PipeTransport } from '../cdp/pipe-transport.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -39,6 +40,8 @@ export async function launchChromium(opts: SwitchOptions & { executable?: string
     });
   }
   mkdirSync(opts.userDataDir, { recursive: true });
+  // A browser a killed daemon left on this profile would make ours hand itself over to it and exit.
+  await endLeftoverChromium(opts.userDataDir);
   writeProfilePreferences(opts.userDataDir);
   // fd 3: Chromium reads our commands; fd 4: Chromium writes replies and events.
   const child = spawn(executable, chromiumSwitches(opts), { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: false });
