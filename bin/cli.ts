@@ -11,6 +11,7 @@ import { PolicyStore } from '../storage/policies.js';
 import { validateHostRules, type HostAccess } from '../daemon/policy/host-policy.js';
 import { runningDaemon } from '../daemon/data-dir-lock.js';
 import { VAULT_USAGE, vaultCommand } from './vault-cli.js';
+import { FLEET_USAGE, fleetCommand } from './fleet-cli.js';
 import { flagUsage } from '../daemon/settings.js';
 
 /** Each command's usage, shown by `browserd <command> --help` and, all together, by `browserd --help`. */
@@ -41,6 +42,7 @@ const USAGES: Record<string, string> = {
   audit: `  browserd audit [--user NAME] [--limit N] [--data DIR]
 `,
   vault: VAULT_USAGE,
+  fleet: FLEET_USAGE,
   doctor: `  browserd doctor [--listen HOST:PORT] [--data DIR] [any serve flag]
       Checks Node, Chromium and its sandbox, the data dir, LMDB, the vault key and the port; changes nothing.
 `,
@@ -202,6 +204,8 @@ async function main() {
     }
     case 'vault':
       return vaultCommand(positionals.slice(1), flags);
+    case 'fleet':
+      return fleetCommand(positionals.slice(1), flags, die);
     case 'doctor': {
       const cfg = loadConfig(flags);
       const ok = await runDoctor(cfg);

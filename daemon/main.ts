@@ -143,6 +143,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   privateDir(join(cfg.dataDir, 'profiles'));
   privateDir(join(cfg.dataDir, 'uploads'));
   const users = new UserStore(db);
+  await users.ensureRoutingKeys();
   const tabs = new TabStore(db);
   const audit = new AuditStore(db);
   let appPort = 0;
@@ -221,9 +222,9 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     filledCodes: new FilledCodes(),
     savedSessions: new SavedSessionStore(db, () => vault.keySealer()),
     smsInbox: new SmsInboxStore(db, vaultKey),
-    live: new LiveLinks(baseUrl),
+    live: new LiveLinks(baseUrl, undefined, (user) => users.routingKey(user)),
     search: backendFromEnv(),
-    ...cdpServices(db, log, cfg, baseUrl),
+    ...cdpServices(db, log, cfg, baseUrl, (user) => users.routingKey(user)),
     responseCache: new ResponseCacheStore(db, cfg.dataDir, { maxBytesPerUser: cfg.cacheMaxBytesPerUser }),
     siteMemory: new SiteMemoryStore(db),
     modelUsage: new ModelUsageStore(db),
@@ -350,7 +351,7 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   };
 }
 
-function cdpServices(db: ReturnType<typeof openDb>, log: Logger, cfg: Config, baseUrl: () => string) {
+function cdpServices(db: ReturnType<typeof openDb>, log: Logger, cfg: Config, baseUrl: () => string, keyOf: (user: string) => string | undefined) {
   const usage = new UsageStore(db);
-  return { usage, cdpSessions: new CdpSessions(usage, log, cfg.cdpSessionMaxMinutes, baseUrl) };
+  return { usage, cdpSessions: new CdpSessions(usage, log, cfg.cdpSessionMaxMinutes, baseUrl, keyOf) };
 }

@@ -3,8 +3,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-chromium.sh
-if ! command -v pdftoppm >/dev/null && [ "$(id -u)" = "0" ]; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null || true
+# Tools only the tests use, from Debian: pdftoppm (PDF checks) and haproxy (the fleet's router, test/fleet).
+if [ "$(id -u)" = "0" ]; then
+  test_tools=()
+  command -v pdftoppm >/dev/null || test_tools+=(poppler-utils)
+  [ -x /usr/sbin/haproxy ] || command -v haproxy >/dev/null || test_tools+=(haproxy)
+  if [ ${#test_tools[@]} -gt 0 ]; then
+    # With no package lists yet (a fresh machine whose Chromium was already there), fetch them once and retry.
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${test_tools[@]}" >/dev/null 2>&1 \
+      || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${test_tools[@]}" >/dev/null; } || true
+  fi
 fi
 npm ci --no-audit --no-fund
 npm run --silent build

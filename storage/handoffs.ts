@@ -4,6 +4,7 @@
  * of a timer having run: a record past its expiresAt reads as expired, across restarts too.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ROUTED, routed } from './routing-key.js';
 import type { Db } from './db.js';
 import { valuesUnder } from './key-range.js';
 
@@ -32,7 +33,7 @@ interface StoredHandoff extends HandoffRecord {
 }
 
 /** 256 random bits, URL-safe: 43 characters. */
-const TOKEN_FORM = /^[A-Za-z0-9_-]{43}$/;
+const TOKEN_FORM = new RegExp(`^${ROUTED}[A-Za-z0-9_-]{43}$`);
 
 const key = (user: string, id: string) => `${user}\u0000${id}`;
 /** Token hash -> owner. User names start with a letter or digit, so these keys sort apart from records. */
@@ -59,7 +60,8 @@ export class HandoffStore {
     let id: string;
     do id = `ho_${randomBytes(8).toString('hex')}`;
     while (this.db.handoffs.get(key(fields.user, id)));
-    const token = randomBytes(32).toString('base64url');
+    // The user's routing key first, so a fleet's router sends the page to their host (routing-key.ts).
+    const token = routed((this.db.users.get(fields.user) as { key?: string } | undefined)?.key, randomBytes(32).toString('base64url'));
     const tokenHash = hashToken(token);
     const stored: StoredHandoff = { ...fields, id, status: 'open', tokenHash };
     await this.db.root.transaction(() => {

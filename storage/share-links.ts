@@ -5,6 +5,7 @@
  * other bytes than the ones it was made for.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ROUTING_KEY_SHAPE, routed } from './routing-key.js';
 import { openSync, readFileSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { privateFile } from './private-fs.js';
@@ -71,18 +72,21 @@ export class ShareLinks {
     return createHmac('sha256', this.signingKey()).update(payload).digest();
   }
 
-  make(p: ShareLinkPayload): string {
+  /** A signed token; `key`, the user's routing key, goes first for a fleet's router (routing-key.ts). */
+  make(p: ShareLinkPayload, key?: string): string {
     const payload = Buffer.from(JSON.stringify({ u: p.u, f: p.f, h: p.h, e: p.e }), 'utf8');
-    return `${b64url(payload)}.${b64url(this.mac(payload))}`;
+    return routed(key, `${b64url(payload)}.${b64url(this.mac(payload))}`);
   }
 
   /**
    * The payload of a token this key signed, or undefined: malformed, altered or signed by another key. Expiry
    * is the caller's check (it knows the clock it answers by), as are the file and its hash.
    */
-  verify(token: string): ShareLinkPayload | undefined {
+  verify(token: string, keyOf: (user: string) => string | undefined = () => undefined): ShareLinkPayload | undefined {
     const parts = token.split('.');
-    if (parts.length !== 2) return undefined;
+    // `<key>.` before the signed part is the routing key; it must be the one of the user the payload names.
+    const key = parts.length === 3 ? parts.shift()! : undefined;
+    if (parts.length !== 2 || (key !== undefined && !ROUTING_KEY_SHAPE.test(key))) return undefined;
     const payload = strictB64url(parts[0]!);
     const sig = strictB64url(parts[1]!);
     if (!payload || !sig) return undefined;
@@ -91,6 +95,7 @@ export class ShareLinks {
     try {
       const p = JSON.parse(payload.toString('utf8')) as ShareLinkPayload;
       if (typeof p.u !== 'string' || typeof p.f !== 'string' || typeof p.h !== 'string' || !Number.isInteger(p.e)) return undefined;
+      if (key !== undefined && keyOf(p.u) !== key) return undefined;
       return p;
     } catch {
       return undefined;

@@ -1,6 +1,7 @@
 /** Users and their tokens. Only token hashes are stored; lookups compare in constant time. */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from './db.js';
+import { newRoutingKey, routed } from './routing-key.js';
 
 export interface UserRecord {
   id: string;
@@ -11,6 +12,8 @@ export interface UserRecord {
   takeover: boolean;
   /** Set by an admin: the token is refused everywhere (401) until the user is enabled again; nothing is deleted. */
   disabled?: boolean;
+  /** What the user's token and links start with, for a router to find their home host (routing-key.ts). */
+  key?: string;
 }
 
 const TOKEN_PREFIX = 'bd_';
@@ -20,8 +23,9 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-export function newToken(prefix = TOKEN_PREFIX): string {
-  return prefix + randomBytes(24).toString('base64url');
+/** A new token; a user's carries their routing key (`bd_<key>.<secret>`), the admin key none. */
+export function newToken(prefix = TOKEN_PREFIX, key?: string): string {
+  return prefix + routed(key, randomBytes(24).toString('base64url'));
 }
 
 /** Meta key counting user additions: what tells a kept list of ids that it is out of date. */
@@ -51,11 +55,14 @@ export class UserStore {
     return this.idCache.ids;
   }
 
-  /** Creates a user and returns its token (shown once). Throws if the name is taken. */
-  async add(name: string): Promise<{ user: UserRecord; token: string }> {
+  /**
+   * Creates a user and returns its token (shown once). Throws if the name is taken. A user moved in from another
+   * host of a fleet keeps the routing key it had there (`key`); a new one draws its own.
+   */
+  async add(name: string, key = newRoutingKey()): Promise<{ user: UserRecord; token: string }> {
     if (this.db.users.get(name)) throw new Error(`user ${name} already exists; use 'browserd user token ${name}' to replace its token`);
-    const user: UserRecord = { id: name, name, createdAt: new Date().toISOString(), approvals: false, takeover: true };
-    const token = newToken();
+    const user: UserRecord = { id: name, name, createdAt: new Date().toISOString(), approvals: false, takeover: true, key };
+    const token = newToken(TOKEN_PREFIX, key);
     await this.db.root.transaction(() => {
       this.db.users.put(name, user);
       this.db.meta.put(USERS_VERSION_KEY, ((this.db.meta.get(USERS_VERSION_KEY) as number | undefined) ?? 0) + 1);
@@ -68,16 +75,37 @@ export class UserStore {
 
   /** Replaces a user's token: the old one stops working at once. */
   async replaceToken(name: string): Promise<string> {
-    if (!this.db.users.get(name)) throw new Error(`no user ${name}; add it with 'browserd user add ${name}'`);
-    const token = newToken();
+    const user = this.db.users.get(name) as UserRecord | undefined;
+    if (!user) throw new Error(`no user ${name}; add it with 'browserd user add ${name}'`);
+    // A user from before routing keys draws one now: the new token is the first to carry it.
+    const key = user.key ?? newRoutingKey();
+    const token = newToken(TOKEN_PREFIX, key);
     const old = this.db.tokens.get(`user:${name}`) as string | undefined;
     await this.db.root.transaction(() => {
+      if (!user.key) this.db.users.put(name, { ...(this.db.users.get(name) as UserRecord), key });
       if (old) this.db.tokens.remove(old);
       this.db.tokens.put(hashToken(token), { user: name, hash: hashToken(token), createdAt: new Date().toISOString() });
       this.db.tokens.put(`user:${name}`, hashToken(token));
     });
     await this.db.flushed();
     return token;
+  }
+
+  /**
+   * Users from before routing keys draw one: their links carry it from now on, and their token once replaced
+   * (the token they hold stays valid on this host, but a fleet's router cannot read a key from it).
+   */
+  async ensureRoutingKeys(): Promise<void> {
+    if (this.list().every((u) => u.key)) return;
+    await this.db.root.transaction(() => {
+      for (const u of this.list()) if (!u.key) this.db.users.put(u.id, { ...u, key: newRoutingKey() });
+    });
+    await this.db.flushed();
+  }
+
+  /** The user's routing key, if they have one: what their links start with (routing-key.ts). */
+  routingKey(name: string): string | undefined {
+    return (this.db.users.get(name) as UserRecord | undefined)?.key;
   }
 
   /** The account exists and is not disabled: what every door that opens by link (not token) asks. */

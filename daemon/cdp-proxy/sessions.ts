@@ -8,6 +8,7 @@
  * (browser_status), without a token on disk or in any log.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { routed } from '../../storage/routing-key.js';
 import type { Logger } from 'pino';
 import type { UsageStore } from '../../storage/usage.js';
 import { BrowserdError } from '../../protocol/errors.js';
@@ -65,18 +66,20 @@ export class CdpSessions {
     maxMinutes: number,
     /** Where clients reach the daemon (http(s)://host:port, no trailing slash); known once the server listens. */
     private baseUrl: () => string,
+    /** The user's routing key, which starts their session URL's token so a fleet's router finds their host. */
+    private keyOf: (user: string) => string | undefined = () => undefined,
   ) {
     // A timer cannot wait longer than about 24 days; twenty days is more than any session needs.
     this.maxMinutes = Math.min(maxMinutes, MAX_SESSION_MINUTES);
   }
 
-  private tokenOf(id: string): string {
-    return createHmac('sha256', this.key).update(id).digest('base64url');
+  private tokenOf(id: string, user: string): string {
+    return routed(this.keyOf(user), createHmac('sha256', this.key).update(id).digest('base64url'));
   }
 
   /** The ws:// (or wss://) URL a CDP client connects to. */
   urlOf(s: CdpSession): string {
-    return `${this.baseUrl().replace(/^http/, 'ws')}/cdp/${this.tokenOf(s.id)}`;
+    return `${this.baseUrl().replace(/^http/, 'ws')}/cdp/${this.tokenOf(s.id, s.user)}`;
   }
 
   /**
@@ -98,7 +101,7 @@ export class CdpSessions {
     const now = Date.now();
     const s: Held = {
       id, user, profile, minutes, startedAt: now, expiresAt: now + minutes * this.minuteMs, clients: new Set(),
-      tokenHash: createHash('sha256').update(this.tokenOf(id)).digest(), timers: [], ended: false,
+      tokenHash: createHash('sha256').update(this.tokenOf(id, user)).digest(), timers: [], ended: false,
     };
     this.byId.set(id, s);
     await this.meter(s, 1);

@@ -4,6 +4,7 @@
  * kept, so a dump of this map opens nothing, and a lookup compares hashes in constant time.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ROUTED, routed } from '../../storage/routing-key.js';
 import { ScreencastHub } from './screencast.js';
 
 export type LiveMode = 'interactive' | 'view';
@@ -32,7 +33,7 @@ export const AFTER_LAST_VIEWER_MS = 60_000;
 
 /** 32 random bytes (256 bits) in base64url: far past guessing, and safe in a URL path segment. */
 const TOKEN_BYTES = 32;
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+const TOKEN_SHAPE = new RegExp(`^${ROUTED}[A-Za-z0-9_-]{43}$`);
 
 const digest = (token: string) => createHash('sha256').update(token).digest();
 
@@ -53,6 +54,8 @@ export class LiveLinks {
     /** The base URL links point at (the public URL, or the address the daemon listens on). */
     private baseUrl: () => string,
     readonly ttlMs: number = defaultLinkTtlMs(),
+    /** The user's routing key, which starts each of their links so a fleet's router finds their host. */
+    private keyOf: (user: string) => string | undefined = () => undefined,
   ) {
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
@@ -60,7 +63,7 @@ export class LiveLinks {
 
   /** A new link; the token is returned once, inside the URL, and never kept. */
   create(user: string, tabId: string, mode: LiveMode, ttlMs = this.ttlMs): { url: string; token: string; rec: LinkRecord } {
-    const token = randomBytes(TOKEN_BYTES).toString('base64url');
+    const token = routed(this.keyOf(user), randomBytes(TOKEN_BYTES).toString('base64url'));
     const hash = digest(token);
     const rec: LinkRecord = { user, tabId, mode, expiresAt: this.now() + ttlMs, viewers: 0 };
     this.byHash.set(hash.toString('hex'), { hash, rec });

@@ -62,7 +62,7 @@ export function downloadHandlers(env: Platform): Record<string, Handler> {
       sendJson(r, 200, { ok: true, name, deleted: true });
     },
     'GET /dl/{token}': async (r, _u, [raw]) => {
-      const p = new ShareLinks(env.cfg.dataDir).verify(raw!);
+      const p = new ShareLinks(env.cfg.dataDir).verify(raw!, (user) => env.users.routingKey(user));
       if (!p || p.e <= Math.floor(Date.now() / 1000) || !env.users.get(p.u)) throw deadLink();
       // A genuine link of a disabled account: refused while the account is disabled, as its token is.
       if (!env.users.isActive(p.u)) throw ownerDisabled();

@@ -183,7 +183,7 @@ export const downloadTools = [
       const sha256 = await ctx.env.files.sha256(ctx.user.id, info.name);
       if (!sha256) throw new BrowserdError('not_found', 'the file was removed meanwhile', { next: 'List your files with browser_downloads.', pageText: info.name });
       const expires = Math.floor(Date.now() / 1000) + ctx.env.cfg.downloadLinkTtlS;
-      const token = new ShareLinks(ctx.env.cfg.dataDir).make({ u: ctx.user.id, f: info.name, h: sha256, e: expires });
+      const token = new ShareLinks(ctx.env.cfg.dataDir).make({ u: ctx.user.id, f: info.name, h: sha256, e: expires }, ctx.env.users.routingKey(ctx.user.id));
       const url = `${ctx.env.baseUrl()}/dl/${token}`;
       const expiresAt = new Date(expires * 1000).toISOString();
       out.set('url', url).set('expiresAt', expiresAt).set('file', info.name);

@@ -3,6 +3,7 @@
  * the secret of a new SMS inbox, which the daemon itself makes and must hand to the user once). Every change
  * and every refused change is audited by entry and field names only.
  */
+import { routed } from '../../storage/routing-key.js';
 import { randomBytes } from 'node:crypto';
 import type { Platform } from '../platform.js';
 import type { UserRecord } from '../../storage/users.js';
@@ -167,7 +168,8 @@ export function vaultHandlers(env: Platform): Record<string, Handler> {
           return sendJson(r, 200, { ok: true, entry: shown(info, baseUrl(env, r)) });
         }
         // Both are fresh on every PUT: re-creating the inbox is how a leaked forwarding secret is replaced.
-        const smsId = randomBytes(16).toString('base64url');
+        // The user's routing key first: a fleet's router sends the forwarder's posts to their host (routing-key.ts).
+        const smsId = routed(env.users.routingKey(user.id), randomBytes(16).toString('base64url'));
         const smsSecret = randomBytes(32).toString('base64url');
         Object.assign(args, { kind: 'otp_inbox', inbox: 'sms' });
         const info = await env.vault.setInbox(user.id, name, { smsId, smsSecret });

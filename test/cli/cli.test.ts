@@ -58,7 +58,7 @@ t.test('serve on an empty data dir creates a first user, writes its token to a p
 t.test('user add prints the token last; user token replaces it; user list lists', async (t) => {
   const add = await cli('user', 'add', 'alice');
   const lines = add.stdout.trim().split('\n');
-  t.match(lines.at(-1), /^bd_[A-Za-z0-9_-]{20,}$/);
+  t.match(lines.at(-1), /^bd_[a-z2-7]{10}\.[A-Za-z0-9_-]{32}$/);
   const again = await cli('user', 'add', 'alice').catch((e) => e);
   t.equal(again.code, 2, 'a taken name is an error');
   t.match(again.stderr, /already exists/);

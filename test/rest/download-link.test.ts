@@ -49,7 +49,7 @@ function assertRefused(t: Test, r: { status: number; body: Buffer }, what: strin
 t.test('a link opens with no bearer and gives the exact bytes, as an attachment', async (t) => {
   const before = Date.now();
   const l = await link(alice, 'Report Q3.pdf');
-  t.match(l.url, new RegExp(`^${d.url}/dl/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`));
+  t.match(l.url, new RegExp(`^${d.url}/dl/[a-z2-7]{10}\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`));
   const ttl = (Date.parse(l.expiresAt) - before) / 1000;
   t.ok(ttl > 115 && ttl <= 121, `expires after the configured 120 s (${ttl})`);
   const r = await open(l.url);

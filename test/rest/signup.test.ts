@@ -64,7 +64,7 @@ t.test('on: a name makes a user, its token shown once works; names are checked l
   t.equal(made.status, 201);
   t.equal(made.headers.get('cache-control'), 'no-store');
   const page = await made.text();
-  const token = /id="new-token">(bd_[A-Za-z0-9_-]+)</.exec(page)?.[1];
+  const token = /id="new-token">(bd_[a-z2-7]{10}\.[A-Za-z0-9_-]+)</.exec(page)?.[1];
   t.ok(token, 'the token is on the page');
   t.match(page, `${PUBLIC}/mcp`, 'with the MCP URL');
   const me = await d.rest(token, 'GET', '/v1/me');

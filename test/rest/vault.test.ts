@@ -140,7 +140,7 @@ t.test('an SMS inbox answers its forwarding URL and secret once; a second PUT re
   const first = await put(alice, 'sms.example', { kind: 'otp_inbox', sms: true });
   t.equal(first.status, 200);
   const { forwardUrl, secret } = first.json;
-  t.match(forwardUrl, new RegExp(`^${d.url.replace(/[.]/g, '\\.')}/v1/inbox/sms/[A-Za-z0-9_-]{22}$`), 'absolute, on this daemon');
+  t.match(forwardUrl, new RegExp(`^${d.url.replace(/[.]/g, '\\.')}/v1/inbox/sms/[a-z2-7]{10}\\.[A-Za-z0-9_-]{22}$`), 'absolute, on this daemon');
   t.ok(Buffer.from(secret, 'base64url').length >= 16, 'the secret has at least 128 bits');
   const smsId = forwardUrl.split('/').pop();
   t.same(d.daemon.env.vault.findSmsInbox(smsId), { user: 'alice', name: 'sms.example' });
@@ -253,5 +253,5 @@ t.test('with a public URL written with a trailing slash, handed-out links have e
   const token = await pub.addUser('carol');
   t.equal(pub.daemon.env.baseUrl(), 'https://browserd.example.test', 'the one base every link starts from');
   const made = await pub.rest(token, 'PUT', '/v1/vault/phone', { kind: 'otp_inbox', sms: true });
-  t.match(made.json.forwardUrl, /^https:\/\/browserd\.example\.test\/v1\/inbox\/sms\/[A-Za-z0-9_-]{22}$/);
+  t.match(made.json.forwardUrl, /^https:\/\/browserd\.example\.test\/v1\/inbox\/sms\/[a-z2-7]{10}\.[A-Za-z0-9_-]{22}$/);
 });

@@ -57,7 +57,7 @@ t.test('nothing is metered before a session', async (t) => {
 
 t.test('a raw CDP client opens a page, navigates, hears its events and evaluates', async (t) => {
   const s = await startSession({ minutes: 5 });
-  t.match(s.cdpUrl, /^ws:\/\/127\.0\.0\.1:\d+\/cdp\/[A-Za-z0-9_-]{43}$/, 'the URL is on the daemon and carries a 256-bit token');
+  t.match(s.cdpUrl, /^ws:\/\/127\.0\.0\.1:\d+\/cdp\/[a-z2-7]{10}\.[A-Za-z0-9_-]{43}$/, "the URL is on the daemon and carries the user's routing key and a 256-bit token");
   t.match(s.id, /^cdp_[0-9a-f]{16}$/);
   const status = await call(stack.client, 'browser_status');
   t.match(status.text, `CDP session: ${s.cdpUrl}`, 'browser_status shows the URL of the session on the own profile');
@@ -303,7 +303,7 @@ t.test('a daemon shutdown ends every session; the metered minutes stay', async (
 /** The session's answer names a live link of this daemon, and the link opens the viewer. */
 async function opensLiveLink(t: { match(...a: any[]): unknown; equal(...a: any[]): unknown }, text: string) {
   const live = /Watch it live: (\S+)/.exec(text)?.[1];
-  t.match(live, new RegExp(`^${stack.d.url}/live/[A-Za-z0-9_-]{43}$`), 'a live link of this daemon');
+  t.match(live, new RegExp(`^${stack.d.url}/live/[a-z2-7]{10}\\.[A-Za-z0-9_-]{43}$`), 'a live link of this daemon');
   const page = await fetch(live!);
   t.equal(page.status, 200, 'the link opens the viewer');
   await page.text();

@@ -132,7 +132,7 @@ t.test('browser_handoff answers an id, a link to the page and the expiry; the li
   const before = Date.now();
   const h = await handoff(a, { reason: 'two_factor', message: 'Type the code from your phone.' });
   t.match(h.id, /^ho_[0-9a-f]{16}$/);
-  t.match(h.url, new RegExp(`^${d.url}/handoff/[A-Za-z0-9_-]{43}$`), 'an absolute link on the daemon, carrying the token');
+  t.match(h.url, new RegExp(`^${d.url}/handoff/[a-z2-7]{10}\\.[A-Za-z0-9_-]{43}$`), 'an absolute link on the daemon, carrying the token');
   const listed = await stateOf(alice, h.id);
   t.equal(Date.parse(listed.expiresAt) - Date.parse(listed.createdAt), 1800_000, 'default expiry 1800 s');
   t.ok(Date.parse(listed.createdAt) >= before, 'made now');
@@ -183,7 +183,7 @@ t.test('with a tab open, the page embeds the live browser of that tab and it dra
   const p = await personOpens(h.url);
   t.teardown(() => p.close());
   const src: string = await p.evaluate(`document.getElementById('live')?.getAttribute('src') ?? ''`);
-  t.match(src, new RegExp(`^${d.url}/live/[A-Za-z0-9_-]{43}$`), 'an interactive live link of the daemon, in an iframe');
+  t.match(src, new RegExp(`^${d.url}/live/[a-z2-7]{10}\\.[A-Za-z0-9_-]{43}$`), 'an interactive live link of the daemon, in an iframe');
   // The viewer is framed by its own origin only: inside the hand-off page it loads and connects.
   const status = await p.evaluate(`new Promise((resolve) => {
     const started = Date.now();

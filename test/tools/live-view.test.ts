@@ -171,7 +171,7 @@ function statusWithHost(url: string, host: string): Promise<number> {
   });
 }
 
-const liveUrlOf = (text: string) => /(http:\/\/127\.0\.0\.1:\d+\/live\/[A-Za-z0-9_-]{43})/.exec(text)?.[1];
+const liveUrlOf = (text: string) => /(http:\/\/127\.0\.0\.1:\d+\/live\/[a-z2-7]{10}\.[A-Za-z0-9_-]{43})/.exec(text)?.[1];
 
 t.before(async () => {
   stack = await startStack();
@@ -203,7 +203,7 @@ t.test('browser_open and POST /v1/tabs answer a live link; live: none answers no
   t.ok(url, 'the MCP answer carries the live link');
   const rest = await stack.d.rest(stack.token, 'POST', '/v1/tabs', { url: `${stack.site.url}/red` });
   t.equal(rest.status, 201);
-  t.match(rest.json.live_url, /^http:\/\/127\.0\.0\.1:\d+\/live\/[A-Za-z0-9_-]{43}$/, 'POST /v1/tabs answers live_url');
+  t.match(rest.json.live_url, /^http:\/\/127\.0\.0\.1:\d+\/live\/[a-z2-7]{10}\.[A-Za-z0-9_-]{43}$/, 'POST /v1/tabs answers live_url');
   t.equal(rest.json.live, 'interactive', 'take-over is on for alice: interactive');
   t.not(rest.json.live_url, url, 'every link has its own token');
   const none = await stack.d.rest(stack.token, 'POST', '/v1/tabs', { url: `${stack.site.url}/red`, live: 'none' });

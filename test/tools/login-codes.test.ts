@@ -54,7 +54,7 @@ t.test('a code prompt and no totp or inbox: browser_login hands off to a person,
   t.match(r.text, 'Outcome: two_factor_needed.');
   const link = /send the user this link \((\S+), until/.exec(r.text)?.[1];
   const id = /browser_handoff_wait\{id: "(ho_[0-9a-f]{16})"\}/.exec(r.text)?.[1];
-  t.match(link, new RegExp(`^${d.url}/handoff/[A-Za-z0-9_-]{43}$`), 'a link to the Your turn page');
+  t.match(link, new RegExp(`^${d.url}/handoff/[a-z2-7]{10}\\.[A-Za-z0-9_-]{43}$`), 'a link to the Your turn page');
   t.ok(id, 'and the id to wait on');
   const listed = (await d.rest(token, 'POST', '/v1/tools/browser_handoffs', {})).json.handoffs.find((h: any) => h.id === id);
   t.equal(listed.reason, 'two_factor');

@@ -1,0 +1,167 @@
+/**
+ * A fleet: several browserd hosts behind one HAProxy, each user at home on one host. Its state is a directory
+ * the operator keeps (docs/fleet.md): fleet.json (the hosts, with their admin keys: private), users.map (routing
+ * key -> host's backend, the router's only state), the generated haproxy.cfg, the 503 answer for a host that is
+ * down, and HAProxy's runtime socket. The commands here speak to each host through its admin API and to HAProxy
+ * through its runtime API; no host knows it is in a fleet.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { privateDir } from '../../storage/private-fs.js';
+import { ROUTING_KEY_SHAPE } from '../../storage/routing-key.js';
+import { backendOf, haproxyConfig, hostDownResponse, HOST_NAME_SHAPE, type HaproxyFiles } from './haproxy-config.js';
+import { setMapEntry } from './runtime-api.js';
+
+export interface FleetHostEntry {
+  name: string;
+  /** The daemon's base URL as the fleet's commands and HAProxy reach it (http://host:port). */
+  url: string;
+  adminKey: string;
+}
+
+interface FleetFile {
+  listen: string;
+  hosts: FleetHostEntry[];
+}
+
+export interface Placement {
+  host: string;
+  users: number;
+  maxBrowsers: number;
+}
+
+/** Writes a whole file or nothing (a crash mid-write leaves the old one). */
+function writeWhole(path: string, text: string, mode = 0o600) {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, text, { mode });
+  renameSync(tmp, path);
+}
+
+export class Fleet {
+  constructor(readonly dir: string) {}
+
+  get files(): HaproxyFiles & { config: string; state: string } {
+    const state = this.existsState() ? this.read() : undefined;
+    return {
+      listen: state?.listen ?? '',
+      mapFile: join(this.dir, 'users.map'),
+      errorFile: join(this.dir, '503.http'),
+      socket: join(this.dir, 'haproxy.sock'),
+      config: join(this.dir, 'haproxy.cfg'),
+      state: join(this.dir, 'fleet.json'),
+    };
+  }
+
+  private existsState() {
+    return existsSync(join(this.dir, 'fleet.json'));
+  }
+
+  read(): FleetFile {
+    if (!this.existsState()) throw new Error(`${this.dir} is not a fleet directory: make one with 'browserd fleet init --dir ${this.dir} --listen HOST:PORT'`);
+    return JSON.parse(readFileSync(join(this.dir, 'fleet.json'), 'utf8')) as FleetFile;
+  }
+
+  /** Makes the fleet directory: no hosts yet, an empty map, the router's configuration. */
+  init(listen: string): void {
+    if (this.existsState()) throw new Error(`${this.dir} already holds a fleet (fleet.json)`);
+    if (!/^[^:\s]+:\d{1,5}$/.test(listen)) throw new Error(`--listen ${JSON.stringify(listen)}: give HOST:PORT, e.g. 0.0.0.0:8787`);
+    privateDir(this.dir);
+    writeWhole(join(this.dir, 'fleet.json'), `${JSON.stringify({ listen, hosts: [] }, null, 2)}\n`);
+    writeWhole(join(this.dir, 'users.map'), '');
+    this.writeConfig();
+  }
+
+  /** haproxy.cfg and the 503 answer, from fleet.json; HAProxy reads them at its next start or reload. */
+  writeConfig(): string {
+    const state = this.read();
+    const f = this.files;
+    writeWhole(f.errorFile, hostDownResponse(), 0o644);
+    writeWhole(f.config, haproxyConfig(state.hosts.map((h) => ({ name: h.name, addr: new URL(h.url).host })), f), 0o644);
+    return f.config;
+  }
+
+  private async admin(host: FleetHostEntry, method: string, path: string, body?: unknown): Promise<any> {
+    let res: Response;
+    try {
+      res = await fetch(`${host.url}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${host.adminKey}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (e) {
+      throw new Error(`host ${host.name} (${host.url}) did not answer ${method} ${path}: ${(e as Error).message}`);
+    }
+    const json = (await res.json().catch(() => undefined)) as any;
+    if (!res.ok) throw new Error(`host ${host.name} answered ${method} ${path} with ${res.status}: ${json?.error?.message ?? 'no JSON'}${json?.error?.next ? ` (${json.error.next})` : ''}`);
+    return json;
+  }
+
+  /** Adds a host after checking its admin key; HAProxy needs a reload to route to it (nobody moves). */
+  async addHost(name: string, url: string, adminKey: string): Promise<void> {
+    if (!HOST_NAME_SHAPE.test(name)) throw new Error(`host name ${JSON.stringify(name)}: use lowercase letters, digits and '-'`);
+    const state = this.read();
+    if (state.hosts.some((h) => h.name === name)) throw new Error(`the fleet already has a host named ${name}`);
+    const base = url.replace(/\/+$/, '');
+    const entry = { name, url: base, adminKey };
+    await this.admin(entry, 'GET', '/v1/admin/users');
+    state.hosts.push(entry);
+    writeWhole(join(this.dir, 'fleet.json'), `${JSON.stringify(state, null, 2)}\n`);
+    this.writeConfig();
+  }
+
+  /** Users each host holds against its browser maximum, roomiest first. */
+  async placements(): Promise<Placement[]> {
+    const state = this.read();
+    const rows = await Promise.all(
+      state.hosts.map(async (h) => {
+        const [users, settings] = await Promise.all([this.admin(h, 'GET', '/v1/admin/users'), this.admin(h, 'GET', '/v1/admin/browser-settings')]);
+        return { host: h.name, users: users.users.length as number, maxBrowsers: settings.settings.max_browsers as number };
+      }),
+    );
+    return rows.sort((a, b) => b.maxBrowsers - b.users - (a.maxBrowsers - a.users) || a.users - b.users);
+  }
+
+  /** key -> host, from the map file. */
+  routes(): Map<string, string> {
+    const out = new Map<string, string>();
+    const text = existsSync(this.files.mapFile) ? readFileSync(this.files.mapFile, 'utf8') : '';
+    for (const line of text.split('\n')) {
+      const [key, backend] = line.trim().split(/\s+/);
+      if (key && backend?.startsWith('host_')) out.set(key, backend.slice('host_'.length));
+    }
+    return out;
+  }
+
+  /** Points `key` at `host`: in the file, then in the running HAProxy (if it runs), so it routes at once. */
+  async route(key: string, host: string): Promise<void> {
+    if (!ROUTING_KEY_SHAPE.test(key)) throw new Error(`not a routing key: ${JSON.stringify(key)}`);
+    const routes = this.routes();
+    routes.set(key, host);
+    writeWhole(this.files.mapFile, [...routes].map(([k, h]) => `${k} ${backendOf(h)}\n`).join(''), 0o644);
+    if (existsSync(this.files.socket)) await setMapEntry(this.files.socket, this.files.mapFile, key, backendOf(host));
+  }
+
+  /** Creates a user on the host with the most free browser slots and routes their key there. */
+  async addUser(name: string): Promise<{ host: string; key: string; token: string }> {
+    const state = this.read();
+    if (!state.hosts.length) throw new Error("the fleet has no hosts yet: add one with 'browserd fleet add-host'");
+    // Names are the fleet's, not one host's: a user moved later must not meet a namesake.
+    const taken = (await this.users()).find((u) => u.user === name);
+    if (taken) throw new Error(`user ${name} already lives on host ${taken.host}`);
+    const [best] = await this.placements();
+    const host = state.hosts.find((h) => h.name === best!.host)!;
+    const made = await this.admin(host, 'POST', '/v1/admin/users', { name });
+    const key = made.user.key as string;
+    await this.route(key, host.name);
+    return { host: host.name, key, token: made.token };
+  }
+
+  /** Every user of every host, with where the router sends them. */
+  async users(): Promise<{ user: string; host: string; key?: string; routed: boolean }[]> {
+    const state = this.read();
+    const routes = this.routes();
+    const lists = await Promise.all(state.hosts.map(async (h) => ({ h, users: (await this.admin(h, 'GET', '/v1/admin/users')).users as { name: string; key?: string }[] })));
+    return lists.flatMap(({ h, users }) => users.map((u) => ({ user: u.name, host: h.name, key: u.key, routed: !!u.key && routes.get(u.key) === h.name })));
+  }
+}
