@@ -334,8 +334,11 @@ t.test('a view-only link streams but the server refuses every input message', as
 t.test('a link is 256 random bits, and the registry keeps only its hash', async (t) => {
   const opened = await stack.rest('browser_open', { url: `${stack.site.url}/red`, live: 'none' });
   const link = createLiveLink(stack.d.daemon.env, 'alice', opened.json.tab);
-  const token = link.url.split('/live/')[1];
-  t.equal(Buffer.from(token, 'base64url').length, 32);
+  const token = link.url.split('/live/')[1]!;
+  // <alice's routing key>.<secret>: the key routes (it is no secret), the secret is 256 random bits.
+  const [key, secret] = token.split('.') as [string, string];
+  t.equal(key, stack.d.daemon.env.users.routingKey('alice'));
+  t.equal(Buffer.from(secret, 'base64url').length, 32);
   const held = JSON.stringify([...(stack.d.daemon.env.live as any).byHash].map(([k, v]: [string, any]) => [k, v.hash.toString('hex'), v.rec]));
   t.notOk(held.includes(token), 'the token itself is not held');
   t.notOk(held.includes(Buffer.from(token, 'base64url').toString('hex')), 'not even as hex');
