@@ -6,6 +6,9 @@ export const FLEET_USAGE = `  browserd fleet init --dir DIR --listen HOST:PORT  
   browserd fleet add-user NAME --dir DIR              create a user on the host with the most room; prints
                                                       the token last
   browserd fleet users --dir DIR                      every user, its host and whether the router sends it there
+  browserd fleet move NAME HOST --dir DIR             move a user, whole, to another host (their calls are told
+                                                      to retry meanwhile); prints what moved and how long it took
+  browserd fleet drain HOST --dir DIR                 place no one new on HOST and move each of its users away
   browserd fleet haproxy --dir DIR                    write haproxy.cfg again and print its path
       Start HAProxy with: haproxy -f DIR/haproxy.cfg (docs/fleet.md)
 `;
@@ -39,6 +42,18 @@ export async function fleetCommand(args: string[], flags: Record<string, string 
       case 'users':
         for (const u of await fleet.users()) console.log(JSON.stringify(u));
         return;
+      case 'move': {
+        const [name, to] = rest;
+        if (!name || !to) die('fleet move NAME HOST --dir DIR');
+        console.log(JSON.stringify(await fleet.move(name, to)));
+        return;
+      }
+      case 'drain': {
+        const [host] = rest;
+        if (!host) die('fleet drain HOST --dir DIR');
+        for (const m of await fleet.drain(host)) console.log(JSON.stringify(m));
+        return;
+      }
       case 'haproxy':
         console.log(fleet.writeConfig());
         return;

@@ -76,6 +76,7 @@ import { WebhookService } from './webhooks/service.js';
 import { handoffEventData, downloadEventData } from './webhooks/sources.js';
 import { RECORDS, Records } from './records/index.js';
 import { MONITORS, MonitorService } from './monitors/service.js';
+import { fleetHostFeature } from './fleet/feature.js';
 import { DisabledAccounts } from './accounts/disabled.js';
 
 export { VERSION } from './version.js';
@@ -88,7 +89,7 @@ import { checkLoginEntryWrite } from './secrets/site-match.js';
  * Every feature this daemon serves, in the order their tools are listed and their routes documented. A new
  * feature returns its tools and routes from its own feature.ts (server/feature.ts says what) and is added here.
  */
-export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature, webhookFeature, cacheFeature, vaultFeature, modelFeature((name) => TOOLS.get(name)), taskFeature, recordFeature, monitorFeature, docsFeature, trafficFeature, handoffFeature, liveFeature];
+export const FEATURES: readonly Feature[] = [browserFeature, crawlFeature, webhookFeature, cacheFeature, vaultFeature, modelFeature((name) => TOOLS.get(name)), taskFeature, recordFeature, monitorFeature, docsFeature, trafficFeature, handoffFeature, liveFeature, fleetHostFeature];
 
 /** The tools and operations of those features: the registry dispatch looks calls up in and tools/list shows. */
 export const TOOLS = new ToolRegistry(toolsOf(FEATURES), operationsOf(FEATURES));

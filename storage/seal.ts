@@ -3,7 +3,7 @@
  * bound to what it is (purpose, user, name) as associated data, so a ciphertext moved to another user's key
  * or another entry's slot fails to open instead of handing one user's secret to another.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 export interface Sealed {
   v: 1;
@@ -23,6 +23,11 @@ export class SealError extends Error {
 export class Sealer {
   constructor(private readonly key: Buffer) {
     if (key.length !== 32) throw new SealError('the vault key must be 32 bytes');
+  }
+
+  /** Names the key without revealing it: two hosts' fingerprints are equal exactly when their keys are. */
+  fingerprint(): string {
+    return createHmac('sha256', this.key).update('browserd vault key fingerprint').digest('hex').slice(0, 16);
   }
 
   seal(plain: Buffer, boundTo: string): Sealed {

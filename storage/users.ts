@@ -14,6 +14,11 @@ export interface UserRecord {
   disabled?: boolean;
   /** What the user's token and links start with, for a router to find their home host (routing-key.ts). */
   key?: string;
+  /**
+   * Set while the user is being moved to another host of a fleet (the host named): everything of theirs is
+   * stopped and their calls are told to retry shortly, as the router then sends them to the new host.
+   */
+  moving?: string;
 }
 
 const TOKEN_PREFIX = 'bd_';
@@ -111,10 +116,10 @@ export class UserStore {
   /** The account exists and is not disabled: what every door that opens by link (not token) asks. */
   isActive(name: string): boolean {
     const u = this.get(name);
-    return !!u && !u.disabled;
+    return !!u && !u.disabled && !u.moving;
   }
 
-  async update(name: string, patch: Partial<Pick<UserRecord, 'approvals' | 'takeover' | 'disabled'>>): Promise<UserRecord> {
+  async update(name: string, patch: Partial<Pick<UserRecord, 'approvals' | 'takeover' | 'disabled' | 'moving'>>): Promise<UserRecord> {
     const u = this.get(name);
     if (!u) throw new Error(`no user ${name}`);
     const next = { ...u, ...patch };

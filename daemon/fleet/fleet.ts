@@ -22,6 +22,19 @@ export interface FleetHostEntry {
 interface FleetFile {
   listen: string;
   hosts: FleetHostEntry[];
+  /** Hosts being emptied: no new user is placed there. */
+  drained?: string[];
+}
+
+export interface Moved {
+  user: string;
+  from: string;
+  to: string;
+  rows: number;
+  files: number;
+  bytes: number;
+  /** From the hold to the router's switch: how long the user's calls were told to retry. */
+  ms: number;
 }
 
 export interface Placement {
@@ -119,7 +132,8 @@ export class Fleet {
         return { host: h.name, users: users.users.length as number, maxBrowsers: settings.settings.max_browsers as number };
       }),
     );
-    return rows.sort((a, b) => b.maxBrowsers - b.users - (a.maxBrowsers - a.users) || a.users - b.users);
+    const drained = new Set(state.drained ?? []);
+    return rows.filter((r) => !drained.has(r.host)).sort((a, b) => b.maxBrowsers - b.users - (a.maxBrowsers - a.users) || a.users - b.users);
   }
 
   /** key -> host, from the map file. */
@@ -150,11 +164,82 @@ export class Fleet {
     const taken = (await this.users()).find((u) => u.user === name);
     if (taken) throw new Error(`user ${name} already lives on host ${taken.host}`);
     const [best] = await this.placements();
-    const host = state.hosts.find((h) => h.name === best!.host)!;
+    if (!best) throw new Error('every host of the fleet is being drained: add a host first');
+    const host = state.hosts.find((h) => h.name === best.host)!;
     const made = await this.admin(host, 'POST', '/v1/admin/users', { name });
     const key = made.user.key as string;
     await this.route(key, host.name);
     return { host: host.name, key, token: made.token };
+  }
+
+  private host(name: string): FleetHostEntry {
+    const h = this.read().hosts.find((x) => x.name === name);
+    if (!h) throw new Error(`the fleet has no host named ${name}`);
+    return h;
+  }
+
+  /**
+   * Moves a user to another host: held on theirs (everything stops; their calls are told to retry), copied whole
+   * (rows, profiles, files), taken in by the new host, routed there, then removed from the old one. Run again
+   * after a failure, it picks up where it stopped; a copy the new host refused releases the user where they were.
+   */
+  async move(user: string, to: string): Promise<Moved> {
+    const target = this.host(to);
+    const where = (await this.users()).filter((u) => u.user === user);
+    const source = where.find((u) => u.host !== to) ?? where[0];
+    if (!source) throw new Error(`no host of the fleet has a user named ${user}`);
+    if (source.host === to && where.length === 1) {
+      if (source.key) await this.route(source.key, to);
+      throw new Error(`user ${user} already lives on host ${to}`);
+    }
+    const from = this.host(source.host);
+    const [a, b] = await Promise.all([this.admin(from, 'GET', '/v1/admin/fleet/host'), this.admin(target, 'GET', '/v1/admin/fleet/host')]);
+    if (!a.vaultKey || a.vaultKey !== b.vaultKey) {
+      throw new Error(`hosts ${from.name} and ${to} do not share one vault key (${a.vaultKey ?? 'locked'} / ${b.vaultKey ?? 'locked'}): give every host the fleet's BROWSERD_VAULT_KEY first (docs/fleet.md)`);
+    }
+    const t0 = Date.now();
+    const name = encodeURIComponent(user);
+    await this.admin(from, 'POST', `/v1/admin/users/${name}/hold?to=${encodeURIComponent(to)}`);
+    let taken: { rows: number; files: number; bytes: number };
+    if (where.some((u) => u.host === to)) {
+      taken = { rows: 0, files: 0, bytes: 0 }; // an earlier run got this far: the new host has them already
+    } else {
+      try {
+        const archive = await fetch(`${from.url}/v1/admin/users/${name}/archive`, { headers: { Authorization: `Bearer ${from.adminKey}` } });
+        if (!archive.ok || !archive.body) throw new Error(`host ${from.name} gave no archive (${archive.status}): ${await archive.text()}`);
+        const res = await fetch(`${target.url}/v1/admin/users/import?vaultKey=${a.vaultKey}`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${target.adminKey}`, 'Content-Type': 'application/octet-stream' },
+          body: archive.body,
+          duplex: 'half',
+        } as RequestInit);
+        const json = (await res.json().catch(() => undefined)) as any;
+        if (!res.ok) throw new Error(`host ${to} refused the user (${res.status}): ${json?.error?.message ?? ''} ${json?.error?.next ?? ''}`);
+        taken = json;
+      } catch (e) {
+        await this.admin(from, 'POST', `/v1/admin/users/${name}/release`).catch(() => undefined);
+        throw e;
+      }
+    }
+    if (source.key) await this.route(source.key, to);
+    const ms = Date.now() - t0;
+    await this.admin(from, 'DELETE', `/v1/admin/users/${name}`);
+    return { user, from: from.name, to, rows: taken.rows, files: taken.files, bytes: taken.bytes, ms };
+  }
+
+  /** Empties a host: no new user goes there, and each of its users moves to the host with the most room. */
+  async drain(name: string): Promise<Moved[]> {
+    this.host(name);
+    const state = this.read();
+    state.drained = [...new Set([...(state.drained ?? []), name])];
+    writeWhole(join(this.dir, 'fleet.json'), `${JSON.stringify(state, null, 2)}\n`);
+    const moved: Moved[] = [];
+    for (const u of (await this.users()).filter((x) => x.host === name)) {
+      const [best] = await this.placements();
+      if (!best) throw new Error('no host left to move users to: add one first');
+      moved.push(await this.move(u.user, best.host));
+    }
+    return moved;
   }
 
   /** Every user of every host, with where the router sends them. */

@@ -16,6 +16,9 @@ import { addCdpRoute } from './cdp-route.js';
 import { chooseHttpApp } from '../http/transport/choose.js';
 import type { ServerDeps } from './deps.js';
 
+/** What a user being moved between hosts is told to wait before retrying. */
+const MOVE_RETRY_AFTER_S = 5;
+
 export interface AppHandle {
   port: number;
   closing: boolean;
@@ -89,6 +92,10 @@ export async function startApp(server: ServerDeps, features: readonly Feature[],
     // Refused like a wrong token (401), on /mcp and /v1 alike, but saying why, so a person knows whom to ask.
     if (user.disabled) {
       return sendError(r, new BrowserdError('unauthorized', `the account ${user.id} is disabled`, { next: 'Ask the admin of this host to enable the account; nothing was done.' }));
+    }
+    // Moving to another host of a fleet: nothing runs here now, and the router sends the next try to the new host.
+    if (user.moving) {
+      return sendError(r, new BrowserdError('browser_capacity', `the account ${user.id} is being moved to another host; nothing was done`, { next: `Retry in ${MOVE_RETRY_AFTER_S} seconds: the move takes seconds to a few minutes, and your tabs, files and logins move with it.`, retryAfterS: MOVE_RETRY_AFTER_S }));
     }
     r.log.user = user.id;
     if (route.path === '/mcp') return mcp.handle(r, user);

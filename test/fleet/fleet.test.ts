@@ -15,7 +15,9 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { randomBytes } from 'node:crypto';
 import { childDaemon, type Running } from '../fixtures/child-daemon.js';
+import { startSite, html, type FixtureSite } from '../fixtures/site.js';
 import { Fleet } from '../../daemon/fleet/fleet.js';
 import { runtimeCommand } from '../../daemon/fleet/runtime-api.js';
 
@@ -30,6 +32,9 @@ if (!HAPROXY) {
   let router: ChildProcess | undefined;
   let routerUrl = '';
   const fleet = new Fleet(join(root, 'fleet'));
+  // The fleet's one vault key: sealed rows (saved logins) move between hosts as they are.
+  const vaultKey = randomBytes(32).toString('hex');
+  let site: FixtureSite;
 
   const freePort = () =>
     new Promise<number>((resolve) => {
@@ -40,8 +45,18 @@ if (!HAPROXY) {
     });
 
   t.before(async () => {
+    site = await startSite();
+    site.route('/login', (_req, res) => {
+      // A persistent cookie, as a site's sign-in sets: it lives in the profile, and must move with it.
+      res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=moved-with-me; Max-Age=86400; Path=/' });
+      res.end(html('<h1>signed in</h1>'));
+    });
+    site.route('/whoami', (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(html(`<h1>cookie: ${/session=([\w-]+)/.exec(req.headers.cookie ?? '')?.[1] ?? 'none'}</h1>`));
+    });
     for (const name of hostNames) {
-      const d = childDaemon(join(root, name), { BROWSERD_MAX_BROWSERS: '20' });
+      const d = childDaemon(join(root, name), { BROWSERD_MAX_BROWSERS: '20', BROWSERD_VAULT_KEY: vaultKey });
       const run = await d.serve();
       hosts.set(name, { d, run, port: Number(new URL(run.url).port) });
     }
@@ -66,6 +81,7 @@ if (!HAPROXY) {
   });
   t.teardown(async () => {
     router?.kill('SIGKILL');
+    await site?.close();
     for (const { run } of hosts.values()) if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGTERM');
     await Promise.all([...hosts.values()].map(({ run }) => (run.child.exitCode === null && run.child.signalCode === null ? once(run.child, 'exit') : undefined)));
     rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
@@ -187,5 +203,43 @@ if (!HAPROXY) {
     t.match(readFileSync(fleet.files.mapFile, 'utf8'), new RegExp(`^${u.key} host_h3$`, 'm'), 'and the file says the same, for HAProxy\'s next start');
     await fleet.route(u.key, 'h1');
     t.equal((await viaRouter(u.token, 'GET', '/v1/me')).status, 200, 'pointed back, served again');
+  });
+
+  t.test('a user moved to another host keeps their tabs, cookies, saved logins and files, under the same token', async (t) => {
+    const u = users.find((x) => x.host === 'h1')!;
+    const call = (method: string, path: string, body?: unknown) => viaRouter(u.token, method, path, body).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
+    const first = await call('POST', '/v1/tabs', { url: `${site.url}/login` });
+    t.equal(first.status, 201, 'a tab on the old host');
+    const second = await call('POST', '/v1/tabs', { url: `${site.url}/whoami` });
+    const saved = await call('PUT', '/v1/vault/site.test', { loginUrl: 'https://site.test/login', fields: { username: 'mover', password: 'pw-that-moves' } });
+    t.equal(saved.status, 200, 'a saved login');
+    const pdf = await call('POST', '/v1/tools/browser_pdf', { tab: second.json.tab, name: 'before-move.pdf' });
+    t.equal(pdf.status, 200, 'a file');
+    const tabsBefore = (await call('GET', '/v1/tabs')).json.tabs.map((x: any) => [x.id, x.url]);
+
+    const moved = await fleet.move(u.name, 'h3');
+    t.match(moved, { user: u.name, from: 'h1', to: 'h3' }, `moved: ${moved.rows} rows, ${moved.files} files, ${moved.bytes} bytes in ${moved.ms} ms`);
+    t.ok(moved.rows > 0 && moved.files > 0);
+
+    const tabsAfter = (await call('GET', '/v1/tabs')).json.tabs.map((x: any) => [x.id, x.url]);
+    t.same(tabsAfter, tabsBefore, 'the same tab ids at the same URLs, through the router, with the same token');
+    t.equal((await call('POST', '/v1/tools/browser_navigate', { tab: second.json.tab, url: `${site.url}/whoami` })).status, 200);
+    const who = await call('POST', '/v1/tools/browser_snapshot', { tab: second.json.tab });
+    t.match(who.json.text, /cookie: moved-with-me/, "the site's cookie came with the profile");
+    const vault = await call('GET', '/v1/vault');
+    t.same(vault.json.entries.map((e: any) => e.name), ['site.test'], 'the saved login is there');
+    t.ok(vault.json.entries[0].fields.includes('password'), 'with its fields (sealed, under the shared key)');
+    const files = await call('GET', '/v1/files');
+    t.ok(files.json.files.some((f: any) => f.name === 'before-move.pdf'), 'the file is there');
+    const file = await viaRouter(u.token, 'GET', '/v1/files/before-move.pdf');
+    t.equal((await file.arrayBuffer()).byteLength > 0 && file.status, 200, 'and downloads');
+
+    const h1 = hosts.get('h1')!;
+    const h1Users = await fetch(`${h1.run.url}/v1/admin/users`, { headers: { Authorization: `Bearer ${h1.d.adminKey()}` } }).then((r) => r.json());
+    t.notOk(h1Users.users.some((x: any) => x.name === u.name), 'the old host no longer has the user');
+    t.notOk(existsSync(join(root, 'h1', 'profiles', u.name)), 'nor their profile');
+    const listed = (await fleet.users()).filter((x) => x.user === u.name);
+    t.same(listed.map((x) => [x.host, x.routed]), [['h3', true]], 'the fleet lists them on the new host, routed there');
+    await t.rejects(fleet.move(u.name, 'h3'), /already lives on host h3/, 'moving them where they are is refused');
   });
 }

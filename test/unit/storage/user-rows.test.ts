@@ -1,0 +1,55 @@
+/**
+ * The rows a move copies: every database a running daemon opens says how its rows name their user (a new store
+ * the move would leave behind fails here), a user's rows are theirs alone (no other user's, even one whose name
+ * starts the same), and rows copied to another store read back through the stores as they were.
+ */
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestDaemon } from '../../fixtures/daemon.js';
+import { openDb } from '../../../storage/db.js';
+import { USER_ROWS, putUserRows, removeUserRows, tableNames, userRows } from '../../../storage/user-rows.js';
+import { UserStore } from '../../../storage/users.js';
+import { TabStore } from '../../../storage/tabs.js';
+import { AuditStore } from '../../../storage/audit.js';
+
+t.test("every database a daemon opens says how its rows name their user", async (t) => {
+  const d = await startTestDaemon();
+  t.teardown(() => d.stop());
+  const names = tableNames(d.daemon.env.db);
+  t.ok(names.length >= 25, `${names.length} databases`);
+  t.same(names.filter((n) => !USER_ROWS[n]), [], 'none unknown to storage/user-rows.ts');
+});
+
+t.test("a user's rows are theirs alone, and copy to another store whole", async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'browserd-user-rows-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
+  const a = openDb(join(root, 'a'));
+  const users = new UserStore(a);
+  const tabs = new TabStore(a);
+  const audit = new AuditStore(a);
+  const { token } = await users.add('al');
+  await users.add('alice');
+  for (const user of ['al', 'alice']) {
+    await tabs.put({ user, id: 't1', url: `https://${user}.test/`, mode: 'read', createdAt: new Date().toISOString() } as never);
+    await audit.append({ user, at: new Date().toISOString(), tool: 'browser_open', ok: true } as never);
+  }
+  const rows = [...userRows(a, 'al')];
+  t.ok(rows.length >= 5, `${rows.length} rows of al`);
+  t.notOk(rows.some((r) => JSON.stringify(r.key).includes('alice')), "none of alice's, though her name starts with al");
+
+  const b = openDb(join(root, 'b'));
+  await putUserRows(b, rows);
+  t.equal(new UserStore(b).authenticate(token)?.id, 'al', 'the token works on the new store');
+  t.equal(new TabStore(b).get('al', 't1')?.url, 'https://al.test/', 'the tab is there');
+  t.equal(new AuditStore(b).page('al', { limit: 10 }).entries.length, 1, 'the audit entry too');
+  t.notOk(new UserStore(b).get('alice'), 'and nobody else');
+
+  t.equal(await removeUserRows(a, 'al'), rows.length, 'removed from the old store, every row');
+  t.same([...userRows(a, 'al')], []);
+  t.equal(users.get('alice')?.name, 'alice', "alice's stay");
+  t.equal(tabs.get('alice', 't1')?.url, 'https://alice.test/');
+  await a.close();
+  await b.close();
+});
