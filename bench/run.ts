@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark in sequence, each printing its own table, after a note of the machine.
  * `--only NAME` (overhead, snapshot-size, cold-start, read, query, page-load, page-load-settings, isolation, crawl, docs, downloads,
- * traffic, egress, webhooks, act-cache, monitors, model-extract, load, memory, round-trips, http-servers, tool-definitions) runs one (downloads: the daemon's memory while a 500 MB page
+ * traffic, egress, webhooks, act-cache, monitors, model-extract, load, memory, round-trips, http-servers, tool-definitions, fleet) runs one (downloads: the daemon's memory while a 500 MB page
  * download is stored; traffic: page load with browser_har recording off and on and against Playwright's recordHar, a
  * 5,000-entry recording's memory; egress: pages through the private-network guard against the same pages straight to
  * the site, in one Chromium; webhooks: outbox events/s against a bare standardwebhooks + fetch sender, and 100,000
@@ -13,7 +13,8 @@
  * latency percentiles, errors, RSS and descriptors, audit entries vs acknowledged calls; memory: PSS of an idle user
  * against an idle Playwright MCP; round-trips: tool calls and characters for one scripted task, ours vs Playwright MCP; http-servers: MCP no-op,
  * click and 50 parallel REST calls on uWebSockets.js against node:http + ws; tool-definitions: tokens and bytes of
- * tools/list, ours against Playwright MCP's).
+ * tools/list, ours against Playwright MCP's; fleet: calls/s for 30 users on three hosts through HAProxy against
+ * straight to each user's host).
  * Benchmarks print numbers and never assert times; the exit code is non-zero only when a benchmark could not run at all.
  */
 import { machineLines, now } from './lib.js';
@@ -45,6 +46,7 @@ const BENCHMARKS: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   'round-trips': () => import('./round-trips.js'),
   'http-servers': () => import('./http-servers.js'),
   'tool-definitions': () => import('./tool-definitions.js'),
+  fleet: () => import('./fleet.js'),
 };
 
 function parseOnly(argv: string[]): string[] {

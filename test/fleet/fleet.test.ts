@@ -7,42 +7,26 @@
  * and they are back when it returns.
  */
 import t from 'tap';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { randomBytes } from 'node:crypto';
-import { childDaemon, type Running } from '../fixtures/child-daemon.js';
 import { startSite, html, type FixtureSite } from '../fixtures/site.js';
-import { Fleet } from '../../daemon/fleet/fleet.js';
-import { runtimeCommand } from '../../daemon/fleet/runtime-api.js';
+import { HAPROXY, startFleet, type TestFleet } from '../fixtures/fleet.js';
 
-const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => existsSync(p));
 if (!HAPROXY) {
   // The test command installs it when it runs as root (scripts/check.sh); elsewhere it is the admin's to add.
   t.test("Debian's haproxy is needed (apt-get install haproxy)", { skip: 'haproxy is not installed on this host' }, () => {});
 } else {
-  const root = mkdtempSync(join(tmpdir(), 'browserd-fleet-'));
-  const hostNames = ['h1', 'h2', 'h3'] as const;
-  const hosts = new Map<string, { d: ReturnType<typeof childDaemon>; run: Running; port: number }>();
-  let router: ChildProcess | undefined;
-  let routerUrl = '';
-  const fleet = new Fleet(join(root, 'fleet'));
-  // The fleet's one vault key: sealed rows (saved logins) move between hosts as they are.
-  const vaultKey = randomBytes(32).toString('hex');
+  const hostNames = ['h1', 'h2', 'h3'];
+  let f: TestFleet;
   let site: FixtureSite;
-
-  const freePort = () =>
-    new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = s.address() as AddressInfo;
-        s.close(() => resolve(port));
-      });
-    });
+  let root: string;
+  let routerUrl: string;
+  let hosts: TestFleet['hosts'];
+  let fleet: TestFleet['fleet'];
+  let viaRouter: TestFleet['viaRouter'];
 
   t.before(async () => {
     site = await startSite();
@@ -55,46 +39,15 @@ if (!HAPROXY) {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(html(`<h1>cookie: ${/session=([\w-]+)/.exec(req.headers.cookie ?? '')?.[1] ?? 'none'}</h1>`));
     });
-    for (const name of hostNames) {
-      const d = childDaemon(join(root, name), { BROWSERD_MAX_BROWSERS: '20', BROWSERD_VAULT_KEY: vaultKey });
-      const run = await d.serve();
-      hosts.set(name, { d, run, port: Number(new URL(run.url).port) });
-    }
-    const port = await freePort();
-    routerUrl = `http://127.0.0.1:${port}`;
-    fleet.init(`127.0.0.1:${port}`);
-    for (const [name, h] of hosts) await fleet.addHost(name, h.run.url, h.d.adminKey());
-    // HAProxy checks the generated configuration before it runs it.
-    execFileSync(HAPROXY, ['-c', '-q', '-f', fleet.files.config]);
-    router = spawn(HAPROXY, ['-db', '-f', fleet.files.config], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let said = '';
-    router.stderr!.setEncoding('utf8').on('data', (c: string) => (said += c));
-    // Up once its runtime socket answers and every host has passed a health check.
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const stat = existsSync(fleet.files.socket) ? await runtimeCommand(fleet.files.socket, 'show servers state').catch(() => '') : '';
-      const up = stat.split('\n').filter((l) => /^\d+ host_h\d /.test(l) && l.split(' ')[5] === '2').length;
-      if (up === hostNames.length) break;
-      if (Date.now() > deadline || router.exitCode !== null) throw new Error(`HAProxy did not come up with every host: ${said}\n${stat}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    f = await startFleet(hostNames, { BROWSERD_MAX_BROWSERS: '20' });
+    ({ root, routerUrl, hosts, fleet, viaRouter } = f);
   });
   t.teardown(async () => {
-    router?.kill('SIGKILL');
+    await f?.stop();
     await site?.close();
-    for (const { run } of hosts.values()) if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGTERM');
-    await Promise.all([...hosts.values()].map(({ run }) => (run.child.exitCode === null && run.child.signalCode === null ? once(run.child, 'exit') : undefined)));
-    rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   const users: { name: string; host: string; key: string; token: string }[] = [];
-  const viaRouter = (token: string | undefined, method: string, path: string, body?: unknown) =>
-    fetch(`${routerUrl}${path}`, {
-      method,
-      headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-
   t.test('thirty users are created across the hosts, each routed home', async (t) => {
     for (let i = 1; i <= 30; i++) {
       const made = await fleet.addUser(`u${String(i).padStart(2, '0')}`);
