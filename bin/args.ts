@@ -30,7 +30,7 @@ export const COMMAND_FLAGS: Record<string, Options> = {
   policy: DATA,
   audit: { ...DATA, user: str, limit: str },
   vault: { url: str, token: str, 'token-file': str, 'login-url': str },
-  fleet: { dir: str, listen: str, 'admin-key': str },
+  fleet: { dir: str, listen: str, desk: str, 'admin-key': str },
 };
 
 export interface Parsed {

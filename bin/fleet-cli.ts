@@ -1,7 +1,10 @@
 /** `browserd fleet`: the operator's commands for several hosts behind HAProxy (daemon/fleet/, docs/fleet.md). */
 import { Fleet } from '../daemon/fleet/fleet.js';
+import { startDesk } from '../daemon/fleet/desk.js';
 
-export const FLEET_USAGE = `  browserd fleet init --dir DIR --listen HOST:PORT      a fleet directory: haproxy.cfg, the routing map
+export const FLEET_USAGE = `  browserd fleet init --dir DIR --listen HOST:PORT [--desk HOST:PORT]
+                                                      a fleet directory: haproxy.cfg, the routing map; the desk
+                                                      (default: the next port on 127.0.0.1) takes sign-ups
   browserd fleet add-host NAME URL --admin-key KEY --dir DIR    a host (its daemon's URL and admin key)
   browserd fleet add-user NAME --dir DIR              create a user on the host with the most room; prints
                                                       the token last
@@ -9,6 +12,7 @@ export const FLEET_USAGE = `  browserd fleet init --dir DIR --listen HOST:PORT  
   browserd fleet move NAME HOST --dir DIR             move a user, whole, to another host (their calls are told
                                                       to retry meanwhile); prints what moved and how long it took
   browserd fleet drain HOST --dir DIR                 place no one new on HOST and move each of its users away
+  browserd fleet desk --dir DIR                       run the sign-up desk (HAProxy sends POST /signup to it)
   browserd fleet haproxy --dir DIR                    write haproxy.cfg again and print its path
       Start HAProxy with: haproxy -f DIR/haproxy.cfg (docs/fleet.md)
 `;
@@ -21,7 +25,7 @@ export async function fleetCommand(args: string[], flags: Record<string, string 
   try {
     switch (sub) {
       case 'init':
-        fleet.init(String(flags.listen ?? ''));
+        fleet.init(String(flags.listen ?? ''), typeof flags.desk === 'string' ? flags.desk : undefined);
         console.log(`fleet directory ${dir}: start the router with haproxy -f ${fleet.files.config}`);
         return;
       case 'add-host': {
@@ -52,6 +56,14 @@ export async function fleetCommand(args: string[], flags: Record<string, string 
         const [host] = rest;
         if (!host) die('fleet drain HOST --dir DIR');
         for (const m of await fleet.drain(host)) console.log(JSON.stringify(m));
+        return;
+      }
+      case 'desk': {
+        const desk = fleet.read().desk;
+        if (!desk) die('fleet desk: this fleet has no desk address (fleet.json "desk")');
+        const server = await startDesk(dir, desk);
+        console.log(JSON.stringify({ msg: 'fleet desk listening', desk }));
+        await new Promise<void>((resolve) => process.once('SIGTERM', () => server.close(() => resolve())));
         return;
       }
       case 'haproxy':

@@ -58,6 +58,8 @@ export interface Config {
   tabStarts: number;
   /** Host names the daemon answers to besides loopback literals (BROWSERD_ALLOWED_HOSTS). */
   allowedHosts: string[];
+  /** Peers whose X-Forwarded-For names the client (a fleet's HAProxy and desk); anyone else's is ignored. */
+  trustedProxies: string[];
   /** Which HTTP server serves (BROWSERD_HTTP): uWS where it loads, node:http otherwise (http/transport/choose.ts). */
   http: HttpChoice;
   /** Browser origins that may call the daemon (BROWSERD_ALLOWED_ORIGINS). */
@@ -282,6 +284,7 @@ export function loadConfig(flags: Partial<Record<string, string | boolean>> = {}
     browserIdleMs: idleS * 1000,
     tabStarts: wholeNumber('BROWSERD_TAB_STARTS', env.BROWSERD_TAB_STARTS, defaultTabStarts(), 1),
     allowedHosts,
+    trustedProxies: list(flags['trusted-proxies'] ?? env.BROWSERD_TRUSTED_PROXIES),
     cdpSessionMaxMinutes: wholeNumber('cdp-session-max-minutes', flags['cdp-session-max-minutes'] ?? env.BROWSERD_CDP_SESSION_MAX_MINUTES, 120, 1),
     http,
     allowedOrigins: [...list(flags['allowed-origins'] ?? env.BROWSERD_ALLOWED_ORIGINS), ...(publicUrl ? [new URL(publicUrl).origin] : [])],

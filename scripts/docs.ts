@@ -296,6 +296,12 @@ function operationDetails(): Record<string, Record<string, unknown>> {
     'GET /v1/admin/browser-settings': { responses: { '200': { description: 'settings in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA, adBlocking: AD_BLOCKING_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
     'PATCH /v1/admin/browser-settings': { description: 'Only the keys sent change; the whole patch is checked first, and any problem (an unknown key, a wrong type, a bad host pattern) changes nothing.', requestBody: { required: true }, responses: { '200': { description: 'settings now in force', content: { 'application/json': { schema: { type: 'object', properties: { ok: { type: 'boolean' }, settings: BROWSER_SETTINGS_SCHEMA }, required: ['ok', 'settings'] } } } }, ...stdErrors([403]) } },
     'GET /v1/admin/audit': { responses: { '200': { description: 'entries' }, ...stdErrors([403]) } },
+    'GET /v1/admin/fleet/host': { responses: { ...plainOk('vaultKey (a fingerprint, null when the vault is locked), users, maxBrowsers'), ...stdErrors([403]) } },
+    'POST /v1/admin/users/{name}/hold': { responses: { ...plainOk('user, held: true; answered once everything of theirs has stopped'), ...stdErrors([403, 404]) } },
+    'POST /v1/admin/users/{name}/release': { responses: { ...plainOk('user, held: false'), ...stdErrors([403, 404]) } },
+    'GET /v1/admin/users/{name}/archive': { responses: { '200': { description: 'the user whole: length-prefixed msgpack frames (head, rows, files, end)', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...stdErrors([403, 404]) } },
+    'POST /v1/admin/users/import': { requestBody: { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, responses: { ...plainOk('user, rows, files, bytes'), ...stdErrors([403]) } },
+    'DELETE /v1/admin/users/{name}': { description: 'Only a user held for a move (POST .../hold) can be removed.', responses: { ...plainOk('user, removed: true, rows'), ...stdErrors([403, 404]) } },
     'GET /': { security: [], responses: { '200': htmlPage('the home page; the sign-up form only when signup is on'), ...openRouteErrors } },
     'POST /signup': {
       security: [],

@@ -21,6 +21,8 @@ export interface FleetHostEntry {
 
 interface FleetFile {
   listen: string;
+  /** The sign-up desk's address (desk.ts). */
+  desk?: string;
   hosts: FleetHostEntry[];
   /** Hosts being emptied: no new user is placed there. */
   drained?: string[];
@@ -57,6 +59,7 @@ export class Fleet {
     const state = this.existsState() ? this.read() : undefined;
     return {
       listen: state?.listen ?? '',
+      desk: state?.desk,
       mapFile: join(this.dir, 'users.map'),
       errorFile: join(this.dir, '503.http'),
       socket: join(this.dir, 'haproxy.sock'),
@@ -75,11 +78,13 @@ export class Fleet {
   }
 
   /** Makes the fleet directory: no hosts yet, an empty map, the router's configuration. */
-  init(listen: string): void {
+  init(listen: string, desk = `127.0.0.1:${Number(listen.split(':').at(-1)) + 1}`): void {
     if (this.existsState()) throw new Error(`${this.dir} already holds a fleet (fleet.json)`);
-    if (!/^[^:\s]+:\d{1,5}$/.test(listen)) throw new Error(`--listen ${JSON.stringify(listen)}: give HOST:PORT, e.g. 0.0.0.0:8787`);
+    for (const [flag, v] of [['--listen', listen], ['--desk', desk]]) {
+      if (!/^[^:\s]+:\d{1,5}$/.test(v!)) throw new Error(`${flag} ${JSON.stringify(v)}: give HOST:PORT, e.g. 0.0.0.0:8787`);
+    }
     privateDir(this.dir);
-    writeWhole(join(this.dir, 'fleet.json'), `${JSON.stringify({ listen, hosts: [] }, null, 2)}\n`);
+    writeWhole(join(this.dir, 'fleet.json'), `${JSON.stringify({ listen, desk, hosts: [] }, null, 2)}\n`);
     writeWhole(join(this.dir, 'users.map'), '');
     this.writeConfig();
   }

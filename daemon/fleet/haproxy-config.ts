@@ -28,6 +28,8 @@ export interface HaproxyFiles {
   errorFile: string;
   /** The runtime API's Unix socket. */
   socket: string;
+  /** Where the fleet's sign-up desk listens (host:port; desk.ts). */
+  desk?: string;
 }
 
 export const HOST_NAME_SHAPE = /^[a-z0-9][a-z0-9-]{0,30}$/;
@@ -86,6 +88,8 @@ export function haproxyConfig(hosts: FleetHost[], f: HaproxyFiles): string {
     '  timeout server 10m',
     '  timeout tunnel 1h',
     '  retries 2',
+    // The client's address for the hosts' sign-up limits and logs (hosts trust it from HAProxy's address only).
+    '  option forwardfor',
     '',
     'frontend browserd',
     `  bind ${f.listen}`,
@@ -96,6 +100,8 @@ export function haproxyConfig(hosts: FleetHost[], f: HaproxyFiles): string {
     `  http-request set-var(txn.home) var(txn.rk),map(${f.mapFile}) if { var(txn.rk) -m found }`,
     `  http-request return status 404 content-type application/json string ${quoted(unknownKeyBody())} if { var(txn.rk) -m found } !{ var(txn.home) -m found }`,
     '  use_backend %[var(txn.home)] if { var(txn.home) -m found }',
+    // Sign-up has no key yet: the desk places the new user on a host with room and routes their key there.
+    ...(f.desk ? ['  use_backend desk if { method POST } { path /signup }'] : []),
     '  default_backend anyhost',
     '',
     // Requests that name no user: any host that is up answers them.
@@ -107,6 +113,9 @@ export function haproxyConfig(hosts: FleetHost[], f: HaproxyFiles): string {
     `  errorfile 503 ${f.errorFile}`,
     ...hosts.map((h) => `  server ${h.name} ${h.addr} check`),
     '',
+    ...(f.desk
+      ? ['backend desk', '  option httpchk', '  http-check send meth GET uri /health ver HTTP/1.1 hdr Host localhost', '  default-server inter 1s fall 2 rise 1', `  errorfile 503 ${f.errorFile}`, `  server desk ${f.desk} check`, '']
+      : []),
     ...hosts.flatMap((h) => [
       `backend ${backendOf(h.name)}`,
       '  option httpchk',

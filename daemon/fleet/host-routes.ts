@@ -13,18 +13,21 @@ import type { Handler } from '../server/rest-call.js';
 import type { RouteSpec } from '../server/routes.js';
 import type { ServerDeps } from '../server/deps.js';
 import * as S from '../server/route-schemas.js';
+import { Type } from '@sinclair/typebox';
 import { exportUser, placeFiles, readArchive, removeUserDirs } from './user-archive.js';
 import { putUserRows, removeUserRows } from '../../storage/user-rows.js';
 import type { UserRecord } from '../../storage/users.js';
 
 const NamePath = S.FilePath;
+const HoldQuery = Type.Object({ to: Type.Optional(Type.String({ maxLength: 64, description: 'The host the user is moving to, for the record' })) });
+const ImportQuery = Type.Object({ vaultKey: Type.Optional(Type.String({ pattern: '^[0-9a-f]{16}$', description: "The sending host's vault key fingerprint: refused when it is not this host's" })) });
 
 export const FLEET_HOST_ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v1/admin/fleet/host', auth: 'admin', summary: "How this host stands for a fleet (admin key): its vault key's fingerprint (hosts of a fleet share the key), its users and its browser maximum" },
-  { method: 'POST', path: '/v1/admin/users/{name}/hold', auth: 'admin', summary: "Start moving a user away (admin key): their browsers, sessions, viewers and tasks stop, and their calls answer 503 browser_capacity with Retry-After until the move ends", params: NamePath },
+  { method: 'POST', path: '/v1/admin/users/{name}/hold', auth: 'admin', summary: "Start moving a user away (admin key): their browsers, sessions, viewers and tasks stop, and their calls answer 503 browser_capacity with Retry-After until the move ends", params: NamePath, query: HoldQuery },
   { method: 'POST', path: '/v1/admin/users/{name}/release', auth: 'admin', summary: 'Give up moving a user (admin key): they are served here again', params: NamePath },
   { method: 'GET', path: '/v1/admin/users/{name}/archive', auth: 'admin', summary: 'A held user, whole (admin key): their rows of the store and their profiles, files, uploads and cached responses, as one stream', params: NamePath },
-  { method: 'POST', path: '/v1/admin/users/import', auth: 'admin', summary: "Take in a user's archive from another host of the fleet (admin key); refused when the user is here already or the vault keys differ", body: { handler: "a user archive (GET /v1/admin/users/{name}/archive of another host), streamed to disk: it holds whole browser profiles, past any JSON body's size" } },
+  { method: 'POST', path: '/v1/admin/users/import', auth: 'admin', summary: "Take in a user's archive from another host of the fleet (admin key); refused when the user is here already or the vault keys differ", body: { handler: "a user archive (GET /v1/admin/users/{name}/archive of another host), streamed to disk: it holds whole browser profiles, past any JSON body's size" }, query: ImportQuery },
   { method: 'DELETE', path: '/v1/admin/users/{name}', auth: 'admin', summary: 'Remove a held user who has moved to another host (admin key): their rows and directories here', params: NamePath },
 ];
 

@@ -15,6 +15,7 @@ import { McpGateway } from './mcp.js';
 import { addCdpRoute } from './cdp-route.js';
 import { chooseHttpApp } from '../http/transport/choose.js';
 import type { ServerDeps } from './deps.js';
+import { clientAddress, plainAddress } from '../http/forwarded.js';
 
 /** What a user being moved between hosts is told to wait before retrying. */
 const MOVE_RETRY_AFTER_S = 5;
@@ -106,8 +107,10 @@ export async function startApp(server: ServerDeps, features: readonly Feature[],
   for (const feature of features) for (const socket of feature.sockets?.(server, () => handle.closing) ?? []) app.ws(socket.pattern, socket.behavior);
 
   addCdpRoute(app, env, () => handle.closing);
+  const trustedProxies = new Set(env.cfg.trustedProxies.map(plainAddress));
   app.any('/*', (res, req) => {
     const r = captureReq(res, req, logRequest);
+    r.remote = clientAddress(r.remote, r.headers['x-forwarded-for'], trustedProxies);
     route(r).catch((e) => {
       const err = toBrowserdError(e);
       if (err.code === 'internal_error') env.log.error({ path: r.path, err: e instanceof Error ? e.stack : String(e) }, 'request failed');

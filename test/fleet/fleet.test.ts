@@ -195,4 +195,34 @@ if (!HAPROXY) {
     t.same(listed.map((x) => [x.host, x.routed]), [['h3', true]], 'the fleet lists them on the new host, routed there');
     await t.rejects(fleet.move(u.name, 'h3'), /already lives on host h3/, 'moving them where they are is refused');
   });
+
+  t.test('sign-up through the router makes the user on a host with room, routed there', async (t) => {
+    for (const h of hosts.values()) {
+      const on = await fetch(`${h.run.url}/v1/admin/browser-settings`, { method: 'PATCH', headers: { Authorization: `Bearer ${h.d.adminKey()}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ signup: true }) });
+      t.equal(on.status, 200, 'sign-up on');
+    }
+    const before = await fleet.placements();
+    const json = await viaRouter(undefined, 'POST', '/signup', { name: 'newcomer' });
+    t.equal(json.status, 201, 'a JSON sign-up');
+    const made = await json.json();
+    t.match(made.token, /^bd_[a-z2-7]{10}\./);
+    const me = await viaRouter(made.token, 'GET', '/v1/me');
+    t.equal(me.status, 200, 'the new token works through the router at once');
+    t.equal((await me.json()).user, 'newcomer');
+    const where = (await fleet.users()).find((u) => u.user === 'newcomer')!;
+    t.equal(where.host, before[0]!.host, `on the host with the most room (${where.host})`);
+    t.ok(where.routed, 'routed there');
+
+    const form = await fetch(`${routerUrl}/signup`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: routerUrl }, body: 'name=formfiller' });
+    t.equal(form.status, 201, 'a form sign-up');
+    const page = await form.text();
+    const token = /id="new-token">(bd_[^<]+)</.exec(page)?.[1];
+    t.ok(token, 'the page shows the token once');
+    t.equal((await viaRouter(token!, 'GET', '/v1/me')).status, 200, 'and it works through the router');
+
+    const taken = await viaRouter(undefined, 'POST', '/signup', { name: 'newcomer' });
+    t.equal(taken.status, 400, 'a name some host has is refused, whichever host has room');
+    t.equal((await taken.json()).error.code, 'validation_error');
+    t.equal((await fleet.users()).filter((u) => u.user === 'newcomer').length, 1, 'and still lives on one host only');
+  });
 }
