@@ -9,6 +9,7 @@
  */
 import { asBinary, type Database } from 'lmdb';
 import type { Db } from './db.js';
+import { own } from '../protocol/own.js';
 
 type Owner = (key: string, value: () => unknown) => string | undefined;
 
@@ -66,7 +67,7 @@ const keyText = (key: unknown) => (Array.isArray(key) ? key.join(NUL) : String(k
 /** Every row of `user`, table by table. Throws for a database this file does not know. */
 export function* userRows(db: Db, user: string): Generator<UserRow> {
   for (const table of tableNames(db)) {
-    const owner = USER_ROWS[table];
+    const owner = own(USER_ROWS, table);
     if (!owner) throw new Error(`storage/user-rows.ts does not say how the rows of "${table}" name their user`);
     const t: Database<any, string> = db.table(table);
     for (const { key, value } of t.getRange({})) {

@@ -1,26 +1,17 @@
 /**
- * The rows a move copies: every database a running daemon opens says how its rows name their user (a new store
- * the move would leave behind fails here), a user's rows are theirs alone (no other user's, even one whose name
- * starts the same), and rows copied to another store read back through the stores as they were.
+ * The rows a move copies: a user's rows are theirs alone (no other user's, even one whose name starts the
+ * same), and rows copied to another store read back through the stores as they were. That every database a
+ * daemon opens is listed is test/integration/store-tables.test.ts (it starts a daemon).
  */
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestDaemon } from '../../fixtures/daemon.js';
 import { openDb } from '../../../storage/db.js';
-import { USER_ROWS, putUserRows, removeUserRows, tableNames, userRows } from '../../../storage/user-rows.js';
+import { putUserRows, removeUserRows, userRows } from '../../../storage/user-rows.js';
 import { UserStore } from '../../../storage/users.js';
 import { TabStore } from '../../../storage/tabs.js';
 import { AuditStore } from '../../../storage/audit.js';
-
-t.test("every database a daemon opens says how its rows name their user", async (t) => {
-  const d = await startTestDaemon();
-  t.teardown(() => d.stop());
-  const names = tableNames(d.daemon.env.db);
-  t.ok(names.length >= 25, `${names.length} databases`);
-  t.same(names.filter((n) => !USER_ROWS[n]), [], 'none unknown to storage/user-rows.ts');
-});
 
 t.test("a user's rows are theirs alone, and copy to another store whole", async (t) => {
   const root = mkdtempSync(join(tmpdir(), 'browserd-user-rows-'));
