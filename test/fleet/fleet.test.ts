@@ -14,6 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startSite, html, type FixtureSite } from '../fixtures/site.js';
 import { HAPROXY, startFleet, type TestFleet } from '../fixtures/fleet.js';
+import { RawCdp } from '../fixtures/raw-cdp.js';
 
 if (!HAPROXY) {
   // The test command installs it when it runs as root (scripts/check.sh); elsewhere it is the admin's to add.
@@ -224,5 +225,26 @@ if (!HAPROXY) {
     t.equal(taken.status, 400, 'a name some host has is refused, whichever host has room');
     t.equal((await taken.json()).error.code, 'validation_error');
     t.equal((await fleet.users()).filter((u) => u.user === 'newcomer').length, 1, 'and still lives on one host only');
+  });
+
+  t.test("a user's links and CDP session URL work through the router, and reach only their host", async (t) => {
+    const u = users.find((x) => x.host === 'h2')!;
+    const viaRouterUrl = (url: string) => url.replace(/^(https?|wss?):\/\/[^/]+/, (_m, scheme: string) => `${scheme.startsWith('ws') ? 'ws' : 'http'}://${new URL(routerUrl).host}`);
+    const opened = await viaRouter(u.token, 'POST', '/v1/tabs', { url: `${site.url}/whoami` });
+    t.equal(opened.status, 201);
+    const { live_url: live } = (await opened.json()) as { live_url: string };
+    t.match(live, /\/live\/[a-z2-7]{10}\./, 'the live link carries the routing key');
+    t.equal((await fetch(viaRouterUrl(live))).status, 200, 'the live view opens through the router');
+    const forged = live.replace(/\/live\/[a-z2-7]{10}\./, `/live/${users.find((x) => x.host === 'h1')!.key}.`);
+    t.equal((await fetch(viaRouterUrl(forged))).status, 404, "the same secret under another user's key reaches that user's host, which knows no such link");
+
+    const started = await viaRouter(u.token, 'POST', '/v1/tools/browser_sessions', { action: 'start', minutes: 2 });
+    const text = ((await started.json()) as { text: string }).text;
+    const cdpUrl = /Connect a CDP client to: (\S+)/.exec(text)![1]!;
+    t.match(cdpUrl, /\/cdp\/[a-z2-7]{10}\./, 'the CDP URL carries the routing key');
+    const cdp = await RawCdp.connect(viaRouterUrl(cdpUrl));
+    const version = (await cdp.send('Browser.getVersion', {})) as { product: string };
+    t.match(version.product, /Chrom/, 'a CDP client drives the browser through the router (a WebSocket through HAProxy)');
+    await cdp.close();
   });
 }
