@@ -8,6 +8,7 @@
  * hosts share one vault key.
  */
 import { asBinary, type Database } from 'lmdb';
+import { unpack } from 'msgpackr';
 import type { Db } from './db.js';
 import { own } from '../protocol/own.js';
 
@@ -63,6 +64,12 @@ export function tableNames(db: Db): string[] {
 }
 
 const keyText = (key: unknown) => (Array.isArray(key) ? key.join(NUL) : String(key));
+
+/** Whose a row is, by its table's rule (undefined for a table this file does not know, or a host's own row). */
+export function rowOwner(row: UserRow): string | undefined {
+  const owner = own(USER_ROWS, row.table);
+  return owner?.(keyText(row.key), () => unpack(row.value));
+}
 
 /** Every row of `user`, table by table. Throws for a database this file does not know. */
 export function* userRows(db: Db, user: string): Generator<UserRow> {

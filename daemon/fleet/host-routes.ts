@@ -97,7 +97,12 @@ export function fleetHostHandlers(server: ServerDeps): Record<string, Handler> {
       try {
         const file = join(work, 'archive');
         await bodyToFile(r, file);
-        const archive = readArchive(file, join(work, 'stage'));
+        let archive: ReturnType<typeof readArchive>;
+        try {
+          archive = readArchive(file, join(work, 'stage'));
+        } catch (e) {
+          throw new BrowserdError('validation_error', `the archive was refused, and nothing of it taken: ${(e as Error).message}`, { next: 'Send a whole archive, as GET /v1/admin/users/{name}/archive of another host of the fleet gives it.' });
+        }
         if (env.users.get(archive.user)) throw new BrowserdError('refused', `user ${archive.user} is already on this host`, { next: 'Remove it here first if it is a leftover of an earlier move, or move another user.' });
         const mine = vaultFingerprint(server);
         if (!mine) throw new BrowserdError('not_configured', "this host's vault is locked, so sealed rows could not be read here", { next: 'Give this host the fleet\'s vault key (BROWSERD_VAULT_KEY) and restart it.' });

@@ -11,7 +11,8 @@ import { createReadStream, existsSync, lstatSync, mkdirSync, openSync, readdirSy
 import { createHash } from 'node:crypto';
 import { dirname, join, sep } from 'node:path';
 import { pack, unpack } from 'msgpackr';
-import { userRows, type UserRow } from '../../storage/user-rows.js';
+import { rowOwner, userRows, type UserRow } from '../../storage/user-rows.js';
+import { USER_NAME } from '../../protocol/ids.js';
 import type { Db } from '../../storage/db.js';
 
 export const ARCHIVE_VERSION = 1;
@@ -112,12 +113,19 @@ export function readArchive(file: string, stage: string): ReadArchive {
   try {
     const head = next();
     if (head?.f !== 'head' || head.version !== ARCHIVE_VERSION) throw new Error('not a browserd user archive of this version');
+    // The name becomes directory names here: only a well-formed user name is taken.
+    if (typeof head.user !== 'string' || !USER_NAME.test(head.user)) throw new Error('the archive names no valid user');
     const out: ReadArchive = { user: head.user, key: head.key, rows: [], files: 0, bytes: 0 };
     let current: string | undefined;
     for (;;) {
       const f = next();
       if (!f) throw new Error('the archive has no end frame: it was cut');
-      if (f.f === 'row') out.rows.push({ table: f.table, key: f.key, value: Buffer.from(f.value) });
+      if (f.f === 'row') {
+        // Every row must be this user's by its table's own rule: an archive cannot write another user's data.
+        const row = { table: f.table, key: f.key, value: Buffer.from(f.value) };
+        if (rowOwner(row) !== out.user) throw new Error(`the archive holds a row of ${f.table} that is not ${out.user}'s`);
+        out.rows.push(row);
+      }
       else if (f.f === 'file') {
         const parts = f.path.split('/');
         if (parts.some((p) => p === '..' || p === '' || p === '.') || !userDirs(out.user).some((d) => f.path.startsWith(`${d.split(sep).join('/')}/`))) {
