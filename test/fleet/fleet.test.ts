@@ -8,6 +8,7 @@
  */
 import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -246,5 +247,32 @@ if (!HAPROXY) {
     const version = (await cdp.send('Browser.getVersion', {})) as { product: string };
     t.match(version.product, /Chrom/, 'a CDP client drives the browser through the router (a WebSocket through HAProxy)');
     await cdp.close();
+  });
+
+  t.test('draining a host moves each of its users away, and places no one new there', async (t) => {
+    const theirs = (await fleet.users()).filter((u) => u.host === 'h2' && u.key);
+    const tokens = new Map(users.map((u) => [u.name, u.token]));
+    const moved = await fleet.drain('h2');
+    t.same(moved.map((m) => m.user).sort(), theirs.map((u) => u.user).sort(), `all ${theirs.length} of its users moved`);
+    t.ok(moved.every((m) => m.to !== 'h2'), 'to the other hosts');
+    t.same((await fleet.users()).filter((u) => u.host === 'h2' && u.key).map((u) => u.user), [], 'h2 has none left');
+    for (const m of moved) {
+      const token = tokens.get(m.user);
+      if (!token) continue;
+      const r = await viaRouter(token, 'GET', '/v1/me');
+      t.equal(r.status, 200, `${m.user} is served on ${m.to}`);
+    }
+    const added = await fleet.addUser('after-drain');
+    t.not(added.host, 'h2', 'a new user is not placed on the drained host');
+  });
+
+  t.test('the command line says the same as the fleet', async (t) => {
+    const bin = join(process.cwd(), 'bin', 'browserd.js');
+    const out = execFileSync(process.execPath, [bin, 'fleet', 'users', '--dir', fleet.dir], { encoding: 'utf8' });
+    const listed = out.trim().split('\n').map((l) => JSON.parse(l));
+    t.same(listed, await fleet.users(), 'browserd fleet users lists every user with their host');
+    const bad = spawnSync(process.execPath, [bin, 'fleet', 'move', 'nobody-here', 'h1', '--dir', fleet.dir], { encoding: 'utf8' });
+    t.equal(bad.status, 2, 'a move of an unknown user exits 2');
+    t.match(bad.stderr, /no host of the fleet has a user named nobody-here/, 'saying why');
   });
 }
