@@ -34,6 +34,11 @@ export class AgentStorageStore {
     return m;
   }
 
+  /** Drops the marks kept in memory of the user's browsers (their rows were replaced or removed by a move). */
+  forget(user: string): void {
+    for (const key of [...this.live.keys()]) if (key.startsWith(keyOf(user))) this.live.delete(key);
+  }
+
   /** Writes one browser's marks and resolves once they are on disk. */
   async save(user: string, profile?: string): Promise<void> {
     const key = keyOf(user, profile);

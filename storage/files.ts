@@ -87,6 +87,12 @@ export class FileStore {
 
   constructor(private dataDir: string) {}
 
+  /** Drops the hashes kept of the user's files (their directory was replaced or removed by a move). */
+  forget(user: string): void {
+    const under = `${join(this.dataDir, 'files', user)}/`;
+    for (const path of [...this.hashes.keys()]) if (path.startsWith(under)) this.hashes.delete(path);
+  }
+
   dir(user: string): string {
     privateDir(join(this.dataDir, 'files'));
     return privateDir(join(this.dataDir, 'files', user));

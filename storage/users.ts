@@ -108,6 +108,15 @@ export class UserStore {
     await this.db.flushed();
   }
 
+  /**
+   * Users came or went by another way than add() (a move between fleet hosts writes and removes their rows
+   * directly): the kept id list is read again, so the log scrub covers a user who just arrived.
+   */
+  async noteUsersChanged(): Promise<void> {
+    await this.db.meta.put(USERS_VERSION_KEY, ((this.db.meta.get(USERS_VERSION_KEY) as number | undefined) ?? 0) + 1);
+    await this.db.flushed();
+  }
+
   /** The user's routing key, if they have one: what their links start with (routing-key.ts). */
   routingKey(name: string): string | undefined {
     return (this.db.users.get(name) as UserRecord | undefined)?.key;

@@ -172,6 +172,11 @@ export class VaultStore {
    * Every secret value of the user (field values, inbox passwords and SMS secrets), longest first so a value
    * that contains another is scrubbed whole. Empty when the vault is locked: nothing could have been filled.
    */
+  /** Drops what is kept in memory of the user's values (their rows were replaced or removed by a move). */
+  forget(user: string): void {
+    this.valueCache.delete(user);
+  }
+
   values(user: string): string[] {
     if (!this.keyState.ok) return [];
     const cached = this.valueCache.get(user);

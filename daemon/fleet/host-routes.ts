@@ -63,6 +63,15 @@ function bodyToFile(r: Req, file: string): Promise<void> {
   });
 }
 
+/** What this process keeps in memory of a user whose rows and files a move just wrote or removed. */
+async function forgetUser(server: ServerDeps, name: string): Promise<void> {
+  const { env } = server;
+  env.vault.forget(name);
+  env.agentStorage.forget(name);
+  env.files.forget(name);
+  await env.users.noteUsersChanged();
+}
+
 export function fleetHostHandlers(server: ServerDeps): Record<string, Handler> {
   const { env } = server;
   return {
@@ -110,6 +119,7 @@ export function fleetHostHandlers(server: ServerDeps): Record<string, Handler> {
         if (from && from !== mine) throw new BrowserdError('refused', 'the two hosts have different vault keys: the user\'s saved logins would not open here', { next: 'Give every host of the fleet the same BROWSERD_VAULT_KEY (docs/fleet.md), then move the user.' });
         placeFiles(join(work, 'stage'), env.cfg.dataDir, archive.user);
         const rows = await putUserRows(env.db, archive.rows);
+        await forgetUser(server, archive.user);
         // Held on the old host when copied: served here from now on.
         await env.users.update(archive.user, { moving: undefined });
         sendJson(r, 200, { ok: true, user: archive.user, rows, files: archive.files, bytes: archive.bytes });
@@ -123,6 +133,7 @@ export function fleetHostHandlers(server: ServerDeps): Record<string, Handler> {
       await server.stopAccount(name);
       const rows = await removeUserRows(env.db, name);
       removeUserDirs(env.cfg.dataDir, name);
+      await forgetUser(server, name);
       sendJson(r, 200, { ok: true, user: name, removed: true, rows });
     },
   };

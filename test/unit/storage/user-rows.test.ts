@@ -35,7 +35,11 @@ t.test("a user's rows are theirs alone, and copy to another store whole", async 
   // store's encoding state (shared record structures) would read back wrong here.
   await new UserStore(b).add('zed');
   await new TabStore(b).put({ user: 'zed', id: 't9', createdAt: 'x', url: 'https://zed.test/', mode: 'act', extra: [1, 2, 3] } as never);
+  const bUsers = new UserStore(b);
+  t.same(bUsers.ids(), ['zed'], 'the new store keeps its list of ids (the log scrub reads it on every line)');
   await putUserRows(b, rows);
+  await bUsers.noteUsersChanged();
+  t.same(bUsers.ids().sort(), ['al', 'zed'], 'told, it lists the user who arrived, so their vault values are scrubbed from its log');
   t.equal(new UserStore(b).authenticate(token)?.id, 'al', 'the token works on the new store');
   t.equal(new TabStore(b).get('al', 't1')?.url, 'https://al.test/', 'the tab is there');
   t.equal(new AuditStore(b).page('al', { limit: 10 }).entries.length, 1, 'the audit entry too');
