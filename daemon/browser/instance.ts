@@ -322,38 +322,48 @@ export class BrowserInstance {
       await this.closeUnrun(targetId, a);
       return;
     }
-    // Its place under the cap is held from the check until its record is written: a client opens pages by the
-    // dozen at once, each checked before any other's record exists.
+    await this.adoptAsTab(targetId, a, /^https?:/.test(url) ? url : undefined, {
+      url: /^https?:/.test(url) ? url : 'about:blank',
+      mode: 'act',
+      context,
+    }, () => this.clientPages.add(targetId));
+  }
+
+  /**
+   * Lists a page the daemon did not open (a popup, a CDP client's page) as a tab of the user, then lets it run once
+   * its rules are in place. Its place under the tab cap is held from the caller's check until its record is
+   * written: pages arrive by the dozen at once, each checked before any other's record exists. Rules that could
+   * not be installed undo the listing: the page must not run without them.
+   */
+  private async adoptAsTab(
+    targetId: string,
+    a: { sessionId: string; waiting: boolean },
+    identityUrl: string | undefined,
+    fields: Pick<TabRecord, 'url' | 'mode'> & Partial<Pick<TabRecord, 'allowedDomains' | 'context' | 'opener'>>,
+    onListed?: () => void,
+  ): Promise<Tab> {
     const release = this.opts.tabs.hold(this.opts.user);
     let tab: Tab;
     let rec: TabRecord;
     try {
       const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
-      rec = {
-        id: formatTabId(n, this.opts.profile),
-        user: this.opts.user,
-        url: /^https?:/.test(url) ? url : 'about:blank',
-        mode: 'act',
-        context,
-        profile: this.opts.profile,
-        createdAt: new Date().toISOString(),
-      };
+      rec = { id: formatTabId(n, this.opts.profile), user: this.opts.user, profile: this.opts.profile, createdAt: new Date().toISOString(), ...fields };
       tab = this.makeTab(rec, targetId, a.sessionId);
       this.tabs.set(rec.id, tab);
-      this.clientPages.add(targetId);
+      onListed?.();
       await this.opts.tabs.put(rec);
     } finally {
       release();
     }
     try {
-      await tab.setup(a.waiting, { identityUrl: /^https?:/.test(url) ? url : undefined });
+      await tab.setup(a.waiting, { identityUrl });
     } catch (e) {
-      // Rules that could not be installed: the page must not run without them.
       this.tabs.delete(rec.id);
       await this.opts.tabs.remove(this.opts.user, rec.id);
       await tab.close();
       throw e;
     }
+    return tab;
   }
 
   private onDetached(targetId: string | undefined) {
@@ -403,39 +413,14 @@ export class BrowserInstance {
       await this.closeUnrun(targetId, a);
       return;
     }
-    // Held under the cap until the record is written: a page may open popups by the dozen at once.
-    const release = this.opts.tabs.hold(this.opts.user);
-    let tab: Tab;
-    let rec: TabRecord;
-    try {
-      const n = await this.opts.tabs.nextNumber(this.opts.user, this.opts.profile);
-      rec = {
-        id: formatTabId(n, this.opts.profile),
-        user: this.opts.user,
-        url: 'about:blank',
-        mode: opener.record.mode,
-        allowedDomains: opener.record.allowedDomains,
-        context: opener.record.context,
-        profile: this.opts.profile,
-        opener: opener.id,
-        createdAt: new Date().toISOString(),
-      };
-      tab = this.makeTab(rec, targetId, a.sessionId);
-      this.tabs.set(rec.id, tab);
-      await this.opts.tabs.put(rec);
-    } finally {
-      release();
-    }
-    opener.logEvent('popup', { detail: `opened tab ${rec.id}` });
-    try {
-      await tab.setup(a.waiting, { identityUrl: /^https?:/.test(url) ? url : opener.url });
-    } catch (e) {
-      // Rules that could not be installed: the popup must not run without them.
-      this.tabs.delete(rec.id);
-      await this.opts.tabs.remove(this.opts.user, rec.id);
-      await tab.close();
-      throw e;
-    }
+    const tab = await this.adoptAsTab(targetId, a, /^https?:/.test(url) ? url : opener.url, {
+      url: 'about:blank',
+      mode: opener.record.mode,
+      allowedDomains: opener.record.allowedDomains,
+      context: opener.record.context,
+      opener: opener.id,
+    });
+    opener.logEvent('popup', { detail: `opened tab ${tab.id}` });
   }
 
   /**
