@@ -106,6 +106,7 @@ async function signup(fleet: Fleet, req: IncomingMessage, res: ServerResponse) {
 /** Starts the desk on `listen` (host:port); it answers POST /signup and GET /health, nothing else. */
 export function startDesk(fleetDir: string, listen: string): Promise<Server> {
   const fleet = new Fleet(fleetDir);
+  let queue: Promise<unknown> = Promise.resolve();
   const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url === '/health') {
       res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -114,7 +115,12 @@ export function startDesk(fleetDir: string, listen: string): Promise<Server> {
     if (req.method !== 'POST' || req.url !== '/signup') {
       return fail(res, new BrowserdError('not_found', 'the fleet desk answers POST /signup only', { next: 'Call the fleet at its public address.' }), 404);
     }
-    signup(fleet, req, res).catch((e) => {
+    // One sign-up at a time: the name check (which host has it?) and the making are two steps, and two sign-ups
+    // of one new name at once both found it free and were placed on different hosts, making it twice (seen:
+    // test/attacks/fleet-routing.test.ts). The desk is the fleet's one door for sign-up, so a queue here is enough.
+    const turn = queue.then(() => signup(fleet, req, res));
+    queue = turn.catch(() => undefined);
+    turn.catch((e) => {
       const err = e instanceof BrowserdError ? e : new BrowserdError('internal_error', (e as Error).message, { next: 'Retry; if it goes on, ask the fleet\'s admin.' });
       if (!res.headersSent) fail(res, err, err.code === 'payload_too_large' ? 413 : 502);
     });

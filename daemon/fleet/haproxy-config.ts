@@ -94,7 +94,10 @@ export function haproxyConfig(hosts: FleetHost[], f: HaproxyFiles): string {
     'frontend browserd',
     `  bind ${f.listen}`,
     // The key: "Bearer bd_<key>.<secret>" -> <key>; "/live/<key>.<secret>" (and the other links) -> <key>.
-    '  http-request set-var(txn.rk) req.hdr(authorization),field(2,_),field(1,.) if { req.hdr(authorization) -m beg "Bearer bd_" }',
+    // Read as the hosts read it (/^Bearer\s+/i on the whole header, exchange.ts): "bearer" in any case and any
+    // run of spaces or tabs. Matching only "Bearer bd_" sent `bearer bd_…` to whichever host was first, not the
+    // user's (test/attacks/fleet-routing.test.ts). req.fhdr, not req.hdr: the header whole, not cut at commas.
+    '  http-request set-var(txn.rk) req.fhdr(authorization),field(2,_),field(1,.) if { req.fhdr(authorization) -m reg -i ^bearer[[:space:]]+bd_ }',
     `  http-request set-var(txn.rk) path,field(3,/),field(1,.) if { path_beg ${LINK_PATHS.join(' ')} }`,
     '  http-request set-var(txn.rk) path,field(5,/),field(1,.) if { path_beg /v1/inbox/sms/ }',
     `  http-request set-var(txn.home) var(txn.rk),map(${f.mapFile}) if { var(txn.rk) -m found }`,

@@ -7,7 +7,7 @@
  * Chromium's own caches in a profile (HTTP, code, GPU, shaders) are left out: they rebuild themselves and are
  * most of a profile's size. Cookies, local storage, IndexedDB, history and logins go.
  */
-import { createReadStream, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, closeSync, writeFileSync, appendFileSync, renameSync, rmSync } from 'node:fs';
+import { createReadStream, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, closeSync, writeFileSync, appendFileSync, renameSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { dirname, join, sep } from 'node:path';
 import { pack, unpack } from 'msgpackr';
@@ -90,11 +90,13 @@ export interface ReadArchive {
  */
 export function readArchive(file: string, stage: string): ReadArchive {
   const fd = openSync(file, 'r');
+  let position = 0;
   const read = (n: number): Buffer | undefined => {
     const b = Buffer.alloc(n);
     let got = 0;
     while (got < n) {
       const k = readSync(fd, b, got, n - got, null);
+      position += k;
       if (!k) {
         if (got) throw new Error('the archive ends inside a frame: it was cut');
         return undefined;
@@ -103,10 +105,15 @@ export function readArchive(file: string, stage: string): ReadArchive {
     }
     return b;
   };
+  const size = fstatSync(fd).size;
   const next = (): Frame | undefined => {
     const len = read(4);
     if (!len) return undefined;
-    const body = read(len.readUInt32BE());
+    // A length past what the file still holds is a cut or forged frame: refused before a buffer of it is made
+    // (four bytes could otherwise ask for 4 GB).
+    const n = len.readUInt32BE();
+    if (n > size - position) throw new Error('a frame of the archive is longer than what follows it: it was cut');
+    const body = read(n);
     if (!body) throw new Error('the archive ends inside a frame: it was cut');
     return unpack(body) as Frame;
   };
@@ -124,6 +131,15 @@ export function readArchive(file: string, stage: string): ReadArchive {
         // Every row must be this user's by its table's own rule: an archive cannot write another user's data.
         const row = { table: f.table, key: f.key, value: Buffer.from(f.value) };
         if (rowOwner(row) !== out.user) throw new Error(`the archive holds a row of ${f.table} that is not ${out.user}'s`);
+        // The key's owner is not enough: the daemon reads who a record is from inside it too (a users row's id is
+        // who its token acts as; a record's `user` is whose it is). A users row of mallory saying id "alice" made
+        // mallory's token act as alice (test/attacks/fleet-import.test.ts).
+        const v = unpack(row.value) as unknown;
+        if (v && typeof v === 'object' && !Buffer.isBuffer(v)) {
+          const rec = v as { user?: unknown; id?: unknown; name?: unknown };
+          if (rec.user !== undefined && rec.user !== out.user) throw new Error(`the archive holds a row of ${f.table} whose record names another user`);
+          if (f.table === 'users' && (rec.id !== out.user || rec.name !== out.user)) throw new Error(`the archive's user record is not ${out.user}'s`);
+        } else if (f.table === 'users') throw new Error(`the archive's user record is not ${out.user}'s`);
         out.rows.push(row);
       }
       else if (f.f === 'file') {
