@@ -183,7 +183,8 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
     // A disabled account's deliveries wait (kept, not sent) until it is enabled again.
     account: (user) => {
       const u = users.get(user);
-      return !u ? 'gone' : u.disabled ? 'disabled' : 'active';
+      // Held for a move: deliveries wait too, and go out from the new host, which receives the outbox with the user.
+      return !u ? 'gone' : u.disabled || u.moving ? 'disabled' : 'active';
     },
   });
   const handoffs = new HandoffService(new HandoffStore(db), {
@@ -276,7 +277,20 @@ async function startHoldingDataDir(cfg: Config, log: Logger, lock: DataDirLock):
   logSecrets = () => [...everyUsersSecrets(env), ...hostModelKeys];
   let app: AppHandle;
   try {
-    app = await startApp({ env, callTool: pipeline.callTool, tools: TOOLS, services, stopAccount: (user) => accounts.stop(user) }, FEATURES, VERSION);
+    const userMoved = {
+      arrived(user: string) {
+        webhooks.adoptUser(user);
+        features.crawls.resumeUser(user);
+        features.tasks.resumeUser(user);
+        features.monitors.adoptUser(user);
+      },
+      async leaving(user: string) {
+        features.monitors.forgetUser(user);
+        await features.crawls.stopUser(user);
+        webhooks.dropUser(user);
+      },
+    };
+    app = await startApp({ env, callTool: pipeline.callTool, tools: TOOLS, services, stopAccount: (user) => accounts.stop(user), userMoved }, FEATURES, VERSION);
   } catch (e) {
     handoffs.close();
     await webhooks.stop().catch(() => undefined);

@@ -259,6 +259,16 @@ export class CrawlService {
     for (const rec of this.db.runsIn('running')) this.launch(rec);
   }
 
+  /** A user moved in from another host of a fleet: their running crawls go on here. */
+  resumeUser(user: string): void {
+    for (const rec of this.db.runsIn('running')) if (rec.user === user) this.launch(rec);
+  }
+
+  /** A user moving away: their runs stop here (their rows go with them, and go on at the new host). */
+  async stopUser(user: string): Promise<void> {
+    await Promise.all([...this.runs].filter(([key]) => key.startsWith(this.key(user, ''))).map(([, run]) => run.stop(STOP_GRACE_MS)));
+  }
+
   /** At daemon stop: no new pages start; waits for pages in flight up to the grace period. */
   async close(): Promise<void> {
     this.closing = true;

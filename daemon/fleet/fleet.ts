@@ -122,7 +122,11 @@ export class Fleet {
     if (state.hosts.some((h) => h.name === name)) throw new Error(`the fleet already has a host named ${name}`);
     const base = url.replace(/\/+$/, '');
     const entry = { name, url: base, adminKey };
-    await this.admin(entry, 'GET', '/v1/admin/users');
+    const theirs = ((await this.admin(entry, 'GET', '/v1/admin/users')).users as { name: string }[]).map((u) => u.name);
+    // Names are the fleet's: a user on two hosts could be neither moved nor found by name.
+    const ours = new Set((await this.users()).map((u) => u.user));
+    const both = theirs.filter((n) => ours.has(n));
+    if (both.length) throw new Error(`host ${name} has users whose names another host of the fleet has too (${both.join(', ')}): give each host's first user its own name (BROWSERD_FIRST_USER) before its first start, or add a host without them`);
     state.hosts.push(entry);
     writeWhole(join(this.dir, 'fleet.json'), `${JSON.stringify(state, null, 2)}\n`);
     this.writeConfig();

@@ -141,6 +141,8 @@ export function fleetHostHandlers(server: ServerDeps): Record<string, Handler> {
         await forgetUser(server, archive.user);
         // Held on the old host when copied: served here from now on.
         await env.users.update(archive.user, { moving: undefined });
+        // Their crawls, tasks, monitors and webhook deliveries go on from here.
+        server.userMoved.arrived(archive.user);
         sendJson(r, 200, { ok: true, user: archive.user, rows, files: archive.files, bytes: archive.bytes });
       } finally {
         rmSync(work, { recursive: true, force: true });
@@ -150,6 +152,7 @@ export function fleetHostHandlers(server: ServerDeps): Record<string, Handler> {
       const name = decodeURIComponent(raw!);
       held(server, name);
       await server.stopAccount(name);
+      await server.userMoved.leaving(name);
       const rows = await removeUserRows(env.db, name);
       removeUserDirs(env.cfg.dataDir, name);
       await forgetUser(server, name);

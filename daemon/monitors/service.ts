@@ -90,8 +90,26 @@ export class MonitorService {
 
   /** Schedules every stored monitor; each whose run fell while the daemon was down runs once, now. */
   start(): void {
+    this.scheduleEach(this.store.all());
+  }
+
+  /** A user moved in from another host of a fleet: their monitors run here from now on (one that fell due, now). */
+  adoptUser(user: string): void {
+    this.scheduleEach(this.store.list(user));
+  }
+
+  /** A user moving away: none of their monitors runs here again (call it before their rows go). */
+  forgetUser(user: string): void {
+    for (const rec of this.store.list(user)) {
+      const key = keyOf(user, rec.id);
+      this.scheduler.remove(key);
+      this.dropRule(key);
+    }
+  }
+
+  private scheduleEach(records: Iterable<MonitorRecord>): void {
     const now = this.clock.now();
-    for (const rec of this.store.all()) {
+    for (const rec of records) {
       const key = keyOf(rec.user, rec.id);
       const rule = this.useRule(key, rec.cron, rec.timezone, () => parseCronRule(rec.cron, rec.timezone, { checkGap: false, now: new Date(now) }));
       const due = rule.nextAfter(new Date(rec.scheduledFrom))?.getTime();

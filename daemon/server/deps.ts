@@ -16,4 +16,10 @@ export interface ServerDeps {
   services: Services;
   /** Ends what a just-disabled account still runs (accounts/disabled.ts), for the admin console. */
   stopAccount(user: string): Promise<void>;
+  /**
+   * A user moved between hosts of a fleet (fleet/host-routes.ts): what runs on its own schedule picks their
+   * stored work up here once they arrived (crawls, tasks, monitors, webhook deliveries), and lets go of it before
+   * they leave.
+   */
+  userMoved: { arrived(user: string): void; leaving(user: string): Promise<void> };
 }

@@ -230,6 +230,12 @@ export class TaskService {
   }
 
   /** At daemon start: running and queued tasks go back in their users' queues (oldest first); paused ones wait on their hand-offs again. */
+  /** A user moved in from another host of a fleet: their queued, running and paused tasks go on here. */
+  resumeUser(user: string): void {
+    for (const rec of this.db.inStates(['paused'])) if (rec.user === user) this.watch(rec);
+    if (this.db.inStates(['running', 'queued']).some((rec) => rec.user === user)) this.schedule(user);
+  }
+
   resumeAll(): void {
     const users = new Set<string>();
     for (const rec of this.db.inStates(['running', 'queued'])) users.add(rec.user);

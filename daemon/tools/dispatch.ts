@@ -44,7 +44,10 @@ export async function callTool(pipeline: Pipeline, user: UserRecord, name: strin
     const tool = lookUp(pipeline.registry, name, opts.operation === true, opts.tools);
     // Read now, not from the record the call began with: a task, monitor, crawl or replay started before the
     // admin disabled the account must not start its browser again.
-    if (env.users.get(user.id)?.disabled) throw new BrowserdError('unauthorized', `the account ${user.id} is disabled`, { next: 'Ask the admin of this host to enable the account; nothing was done.' });
+    const account = env.users.get(user.id);
+    if (account?.disabled) throw new BrowserdError('unauthorized', `the account ${user.id} is disabled`, { next: 'Ask the admin of this host to enable the account; nothing was done.' });
+    // Held for a move to another host (fleet/host-routes.ts): nothing of theirs may start here again.
+    if (account?.moving) throw new BrowserdError('browser_capacity', `the account ${user.id} is being moved to another host; nothing was done`, { next: 'Retry in a few seconds: the move takes seconds to a few minutes.', retryAfterS: 5 });
     if (tooDeep) throw new BrowserdError('validation_error', `${name} arguments are nested more than ${MAX_ARGS_DEPTH} levels deep`, { next: "Pass the arguments the tool's input schema describes (tools/list)." });
     args = validateArgs(name, tool.input, rawArgs);
     tool.check?.(args);

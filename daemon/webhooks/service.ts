@@ -139,6 +139,17 @@ export class WebhookService implements Webhooks {
     this.pump();
   }
 
+  /** A user moved in from another host of a fleet: their receivers get lanes, and their outbox goes out from here. */
+  adoptUser(user: string): void {
+    for (const r of this.opts.store.receivers(user)) if (!this.lanes.has(laneKey(user, r.id))) this.addLane(user, r);
+    this.pump();
+  }
+
+  /** A user moved away: their lanes go (their rows went with them, to the host that sends them now). */
+  dropUser(user: string): void {
+    for (const [key, lane] of [...this.lanes]) if (lane.user === user) this.lanes.delete(key);
+  }
+
   /** Stops sending: attempts in flight are cancelled and left pending (they go out again at the next start). */
   async stop() {
     this.running = false;

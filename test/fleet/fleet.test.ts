@@ -16,6 +16,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startSite, html, type FixtureSite } from '../fixtures/site.js';
 import { HAPROXY, startFleet, type TestFleet } from '../fixtures/fleet.js';
 import { RawCdp } from '../fixtures/raw-cdp.js';
+import { startReceiver, type Receiver } from '../fixtures/webhook-receiver.js';
+import { childDaemon } from '../fixtures/child-daemon.js';
+import { verifyWebhook } from '../../client/verify.js';
 
 if (!HAPROXY) {
   // The test command installs it when it runs as root (scripts/check.sh); elsewhere it is the admin's to add.
@@ -24,6 +27,7 @@ if (!HAPROXY) {
   const hostNames = ['h1', 'h2', 'h3'];
   let f: TestFleet;
   let site: FixtureSite;
+  let receiver: Receiver;
   let root: string;
   let routerUrl: string;
   let hosts: TestFleet['hosts'];
@@ -32,6 +36,7 @@ if (!HAPROXY) {
 
   t.before(async () => {
     site = await startSite();
+    receiver = await startReceiver();
     site.route('/login', (_req, res) => {
       // A persistent cookie, as a site's sign-in sets: it lives in the profile, and must move with it.
       res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=moved-with-me; Max-Age=86400; Path=/' });
@@ -47,6 +52,7 @@ if (!HAPROXY) {
   t.teardown(async () => {
     await f?.stop();
     await site?.close();
+    await receiver?.close();
   });
 
   const users: { name: string; host: string; key: string; token: string }[] = [];
@@ -171,6 +177,8 @@ if (!HAPROXY) {
     const pdf = await call('POST', '/v1/tools/browser_pdf', { tab: second.json.tab, name: 'before-move.pdf' });
     t.equal(pdf.status, 200, 'a file');
     const tabsBefore = (await call('GET', '/v1/tabs')).json.tabs.map((x: any) => [x.id, x.url]);
+    const hook = await call('POST', '/v1/webhooks', { url: `${receiver.url}/hooks`, events: ['handoff.finished'] });
+    t.equal(hook.status, 201, 'a webhook receiver');
 
     const moved = await fleet.move(u.name, 'h3');
     t.match(moved, { user: u.name, from: 'h1', to: 'h3' }, `moved: ${moved.rows} rows, ${moved.files} files, ${moved.bytes} bytes in ${moved.ms} ms`);
@@ -188,6 +196,13 @@ if (!HAPROXY) {
     t.ok(files.json.files.some((f: any) => f.name === 'before-move.pdf'), 'the file is there');
     const file = await viaRouter(u.token, 'GET', '/v1/files/before-move.pdf');
     t.equal((await file.arrayBuffer()).byteLength > 0 && file.status, 200, 'and downloads');
+
+    // Work that runs on its own goes on at the new host: an event there reaches the receiver registered before.
+    const made = await call('POST', '/v1/tools/browser_handoff', { message: 'after the move' });
+    t.equal((await call('POST', '/v1/tools/browser_handoff_resolve', { id: made.json.id })).status, 200);
+    await receiver.waitFor(() => receiver.calls.length >= 1);
+    const event = verifyWebhook(hook.json.secret, receiver.calls[0]!.headers as Record<string, string>, receiver.calls[0]!.body);
+    t.equal((event as { type: string }).type, 'handoff.finished', 'the webhook registered before the move is delivered from the new host, signed with its secret');
 
     const h1 = hosts.get('h1')!;
     const h1Users = await fetch(`${h1.run.url}/v1/admin/users`, { headers: { Authorization: `Bearer ${h1.d.adminKey()}` } }).then((r) => r.json());
@@ -274,5 +289,15 @@ if (!HAPROXY) {
     const bad = spawnSync(process.execPath, [bin, 'fleet', 'move', 'nobody-here', 'h1', '--dir', fleet.dir], { encoding: 'utf8' });
     t.equal(bad.status, 2, 'a move of an unknown user exits 2');
     t.match(bad.stderr, /no host of the fleet has a user named nobody-here/, 'saying why');
+  });
+
+  t.test('a host whose users share a name with another host of the fleet is not added', async (t) => {
+    const d = childDaemon(join(root, 'h4'), { BROWSERD_FIRST_USER: 'owner-h1' });
+    const run = await d.serve();
+    t.teardown(() => {
+      run.child.kill('SIGTERM');
+    });
+    await t.rejects(fleet.addHost('h4', run.url, d.adminKey()), /names another host of the fleet has too \(owner-h1\)/, 'refused, naming the user');
+    t.notOk(fleet.read().hosts.some((h) => h.name === 'h4'), 'and the fleet is as it was');
   });
 }
