@@ -86,30 +86,30 @@ export function fleetHostHandlers(server: ServerDeps): Record<string, Handler> {
     'GET /v1/admin/fleet/host': async (r) => {
       sendJson(r, 200, { ok: true, vaultKey: vaultFingerprint(server) ?? null, users: env.users.list().length, maxBrowsers: env.browserSettings.current().max_browsers });
     },
-    'POST /v1/admin/users/{name}/hold': async (r, _u, [raw]) => {
-      const name = decodeURIComponent(raw!);
+    'POST /v1/admin/users/{name}/hold': async (r, _u, _raw, { params, query }) => {
+      const name = params.name!;
       const u = env.users.get(name);
       if (!u) throw new BrowserdError('not_found', `no user ${name} on this host`, { next: 'List users with GET /v1/admin/users.' });
-      const to = r.query.get('to') ?? 'another host';
+      const to = (query as { to?: string }).to ?? 'another host';
       if (!u.moving) await env.users.update(name, { moving: to });
       // Everything of theirs ends now; browsers close gracefully, so cookies and storage reach the profile on disk.
       await server.stopAccount(name);
       sendJson(r, 200, { ok: true, user: name, held: true });
     },
-    'POST /v1/admin/users/{name}/release': async (r, _u, [raw]) => {
-      const name = decodeURIComponent(raw!);
+    'POST /v1/admin/users/{name}/release': async (r, _u, _raw, { params }) => {
+      const name = params.name!;
       held(server, name);
       await env.users.update(name, { moving: undefined });
       sendJson(r, 200, { ok: true, user: name, held: false });
     },
-    'GET /v1/admin/users/{name}/archive': async (r, _u, [raw]) => {
-      const name = decodeURIComponent(raw!);
+    'GET /v1/admin/users/{name}/archive': async (r, _u, _raw, { params }) => {
+      const name = params.name!;
       const u = held(server, name);
       // Still held: whatever started between the hold and now (nothing should) stops before the files are read.
       await server.stopAccount(name);
       await sendStream(r, 200, { 'Content-Type': 'application/octet-stream', 'Cache-Control': 'no-store' }, exportUser(env.db, env.cfg.dataDir, name, u.key));
     },
-    'POST /v1/admin/users/import': async (r) => {
+    'POST /v1/admin/users/import': async (r, _u, _raw, { query }) => {
       const work = mkdtempSync(join(env.cfg.dataDir, '.import-'));
       try {
         const file = join(work, 'archive');
@@ -134,7 +134,7 @@ export function fleetHostHandlers(server: ServerDeps): Record<string, Handler> {
         if (key && env.users.list().some((u) => u.key === key)) throw new BrowserdError('validation_error', `the archive was refused, and nothing of it taken: its routing key is another user's here`, { next: 'Send the archive GET /v1/admin/users/{name}/archive of another host of the fleet gives.' });
         const mine = vaultFingerprint(server);
         if (!mine) throw new BrowserdError('not_configured', "this host's vault is locked, so sealed rows could not be read here", { next: 'Give this host the fleet\'s vault key (BROWSERD_VAULT_KEY) and restart it.' });
-        const from = r.query.get('vaultKey');
+        const from = (query as { vaultKey?: string }).vaultKey;
         if (from && from !== mine) throw new BrowserdError('refused', 'the two hosts have different vault keys: the user\'s saved logins would not open here', { next: 'Give every host of the fleet the same BROWSERD_VAULT_KEY (docs/fleet.md), then move the user.' });
         placeFiles(join(work, 'stage'), env.cfg.dataDir, archive.user);
         const rows = await putUserRows(env.db, archive.rows);
@@ -148,8 +148,8 @@ export function fleetHostHandlers(server: ServerDeps): Record<string, Handler> {
         rmSync(work, { recursive: true, force: true });
       }
     },
-    'DELETE /v1/admin/users/{name}': async (r, _u, [raw]) => {
-      const name = decodeURIComponent(raw!);
+    'DELETE /v1/admin/users/{name}': async (r, _u, _raw, { params }) => {
+      const name = params.name!;
       held(server, name);
       await server.stopAccount(name);
       await server.userMoved.leaving(name);

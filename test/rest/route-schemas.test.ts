@@ -21,13 +21,14 @@ import { pathParamNames } from '../../daemon/server/route-input.js';
 const rest = ROUTES.filter((r) => r.path.startsWith('/v1/') && r.auth !== 'none');
 
 /** POSTs that act on the resource in their path and read no body. */
-const NO_BODY = new Set(['POST /v1/crawls/{id}/pause', 'POST /v1/crawls/{id}/resume', 'POST /v1/crawls/{id}/cancel', 'POST /v1/tasks/{id}/cancel']);
+const NO_BODY = new Set(['POST /v1/crawls/{id}/pause', 'POST /v1/crawls/{id}/resume', 'POST /v1/crawls/{id}/cancel', 'POST /v1/tasks/{id}/cancel', 'POST /v1/admin/users/{name}/hold', 'POST /v1/admin/users/{name}/release']);
 
 /**
  * Bodies no JSON schema can say, read by their handler: an SMS forwarder's JSON, form or plain text (read only
- * after the inbox secret is checked), and the sign-up form (counted per address before it is read).
+ * after the inbox secret is checked), the sign-up form (counted per address before it is read), and a user's
+ * archive moved in from another host of a fleet (binary frames, streamed to disk).
  */
-const HANDLER_BODY = new Set(['POST /v1/inbox/sms/{inbox}', 'POST /signup']);
+const HANDLER_BODY = new Set(['POST /v1/inbox/sms/{inbox}', 'POST /signup', 'POST /v1/admin/users/import']);
 
 /**
  * The files that may read a request body themselves: the tool-call body (checked by the dispatch), the
