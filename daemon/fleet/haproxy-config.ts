@@ -95,7 +95,7 @@ export function haproxyConfig(hosts: FleetHost[], f: HaproxyFiles): string {
     `  bind ${f.listen}`,
     // The key: "Bearer bd_<key>.<secret>" -> <key>; "/live/<key>.<secret>" (and the other links) -> <key>.
     // Read as the hosts read it (/^Bearer\s+/i on the whole header, exchange.ts): "bearer" in any case and any
-    // run of spaces or tabs. Matching only "Bearer bd_" sent `bearer bd_…` to whichever host was first, not the
+    // run of spaces or tabs. Matching only "Bearer bd_" sent `bearer bd_...` to whichever host was first, not the
     // user's (test/attacks/fleet-routing.test.ts). req.fhdr, not req.hdr: the header whole, not cut at commas.
     '  http-request set-var(txn.rk) req.fhdr(authorization),field(2,_),field(1,.) if { req.fhdr(authorization) -m reg -i ^bearer[[:space:]]+bd_ }',
     `  http-request set-var(txn.rk) path,field(3,/),field(1,.) if { path_beg ${LINK_PATHS.join(' ')} }`,

@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 
-/** An IPv4 address written inside IPv6 (`::ffff:a.b.c.d`, or uWS's `0000:…:ffff:7f00:0001`) as IPv4; others as given. */
+/** An IPv4 address written inside IPv6 (`::ffff:a.b.c.d`, or uWS's `0000:...:ffff:7f00:0001`) as IPv4; others as given. */
 export function plainAddress(a: string): string {
   const s = a.trim().toLowerCase();
   const dotted = /^(?:[0:]*:)?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(s);
