@@ -340,7 +340,7 @@ export class BrowserInstance {
     a: { sessionId: string; waiting: boolean },
     identityUrl: string | undefined,
     fields: Pick<TabRecord, 'url' | 'mode'> & Partial<Pick<TabRecord, 'allowedDomains' | 'context' | 'opener'>>,
-    onListed?: () => void,
+    onListed?: (id: string) => void,
   ): Promise<Tab> {
     const release = this.opts.tabs.hold(this.opts.user);
     let tab: Tab;
@@ -350,7 +350,7 @@ export class BrowserInstance {
       rec = { id: formatTabId(n, this.opts.profile), user: this.opts.user, profile: this.opts.profile, createdAt: new Date().toISOString(), ...fields };
       tab = this.makeTab(rec, targetId, a.sessionId);
       this.tabs.set(rec.id, tab);
-      onListed?.();
+      onListed?.(rec.id);
       await this.opts.tabs.put(rec);
     } finally {
       release();
@@ -413,14 +413,14 @@ export class BrowserInstance {
       await this.closeUnrun(targetId, a);
       return;
     }
-    const tab = await this.adoptAsTab(targetId, a, /^https?:/.test(url) ? url : opener.url, {
+    // The opener's log says so once the popup is listed, before it runs: what the popup does comes after.
+    await this.adoptAsTab(targetId, a, /^https?:/.test(url) ? url : opener.url, {
       url: 'about:blank',
       mode: opener.record.mode,
       allowedDomains: opener.record.allowedDomains,
       context: opener.record.context,
       opener: opener.id,
-    });
-    opener.logEvent('popup', { detail: `opened tab ${tab.id}` });
+    }, (id) => opener.logEvent('popup', { detail: `opened tab ${id}` }));
   }
 
   /**

@@ -583,7 +583,11 @@ export class Tab {
     const r = await this.conn.send('Page.navigate', { url }, this.sessionId, timeoutMs);
     if (r.errorText) {
       loaded.catch(() => undefined);
-      const blocked = /BLOCKED_BY_CLIENT/.test(r.errorText) ? this.writeLog.all().slice(-1)[0] : undefined;
+      // The block of this navigation: the newest block logged since it began (other events, such as a popup the
+      // old page opened, may be logged after it).
+      const blocked = /BLOCKED_BY_CLIENT/.test(r.errorText)
+        ? this.writeLog.all().filter((e) => (e.kind === 'navigation_blocked' || e.kind === 'route_blocked') && Date.parse(e.at) >= started - 1).at(-1)
+        : undefined;
       if (blocked?.kind === 'navigation_blocked') {
         throw new BrowserdError('blocked', `navigation to ${url} was blocked: ${blocked.detail}`, { next: 'Report this to the user; do not try another way. allowedDomains are set when a tab is opened.' });
       }
