@@ -20,6 +20,11 @@ export function newRoutingKey(): string {
   return [...randomBytes(10)].map((b) => ALPHABET[b & 31]).join('');
 }
 
+/** The routing key a user token (`bd_<key>.<secret>`) starts with, if it carries one. */
+export function routingKeyOfToken(token: string): string | undefined {
+  return /^bd_([a-z2-7]{10})\./.exec(token)?.[1];
+}
+
 /** `<key>.<secret>`, or the secret alone for a user who has no key (a store from before keys were drawn). */
 export function routed(key: string | undefined, secret: string): string {
   return key ? `${key}.${secret}` : secret;

@@ -65,18 +65,46 @@ export function tableNames(db: Db): string[] {
 
 const keyText = (key: unknown) => (Array.isArray(key) ? key.join(NUL) : String(key));
 
-/** Whose a row is, by its table's rule (undefined for a table this file does not know, or a host's own row). */
-export function rowOwner(row: UserRow): string | undefined {
+/** Opens each named database once for a walk over many rows (db.table() opens and guards it anew each call). */
+function tablesOf(db: Db): (name: string) => Database<any, string> {
+  const open = new Map<string, Database<any, string>>();
+  return (name) => {
+    let t = open.get(name);
+    if (!t) open.set(name, (t = db.table(name)));
+    return t;
+  };
+}
+
+/**
+ * Whose a row is, by its table's rule (undefined for a table this file does not know, or a host's own row).
+ * `decoded` is the row's record when the caller has already read it.
+ */
+export function rowOwner(row: UserRow, decoded?: unknown): string | undefined {
   const owner = own(USER_ROWS, row.table);
-  return owner?.(keyText(row.key), () => unpack(row.value));
+  return owner?.(keyText(row.key), () => decoded ?? unpack(row.value));
+}
+
+/**
+ * The first of `rows` that would land on a key this store holds for someone other than `user`: rows are keyed by
+ * hashes and index entries too, whose owner is read from the record, so such a row would take another user's
+ * place (a token hash row would make their token open `user`).
+ */
+export function clashingRow(db: Db, rows: Iterable<UserRow>, user: string): UserRow | undefined {
+  const table = tablesOf(db);
+  for (const row of rows) {
+    const have = table(row.table).getBinary(row.key as string);
+    if (have && rowOwner({ table: row.table, key: row.key, value: Buffer.from(have) }) !== user) return row;
+  }
+  return undefined;
 }
 
 /** Every row of `user`, table by table. Throws for a database this file does not know. */
 export function* userRows(db: Db, user: string): Generator<UserRow> {
+  const tableNamed = tablesOf(db);
   for (const table of tableNames(db)) {
     const owner = own(USER_ROWS, table);
     if (!owner) throw new Error(`storage/user-rows.ts does not say how the rows of "${table}" name their user`);
-    const t: Database<any, string> = db.table(table);
+    const t = tableNamed(table);
     for (const { key, value } of t.getRange({})) {
       if (owner(keyText(key), () => value) !== user) continue;
       yield { table, key, value: Buffer.from(t.getBinary(key as string)!) };
@@ -87,9 +115,10 @@ export function* userRows(db: Db, user: string): Generator<UserRow> {
 /** Writes rows as they were read on another host, in one transaction. */
 export async function putUserRows(db: Db, rows: Iterable<UserRow>): Promise<number> {
   let n = 0;
+  const table = tablesOf(db);
   await db.root.transaction(() => {
     for (const r of rows) {
-      db.table(r.table).put(r.key as string, asBinary(r.value));
+      table(r.table).put(r.key as string, asBinary(r.value));
       n++;
     }
   });
@@ -100,8 +129,9 @@ export async function putUserRows(db: Db, rows: Iterable<UserRow>): Promise<numb
 /** Removes every row of `user`, in one transaction. */
 export async function removeUserRows(db: Db, user: string): Promise<number> {
   const rows = [...userRows(db, user)];
+  const table = tablesOf(db);
   await db.root.transaction(() => {
-    for (const r of rows) db.table(r.table).remove(r.key as string);
+    for (const r of rows) table(r.table).remove(r.key as string);
   });
   await db.flushed();
   return rows.length;

@@ -8,6 +8,7 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Fleet } from './fleet.js';
 import { BrowserdError } from '../../protocol/errors.js';
+import { routingKeyOfToken } from '../../storage/routing-key.js';
 
 const MAX_SIGNUP_BODY = 64 * 1024;
 
@@ -92,7 +93,7 @@ async function signup(fleet: Fleet, req: IncomingMessage, res: ServerResponse) {
   const contentType = answer.headers['content-type'] ?? '';
   if (answer.status === 201) {
     const token = tokenInAnswer(contentType, text);
-    const key = token ? /^bd_([a-z2-7]{10})\./.exec(token)?.[1] : undefined;
+    const key = token ? routingKeyOfToken(token) : undefined;
     if (!key) return fail(res, new BrowserdError('internal_error', `host ${host.name} made the user but its answer carried no routing key`, { next: "Ask the fleet's admin: 'browserd fleet users' shows the user unrouted." }), 500);
     await fleet.route(key, host.name);
   }

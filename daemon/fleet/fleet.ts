@@ -55,11 +55,9 @@ function writeWhole(path: string, text: string, mode = 0o600) {
 export class Fleet {
   constructor(readonly dir: string) {}
 
-  get files(): HaproxyFiles & { config: string; state: string } {
-    const state = this.existsState() ? this.read() : undefined;
+  /** Where the fleet's files are (fixed by the directory: nothing is read to say so). */
+  get files(): Omit<HaproxyFiles, 'listen' | 'desk'> & { config: string; state: string } {
     return {
-      listen: state?.listen ?? '',
-      desk: state?.desk,
       mapFile: join(this.dir, 'users.map'),
       errorFile: join(this.dir, '503.http'),
       socket: join(this.dir, 'haproxy.sock'),
@@ -68,31 +66,31 @@ export class Fleet {
     };
   }
 
-  private existsState() {
-    return existsSync(join(this.dir, 'fleet.json'));
+  read(): FleetFile {
+    if (!existsSync(this.files.state)) throw new Error(`${this.dir} is not a fleet directory: make one with 'browserd fleet init --dir ${this.dir} --listen HOST:PORT'`);
+    return JSON.parse(readFileSync(this.files.state, 'utf8')) as FleetFile;
   }
 
-  read(): FleetFile {
-    if (!this.existsState()) throw new Error(`${this.dir} is not a fleet directory: make one with 'browserd fleet init --dir ${this.dir} --listen HOST:PORT'`);
-    return JSON.parse(readFileSync(join(this.dir, 'fleet.json'), 'utf8')) as FleetFile;
+  private save(state: FleetFile): void {
+    writeWhole(this.files.state, `${JSON.stringify(state, null, 2)}\n`);
   }
 
   /** Makes the fleet directory: no hosts yet, an empty map, the router's configuration. */
   init(listen: string, desk = `127.0.0.1:${Number(listen.split(':').at(-1)) + 1}`): void {
-    if (this.existsState()) throw new Error(`${this.dir} already holds a fleet (fleet.json)`);
+    if (existsSync(this.files.state)) throw new Error(`${this.dir} already holds a fleet (fleet.json)`);
     for (const [flag, v] of [['--listen', listen], ['--desk', desk]]) {
       if (!/^[^:\s]+:\d{1,5}$/.test(v!)) throw new Error(`${flag} ${JSON.stringify(v)}: give HOST:PORT, e.g. 0.0.0.0:8787`);
     }
     privateDir(this.dir);
-    writeWhole(join(this.dir, 'fleet.json'), `${JSON.stringify({ listen, desk, hosts: [] }, null, 2)}\n`);
-    writeWhole(join(this.dir, 'users.map'), '');
+    this.save({ listen, desk, hosts: [] });
+    writeWhole(this.files.mapFile, '');
     this.writeConfig();
   }
 
   /** haproxy.cfg and the 503 answer, from fleet.json; HAProxy reads them at its next start or reload. */
   writeConfig(): string {
     const state = this.read();
-    const f = this.files;
+    const f = { ...this.files, listen: state.listen, desk: state.desk };
     writeWhole(f.errorFile, hostDownResponse(), 0o644);
     writeWhole(f.config, haproxyConfig(state.hosts.map((h) => ({ name: h.name, addr: new URL(h.url).host })), f), 0o644);
     return f.config;
@@ -128,7 +126,7 @@ export class Fleet {
     const both = theirs.filter((n) => ours.has(n));
     if (both.length) throw new Error(`host ${name} has users whose names another host of the fleet has too (${both.join(', ')}): give each host's first user its own name (BROWSERD_FIRST_USER) before its first start, or add a host without them`);
     state.hosts.push(entry);
-    writeWhole(join(this.dir, 'fleet.json'), `${JSON.stringify(state, null, 2)}\n`);
+    this.save(state);
     this.writeConfig();
   }
 
@@ -137,8 +135,8 @@ export class Fleet {
     const state = this.read();
     const rows = await Promise.all(
       state.hosts.map(async (h) => {
-        const [users, settings] = await Promise.all([this.admin(h, 'GET', '/v1/admin/users'), this.admin(h, 'GET', '/v1/admin/browser-settings')]);
-        return { host: h.name, users: users.users.length as number, maxBrowsers: settings.settings.max_browsers as number };
+        const status = await this.admin(h, 'GET', '/v1/admin/fleet/host');
+        return { host: h.name, users: status.users as number, maxBrowsers: status.maxBrowsers as number };
       }),
     );
     const drained = new Set(state.drained ?? []);
@@ -241,7 +239,7 @@ export class Fleet {
     this.host(name);
     const state = this.read();
     state.drained = [...new Set([...(state.drained ?? []), name])];
-    writeWhole(join(this.dir, 'fleet.json'), `${JSON.stringify(state, null, 2)}\n`);
+    this.save(state);
     const moved: Moved[] = [];
     for (const u of (await this.users()).filter((x) => x.host === name)) {
       const [best] = await this.placements();

@@ -15,8 +15,7 @@ import type { ServerDeps } from '../server/deps.js';
 import * as S from '../server/route-schemas.js';
 import { Type } from '@sinclair/typebox';
 import { exportUser, placeFiles, readArchive, removeUserDirs } from './user-archive.js';
-import { putUserRows, removeUserRows, rowOwner, type UserRow } from '../../storage/user-rows.js';
-import { unpack } from 'msgpackr';
+import { clashingRow, putUserRows, removeUserRows } from '../../storage/user-rows.js';
 import type { UserRecord } from '../../storage/users.js';
 
 const NamePath = S.FilePath;
@@ -46,13 +45,6 @@ function held(server: ServerDeps, name: string): UserRecord {
   if (!u) throw new BrowserdError('not_found', `no user ${name} on this host`, { next: 'List users with GET /v1/admin/users.' });
   if (!u.moving) throw new BrowserdError('refused', `user ${name} is not held for a move`, { next: `Hold them first: POST /v1/admin/users/${name}/hold.` });
   return u;
-}
-
-/** The routing key the archive's user record carries, if any. */
-function routingKeyIn(rows: UserRow[]): string | undefined {
-  const rec = rows.find((r) => r.table === 'users');
-  const key = rec ? (unpack(rec.value) as { key?: unknown })?.key : undefined;
-  return typeof key === 'string' ? key : undefined;
 }
 
 /** The request body to a file, as it arrives (an archive can be gigabytes: never in memory). */
@@ -121,16 +113,10 @@ export function fleetHostHandlers(server: ServerDeps): Record<string, Handler> {
           throw new BrowserdError('validation_error', `the archive was refused, and nothing of it taken: ${(e as Error).message}`, { next: 'Send a whole archive, as GET /v1/admin/users/{name}/archive of another host of the fleet gives it.' });
         }
         if (env.users.get(archive.user)) throw new BrowserdError('refused', `user ${archive.user} is already on this host`, { next: 'Remove it here first if it is a leftover of an earlier move, or move another user.' });
-        // Rows are keyed by hashes and index entries too, whose owner is read from the record: an archive row under
-        // a key this host already has for another user (alice's token hash) would have overwritten it and made her
-        // token open the archive's user. Only rows that are new here, or the user's own leftovers, are taken.
-        const clash = archive.rows.find((row) => {
-          const have = env.db.table(row.table).getBinary(row.key as string);
-          return have && rowOwner({ table: row.table, key: row.key, value: Buffer.from(have) }) !== archive.user;
-        });
+        const clash = clashingRow(env.db, archive.rows, archive.user);
         if (clash) throw new BrowserdError('validation_error', `the archive was refused, and nothing of it taken: a row of ${clash.table} is another user's here`, { next: 'Send the archive GET /v1/admin/users/{name}/archive of another host of the fleet gives.' });
         // Two users of one host with one routing key: the fleet's map could send only one of them home.
-        const key = routingKeyIn(archive.rows);
+        const key = archive.key;
         if (key && env.users.list().some((u) => u.key === key)) throw new BrowserdError('validation_error', `the archive was refused, and nothing of it taken: its routing key is another user's here`, { next: 'Send the archive GET /v1/admin/users/{name}/archive of another host of the fleet gives.' });
         const mine = vaultFingerprint(server);
         if (!mine) throw new BrowserdError('not_configured', "this host's vault is locked, so sealed rows could not be read here", { next: 'Give this host the fleet\'s vault key (BROWSERD_VAULT_KEY) and restart it.' });

@@ -31,7 +31,3 @@ export async function setMapEntry(socket: string, mapFile: string, key: string, 
     : await runtimeCommand(socket, `add map ${mapFile} ${key} ${value}`);
   if (answer.trim()) throw new Error(`HAProxy refused the map change for ${key}: ${answer.trim()}`);
 }
-
-export async function deleteMapEntry(socket: string, mapFile: string, key: string): Promise<void> {
-  await runtimeCommand(socket, `del map ${mapFile} ${key}`);
-}

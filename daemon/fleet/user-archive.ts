@@ -78,6 +78,7 @@ export async function* exportUser(db: Db, dataDir: string, user: string, key: st
 
 export interface ReadArchive {
   user: string;
+  /** The routing key in the user's record (the one their token carries), when the archive has that record. */
   key?: string;
   rows: UserRow[];
   files: number;
@@ -122,7 +123,7 @@ export function readArchive(file: string, stage: string): ReadArchive {
     if (head?.f !== 'head' || head.version !== ARCHIVE_VERSION) throw new Error('not a browserd user archive of this version');
     // The name becomes directory names here: only a well-formed user name is taken.
     if (typeof head.user !== 'string' || !USER_NAME.test(head.user)) throw new Error('the archive names no valid user');
-    const out: ReadArchive = { user: head.user, key: head.key, rows: [], files: 0, bytes: 0 };
+    const out: ReadArchive = { user: head.user, rows: [], files: 0, bytes: 0 };
     let current: string | undefined;
     for (;;) {
       const f = next();
@@ -130,15 +131,17 @@ export function readArchive(file: string, stage: string): ReadArchive {
       if (f.f === 'row') {
         // Every row must be this user's by its table's own rule: an archive cannot write another user's data.
         const row = { table: f.table, key: f.key, value: Buffer.from(f.value) };
-        if (rowOwner(row) !== out.user) throw new Error(`the archive holds a row of ${f.table} that is not ${out.user}'s`);
+        const v = unpack(row.value) as unknown;
+        if (rowOwner(row, v) !== out.user) throw new Error(`the archive holds a row of ${f.table} that is not ${out.user}'s`);
         // The key's owner is not enough: the daemon reads who a record is from inside it too (a users row's id is
         // who its token acts as; a record's `user` is whose it is). A users row of mallory saying id "alice" made
         // mallory's token act as alice (test/attacks/fleet-import.test.ts).
-        const v = unpack(row.value) as unknown;
         if (v && typeof v === 'object' && !Buffer.isBuffer(v)) {
-          const rec = v as { user?: unknown; id?: unknown; name?: unknown };
+          const rec = v as { user?: unknown; id?: unknown; name?: unknown; key?: unknown };
           if (rec.user !== undefined && rec.user !== out.user) throw new Error(`the archive holds a row of ${f.table} whose record names another user`);
           if (f.table === 'users' && (rec.id !== out.user || rec.name !== out.user)) throw new Error(`the archive's user record is not ${out.user}'s`);
+          // The routing key that counts is the one in the user's record, whatever the head says.
+          if (f.table === 'users') out.key = typeof rec.key === 'string' ? rec.key : undefined;
         } else if (f.table === 'users') throw new Error(`the archive's user record is not ${out.user}'s`);
         out.rows.push(row);
       }
