@@ -2,6 +2,21 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from './db.js';
 import { newRoutingKey, routed } from './routing-key.js';
+import { BrowserdError } from '../protocol/errors.js';
+
+/** What a user being moved between hosts of a fleet is told to wait before retrying. */
+const MOVE_RETRY_AFTER_S = 5;
+
+/**
+ * The answer to any call of a user held for a move (`moving`): nothing runs here now, and the router sends the
+ * next try to the new host. One wording for the HTTP door and for calls started inside the daemon.
+ */
+export function movingRefusal(user: string): BrowserdError {
+  return new BrowserdError('browser_capacity', `the account ${user} is being moved to another host; nothing was done`, {
+    next: `Retry in ${MOVE_RETRY_AFTER_S} seconds: the move takes seconds to a few minutes, and your tabs, files and logins move with it.`,
+    retryAfterS: MOVE_RETRY_AFTER_S,
+  });
+}
 
 export interface UserRecord {
   id: string;
@@ -101,9 +116,10 @@ export class UserStore {
    * (the token they hold stays valid on this host, but a fleet's router cannot read a key from it).
    */
   async ensureRoutingKeys(): Promise<void> {
-    if (this.list().every((u) => u.key)) return;
+    const keyless = this.list().filter((u) => !u.key);
+    if (!keyless.length) return;
     await this.db.root.transaction(() => {
-      for (const u of this.list()) if (!u.key) this.db.users.put(u.id, { ...u, key: newRoutingKey() });
+      for (const u of keyless) this.db.users.put(u.id, { ...u, key: newRoutingKey() });
     });
     await this.db.flushed();
   }

@@ -2,7 +2,7 @@
  * The HTTP app: the server's own routes and every feature's (feature.ts). Auth, Host/Origin checks and the closing state live here, once.
  * Which server carries it (uWS or node:http) is transport/choose.ts's business; nothing here depends on it.
  */
-import type { UserRecord } from '../../storage/users.js';
+import { movingRefusal, type UserRecord } from '../../storage/users.js';
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
 import { bearer, captureReq, readBody, sendError, sendJson, statusLine, type Req, type RequestFinished } from '../http/exchange.js';
 import { checkHostAndOrigin, originPolicyOf } from '../http/origin.js';
@@ -17,8 +17,6 @@ import { chooseHttpApp } from '../http/transport/choose.js';
 import type { ServerDeps } from './deps.js';
 import { clientAddress, plainAddress } from '../http/forwarded.js';
 
-/** What a user being moved between hosts is told to wait before retrying. */
-const MOVE_RETRY_AFTER_S = 5;
 
 export interface AppHandle {
   port: number;
@@ -96,7 +94,7 @@ export async function startApp(server: ServerDeps, features: readonly Feature[],
     }
     // Moving to another host of a fleet: nothing runs here now, and the router sends the next try to the new host.
     if (user.moving) {
-      return sendError(r, new BrowserdError('browser_capacity', `the account ${user.id} is being moved to another host; nothing was done`, { next: `Retry in ${MOVE_RETRY_AFTER_S} seconds: the move takes seconds to a few minutes, and your tabs, files and logins move with it.`, retryAfterS: MOVE_RETRY_AFTER_S }));
+      return sendError(r, movingRefusal(user.id));
     }
     r.log.user = user.id;
     if (route.path === '/mcp') return mcp.handle(r, user);

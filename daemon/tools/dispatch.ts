@@ -6,7 +6,7 @@
  * no handler can forget it. Every outcome, refusals included, is audited before the caller gets its answer.
  */
 import { BrowserdError, toBrowserdError } from '../../protocol/errors.js';
-import type { UserRecord } from '../../storage/users.js';
+import { movingRefusal, type UserRecord } from '../../storage/users.js';
 import type { ToolDef } from '../call/define.js';
 import { ToolContext, type CallScope } from '../call/context.js';
 import { pageUrl, ResponseBuilder } from '../call/response.js';
@@ -47,7 +47,7 @@ export async function callTool(pipeline: Pipeline, user: UserRecord, name: strin
     const account = env.users.get(user.id);
     if (account?.disabled) throw new BrowserdError('unauthorized', `the account ${user.id} is disabled`, { next: 'Ask the admin of this host to enable the account; nothing was done.' });
     // Held for a move to another host (fleet/host-routes.ts): nothing of theirs may start here again.
-    if (account?.moving) throw new BrowserdError('browser_capacity', `the account ${user.id} is being moved to another host; nothing was done`, { next: 'Retry in a few seconds: the move takes seconds to a few minutes.', retryAfterS: 5 });
+    if (account?.moving) throw movingRefusal(user.id);
     if (tooDeep) throw new BrowserdError('validation_error', `${name} arguments are nested more than ${MAX_ARGS_DEPTH} levels deep`, { next: "Pass the arguments the tool's input schema describes (tools/list)." });
     args = validateArgs(name, tool.input, rawArgs);
     tool.check?.(args);
