@@ -256,12 +256,17 @@ export class CrawlService {
 
   /** At daemon start: every run that was running goes on from its queue. */
   resumeAll(): void {
-    for (const rec of this.db.runsIn('running')) this.launch(rec);
+    this.resume();
   }
 
   /** A user moved in from another host of a fleet: their running crawls go on here. */
   resumeUser(user: string): void {
-    for (const rec of this.db.runsIn('running')) if (rec.user === user) this.launch(rec);
+    this.resume(user);
+  }
+
+  /** Launches the stored running crawls (of `only`, when given); one already running is left as it is. */
+  private resume(only?: string): void {
+    for (const rec of this.db.runsIn('running')) if (only === undefined || rec.user === only) this.launch(rec);
   }
 
   /** A user moving away: their runs stop here (their rows go with them, and go on at the new host). */

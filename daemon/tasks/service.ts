@@ -232,14 +232,19 @@ export class TaskService {
   /** At daemon start: running and queued tasks go back in their users' queues (oldest first); paused ones wait on their hand-offs again. */
   /** A user moved in from another host of a fleet: their queued, running and paused tasks go on here. */
   resumeUser(user: string): void {
-    for (const rec of this.db.inStates(['paused'])) if (rec.user === user) this.watch(rec);
-    if (this.db.inStates(['running', 'queued']).some((rec) => rec.user === user)) this.schedule(user);
+    this.resume(user);
   }
 
   resumeAll(): void {
+    this.resume();
+  }
+
+  /** Takes up the stored running, queued and paused tasks (of `only`, when given). */
+  private resume(only?: string): void {
+    const mine = (rec: TaskRecord) => only === undefined || rec.user === only;
     const users = new Set<string>();
-    for (const rec of this.db.inStates(['running', 'queued'])) users.add(rec.user);
-    for (const rec of this.db.inStates(['paused'])) this.watch(rec);
+    for (const rec of this.db.inStates(['running', 'queued'])) if (mine(rec)) users.add(rec.user);
+    for (const rec of this.db.inStates(['paused'])) if (mine(rec)) this.watch(rec);
     for (const u of users) this.schedule(u);
   }
 
