@@ -5,6 +5,7 @@
  * keeps the user's rules. What clients send at connect is accepted, but a download path a client names is never
  * used: the file lands in the user's files, not there. chrome:// and file:// pages stay out of reach.
  */
+import { namedExample } from '../fixtures/doc-blocks.js';
 import t from 'tap';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -171,12 +172,10 @@ t.test('Playwright through the session still cannot open chrome:// or file:// pa
   await stopSession(s.id);
 });
 
-t.test("the README's Playwright program runs as written, on plain Node", async (t) => {
+t.test("the docs' Playwright program runs as written, on plain Node", async (t) => {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const block = /```js\n(\/\/ cdp\.mjs:[^]*?)```/.exec(readme)?.[1];
-  t.ok(block, 'the README shows a whole Playwright program (cdp.mjs)');
-  if (!block) return;
+  const block = namedExample('cdp.mjs').text;
+  t.match(block, /^\/\/ cdp\.mjs:/, 'the docs show a whole Playwright program (cdp.mjs)');
   // Under the repository, so `import 'playwright-core'` resolves as in a project that installed it.
   mkdirSync(join(root, 'scratch'), { recursive: true });
   const dir = mkdtempSync(join(root, 'scratch', 'readme-cdp-'));

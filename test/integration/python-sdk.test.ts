@@ -4,6 +4,7 @@
  * index pip is set up with. A host where Python or that index is missing skips, saying which; a program that
  * runs and prints the wrong thing, or fails, fails.
  */
+import { namedExample } from '../fixtures/doc-blocks.js';
 import t from 'tap';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,10 +49,8 @@ t.before(async () => {
 t.teardown(() => stack?.stop());
 
 t.test("the README's Python program runs as written with the official MCP SDK", async (t) => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const program = /```python\n(# first\.py:[^]*?)```/.exec(readme)?.[1];
-  t.ok(program, 'the README shows a whole Python program (first.py)');
-  if (!program) return;
+  const program = namedExample('first.py').text;
+  t.match(program, /^# first\.py:/, 'the README shows a whole Python program (first.py)');
   const missing = await pythonSdk();
   if (missing) {
     // Shown as a skip with its reason: this host has no Python or no package index to install the SDK from.
