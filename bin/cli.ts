@@ -12,17 +12,11 @@ import { validateHostRules, type HostAccess } from '../daemon/policy/host-policy
 import { runningDaemon } from '../daemon/data-dir-lock.js';
 import { VAULT_USAGE, vaultCommand } from './vault-cli.js';
 import { FLEET_USAGE, fleetCommand } from './fleet-cli.js';
-import { flagUsage } from '../daemon/settings.js';
+import { SERVE_USAGE } from './serve-usage.js';
 
 /** Each command's usage, shown by `browserd <command> --help` and, all together, by `browserd --help`. */
 const USAGES: Record<string, string> = {
-  serve: `${flagUsage(118, '                 ', '  browserd serve')}
-      Each flag has a BROWSERD_ variable (--listen: BROWSERD_LISTEN); more settings are variables only
-      (BROWSERD_CHROME, BROWSERD_PUBLIC_URL, model keys, search and converter services). docs/settings.md has
-      every one, with its default.
-      On a data dir with no users, creates a first user (BROWSERD_FIRST_USER, default "me") and writes its token
-      and the admin key to <data>/first-run-credentials.txt (mode 0600); stdout shows the MCP URL and that path.
-`,
+  serve: SERVE_USAGE,
   user: `  browserd user add NAME        create a user; its token is the last line printed
   browserd user token NAME      replace a user's token (the old one stops working)
   browserd user list

@@ -1,8 +1,9 @@
 /**
  * Every setting an operator can give the daemon, in one table: its `browserd serve` flag (when it has one), its
  * environment variable, its default and what it does. `browserd serve --help` lists the flags from it, the
- * parser takes exactly those flags (bin/args.ts), and `npm run gen` writes docs/settings.md from it, so the
- * three cannot disagree. A contract test fails when the code reads a BROWSERD_ variable this table lacks.
+ * parser takes exactly those flags (bin/args.ts), and `npm run gen` writes the settings table of
+ * docs/operations.md from it (scripts/settings-doc.ts), so the three cannot disagree. A contract test fails
+ * when the code reads a BROWSERD_ variable this table lacks.
  * Reading and checking the values stays in config.ts (and the few modules that read their own variable).
  */
 import { QUOTAS } from './quotas/limits.js';

@@ -431,23 +431,32 @@ export function openapiDocument() {
   };
 }
 
-export function readmeToolList(): string {
-  return TOOLS.tools
-    .map((t) => `| \`${t.name}\` | ${t.effect} | ${t.description.replace(/\|/g, '\\|')} |`)
-    .reduce((acc, line) => `${acc}\n${line}`, '| tool | effect | what it does |\n|---|---|---|');
-}
-
-export function readmeErrorTable(): string {
+/** The error codes, their HTTP status and meaning: written between the errors markers of docs/clients.md. */
+export function errorTable(): string {
   return Object.entries(ERROR_CODES)
-    .map(([code, v]) => `| \`${code}\` | ${v.status} | ${v.summary} |`)
+    .map(([code, v]) => `| \`${code}\` | ${v.status} | ${v.summary.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ')} |`)
     .reduce((acc, line) => `${acc}\n${line}`, '| code | HTTP | meaning |\n|---|---|---|');
 }
 
-export function replaceBetween(text: string, marker: string, content: string): string {
-  const start = `<!-- generated:${marker} -->`;
-  const end = `<!-- /generated:${marker} -->`;
+/** The marker pair around a generated part of a hand-written file: `<!-- generated:NAME -->` ... `<!-- /generated:NAME -->`. */
+export const markers = (name: string) => ({ start: `<!-- generated:${name} -->`, end: `<!-- /generated:${name} -->` });
+
+/**
+ * `text` (the file `file`) with what lies between its `name` markers replaced by `content`. A file without the
+ * pair, with either one twice, or with them the wrong way round is an error naming the file and the markers:
+ * the generated part must have a place the hand-written text chose for it.
+ */
+export function replaceBetween(text: string, name: string, content: string, file: string): string {
+  const { start, end } = markers(name);
   const i = text.indexOf(start);
   const j = text.indexOf(end);
-  if (i < 0 || j < 0) throw new Error(`README.md lacks the ${start} … ${end} markers`);
+  const once = (m: string, at: number) => at >= 0 && text.indexOf(m, at + m.length) < 0;
+  if (!once(start, i) || !once(end, j) || j < i) {
+    throw new Error(`${file} must hold the markers ${start} and then ${end}, each once, around where the generated part goes (found ${start} ${count(text, start)} time(s), ${end} ${count(text, end)} time(s))`);
+  }
   return `${text.slice(0, i + start.length)}\n${content}\n${text.slice(j)}`;
+}
+
+function count(text: string, m: string): number {
+  return text.split(m).length - 1;
 }

@@ -10,31 +10,36 @@ import { own } from '../../protocol/own.js';
 const b = (names: string) => names.split(/\s+/).filter(Boolean).map((n) => `browser_${n}`);
 
 export const TOOLSETS: Readonly<Record<string, readonly string[]>> = {
-  /** Tabs, navigation, the snapshot, input and reading the page: what most browsing needs. */
   core: b(`open tabs close_tab focus_tab workspaces contexts navigate history wait snapshot screenshot click type fill press hover
     drag scroll fill_form select_options upload allow_confirm viewport evaluate read_text read find_text query similar extract search
     log status`),
-  /** The vault: secrets filled unseen, sign-in. */
   vault: b('vault_list fill_secret fill_totp fill_otp login'),
-  /** Saved signed-in sessions (cookies and storage). */
   sessions: b('session_save session_load session_list session_delete'),
-  /** Reading whole sites: crawls, URL maps, exploration and what is remembered of a site. */
   crawl: b('crawl crawl_status map explore recall remember'),
-  /** Recordings and their replays. */
   records: b('record record_script replay replay_wait'),
   monitors: b('monitor'),
-  /** The page's network: responses, captures, routes, HAR recordings and the API learnt from them. */
   traffic: b('network capture route har api_map api_call'),
-  /** Files and documents: downloads, conversions, PDFs. */
   docs: b('downloads download_get download_link convert pdf'),
-  /** A person's help: hand-offs and CAPTCHA challenges. */
   handoff: b('handoff handoff_wait handoff_extend handoff_resolve handoffs captcha_frames captcha_inspect captcha_act'),
-  /** The live view of the browser for a person. */
   live: b('viewer'),
-  /** Extraction by a model. */
   models: b('extract_ai'),
-  /** Raw Chrome DevTools Protocol sessions for programs. */
   cdp: b('sessions'),
+};
+
+/** What each set is for, in a line: docs/tools.md (scripts/tools-doc.ts) heads each set's section with it. */
+export const TOOLSET_ABOUT: Readonly<Record<string, string>> = {
+  core: 'Tabs, navigation, the snapshot, input and reading the page: what most browsing needs.',
+  vault: 'The vault: secrets filled unseen, sign-in.',
+  sessions: 'Saved signed-in sessions (cookies and storage).',
+  crawl: 'Reading whole sites: crawls, URL maps, exploration and what is remembered of a site.',
+  records: 'Recordings and their replays.',
+  monitors: 'Pages watched on a schedule, with a webhook when they change.',
+  traffic: 'The page\'s network: responses, captures, routes, HAR recordings and the API learnt from them.',
+  docs: 'Files and documents: downloads, conversions, PDFs.',
+  handoff: 'A person\'s help: hand-offs and CAPTCHA challenges.',
+  live: 'The live view of the browser for a person.',
+  models: 'Extraction by a model.',
+  cdp: 'Raw Chrome DevTools Protocol sessions for programs.',
 };
 
 /** Every tool: the same as giving no query at all. */

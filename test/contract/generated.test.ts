@@ -1,9 +1,15 @@
-/** Generated docs are in step with the registry and the error table: run `npm run gen` when this fails. */
+/**
+ * Generated docs are in step with the registry, the error table and the settings table: run `npm run gen` when
+ * this fails. Whole files: api/openapi.yaml, docs/tools.md (client/api-types.ts: client.test.ts). Marked parts:
+ * docs/clients.md (errors) and docs/operations.md (settings); the README gets nothing generated.
+ */
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import YAML from 'yaml';
-import { renderOpenapi, renderReadme } from '../../scripts/gen-docs.js';
+import { MARKED, renderMarked, renderOpenapi, renderToolsDoc } from '../../scripts/gen-docs.js';
+import { TOOLS_DOC_HEADER } from '../../scripts/tools-doc.js';
+import { TOOLSETS } from '../../daemon/server/toolsets.js';
 import { TOOLS } from '../../daemon/main.js';
 import { ERROR_CODES } from '../../protocol/errors.js';
 
@@ -32,10 +38,44 @@ t.test('api/openapi.yaml is what the registry generates, with a path per tool', 
   }
 });
 
-t.test('the README tool list and error table are generated from the registry', async (t) => {
-  const readme = readFileSync(new URL('README.md', root), 'utf8');
-  t.equal(readme, renderReadme(readme), 'README.md is stale: run `npm run gen`');
-  for (const tool of TOOLS.tools) t.match(readme, `\`${tool.name}\``);
+t.test('docs/tools.md is what the registry and the toolsets generate, with every tool once', async (t) => {
+  const onDisk = readFileSync(new URL('docs/tools.md', root), 'utf8');
+  t.equal(onDisk, renderToolsDoc(), 'docs/tools.md is stale: run `npm run gen`');
+  t.ok(onDisk.startsWith(TOOLS_DOC_HEADER), 'it says it is generated');
+  const headings = [...onDisk.matchAll(/^### `([^`]+)`$/gm)].map((m) => m[1]);
+  t.same([...headings].sort(), TOOLS.names().sort(), 'one section per tool, each tool once');
+  for (const set of Object.keys(TOOLSETS)) t.match(onDisk, `\n## Toolset \`${set}\`\n`, `a section for the toolset ${set}`);
+  // Cells are safe: within each table every row has the header's number of cells (a raw | or newline would change it).
+  const cells = (row: string) => row.split(/(?<!\\)\|/).length;
+  let header = 0;
+  for (const line of onDisk.split('\n')) {
+    if (!line.startsWith('|')) {
+      header = 0;
+      continue;
+    }
+    header ||= cells(line);
+    if (cells(line) !== header) t.fail(`a table row of docs/tools.md has ${cells(line) - 2} cells, its header ${header - 2}: ${line.slice(0, 120)}`);
+  }
+});
+
+for (const file of Object.keys(MARKED)) {
+  t.test(`the generated parts of ${file} are current`, async (t) => {
+    let current: string;
+    try {
+      current = readFileSync(new URL(file, root), 'utf8');
+    } catch {
+      t.fail(`${file} is missing: it holds generated parts (${Object.keys(MARKED[file]!).join(', ')}); write it with the markers, then run \`npm run gen\``);
+      return;
+    }
+    t.equal(current, renderMarked(file, current), `${file} is stale: run \`npm run gen\``);
+  });
+}
+
+t.test('a marked file without its markers is an error that names the file and the markers', async (t) => {
+  t.throws(() => renderMarked('docs/clients.md', '# Clients\n'), /docs\/clients\.md.*<!-- generated:errors -->.*<!-- \/generated:errors -->/);
+  t.throws(() => renderMarked('docs/operations.md', '<!-- /generated:settings -->\n<!-- generated:settings -->\n'), /docs\/operations\.md.*generated:settings/, 'markers the wrong way round');
+  const twice = '<!-- generated:errors -->\n<!-- /generated:errors -->\n<!-- generated:errors -->\n<!-- /generated:errors -->\n';
+  t.throws(() => renderMarked('docs/clients.md', twice), /docs\/clients\.md/, 'a pair twice');
 });
 
 t.test('every tool name is browser_* and unique; every error code has an HTTP status', async (t) => {

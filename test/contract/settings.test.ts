@@ -1,15 +1,16 @@
 /**
- * One table of settings (daemon/settings.ts) says what the daemon reads, and the parser, `--help` and
- * docs/settings.md say the same. Each flag and its variable set the same thing, and take effect.
+ * One table of settings (daemon/settings.ts) says what the daemon reads, and the parser, `--help` and the
+ * settings table of docs/operations.md say the same (that the table there is current: generated.test.ts). Each flag and its variable set the same thing, and take effect.
  */
 import t from 'tap';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SETTINGS, envName, flagUsage } from '../../daemon/settings.js';
+import { SETTINGS, envName } from '../../daemon/settings.js';
 import { SERVE_FLAGS } from '../../bin/args.js';
+import { SERVE_USAGE } from '../../bin/serve-usage.js';
 import { loadConfig } from '../../daemon/config.js';
-import { renderSettingsDoc } from '../../scripts/settings-doc.js';
+import { markers } from '../../scripts/docs.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -45,13 +46,35 @@ t.test('every BROWSERD_ variable the code reads is in the table (or is named her
   t.equal(table.size, SETTINGS.length, 'each variable has one row');
 });
 
-t.test('the parser takes exactly the table\'s flags, the usage lists every one, and docs/settings.md is current', async (t) => {
-  const flags = SETTINGS.filter((s) => s.flag).map((s) => s.flag!);
-  t.same(Object.keys(SERVE_FLAGS).sort(), [...new Set(flags)].sort());
-  // The usage --help prints is made by flagUsage (test/cli/cli.test.ts reads it from the built command).
-  const usage = flagUsage(118, '  ', 'browserd serve');
-  for (const s of SETTINGS.filter((x) => x.flag)) t.ok(usage.includes(`[--${s.flag}${s.arg ? ` ${s.arg}` : ''}]`), `--${s.flag} is in the usage`);
-  t.equal(readFileSync(join(root, 'docs/settings.md'), 'utf8'), renderSettingsDoc(), 'docs/settings.md is stale: run `npm run gen`');
+/** `--name ARG` (or `--name`) as --help and the docs show a setting's flag. */
+const flagText = (flag: string, arg?: string) => `--${flag}${arg ? ` ${arg}` : ''}`;
+const tableFlags = new Set(SETTINGS.filter((s) => s.flag).map((s) => flagText(s.flag!, s.arg)));
+
+t.test('the parser takes exactly the table\'s flags, and `browserd serve --help` lists exactly them', async (t) => {
+  t.same(Object.keys(SERVE_FLAGS).sort(), [...new Set(SETTINGS.filter((s) => s.flag).map((s) => s.flag!))].sort());
+  // SERVE_USAGE is what `browserd serve --help` prints under its header (bin/cli.ts; test/cli/cli.test.ts runs the built command).
+  const listed = [...SERVE_USAGE.matchAll(/\[(--[^\]]+)\]/g)].map((m) => m[1]!);
+  t.equal(new Set(listed).size, listed.length, 'no flag listed twice');
+  t.same([...listed].sort(), [...tableFlags].sort(), '--help lists the table\'s flags, no more, no fewer, each with its argument');
+});
+
+t.test('the settings table of docs/operations.md names every flag and variable of the table, and no other', async (t) => {
+  const { start, end } = markers('settings');
+  const doc = readFileSync(join(root, 'docs/operations.md'), 'utf8');
+  const i = doc.indexOf(start);
+  const j = doc.indexOf(end);
+  t.ok(i >= 0 && j > i, `docs/operations.md holds ${start} ... ${end}`);
+  const rows = doc.slice(i, j).split('\n').filter((l) => l.startsWith('| ') && !/^\| flag \|/.test(l));
+  const flags = new Set<string>();
+  const envs = new Set<string>();
+  for (const row of rows) {
+    const [flag, env] = row.split(/(?<!\\)\|/).slice(1, 3).map((c) => c.trim());
+    if (flag) flags.add(/^`([^`]+)`$/.exec(flag)?.[1]?.replace(/\\\|/g, '|') ?? `(not a flag: ${flag})`);
+    envs.add(/^`([^`]+)`$/.exec(env ?? '')?.[1] ?? `(not a variable: ${env})`);
+  }
+  t.equal(envs.size, rows.length, 'a row per variable');
+  t.same([...flags].sort(), [...tableFlags].sort(), 'the flags, each with its argument');
+  t.same([...envs].sort(), SETTINGS.map((s) => s.env).sort(), 'the variables (a switch with the value that turns it on)');
 });
 
 /** A value each flag takes that differs from its default. */

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { TOOLS } from '../../../daemon/main.js';
-import { TOOLSETS, toolsetFilter } from '../../../daemon/server/toolsets.js';
+import { TOOLSETS, TOOLSET_ABOUT, toolsetFilter } from '../../../daemon/server/toolsets.js';
 import { BrowserdError } from '../../../protocol/errors.js';
 
 t.test('every tool is in exactly one toolset, and every toolset names tools that exist', async (t) => {
@@ -13,6 +13,7 @@ t.test('every tool is in exactly one toolset, and every toolset names tools that
   t.same([...all].sort(), [...TOOLS.names()].sort(), 'the sets together are the 75 tools, each once');
   t.equal(new Set(all).size, all.length, 'no tool in two sets');
   for (const [name, tools] of Object.entries(TOOLSETS)) t.ok(tools.length > 0, `${name} is not empty`);
+  t.same(Object.keys(TOOLSET_ABOUT).sort(), Object.keys(TOOLSETS).sort(), 'each set has its line for docs/tools.md, and only sets do');
   for (const n of ['core', 'vault', 'crawl', 'records', 'monitors', 'traffic', 'docs', 'handoff', 'live', 'models', 'cdp']) t.ok(TOOLSETS[n], `a ${n} set`);
   for (const n of ['browser_open', 'browser_navigate', 'browser_snapshot', 'browser_click', 'browser_type', 'browser_read']) t.ok(TOOLSETS.core!.includes(n), `core has ${n}`);
 });
