@@ -3,11 +3,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-chromium.sh
-# Tools only the tests use, from Debian: pdftoppm (PDF checks) and haproxy (the fleet's router, test/fleet).
+# Tools only the tests use, from Debian: pdftoppm (PDF checks), haproxy (the fleet's router, test/fleet) and jq
+# (the docs' shell examples pick fields out of answers with it; test/integration/doc-examples.test.ts runs them).
 if [ "$(id -u)" = "0" ]; then
   test_tools=()
   command -v pdftoppm >/dev/null || test_tools+=(poppler-utils)
   [ -x /usr/sbin/haproxy ] || command -v haproxy >/dev/null || test_tools+=(haproxy)
+  command -v jq >/dev/null || test_tools+=(jq)
   if [ ${#test_tools[@]} -gt 0 ]; then
     # With no package lists yet (a fresh machine whose Chromium was already there), fetch them once and retry.
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${test_tools[@]}" >/dev/null 2>&1 \
