@@ -58,7 +58,7 @@ export async function serve(flags: Record<string, string | boolean>) {
     // Chromium refuses its sandbox as root, so every user's pages would run unsandboxed: not something to do quietly.
     const why = "running as root: every user's Chromium runs WITHOUT its sandbox (--no-sandbox), so a page that breaks the renderer is not contained";
     d.env.log.warn({ uid: 0 }, why);
-    say(`browserd: WARNING: ${why}.\n          Run it as a user of its own: systemd/browserd.service does (see "Running as a service" in README.md).`);
+    say(`browserd: WARNING: ${why}.\n          Run it as a user of its own: systemd/browserd.service does (see "Running as a service" in docs/operations.md).`);
   }
   let stopping = false;
   const stop = async (sig: string) => {

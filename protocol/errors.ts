@@ -1,6 +1,6 @@
 /**
  * The closed set of error codes. One table maps each code to its HTTP status; the REST layer, the MCP layer,
- * openapi.yaml and the README all read it from here (test/contract keeps them in step).
+ * openapi.yaml and the error table in docs/clients.md all read it from here (test/contract keeps them in step).
  */
 export const ERROR_CODES = {
   validation_error: { status: 400, summary: 'The arguments are not what the tool or route accepts.' },

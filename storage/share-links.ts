@@ -39,7 +39,7 @@ function strictB64url(s: string): Buffer | undefined {
 
 /**
  * Made per link made or opened, on purpose: the key file is read each time, so deleting it ends every link at
- * once without a restart (as the README promises).
+ * once without a restart (as docs/browsing.md promises).
  */
 export class ShareLinks {
   private key?: Buffer;

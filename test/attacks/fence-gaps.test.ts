@@ -1,5 +1,5 @@
 /**
- * Attack: page-chosen strings that reach the model outside a fence over MCP (README "Page text stays fenced,
+ * Attack: page-chosen strings that reach the model outside a fence over MCP (docs/clients.md "Page text stays fenced,
  * addresses included"). A loopback page puts a canary in a form's action address, a header name, and a field's
  * label; each tool below hands it back in structuredContent (or in a fence's own header line) unfenced.
  */

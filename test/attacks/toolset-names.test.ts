@@ -1,5 +1,5 @@
 /**
- * Attack: MCP toolsets (/mcp?tools=...) are no boundary by design (README), but they promise that a bad set name
+ * Attack: MCP toolsets (/mcp?tools=...) are no boundary by design (docs/security.md), but they promise that a bad set name
  * is a 400 validation_error with a next step that changes nothing, and that a tool outside the connection's sets
  * is unknown to it by every path: the direct one, the SDK's (a batch), and later requests of the session whose
  * URL names other sets.
@@ -68,5 +68,5 @@ t.test('a tool outside the sets is unknown by every path, whatever later request
   t.ok(shown.json?.result, 'a tool of the set is called as usual');
   // The documented way round: the same token over REST has every tool.
   const rest = await d.rest(token, 'POST', '/v1/tools/browser_sessions', { action: 'list' });
-  t.equal(rest.status, 200, 'REST serves it (toolsets are not a boundary, as the README says)');
+  t.equal(rest.status, 200, 'REST serves it (toolsets are not a boundary, as docs/security.md says)');
 });

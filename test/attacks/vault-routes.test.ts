@@ -1,5 +1,5 @@
 /**
- * Attack: a hostile agent takes a filled vault value back out without any script of its own (README "A filled
+ * Attack: a hostile agent takes a filled vault value back out without any script of its own (docs/security.md "A filled
  * vault value never comes back out"). fill_secret checks the page's site, not which field: filled into the
  * site's own search box (a GET form that echoes its query) and sent, the value comes back in the address and
  * the results, where the output scrubber hides it whole. But the agent may edit the filled field with keys

@@ -2,7 +2,7 @@
  * @browserd/client as a program outside this repo uses it: built to JavaScript with declarations (npm run build:client,
  * scripts/build-client.ts), resolved by its package name through client/package.json's exports map, run by
  * plain `node` with no TypeScript loader, and type-checked by tsc from its .d.ts files. The client package
- * examples in the README are cut out of README.md and run as written, so the docs cannot drift from the package.
+ * examples in docs/clients.md are cut out of it and run as written, so the docs cannot drift from the package.
  */
 import { namedExample } from '../fixtures/doc-blocks.js';
 import t from 'tap';
@@ -137,7 +137,7 @@ export const bad = new BrowserdClient({ baseUrl: 'http://127.0.0.1:8787', token:
   t.match(String(wrong.stdout), /wrong\.ts.*error TS/);
 });
 
-t.test('the README examples run as written', async (t) => {
+t.test('the docs examples run as written', async (t) => {
   const calls = namedExample('tabs.mjs').text;
   const receiver = namedExample('receiver.mjs').text;
   t.ok(calls.includes('BrowserdClient') && receiver.includes('verifyWebhook'), 'the docs show a call and a receiver');

@@ -1,5 +1,5 @@
 /**
- * Every named LMDB database passes the disk-full guard (disk-reserve.ts), as the README promises: a store that
+ * Every named LMDB database passes the disk-full guard (disk-reserve.ts), as docs/operations.md promises: a store that
  * opened its own database straight from the root wrote past the reserve. Two checks: no source file but
  * storage/db.ts calls `openDB` (the one guarded opener is `db.table`), and at run time every database each
  * store holds refuses an adding write once the disk is "full" (a reserve larger than any disk).
