@@ -29,6 +29,7 @@ export const COMMAND_FLAGS: Record<string, Options> = {
   admin: DATA,
   policy: DATA,
   audit: { ...DATA, user: str, limit: str },
+  backup: { ...DATA, 'with-vault-key': bool },
   vault: { url: str, token: str, 'token-file': str, 'login-url': str },
   fleet: { dir: str, listen: str, desk: str, 'admin-key': str },
 };

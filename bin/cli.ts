@@ -13,6 +13,8 @@ import { runningDaemon } from '../daemon/data-dir-lock.js';
 import { VAULT_USAGE, vaultCommand } from './vault-cli.js';
 import { FLEET_USAGE, fleetCommand } from './fleet-cli.js';
 import { SERVE_USAGE } from './serve-usage.js';
+import { backupDataDir, BackupError } from '../storage/backup.js';
+import { join } from 'node:path';
 
 /** Each command's usage, shown by `browserd <command> --help` and, all together, by `browserd --help`. */
 const USAGES: Record<string, string> = {
@@ -34,6 +36,10 @@ const USAGES: Record<string, string> = {
       [--data DIR]
 `,
   audit: `  browserd audit [--user NAME] [--limit N] [--data DIR]
+`,
+  backup: `  browserd backup DIR [--with-vault-key] [--data DIR]
+      Copies the data dir into DIR (new or empty) while the daemon runs: the store as of one instant, then the
+      profiles and files. The vault key is left out unless --with-vault-key: keep it apart from the copy.
 `,
   vault: VAULT_USAGE,
   fleet: FLEET_USAGE,
@@ -194,6 +200,19 @@ async function main() {
       const limit = Number(flags.limit ?? 50);
       const entries = await withStore(flags, async (_u, a) => (flags.user ? a.page(String(flags.user), { limit }).entries : a.all(limit)));
       for (const e of entries) console.log(JSON.stringify(e));
+      return;
+    }
+    case 'backup': {
+      if (!sub || positionals.length > 2) die('use: browserd backup DIR [--with-vault-key] [--data DIR]');
+      const dataDir = String(flags.data ?? process.env.BROWSERD_DATA ?? defaultDataDir());
+      try {
+        const s = await backupDataDir(dataDir, sub, { withVaultKey: flags['with-vault-key'] === true });
+        console.log(`Copied ${dataDir} to ${s.to}: the store (${Math.round(s.storeBytes / 1024)} KB), ${s.profiles} profile(s), ${Math.round(s.fileBytes / 1024)} KB of files; vault key ${s.vaultKey}.`);
+        if (s.vaultKey === 'left out') console.log(`Keep ${join(dataDir, 'vault.key')} (or BROWSERD_VAULT_KEY) safe apart from the copy: without it the vault in the copy cannot be read.`);
+      } catch (e) {
+        if (e instanceof BackupError) die(e.message);
+        throw e;
+      }
       return;
     }
     case 'vault':

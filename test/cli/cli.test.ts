@@ -131,7 +131,7 @@ t.test('the command line is strict: a misspelt flag is an error with the usage, 
   const version = await run(process.execPath, [bin, '--version'], { encoding: 'utf8' });
   t.equal(version.stdout.trim(), JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
   const help = await run(process.execPath, [bin, '--help'], { encoding: 'utf8' });
-  for (const cmd of ['serve', 'user', 'admin', 'policy', 'audit', 'vault', 'doctor']) t.match(help.stdout, `browserd ${cmd}`);
+  for (const cmd of ['serve', 'user', 'admin', 'policy', 'audit', 'backup', 'vault', 'fleet', 'doctor']) t.match(help.stdout, `browserd ${cmd}`);
   // Every flag of the settings table is in the usage of the built command (that it lists exactly those, and
   // that docs/operations.md names them: test/contract/settings.test.ts).
   const serveHelp = await run(process.execPath, [bin, 'serve', '--help'], { encoding: 'utf8' });

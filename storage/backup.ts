@@ -1,0 +1,93 @@
+/**
+ * A copy of a data dir that a daemon can start from, taken while the daemon runs: the store through LMDB's own
+ * copy (one read transaction, so every record is as of one instant and writers go on), then the users'
+ * profiles and files. The vault key is left out unless asked for: a copy holding the store and its key opens
+ * every saved secret, so the two are best kept apart.
+ */
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import { privateDir, privateFile } from './private-fs.js';
+
+/** What Chromium rebuilds on its own or holds only while it runs: not worth a copy, or wrong in one. */
+const PROFILE_SKIP = new Set(['Cache', 'Code Cache', 'GPUCache', 'GrShaderCache', 'GraphiteDawnCache', 'ShaderCache', 'DawnGraphiteCache', 'DawnWebGPUCache', 'Crashpad', 'SingletonLock', 'SingletonSocket', 'SingletonCookie']);
+
+export interface BackupSummary {
+  to: string;
+  storeBytes: number;
+  profiles: number;
+  fileBytes: number;
+  vaultKey: 'copied' | 'left out' | 'none on disk';
+}
+
+export class BackupError extends Error {}
+
+function treeBytes(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  let total = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) total += treeBytes(p);
+    else if (e.isFile()) total += statSync(p).size;
+  }
+  return total;
+}
+
+/**
+ * Copies a tree that a running browser may be writing: a file that goes away between the listing and its copy
+ * (a journal, a temp file) is skipped, as a crash at that instant would have left it.
+ */
+function copyLiveTree(from: string, to: string, skip: (name: string) => boolean): void {
+  mkdirSync(to, { recursive: true, mode: 0o700 });
+  let entries;
+  try {
+    entries = readdirSync(from, { withFileTypes: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw e;
+  }
+  for (const e of entries) {
+    if (skip(e.name)) continue;
+    const src = join(from, e.name);
+    const dst = join(to, e.name);
+    if (e.isDirectory()) copyLiveTree(src, dst, skip);
+    else if (e.isFile()) {
+      try {
+        copyFileSync(src, dst);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+  }
+}
+
+export async function backupDataDir(dataDir: string, to: string, opts: { withVaultKey?: boolean } = {}): Promise<BackupSummary> {
+  const store = join(dataDir, 'browserd.lmdb');
+  if (!existsSync(store)) throw new BackupError(`${dataDir} holds no browserd store (browserd.lmdb)`);
+  if (existsSync(to) && readdirSync(to).length) throw new BackupError(`${to} is not empty: name a new directory for the copy`);
+  mkdirSync(to, { recursive: true });
+  privateDir(to);
+
+  // Read-only: the copy takes a read transaction and changes nothing in the live store.
+  const root = open({ path: store, compression: false, readOnly: true });
+  try {
+    await root.backup(join(to, 'browserd.lmdb'), false);
+  } finally {
+    await root.close();
+  }
+  privateFile(join(to, 'browserd.lmdb'));
+
+  const profilesDir = join(dataDir, 'profiles');
+  const profiles = existsSync(profilesDir) ? readdirSync(profilesDir).length : 0;
+  if (profiles) copyLiveTree(profilesDir, join(to, 'profiles'), (name) => PROFILE_SKIP.has(name));
+  if (existsSync(join(dataDir, 'files'))) copyLiveTree(join(dataDir, 'files'), join(to, 'files'), () => false);
+
+  const key = join(dataDir, 'vault.key');
+  let vaultKey: BackupSummary['vaultKey'] = existsSync(key) ? 'left out' : 'none on disk';
+  if (opts.withVaultKey && existsSync(key)) {
+    cpSync(key, join(to, 'vault.key'));
+    privateFile(join(to, 'vault.key'));
+    vaultKey = 'copied';
+  }
+  return { to, storeBytes: statSync(join(to, 'browserd.lmdb')).size, profiles, fileBytes: treeBytes(join(to, 'files')), vaultKey };
+}
