@@ -7,7 +7,8 @@
  * status (--fail-with-body), so an example that gets a 4xx or 5xx fails here with the answer it got. What a
  * reader would fill in is filled in, and nothing else:
  *   - BROWSERD_URL, BROWSERD_TOKEN and BROWSERD_ADMIN_KEY are this daemon's (a fresh user per file), and the
- *     placeholders `http://127.0.0.1:8787`, `bd_…` and `bda_…` in a block become them;
+ *     placeholders `http://127.0.0.1:8787`, `bd_…` and `bda_…` in a block become them; the first-run
+ *     credentials file is where `npm start` writes it, under HOME, holding user "me"'s token;
  *   - https://example.com is the loopback site below, on its port (Chromium's host resolver maps the name);
  *   - PASSWORD, TOTP_SECRET and OPENAI_API_KEY are set, `browserd` runs bin/browserd.js on this daemon's data
  *     dir, and the working directory is a scratch directory holding report.pdf, with bin/ linked in.
@@ -29,6 +30,7 @@ import { startFakeModels, type FakeModels, type RecordedRequest } from '../fixtu
 import { makePdf } from '../fixtures/documents.js';
 import { allBlocks, docFiles, blocksOf, namedExample, ROOT, type DocBlock } from '../fixtures/doc-blocks.js';
 import { closeAll } from '../fixtures/close-all.js';
+import { writeCredentials } from '../../bin/credentials-file.js';
 
 const run = promisify(execFile);
 
@@ -41,6 +43,8 @@ let d: TestDaemon;
 let site: FixtureSite;
 let fake: FakeModels;
 let adminKey: string;
+/** The first user's token, as the credentials file holds it (README.md's examples run as that user). */
+let readmeToken: string;
 let scratch: string;
 let shims: string;
 
@@ -100,10 +104,14 @@ t.before(async () => {
   });
   const pdf = await makePdf([['Annual report 2025', 'Revenue grew by a tenth.']], 'Annual report');
   routeSite(site, pdf);
+  readmeToken = await d.addUser('me');
   adminKey = (await run(process.execPath, [join(ROOT, 'bin/browserd.js'), 'admin', 'key', '--data', d.dataDir], { encoding: 'utf8' })).stdout.trim().split('\n').at(-1)!.trim();
   scratch = mkdtempSync(join(tmpdir(), 'browserd-doc-examples-'));
   writeFileSync(join(scratch, 'report.pdf'), pdf);
   symlinkSync(join(ROOT, 'bin'), join(scratch, 'bin'));
+  // The reader's first-run credentials file, where `npm start` writes it (HOME is the scratch directory).
+  mkdirSync(join(scratch, '.local/share/browserd'), { recursive: true });
+  writeCredentials(join(scratch, '.local/share/browserd'), { admin_key: adminKey, user: 'me', token: readmeToken, mcp_url: `${d.url}/mcp` });
   shims = join(scratch, '.shims');
   mkdirSync(shims);
   writeFileSync(join(shims, 'browserd'), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'bin/browserd.js')}" "$@"\n`, { mode: 0o755 });
@@ -175,8 +183,8 @@ for (const file of missingTool ? [] : docFiles()) {
   const blocks = blocksOf(file).filter((b) => (b.lang === 'sh' && b.marker === undefined) || b.marker?.startsWith('tool '));
   if (!blocks.length) continue;
   t.test(`${file}: its examples run in order`, async (t) => {
-    const user = `docs-${file.replace(/\W+/g, '-').toLowerCase()}`.slice(0, 32);
-    const token = await d.addUser(user);
+    // README.md's examples read the first user's token from the credentials file; each page of docs/ gets a user of its own.
+    const token = file === 'README.md' ? readmeToken : await d.addUser(`docs-${file.replace(/\W+/g, '-').toLowerCase()}`.slice(0, 32));
     let env: NodeJS.ProcessEnv = {
       PATH: `${shims}:${process.env.PATH}`,
       HOME: scratch,
@@ -187,6 +195,8 @@ for (const file of missingTool ? [] : docFiles()) {
       BROWSERD_DATA: d.dataDir,
       ...SECRETS,
     };
+    // The README sets the three variables itself, from the credentials file: its examples start without them.
+    if (file === 'README.md') for (const v of ['BROWSERD_URL', 'BROWSERD_TOKEN', 'BROWSERD_ADMIN_KEY']) delete env[v];
     for (const b of blocks) {
       if (b.marker?.startsWith('tool ')) {
         const tool = b.marker.slice('tool '.length);
@@ -197,6 +207,8 @@ for (const file of missingTool ? [] : docFiles()) {
       const r = await runShell(b, env, token);
       env = r.env;
       t.pass(`${b.file}:${b.line} ran`);
+      // The README's first call shows the page it opened, as an agent would read it.
+      if (file === 'README.md' && b.text.includes('browser_snapshot')) t.match(r.out, /heading "Example Domain"/, "the README's first REST call prints the page's outline");
     }
   });
 }
