@@ -6,7 +6,7 @@
  */
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { open } from 'lmdb';
+import { copyStore } from './db.js';
 import { privateDir, privateFile } from './private-fs.js';
 
 /** What Chromium rebuilds on its own or holds only while it runs: not worth a copy, or wrong in one. */
@@ -68,13 +68,7 @@ export async function backupDataDir(dataDir: string, to: string, opts: { withVau
   mkdirSync(to, { recursive: true });
   privateDir(to);
 
-  // Read-only: the copy takes a read transaction and changes nothing in the live store.
-  const root = open({ path: store, compression: false, readOnly: true });
-  try {
-    await root.backup(join(to, 'browserd.lmdb'), false);
-  } finally {
-    await root.close();
-  }
+  await copyStore(dataDir, join(to, 'browserd.lmdb'));
   privateFile(join(to, 'browserd.lmdb'));
 
   const profilesDir = join(dataDir, 'profiles');

@@ -130,6 +130,19 @@ export function peekDb(dataDir: string): { meta: Database<any, string>; users: D
   return { meta: root.openDB<any, string>({ name: 'meta' }), users: root.openDB<any, string>({ name: 'users' }), close: () => root.close() };
 }
 
+/**
+ * LMDB's own copy of the store into a new file, taken in one read transaction: every record as of one instant,
+ * while a daemon goes on writing. The store is opened read-only for it, so nothing in it changes.
+ */
+export async function copyStore(dataDir: string, toFile: string): Promise<void> {
+  const root = open({ path: join(dataDir, 'browserd.lmdb'), compression: false, readOnly: true });
+  try {
+    await root.backup(toFile, false);
+  } finally {
+    await root.close();
+  }
+}
+
 function migrate(db: Db) {
   const v = db.meta.get('schemaVersion') as number | undefined;
   if (v === undefined) {
