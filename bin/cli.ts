@@ -39,7 +39,7 @@ const USAGES: Record<string, string> = {
 `,
   backup: `  browserd backup DIR [--with-vault-key] [--data DIR]
       Copies the data dir into DIR (new or empty) while the daemon runs: the store as of one instant, then the
-      profiles and files. The vault key is left out unless --with-vault-key: keep it apart from the copy.
+      profiles, files, uploads and cached responses. The vault key is left out unless --with-vault-key: keep it apart from the copy.
 `,
   vault: VAULT_USAGE,
   fleet: FLEET_USAGE,
@@ -207,7 +207,7 @@ async function main() {
       const dataDir = String(flags.data ?? process.env.BROWSERD_DATA ?? defaultDataDir());
       try {
         const s = await backupDataDir(dataDir, sub, { withVaultKey: flags['with-vault-key'] === true });
-        console.log(`Copied ${dataDir} to ${s.to}: the store (${Math.round(s.storeBytes / 1024)} KB), ${s.profiles} profile(s), ${Math.round(s.fileBytes / 1024)} KB of files; vault key ${s.vaultKey}.`);
+        console.log(`Copied ${dataDir} to ${s.to}: the store (${Math.round(s.storeBytes / 1024)} KB), ${s.profiles} profile(s), ${Math.round(s.fileBytes / 1024)} KB of files, uploads and cached responses; vault key ${s.vaultKey}.`);
         if (s.vaultKey === 'left out') console.log(`Keep ${join(dataDir, 'vault.key')} (or BROWSERD_VAULT_KEY) safe apart from the copy: without it the vault in the copy cannot be read.`);
       } catch (e) {
         if (e instanceof BackupError) die(e.message);

@@ -1,21 +1,24 @@
 /**
  * A copy of a data dir that a daemon can start from, taken while the daemon runs: the store through LMDB's own
  * copy (one read transaction, so every record is as of one instant and writers go on), then the users'
- * profiles and files. The vault key is left out unless asked for: a copy holding the store and its key opens
- * every saved secret, so the two are best kept apart.
+ * profiles, files, uploads and cached responses. HAR recordings (emptied at every start) and the parsed filter
+ * lists (rebuilt) are not copied. The vault key is left out unless asked for: a copy holding the store and its
+ * key opens every saved secret, so the two are best kept apart.
  */
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyStore } from './db.js';
+import { leftOutOfProfileCopy } from './profile-copy.js';
 import { privateDir, privateFile } from './private-fs.js';
 
-/** What Chromium rebuilds on its own or holds only while it runs: not worth a copy, or wrong in one. */
-const PROFILE_SKIP = new Set(['Cache', 'Code Cache', 'GPUCache', 'GrShaderCache', 'GraphiteDawnCache', 'ShaderCache', 'DawnGraphiteCache', 'DawnWebGPUCache', 'Crashpad', 'SingletonLock', 'SingletonSocket', 'SingletonCookie']);
+/** Per-user folders beside the store that the store's rows point into: files, pages' uploads, cached responses. */
+const USER_DATA = ['files', 'uploads', 'cache'];
 
 export interface BackupSummary {
   to: string;
   storeBytes: number;
   profiles: number;
+  /** Bytes of files, uploads and cached responses. */
   fileBytes: number;
   vaultKey: 'copied' | 'left out' | 'none on disk';
 }
@@ -73,8 +76,8 @@ export async function backupDataDir(dataDir: string, to: string, opts: { withVau
 
   const profilesDir = join(dataDir, 'profiles');
   const profiles = existsSync(profilesDir) ? readdirSync(profilesDir).length : 0;
-  if (profiles) copyLiveTree(profilesDir, join(to, 'profiles'), (name) => PROFILE_SKIP.has(name));
-  if (existsSync(join(dataDir, 'files'))) copyLiveTree(join(dataDir, 'files'), join(to, 'files'), () => false);
+  if (profiles) copyLiveTree(profilesDir, join(to, 'profiles'), leftOutOfProfileCopy);
+  for (const dir of USER_DATA) if (existsSync(join(dataDir, dir))) copyLiveTree(join(dataDir, dir), join(to, dir), () => false);
 
   const key = join(dataDir, 'vault.key');
   let vaultKey: BackupSummary['vaultKey'] = existsSync(key) ? 'left out' : 'none on disk';
@@ -83,5 +86,5 @@ export async function backupDataDir(dataDir: string, to: string, opts: { withVau
     privateFile(join(to, 'vault.key'));
     vaultKey = 'copied';
   }
-  return { to, storeBytes: statSync(join(to, 'browserd.lmdb')).size, profiles, fileBytes: treeBytes(join(to, 'files')), vaultKey };
+  return { to, storeBytes: statSync(join(to, 'browserd.lmdb')).size, profiles, fileBytes: USER_DATA.reduce((n, dir) => n + treeBytes(join(to, dir)), 0), vaultKey };
 }

@@ -14,13 +14,11 @@ import { pack, unpack } from 'msgpackr';
 import { rowOwner, userRows, type UserRow } from '../../storage/user-rows.js';
 import { USER_NAME } from '../../protocol/ids.js';
 import type { Db } from '../../storage/db.js';
+import { leftOutOfProfileCopy } from '../../storage/profile-copy.js';
 
 export const ARCHIVE_VERSION = 1;
 const CHUNK = 1 << 20;
 
-/** A profile's subfolders Chromium rebuilds by itself; `Singleton*` are the live browser's lock files. */
-const SKIPPED = new Set(['Cache', 'Code Cache', 'GPUCache', 'DawnGraphiteCache', 'DawnWebGPUCache', 'GrShaderCache', 'ShaderCache', 'Crashpad', 'component_crx_cache']);
-const skipped = (name: string) => SKIPPED.has(name) || name.startsWith('Singleton');
 
 /** The user's directories under the data dir, relative to it. */
 export function userDirs(user: string): string[] {
@@ -46,7 +44,7 @@ function* filesUnder(dataDir: string, rel: string): Generator<string> {
   const abs = join(dataDir, rel);
   if (!existsSync(abs)) return;
   for (const e of readdirSync(abs, { withFileTypes: true })) {
-    if (skipped(e.name)) continue;
+    if (leftOutOfProfileCopy(e.name)) continue;
     const r = join(rel, e.name);
     if (e.isDirectory()) yield* filesUnder(dataDir, r);
     else if (e.isFile()) yield r;

@@ -1,11 +1,11 @@
 /**
  * `browserd backup DIR`, taken while a daemon runs and is written to: a daemon started on the copy (and the
- * vault key) serves the same users, tabs, saved logins and files; without --with-vault-key the copy holds no key;
+ * vault key) serves the same users, tabs, saved logins and files, and uploads and cached responses are copied; without --with-vault-key the copy holds no key;
  * a bad target changes nothing.
  */
 import t from 'tap';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -47,6 +47,10 @@ t.test('a copy taken while the daemon runs starts a daemon with the same users, 
     let n = 0;
     while (writing) await d.rest(token, 'PUT', `/v1/vault/w${n++}.example`, { fields: { v: `value-${n}-abcdef` } });
   })();
+  // What pages were given (browser_upload) and cached response bodies live beside the store, which points into them.
+  await run('mkdir', ['-p', join(d.dataDir, 'uploads', 'alice'), join(d.dataDir, 'cache', 'c0ffee')]);
+  writeFileSync(join(d.dataDir, 'uploads', 'alice', 'cv.pdf'), 'an upload');
+  writeFileSync(join(d.dataDir, 'cache', 'c0ffee', 'body'), 'a cached body');
   const to = join(scratch, 'copy');
   const out = await backup([to, '--data', d.dataDir, '--with-vault-key']);
   writing = false;
@@ -54,6 +58,8 @@ t.test('a copy taken while the daemon runs starts a daemon with the same users, 
   t.match(out.stdout, /Copied .* 1 profile\(s\).*vault key copied/s, 'it says what it copied');
   t.notOk(existsSync(join(to, 'profiles', 'alice', 'SingletonLock')), "the running browser's lock is not copied");
   t.equal(statSync(to).mode & 0o777, 0o700, 'the copy is private');
+  t.equal(readFileSync(join(to, 'uploads', 'alice', 'cv.pdf'), 'utf8'), 'an upload', 'uploads are copied');
+  t.equal(readFileSync(join(to, 'cache', 'c0ffee', 'body'), 'utf8'), 'a cached body', 'and cached responses');
 
   const copy = await startTestDaemon({}, { keepDataDir: to });
   t.teardown(() => copy.stop());
