@@ -6,7 +6,7 @@
  * key opens every saved secret, so the two are best kept apart.
  */
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { copyStore } from './db.js';
 import { leftOutOfProfileCopy } from './profile-copy.js';
 import { privateDir, privateFile } from './private-fs.js';
@@ -67,6 +67,9 @@ function copyLiveTree(from: string, to: string, skip: (name: string) => boolean)
 export async function backupDataDir(dataDir: string, to: string, opts: { withVaultKey?: boolean } = {}): Promise<BackupSummary> {
   const store = join(dataDir, 'browserd.lmdb');
   if (!existsSync(store)) throw new BackupError(`${dataDir} holds no browserd store (browserd.lmdb)`);
+  // A copy inside what it copies would copy itself without end.
+  if (`${resolve(to)}${sep}`.startsWith(`${resolve(dataDir)}${sep}`)) throw new BackupError(`${to} is inside the data dir ${dataDir}: put the copy somewhere else`);
+  if (existsSync(to) && !statSync(to).isDirectory()) throw new BackupError(`${to} is a file: name a new directory for the copy`);
   if (existsSync(to) && readdirSync(to).length) throw new BackupError(`${to} is not empty: name a new directory for the copy`);
   mkdirSync(to, { recursive: true });
   privateDir(to);

@@ -84,7 +84,7 @@ t.test('without --with-vault-key the copy holds no key, and says where the key i
   t.match(out.stdout, new RegExp(`Keep ${join(d.dataDir, 'vault.key').replace(/[.]/g, '\\.')}`));
 });
 
-t.test('a target that is not empty, or a dir with no store, is refused and nothing is written', async (t) => {
+t.test('a target that is not empty, inside the data dir or a file, or a dir with no store, is refused and nothing is written', async (t) => {
   const busy = join(scratch, 'busy');
   await run('mkdir', ['-p', busy]);
   writeFileSync(join(busy, 'keep.txt'), 'mine');
@@ -96,6 +96,14 @@ t.test('a target that is not empty, or a dir with no store, is refused and nothi
   t.equal(e2.code, 2);
   t.match(e2.stderr, /holds no browserd store/);
   t.notOk(existsSync(join(scratch, 'from-nothing')), 'no copy was started');
+  const inside = await backup([join(d.dataDir, 'files', 'copy'), '--data', d.dataDir]).catch((e) => e);
+  t.equal(inside.code, 2);
+  t.match(inside.stderr, /is inside the data dir/, 'a copy inside the data dir is refused');
+  t.notOk(existsSync(join(d.dataDir, 'files', 'copy')), 'and not begun');
+  writeFileSync(join(scratch, 'a-file'), 'x');
+  const onFile = await backup([join(scratch, 'a-file'), '--data', d.dataDir]).catch((e) => e);
+  t.equal(onFile.code, 2);
+  t.match(onFile.stderr, /is a file: name a new directory/, 'a file as the target is refused');
   const e3 = await backup([]).catch((e) => e);
   t.equal(e3.code, 2, 'no target is a usage error');
 });
