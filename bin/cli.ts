@@ -60,8 +60,11 @@ function die(msg: string): never {
   process.exit(2);
 }
 
+/** The data dir a command works on: --data, else BROWSERD_DATA, else the default. */
+const dataDirOf = (flags: Record<string, string | boolean>): string => String(flags.data ?? process.env.BROWSERD_DATA ?? defaultDataDir());
+
 async function withStore<T>(flags: Record<string, string | boolean>, fn: (users: UserStore, audit: AuditStore) => Promise<T>): Promise<T> {
-  const db = openDb(String(flags.data ?? process.env.BROWSERD_DATA ?? defaultDataDir()));
+  const db = openDb(dataDirOf(flags));
   try {
     return await fn(new UserStore(db), new AuditStore(db));
   } finally {
@@ -163,7 +166,7 @@ async function main() {
     case 'policy': {
       const [, , user, pattern, access] = positionals;
       if (!user) die('use: browserd policy list|set|remove USER ...');
-      const dataDir = String(flags.data ?? process.env.BROWSERD_DATA ?? defaultDataDir());
+      const dataDir = dataDirOf(flags);
       const db = openDb(dataDir);
       try {
         if (!new UserStore(db).get(user)) die(`no user ${user}`);
@@ -204,7 +207,7 @@ async function main() {
     }
     case 'backup': {
       if (!sub || positionals.length > 2) die('use: browserd backup DIR [--with-vault-key] [--data DIR]');
-      const dataDir = String(flags.data ?? process.env.BROWSERD_DATA ?? defaultDataDir());
+      const dataDir = dataDirOf(flags);
       try {
         const s = await backupDataDir(dataDir, sub, { withVaultKey: flags['with-vault-key'] === true });
         console.log(`Copied ${dataDir} to ${s.to}: the store (${Math.round(s.storeBytes / 1024)} KB), ${s.profiles} profile(s), ${Math.round(s.fileBytes / 1024)} KB of files, uploads and cached responses; vault key ${s.vaultKey}.`);

@@ -11,6 +11,7 @@ import { pathParamNames } from '../daemon/server/route-input.js';
 import { WEBHOOK_EVENTS } from '../protocol/webhook-events.js';
 import { BrowserSettingsPatch } from '../daemon/settings/browser-settings.js';
 import { sharedDescription, withSharedDescriptions } from '../protocol/shared-params.js';
+import { tableCell } from './markdown.js';
 
 /** Every key is present in answers (defaults filled). */
 const BROWSER_SETTINGS_SCHEMA = { ...toJsonSchema(BrowserSettingsPatch), required: ['profile_enabled', 'profile', 'block_ads', 'max_browsers', 'signup'] };
@@ -434,7 +435,7 @@ export function openapiDocument() {
 /** The error codes, their HTTP status and meaning: written between the errors markers of docs/clients.md. */
 export function errorTable(): string {
   return Object.entries(ERROR_CODES)
-    .map(([code, v]) => `| \`${code}\` | ${v.status} | ${v.summary.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ')} |`)
+    .map(([code, v]) => `| \`${code}\` | ${v.status} | ${tableCell(v.summary)} |`)
     .reduce((acc, line) => `${acc}\n${line}`, '| code | HTTP | meaning |\n|---|---|---|');
 }
 

@@ -4,8 +4,7 @@
  * test/contract/generated.test.ts fails when it is stale.
  */
 import { SETTING_GROUPS, SETTINGS, type SettingGroup } from '../daemon/settings.js';
-
-const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+import { tableCell as cell } from './markdown.js';
 
 /** The paragraph and the tables, one per group (### headings: they sit under the file's own heading for settings). */
 export function settingsTable(): string {

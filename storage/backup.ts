@@ -8,6 +8,7 @@
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { copyStore } from './db.js';
+import { bytesUnder } from './dir-bytes.js';
 import { leftOutOfProfileCopy } from './profile-copy.js';
 import { privateDir, privateFile } from './private-fs.js';
 
@@ -24,17 +25,6 @@ export interface BackupSummary {
 }
 
 export class BackupError extends Error {}
-
-function treeBytes(dir: string): number {
-  if (!existsSync(dir)) return 0;
-  let total = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) total += treeBytes(p);
-    else if (e.isFile()) total += statSync(p).size;
-  }
-  return total;
-}
 
 /**
  * Copies a tree that a running browser may be writing: a file that goes away between the listing and its copy
@@ -89,5 +79,5 @@ export async function backupDataDir(dataDir: string, to: string, opts: { withVau
     privateFile(join(to, 'vault.key'));
     vaultKey = 'copied';
   }
-  return { to, storeBytes: statSync(join(to, 'browserd.lmdb')).size, profiles, fileBytes: USER_DATA.reduce((n, dir) => n + treeBytes(join(to, dir)), 0), vaultKey };
+  return { to, storeBytes: statSync(join(to, 'browserd.lmdb')).size, profiles, fileBytes: USER_DATA.reduce((n, dir) => n + bytesUnder(join(to, dir)), 0), vaultKey };
 }

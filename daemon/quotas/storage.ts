@@ -6,33 +6,9 @@
  * running total, so nothing that writes or deletes behind the count (a crash, a download half written) can
  * make it drift; the store's tally changes in the same transaction as its rows, so it cannot drift either.
  */
-import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { quotaError } from './limits.js';
-
-/** Bytes under a directory, its subdirectories included (symlinks are not followed); 0 when it does not exist. */
-export function bytesUnder(dir: string, except?: string): number {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  let n = 0;
-  for (const e of entries) {
-    const p = join(dir, e.name);
-    if (p === except) continue;
-    if (e.isDirectory()) n += bytesUnder(p, except);
-    else {
-      try {
-        n += lstatSync(p).size;
-      } catch {
-        // removed meanwhile: it no longer counts
-      }
-    }
-  }
-  return n;
-}
+import { bytesUnder } from '../../storage/dir-bytes.js';
 
 export interface StorageQuotaOptions {
   dataDir: string;

@@ -6,22 +6,13 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { childDaemon, type Running } from '../fixtures/child-daemon.js';
+import { childDaemon, freePort, type Running } from '../fixtures/child-daemon.js';
 import { HAPROXY } from '../fixtures/fleet.js';
-import { namedExample, ROOT } from '../fixtures/doc-blocks.js';
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
+import { browserdOnPath, namedExample } from '../fixtures/doc-blocks.js';
 
 if (!HAPROXY) {
   t.test("Debian's haproxy is needed (apt-get install haproxy)", { skip: 'haproxy is not installed on this host' }, () => {});
@@ -52,9 +43,7 @@ if (!HAPROXY) {
       hosts.push({ d, run: await d.serve() });
     }
     const [port, deskPort] = [await freePort(), await freePort()];
-    const shims = join(root, 'shims');
-    mkdirSync(shims);
-    writeFileSync(join(shims, 'browserd'), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'bin/browserd.js')}" "$@"\n`, { mode: 0o755 });
+    const shims = browserdOnPath(join(root, 'shims'));
 
     const lines = namedExample('fleet-setup').text.split('\n').map((line) => {
       let l = line.replaceAll('/etc/browserd-fleet', dir).replace('--listen 0.0.0.0:8787', `--listen 127.0.0.1:${port} --desk 127.0.0.1:${deskPort}`);

@@ -28,7 +28,7 @@ import { startTestDaemon, type TestDaemon } from '../fixtures/daemon.js';
 import { html, startSite, type FixtureSite } from '../fixtures/site.js';
 import { startFakeModels, type FakeModels, type RecordedRequest } from '../fixtures/fake-models.js';
 import { makePdf } from '../fixtures/documents.js';
-import { allBlocks, docFiles, blocksOf, namedExample, ROOT, type DocBlock } from '../fixtures/doc-blocks.js';
+import { allBlocks, browserdOnPath, docFiles, blocksOf, namedExample, ROOT, type DocBlock } from '../fixtures/doc-blocks.js';
 import { closeAll } from '../fixtures/close-all.js';
 import { writeCredentials } from '../../bin/credentials-file.js';
 
@@ -112,9 +112,7 @@ t.before(async () => {
   // The reader's first-run credentials file, where `npm start` writes it (HOME is the scratch directory).
   mkdirSync(join(scratch, '.local/share/browserd'), { recursive: true });
   writeCredentials(join(scratch, '.local/share/browserd'), { admin_key: adminKey, user: 'me', token: readmeToken, mcp_url: `${d.url}/mcp` });
-  shims = join(scratch, '.shims');
-  mkdirSync(shims);
-  writeFileSync(join(shims, 'browserd'), `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'bin/browserd.js')}" "$@"\n`, { mode: 0o755 });
+  shims = browserdOnPath(join(scratch, '.shims'));
 });
 t.teardown(() => closeAll(() => d?.stop(), () => site?.close(), () => fake?.close(), () => scratch && rmSync(scratch, { recursive: true, force: true })));
 

@@ -3,7 +3,8 @@ import t, { type Test } from 'tap';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StorageQuota, bytesUnder } from '../../../daemon/quotas/storage.js';
+import { StorageQuota } from '../../../daemon/quotas/storage.js';
+import { bytesUnder } from '../../../storage/dir-bytes.js';
 import { FileStore } from '../../../storage/files.js';
 
 function rig(t: Test, limit = 10_000, cache: Record<string, number> = {}) {
